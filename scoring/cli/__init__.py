@@ -1,0 +1,46 @@
+"""Command line for :mod:`scoring`: one sub-command per module listed in ``COMMAND_MODULES``.
+
+Each module defines ``register(subparsers)``, which adds its parser and sets
+``handler=<function(args) -> int>`` as the parser default. Errors the user caused
+(:class:`~scoring.errors.ScoringError`) are printed as one line and exit with status 2; nothing
+else is caught, so a bug still shows its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from scoring import __version__
+from scoring.errors import ScoringError
+
+COMMAND_MODULES: tuple[str, ...] = (
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m scoring",
+        description="Paraphrase alignment tools: phrase pairs, agreement, aligners, scorers.",
+    )
+    parser.add_argument("--version", action="version", version=f"scoring {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(handler(args))
+    except ScoringError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2

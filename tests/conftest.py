@@ -1,0 +1,18 @@
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.paths import NLTK_DATA, SHARED_DATA
+
+# Linguistic resources come from the shared copy in tests (design.md §3); the product itself
+# finds them on NLTK's normal search path.
+os.environ.setdefault("NLTK_DATA", str(NLTK_DATA))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """``../shared/data``; a missing folder is an error, never a silent skip."""
+    if not SHARED_DATA.is_dir():
+        raise FileNotFoundError(f"the shared test data is missing: {SHARED_DATA}")
+    return SHARED_DATA
