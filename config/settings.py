@@ -179,3 +179,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
+
+CELERY_BEAT_SCHEDULE = {
+    "reap-stale-jobs": {
+        "task": "annotate.reap_stale_jobs",
+        "schedule": float(env_int("JOB_REAP_INTERVAL_SECONDS", 30)),
+    },
+}

@@ -1,0 +1,76 @@
+# One command per developer task (house style §11). `make help` lists them.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+SHARED := $(abspath ../shared)
+export NLTK_DATA ?= $(SHARED)/nltk_data
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# The integration suite's real services (started by `make services` when down).
+PG_URL ?= postgres://postgres@127.0.0.1:5432/test
+REDIS_URL ?= redis://127.0.0.1:6379/15
+AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
+
+.PHONY: help install demo run worker test test-unit test-integration services browsers lint \
+	format typecheck bench clean
+
+help:  ## list the commands
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed  ## create .venv and install the pinned dependencies
+
+demo: install  ## migrate, load the sample corpus and demo users, run server + worker (Ctrl-C stops)
+	$(PY) manage.py migrate --no-input
+	$(PY) manage.py collectstatic --no-input --verbosity 0
+	$(PY) manage.py load_demo
+	$(PY) manage.py serve_demo --host $(HOST) --port $(PORT)
+
+run: install  ## the development web server only
+	$(PY) manage.py migrate --no-input
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+worker: install  ## a Celery worker (with the beat that reaps jobs of dead workers)
+	$(BIN)/celery -A config worker --beat --loglevel INFO \
+		--schedule var/celerybeat-schedule
+
+test: install services browsers test-unit test-integration  ## install and run every test
+
+test-unit: install  ## unit, conformance and browser tests on SQLite
+	$(BIN)/pytest -m "not integration" -n 2 --dist loadfile
+
+test-integration: install services  ## the same flows on PostgreSQL + Redis/RabbitMQ + a real worker
+	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) AMQP_URL=$(AMQP_URL) \
+		$(BIN)/pytest -m integration -v -p no:xdist
+
+services:  ## start PostgreSQL, Redis and RabbitMQ if they are not answering
+	@.ci/services
+
+browsers:  ## Debian's chromium for the browser tests (no browser downloads)
+	@command -v chromium >/dev/null || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+lint: install  ## ruff lint and format check
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install  ## apply ruff's formatting and safe fixes
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+typecheck: install  ## mypy (strict on scoring/)
+	$(BIN)/mypy scoring annotate config frontend
+
+bench: install  ## benchmarks: print figures and ratios against peers measured in the same run
+	@set -e; for b in tests/benchmarks/bench_*.py; do \
+		echo "== $$b"; $(PY) -m tests.benchmarks.$$(basename $$b .py); done
+
+clean:  ## remove the virtualenv and var/ (database, broker files, secrets of this checkout)
+	rm -rf $(VENV) var

@@ -1,0 +1,125 @@
+"""Every model in the Django admin (issue 2). Link rows are edited inline with their alignment;
+the event log is read-only because it is append-only in the database too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from annotate.models import (
+    Annotation,
+    AnnotationEvent,
+    AnnotationLink,
+    Assignment,
+    AutoAlignment,
+    AutoLink,
+    Corpus,
+    GoldAlignment,
+    GoldLink,
+    Job,
+    ScorerModel,
+    SentencePair,
+)
+
+
+@admin.register(Corpus)
+class CorpusAdmin(admin.ModelAdmin):
+    list_display = ("name", "description", "created_at")
+    search_fields = ("name",)
+    readonly_fields = ("stats", "created_at")
+
+
+@admin.register(SentencePair)
+class SentencePairAdmin(admin.ModelAdmin):
+    list_display = ("external_id", "corpus", "subcorpus", "split", "n_source", "n_target")
+    list_filter = ("corpus", "subcorpus", "split")
+    search_fields = ("external_id", "source_text", "target_text")
+    readonly_fields = ("n_source", "n_target", "source_tokens", "target_tokens", "position")
+    list_select_related = ("corpus",)
+
+
+class AutoLinkInline(admin.TabularInline):
+    model = AutoLink
+    extra = 0
+
+
+@admin.register(AutoAlignment)
+class AutoAlignmentAdmin(admin.ModelAdmin):
+    list_display = ("pair", "aligner", "aligner_version", "created_at")
+    list_filter = ("aligner",)
+    raw_id_fields = ("pair",)
+    inlines = (AutoLinkInline,)
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ("pair", "annotator", "status", "assigned_at", "submitted_at", "active_seconds")
+    list_filter = ("status", "pair__corpus")
+    search_fields = ("annotator__username", "pair__external_id")
+    raw_id_fields = ("pair",)
+
+
+class AnnotationLinkInline(admin.TabularInline):
+    model = AnnotationLink
+    extra = 0
+
+
+@admin.register(Annotation)
+class AnnotationAdmin(admin.ModelAdmin):
+    list_display = ("assignment", "version", "rating", "updated_at")
+    raw_id_fields = ("assignment",)
+    readonly_fields = ("version",)
+    inlines = (AnnotationLinkInline,)
+
+
+@admin.register(AnnotationEvent)
+class AnnotationEventAdmin(admin.ModelAdmin):
+    list_display = ("annotation", "version", "kind", "actor", "created_at")
+    list_filter = ("kind",)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+class GoldLinkInline(admin.TabularInline):
+    model = GoldLink
+    extra = 0
+
+
+@admin.register(GoldAlignment)
+class GoldAlignmentAdmin(admin.ModelAdmin):
+    list_display = ("pair", "adjudicator", "source", "updated_at")
+    raw_id_fields = ("pair",)
+    inlines = (GoldLinkInline,)
+
+
+@admin.register(Job)
+class JobAdmin(admin.ModelAdmin):
+    list_display = ("id", "kind", "status", "progress", "message", "owner", "created_at")
+    list_filter = ("kind", "status")
+    readonly_fields = (
+        "status",
+        "progress",
+        "message",
+        "result",
+        "error",
+        "worker",
+        "attempts",
+        "started_at",
+        "heartbeat_at",
+        "finished_at",
+    )
+
+
+@admin.register(ScorerModel)
+class ScorerModelAdmin(admin.ModelAdmin):
+    list_display = ("name", "kind", "corpus", "created_at")
+    list_filter = ("kind",)

@@ -1,0 +1,32 @@
+"""Between ORM rows and :mod:`scoring` values (Alignment, PairRecord). No queries here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from scoring.alignment import Alignment
+
+
+class _LinkRow(Protocol):
+    i: int
+    j: int
+    sure: bool
+
+
+def alignment_from_rows(n_source: int, n_target: int, rows: Iterable[_LinkRow]) -> Alignment:
+    sure = []
+    possible = []
+    for row in rows:
+        (sure if row.sure else possible).append((row.i, row.j))
+    return Alignment.from_links(n_source, n_target, sure, possible)
+
+
+def link_rows(alignment: Alignment) -> list[tuple[int, int, bool]]:
+    """``(i, j, sure)`` for every link of P, sorted."""
+    return [(i, j, (i, j) in alignment.sure) for i, j in sorted(alignment.possible)]
+
+
+def link_event_list(alignment: Alignment) -> list[list[int | str]]:
+    """Links as stored in an event's ``added`` field: ``[i, j, "S" | "P"]``."""
+    return [[i, j, "S" if sure else "P"] for i, j, sure in link_rows(alignment)]

@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import CommandParser
+
+from annotate.management.commands._base import DomainCommand
+from annotate.services.corpora import corpus_export
+from scoring import formats
+
+
+class Command(DomainCommand):
+    help = "Export a corpus. jsonl is lossless; other formats write one chosen alignment."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--corpus", required=True)
+        parser.add_argument(
+            "--format", required=True, dest="format_name", help=f"one of: {formats.names()}"
+        )
+        parser.add_argument("--output", required=True, type=Path)
+        which = parser.add_mutually_exclusive_group()
+        which.add_argument("--annotator", help="write this annotator's alignments")
+        which.add_argument("--prefill", action="store_true", help="write the automatic prefill")
+        which.add_argument("--gold", action="store_true", help="write the gold alignments")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        count = corpus_export(
+            corpus_name=options["corpus"],
+            format_name=options["format_name"],
+            output=options["output"],
+            annotator=options["annotator"],
+            prefill=options["prefill"],
+            gold=options["gold"],
+        )
+        self.stdout.write(f"wrote {count} pairs to {options['output']}")

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import CommandParser
+
+from annotate.management.commands._base import DomainCommand
+from annotate.services.corpora import corpus_import
+from scoring import formats
+
+
+class Command(DomainCommand):
+    help = (
+        "Import sentence pairs (and their alignments) into a corpus. All or nothing: any error "
+        "names the file, line and field, and leaves the database unchanged."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--corpus", required=True, help="corpus name (created if missing)")
+        parser.add_argument(
+            "--format", required=True, dest="format_name", help=f"one of: {formats.names()}"
+        )
+        parser.add_argument("--subcorpus", help="sub-corpus label for every imported pair")
+        parser.add_argument("--split", help="split label (train, test, trial, ...)")
+        parser.add_argument(
+            "--annotator",
+            help="attribute the file's alignments to this user (single-alignment formats); "
+            "without it they become the gold alignments",
+        )
+        parser.add_argument("--description", default="", help="description of a new corpus")
+        parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        report = corpus_import(
+            corpus_name=options["corpus"],
+            format_name=options["format_name"],
+            paths=options["paths"],
+            subcorpus=options["subcorpus"],
+            split=options["split"],
+            annotator=options["annotator"],
+            description=options["description"],
+        )
+        self.stdout.write(
+            f"imported {report.pairs} pairs into corpus {report.corpus!r}"
+            f"{' (new)' if report.created_corpus else ''}: {report.annotations} annotations, "
+            f"{report.prefills} prefills, {report.gold_alignments} gold alignments"
+        )
+        if report.created_users:
+            self.stdout.write(f"created annotator accounts: {', '.join(report.created_users)}")

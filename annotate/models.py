@@ -1,0 +1,291 @@
+"""Schema of the annotation workbench (design.md §4).
+
+Invariants live in the database, not in ``save()``:
+
+- a pair's token lists are non-empty and their lengths are stored beside them (``n_source``,
+  ``n_target``) so link bounds can be checked in SQL;
+- every alignment is stored as one row per link of ``P`` with a ``sure`` flag, so ``S ⊆ P``
+  holds by construction; rows have non-negative indices, are unique per alignment, and a trigger
+  (migration ``0002``) rejects an index beyond the pair's token count;
+- one assignment per (pair, annotator), one annotation per assignment, one gold alignment per
+  pair; the annotation event log is append-only (a trigger rejects UPDATE).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+
+class Corpus(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    stats = models.JSONField(default=dict, blank=True, help_text="Last computed statistics.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "corpora"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SentencePair(models.Model):
+    corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="pairs")
+    external_id = models.CharField(max_length=200)
+    subcorpus = models.CharField(max_length=100, blank=True, db_index=True)
+    split = models.CharField(max_length=50, blank=True, db_index=True)
+    source_text = models.TextField(blank=True)
+    target_text = models.TextField(blank=True)
+    source_tokens = models.JSONField()
+    target_tokens = models.JSONField()
+    n_source = models.PositiveIntegerField()
+    n_target = models.PositiveIntegerField()
+    gold_score = models.FloatField(null=True, blank=True)
+    gold_label = models.SmallIntegerField(null=True, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    position = models.PositiveIntegerField(help_text="Order of the pair in its corpus.")
+
+    class Meta:
+        ordering = ["corpus", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["corpus", "external_id"], name="pair_unique_id"),
+            models.UniqueConstraint(fields=["corpus", "position"], name="pair_unique_position"),
+            models.CheckConstraint(
+                condition=Q(n_source__gte=1) & Q(n_target__gte=1), name="pair_nonempty"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.corpus.name}:{self.external_id}"
+
+
+class LinkBase(models.Model):
+    """One link of ``P``: source index ``i``, target index ``j``, sure or merely possible."""
+
+    i = models.PositiveIntegerField()
+    j = models.PositiveIntegerField()
+    sure = models.BooleanField()
+
+    class Meta:
+        abstract = True
+
+
+class AutoAlignment(models.Model):
+    """The automatic prefill of a pair by one aligner run; the newest one is shown."""
+
+    pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="prefills")
+    aligner = models.CharField(max_length=100)
+    aligner_version = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pair", "-created_at", "-id"]
+        get_latest_by = "created_at"
+
+    def __str__(self) -> str:
+        return f"{self.aligner} prefill of {self.pair_id}"
+
+
+class AutoLink(LinkBase):
+    alignment = models.ForeignKey(AutoAlignment, on_delete=models.CASCADE, related_name="links")
+    confidence = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["alignment", "i", "j"], name="autolink_unique"),
+            models.CheckConstraint(
+                condition=Q(confidence__isnull=True)
+                | (Q(confidence__gte=0.0) & Q(confidence__lte=1.0)),
+                name="autolink_confidence_range",
+            ),
+        ]
+
+
+class Assignment(models.Model):
+    class Status(models.TextChoices):
+        NEW = "new", "New"
+        IN_PROGRESS = "in_progress", "In progress"
+        SUBMITTED = "submitted", "Submitted"
+
+    pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments"
+    )
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.NEW)
+    assigned_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    last_activity_at = models.DateTimeField(null=True, blank=True)
+    active_seconds = models.FloatField(default=0.0)
+
+    class Meta:
+        ordering = ["annotator", "pair__corpus", "pair__position"]
+        constraints = [
+            models.UniqueConstraint(fields=["pair", "annotator"], name="assignment_unique"),
+            models.CheckConstraint(condition=Q(active_seconds__gte=0), name="assignment_time"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} on {self.pair_id} ({self.status})"
+
+
+class Annotation(models.Model):
+    """An annotator's current alignment of a pair; every change bumps ``version``."""
+
+    assignment = models.OneToOneField(
+        Assignment, on_delete=models.CASCADE, related_name="annotation"
+    )
+    version = models.PositiveIntegerField(default=1)
+    flags = models.JSONField(default=list, blank=True)
+    rating = models.FloatField(null=True, blank=True, help_text="Optional 0–5 similarity.")
+    comment = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(rating__isnull=True) | (Q(rating__gte=0.0) & Q(rating__lte=5.0)),
+                name="annotation_rating_range",
+            ),
+            models.CheckConstraint(condition=Q(version__gte=1), name="annotation_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"annotation v{self.version} of {self.assignment}"
+
+
+class AnnotationLink(LinkBase):
+    annotation = models.ForeignKey(Annotation, on_delete=models.CASCADE, related_name="links")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["annotation", "i", "j"], name="annotationlink_unique"),
+        ]
+
+
+class AnnotationEvent(models.Model):
+    """Append-only log of every change to an annotation (a trigger forbids UPDATE).
+
+    Rows disappear only with their annotation (deleting a whole corpus)."""
+
+    class Kind(models.TextChoices):
+        CREATED = "created", "Created"
+        EDITED = "edited", "Edited"
+        SUBMITTED = "submitted", "Submitted"
+        REOPENED = "reopened", "Reopened"
+        IMPORTED = "imported", "Imported"
+
+    annotation = models.ForeignKey(
+        Annotation, on_delete=models.CASCADE, related_name="events"
+    )
+    version = models.PositiveIntegerField()
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    added = models.JSONField(default=list, help_text="[[i, j, 'S'|'P'], ...] set by this change")
+    removed = models.JSONField(default=list, help_text="[[i, j], ...] cleared by this change")
+    payload = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["annotation", "version", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["annotation", "version"], name="event_unique_version"),
+        ]
+
+
+class GoldAlignment(models.Model):
+    """The adjudicated (or imported) reference alignment of a pair."""
+
+    pair = models.OneToOneField(SentencePair, on_delete=models.CASCADE, related_name="gold")
+    adjudicator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    source = models.CharField(max_length=50, default="adjudicated")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"gold alignment of {self.pair_id}"
+
+
+class GoldLink(LinkBase):
+    gold = models.ForeignKey(GoldAlignment, on_delete=models.CASCADE, related_name="links")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["gold", "i", "j"], name="goldlink_unique"),
+        ]
+
+
+class Job(models.Model):
+    """A background computation run by a Celery worker (house style §7–9)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    kind = models.CharField(max_length=50, db_index=True)
+    parameters = models.JSONField(default=dict, blank=True)
+    seed = models.BigIntegerField(null=True, blank=True)
+    status = models.CharField(
+        max_length=20, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    progress = models.PositiveSmallIntegerField(default=0)
+    message = models.CharField(max_length=500, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(progress__lte=100), name="job_progress_range"),
+            models.CheckConstraint(
+                condition=Q(finished_at__isnull=True) | Q(finished_at__gte=F("created_at")),
+                name="job_finished_after_created",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {self.Status.SUCCEEDED, self.Status.FAILED, self.Status.CANCELLED}
+
+
+class ScorerModel(models.Model):
+    """A trained similarity scorer (TERp/PERP, pFSM/pPDA, MT-metric SVM) and its evaluation."""
+
+    kind = models.CharField(max_length=30)
+    name = models.CharField(max_length=200, unique=True)
+    corpus = models.ForeignKey(Corpus, on_delete=models.SET_NULL, null=True, blank=True)
+    training = models.JSONField(default=dict, help_text="Training data selection.")
+    parameters = models.JSONField(default=dict, blank=True)
+    weights = models.JSONField(default=dict, blank=True)
+    evaluation = models.JSONField(default=dict, blank=True)
+    job = models.ForeignKey(Job, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.name}"

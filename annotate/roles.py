@@ -1,0 +1,25 @@
+"""The three roles, as Django groups created by migration 0002."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
+
+ANNOTATOR = "annotator"
+ADJUDICATOR = "adjudicator"
+ADMIN = "admin"
+ROLES = (ANNOTATOR, ADJUDICATOR, ADMIN)
+
+
+def has_role(user: AbstractBaseUser | AnonymousUser, role: str) -> bool:
+    """True if the user is active and in the role's group; superusers hold every role."""
+    if not user.is_authenticated or not user.is_active:
+        return False
+    if getattr(user, "is_superuser", False):
+        return True
+    return user.groups.filter(name=role).exists()  # type: ignore[union-attr]
+
+
+def role_group(role: str) -> Group:
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
+    return Group.objects.get(name=role)

@@ -1,0 +1,372 @@
+"""Corpus import and export (issue 2).
+
+Import is all-or-nothing: records stream from a :mod:`scoring.formats` reader into one
+transaction, in batches so memory stays flat however large the file; the first bad record
+raises and the transaction rolls back, leaving the database as it was.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractUser
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+
+from annotate import roles
+from annotate.conversions import link_event_list, link_rows
+from annotate.exceptions import DomainError
+from annotate.models import (
+    Annotation,
+    AnnotationEvent,
+    AnnotationLink,
+    Assignment,
+    AutoAlignment,
+    AutoLink,
+    Corpus,
+    GoldAlignment,
+    GoldLink,
+    SentencePair,
+)
+from annotate.selectors import corpus_pair_records
+from scoring import formats
+from scoring.alignment import Alignment
+from scoring.corpus import AnnotationRecord, PairRecord
+from scoring.errors import ScoringError
+
+BATCH_SIZE = 1000
+ALIGNMENT_CHOICES = ("annotator", "prefill", "gold")
+
+
+class CorpusImportError(DomainError):
+    """An import was refused; nothing was written."""
+
+    code = "import_failed"
+
+
+class CorpusExportError(DomainError):
+    code = "export_failed"
+
+
+@dataclass
+class ImportReport:
+    corpus: str
+    pairs: int = 0
+    annotations: int = 0
+    prefills: int = 0
+    gold_alignments: int = 0
+    created_users: list[str] = field(default_factory=list)
+    created_corpus: bool = False
+
+
+def corpus_import(
+    *,
+    corpus_name: str,
+    format_name: str,
+    paths: Sequence[Path],
+    subcorpus: str | None = None,
+    split: str | None = None,
+    annotator: str | None = None,
+    description: str = "",
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Read ``paths`` in ``format_name`` and add every pair to the corpus, or nothing.
+
+    ``annotator`` attributes the alignment of a single-alignment format (Pharaoh, jacana) to that
+    user as a submitted annotation; without it such alignments become the pairs' gold alignment.
+    Annotations keyed by name in the file (RTE-2 letters, JSONL usernames) are attributed to users
+    of those names, created in the annotator group when missing.
+    """
+    try:
+        records = formats.read(format_name, [Path(p) for p in paths])
+    except ScoringError as error:
+        raise CorpusImportError(f"{error} (nothing was imported)") from error
+    return corpus_import_records(
+        corpus_name=corpus_name,
+        records=records,
+        source=", ".join(str(p) for p in paths),
+        subcorpus=subcorpus,
+        split=split,
+        annotator=annotator,
+        description=description,
+        progress=progress,
+    )
+
+
+def corpus_import_records(
+    *,
+    corpus_name: str,
+    records: Iterable[PairRecord],
+    source: str = "<records>",
+    subcorpus: str | None = None,
+    split: str | None = None,
+    annotator: str | None = None,
+    description: str = "",
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Add already-read records to a corpus in one transaction (see :func:`corpus_import`)."""
+    try:
+        with transaction.atomic():
+            report = _import_records(
+                corpus_name=corpus_name,
+                records=records,
+                subcorpus=subcorpus,
+                split=split,
+                annotator=annotator,
+                description=description,
+                progress=progress,
+            )
+            if report.pairs == 0:
+                raise CorpusImportError(f"{source}: no sentence pairs found")
+    except ScoringError as error:
+        raise CorpusImportError(f"{error} (nothing was imported)") from error
+    except CorpusImportError as error:
+        raise CorpusImportError(f"{error.message} (nothing was imported)") from error
+    return report
+
+
+def _import_records(
+    *,
+    corpus_name: str,
+    records: Iterable[PairRecord],
+    subcorpus: str | None,
+    split: str | None,
+    annotator: str | None,
+    description: str,
+    progress: Callable[[int], None] | None,
+) -> ImportReport:
+    corpus, created = Corpus.objects.get_or_create(
+        name=corpus_name, defaults={"description": description}
+    )
+    report = ImportReport(corpus=corpus.name, created_corpus=created)
+    position = (corpus.pairs.aggregate(m=Max("position"))["m"] or -1) + 1
+    users = _UserCache(report)
+    seen: set[str] = set()
+    iterator = iter(records)
+    while batch := list(itertools.islice(iterator, BATCH_SIZE)):
+        for record in batch:
+            if record.id in seen:
+                raise CorpusImportError(f"pair id {record.id!r} occurs twice in the input")
+            seen.add(record.id)
+            if subcorpus is not None:
+                record.subcorpus = subcorpus
+            if split is not None:
+                record.split = split
+            if annotator is not None and record.gold_alignment is not None:
+                if record.annotations:
+                    raise CorpusImportError(
+                        f"pair {record.id!r}: --annotator applies to single-alignment formats, "
+                        "but this input already names its annotators"
+                    )
+                record.annotations = {annotator: _submitted(record.gold_alignment)}
+                record.gold_alignment = None
+        _reject_existing_ids(corpus, [r.id for r in batch])
+        position = _insert_batch(corpus, batch, position, users, report)
+        if progress is not None:
+            progress(report.pairs)
+    return report
+
+
+def _submitted(alignment: Alignment) -> AnnotationRecord:
+    return AnnotationRecord(alignment=alignment)
+
+
+def _reject_existing_ids(corpus: Corpus, ids: list[str]) -> None:
+    clash = (
+        SentencePair.objects.filter(corpus=corpus, external_id__in=ids)
+        .values_list("external_id", flat=True)
+        .first()
+    )
+    if clash is not None:
+        raise CorpusImportError(f"pair id {clash!r} already exists in corpus {corpus.name!r}")
+
+
+class _UserCache:
+    def __init__(self, report: ImportReport) -> None:
+        self._users: dict[str, AbstractUser] = {}
+        self._report = report
+
+    def get(self, username: str) -> AbstractUser:
+        if username not in self._users:
+            user_model = get_user_model()
+            user, created = user_model.objects.get_or_create(username=username)
+            if created:
+                user.set_unusable_password()
+                user.save(update_fields=["password"])
+                user.groups.add(roles.role_group(roles.ANNOTATOR))
+                self._report.created_users.append(username)
+            self._users[username] = user
+        return self._users[username]
+
+
+def _insert_batch(
+    corpus: Corpus,
+    batch: list[PairRecord],
+    position: int,
+    users: _UserCache,
+    report: ImportReport,
+) -> int:
+    pairs = []
+    for offset, record in enumerate(batch):
+        n_source, n_target = record.shape
+        if n_source == 0 or n_target == 0:
+            raise CorpusImportError(f"pair {record.id!r}: a sentence has no tokens")
+        pairs.append(
+            SentencePair(
+                corpus=corpus,
+                external_id=record.id,
+                subcorpus=record.subcorpus,
+                split=record.split,
+                source_text=record.source_text,
+                target_text=record.target_text,
+                source_tokens=record.source_tokens,
+                target_tokens=record.target_tokens,
+                n_source=n_source,
+                n_target=n_target,
+                gold_score=record.gold_score,
+                gold_label=record.gold_label,
+                metadata=record.metadata,
+                position=position + offset,
+            )
+        )
+    try:
+        SentencePair.objects.bulk_create(pairs)
+    except IntegrityError as error:
+        raise CorpusImportError(f"the database refused a pair: {error}") from error
+
+    prefill_rows: list[tuple[AutoAlignment, PairRecord]] = []
+    gold_rows: list[tuple[GoldAlignment, Alignment]] = []
+    annotation_rows: list[tuple[Assignment, PairRecord, str]] = []
+    for pair, record in zip(pairs, batch, strict=True):
+        for alignment in (record.prefill, record.gold_alignment):
+            if alignment is not None:
+                alignment.with_lengths_checked(record.source_tokens, record.target_tokens)
+        if record.prefill is not None:
+            prefill_rows.append(
+                (AutoAlignment(pair=pair, aligner=record.prefill_aligner or "imported"), record)
+            )
+        if record.gold_alignment is not None:
+            gold_rows.append((GoldAlignment(pair=pair, source="imported"), record.gold_alignment))
+        for name, annotation in record.annotations.items():
+            annotation.alignment.with_lengths_checked(record.source_tokens, record.target_tokens)
+            status = annotation.status
+            if status not in Assignment.Status.values:
+                raise CorpusImportError(
+                    f"pair {record.id!r}: annotation by {name!r} has unknown status {status!r} "
+                    f"(expected one of {', '.join(Assignment.Status.values)})"
+                )
+            annotation_rows.append(
+                (Assignment(pair=pair, annotator=users.get(name), status=status), record, name)
+            )
+
+    AutoAlignment.objects.bulk_create([row for row, _ in prefill_rows])
+    AutoLink.objects.bulk_create(
+        AutoLink(
+            alignment=row,
+            i=i,
+            j=j,
+            sure=sure,
+            confidence=record.prefill_confidence.get((i, j)),
+        )
+        for row, record in prefill_rows
+        for i, j, sure in link_rows(record.prefill)  # type: ignore[arg-type]
+    )
+    GoldAlignment.objects.bulk_create([row for row, _ in gold_rows])
+    GoldLink.objects.bulk_create(
+        GoldLink(gold=row, i=i, j=j, sure=sure)
+        for row, alignment in gold_rows
+        for i, j, sure in link_rows(alignment)
+    )
+    Assignment.objects.bulk_create([row for row, _, _ in annotation_rows])
+    annotations = [
+        Annotation(
+            assignment=assignment,
+            flags=list(record.annotations[name].flags),
+            rating=record.annotations[name].rating,
+            comment=record.annotations[name].comment,
+        )
+        for assignment, record, name in annotation_rows
+    ]
+    Annotation.objects.bulk_create(annotations)
+    AnnotationLink.objects.bulk_create(
+        AnnotationLink(annotation=annotation, i=i, j=j, sure=sure)
+        for annotation, (_, record, name) in zip(annotations, annotation_rows, strict=True)
+        for i, j, sure in link_rows(record.annotations[name].alignment)
+    )
+    AnnotationEvent.objects.bulk_create(
+        AnnotationEvent(
+            annotation=annotation,
+            version=1,
+            kind=AnnotationEvent.Kind.IMPORTED,
+            added=link_event_list(record.annotations[name].alignment),
+        )
+        for annotation, (_, record, name) in zip(annotations, annotation_rows, strict=True)
+    )
+    report.pairs += len(pairs)
+    report.prefills += len(prefill_rows)
+    report.gold_alignments += len(gold_rows)
+    report.annotations += len(annotations)
+    return position + len(pairs)
+
+
+def corpus_export(
+    *,
+    corpus_name: str,
+    format_name: str,
+    output: Path,
+    annotator: str | None = None,
+    prefill: bool = False,
+    gold: bool = False,
+) -> int:
+    """Write the corpus to ``output``; returns the number of pairs written.
+
+    Lossless formats (``jsonl``) carry every alignment. Single-alignment formats need exactly one
+    of ``annotator``, ``prefill`` or ``gold`` to say which alignment to write; a pair without that
+    alignment is written with no links.
+    """
+    try:
+        corpus = Corpus.objects.get(name=corpus_name)
+    except Corpus.DoesNotExist:
+        raise CorpusExportError(f"no corpus named {corpus_name!r}") from None
+    chosen = [flag for flag in (annotator is not None, prefill, gold) if flag]
+    if len(chosen) > 1:
+        raise CorpusExportError("choose at most one of --annotator, --prefill and --gold")
+    pick: Callable[[PairRecord], Alignment | None] | None
+    if annotator is not None:
+        if not get_user_model().objects.filter(username=annotator).exists():
+            raise CorpusExportError(f"no user named {annotator!r}")
+
+        def pick(record: PairRecord) -> Alignment | None:
+            annotation = record.annotations.get(annotator)
+            return annotation.alignment if annotation is not None else None
+    elif prefill:
+
+        def pick(record: PairRecord) -> Alignment | None:
+            return record.prefill
+    elif gold:
+
+        def pick(record: PairRecord) -> Alignment | None:
+            return record.gold_alignment
+    else:
+        pick = None
+    counter = _Counter(corpus_pair_records(corpus))
+    try:
+        formats.write(format_name, counter, Path(output), alignment=pick)
+    except ScoringError as error:
+        raise CorpusExportError(str(error)) from error
+    return counter.count
+
+
+class _Counter(Iterator[PairRecord]):
+    def __init__(self, records: Iterable[PairRecord]) -> None:
+        self._records = iter(records)
+        self.count = 0
+
+    def __next__(self) -> PairRecord:
+        record = next(self._records)
+        self.count += 1
+        return record

@@ -1,0 +1,249 @@
+"""Background jobs: creation, claiming, progress, heartbeat, completion and reaping.
+
+Life of a job (house style §7–9)::
+
+    job_create() ──on commit──▶ Celery task run_job(id) ──▶ job_run():
+        claim: UPDATE … SET status=running WHERE id=… AND status=pending   (0 rows → not ours)
+        heartbeat thread: heartbeat_at = now() every HEARTBEAT_INTERVAL seconds
+        runner(job, progress) → result dict           (computes outside any transaction)
+        UPDATE … SET status=succeeded|failed WHERE id=… AND status=running
+
+A worker that dies stops the heartbeat; :func:`jobs_reap_stale` (run periodically by Celery beat
+and whenever job lists are read) marks such jobs failed with the reason, so no job stays
+"running" forever.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import close_old_connections, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from annotate.exceptions import DomainError
+from annotate.models import Corpus, Job
+from scoring.errors import ScoringError
+
+logger = logging.getLogger(__name__)
+
+HEARTBEAT_INTERVAL = 5.0
+PROGRESS_MIN_INTERVAL = 0.5
+
+# kind -> "module.function" taking (job, progress) and returning a JSON-able result.
+JOB_KINDS: dict[str, str] = {
+    "corpus_stats": "annotate.services.stats.corpus_stats_run",
+}
+
+Progress = Callable[[float, str], None]
+Runner = Callable[[Job, Progress], dict[str, Any]]
+
+
+class UnknownJobKind(DomainError):
+    code = "unknown_job_kind"
+
+
+class JobCancelled(Exception):
+    """Raised inside a runner when its job was cancelled or reaped meanwhile."""
+
+
+def _runner(kind: str) -> Runner:
+    try:
+        dotted = JOB_KINDS[kind]
+    except KeyError:
+        raise UnknownJobKind(
+            f"unknown job kind {kind!r}; known kinds: {', '.join(sorted(JOB_KINDS))}"
+        ) from None
+    module, _, name = dotted.rpartition(".")
+    runner: Runner = getattr(importlib.import_module(module), name)
+    return runner
+
+
+def job_create(
+    *,
+    kind: str,
+    parameters: dict[str, Any] | None = None,
+    owner: AbstractBaseUser | None = None,
+    corpus: Corpus | None = None,
+    seed: int | None = None,
+) -> Job:
+    """Create a pending job and enqueue it once the surrounding transaction commits."""
+    from annotate.tasks import run_job
+
+    _runner(kind)  # fail now, not in the worker, on an unknown kind
+    with transaction.atomic():
+        job = Job.objects.create(
+            kind=kind,
+            parameters=parameters or {},
+            owner=owner,
+            corpus=corpus,
+            seed=seed,
+            message="waiting for a worker",
+        )
+        run_job.delay_on_commit(job.pk)
+    return job
+
+
+def job_claim(*, job_id: int, worker: str) -> bool:
+    """Atomically move a pending job to running; False if it was not pending."""
+    now = timezone.now()
+    claimed = Job.objects.filter(pk=job_id, status=Job.Status.PENDING).update(
+        status=Job.Status.RUNNING,
+        started_at=now,
+        heartbeat_at=now,
+        worker=worker[:200],
+        attempts=F("attempts") + 1,
+        message="started",
+    )
+    return claimed == 1
+
+
+def job_progress(*, job_id: int, percent: float, message: str) -> None:
+    """Record progress; raises :class:`JobCancelled` if the job is no longer running."""
+    updated = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+        progress=max(0, min(100, int(percent))),
+        message=message[:500],
+        heartbeat_at=timezone.now(),
+    )
+    if updated == 0:
+        raise JobCancelled(f"job {job_id} is no longer running")
+
+
+def job_finish(*, job_id: int, result: dict[str, Any]) -> bool:
+    return (
+        Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+            status=Job.Status.SUCCEEDED,
+            progress=100,
+            message="done",
+            result=result,
+            finished_at=timezone.now(),
+        )
+        == 1
+    )
+
+
+def job_fail(*, job_id: int, error: str) -> bool:
+    return (
+        Job.objects.filter(pk=job_id, status__in=[Job.Status.RUNNING, Job.Status.PENDING]).update(
+            status=Job.Status.FAILED,
+            message="failed",
+            error=error,
+            finished_at=timezone.now(),
+        )
+        == 1
+    )
+
+
+def job_cancel(*, job: Job) -> bool:
+    """Cancel a pending or running job; a running runner stops at its next progress report."""
+    return (
+        Job.objects.filter(pk=job.pk, status__in=[Job.Status.PENDING, Job.Status.RUNNING]).update(
+            status=Job.Status.CANCELLED, message="cancelled", finished_at=timezone.now()
+        )
+        == 1
+    )
+
+
+def jobs_reap_stale(*, now: Any = None) -> int:
+    """Mark failed every running job whose heartbeat is older than the configured timeout."""
+    now = now or timezone.now()
+    limit = now - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_SECONDS)
+    stale = Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=limit)
+    count = 0
+    for job in stale.only("pk", "worker", "heartbeat_at"):
+        count += Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(
+            status=Job.Status.FAILED,
+            message="failed",
+            error=(
+                f"the worker {job.worker or '(unknown)'} stopped responding: no heartbeat since "
+                f"{job.heartbeat_at:%Y-%m-%d %H:%M:%S} UTC "
+                f"(timeout {settings.JOB_HEARTBEAT_TIMEOUT_SECONDS} s)"
+            ),
+            finished_at=now,
+        )
+    if count:
+        logger.warning("marked %d job(s) failed after their worker stopped responding", count)
+    return count
+
+
+class _Heartbeat:
+    """Writes ``heartbeat_at`` from a side thread while the runner computes."""
+
+    def __init__(self, job_id: int, interval: float = HEARTBEAT_INTERVAL) -> None:
+        self._job_id = job_id
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"job-{job_id}-heartbeat")
+
+    def __enter__(self) -> _Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _loop(self) -> None:
+        try:
+            while not self._stop.wait(self._interval):
+                Job.objects.filter(pk=self._job_id, status=Job.Status.RUNNING).update(
+                    heartbeat_at=timezone.now()
+                )
+        except Exception:  # a failed heartbeat must not kill the job; the reaper will judge
+            logger.exception("heartbeat of job %s failed", self._job_id)
+        finally:
+            connection.close()
+
+
+class _ThrottledProgress:
+    def __init__(self, job_id: int) -> None:
+        self._job_id = job_id
+        self._last = 0.0
+
+    def __call__(self, percent: float, message: str) -> None:
+        now = time.monotonic()
+        if now - self._last >= PROGRESS_MIN_INTERVAL or percent >= 100:
+            self._last = now
+            job_progress(job_id=self._job_id, percent=percent, message=message)
+
+
+def job_run(*, job_id: int, worker: str) -> str:
+    """Claim and run one job; returns its final status. Called by the Celery task."""
+    close_old_connections()
+    if not job_claim(job_id=job_id, worker=worker):
+        status = Job.objects.filter(pk=job_id).values_list("status", flat=True).first()
+        logger.info("job %s not claimed (status %s)", job_id, status)
+        return str(status)
+    job = Job.objects.get(pk=job_id)
+    try:
+        runner = _runner(job.kind)
+        with _Heartbeat(job_id):
+            result = runner(job, _ThrottledProgress(job_id))
+    except JobCancelled:
+        return Job.objects.get(pk=job_id).status
+    except (DomainError, ScoringError) as error:
+        job_fail(job_id=job_id, error=str(error))
+        return Job.Status.FAILED
+    except SoftTimeLimitExceeded:
+        job_fail(job_id=job_id, error="the job exceeded its time limit and was stopped")
+        return Job.Status.FAILED
+    except Exception as error:
+        logger.exception("job %s (%s) crashed", job_id, job.kind)
+        # The traceback goes to the worker log, not to the users who read the job.
+        job_fail(
+            job_id=job_id,
+            error=f"internal error ({type(error).__name__}: {error}); see the worker log",
+        )
+        return Job.Status.FAILED
+    if job_finish(job_id=job_id, result=result):
+        return Job.Status.SUCCEEDED
+    return Job.objects.get(pk=job_id).status

@@ -1,0 +1,640 @@
+"""Statistical aligner: IBM Model 1 then HMM, trained by EM in both directions (issue 6 item 3).
+
+As Cohn et al. (2008, §4) did with GIZA++: IBM Model 1 (Brown et al. 1993) and then the HMM
+alignment model (Vogel, Ney & Tillmann 1996, with the empty word of Och & Ney 2003, §2.1.1),
+each trained by EM on every pair of the corpus in both directions, with the word-identity
+lexicon of Quirk, Brockett & Dolan (2004) added to the training data (every word type of the
+corpus, paired with itself, as an extra one-word sentence pair of weight ``identity_weight``).
+The two directional alignments are symmetrized: their intersection gives the sure links,
+grow-diag-final (Koehn, Och & Marcu 2003) adds the rest as possible links. A link's confidence
+is the mean of its two directional posterior probabilities.
+
+Model, one direction (``e`` = the conditioning sentence of ``I`` words, ``f`` = the generated
+sentence of ``J`` words; the other direction swaps them):
+
+- Model 1: ``p(f, a | e) = Π_j t(f_j | e_{a_j}) / (I + 1)``, ``a_j ∈ {0..I−1, NULL}``.
+- HMM: states are ``I`` word positions and ``I`` empty-word states that remember the last word
+  position. ``p(a_j = i | a_{j−1} = i') = (1 − p0) · c(i − i') / Σ_k c(k − i')`` with jump widths
+  clipped to ``±max_jump``; the empty word is entered with probability ``p0`` and keeps ``i'``;
+  the first position is drawn as a jump from ``−1``. ``c`` is re-estimated from expected jump
+  counts (Vogel et al. §3), ``p0`` is fixed.
+- Forward-backward is computed with per-position scaling (Rabiner 1989); the log-likelihood of
+  an iteration is ``Σ_pairs weight · Σ_j log(scale_j)`` under the parameters entering it.
+
+Lexicon probabilities are kept only for word pairs that co-occur in a training pair (a sparse
+table, keys ``e · V + f``). At alignment time a pair never seen in training gets the median
+learned identity probability if the two words are identical and ``floor`` otherwise.
+
+``lexical="merge"`` combines the result with the ``lexical`` aligner: its sure matches (identical,
+lowercase, stem) between words the EM links leave unaligned are added as sure links, its other
+matches as possible links.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
+from scoring.aligners.lexical import STEM, LexicalAligner, greedy_one_to_one
+from scoring.alignment import Alignment
+
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+I8 = npt.NDArray[np.int8]
+
+NULL_ID = 0
+
+
+# --- numba kernels -----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _model1_estep(
+    src_len: I64,
+    tgt_len: I64,
+    cells: I64,
+    cell_off: I64,
+    weights: F64,
+    prob: F64,
+    counts: F64,
+) -> float:
+    """One Model 1 E-step over all pairs; adds expected counts to ``counts``, returns the
+    weighted log-likelihood. ``cells[cell_off[k] + j·(I+1) + i]`` is the table index of
+    ``(e_i, f_j)`` (``i = I`` is the empty word)."""
+    ll = 0.0
+    for k in range(src_len.shape[0]):
+        n_i = src_len[k]
+        n_j = tgt_len[k]
+        w = weights[k]
+        base = cell_off[k]
+        for j in range(n_j):
+            row = base + j * (n_i + 1)
+            den = 0.0
+            for i in range(n_i + 1):
+                den += prob[cells[row + i]]
+            ll += w * math.log(den / (n_i + 1))
+            for i in range(n_i + 1):
+                c = cells[row + i]
+                counts[c] += w * prob[c] / den
+    return ll
+
+
+@njit(cache=True)
+def _transitions(n_i: int, jump: F64, max_jump: int, trans: F64, init: F64) -> None:
+    """Fill ``trans[i', i] = c(i − i') / Σ_k c(k − i')`` (``(I, I)``) and the start distribution
+    ``init[i] ∝ c(i + 1)`` (a jump from position −1)."""
+    for ip in range(n_i):
+        total = 0.0
+        for i in range(n_i):
+            d = min(max(i - ip, -max_jump), max_jump)
+            v = jump[d + max_jump]
+            trans[ip, i] = v
+            total += v
+        for i in range(n_i):
+            trans[ip, i] /= total
+    total = 0.0
+    for i in range(n_i):
+        d = min(i + 1, max_jump)
+        init[i] = jump[d + max_jump]
+        total += init[i]
+    for i in range(n_i):
+        init[i] /= total
+
+
+@njit(cache=True)
+def _forward_backward(
+    n_i: int,
+    n_j: int,
+    emit: F64,
+    emit_null: F64,
+    trans: F64,
+    init: F64,
+    p0: float,
+    alpha: F64,
+    beta: F64,
+    scale: F64,
+) -> float:
+    """Scaled forward-backward of the HMM with empty-word states (Och & Ney 2003, §2.1.1).
+
+    ``emit`` ``(J, I)``, ``emit_null`` ``(J,)``; fills ``alpha`` ``(J, 2I)`` (word states, then
+    empty-word states remembering position ``i``), ``beta`` ``(J, I)`` (the two kinds of state
+    share their future) and ``scale`` ``(J,)``; the posterior of a state is ``alpha · beta``.
+    Returns ``log p(f | e)``.
+    """
+    q = 1.0 - p0
+    total = 0.0
+    for i in range(n_i):
+        alpha[0, i] = q * init[i] * emit[0, i]
+        alpha[0, n_i + i] = p0 * init[i] * emit_null[0]
+        total += alpha[0, i] + alpha[0, n_i + i]
+    scale[0] = total
+    for i in range(2 * n_i):
+        alpha[0, i] /= total
+    for j in range(1, n_j):
+        total = 0.0
+        for i in range(n_i):
+            acc = 0.0
+            for ip in range(n_i):
+                acc += (alpha[j - 1, ip] + alpha[j - 1, n_i + ip]) * trans[ip, i]
+            alpha[j, i] = q * emit[j, i] * acc
+            alpha[j, n_i + i] = p0 * emit_null[j] * (alpha[j - 1, i] + alpha[j - 1, n_i + i])
+            total += alpha[j, i] + alpha[j, n_i + i]
+        scale[j] = total
+        for i in range(2 * n_i):
+            alpha[j, i] /= total
+    for i in range(n_i):
+        beta[n_j - 1, i] = 1.0
+    for j in range(n_j - 1, 0, -1):
+        for ip in range(n_i):
+            acc = 0.0
+            for i in range(n_i):
+                acc += trans[ip, i] * emit[j, i] * beta[j, i]
+            beta[j - 1, ip] = (q * acc + p0 * emit_null[j] * beta[j, ip]) / scale[j]
+    ll = 0.0
+    for j in range(n_j):
+        ll += math.log(scale[j])
+    return ll
+
+
+@njit(cache=True)
+def _hmm_estep(
+    src_len: I64,
+    tgt_len: I64,
+    cells: I64,
+    cell_off: I64,
+    weights: F64,
+    prob: F64,
+    jump: F64,
+    max_jump: int,
+    p0: float,
+    counts: F64,
+    jump_counts: F64,
+) -> float:
+    """One HMM E-step over all pairs: expected lexicon counts into ``counts``, expected jump
+    counts (index ``d + max_jump``) into ``jump_counts``; returns the weighted log-likelihood."""
+    max_i = 1
+    max_j = 1
+    for k in range(src_len.shape[0]):
+        max_i = max(max_i, src_len[k])
+        max_j = max(max_j, tgt_len[k])
+    trans = np.empty((max_i, max_i))
+    init = np.empty(max_i)
+    emit = np.empty((max_j, max_i))
+    emit_null = np.empty(max_j)
+    alpha = np.empty((max_j, 2 * max_i))
+    beta = np.empty((max_j, max_i))
+    scale = np.empty(max_j)
+    q = 1.0 - p0
+    ll = 0.0
+    for k in range(src_len.shape[0]):
+        n_i = src_len[k]
+        n_j = tgt_len[k]
+        w = weights[k]
+        base = cell_off[k]
+        _transitions(n_i, jump, max_jump, trans, init)
+        for j in range(n_j):
+            row = base + j * (n_i + 1)
+            for i in range(n_i):
+                emit[j, i] = prob[cells[row + i]]
+            emit_null[j] = prob[cells[row + n_i]]
+        ll += w * _forward_backward(
+            n_i, n_j, emit, emit_null, trans, init, p0, alpha, beta, scale
+        )
+        for j in range(n_j):
+            row = base + j * (n_i + 1)
+            null_post = 0.0
+            for i in range(n_i):
+                counts[cells[row + i]] += w * alpha[j, i] * beta[j, i]
+                null_post += alpha[j, n_i + i] * beta[j, i]
+            counts[cells[row + n_i]] += w * null_post
+        for i in range(n_i):
+            d = min(i + 1, max_jump)
+            jump_counts[d + max_jump] += w * (alpha[0, i] + alpha[0, n_i + i]) * beta[0, i]
+        for j in range(1, n_j):
+            for ip in range(n_i):
+                prev = alpha[j - 1, ip] + alpha[j - 1, n_i + ip]
+                if prev == 0.0:
+                    continue
+                for i in range(n_i):
+                    xi = prev * q * trans[ip, i] * emit[j, i] * beta[j, i] / scale[j]
+                    d = min(max(i - ip, -max_jump), max_jump)
+                    jump_counts[d + max_jump] += w * xi
+    return ll
+
+
+@njit(cache=True)
+def _posteriors(
+    emit: F64, emit_null: F64, jump: F64, max_jump: int, p0: float
+) -> tuple[F64, F64, F64]:
+    """Posterior ``(J, I)`` of each link, ``(J,)`` of the empty word, and the Viterbi path
+    ``(J,)`` (source position, or −1 for the empty word) of one pair in one direction."""
+    n_j, n_i = emit.shape
+    trans = np.empty((n_i, n_i))
+    init = np.empty(n_i)
+    alpha = np.empty((n_j, 2 * n_i))
+    beta = np.empty((n_j, n_i))
+    scale = np.empty(n_j)
+    _transitions(n_i, jump, max_jump, trans, init)
+    _forward_backward(n_i, n_j, emit, emit_null, trans, init, p0, alpha, beta, scale)
+    post = np.empty((n_j, n_i))
+    post_null = np.zeros(n_j)
+    for j in range(n_j):
+        for i in range(n_i):
+            post[j, i] = alpha[j, i] * beta[j, i]
+            post_null[j] += alpha[j, n_i + i] * beta[j, i]
+    # Viterbi in log space over the 2I states.
+    tiny = 1e-300
+    delta = np.empty((n_j, 2 * n_i))
+    back = np.zeros((n_j, 2 * n_i), dtype=np.int64)
+    lq = math.log(1.0 - p0)
+    lp = math.log(p0)
+    for i in range(n_i):
+        delta[0, i] = lq + math.log(init[i] + tiny) + math.log(emit[0, i] + tiny)
+        delta[0, n_i + i] = lp + math.log(init[i] + tiny) + math.log(emit_null[0] + tiny)
+    for j in range(1, n_j):
+        for i in range(n_i):
+            best = -np.inf
+            arg = 0
+            for ip in range(2 * n_i):
+                v = delta[j - 1, ip] + math.log(trans[ip % n_i, i] + tiny)
+                if v > best:
+                    best = v
+                    arg = ip
+            delta[j, i] = best + lq + math.log(emit[j, i] + tiny)
+            back[j, i] = arg
+            a = delta[j - 1, i]
+            b = delta[j - 1, n_i + i]
+            if a >= b:
+                delta[j, n_i + i] = a + lp + math.log(emit_null[j] + tiny)
+                back[j, n_i + i] = i
+            else:
+                delta[j, n_i + i] = b + lp + math.log(emit_null[j] + tiny)
+                back[j, n_i + i] = n_i + i
+    path = np.empty(n_j)
+    state = 0
+    best = -np.inf
+    for s in range(2 * n_i):
+        if delta[n_j - 1, s] > best:
+            best = delta[n_j - 1, s]
+            state = s
+    for j in range(n_j - 1, -1, -1):
+        path[j] = state if state < n_i else -1
+        state = back[j, state]
+    return post, post_null, path
+
+
+@njit(cache=True)
+def _grow_diag_final(forward: I8, backward: I8) -> I8:
+    """Symmetrize two directional ``(N, M)`` link matrices (Koehn et al. 2003): returns
+    2 for intersection links, 1 for links added by grow-diag-final, 0 otherwise."""
+    n, m = forward.shape
+    out = np.zeros((n, m), dtype=np.int8)
+    src_used = np.zeros(n, dtype=np.bool_)
+    tgt_used = np.zeros(m, dtype=np.bool_)
+    for i in range(n):
+        for j in range(m):
+            if forward[i, j] and backward[i, j]:
+                out[i, j] = 2
+                src_used[i] = True
+                tgt_used[j] = True
+    di = np.array([-1, 0, 1, -1, 1, -1, 0, 1])
+    dj = np.array([-1, -1, -1, 0, 0, 1, 1, 1])
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n):
+            for j in range(m):
+                if out[i, j] == 0:
+                    continue
+                for k in range(8):
+                    a = i + di[k]
+                    b = j + dj[k]
+                    if a < 0 or a >= n or b < 0 or b >= m or out[a, b] != 0:
+                        continue
+                    if not (forward[a, b] or backward[a, b]):
+                        continue
+                    if not src_used[a] or not tgt_used[b]:
+                        out[a, b] = 1
+                        src_used[a] = True
+                        tgt_used[b] = True
+                        changed = True
+    for pass_ in range(2):
+        directional = forward if pass_ == 0 else backward
+        for i in range(n):
+            for j in range(m):
+                if directional[i, j] and out[i, j] == 0 and (not src_used[i] or not tgt_used[j]):
+                    out[i, j] = 1
+                    src_used[i] = True
+                    tgt_used[j] = True
+    return out
+
+
+# --- training data layout ----------------------------------------------------------------------
+
+
+class _Direction:
+    """One direction's sparse lexicon: sorted keys ``e · V + f`` and ``t(f | e)``."""
+
+    def __init__(self, keys: I64, prob: F64) -> None:
+        self.keys = keys
+        self.prob = prob
+
+
+def _layout(
+    cond: Sequence[I64], gen: Sequence[I64], vocab_size: int
+) -> tuple[I64, I64, I64, I64, I64]:
+    """Cell index of every (conditioning word or empty word, generated word) of every pair.
+
+    Returns ``(cond_len, gen_len, cells, cell_off, keys)``: ``keys`` are the distinct table keys
+    (sorted) and ``cells`` index into them, pair by pair, ``(J, I + 1)`` row-major.
+    """
+    cond_len = np.fromiter((len(c) for c in cond), dtype=np.int64, count=len(cond))
+    gen_len = np.fromiter((len(g) for g in gen), dtype=np.int64, count=len(gen))
+    sizes = gen_len * (cond_len + 1)
+    cell_off = np.zeros(len(cond) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=cell_off[1:])
+    raw = np.empty(int(cell_off[-1]), dtype=np.int64)
+    for k, (c, g) in enumerate(zip(cond, gen, strict=True)):
+        with_null = np.append(c, NULL_ID)
+        raw[cell_off[k] : cell_off[k + 1]] = (
+            with_null[None, :] * vocab_size + g[:, None]
+        ).ravel()
+    keys, cells = np.unique(raw, return_inverse=True)
+    return cond_len, gen_len, cells.astype(np.int64), cell_off, keys
+
+
+def _normalize(counts: F64, group: I64, n_groups: int, floor: float) -> F64:
+    totals = np.bincount(group, weights=counts, minlength=n_groups)
+    prob = counts / np.maximum(totals[group], 1e-300)
+    return np.maximum(prob, floor)
+
+
+class EMAligner(Aligner):
+    """IBM Model 1 + HMM in both directions, symmetrized (intersection sure, GDF possible)."""
+
+    name = "em"
+    version = 1
+    needs_training = True
+    defaults: dict[str, Any] = {  # noqa: RUF012 - read-only class default
+        "model1_iterations": 5,
+        "hmm_iterations": 5,
+        "p_null": 0.2,
+        "max_jump": 20,
+        "identity_weight": 1.0,
+        "lowercase": True,
+        "decode": "viterbi",
+        "floor": 1e-7,
+        "prune": 1e-7,
+        "lexical": "none",
+        "ppdb": None,
+    }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        o = self.options
+        if o["decode"] not in ("viterbi", "posterior"):
+            raise AlignerError(f"option 'decode' must be 'viterbi' or 'posterior', got {o['decode']!r}")
+        if o["lexical"] not in ("none", "merge"):
+            raise AlignerError(f"option 'lexical' must be 'none' or 'merge', got {o['lexical']!r}")
+        if not 0.0 < o["p_null"] < 1.0:
+            raise AlignerError(f"option 'p_null' must be in (0, 1), got {o['p_null']}")
+        for key in ("model1_iterations", "hmm_iterations"):
+            if o[key] < 0:
+                raise AlignerError(f"option {key!r} must be ≥ 0, got {o[key]}")
+        if o["model1_iterations"] + o["hmm_iterations"] == 0:
+            raise AlignerError("at least one EM iteration is needed")
+        if o["max_jump"] < 1:
+            raise AlignerError(f"option 'max_jump' must be ≥ 1, got {o['max_jump']}")
+        if o["identity_weight"] < 0:
+            raise AlignerError(f"option 'identity_weight' must be ≥ 0, got {o['identity_weight']}")
+        self.vocab: dict[str, int] = {}
+        self.directions: list[_Direction] = []
+        self.jumps: list[F64] = []
+        self.identity_prob: list[float] = []
+        self.log: dict[str, Any] = {}
+        self._lexical: LexicalAligner | None = None
+
+    # --- training -----------------------------------------------------------------------------
+
+    def _norm(self, word: str) -> str:
+        return word.lower() if self.options["lowercase"] else word
+
+    def _train(self, pairs: Sequence[TokenPair], gold: Sequence[Alignment | None] | None) -> None:
+        o = self.options
+        started = time.perf_counter()
+        vocab: dict[str, int] = {"<NULL>": NULL_ID}
+        src_ids: list[I64] = []
+        tgt_ids: list[I64] = []
+        for source, target in pairs:
+            src_ids.append(
+                np.array([vocab.setdefault(self._norm(w), len(vocab)) for w in source], np.int64)
+            )
+            tgt_ids.append(
+                np.array([vocab.setdefault(self._norm(w), len(vocab)) for w in target], np.int64)
+            )
+        weights = np.ones(len(pairs))
+        if o["identity_weight"] > 0:
+            # Quirk et al. (2004): every word type, paired with itself, as extra training data.
+            words = np.arange(1, len(vocab), dtype=np.int64)
+            src_ids.extend(words[k : k + 1] for k in range(words.size))
+            tgt_ids.extend(words[k : k + 1] for k in range(words.size))
+            weights = np.concatenate([weights, np.full(words.size, o["identity_weight"])])
+        size = len(vocab)
+        self.vocab = vocab
+        self.directions = []
+        self.jumps = []
+        self.identity_prob = []
+        log: dict[str, Any] = {"pairs": len(pairs), "vocabulary": size - 1, "directions": []}
+        for cond, gen in ((src_ids, tgt_ids), (tgt_ids, src_ids)):
+            direction_log, table, jump = self._train_direction(cond, gen, weights, size)
+            log["directions"].append(direction_log)
+            self.directions.append(table)
+            self.jumps.append(jump)
+            self.identity_prob.append(self._median_identity(table, size))
+        log["seconds"] = time.perf_counter() - started
+        self.log = log
+
+    def _train_direction(
+        self, cond: Sequence[I64], gen: Sequence[I64], weights: F64, size: int
+    ) -> tuple[dict[str, Any], _Direction, F64]:
+        o = self.options
+        cond_len, gen_len, cells, cell_off, keys = _layout(cond, gen, size)
+        group = keys // size
+        # Uniform start: t(f | e) = 1 / (number of f co-occurring with e).
+        members = np.bincount(group, minlength=size).astype(np.float64)
+        prob = 1.0 / members[group]
+        max_jump = int(o["max_jump"])
+        jump = np.ones(2 * max_jump + 1)
+        model1_ll: list[float] = []
+        hmm_ll: list[float] = []
+        for _ in range(o["model1_iterations"]):
+            counts = np.zeros_like(prob)
+            model1_ll.append(
+                _model1_estep(cond_len, gen_len, cells, cell_off, weights, prob, counts)
+            )
+            prob = _normalize(counts, group, size, o["floor"])
+        for _ in range(o["hmm_iterations"]):
+            counts = np.zeros_like(prob)
+            jump_counts = np.zeros_like(jump)
+            hmm_ll.append(
+                _hmm_estep(
+                    cond_len, gen_len, cells, cell_off, weights, prob, jump, max_jump,
+                    float(o["p_null"]), counts, jump_counts,
+                )
+            )
+            prob = _normalize(counts, group, size, o["floor"])
+            jump = np.maximum(jump_counts / jump_counts.sum(), 1e-12)
+        keep = (prob >= o["prune"]) | (group == NULL_ID)
+        table = _Direction(keys[keep].copy(), prob[keep].copy())
+        return {"model1_log_likelihood": model1_ll, "hmm_log_likelihood": hmm_ll}, table, jump
+
+    @staticmethod
+    def _median_identity(table: _Direction, size: int) -> float:
+        e, f = np.divmod(table.keys, size)
+        same = (e == f) & (e != NULL_ID)
+        return float(np.median(table.prob[same])) if same.any() else 0.5
+
+    # --- alignment ----------------------------------------------------------------------------
+
+    def _lookup(self, direction: int, cond: I64, gen: I64) -> tuple[F64, F64]:
+        """Emission matrix ``(J, I)`` and empty-word column ``(J,)`` for one direction."""
+        size = len(self.vocab)
+        table = self.directions[direction]
+        with_null = np.append(cond, NULL_ID)
+        keys = with_null[None, :] * size + gen[:, None]
+        pos = np.searchsorted(table.keys, keys)
+        pos = np.minimum(pos, table.keys.size - 1)
+        known = (with_null[None, :] >= 0) & (gen[:, None] >= 0)
+        found = known & (table.keys[pos] == keys)
+        values = np.where(found, table.prob[pos], self.options["floor"])
+        unseen_same = ~found & (with_null[None, :] == gen[:, None])
+        values = np.where(unseen_same, self.identity_prob[direction], values)
+        return np.ascontiguousarray(values[:, :-1]), np.ascontiguousarray(values[:, -1])
+
+    def _ids(self, words: list[str], unknown_start: dict[str, int]) -> I64:
+        out = np.empty(len(words), dtype=np.int64)
+        for k, w in enumerate(words):
+            key = self._norm(w)
+            idx = self.vocab.get(key)
+            if idx is None:
+                # Unknown words get negative ids, equal for equal words, so identity still holds.
+                idx = unknown_start.setdefault(key, -1 - len(unknown_start))
+            out[k] = idx
+        return out
+
+    def directional(
+        self, source: list[str], target: list[str]
+    ) -> tuple[F64, F64, I8, I8]:
+        """Posteriors and decoded links of both directions for one pair.
+
+        Returns ``post_st`` ``(N, M)`` (target word generated from source word), ``post_ts``
+        ``(N, M)`` (the reverse direction, transposed) and the two directional link matrices.
+        """
+        unknown: dict[str, int] = {}
+        s = self._ids(source, unknown)
+        t = self._ids(target, unknown)
+        n, m = len(s), len(t)
+        posts: list[F64] = []
+        links: list[I8] = []
+        for direction, (cond, gen) in enumerate(((s, t), (t, s))):
+            emit, emit_null = self._lookup(direction, cond, gen)
+            post, post_null, path = _posteriors(
+                emit, emit_null, self.jumps[direction], int(self.options["max_jump"]),
+                float(self.options["p_null"]),
+            )
+            mat = np.zeros((gen.size, cond.size), dtype=np.int8)
+            if self.options["decode"] == "viterbi":
+                for j, i in enumerate(path.astype(np.int64)):
+                    if i >= 0:
+                        mat[j, i] = 1
+            else:
+                best = post.argmax(axis=1)
+                for j, i in enumerate(best):
+                    if post[j, i] > post_null[j] and post[j, i] >= 0.5:
+                        mat[j, i] = 1
+            if direction == 0:
+                posts.append(post.T)
+                links.append(np.ascontiguousarray(mat.T))
+            else:
+                posts.append(post)
+                links.append(mat)
+        assert posts[0].shape == (n, m)
+        return posts[0], posts[1], links[0], links[1]
+
+    def _align(self, source: list[str], target: list[str]) -> AlignerOutput:
+        post_st, post_ts, fwd, bwd = self.directional(source, target)
+        codes = _grow_diag_final(fwd, bwd)
+        warnings: tuple[str, ...] = ()
+        if self.options["lexical"] == "merge":
+            lexical = self._lexical_aligner()
+            classes = lexical.match_classes(source, target)
+            codes = _merge_lexical(codes, classes)
+            warnings = lexical.rules.warnings
+        confidence_matrix = np.clip((post_st + post_ts) / 2.0, 0.0, 1.0)
+        sure = [(int(i), int(j)) for i, j in np.argwhere(codes == 2)]
+        possible = [(int(i), int(j)) for i, j in np.argwhere(codes == 1)]
+        confidence = {link: float(confidence_matrix[link]) for link in sure + possible}
+        return AlignerOutput(
+            alignment=Alignment.from_links(len(source), len(target), sure, possible),
+            confidence=confidence,
+            warnings=warnings,
+        )
+
+    def _lexical_aligner(self) -> LexicalAligner:
+        if self._lexical is None:
+            self._lexical = LexicalAligner(ppdb=self.options["ppdb"])
+        return self._lexical
+
+    # --- persistence --------------------------------------------------------------------------
+
+    def _state(self) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:
+        words = sorted(self.vocab, key=self.vocab.__getitem__)
+        state = {"vocabulary": words, "identity_prob": self.identity_prob, "log": self.log}
+        arrays: dict[str, npt.NDArray[Any]] = {}
+        for k, (table, jump) in enumerate(zip(self.directions, self.jumps, strict=True)):
+            arrays[f"keys{k}"] = table.keys
+            arrays[f"prob{k}"] = table.prob
+            arrays[f"jump{k}"] = jump
+        return state, arrays
+
+    def _restore(self, state: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> None:
+        try:
+            words = state["vocabulary"]
+            self.vocab = {w: k for k, w in enumerate(words)}
+            self.identity_prob = [float(v) for v in state["identity_prob"]]
+            self.log = dict(state.get("log", {}))
+            self.directions = [
+                _Direction(
+                    np.ascontiguousarray(arrays[f"keys{k}"], dtype=np.int64),
+                    np.ascontiguousarray(arrays[f"prob{k}"], dtype=np.float64),
+                )
+                for k in range(2)
+            ]
+            self.jumps = [
+                np.ascontiguousarray(arrays[f"jump{k}"], dtype=np.float64) for k in range(2)
+            ]
+        except KeyError as error:
+            raise AlignerError(f"saved 'em' model lacks field {error}") from error
+        if len(self.vocab) != len(words) or any(j.size != 2 * self.options["max_jump"] + 1 for j in self.jumps):
+            raise AlignerError("saved 'em' model is inconsistent (vocabulary or jump table size)")
+
+
+def _merge_lexical(codes: I8, classes: npt.NDArray[np.int8]) -> I8:
+    """Add lexical matches between words the EM links leave unaligned (see module docstring)."""
+    out = codes.copy()
+    free = classes.copy()
+    free[(codes > 0).any(axis=1), :] = 0
+    free[:, (codes > 0).any(axis=0)] = 0
+    for i, j, cls in greedy_one_to_one(free):
+        out[i, j] = 2 if cls >= STEM else 1
+    # An EM possible link that is also a sure lexical match becomes sure.
+    out[(out == 1) & (classes >= STEM)] = 2
+    return out
+

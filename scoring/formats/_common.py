@@ -1,0 +1,151 @@
+"""Helpers shared by the format readers and writers: strict line decoding, id bookkeeping,
+all-or-nothing output files."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO
+
+from scoring.alignment import Alignment
+from scoring.corpus import PairRecord
+from scoring.errors import FormatError
+
+BOM = "\ufeff"
+_BOM_BYTES = BOM.encode("utf-8")
+
+AlignmentSelector = Callable[[PairRecord], Alignment | None]
+
+
+def require_file(path: Path) -> None:
+    if not path.exists():
+        raise FormatError("no such file", path=path)
+    if not path.is_file():
+        raise FormatError("expected a file, found a directory or special file", path=path)
+
+
+def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """``(1-based line number, line bytes without CR/LF)``; leading BOMs of the file removed.
+
+    Raises :class:`FormatError` (line 1) on an empty file. Reads the file lazily.
+    """
+    require_file(path)
+    with path.open("rb") as handle:
+        number = 0
+        for number, line in enumerate(handle, start=1):  # noqa: B007 - used after the loop
+            if line.endswith(b"\n"):
+                line = line[:-1]
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if number == 1:
+                while line.startswith(_BOM_BYTES):
+                    line = line[len(_BOM_BYTES) :]
+            yield number, line
+        if number == 0:
+            raise FormatError("the file is empty", path=path, line=1, field="(file)")
+
+
+def decode(raw: bytes, *, path: Path, line: int, field: str) -> str:
+    """Strict UTF-8 decoding of one field; the error names the byte offset in the field."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = raw[error.start : error.start + 4]
+        raise FormatError(
+            f"bytes {bad!r} at offset {error.start} are not UTF-8; save the file as UTF-8",
+            path=path,
+            line=line,
+            field=field,
+        ) from None
+
+
+class IdRegistry:
+    """Remembers every id read so far and rejects a second occurrence."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, tuple[str, int]] = {}
+
+    def add(self, pair_id: str, *, path: Path, line: int, field: str = "id") -> None:
+        if not pair_id:
+            raise FormatError("the id is empty", path=path, line=line, field=field)
+        first = self._seen.get(pair_id)
+        if first is not None:
+            where = f"line {first[1]}" if first[0] == str(path) else f"{first[0]}:{first[1]}"
+            raise FormatError(
+                f"duplicate id {pair_id!r} (first used on {where})",
+                path=path,
+                line=line,
+                field=field,
+            )
+        self._seen[pair_id] = (str(path), line)
+
+
+def split_from_name(name: str) -> str:
+    """``train``/``test``/``dev``/``trial`` when the file or folder name says so, else ``""``."""
+    match = re.search(r"(?:^|[^a-z])(train|test|dev|trial)(?:[^a-z]|$)", name.lower())
+    return match.group(1) if match else ""
+
+
+def check_tokens(tokens: list[str], *, path: Path, line: int, field: str) -> list[str]:
+    if not tokens:
+        raise FormatError("the sentence has no tokens", path=path, line=line, field=field)
+    return tokens
+
+
+@contextlib.contextmanager
+def atomic_output(path: Path) -> Iterator[IO[str]]:
+    """Write ``path`` through a temporary file renamed into place only on success.
+
+    A reader error half-way through a conversion therefore leaves no partial output.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.partial")
+    try:
+        with temporary.open("w", encoding="utf-8", newline="\n") as handle:
+            yield handle
+        os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+
+
+def default_alignment(record: PairRecord) -> Alignment | None:
+    """The alignment a single-alignment format writes when the caller does not choose one.
+
+    The gold alignment if there is one, else the only annotation, else the prefill, else none.
+    """
+    if record.gold_alignment is not None:
+        return record.gold_alignment
+    if len(record.annotations) == 1:
+        return next(iter(record.annotations.values())).alignment
+    return record.prefill
+
+
+def checked_alignment(
+    record: PairRecord, selector: AlignmentSelector | None, *, output: Path
+) -> Alignment | None:
+    alignment = (selector or default_alignment)(record)
+    if alignment is not None and alignment.shape != record.shape:
+        raise FormatError(
+            f"pair {record.id!r}: the alignment is for a {alignment.n_source}×"
+            f"{alignment.n_target} pair but the tokens are {record.shape[0]}×{record.shape[1]}",
+            path=output,
+            field="alignment",
+        )
+    return alignment
+
+
+def check_writable_tokens(record: PairRecord, *, output: Path) -> None:
+    """Tokens written space-separated must be non-empty and free of whitespace."""
+    for side, tokens in (("source_tokens", record.source_tokens), ("target_tokens", record.target_tokens)):
+        for position, token in enumerate(tokens):
+            if not token or any(ch.isspace() for ch in token):
+                raise FormatError(
+                    f"pair {record.id!r}: token #{position} {token!r} is empty or contains "
+                    "whitespace and cannot be written space-separated",
+                    path=output,
+                    field=side,
+                )
