@@ -48,7 +48,7 @@ test-unit: install  ## unit, conformance and browser tests on SQLite
 
 test-integration: install services  ## the same flows on PostgreSQL + Redis/RabbitMQ + a real worker
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) AMQP_URL=$(AMQP_URL) \
-		$(BIN)/pytest -m integration -v -p no:xdist
+		$(BIN)/pytest -m "integration or postgres" -v -p no:xdist
 
 services:  ## start PostgreSQL, Redis and RabbitMQ if they are not answering
 	@.ci/services

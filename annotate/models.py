@@ -72,6 +72,9 @@ class LinkBase(models.Model):
     class Meta:
         abstract = True
 
+    def __str__(self) -> str:
+        return f"{self.i}{'-' if self.sure else '?'}{self.j}"
+
 
 class AutoAlignment(models.Model):
     """The automatic prefill of a pair by one aligner run; the newest one is shown."""
@@ -179,9 +182,7 @@ class AnnotationEvent(models.Model):
         REOPENED = "reopened", "Reopened"
         IMPORTED = "imported", "Imported"
 
-    annotation = models.ForeignKey(
-        Annotation, on_delete=models.CASCADE, related_name="events"
-    )
+    annotation = models.ForeignKey(Annotation, on_delete=models.CASCADE, related_name="events")
     version = models.PositiveIntegerField()
     kind = models.CharField(max_length=20, choices=Kind.choices)
     actor = models.ForeignKey(
@@ -197,6 +198,9 @@ class AnnotationEvent(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["annotation", "version"], name="event_unique_version"),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} v{self.version} of annotation {self.annotation_id}"
 
 
 class GoldAlignment(models.Model):

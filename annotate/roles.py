@@ -22,4 +22,6 @@ def has_role(user: AbstractBaseUser | AnonymousUser, role: str) -> bool:
 def role_group(role: str) -> Group:
     if role not in ROLES:
         raise ValueError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
-    return Group.objects.get(name=role)
+    # Created by migration 0002; get_or_create also survives a flushed database.
+    group, _ = Group.objects.get_or_create(name=role)
+    return group

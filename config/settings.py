@@ -148,13 +148,13 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "processed_folder": str(_broker_dir / "processed"),
         "store_processed": False,
     }
-# Results live in the Job rows, not in a Celery result backend; chords need a backend, so one is
-# configured: the broker's Redis when there is one, else the database through SQLAlchemy-free
-# "cache+memory" is not shared between processes, hence the filesystem backend under var/.
-CELERY_RESULT_BACKEND = env_str(
-    "CELERY_RESULT_BACKEND",
-    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith("redis://") else f"file://{VAR_DIR / 'results'}",
-)
+# Job results live in Job rows. Celery still needs a result backend shared by all workers for
+# chords (the chunked Monte Carlo jobs): the broker's Redis when there is one, else files under
+# var/ (fine for one machine; a team on RabbitMQ sets CELERY_RESULT_BACKEND=redis://...).
+_default_backend = f"file://{VAR_DIR / 'results'}"
+if CELERY_BROKER_URL.startswith("redis://"):
+    _default_backend = CELERY_BROKER_URL
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", _default_backend)
 if CELERY_RESULT_BACKEND.startswith("file://"):
     Path(CELERY_RESULT_BACKEND.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)

@@ -130,9 +130,7 @@ class Alignment:
         return out
 
     @classmethod
-    def from_matrices(
-        cls, sure: npt.ArrayLike, possible: npt.ArrayLike | None = None
-    ) -> Alignment:
+    def from_matrices(cls, sure: npt.ArrayLike, possible: npt.ArrayLike | None = None) -> Alignment:
         """Alignment from a boolean sure matrix and an optional boolean matrix of ``P``.
 
         Cells set in ``sure`` are sure even if ``possible`` misses them.

@@ -58,6 +58,11 @@ class PhrasePairs:
         rows = self.spans[self.atomic] if atomic_only else self.spans
         return {(int(a), int(b), int(c), int(d)) for a, b, c, d in rows}
 
+    def keys(self, n_source: int, n_target: int) -> npt.NDArray[np.int64]:
+        """One int64 per pair, ``((i1·N + i2)·M + j1)·M + j2``: sorted, since spans are."""
+        s = self.spans.astype(np.int64)
+        return ((s[:, 0] * n_source + s[:, 1]) * n_target + s[:, 2]) * n_target + s[:, 3]
+
 
 # --- kernels -----------------------------------------------------------------------------------
 
@@ -345,25 +350,28 @@ def extract_phrase_pairs(
 
 def identity_matrix(source: Sequence[str], target: Sequence[str]) -> npt.NDArray[np.uint8]:
     """uint8 ``(N, M)``: 1 where the two tokens are equal ignoring case (``str.lower``)."""
-    src = [t.lower() for t in source]
-    tgt = [t.lower() for t in target]
-    out = np.zeros((len(src), len(tgt)), np.uint8)
-    for i, s in enumerate(src):
-        for j, t in enumerate(tgt):
-            if s == t:
-                out[i, j] = 1
-    return out
+    if not source or not target:
+        return np.zeros((len(source), len(target)), np.uint8)
+    src = np.array([t.lower() for t in source], dtype=object)
+    tgt = np.array([t.lower() for t in target], dtype=object)
+    return np.ascontiguousarray(src[:, None] == tgt[None, :], dtype=np.uint8)
 
 
 def identical_mask(
-    spans: npt.ArrayLike, source: Sequence[str], target: Sequence[str]
+    spans: npt.ArrayLike,
+    source: Sequence[str],
+    target: Sequence[str],
+    *,
+    identity: npt.NDArray[np.uint8] | None = None,
 ) -> BoolArray:
     """Boolean ``(K,)``: which phrase pairs are lexically identical (case-insensitive).
 
-    ``spans`` are ``(i1, i2, j1, j2)`` rows as returned by :func:`extract_phrase_pairs`.
+    ``spans`` are ``(i1, i2, j1, j2)`` rows as returned by :func:`extract_phrase_pairs`;
+    ``identity`` may pass a precomputed :func:`identity_matrix` (then the tokens are not read).
     """
     arr = np.ascontiguousarray(np.asarray(spans, dtype=np.int32).reshape(-1, 4))
-    n, m = len(source), len(target)
+    eq = identity_matrix(source, target) if identity is None else identity
+    n, m = eq.shape
     if arr.size and (
         arr[:, 0].min() < 0
         or arr[:, 1].max() >= n
@@ -373,12 +381,10 @@ def identical_mask(
         or (arr[:, 3] < arr[:, 2]).any()
     ):
         raise AlignmentError(f"a phrase span lies outside the {n}×{m} sentence pair")
-    return _identical_mask(arr, _identity_runs(identity_matrix(source, target)))
+    return _identical_mask(arr, _identity_runs(eq))
 
 
-def drop_identical(
-    pairs: PhrasePairs, source: Sequence[str], target: Sequence[str]
-) -> PhrasePairs:
+def drop_identical(pairs: PhrasePairs, source: Sequence[str], target: Sequence[str]) -> PhrasePairs:
     """The phrase pairs whose two sides differ as case-insensitive token sequences."""
     keep = ~identical_mask(pairs.spans, source, target)
     return PhrasePairs(np.ascontiguousarray(pairs.spans[keep]), pairs.atomic[keep].copy())

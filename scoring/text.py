@@ -39,19 +39,19 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-#: Words that keep their final period before a capitalised word (titles, months, US/Canadian
-#: state and province abbreviations, company suffixes, Latin abbreviations), lower-cased.
-ABBREVIATIONS: frozenset[str] = frozenset(
-    """
+# Words that keep their final period before a capitalised word (titles, months, US/Canadian
+# state and province abbreviations, company suffixes, Latin abbreviations), lower-cased. Day
+# names are left out on purpose: "Sun." ends sentences about Sun Microsystems.
+_ABBREVIATIONS = """
     mr mrs ms dr prof gov sen sens rep reps rev gen lt col capt sgt cpl pfc maj brig cmdr adm
     lieut pres hon st jr sr messrs mme mlle sir supt insp det atty
-    jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun
+    jan feb mar apr jun jul aug sep sept oct nov dec
     ala ariz ark calif colo conn del fla ga ill ind kan kans ky la md mass mich minn miss mo
     mont neb nev okla ore pa tenn tex va vt wash wis wyo alta sask ont que
     co corp inc ltd bros llc plc dept univ assn assoc intl natl govt
-    no nos vs v etc approx ca cf al fig figs vol vols pp ed eds est mt ft hwy ave blvd rd
-    """.split()
-)
+    no nos vs v etc approx ca cf al fig figs vol vols pp eds mt ft hwy ave blvd rd
+"""
+ABBREVIATIONS: frozenset[str] = frozenset(_ABBREVIATIONS.split())
 
 _CURLY = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "‚": "'"})
 _WORD_WITH_PERIOD = re.compile(r"^(?P<word>.*[^\W\d_])\.$")

@@ -10,6 +10,16 @@ from tests.paths import NLTK_DATA, SHARED_DATA
 os.environ.setdefault("NLTK_DATA", str(NLTK_DATA))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _in_memory_broker_for_unit_tests() -> None:
+    """Unit tests never publish to the embedded filesystem broker under var/; the integration
+    suite sets CELERY_BROKER_URL and talks to a real broker and worker."""
+    if "CELERY_BROKER_URL" not in os.environ:
+        from config.celery import app
+
+        app.conf.broker_url = "memory://"
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data``; a missing folder is an error, never a silent skip."""

@@ -69,10 +69,13 @@ def _sqlite_reverse() -> list[str]:
 def _postgres_statements() -> list[str]:
     out = []
     for table, pair_sql in LINK_TABLES.items():
+        select_into = pair_sql.replace(
+            "SELECT p.n_source, p.n_target", "SELECT p.n_source, p.n_target INTO ns, nt"
+        )
         out.append(
             f"CREATE FUNCTION {table}_bounds() RETURNS trigger LANGUAGE plpgsql AS $$ "
             "DECLARE ns integer; nt integer; BEGIN "
-            f"{pair_sql.replace('SELECT p.n_source, p.n_target', 'SELECT p.n_source, p.n_target INTO ns, nt')}; "
+            f"{select_into}; "
             "IF NEW.i >= ns OR NEW.j >= nt THEN RAISE EXCEPTION "
             "'link index outside the sentence pair (link %-%, pair %×%)', NEW.i, NEW.j, ns, nt "
             "USING ERRCODE = 'check_violation'; END IF; RETURN NEW; END $$"

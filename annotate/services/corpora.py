@@ -11,10 +11,11 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 
 from annotate import roles
@@ -35,7 +36,7 @@ from annotate.models import (
 from annotate.selectors import corpus_pair_records
 from scoring import formats
 from scoring.alignment import Alignment
-from scoring.corpus import AnnotationRecord, PairRecord
+from scoring.corpus import PairRecord
 from scoring.errors import ScoringError
 
 BATCH_SIZE = 1000
@@ -77,12 +78,23 @@ def corpus_import(
     """Read ``paths`` in ``format_name`` and add every pair to the corpus, or nothing.
 
     ``annotator`` attributes the alignment of a single-alignment format (Pharaoh, jacana) to that
-    user as a submitted annotation; without it such alignments become the pairs' gold alignment.
+    user as a submitted annotation; without it such alignments become the pairs' gold alignment
+    (the readers decide this, see :mod:`scoring.formats`).
     Annotations keyed by name in the file (RTE-2 letters, JSONL usernames) are attributed to users
     of those names, created in the annotator group when missing.
     """
     try:
-        records = formats.read(format_name, [Path(p) for p in paths])
+        spec = formats.get_format(format_name)
+        options: dict[str, str] = {}
+        if annotator is not None:
+            if "annotator" not in spec.options:
+                takers = [n for n, f in formats.FORMATS.items() if "annotator" in f.options]
+                raise CorpusImportError(
+                    f"--annotator does not apply to the {spec.name} format (it applies to "
+                    f"single-alignment formats: {', '.join(takers)}); nothing was imported"
+                )
+            options["annotator"] = annotator
+        records = spec.read([Path(p) for p in paths], **options)
     except ScoringError as error:
         raise CorpusImportError(f"{error} (nothing was imported)") from error
     return corpus_import_records(
@@ -91,7 +103,6 @@ def corpus_import(
         source=", ".join(str(p) for p in paths),
         subcorpus=subcorpus,
         split=split,
-        annotator=annotator,
         description=description,
         progress=progress,
     )
@@ -104,7 +115,6 @@ def corpus_import_records(
     source: str = "<records>",
     subcorpus: str | None = None,
     split: str | None = None,
-    annotator: str | None = None,
     description: str = "",
     progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
@@ -116,7 +126,6 @@ def corpus_import_records(
                 records=records,
                 subcorpus=subcorpus,
                 split=split,
-                annotator=annotator,
                 description=description,
                 progress=progress,
             )
@@ -135,7 +144,6 @@ def _import_records(
     records: Iterable[PairRecord],
     subcorpus: str | None,
     split: str | None,
-    annotator: str | None,
     description: str,
     progress: Callable[[int], None] | None,
 ) -> ImportReport:
@@ -156,23 +164,11 @@ def _import_records(
                 record.subcorpus = subcorpus
             if split is not None:
                 record.split = split
-            if annotator is not None and record.gold_alignment is not None:
-                if record.annotations:
-                    raise CorpusImportError(
-                        f"pair {record.id!r}: --annotator applies to single-alignment formats, "
-                        "but this input already names its annotators"
-                    )
-                record.annotations = {annotator: _submitted(record.gold_alignment)}
-                record.gold_alignment = None
         _reject_existing_ids(corpus, [r.id for r in batch])
         position = _insert_batch(corpus, batch, position, users, report)
         if progress is not None:
             progress(report.pairs)
     return report
-
-
-def _submitted(alignment: Alignment) -> AnnotationRecord:
-    return AnnotationRecord(alignment=alignment)
 
 
 def _reject_existing_ids(corpus: Corpus, ids: list[str]) -> None:
@@ -264,22 +260,25 @@ def _insert_batch(
             )
 
     AutoAlignment.objects.bulk_create([row for row, _ in prefill_rows])
-    AutoLink.objects.bulk_create(
-        AutoLink(
-            alignment=row,
-            i=i,
-            j=j,
-            sure=sure,
-            confidence=record.prefill_confidence.get((i, j)),
-        )
-        for row, record in prefill_rows
-        for i, j, sure in link_rows(record.prefill)  # type: ignore[arg-type]
+    _insert_links(
+        AutoLink,
+        "alignment_id",
+        (
+            (row.pk, i, j, sure, record.prefill_confidence.get((i, j)))
+            for row, record in prefill_rows
+            for i, j, sure in link_rows(record.prefill)  # type: ignore[arg-type]
+        ),
+        with_confidence=True,
     )
     GoldAlignment.objects.bulk_create([row for row, _ in gold_rows])
-    GoldLink.objects.bulk_create(
-        GoldLink(gold=row, i=i, j=j, sure=sure)
-        for row, alignment in gold_rows
-        for i, j, sure in link_rows(alignment)
+    _insert_links(
+        GoldLink,
+        "gold_id",
+        (
+            (row.pk, i, j, sure)
+            for row, alignment in gold_rows
+            for i, j, sure in link_rows(alignment)
+        ),
     )
     Assignment.objects.bulk_create([row for row, _, _ in annotation_rows])
     annotations = [
@@ -292,10 +291,14 @@ def _insert_batch(
         for assignment, record, name in annotation_rows
     ]
     Annotation.objects.bulk_create(annotations)
-    AnnotationLink.objects.bulk_create(
-        AnnotationLink(annotation=annotation, i=i, j=j, sure=sure)
-        for annotation, (_, record, name) in zip(annotations, annotation_rows, strict=True)
-        for i, j, sure in link_rows(record.annotations[name].alignment)
+    _insert_links(
+        AnnotationLink,
+        "annotation_id",
+        (
+            (annotation.pk, i, j, sure)
+            for annotation, (_, record, name) in zip(annotations, annotation_rows, strict=True)
+            for i, j, sure in link_rows(record.annotations[name].alignment)
+        ),
     )
     AnnotationEvent.objects.bulk_create(
         AnnotationEvent(
@@ -311,6 +314,28 @@ def _insert_batch(
     report.gold_alignments += len(gold_rows)
     report.annotations += len(annotations)
     return position + len(pairs)
+
+
+def _insert_links(
+    model: type[AutoLink | AnnotationLink | GoldLink],
+    parent_column: str,
+    rows: Iterable[tuple[Any, ...]],
+    *,
+    with_confidence: bool = False,
+) -> None:
+    """Insert link rows with one ``executemany``: an import writes millions of them, and
+    building ORM objects for each costs ten times the database work. The database still checks
+    every row (constraints and the bounds trigger)."""
+    columns = [parent_column, "i", "j", "sure"] + (["confidence"] if with_confidence else [])
+    sql = (
+        f"INSERT INTO {model._meta.db_table} ({', '.join(columns)}) "
+        f"VALUES ({', '.join(['%s'] * len(columns))})"
+    )
+    try:
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, list(rows))
+    except IntegrityError as error:
+        raise CorpusImportError(f"the database refused a link: {error}") from error
 
 
 def corpus_export(
@@ -335,30 +360,40 @@ def corpus_export(
     chosen = [flag for flag in (annotator is not None, prefill, gold) if flag]
     if len(chosen) > 1:
         raise CorpusExportError("choose at most one of --annotator, --prefill and --gold")
-    pick: Callable[[PairRecord], Alignment | None] | None
+    pick: formats.AlignmentSelector | None = None
     if annotator is not None:
         if not get_user_model().objects.filter(username=annotator).exists():
             raise CorpusExportError(f"no user named {annotator!r}")
-
-        def pick(record: PairRecord) -> Alignment | None:
-            annotation = record.annotations.get(annotator)
-            return annotation.alignment if annotation is not None else None
+        pick = formats.select_annotator(annotator)
     elif prefill:
-
-        def pick(record: PairRecord) -> Alignment | None:
-            return record.prefill
+        pick = formats.select_prefill
     elif gold:
-
-        def pick(record: PairRecord) -> Alignment | None:
-            return record.gold_alignment
-    else:
-        pick = None
+        pick = formats.select_gold
+    spec = _writable(format_name)
+    if pick is not None and not spec.selects_alignment:
+        raise CorpusExportError(
+            f"the {spec.name} format keeps every alignment; --annotator, --prefill and --gold "
+            "apply to single-alignment formats"
+        )
     counter = _Counter(corpus_pair_records(corpus))
     try:
-        formats.write(format_name, counter, Path(output), alignment=pick)
+        spec.write(counter, Path(output), alignment=pick)
     except ScoringError as error:
         raise CorpusExportError(str(error)) from error
     return counter.count
+
+
+def _writable(format_name: str) -> formats.FormatSpec:
+    try:
+        spec = formats.get_format(format_name)
+    except ScoringError as error:
+        raise CorpusExportError(str(error)) from error
+    if not spec.writable:
+        raise CorpusExportError(
+            f"the {spec.name} format cannot be written; writable formats: "
+            f"{', '.join(formats.writable_formats())}"
+        )
+    return spec
 
 
 class _Counter(Iterator[PairRecord]):

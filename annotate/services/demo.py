@@ -102,7 +102,9 @@ def demo_setup() -> DemoReport:
             description="Sample paraphrase pairs written for the project (news, mtc, novels).",
         )
         user_model = get_user_model()
-        annotators = [user_model.objects.get(username=u) for u, r in DEMO_USERS if r == roles.ANNOTATOR]
+        annotators = [
+            user_model.objects.get(username=u) for u, r in DEMO_USERS if r == roles.ANNOTATOR
+        ]
         pairs = SentencePair.objects.filter(corpus__name=DEMO_CORPUS_NAME)
         Assignment.objects.bulk_create(
             Assignment(pair=pair, annotator=annotator) for pair in pairs for annotator in annotators

@@ -26,7 +26,7 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import close_old_connections, connection, transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -178,9 +178,9 @@ def jobs_reap_stale(*, now: Any = None) -> int:
 class _Heartbeat:
     """Writes ``heartbeat_at`` from a side thread while the runner computes."""
 
-    def __init__(self, job_id: int, interval: float = HEARTBEAT_INTERVAL) -> None:
+    def __init__(self, job_id: int, interval: float | None = None) -> None:
         self._job_id = job_id
-        self._interval = interval
+        self._interval = HEARTBEAT_INTERVAL if interval is None else interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"job-{job_id}-heartbeat")
 
@@ -217,8 +217,8 @@ class _ThrottledProgress:
 
 
 def job_run(*, job_id: int, worker: str) -> str:
-    """Claim and run one job; returns its final status. Called by the Celery task."""
-    close_old_connections()
+    """Claim and run one job; returns its final status. Called by the Celery task (Celery's
+    Django fix-up closes stale database connections around each task)."""
     if not job_claim(job_id=job_id, worker=worker):
         status = Job.objects.filter(pk=job_id).values_list("status", flat=True).first()
         logger.info("job %s not claimed (status %s)", job_id, status)

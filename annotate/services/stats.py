@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -29,8 +30,7 @@ def _length_summary(lengths: list[int]) -> dict[str, Any]:
     values = np.asarray(lengths)
     histogram, _ = np.histogram(values, bins=LENGTH_BINS)
     labels = [
-        f"{lo}-{hi - 1}" if hi < 10**9 else f"{lo}+"
-        for lo, hi in zip(LENGTH_BINS[:-1], LENGTH_BINS[1:], strict=True)
+        f"{lo}-{hi - 1}" if hi < 10**9 else f"{lo}+" for lo, hi in itertools.pairwise(LENGTH_BINS)
     ]
     return {
         "count": int(values.size),
@@ -63,10 +63,9 @@ def corpus_stats_compute(
     status_counts = dict(
         assignments.values_list("status").annotate(n=Count("id")).order_by("status")
     )
-    annotated = (
-        pairs.annotate(n=Count("assignments", filter=Q(assignments__annotation__isnull=False)))
-        .values_list("n", flat=True)
-    )
+    annotated = pairs.annotate(
+        n=Count("assignments", filter=Q(assignments__annotation__isnull=False))
+    ).values_list("n", flat=True)
     per_pair = Counter(int(n) for n in annotated)
     links = AnnotationLink.objects.filter(annotation__assignment__pair__corpus=corpus)
     if progress is not None:
@@ -75,7 +74,9 @@ def corpus_stats_compute(
         "corpus": corpus.name,
         "pairs": pairs.count(),
         "subcorpora": by_subcorpus,
-        "assignments": {status: status_counts.get(status, 0) for status in Assignment.Status.values},
+        "assignments": {
+            status: status_counts.get(status, 0) for status in Assignment.Status.values
+        },
         "pairs_by_annotation_count": {str(k): v for k, v in sorted(per_pair.items())},
         "multiply_annotated_pairs": sum(v for k, v in per_pair.items() if k >= 2),
         "annotation_links": {

@@ -151,7 +151,9 @@ class Aligner(ABC):
 
     # --- to implement -------------------------------------------------------------------------
 
-    def _train(self, pairs: Sequence[TokenPair], gold: Sequence[Alignment | None] | None) -> None:
+    def _train(  # noqa: B027 - optional hook: aligners without parameters learn nothing
+        self, pairs: Sequence[TokenPair], gold: Sequence[Alignment | None] | None
+    ) -> None:
         """Default: nothing to learn."""
 
     @abstractmethod
@@ -161,7 +163,9 @@ class Aligner(ABC):
         """Learned values to save: JSON-serialisable state and numeric arrays."""
         return {}, {}
 
-    def _restore(self, state: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> None:
+    def _restore(  # noqa: B027 - optional hook, the inverse of _state
+        self, state: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]
+    ) -> None:
         """Inverse of :meth:`_state`."""
 
     # --- persistence --------------------------------------------------------------------------
@@ -187,7 +191,7 @@ class Aligner(ABC):
                 raise AlignerError(f"array {key!r} has dtype {array.dtype}; only numbers are saved")
         blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
         with target.open("wb") as handle:
-            np.savez_compressed(handle, __header__=blob, **arrays)
+            np.savez_compressed(handle, __header__=blob, **arrays)  # type: ignore[arg-type]
         return target
 
     @classmethod
@@ -337,8 +341,7 @@ def _validated_options(
             ok = False
         if not ok:
             raise AlignerError(
-                f"option {key!r} of aligner '{name}' must be a {expected.__name__}, "
-                f"got {value!r}"
+                f"option {key!r} of aligner '{name}' must be a {expected.__name__}, got {value!r}"
             )
         out[key] = value
     return out

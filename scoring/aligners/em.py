@@ -14,20 +14,36 @@ sentence of ``J`` words; the other direction swaps them):
 
 - Model 1: ``p(f, a | e) = Π_j t(f_j | e_{a_j}) / (I + 1)``, ``a_j ∈ {0..I−1, NULL}``.
 - HMM: states are ``I`` word positions and ``I`` empty-word states that remember the last word
-  position. ``p(a_j = i | a_{j−1} = i') = (1 − p0) · c(i − i') / Σ_k c(k − i')`` with jump widths
-  clipped to ``±max_jump``; the empty word is entered with probability ``p0`` and keeps ``i'``;
-  the first position is drawn as a jump from ``−1``. ``c`` is re-estimated from expected jump
-  counts (Vogel et al. §3), ``p0`` is fixed.
+  position. ``p(a_j = i | a_{j−1} = i') = (1 − p0) · [(1 − λ) c(i − i') / Σ_k c(k − i') + λ / I]``
+  with jump widths clipped to ``±max_jump`` and ``λ = jump_smoothing`` (GIZA++ smooths the
+  same way); the empty word is entered with probability ``p0 = p_null`` and keeps ``i'``. The
+  first position is uniform (``start="uniform"``) or a jump from ``−1`` (``start="jump"``).
+  ``c`` is re-estimated from expected jump counts (Vogel et al. §3); ``p0`` is fixed, or
+  re-estimated from the expected empty-word positions with ``learn_null=True``.
 - Forward-backward is computed with per-position scaling (Rabiner 1989); the log-likelihood of
   an iteration is ``Σ_pairs weight · Σ_j log(scale_j)`` under the parameters entering it.
+  Within Model 1 it never decreases (exact EM). The HMM's jump update is Vogel's count
+  normalisation, not an exact M-step, so there the property is checked, not guaranteed (the
+  tests do so on a synthetic corpus; the training log keeps every value).
+- Decoding: Viterbi (``decode="viterbi"``) or per-position posterior ≥ 0.5 (``"posterior"``).
 
 Lexicon probabilities are kept only for word pairs that co-occur in a training pair (a sparse
-table, keys ``e · V + f``). At alignment time a pair never seen in training gets the median
-learned identity probability if the two words are identical and ``floor`` otherwise.
+table, keys ``e · V + f``, optionally add-n smoothed, ``lexicon_smoothing``). At alignment time
+a pair never seen in training gets the median learned identity probability if the two words are
+identical and ``floor`` otherwise.
 
-``lexical="merge"`` combines the result with the ``lexical`` aligner: its sure matches (identical,
-lowercase, stem) between words the EM links leave unaligned are added as sure links, its other
-matches as possible links.
+Defaults (``identity_weight=5``, ``p_null=0.4``, ``start="uniform"``) were chosen on Edinburgh++
+train and RTE-2 dev (see ``tests/benchmarks/aligner_results.py``); GIZA++'s own are 1, 0.2-ish
+and the jump start.
+
+Combination with the ``lexical`` aligner (option ``lexical``, PPDB path ``ppdb``):
+
+- ``"merge"``: the EM links, plus lexical matches between words the EM links leave unaligned
+  (sure matches as sure, the others possible); EM possible links that are sure lexical matches
+  become sure.
+- ``"first"``: the lexical links, plus EM links between words the lexical links leave unaligned
+  (intersection as sure, grow-diag-final as possible); ``"first-sure"``: the same with the
+  intersection links only.
 """
 
 from __future__ import annotations
@@ -35,7 +51,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -50,6 +66,7 @@ I64 = npt.NDArray[np.int64]
 I8 = npt.NDArray[np.int8]
 
 NULL_ID = 0
+LEXICAL_MODES = ("none", "merge", "first", "first-sure")
 
 
 # --- numba kernels -----------------------------------------------------------------------------
@@ -87,9 +104,18 @@ def _model1_estep(
 
 
 @njit(cache=True)
-def _transitions(n_i: int, jump: F64, max_jump: int, trans: F64, init: F64) -> None:
-    """Fill ``trans[i', i] = c(i − i') / Σ_k c(k − i')`` (``(I, I)``) and the start distribution
-    ``init[i] ∝ c(i + 1)`` (a jump from position −1)."""
+def _transitions(
+    n_i: int,
+    jump: F64,
+    max_jump: int,
+    smooth: float,
+    uniform_start: bool,
+    trans: F64,
+    init: F64,
+) -> None:
+    """Fill ``trans[i', i] = (1 − λ) c(i − i') / Σ_k c(k − i') + λ / I`` (``(I, I)``) and the
+    start distribution ``init[i]``: the same for a jump from position −1, or uniform if
+    ``uniform_start``; ``λ = smooth``."""
     for ip in range(n_i):
         total = 0.0
         for i in range(n_i):
@@ -98,14 +124,17 @@ def _transitions(n_i: int, jump: F64, max_jump: int, trans: F64, init: F64) -> N
             trans[ip, i] = v
             total += v
         for i in range(n_i):
-            trans[ip, i] /= total
+            trans[ip, i] = (1.0 - smooth) * trans[ip, i] / total + smooth / n_i
     total = 0.0
     for i in range(n_i):
         d = min(i + 1, max_jump)
         init[i] = jump[d + max_jump]
         total += init[i]
     for i in range(n_i):
-        init[i] /= total
+        init[i] = (1.0 - smooth) * init[i] / total + smooth / n_i
+    if uniform_start:
+        for i in range(n_i):
+            init[i] = 1.0 / n_i
 
 
 @njit(cache=True)
@@ -173,12 +202,17 @@ def _hmm_estep(
     prob: F64,
     jump: F64,
     max_jump: int,
+    smooth: float,
+    uniform_start: bool,
     p0: float,
     counts: F64,
     jump_counts: F64,
+    null_counts: F64,
 ) -> float:
     """One HMM E-step over all pairs: expected lexicon counts into ``counts``, expected jump
-    counts (index ``d + max_jump``) into ``jump_counts``; returns the weighted log-likelihood."""
+    counts (index ``d + max_jump``) into ``jump_counts``, the expected number of empty-word
+    positions and of all positions into ``null_counts[0]`` and ``[1]``; returns the weighted
+    log-likelihood."""
     max_i = 1
     max_j = 1
     for k in range(src_len.shape[0]):
@@ -198,15 +232,13 @@ def _hmm_estep(
         n_j = tgt_len[k]
         w = weights[k]
         base = cell_off[k]
-        _transitions(n_i, jump, max_jump, trans, init)
+        _transitions(n_i, jump, max_jump, smooth, uniform_start, trans, init)
         for j in range(n_j):
             row = base + j * (n_i + 1)
             for i in range(n_i):
                 emit[j, i] = prob[cells[row + i]]
             emit_null[j] = prob[cells[row + n_i]]
-        ll += w * _forward_backward(
-            n_i, n_j, emit, emit_null, trans, init, p0, alpha, beta, scale
-        )
+        ll += w * _forward_backward(n_i, n_j, emit, emit_null, trans, init, p0, alpha, beta, scale)
         for j in range(n_j):
             row = base + j * (n_i + 1)
             null_post = 0.0
@@ -214,6 +246,8 @@ def _hmm_estep(
                 counts[cells[row + i]] += w * alpha[j, i] * beta[j, i]
                 null_post += alpha[j, n_i + i] * beta[j, i]
             counts[cells[row + n_i]] += w * null_post
+            null_counts[0] += w * null_post
+            null_counts[1] += w
         for i in range(n_i):
             d = min(i + 1, max_jump)
             jump_counts[d + max_jump] += w * (alpha[0, i] + alpha[0, n_i + i]) * beta[0, i]
@@ -231,7 +265,13 @@ def _hmm_estep(
 
 @njit(cache=True)
 def _posteriors(
-    emit: F64, emit_null: F64, jump: F64, max_jump: int, p0: float
+    emit: F64,
+    emit_null: F64,
+    jump: F64,
+    max_jump: int,
+    smooth: float,
+    uniform_start: bool,
+    p0: float,
 ) -> tuple[F64, F64, F64]:
     """Posterior ``(J, I)`` of each link, ``(J,)`` of the empty word, and the Viterbi path
     ``(J,)`` (source position, or −1 for the empty word) of one pair in one direction."""
@@ -241,7 +281,7 @@ def _posteriors(
     alpha = np.empty((n_j, 2 * n_i))
     beta = np.empty((n_j, n_i))
     scale = np.empty(n_j)
-    _transitions(n_i, jump, max_jump, trans, init)
+    _transitions(n_i, jump, max_jump, smooth, uniform_start, trans, init)
     _forward_backward(n_i, n_j, emit, emit_null, trans, init, p0, alpha, beta, scale)
     post = np.empty((n_j, n_i))
     post_null = np.zeros(n_j)
@@ -363,16 +403,18 @@ def _layout(
     raw = np.empty(int(cell_off[-1]), dtype=np.int64)
     for k, (c, g) in enumerate(zip(cond, gen, strict=True)):
         with_null = np.append(c, NULL_ID)
-        raw[cell_off[k] : cell_off[k + 1]] = (
-            with_null[None, :] * vocab_size + g[:, None]
-        ).ravel()
+        raw[cell_off[k] : cell_off[k + 1]] = (with_null[None, :] * vocab_size + g[:, None]).ravel()
     keys, cells = np.unique(raw, return_inverse=True)
     return cond_len, gen_len, cells.astype(np.int64), cell_off, keys
 
 
-def _normalize(counts: F64, group: I64, n_groups: int, floor: float) -> F64:
+def _normalize(
+    counts: F64, group: I64, members: F64, n_groups: int, add: float, floor: float
+) -> F64:
+    """M-step of the lexicon: ``t(f | e) = (c(e, f) + add) / (c(e) + add · |{f}|)`` (add-n
+    smoothing over the word pairs seen with ``e``, Moore 2004), at least ``floor``."""
     totals = np.bincount(group, weights=counts, minlength=n_groups)
-    prob = counts / np.maximum(totals[group], 1e-300)
+    prob = (counts + add) / np.maximum(totals[group] + add * members[group], 1e-300)
     return np.maximum(prob, floor)
 
 
@@ -382,15 +424,19 @@ class EMAligner(Aligner):
     name = "em"
     version = 1
     needs_training = True
-    defaults: dict[str, Any] = {  # noqa: RUF012 - read-only class default
+    defaults: ClassVar[dict[str, Any]] = {
         "model1_iterations": 5,
         "hmm_iterations": 5,
-        "p_null": 0.2,
+        "p_null": 0.4,
+        "learn_null": False,
         "max_jump": 20,
-        "identity_weight": 1.0,
+        "jump_smoothing": 0.2,
+        "start": "uniform",
+        "identity_weight": 5.0,
         "lowercase": True,
         "decode": "viterbi",
         "floor": 1e-7,
+        "lexicon_smoothing": 0.0,
         "prune": 1e-7,
         "lexical": "none",
         "ppdb": None,
@@ -400,9 +446,15 @@ class EMAligner(Aligner):
         super().__init__(**options)
         o = self.options
         if o["decode"] not in ("viterbi", "posterior"):
-            raise AlignerError(f"option 'decode' must be 'viterbi' or 'posterior', got {o['decode']!r}")
-        if o["lexical"] not in ("none", "merge"):
-            raise AlignerError(f"option 'lexical' must be 'none' or 'merge', got {o['lexical']!r}")
+            raise AlignerError(
+                f"option 'decode' must be 'viterbi' or 'posterior', got {o['decode']!r}"
+            )
+        if o["start"] not in ("jump", "uniform"):
+            raise AlignerError(f"option 'start' must be 'jump' or 'uniform', got {o['start']!r}")
+        if o["lexical"] not in LEXICAL_MODES:
+            raise AlignerError(
+                f"option 'lexical' must be one of {', '.join(LEXICAL_MODES)}, got {o['lexical']!r}"
+            )
         if not 0.0 < o["p_null"] < 1.0:
             raise AlignerError(f"option 'p_null' must be in (0, 1), got {o['p_null']}")
         for key in ("model1_iterations", "hmm_iterations"):
@@ -418,6 +470,7 @@ class EMAligner(Aligner):
         self.directions: list[_Direction] = []
         self.jumps: list[F64] = []
         self.identity_prob: list[float] = []
+        self.p_null: list[float] = []
         self.log: dict[str, Any] = {}
         self._lexical: LexicalAligner | None = None
 
@@ -451,10 +504,12 @@ class EMAligner(Aligner):
         self.directions = []
         self.jumps = []
         self.identity_prob = []
+        self.p_null = []
         log: dict[str, Any] = {"pairs": len(pairs), "vocabulary": size - 1, "directions": []}
         for cond, gen in ((src_ids, tgt_ids), (tgt_ids, src_ids)):
-            direction_log, table, jump = self._train_direction(cond, gen, weights, size)
+            direction_log, table, jump, p0 = self._train_direction(cond, gen, weights, size)
             log["directions"].append(direction_log)
+            self.p_null.append(p0)
             self.directions.append(table)
             self.jumps.append(jump)
             self.identity_prob.append(self._median_identity(table, size))
@@ -463,13 +518,14 @@ class EMAligner(Aligner):
 
     def _train_direction(
         self, cond: Sequence[I64], gen: Sequence[I64], weights: F64, size: int
-    ) -> tuple[dict[str, Any], _Direction, F64]:
+    ) -> tuple[dict[str, Any], _Direction, F64, float]:
         o = self.options
         cond_len, gen_len, cells, cell_off, keys = _layout(cond, gen, size)
         group = keys // size
         # Uniform start: t(f | e) = 1 / (number of f co-occurring with e).
         members = np.bincount(group, minlength=size).astype(np.float64)
         prob = 1.0 / members[group]
+        add = float(o["lexicon_smoothing"])
         max_jump = int(o["max_jump"])
         jump = np.ones(2 * max_jump + 1)
         model1_ll: list[float] = []
@@ -479,21 +535,54 @@ class EMAligner(Aligner):
             model1_ll.append(
                 _model1_estep(cond_len, gen_len, cells, cell_off, weights, prob, counts)
             )
-            prob = _normalize(counts, group, size, o["floor"])
+            prob = _normalize(counts, group, members, size, add, o["floor"])
+        p0 = float(o["p_null"])
+        p0_log: list[float] = []
         for _ in range(o["hmm_iterations"]):
             counts = np.zeros_like(prob)
             jump_counts = np.zeros_like(jump)
+            null_counts = np.zeros(2)
             hmm_ll.append(
                 _hmm_estep(
-                    cond_len, gen_len, cells, cell_off, weights, prob, jump, max_jump,
-                    float(o["p_null"]), counts, jump_counts,
+                    cond_len,
+                    gen_len,
+                    cells,
+                    cell_off,
+                    weights,
+                    prob,
+                    jump,
+                    max_jump,
+                    float(o["jump_smoothing"]),
+                    o["start"] == "uniform",
+                    p0,
+                    counts,
+                    jump_counts,
+                    null_counts,
                 )
             )
-            prob = _normalize(counts, group, size, o["floor"])
+            p0_log.append(p0)
+            prob = _normalize(counts, group, members, size, add, o["floor"])
             jump = np.maximum(jump_counts / jump_counts.sum(), 1e-12)
+            if o["learn_null"]:
+                p0 = float(np.clip(null_counts[0] / null_counts[1], 0.01, 0.95))
         keep = (prob >= o["prune"]) | (group == NULL_ID)
         table = _Direction(keys[keep].copy(), prob[keep].copy())
-        return {"model1_log_likelihood": model1_ll, "hmm_log_likelihood": hmm_ll}, table, jump
+        log = {"model1_log_likelihood": model1_ll, "hmm_log_likelihood": hmm_ll, "p_null": p0_log}
+        return log, table, jump, p0
+
+    def lexicon(self, direction: int = 0) -> dict[tuple[str, str], float]:
+        """The learned ``t(f | e)`` as ``{(e, f): probability}``; direction 0 generates target
+        words from source words, 1 the reverse; the empty word is ``"<NULL>"``."""
+        if direction not in (0, 1) or not self.directions:
+            raise AlignerError("lexicon(direction) needs a trained model and direction 0 or 1")
+        words = sorted(self.vocab, key=self.vocab.__getitem__)
+        size = len(words)
+        table = self.directions[direction]
+        e, f = np.divmod(table.keys, size)
+        return {
+            (words[a], words[b]): float(p)
+            for a, b, p in zip(e.tolist(), f.tolist(), table.prob.tolist(), strict=True)
+        }
 
     @staticmethod
     def _median_identity(table: _Direction, size: int) -> float:
@@ -529,9 +618,7 @@ class EMAligner(Aligner):
             out[k] = idx
         return out
 
-    def directional(
-        self, source: list[str], target: list[str]
-    ) -> tuple[F64, F64, I8, I8]:
+    def directional(self, source: list[str], target: list[str]) -> tuple[F64, F64, I8, I8]:
         """Posteriors and decoded links of both directions for one pair.
 
         Returns ``post_st`` ``(N, M)`` (target word generated from source word), ``post_ts``
@@ -546,8 +633,13 @@ class EMAligner(Aligner):
         for direction, (cond, gen) in enumerate(((s, t), (t, s))):
             emit, emit_null = self._lookup(direction, cond, gen)
             post, post_null, path = _posteriors(
-                emit, emit_null, self.jumps[direction], int(self.options["max_jump"]),
-                float(self.options["p_null"]),
+                emit,
+                emit_null,
+                self.jumps[direction],
+                int(self.options["max_jump"]),
+                float(self.options["jump_smoothing"]),
+                self.options["start"] == "uniform",
+                self.p_null[direction],
             )
             mat = np.zeros((gen.size, cond.size), dtype=np.int8)
             if self.options["decode"] == "viterbi":
@@ -577,6 +669,11 @@ class EMAligner(Aligner):
             classes = lexical.match_classes(source, target)
             codes = _merge_lexical(codes, classes)
             warnings = lexical.rules.warnings
+        elif self.options["lexical"] in ("first", "first-sure"):
+            lexical = self._lexical_aligner()
+            classes = lexical.match_classes(source, target)
+            codes = _lexical_first(codes, classes, self.options["lexical"] == "first")
+            warnings = lexical.rules.warnings
         confidence_matrix = np.clip((post_st + post_ts) / 2.0, 0.0, 1.0)
         sure = [(int(i), int(j)) for i, j in np.argwhere(codes == 2)]
         possible = [(int(i), int(j)) for i, j in np.argwhere(codes == 1)]
@@ -596,7 +693,12 @@ class EMAligner(Aligner):
 
     def _state(self) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:
         words = sorted(self.vocab, key=self.vocab.__getitem__)
-        state = {"vocabulary": words, "identity_prob": self.identity_prob, "log": self.log}
+        state = {
+            "vocabulary": words,
+            "identity_prob": self.identity_prob,
+            "p_null": self.p_null,
+            "log": self.log,
+        }
         arrays: dict[str, npt.NDArray[Any]] = {}
         for k, (table, jump) in enumerate(zip(self.directions, self.jumps, strict=True)):
             arrays[f"keys{k}"] = table.keys
@@ -609,6 +711,7 @@ class EMAligner(Aligner):
             words = state["vocabulary"]
             self.vocab = {w: k for k, w in enumerate(words)}
             self.identity_prob = [float(v) for v in state["identity_prob"]]
+            self.p_null = [float(v) for v in state["p_null"]]
             self.log = dict(state.get("log", {}))
             self.directions = [
                 _Direction(
@@ -622,8 +725,25 @@ class EMAligner(Aligner):
             ]
         except KeyError as error:
             raise AlignerError(f"saved 'em' model lacks field {error}") from error
-        if len(self.vocab) != len(words) or any(j.size != 2 * self.options["max_jump"] + 1 for j in self.jumps):
+        if len(self.vocab) != len(words) or any(
+            j.size != 2 * self.options["max_jump"] + 1 for j in self.jumps
+        ):
             raise AlignerError("saved 'em' model is inconsistent (vocabulary or jump table size)")
+
+
+def _lexical_first(codes: I8, classes: npt.NDArray[np.int8], em_possible: bool) -> I8:
+    """The lexical aligner's links, then EM links between words it left unaligned: the
+    intersection's as sure, grow-diag-final's as possible if ``em_possible``."""
+    out = np.zeros_like(codes)
+    for i, j, cls in greedy_one_to_one(classes):
+        out[i, j] = 2 if cls >= STEM else 1
+    src_free = np.logical_not((out > 0).any(axis=1))
+    tgt_free = np.logical_not((out > 0).any(axis=0))
+    for i, j in np.argwhere(codes > 0).tolist():
+        if src_free[i] and tgt_free[j] and (codes[i, j] == 2 or em_possible):
+            out[i, j] = codes[i, j]
+    # Links added above may share a word with each other (GDF blocks); that is intended.
+    return out
 
 
 def _merge_lexical(codes: I8, classes: npt.NDArray[np.int8]) -> I8:
@@ -637,4 +757,3 @@ def _merge_lexical(codes: I8, classes: npt.NDArray[np.int8]) -> I8:
     # An EM possible link that is also a sure lexical match becomes sure.
     out[(out == 1) & (classes >= STEM)] = 2
     return out
-

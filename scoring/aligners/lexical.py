@@ -31,7 +31,7 @@ import functools
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -42,7 +42,13 @@ from scoring.alignment import Alignment, Link
 from scoring.errors import ResourceMissingError
 
 NONE, PPDB, WORDNET, STEM, LOWER, IDENTICAL = 0, 1, 2, 3, 4, 5
-MATCH_NAMES = {PPDB: "ppdb", WORDNET: "wordnet", STEM: "stem", LOWER: "lowercase", IDENTICAL: "identical"}
+MATCH_NAMES = {
+    PPDB: "ppdb",
+    WORDNET: "wordnet",
+    STEM: "stem",
+    LOWER: "lowercase",
+    IDENTICAL: "identical",
+}
 CONFIDENCE = {PPDB: 0.50, WORDNET: 0.60, STEM: 0.80, LOWER: 0.90, IDENTICAL: 0.95}
 
 
@@ -178,8 +184,8 @@ def _diagonal_runs(strong: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
         for j in range(m - 1, -1, -1):
             if strong[i, j]:
                 down[i + 1, j + 1] = down[i + 2, j + 2] + 1
-    run = up + down - 1
-    return np.maximum(run[1 : n + 1, 1 : m + 1], 0)
+    run: npt.NDArray[np.int64] = np.maximum(up + down - 1, 0)[1 : n + 1, 1 : m + 1]
+    return run
 
 
 def greedy_one_to_one(classes: npt.NDArray[np.int8]) -> list[tuple[int, int, int]]:
@@ -221,7 +227,7 @@ class LexicalAligner(Aligner):
 
     name = "lexical"
     version = 1
-    defaults: dict[str, Any] = {  # noqa: RUF012 - read-only class default
+    defaults: ClassVar[dict[str, Any]] = {
         "stem": True,
         "wordnet": True,
         "ppdb": None,
@@ -256,7 +262,7 @@ class IdentityAligner(LexicalAligner):
     """Lowercase one-to-one identity links (the literature's identity baseline)."""
 
     name = "identity"
-    defaults: dict[str, Any] = {  # noqa: RUF012 - read-only class default
+    defaults: ClassVar[dict[str, Any]] = {
         "stem": False,
         "wordnet": False,
         "ppdb": None,

@@ -17,6 +17,12 @@ from scoring import __version__
 from scoring.errors import ScoringError
 
 COMMAND_MODULES: tuple[str, ...] = (
+    "scoring.cli.convert",
+    "scoring.cli.align",
+    "scoring.cli.evaluate_aligner",
+    "scoring.cli.phrases",
+    "scoring.cli.compare",
+    "scoring.cli.agreement",
 )
 
 

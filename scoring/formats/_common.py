@@ -35,7 +35,7 @@ def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     require_file(path)
     with path.open("rb") as handle:
         number = 0
-        for number, line in enumerate(handle, start=1):  # noqa: B007 - used after the loop
+        for number, line in enumerate(handle, start=1):
             if line.endswith(b"\n"):
                 line = line[:-1]
             if line.endswith(b"\r"):
@@ -140,7 +140,10 @@ def checked_alignment(
 
 def check_writable_tokens(record: PairRecord, *, output: Path) -> None:
     """Tokens written space-separated must be non-empty and free of whitespace."""
-    for side, tokens in (("source_tokens", record.source_tokens), ("target_tokens", record.target_tokens)):
+    for side, tokens in (
+        ("source_tokens", record.source_tokens),
+        ("target_tokens", record.target_tokens),
+    ):
         for position, token in enumerate(tokens):
             if not token or any(ch.isspace() for ch in token):
                 raise FormatError(

@@ -14,7 +14,9 @@ Entry = tuple[int, str, str, frozenset[tuple[int, int]]]
 
 
 @pytest.fixture(scope="module")
-def moses(shared_data: Path) -> tuple[list[list[str]], list[list[str]], list[np.ndarray], list[Entry]]:
+def moses(
+    shared_data: Path,
+) -> tuple[list[list[str]], list[list[str]], list[np.ndarray], list[Entry]]:
     folder = shared_data / "conformance" / "phrase_extract"
     fr = [line.split() for line in (folder / "fr").read_text("utf-8").splitlines()]
     en = [line.split() for line in (folder / "en").read_text("utf-8").splitlines()]
@@ -31,9 +33,7 @@ def moses(shared_data: Path) -> tuple[list[list[str]], list[list[str]], list[np.
     gold: list[Entry] = []
     for line in (folder / "truth_extract").read_text("utf-8").splitlines():
         src, tgt, inner, weight = (part.strip() for part in line.split("|||"))
-        links = frozenset(
-            (int(a), int(b)) for a, b in (tok.split("-") for tok in inner.split())
-        )
+        links = frozenset((int(a), int(b)) for a, b in (tok.split("-") for tok in inner.split()))
         gold.append((weights[weight], src, tgt, links))
     return fr, en, matrices, gold
 
@@ -45,10 +45,8 @@ def _ours(
     for k, mat in enumerate(matrices):
         pairs = extract_phrase_pairs(mat, boundary_rule=boundary_rule, max_length=7)
         for i1, i2, j1, j2 in pairs.spans.tolist():
-            inner = frozenset(
-                (int(i - i1), int(j - j1))
-                for i, j in np.argwhere(mat[i1 : i2 + 1, j1 : j2 + 1]) + (i1, j1)
-            )
+            block = mat[i1 : i2 + 1, j1 : j2 + 1]
+            inner = frozenset((int(i), int(j)) for i, j in np.argwhere(block))
             found[(k, " ".join(fr[k][i1 : i2 + 1]), " ".join(en[k][j1 : j2 + 1]), inner)] += 1
     return found
 

@@ -16,7 +16,10 @@ class Command(DomainCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--corpus", required=True)
         parser.add_argument(
-            "--format", required=True, dest="format_name", help=f"one of: {formats.names()}"
+            "--format",
+            required=True,
+            dest="format_name",
+            help=f"one of: {', '.join(formats.format_names())}",
         )
         parser.add_argument("--output", required=True, type=Path)
         which = parser.add_mutually_exclusive_group()

@@ -19,7 +19,10 @@ class Command(DomainCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--corpus", required=True, help="corpus name (created if missing)")
         parser.add_argument(
-            "--format", required=True, dest="format_name", help=f"one of: {formats.names()}"
+            "--format",
+            required=True,
+            dest="format_name",
+            help=f"one of: {', '.join(formats.format_names())}",
         )
         parser.add_argument("--subcorpus", help="sub-corpus label for every imported pair")
         parser.add_argument("--split", help="split label (train, test, trial, ...)")

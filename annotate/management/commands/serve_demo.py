@@ -34,8 +34,17 @@ class Command(BaseCommand):
         celery = str(Path(python).with_name("celery"))
         worker = subprocess.Popen(
             [
-                celery, "-A", "config", "worker", "--beat", "--loglevel", "INFO",
-                "--concurrency", "2", "--schedule", str(var / "celerybeat-schedule"),
+                celery,
+                "-A",
+                "config",
+                "worker",
+                "--beat",
+                "--loglevel",
+                "INFO",
+                "--concurrency",
+                "2",
+                "--schedule",
+                str(var / "celerybeat-schedule"),
             ],
             start_new_session=True,
         )
@@ -54,7 +63,8 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, stop)
         self.stdout.write(
             self.style.SUCCESS(f"\nThe workbench is running at http://{address}/")
-            + f"\n  admin: http://{address}/admin/   database: {settings.DATABASES['default']['NAME']}"
+            + f"\n  admin: http://{address}/admin/"
+            + f"\n  database: {settings.DATABASES['default']['NAME']}"
             + f"\n  broker: {settings.CELERY_BROKER_URL}   (Ctrl-C stops server and worker)\n"
         )
         try:

@@ -1,0 +1,299 @@
+"""Reads for the workspace, the queue, adjudication and the job lists (issue 4). No writes.
+
+Visibility rules live here: an annotator reaches only their own assignments; adjudicators and
+admins read pairs for adjudication; admins read every job, everyone else only their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Count, Q, QuerySet
+
+from annotate import roles
+from annotate.exceptions import NotFound, PermissionDenied
+from annotate.models import (
+    Annotation,
+    Assignment,
+    AutoAlignment,
+    Corpus,
+    GoldAlignment,
+    Job,
+    SentencePair,
+)
+from annotate.services.annotations import LinkMap, annotation_links, links_list
+
+User = AbstractBaseUser | AnonymousUser
+TRIAL_SPLIT = "trial"
+
+
+def role_names(user: User) -> list[str]:
+    return [role for role in roles.ROLES if roles.has_role(user, role)]
+
+
+def require_role(user: User, *allowed: str) -> None:
+    if not any(roles.has_role(user, role) for role in allowed):
+        raise PermissionDenied(f"this needs the {' or '.join(allowed)} role")
+
+
+# --- queue ------------------------------------------------------------------------------------
+
+
+def assignments_of(user: User) -> QuerySet[Assignment]:
+    return (
+        Assignment.objects.filter(annotator_id=user.pk)
+        .select_related("pair", "pair__corpus")
+        .order_by("pair__corpus__name", "pair__position")
+    )
+
+
+def assignment_of_user(*, user: User, assignment_id: int) -> Assignment:
+    """The user's own assignment; another user's is reported as not found (no existence leak)."""
+    assignment = assignments_of(user).filter(pk=assignment_id).first()
+    if assignment is None:
+        raise NotFound(f"you have no assignment {assignment_id}")
+    return assignment
+
+
+@dataclass
+class Queue:
+    assignments: list[Assignment]
+    counts: dict[str, int] = field(default_factory=dict)
+    continue_id: int | None = None
+    next_id: int | None = None
+
+
+def queue_of(user: User) -> Queue:
+    """The user's assignments, counts by status, where they stopped and what comes next."""
+    assignments = list(assignments_of(user))
+    counts = {status: 0 for status in Assignment.Status.values}
+    for assignment in assignments:
+        counts[assignment.status] += 1
+    in_progress = [a for a in assignments if a.status == Assignment.Status.IN_PROGRESS]
+    last = max(
+        in_progress,
+        key=lambda a: (a.last_activity_at is not None, a.last_activity_at, a.pk),
+        default=None,
+    )
+    upcoming = next((a for a in assignments if a.status != Assignment.Status.SUBMITTED), None)
+    return Queue(
+        assignments=assignments,
+        counts=counts,
+        continue_id=last.pk if last else None,
+        next_id=(last or upcoming).pk if (last or upcoming) else None,
+    )
+
+
+def neighbours(*, user: User, assignment: Assignment) -> tuple[int | None, int | None]:
+    """Previous and next assignment of the same user in queue order."""
+    ids = list(assignments_of(user).values_list("pk", flat=True))
+    index = ids.index(assignment.pk)
+    previous = ids[index - 1] if index > 0 else None
+    following = ids[index + 1] if index + 1 < len(ids) else None
+    return previous, following
+
+
+def next_open_assignment(*, user: User, after: Assignment) -> int | None:
+    """The first not-submitted assignment after ``after`` in queue order, wrapping around."""
+    rows = list(assignments_of(user).values_list("pk", "status"))
+    ids = [pk for pk, _ in rows]
+    start = ids.index(after.pk) if after.pk in ids else -1
+    ordered = rows[start + 1 :] + rows[: start + 1]
+    return next((pk for pk, status in ordered if status != Assignment.Status.SUBMITTED), None)
+
+
+# --- pair views -------------------------------------------------------------------------------
+
+
+def prefill_of(pair: SentencePair) -> dict[str, Any] | None:
+    prefill = AutoAlignment.objects.filter(pair=pair).order_by("-created_at", "-id").first()
+    if prefill is None:
+        return None
+    rows = prefill.links.order_by("i", "j").values_list("i", "j", "sure", "confidence")
+    return {
+        "aligner": prefill.aligner,
+        "links": [[i, j, "S" if sure else "P", conf] for i, j, sure, conf in rows],
+    }
+
+
+def pair_payload(pair: SentencePair) -> dict[str, Any]:
+    return {
+        "id": pair.pk,
+        "corpus": pair.corpus.name,
+        "external_id": pair.external_id,
+        "subcorpus": pair.subcorpus,
+        "split": pair.split,
+        "source_tokens": list(pair.source_tokens),
+        "target_tokens": list(pair.target_tokens),
+        "source_text": pair.source_text,
+        "target_text": pair.target_text,
+    }
+
+
+def gold_links(pair: SentencePair) -> LinkMap | None:
+    gold = GoldAlignment.objects.filter(pair=pair).first()
+    if gold is None:
+        return None
+    return {(i, j): sure for i, j, sure in gold.links.values_list("i", "j", "sure")}
+
+
+def is_trial(pair: SentencePair) -> bool:
+    return pair.split == TRIAL_SPLIT and GoldAlignment.objects.filter(pair=pair).exists()
+
+
+def workspace_of(*, user: User, assignment: Assignment, annotation: Annotation) -> dict[str, Any]:
+    previous, following = neighbours(user=user, assignment=assignment)
+    return {
+        "assignment": {
+            "id": assignment.pk,
+            "status": assignment.status,
+            "active_seconds": round(assignment.active_seconds, 1),
+            "previous_id": previous,
+            "next_id": following,
+        },
+        "pair": pair_payload(assignment.pair),
+        "prefill": prefill_of(assignment.pair),
+        "annotation": {
+            "version": annotation.version,
+            "links": links_list(annotation_links(annotation)),
+            "flags": list(annotation.flags),
+            "comment": annotation.comment,
+            "rating": annotation.rating,
+        },
+        "trial": is_trial(assignment.pair),
+    }
+
+
+def trial_feedback(*, assignment: Assignment) -> dict[str, Any]:
+    """Word P/R/F1 of the submitted annotation against gold, plus the cell-by-cell diff."""
+    from scoring.alignment import Alignment
+
+    pair = assignment.pair
+    if assignment.status != Assignment.Status.SUBMITTED:
+        raise PermissionDenied("feedback is shown after the pair is submitted")
+    gold = gold_links(pair)
+    if pair.split != TRIAL_SPLIT or gold is None:
+        raise NotFound("this pair is not a trial pair with a gold alignment")
+    mine = annotation_links(Annotation.objects.get(assignment=assignment))
+
+    def alignment(links: LinkMap) -> Alignment:
+        return Alignment.from_links(
+            pair.n_source,
+            pair.n_target,
+            [k for k, s in links.items() if s],
+            [k for k, s in links.items() if not s],
+        )
+
+    scores = _word_scores(alignment(mine), alignment(gold), pair)
+    return {
+        "scores": scores,
+        "gold": links_list(gold),
+        "mine": links_list(mine),
+    }
+
+
+def _word_scores(candidate: Any, reference: Any, pair: SentencePair) -> dict[str, Any]:
+    """Cohn et al. (2008) word P/R/F1 through :mod:`scoring.metrics`.
+
+    Identical word pairs are kept: a trainee is scored on every link they set."""
+    from scoring import metrics
+
+    counts = metrics.word_counts(
+        candidate,
+        reference,
+        list(pair.source_tokens),
+        list(pair.target_tokens),
+        exclude_identical=False,
+    )
+    scores = metrics.word_scores(counts)
+    return {
+        "precision": scores.precision,
+        "recall": scores.recall,
+        "f1": scores.f1,
+        "aer": scores.aer,
+    }
+
+
+# --- adjudication -----------------------------------------------------------------------------
+
+
+def pairs_for_adjudication(*, min_annotations: int = 2) -> QuerySet[SentencePair]:
+    """Pairs with at least ``min_annotations`` submitted annotations, in corpus order."""
+    return (
+        SentencePair.objects.annotate(
+            n_submitted=Count(
+                "assignments", filter=Q(assignments__status=Assignment.Status.SUBMITTED)
+            )
+        )
+        .filter(n_submitted__gte=min_annotations)
+        .select_related("corpus")
+        .order_by("corpus__name", "position")
+    )
+
+
+def pair_get(pair_id: int) -> SentencePair:
+    pair = SentencePair.objects.select_related("corpus").filter(pk=pair_id).first()
+    if pair is None:
+        raise NotFound(f"there is no pair {pair_id}")
+    return pair
+
+
+def adjudication_of(pair: SentencePair) -> dict[str, Any]:
+    """Every annotator's alignment, the prefill and the gold of a pair."""
+    annotations = []
+    for assignment in (
+        Assignment.objects.filter(pair=pair)
+        .select_related("annotator", "annotation")
+        .order_by("annotator__username")
+    ):
+        annotation = Annotation.objects.filter(assignment=assignment).first()
+        if annotation is None:
+            continue
+        annotations.append(
+            {
+                "annotator": assignment.annotator.get_username(),
+                "status": assignment.status,
+                "version": annotation.version,
+                "links": links_list(annotation_links(annotation)),
+                "flags": list(annotation.flags),
+                "comment": annotation.comment,
+                "rating": annotation.rating,
+            }
+        )
+    gold = gold_links(pair)
+    return {
+        "pair": pair_payload(pair),
+        "prefill": prefill_of(pair),
+        "annotations": annotations,
+        "gold": None if gold is None else links_list(gold),
+    }
+
+
+# --- corpora and jobs -------------------------------------------------------------------------
+
+
+def corpora_overview() -> QuerySet[Corpus]:
+    return Corpus.objects.annotate(n_pairs=Count("pairs")).order_by("name")
+
+
+def corpus_get(corpus_id: int) -> Corpus:
+    corpus = Corpus.objects.filter(pk=corpus_id).first()
+    if corpus is None:
+        raise NotFound(f"there is no corpus {corpus_id}")
+    return corpus
+
+
+def jobs_visible(user: User) -> QuerySet[Job]:
+    jobs = Job.objects.select_related("corpus", "owner").order_by("-created_at", "-id")
+    if roles.has_role(user, roles.ADMIN):
+        return jobs
+    return jobs.filter(owner_id=user.pk)
+
+
+def job_visible(*, user: User, job_id: int) -> Job:
+    job = jobs_visible(user).filter(pk=job_id).first()
+    if job is None:
+        raise NotFound(f"there is no job {job_id} you can see")
+    return job

@@ -1,0 +1,33 @@
+"""Gold alignments written by adjudicators (issue 4)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from annotate.models import GoldAlignment, GoldLink, SentencePair
+from annotate.services.annotations import LinkMap, links_parse
+
+
+@transaction.atomic
+def gold_save(
+    *, pair: SentencePair, links: LinkMap, adjudicator: AbstractBaseUser
+) -> GoldAlignment:
+    """Replace the pair's gold alignment with ``links`` (validated against the pair's size)."""
+    links_parse(
+        [[i, j, "S" if sure else "P"] for (i, j), sure in links.items()],
+        n_source=pair.n_source,
+        n_target=pair.n_target,
+    )
+    locked = SentencePair.objects.select_for_update().get(pk=pair.pk)
+    gold, _ = GoldAlignment.objects.get_or_create(
+        pair=locked, defaults={"adjudicator": adjudicator, "source": "adjudicated"}
+    )
+    gold.adjudicator = adjudicator  # type: ignore[assignment]
+    gold.source = "adjudicated"
+    gold.save(update_fields=["adjudicator", "source", "updated_at"])
+    gold.links.all().delete()
+    GoldLink.objects.bulk_create(
+        GoldLink(gold=gold, i=i, j=j, sure=sure) for (i, j), sure in sorted(links.items())
+    )
+    return gold

@@ -1,0 +1,311 @@
+"""Annotation writes: open from the prefill, versioned save, submit, active time (issue 4).
+
+Every change is one new ``version`` of the annotation and one row of the append-only
+:class:`AnnotationEvent` log carrying the links it added (``[i, j, "S"|"P"]``, including links
+whose sure flag changed) and removed (``[i, j]``). Read-modify-write runs under
+``select_for_update()`` so two concurrent saves of the same annotation are serialised and the
+second one, still carrying the old version, gets a 409 with the server's state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from annotate.exceptions import Conflict, DomainError
+from annotate.models import (
+    Annotation,
+    AnnotationEvent,
+    AnnotationLink,
+    Assignment,
+    AutoAlignment,
+)
+
+# Gaps between two signs of activity longer than this are not counted as working time.
+IDLE_GAP = timedelta(minutes=5)
+FLAGS = ("not_paraphrase", "bad_tokenization")
+MAX_COMMENT = 5000
+
+LinkMap = dict[tuple[int, int], bool]
+
+
+class InvalidLinks(DomainError):
+    code = "invalid_links"
+
+
+class StaleVersion(Conflict):
+    code = "stale_version"
+
+
+class AlreadySubmitted(Conflict):
+    code = "already_submitted"
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    annotation: Annotation
+    changed: bool
+
+
+def links_parse(raw: Iterable[Sequence[Any]], *, n_source: int, n_target: int) -> LinkMap:
+    """``[[i, j, "S"|"P"], ...]`` → ``{(i, j): sure}``, checked against the pair's size."""
+    links: LinkMap = {}
+    for index, item in enumerate(raw):
+        if len(item) != 3 or item[2] not in ("S", "P"):
+            raise InvalidLinks(f"links[{index}]: expected [i, j, 'S' or 'P'], got {item!r}")
+        i, j = item[0], item[1]
+        if (
+            isinstance(i, bool)
+            or isinstance(j, bool)
+            or not isinstance(i, int)
+            or not isinstance(j, int)
+        ):
+            raise InvalidLinks(f"links[{index}]: indices must be integers, got {item!r}")
+        if not (0 <= i < n_source and 0 <= j < n_target):
+            raise InvalidLinks(
+                f"links[{index}]: link {i}-{j} is outside the {n_source}×{n_target} pair"
+            )
+        if (i, j) in links:
+            raise InvalidLinks(f"links[{index}]: link {i}-{j} is given twice")
+        links[(i, j)] = item[2] == "S"
+    return links
+
+
+def links_list(links: LinkMap) -> list[list[int | str]]:
+    return [[i, j, "S" if sure else "P"] for (i, j), sure in sorted(links.items())]
+
+
+def annotation_links(annotation: Annotation) -> LinkMap:
+    return {(i, j): sure for i, j, sure in annotation.links.values_list("i", "j", "sure")}
+
+
+def _diff(before: LinkMap, after: LinkMap) -> tuple[LinkMap, list[tuple[int, int]]]:
+    added = {key: sure for key, sure in after.items() if before.get(key) != sure}
+    removed = sorted(key for key in before if key not in after)
+    return added, removed
+
+
+def activity_record(*, assignment: Assignment, now: datetime | None = None) -> Assignment:
+    """Count the time since the last sign of activity unless the gap was idle (> 5 minutes).
+
+    The caller holds the assignment row locked (or is inside the same transaction)."""
+    now = now or timezone.now()
+    last = assignment.last_activity_at
+    if last is not None and timedelta(0) < now - last <= IDLE_GAP:
+        assignment.active_seconds += (now - last).total_seconds()
+    if last is None or now > last:
+        assignment.last_activity_at = now
+    return assignment
+
+
+def _locked_assignment(assignment_id: int) -> Assignment:
+    return Assignment.objects.select_for_update().select_related("pair").get(pk=assignment_id)
+
+
+def _prefill_links(assignment: Assignment) -> LinkMap:
+    prefill = (
+        AutoAlignment.objects.filter(pair_id=assignment.pair_id)
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    if prefill is None:
+        return {}
+    return {(i, j): sure for i, j, sure in prefill.links.values_list("i", "j", "sure")}
+
+
+@transaction.atomic
+def annotation_open(
+    *, assignment: Assignment, actor: AbstractBaseUser, now: datetime | None = None
+) -> Annotation:
+    """The assignment's annotation, created from the newest prefill on first open."""
+    now = now or timezone.now()
+    locked = _locked_assignment(assignment.pk)
+    annotation = Annotation.objects.filter(assignment=locked).first()
+    if annotation is None:
+        links = _prefill_links(locked)
+        annotation = Annotation.objects.create(assignment=locked, version=1)
+        AnnotationLink.objects.bulk_create(
+            AnnotationLink(annotation=annotation, i=i, j=j, sure=sure)
+            for (i, j), sure in sorted(links.items())
+        )
+        AnnotationEvent.objects.create(
+            annotation=annotation,
+            version=1,
+            kind=AnnotationEvent.Kind.CREATED,
+            actor=actor,
+            added=links_list(links),
+            payload={"from": "prefill" if links else "empty"},
+        )
+    activity_record(assignment=locked, now=now)
+    locked.save(update_fields=["last_activity_at", "active_seconds"])
+    return annotation
+
+
+@transaction.atomic
+def annotation_save(
+    *,
+    assignment: Assignment,
+    actor: AbstractBaseUser,
+    base_version: int,
+    links: LinkMap,
+    client: dict[str, Any] | None = None,
+    now: datetime | None = None,
+) -> SaveResult:
+    """Replace the annotation's links if ``base_version`` is current; else 409 with the state.
+
+    Saving the state already stored is a no-op (no new version), so a retried request that
+    already went through is harmless."""
+    now = now or timezone.now()
+    locked = _locked_assignment(assignment.pk)
+    if locked.status == Assignment.Status.SUBMITTED:
+        raise AlreadySubmitted("this pair was submitted; reopen it to change the alignment")
+    annotation = Annotation.objects.select_for_update().filter(assignment=locked).first()
+    if annotation is None:
+        raise Conflict("the annotation has not been opened yet")
+    current = annotation_links(annotation)
+    if base_version != annotation.version:
+        if current == links:  # the same change arrived twice (e.g. a retry after a lost reply)
+            return SaveResult(annotation, False)
+        raise StaleVersion(
+            f"the pair was changed elsewhere (server version {annotation.version}, "
+            f"yours was based on {base_version})",
+            server={"version": annotation.version, "links": links_list(current)},
+        )
+    _check_bounds(locked, links)
+    added, removed = _diff(current, links)
+    activity_record(assignment=locked, now=now)
+    fields = ["last_activity_at", "active_seconds"]
+    if locked.status == Assignment.Status.NEW:
+        locked.status = Assignment.Status.IN_PROGRESS
+        locked.started_at = now
+        fields += ["status", "started_at"]
+    locked.save(update_fields=fields)
+    if not added and not removed:
+        return SaveResult(annotation, False)
+    if removed:
+        for i, j in removed:
+            AnnotationLink.objects.filter(annotation=annotation, i=i, j=j).delete()
+    changed_flags = [key for key in added if key in current]
+    for i, j in changed_flags:
+        AnnotationLink.objects.filter(annotation=annotation, i=i, j=j).update(sure=added[(i, j)])
+    AnnotationLink.objects.bulk_create(
+        AnnotationLink(annotation=annotation, i=i, j=j, sure=sure)
+        for (i, j), sure in sorted(added.items())
+        if (i, j) not in current
+    )
+    annotation.version += 1
+    annotation.save(update_fields=["version", "updated_at"])
+    AnnotationEvent.objects.create(
+        annotation=annotation,
+        version=annotation.version,
+        kind=AnnotationEvent.Kind.EDITED,
+        actor=actor,
+        added=links_list(added),
+        removed=[[i, j] for i, j in removed],
+        payload=client or {},
+    )
+    return SaveResult(annotation, True)
+
+
+def _check_bounds(assignment: Assignment, links: LinkMap) -> None:
+    n, m = assignment.pair.n_source, assignment.pair.n_target
+    for i, j in links:
+        if not (0 <= i < n and 0 <= j < m):
+            raise InvalidLinks(f"link {i}-{j} is outside the {n}×{m} pair")
+
+
+@transaction.atomic
+def annotation_submit(
+    *,
+    assignment: Assignment,
+    actor: AbstractBaseUser,
+    base_version: int,
+    flags: Sequence[str] = (),
+    comment: str = "",
+    rating: float | None = None,
+    now: datetime | None = None,
+) -> Annotation:
+    """Mark the assignment submitted with optional flags, comment and 0–5 rating."""
+    now = now or timezone.now()
+    unknown = sorted(set(flags) - set(FLAGS))
+    if unknown:
+        raise DomainError(f"unknown flag(s) {', '.join(unknown)}; known: {', '.join(FLAGS)}")
+    if rating is not None and not (0.0 <= rating <= 5.0):
+        raise DomainError(f"the rating must be between 0 and 5, got {rating}")
+    if len(comment) > MAX_COMMENT:
+        raise DomainError(f"the comment is longer than {MAX_COMMENT} characters")
+    locked = _locked_assignment(assignment.pk)
+    if locked.status == Assignment.Status.SUBMITTED:
+        raise AlreadySubmitted("this pair was already submitted")
+    annotation = Annotation.objects.select_for_update().filter(assignment=locked).first()
+    if annotation is None:
+        raise Conflict("the annotation has not been opened yet")
+    if base_version != annotation.version:
+        raise StaleVersion(
+            f"the pair was changed elsewhere (server version {annotation.version}, "
+            f"yours was based on {base_version}); review it before submitting",
+            server={
+                "version": annotation.version,
+                "links": links_list(annotation_links(annotation)),
+            },
+        )
+    annotation.flags = sorted(set(flags))
+    annotation.comment = comment
+    annotation.rating = rating
+    annotation.version += 1
+    annotation.save(update_fields=["flags", "comment", "rating", "version", "updated_at"])
+    AnnotationEvent.objects.create(
+        annotation=annotation,
+        version=annotation.version,
+        kind=AnnotationEvent.Kind.SUBMITTED,
+        actor=actor,
+        payload={"flags": annotation.flags, "comment": comment, "rating": rating},
+    )
+    activity_record(assignment=locked, now=now)
+    locked.status = Assignment.Status.SUBMITTED
+    locked.submitted_at = now
+    locked.started_at = locked.started_at or now
+    locked.save(
+        update_fields=["status", "submitted_at", "started_at", "last_activity_at", "active_seconds"]
+    )
+    return annotation
+
+
+@transaction.atomic
+def annotation_reopen(
+    *, assignment: Assignment, actor: AbstractBaseUser, now: datetime | None = None
+) -> Annotation:
+    """Move a submitted assignment back to in progress so it can be edited again."""
+    now = now or timezone.now()
+    locked = _locked_assignment(assignment.pk)
+    if locked.status != Assignment.Status.SUBMITTED:
+        raise Conflict("only a submitted pair can be reopened")
+    annotation = Annotation.objects.select_for_update().get(assignment=locked)
+    annotation.version += 1
+    annotation.save(update_fields=["version", "updated_at"])
+    AnnotationEvent.objects.create(
+        annotation=annotation,
+        version=annotation.version,
+        kind=AnnotationEvent.Kind.REOPENED,
+        actor=actor,
+    )
+    locked.status = Assignment.Status.IN_PROGRESS
+    locked.submitted_at = None
+    activity_record(assignment=locked, now=now)
+    locked.save(update_fields=["status", "submitted_at", "last_activity_at", "active_seconds"])
+    return annotation
+
+
+@transaction.atomic
+def activity_heartbeat(*, assignment: Assignment, now: datetime | None = None) -> Assignment:
+    """A sign of activity without an edit (the page sends one while the user works)."""
+    locked = _locked_assignment(assignment.pk)
+    activity_record(assignment=locked, now=now)
+    locked.save(update_fields=["last_activity_at", "active_seconds"])
+    return locked

@@ -1,0 +1,193 @@
+"""Who annotates which pair (issue 4): K per pair, a doubly annotated fraction, balanced loads,
+reassignment, and abandoned pairs returned to the pool.
+
+An assignment always belongs to an annotator (the schema has no unassigned state), so "returned
+to the pool" means handed to the least-loaded other annotator; the partial annotation travels
+with it and the hand-over is written to the event log, so no work is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from annotate import roles
+from annotate.exceptions import Conflict, DomainError
+from annotate.models import Annotation, AnnotationEvent, Assignment, Corpus, SentencePair
+
+
+@dataclass
+class PlanReport:
+    created: int = 0
+    seed: int = 0
+    doubled_pairs: int = 0
+    load: dict[str, int] = field(default_factory=dict)
+
+
+def _open_load(annotator_ids: Sequence[int]) -> dict[int, int]:
+    """Not-yet-submitted assignments per annotator (the work still in front of them)."""
+    rows = (
+        Assignment.objects.filter(annotator_id__in=annotator_ids)
+        .exclude(status=Assignment.Status.SUBMITTED)
+        .values("annotator_id")
+        .annotate(n=Count("id"))
+    )
+    load = {pk: 0 for pk in annotator_ids}
+    load.update({row["annotator_id"]: row["n"] for row in rows})
+    return load
+
+
+@transaction.atomic
+def assignments_plan(
+    *,
+    corpus: Corpus,
+    annotators: Sequence[AbstractBaseUser],
+    per_pair: int = 1,
+    double_fraction: float = 0.0,
+    seed: int | None = None,
+) -> PlanReport:
+    """Give every pair of the corpus ``per_pair`` annotators, and a random ``double_fraction``
+    of pairs at least two, always choosing the least-loaded annotators (ties broken by a seeded
+    shuffle). Existing assignments count towards a pair's quota and towards loads."""
+    if not annotators:
+        raise DomainError("choose at least one annotator")
+    if per_pair < 1:
+        raise DomainError(f"annotators per pair must be at least 1, got {per_pair}")
+    if not 0.0 <= double_fraction <= 1.0:
+        raise DomainError(f"the doubly annotated fraction must be in [0, 1], got {double_fraction}")
+    want_max = max(per_pair, 2 if double_fraction > 0 else 1)
+    if want_max > len(annotators):
+        raise DomainError(
+            f"{want_max} annotators per pair were asked for but only {len(annotators)} chosen"
+        )
+    for user in annotators:
+        if not roles.has_role(user, roles.ANNOTATOR):
+            raise DomainError(f"{user.get_username()} does not have the annotator role")
+    seed = int(np.random.SeedSequence().entropy % 2**32) if seed is None else seed
+    rng = np.random.default_rng(seed)
+    pairs = list(SentencePair.objects.filter(corpus=corpus).order_by("position"))
+    doubled = set()
+    if double_fraction > 0 and pairs:
+        count = round(double_fraction * len(pairs))
+        doubled = {int(k) for k in rng.choice(len(pairs), size=count, replace=False)}
+    ids = [user.pk for user in annotators]
+    load = _open_load(ids)
+    existing: dict[int, set[int]] = {}
+    for pair_id, annotator_id in Assignment.objects.filter(pair__corpus=corpus).values_list(
+        "pair_id", "annotator_id"
+    ):
+        existing.setdefault(pair_id, set()).add(annotator_id)
+    new_rows = []
+    for index, pair in enumerate(pairs):
+        quota = max(per_pair, 2) if index in doubled else per_pair
+        have = existing.get(pair.pk, set())
+        order = [ids[k] for k in rng.permutation(len(ids))]
+        candidates = sorted((pk for pk in order if pk not in have), key=lambda pk: load[pk])
+        for annotator_id in candidates[: max(0, quota - len(have))]:
+            new_rows.append(Assignment(pair=pair, annotator_id=annotator_id))
+            load[annotator_id] += 1
+    Assignment.objects.bulk_create(new_rows)
+    names = dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
+    return PlanReport(
+        created=len(new_rows),
+        seed=seed,
+        doubled_pairs=len(doubled),
+        load={names[pk]: n for pk, n in sorted(load.items())},
+    )
+
+
+def _hand_over(
+    assignment: Assignment, to: AbstractBaseUser, actor: AbstractBaseUser | None, reason: str
+) -> Assignment:
+    previous = assignment.annotator
+    assignment.annotator = to  # type: ignore[assignment]
+    if assignment.status == Assignment.Status.IN_PROGRESS:
+        assignment.last_activity_at = None
+    assignment.save(update_fields=["annotator", "last_activity_at"])
+    annotation = Annotation.objects.select_for_update().filter(assignment=assignment).first()
+    if annotation is not None:
+        annotation.version += 1
+        annotation.save(update_fields=["version", "updated_at"])
+        AnnotationEvent.objects.create(
+            annotation=annotation,
+            version=annotation.version,
+            kind=AnnotationEvent.Kind.REOPENED,
+            actor=actor,
+            payload={
+                "reassigned_from": previous.get_username(),
+                "reassigned_to": to.get_username(),
+                "reason": reason,
+            },
+        )
+    return assignment
+
+
+@transaction.atomic
+def assignment_reassign(
+    *, assignment: Assignment, to: AbstractBaseUser, actor: AbstractBaseUser | None
+) -> Assignment:
+    """Give an unsubmitted assignment (with any partial work) to another annotator."""
+    locked = (
+        Assignment.objects.select_for_update().select_related("annotator").get(pk=assignment.pk)
+    )
+    if locked.status == Assignment.Status.SUBMITTED:
+        raise Conflict("a submitted assignment cannot be reassigned")
+    if not roles.has_role(to, roles.ANNOTATOR):
+        raise DomainError(f"{to.get_username()} does not have the annotator role")
+    if locked.annotator_id == to.pk:
+        return locked
+    if Assignment.objects.filter(pair_id=locked.pair_id, annotator_id=to.pk).exists():
+        raise Conflict(f"{to.get_username()} already has this pair")
+    return _hand_over(locked, to, actor, "reassigned")
+
+
+@transaction.atomic
+def assignments_release_abandoned(
+    *,
+    idle: timedelta,
+    actor: AbstractBaseUser | None = None,
+    now: datetime | None = None,
+) -> dict[str, int]:
+    """Hand every in-progress assignment untouched for ``idle`` to the least-loaded annotator
+    who does not already have the pair. Returns counts of released and stuck assignments."""
+    now = now or timezone.now()
+    limit = now - idle
+    stale = list(
+        Assignment.objects.select_for_update()
+        .select_related("annotator")
+        .filter(status=Assignment.Status.IN_PROGRESS)
+        .filter(
+            Q(last_activity_at__lt=limit) | Q(last_activity_at__isnull=True, started_at__lt=limit)
+        )
+        .order_by("pk")
+    )
+    group = roles.role_group(roles.ANNOTATOR)
+    pool = list(get_user_model().objects.filter(groups=group, is_active=True).order_by("pk"))
+    load = _open_load([user.pk for user in pool])
+    released = stuck = 0
+    for assignment in stale:
+        taken = set(
+            Assignment.objects.filter(pair_id=assignment.pair_id).values_list(
+                "annotator_id", flat=True
+            )
+        )
+        candidates = sorted((u for u in pool if u.pk not in taken), key=lambda u: load[u.pk])
+        if not candidates:
+            stuck += 1
+            continue
+        target = candidates[0]
+        previous_id = assignment.annotator_id
+        _hand_over(assignment, target, actor, f"abandoned for more than {idle}")
+        load[target.pk] += 1
+        if previous_id in load:
+            load[previous_id] -= 1
+        released += 1
+    return {"released": released, "stuck": stuck}

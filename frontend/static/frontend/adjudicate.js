@@ -1,0 +1,148 @@
+// Adjudication: the gold alignment is edited in a GridModel; the annotators' alignments and the
+// prefill are an overlay (agreement count per cell). Accept a cell/block or a whole annotator.
+import { api, el } from "./api.js";
+import { GridView, renderSentences } from "./grid.js";
+import { bindKeys, bindToolbar, openDialog } from "./keys.js";
+import { EMPTY, GridModel, POSSIBLE, SURE } from "./state.js";
+
+const root = document.getElementById("adjudication");
+const pairId = Number(root.dataset.pair);
+const $ = (id) => document.getElementById(id);
+const CODE = { S: SURE, P: POSSIBLE };
+
+async function main() {
+  const data = await api("GET", `/api/pairs/${pairId}/adjudication/`);
+  const { pair, annotations } = data;
+  const n = pair.source_tokens.length;
+  const m = pair.target_tokens.length;
+  const votes = new Map(); // index -> [{who, kind}]
+  for (const a of annotations) {
+    for (const [i, j, kind] of a.links) {
+      const k = i * m + j;
+      if (!votes.has(k)) votes.set(k, []);
+      votes.get(k).push({ who: a.annotator, kind });
+    }
+  }
+  const prefill = new Map(((data.prefill && data.prefill.links) || []).map(([i, j, kind]) => [i * m + j, kind]));
+  const total = annotations.length;
+  const majority = (k) => {
+    const list = votes.get(k) || [];
+    if (list.length * 2 <= total) return EMPTY;
+    const sure = list.filter((v) => v.kind === "S").length;
+    return sure * 2 >= list.length ? SURE : POSSIBLE;
+  };
+  const unanimous = (k) => {
+    const list = votes.get(k) || [];
+    if (!total || list.length !== total) return null;
+    return list.every((v) => v.kind === list[0].kind) ? CODE[list[0].kind] : null;
+  };
+  let initial = data.gold;
+  if (!initial) {
+    initial = [];
+    for (const k of votes.keys()) {
+      const code = unanimous(k);
+      if (code) initial.push([Math.floor(k / m), k % m, code === SURE ? "S" : "P"]);
+    }
+  }
+  const model = new GridModel(n, m, initial);
+  const view = new GridView({
+    model,
+    table: $("grid"),
+    wrap: $("grid-wrap"),
+    source: pair.source_tokens,
+    target: pair.target_tokens,
+    info: $("cursor-info"),
+    decorate: (k) => {
+      const list = votes.get(k) || [];
+      const parts = list.map((v) => `${v.who} ${v.kind}`);
+      if (prefill.has(k)) parts.push(`prefill ${prefill.get(k)}`);
+      if (!list.length) return parts.length ? { title: parts.join(", "), agree: "" } : null;
+      const all = list.length === total;
+      return { class: all ? "agree-all" : "agree-some", agree: `${list.length}`, title: parts.join(", ") };
+    },
+  });
+  renderSentences(view, $("src-sentence"), $("tgt-sentence"));
+  window.__adjudication = { model, view };
+  view.render();
+  view.updateInfo();
+
+  const status = $("save-status");
+  const setStatus = (state, text) => {
+    status.dataset.state = state;
+    status.textContent = text;
+  };
+  setStatus("saved", data.gold ? "Gold saved earlier" : "No gold yet");
+  model.on("cells", () => setStatus("unsaved", "Gold changed · not saved"));
+
+  const acceptBlock = () => {
+    const s = model.selection();
+    const targets = [];
+    for (let i = s.i0; i <= s.i1; i++) for (let j = s.j0; j <= s.j1; j++) targets.push([i * m + j, majority(i * m + j)]);
+    model.commit(targets, "accept majority");
+  };
+  const acceptAgreed = () => {
+    const targets = [];
+    for (const k of votes.keys()) {
+      const code = unanimous(k);
+      if (code) targets.push([k, code]);
+    }
+    model.commit(targets, "accept agreed");
+  };
+  const save = async () => {
+    setStatus("saving", "Saving gold…");
+    try {
+      await api("PUT", `/api/pairs/${pairId}/gold/`, { links: model.links() });
+      setStatus("saved", "Gold saved");
+    } catch (error) {
+      setStatus("error", `Gold not saved: ${error.message}`);
+    }
+  };
+  $("take-buttons").replaceChildren(
+    ...annotations.map((a) =>
+      el("button", {
+        class: "btn",
+        type: "button",
+        "data-annotator": a.annotator,
+        text: `Use ${a.annotator}'s`,
+        onclick: () => model.replaceAll(a.links, `use ${a.annotator}`),
+      }),
+    ),
+  );
+  $("annotators-table").tBodies[0].replaceChildren(
+    ...annotations.map((a) =>
+      el(
+        "tr",
+        {},
+        el("td", { text: a.annotator }),
+        el("td", { text: a.status.replace("_", " ") }),
+        el("td", { text: `${a.links.filter((l) => l[2] === "S").length} / ${a.links.filter((l) => l[2] === "P").length}` }),
+        el("td", { text: a.flags.join(", ") || "—" }),
+        el("td", { text: a.rating ?? "—" }),
+        el("td", { text: a.comment || "—" }),
+      ),
+    ),
+  );
+  const showKeys = () => openDialog($("keymap-dialog"));
+  bindKeys({ model, view, actions: { a: acceptBlock, save, "?": showKeys } });
+  bindToolbar(root, {
+    accept: acceptBlock,
+    "accept-agreed": acceptAgreed,
+    sure: () => model.setBlock(SURE),
+    possible: () => model.setBlock(POSSIBLE),
+    clear: () => model.setBlock(EMPTY),
+    undo: () => model.undo(),
+    redo: () => model.redo(),
+    "zoom-in": () => view.zoomBy(1),
+    "zoom-out": () => view.zoomBy(-1),
+    transpose: () => view.transpose(),
+    keys: showKeys,
+    "save-gold": save,
+  });
+  $("grid-wrap").focus();
+  root.dataset.ready = "true";
+}
+
+main().catch((error) => {
+  const note = el("p", { class: "notice error", role: "alert", text: `The pair could not be loaded: ${error.message}` });
+  root.prepend(note);
+});

@@ -1,0 +1,286 @@
+// DOM rendering of a GridModel: built once, then repainted cell by cell (design.md §13).
+//
+// The model is always source × target; `transposed` only swaps how it is laid out.
+// `decorate(index)` lets a page add overlay classes/attributes (trial diff, agreement).
+
+import { EMPTY, SURE } from "./state.js";
+
+const ZOOM = [14, 18, 22, 26, 32, 40];
+const escapeHtml = (s) =>
+  String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+
+export class GridView {
+  constructor({ model, table, wrap, source, target, prefill = null, decorate = null, info = null, sentences = null }) {
+    this.model = model;
+    this.table = table;
+    this.wrap = wrap;
+    this.source = source;
+    this.target = target;
+    this.prefill = prefill; // Map index -> {code, confidence}
+    this.decorate = decorate;
+    this.info = info;
+    this.sentences = sentences; // {src: [span...], tgt: [span...]}
+    this.transposed = false;
+    this.zoom = 3;
+    this.cellEls = [];
+    this.pinned = null;
+    this.hover = null;
+    model.on("cells", (indices) => this.paintMany(indices));
+    model.on("cursor", (previous) => this.cursorMoved(previous));
+    this.bindMouse();
+  }
+
+  // model (i, j) <-> display (row, col)
+  toDisplay(i, j) {
+    return this.transposed ? [j, i] : [i, j];
+  }
+  toModel(row, col) {
+    return this.transposed ? [col, row] : [row, col];
+  }
+
+  render() {
+    const t0 = performance.now();
+    const { n, m } = this.model;
+    const rows = this.transposed ? this.target : this.source;
+    const cols = this.transposed ? this.source : this.target;
+    const rowName = this.transposed ? "target" : "source";
+    const colName = this.transposed ? "source" : "target";
+    const parts = ['<thead><tr><th class="corner" scope="col"><span class="visually-hidden">',
+      `${rowName} \\ ${colName}</span></th>`];
+    cols.forEach((word, c) => {
+      parts.push(`<th scope="col" data-col="${c}" title="${colName} ${c}: ${escapeHtml(word)}"><span>${escapeHtml(word)}</span></th>`);
+    });
+    parts.push("</tr></thead><tbody>");
+    const cell = "<td></td>".repeat(cols.length);
+    rows.forEach((word, r) => {
+      parts.push(`<tr><th scope="row" data-row="${r}" title="${rowName} ${r}: ${escapeHtml(word)}">${escapeHtml(word)}</th>${cell}</tr>`);
+    });
+    parts.push("</tbody>");
+    this.table.innerHTML = parts.join("");
+    this.cellEls = new Array(n * m);
+    const trs = this.table.tBodies[0].rows;
+    for (let r = 0; r < trs.length; r++) {
+      const tds = trs[r].cells;
+      for (let c = 1; c < tds.length; c++) {
+        const [i, j] = this.toModel(r, c - 1);
+        this.cellEls[i * m + j] = tds[c];
+      }
+    }
+    this.colHeads = Array.from(this.table.tHead.rows[0].cells).slice(1);
+    this.rowHeads = Array.from(trs, (tr) => tr.cells[0]);
+    this.applyZoom();
+    for (let k = 0; k < n * m; k++) this.paint(k);
+    this.pinned = null;
+    this.lastRender = performance.now() - t0;
+    return this.lastRender;
+  }
+
+  paint(k) {
+    const td = this.cellEls[k];
+    if (!td) return;
+    const { model } = this;
+    const i = Math.floor(k / model.m);
+    const j = k % model.m;
+    const code = model.cells[k];
+    let cls = code === EMPTY ? "" : code === SURE ? "s" : "p";
+    const pf = this.prefill && this.prefill.get(k);
+    if (pf && code !== EMPTY && !model.touched.has(k) && pf.code === code) {
+      cls += " pf";
+      td.style.setProperty("--conf", pf.confidence == null ? 1 : pf.confidence);
+    }
+    if (model.cursor.i === i && model.cursor.j === j) cls += " cur";
+    if (model.inSelection(i, j)) cls += " sel";
+    if (this.pinned) {
+      const [row, col] = this.toDisplay(i, j);
+      if (this.pinned.kind === "row" && this.pinned.at === row) cls += " rowhl";
+      if (this.pinned.kind === "col" && this.pinned.at === col) cls += " colhl";
+    }
+    if (this.decorate) {
+      const extra = this.decorate(k, i, j);
+      if (extra) {
+        if (extra.class) cls += ` ${extra.class}`;
+        if (extra.agree !== undefined) td.dataset.agree = extra.agree;
+        if (extra.title) td.title = extra.title;
+      }
+    }
+    td.className = cls;
+  }
+
+  paintMany(indices) {
+    for (const k of indices) this.paint(k);
+    this.updateInfo();
+  }
+
+  repaintAll() {
+    for (let k = 0; k < this.cellEls.length; k++) this.paint(k);
+  }
+
+  rectIndices(cursor, anchor) {
+    if (!anchor) return [cursor.i * this.model.m + cursor.j];
+    const out = [];
+    const i0 = Math.min(cursor.i, anchor.i);
+    const i1 = Math.max(cursor.i, anchor.i);
+    const j0 = Math.min(cursor.j, anchor.j);
+    const j1 = Math.max(cursor.j, anchor.j);
+    for (let i = i0; i <= i1; i++) for (let j = j0; j <= j1; j++) out.push(i * this.model.m + j);
+    return out;
+  }
+
+  cursorMoved(previous) {
+    const before = this.rectIndices(previous.cursor, previous.anchor);
+    const after = this.rectIndices(this.model.cursor, this.model.anchor);
+    for (const k of new Set([...before, ...after])) this.paint(k);
+    const td = this.cellEls[this.model.cursor.i * this.model.m + this.model.cursor.j];
+    if (td && td.scrollIntoView) td.scrollIntoView({ block: "nearest", inline: "nearest" });
+    this.highlightWords(this.model.cursor.i, this.model.cursor.j);
+    this.updateInfo();
+  }
+
+  updateInfo() {
+    if (!this.info) return;
+    const { i, j } = this.model.cursor;
+    const code = this.model.get(i, j);
+    const state = code === EMPTY ? "empty" : code === SURE ? "sure" : "possible";
+    const s = this.model.selection();
+    const block = this.model.anchor ? ` · block ${s.i1 - s.i0 + 1}×${s.j1 - s.j0 + 1} selected` : "";
+    this.info.textContent = `Source ${i} “${this.source[i]}” × target ${j} “${this.target[j]}”: ${state}${block}`;
+  }
+
+  // Hovering (or the cursor on) a cell highlights its words, their links and its headers.
+  highlightWords(i, j) {
+    if (this.hover) {
+      for (const node of this.hover) node.classList.remove("hl");
+    }
+    const nodes = [];
+    const [row, col] = this.toDisplay(i, j);
+    if (this.rowHeads[row]) nodes.push(this.rowHeads[row]);
+    if (this.colHeads[col]) nodes.push(this.colHeads[col]);
+    if (this.sentences) {
+      if (this.sentences.src[i]) nodes.push(this.sentences.src[i]);
+      if (this.sentences.tgt[j]) nodes.push(this.sentences.tgt[j]);
+    }
+    for (const node of nodes) node.classList.add("hl");
+    this.hover = nodes;
+  }
+
+  // A word in a sentence: highlight the words it is linked to.
+  linkedWords(side, index) {
+    const out = [];
+    const { n, m } = this.model;
+    if (side === "src") {
+      for (let j = 0; j < m; j++) if (this.model.cells[index * m + j] !== EMPTY) out.push(j);
+    } else {
+      for (let i = 0; i < n; i++) if (this.model.cells[i * m + index] !== EMPTY) out.push(i);
+    }
+    return out;
+  }
+
+  pin(kind, at) {
+    const same = this.pinned && this.pinned.kind === kind && this.pinned.at === at;
+    const old = this.pinned;
+    this.pinned = same ? null : { kind, at };
+    for (const th of [...this.rowHeads, ...this.colHeads]) th.classList.remove("pinned");
+    if (this.pinned) (kind === "row" ? this.rowHeads : this.colHeads)[at].classList.add("pinned");
+    const touched = new Set();
+    for (const p of [old, this.pinned]) {
+      if (!p) continue;
+      const count = p.kind === "row" ? this.colHeads.length : this.rowHeads.length;
+      for (let x = 0; x < count; x++) {
+        const [i, j] = p.kind === "row" ? this.toModel(p.at, x) : this.toModel(x, p.at);
+        touched.add(i * this.model.m + j);
+      }
+    }
+    for (const k of touched) this.paint(k);
+  }
+
+  cellAt(target) {
+    const td = target.closest && target.closest("td");
+    if (!td || !this.table.contains(td)) return null;
+    const row = td.parentElement.sectionRowIndex;
+    const col = td.cellIndex - 1;
+    return this.toModel(row, col);
+  }
+
+  bindMouse() {
+    let start = null;
+    let dragged = false;
+    this.table.addEventListener("mousedown", (event) => {
+      if (event.button !== 0) return;
+      const th = event.target.closest("th");
+      if (th && th.dataset.row !== undefined) return this.pin("row", Number(th.dataset.row));
+      if (th && th.dataset.col !== undefined) return this.pin("col", Number(th.dataset.col));
+      const cell = this.cellAt(event.target);
+      if (!cell) return;
+      event.preventDefault();
+      this.wrap.focus({ preventScroll: true });
+      if (event.shiftKey) {
+        this.model.moveTo(cell[0], cell[1], true);
+        start = null;
+        return;
+      }
+      start = cell;
+      dragged = false;
+      this.model.moveTo(cell[0], cell[1]);
+    });
+    this.table.addEventListener("mouseover", (event) => {
+      const cell = this.cellAt(event.target);
+      if (!cell) return;
+      this.highlightWords(cell[0], cell[1]);
+      if (start && event.buttons & 1 && (cell[0] !== start[0] || cell[1] !== start[1])) {
+        dragged = true;
+        this.model.selectRect(start[0], start[1], cell[0], cell[1]);
+      }
+    });
+    window.addEventListener("mouseup", (event) => {
+      if (!start) return;
+      const cell = this.cellAt(event.target);
+      if (!dragged && cell && cell[0] === start[0] && cell[1] === start[1]) {
+        this.model.cycle(cell[0], cell[1]);
+      }
+      start = null;
+    });
+  }
+
+  applyZoom() {
+    this.wrap.style.setProperty("--cell", `${ZOOM[this.zoom]}px`);
+    this.table.style.fontSize = `${Math.max(10, Math.min(14, ZOOM[this.zoom] * 0.5))}px`;
+  }
+  zoomBy(step) {
+    this.zoom = Math.max(0, Math.min(ZOOM.length - 1, this.zoom + step));
+    this.applyZoom();
+  }
+  transpose() {
+    this.transposed = !this.transposed;
+    this.render();
+  }
+
+  // Arrow keys move in display space; convert to a model step.
+  step(dRow, dCol) {
+    return this.transposed ? [dCol, dRow] : [dRow, dCol];
+  }
+}
+
+// Sentence lines above the grid; hovering a word highlights its linked words.
+export function renderSentences(view, srcLine, tgtLine) {
+  const spans = { src: [], tgt: [] };
+  for (const [side, line, words] of [["src", srcLine, view.source], ["tgt", tgtLine, view.target]]) {
+    words.forEach((word, index) => {
+      const span = document.createElement("span");
+      span.className = "tok";
+      span.textContent = word;
+      span.dataset.index = index;
+      span.addEventListener("mouseenter", () => {
+        const other = side === "src" ? spans.tgt : spans.src;
+        span.classList.add("hl");
+        for (const k of view.linkedWords(side, index)) other[k].classList.add("hl");
+      });
+      span.addEventListener("mouseleave", () => {
+        for (const s of [...spans.src, ...spans.tgt]) s.classList.remove("hl");
+      });
+      line.append(span);
+      spans[side].push(span);
+    });
+  }
+  view.sentences = spans;
+  return spans;
+}

@@ -1,0 +1,135 @@
+// Home page: My queue for annotators, corpora and jobs for admins, pairs to adjudicate.
+import { api, el } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+const roles = ($("queue").dataset.roles || "").split(",");
+const workUrl = (id) => `/work/${id}/`;
+const minutes = (seconds) => `${Math.round(seconds / 60)} min`;
+
+async function loadQueue() {
+  const queue = await api("GET", "/api/queue/");
+  const labels = { new: "New", in_progress: "In progress", submitted: "Submitted" };
+  $("queue-counts").replaceChildren(
+    ...Object.entries(labels).map(([key, label]) =>
+      el("div", { class: "count", "data-status": key }, el("b", { text: queue.counts[key] ?? 0 }), label),
+    ),
+  );
+  const tbody = $("queue-table").tBodies[0];
+  tbody.replaceChildren(
+    ...queue.assignments.map((a) =>
+      el(
+        "tr",
+        {},
+        el("td", {}, el("a", { href: workUrl(a.id) }, a.external_id)),
+        el("td", { text: a.corpus }),
+        el("td", { text: a.split || "—" }),
+        el("td", { text: `${a.n_source}×${a.n_target}` }),
+        el("td", {}, el("span", { class: `badge ${a.status}`, text: labels[a.status] })),
+        el("td", { text: minutes(a.active_seconds) }),
+      ),
+    ),
+  );
+  $("queue-empty").hidden = queue.assignments.length > 0;
+  $("queue-table").hidden = queue.assignments.length === 0;
+  if (queue.next_id) {
+    $("open-next").href = workUrl(queue.next_id);
+    $("open-next").hidden = false;
+  }
+  if (queue.continue_id) {
+    $("continue").href = workUrl(queue.continue_id);
+    $("continue").hidden = false;
+  }
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || /^(INPUT|TEXTAREA|SELECT)$/.test(event.target.tagName)) return;
+    if (event.key === "n" && queue.next_id) window.location.href = workUrl(queue.next_id);
+  });
+}
+
+async function loadAdjudication() {
+  const table = $("adjudication-table");
+  if (!table) return;
+  const pairs = await api("GET", "/api/adjudication/");
+  table.tBodies[0].replaceChildren(
+    ...pairs.map((p) =>
+      el(
+        "tr",
+        {},
+        el("td", {}, el("a", { href: `/adjudicate/${p.id}/` }, p.external_id)),
+        el("td", { text: p.corpus }),
+        el("td", { text: p.n_submitted }),
+        el("td", { text: p.has_gold ? "saved" : "—" }),
+      ),
+    ),
+  );
+  if (!pairs.length) table.tBodies[0].append(el("tr", {}, el("td", { colspan: 4, class: "muted", text: "No pair has two submitted annotations yet." })));
+}
+
+async function loadCorpora() {
+  const table = $("corpora-table");
+  if (!table) return;
+  const corpora = await api("GET", "/api/corpora/");
+  table.tBodies[0].replaceChildren(
+    ...corpora.map((c) => {
+      const s = c.stats || {};
+      const a = s.assignments || {};
+      const computed = s.corpus ? "computed" : "not computed yet";
+      return el(
+        "tr",
+        { "data-corpus": c.name },
+        el("td", { text: c.name }),
+        el("td", { text: c.n_pairs }),
+        el("td", { text: s.assignments ? `${a.new} / ${a.in_progress} / ${a.submitted}` : "—" }),
+        el("td", { text: s.multiply_annotated_pairs ?? "—" }),
+        el("td", { text: s.gold_alignments ?? "—" }),
+        el("td", { class: "muted", text: computed }),
+        el(
+          "td",
+          {},
+          el("button", {
+            class: "btn",
+            type: "button",
+            text: "Recompute statistics",
+            onclick: async (event) => {
+              event.target.disabled = true;
+              await api("POST", `/api/corpora/${c.id}/stats/`);
+              event.target.disabled = false;
+              loadJobs();
+            },
+          }),
+        ),
+      );
+    }),
+  );
+}
+
+let polling = null;
+async function loadJobs() {
+  const table = $("jobs-table");
+  if (!table) return;
+  const jobs = await api("GET", "/api/jobs/");
+  table.tBodies[0].replaceChildren(
+    ...jobs.slice(0, 15).map((j) =>
+      el(
+        "tr",
+        { "data-job": j.id },
+        el("td", { text: j.id }),
+        el("td", { text: j.kind }),
+        el("td", { text: j.corpus || "—" }),
+        el("td", {}, el("span", { class: `badge ${j.status}`, text: j.status })),
+        el("td", {}, el("div", { class: "progress", role: "progressbar", "aria-valuenow": j.progress, "aria-valuemin": 0, "aria-valuemax": 100 }, el("span", { style: `width:${j.progress}%` }))),
+        el("td", { text: j.error || j.message }),
+        el("td", { text: new Date(j.created_at).toLocaleString() }),
+      ),
+    ),
+  );
+  const active = jobs.some((j) => j.status === "pending" || j.status === "running");
+  clearTimeout(polling);
+  if (active) polling = setTimeout(() => Promise.all([loadJobs(), loadCorpora()]), 2000);
+}
+
+loadQueue();
+if (roles.includes("adjudicator") || roles.includes("admin")) loadAdjudication();
+if (roles.includes("admin")) {
+  loadCorpora();
+  loadJobs();
+}

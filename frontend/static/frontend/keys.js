@@ -1,0 +1,67 @@
+// The keyboard map shared by the workspace and the adjudication page (issue 4).
+import { EMPTY, POSSIBLE, SURE } from "./state.js";
+
+const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+
+function typingInto(target) {
+  return target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+}
+
+export function openDialog(dialog) {
+  if (!dialog.open) dialog.showModal();
+}
+
+export function bindKeys({ model, view, actions = {} }) {
+  document.addEventListener("keydown", (event) => {
+    if (typingInto(event.target) || document.querySelector("dialog[open]")) return;
+    const onControl = event.target && /^(BUTTON|A)$/.test(event.target.tagName);
+    const key = event.key;
+    const ctrl = event.ctrlKey || event.metaKey;
+    let handled = true;
+    if (ARROWS[key] && !ctrl) {
+      const [dRow, dCol] = ARROWS[key];
+      const [di, dj] = view.step(dRow, dCol);
+      model.move(di, dj, event.shiftKey);
+    } else if (ctrl && key.toLowerCase() === "z") {
+      if (event.shiftKey) model.redo();
+      else model.undo();
+    } else if (ctrl && key.toLowerCase() === "y") {
+      model.redo();
+    } else if (ctrl && key.toLowerCase() === "s" && actions.save) {
+      actions.save();
+    } else if (ctrl || event.altKey) {
+      handled = false;
+    } else if (key === "s") {
+      model.setBlock(SURE);
+    } else if (key === "p") {
+      model.setBlock(POSSIBLE);
+    } else if (key === "x" || key === "Delete" || key === "Backspace") {
+      model.setBlock(EMPTY);
+    } else if (key === " " && !onControl) {
+      model.cycle(model.cursor.i, model.cursor.j);
+    } else if (key === "Escape") {
+      model.clearSelection();
+    } else if (key === "+" || key === "=") {
+      view.zoomBy(1);
+    } else if (key === "-" || key === "_") {
+      view.zoomBy(-1);
+    } else if (key === "t") {
+      view.transpose();
+    } else if (key === "Enter" && onControl) {
+      handled = false;
+    } else if (actions[key]) {
+      actions[key]();
+    } else {
+      handled = false;
+    }
+    if (handled) event.preventDefault();
+  });
+}
+
+export function bindToolbar(root, handlers) {
+  root.addEventListener("click", (event) => {
+    const button = event.target.closest("[data-action]");
+    if (!button || !handlers[button.dataset.action]) return;
+    handlers[button.dataset.action]();
+  });
+}

@@ -1,0 +1,170 @@
+// Autosave with versions and an offline queue (issue 4: "nothing is ever lost").
+//
+// The latest unsent state of the grid is written to storage (localStorage) *before* any
+// request, keyed by assignment, together with the server version it was based on. A debounced
+// flush sends it; success clears storage, a network failure or 5xx keeps it and retries with
+// back-off (and at once when the browser says it is online again), a 409 stops and reports the
+// conflict with the server's state while the local copy stays in storage until the user
+// decides. No DOM here: `send` and `storage` are injected so node can test it.
+
+const RETRY_MIN_MS = 1000;
+const RETRY_MAX_MS = 15000;
+
+export class SaveQueue {
+  constructor({
+    key,
+    version,
+    send,
+    storage,
+    debounceMs = 700,
+    onStatus = () => {},
+    onConflict = () => {},
+    onSaved = () => {},
+    timers = { set: setTimeout, clear: clearTimeout },
+  }) {
+    this.key = key;
+    this.version = version;
+    this.send = send;
+    this.storage = storage;
+    this.debounceMs = debounceMs;
+    this.onStatus = onStatus;
+    this.onConflict = onConflict;
+    this.onSaved = onSaved;
+    this.timers = timers;
+    this.pending = null; // links not yet acknowledged by the server
+    this.changes = 0;
+    this.inFlight = null;
+    this.timer = null;
+    this.retryMs = RETRY_MIN_MS;
+    this.status = "saved";
+    this.conflict = null;
+    this.lastError = "";
+  }
+
+  static stored(storage, key) {
+    try {
+      const raw = storage.getItem(key);
+      return raw ? JSON.parse(raw) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  setStatus(status, detail = "") {
+    this.status = status;
+    this.onStatus(status, detail);
+  }
+
+  persist() {
+    const record = { base: this.version, links: this.pending, changes: this.changes, at: Date.now() };
+    try {
+      this.storage.setItem(this.key, JSON.stringify(record));
+    } catch (error) {
+      // Storage full or disabled: the in-memory queue still retries; say so.
+      this.lastError = `browser storage unavailable: ${error}`;
+    }
+  }
+
+  update(links, changes = 1) {
+    this.pending = links;
+    this.changes += changes;
+    this.persist();
+    if (this.status === "conflict") return; // wait for the user's decision
+    if (this.status !== "offline") this.setStatus("unsaved");
+    this.schedule(this.status === "offline" ? this.retryMs : this.debounceMs);
+  }
+
+  schedule(delay) {
+    if (this.timer !== null) this.timers.clear(this.timer);
+    this.timer = this.timers.set(() => {
+      this.timer = null;
+      this.flush();
+    }, delay);
+  }
+
+  async flush() {
+    if (this.inFlight) return this.inFlight;
+    if (this.pending === null || this.status === "conflict") return;
+    this.inFlight = this._send().finally(() => {
+      this.inFlight = null;
+    });
+    return this.inFlight;
+  }
+
+  async _send() {
+    const links = this.pending;
+    const changes = this.changes;
+    this.setStatus("saving");
+    try {
+      const result = await this.send({ version: this.version, links, client: { changes } });
+      this.version = result.version;
+      this.retryMs = RETRY_MIN_MS;
+      this.changes -= changes;
+      if (this.pending === links) {
+        this.pending = null;
+        this.storage.removeItem(this.key);
+        this.setStatus("saved");
+      } else {
+        this.persist(); // newer edits arrived meanwhile: rebase them on the new version
+        this.setStatus("unsaved");
+        this.schedule(0);
+      }
+      this.onSaved(result);
+    } catch (error) {
+      if (error && error.status === 409 && error.body && error.body.error) {
+        this.conflict = error.body.error.server || null;
+        this.setStatus("conflict", error.message);
+        this.onConflict(this.conflict, links);
+      } else if (error && error.status && error.status < 500 && error.status !== 408) {
+        this.lastError = error.message;
+        this.setStatus("error", error.message); // a refused save: retrying cannot help
+      } else {
+        this.setStatus("offline", String((error && error.message) || error));
+        this.schedule(this.retryMs);
+        this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
+      }
+    }
+  }
+
+  // The browser is back online: try at once.
+  online() {
+    if (this.status === "offline" && this.pending !== null) {
+      this.retryMs = RETRY_MIN_MS;
+      this.schedule(0);
+    }
+  }
+
+  // Conflict resolution: put our state on top of the server's version.
+  keepMine(serverVersion) {
+    this.version = serverVersion;
+    this.conflict = null;
+    this.persist();
+    this.setStatus("unsaved");
+    this.schedule(0);
+  }
+
+  // Conflict resolution: adopt the server's state (the caller loads it into the model).
+  takeTheirs(server) {
+    this.version = server.version;
+    this.conflict = null;
+    this.pending = null;
+    this.changes = 0;
+    this.storage.removeItem(this.key);
+    this.setStatus("saved");
+  }
+
+  // Send everything now; resolves true when nothing is left unsaved.
+  async drain() {
+    if (this.timer !== null) {
+      this.timers.clear(this.timer);
+      this.timer = null;
+    }
+    for (let attempt = 0; attempt < 5 && this.pending !== null; attempt++) {
+      if (this.status === "conflict" || this.status === "error") return false;
+      if (this.status === "offline") this.status = "unsaved";
+      await this.flush();
+      if (this.status === "offline") return false;
+    }
+    return this.pending === null;
+  }
+}

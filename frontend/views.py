@@ -1,0 +1,59 @@
+"""Browser pages: templates only; their data comes from the API (design.md §13)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.csrf import ensure_csrf_cookie
+
+from annotate import roles
+from annotate import selectors_workspace as sel
+from annotate.exceptions import NotFound
+from annotate.services import guidelines
+
+
+def _roles(request: HttpRequest) -> dict[str, object]:
+    names = sel.role_names(request.user)
+    return {
+        "roles": names,
+        "is_admin": roles.ADMIN in names,
+        "is_adjudicator": roles.ADJUDICATOR in names or roles.ADMIN in names,
+    }
+
+
+@login_required
+@ensure_csrf_cookie
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "frontend/home.html", _roles(request))
+
+
+@login_required
+@ensure_csrf_cookie
+def workspace(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    try:
+        assignment = sel.assignment_of_user(user=request.user, assignment_id=assignment_id)
+    except NotFound as error:
+        raise Http404(error.message) from error
+    return render(request, "frontend/workspace.html", {"assignment": assignment})
+
+
+@login_required
+@ensure_csrf_cookie
+def adjudicate(request: HttpRequest, pair_id: int) -> HttpResponse:
+    context = _roles(request)
+    if not context["is_adjudicator"]:
+        return render(request, "frontend/forbidden.html", context, status=403)
+    try:
+        pair = sel.pair_get(pair_id)
+    except NotFound as error:
+        raise Http404(error.message) from error
+    return render(request, "frontend/adjudicate.html", {**context, "pair": pair})
+
+
+@login_required
+@ensure_csrf_cookie
+def guidelines_page(request: HttpRequest) -> HttpResponse:
+    text = guidelines.guidelines_get()
+    context = {**_roles(request), "markdown": text, "html": guidelines.guidelines_html(text)}
+    return render(request, "frontend/guidelines.html", context)

@@ -1,0 +1,158 @@
+"""``python -m scoring align``: word-align tokenized sentence pairs with a prefill aligner.
+
+    python -m scoring align --aligner em --source S.txt --target T.txt --output A.txt
+    python -m scoring align --aligner em --model em.npz --source S.txt --target T.txt --output A.txt
+    python -m scoring align --aligner lexical --option ppdb=ppdb.tsv --source S.txt ...
+
+``S.txt`` and ``T.txt`` hold one tokenized sentence a line (tokens separated by spaces), line by
+line in step. ``A.txt`` receives one Pharaoh line per pair: ``i-j`` sure, ``i?j`` possible
+(0-based). ``--confidence C.txt`` also writes ``i-j:confidence`` per link. An aligner that learns
+(``em``) without ``--model`` is trained on the input pairs first; ``--save-model`` keeps it.
+The output is written to a temporary file renamed into place, so an error leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from scoring.aligners.base import (
+    Aligner,
+    AlignerError,
+    TokenPair,
+    aligner_class,
+    available_aligners,
+    get_aligner,
+    parse_option_strings,
+)
+from scoring.errors import FormatError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "align",
+        help="word-align tokenized sentence pairs (Pharaoh output)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--aligner", required=True, help=f"aligner name: {', '.join(available_aligners())}"
+    )
+    parser.add_argument("--model", type=Path, help="a model saved by --save-model (or save())")
+    parser.add_argument("--source", required=True, type=Path, help="tokenized source sentences")
+    parser.add_argument("--target", required=True, type=Path, help="tokenized target sentences")
+    parser.add_argument("--output", required=True, type=Path, help="Pharaoh alignments to write")
+    parser.add_argument("--confidence", type=Path, help="also write per-link confidences here")
+    parser.add_argument("--save-model", type=Path, help="save the trained model here")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="aligner option, repeatable (e.g. ppdb=PATH, hmm_iterations=5)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def read_tokenized(path: Path, field: str) -> list[list[str]]:
+    """One tokenized sentence per line; an empty line or undecodable bytes is a FormatError."""
+    if not path.is_file():
+        raise FormatError("no such file", path=path, field=field)
+    out: list[list[str]] = []
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8").lstrip("\ufeff") if number == 1 else raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise FormatError(
+                    f"not UTF-8 ({error.reason})", path=path, line=number, field=field
+                ) from error
+            tokens = text.split()
+            if not tokens:
+                raise FormatError("empty sentence", path=path, line=number, field=field)
+            out.append(tokens)
+    if not out:
+        raise FormatError("the file holds no sentence", path=path, field=field)
+    return out
+
+
+def load_or_build(name: str, model: Path | None, options: list[str]) -> Aligner:
+    """The aligner of ``--aligner``/``--model``/``--option``; the model must be of that aligner."""
+    parsed = parse_option_strings(name, options)
+    if model is None:
+        return get_aligner(name, **parsed)
+    if parsed:
+        raise AlignerError("--option cannot change a saved model; retrain instead")
+    return aligner_class(name).load(model)
+
+
+def _write_atomic(path: Path, lines: list[str]) -> None:
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise FormatError("the output folder does not exist", path=path, field="--output")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.writelines(line + "\n" for line in lines)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def run(args: argparse.Namespace) -> int:
+    aligner = load_or_build(args.aligner, args.model, args.option)
+    sources = read_tokenized(args.source, "source")
+    targets = read_tokenized(args.target, "target")
+    if len(sources) != len(targets):
+        raise FormatError(
+            f"{len(sources)} source sentences but {len(targets)} target sentences in "
+            f"{args.target}; the files must be in step",
+            path=args.source,
+            line=min(len(sources), len(targets)) + 1,
+            field="source/target",
+        )
+    pairs: list[TokenPair] = list(zip(sources, targets, strict=True))
+    max_length = aligner.options["max_length"]
+    for number, (s, t) in enumerate(pairs, start=1):
+        for path, tokens, field in ((args.source, s, "source"), (args.target, t, "target")):
+            if len(tokens) > max_length:
+                raise FormatError(
+                    f"{len(tokens)} tokens, more than the aligner's max_length={max_length} "
+                    "(raise it with --option max_length=N)",
+                    path=path,
+                    line=number,
+                    field=field,
+                )
+    if aligner.needs_training and not aligner.trained:
+        print(f"training '{aligner.name}' on {len(pairs)} pairs ...", file=sys.stderr)
+        aligner.train(pairs)
+    if args.save_model is not None:
+        aligner.save(args.save_model)
+    lines: list[str] = []
+    confidence_lines: list[str] = []
+    warnings: set[str] = set()
+    for number, (s, t) in enumerate(pairs, start=1):
+        try:
+            output = aligner.align(s, t)
+        except AlignerError as error:
+            raise FormatError(str(error), path=args.source, line=number, field="source") from error
+        lines.append(output.alignment.to_pharaoh())
+        confidence_lines.append(
+            " ".join(
+                f"{i}-{j}:{output.confidence[(i, j)]:.4f}"
+                for i, j in sorted(output.alignment.possible)
+            )
+        )
+        warnings.update(output.warnings)
+    for warning in sorted(warnings):
+        print(f"warning: {warning}", file=sys.stderr)
+    _write_atomic(args.output, lines)
+    if args.confidence is not None:
+        _write_atomic(args.confidence, confidence_lines)
+    print(f"aligned {len(pairs)} pairs with '{aligner.name}': {args.output}", file=sys.stderr)
+    return 0

@@ -1,0 +1,195 @@
+"""``python -m scoring phrases``: list the phrase pairs an alignment licenses (design.md §6).
+
+    python -m scoring phrases --source S.txt --target T.txt --alignment A.txt [--max-length K]
+        [--no-boundary-rule] [--use possible|sure] [--json]
+
+Files are line-aligned: one tokenized sentence per line (tokens separated by spaces) and one
+Pharaoh line per pair (``i-j`` sure, ``i?j`` possible, 0-based). This module also holds the
+line-file readers the ``compare`` and ``agreement`` commands share; every error names the file,
+the 1-based line and the field.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from scoring.alignment import Alignment
+from scoring.errors import AlignmentError, FormatError
+from scoring.phrases import extract_phrase_pairs, identical_mask, phrase_text
+
+BOM = "\ufeff"
+
+
+def _lines(path: Path, field: str) -> list[str]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise FormatError("file not found", path=path, field=field) from None
+    except OSError as error:
+        raise FormatError(
+            f"cannot read the file: {error.strerror}", path=path, field=field
+        ) from None
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    out = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise FormatError(
+                f"not UTF-8 (byte {error.start + 1} of the line)",
+                path=path,
+                line=number,
+                field=field,
+            ) from None
+        out.append(text.rstrip("\r").replace(BOM, ""))
+    return out
+
+
+def read_tokens(path: Path, *, field: str) -> list[list[str]]:
+    """One tokenized sentence per line (tokens split on whitespace)."""
+    return [line.split() for line in _lines(path, field)]
+
+
+def read_alignments(
+    path: Path,
+    sources: list[list[str]],
+    targets: list[list[str]],
+    *,
+    field: str,
+    source_path: Path,
+) -> list[Alignment]:
+    """One Pharaoh line per pair, checked against the sentence lengths."""
+    lines = _lines(path, field)
+    if len(lines) != len(sources):
+        raise FormatError(
+            f"has {len(lines)} lines but {source_path} has {len(sources)}; the files must be "
+            "line-aligned",
+            path=path,
+            field=field,
+        )
+    out = []
+    for number, (line, src, tgt) in enumerate(zip(lines, sources, targets, strict=True), start=1):
+        try:
+            out.append(Alignment.from_pharaoh(line, len(src), len(tgt)))
+        except AlignmentError as error:
+            raise FormatError(
+                f"{error} (source has {len(src)} tokens, target {len(tgt)})",
+                path=path,
+                line=number,
+                field=field,
+            ) from None
+    return out
+
+
+def read_sentences(source: Path, target: Path) -> tuple[list[list[str]], list[list[str]]]:
+    sources = read_tokens(source, field="--source")
+    targets = read_tokens(target, field="--target")
+    if len(sources) != len(targets):
+        raise FormatError(
+            f"has {len(targets)} lines but {source} has {len(sources)}; the files must be "
+            "line-aligned",
+            path=target,
+            field="--target",
+        )
+    return sources, targets
+
+
+def add_file_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--source", required=True, type=Path, help="tokenized source, one per line")
+    parser.add_argument("--target", required=True, type=Path, help="tokenized target, one per line")
+
+
+def fmt(value: float | None) -> str:
+    """A score for the human-readable tables: 4 decimals, or ``undefined``."""
+    return "undefined" if value is None else f"{value:.4f}"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "phrases",
+        help="list the phrase pairs of word alignments, atomic or composite",
+        description=(
+            "Extract every phrase pair consistent with each alignment (Och et al. 1999) with Cohn "
+            "et al.'s (2008) rule of no unaligned word on a span boundary, and label it atomic or "
+            "composite."
+        ),
+    )
+    add_file_arguments(parser)
+    parser.add_argument(
+        "--alignment", required=True, type=Path, help="Pharaoh links, one line per pair"
+    )
+    parser.add_argument("--max-length", type=int, default=None, metavar="K")
+    parser.add_argument(
+        "--no-boundary-rule",
+        action="store_true",
+        help="allow unaligned words on span boundaries (the standard SMT heuristic)",
+    )
+    parser.add_argument(
+        "--use",
+        choices=("possible", "sure"),
+        default="possible",
+        help="extract from P (sure or possible links, default) or from the sure links only",
+    )
+    parser.add_argument("--json", action="store_true", help="write JSON instead of a table")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.max_length is not None and args.max_length < 1:
+        raise FormatError("must be at least 1", field="--max-length")
+    sources, targets = read_sentences(args.source, args.target)
+    alignments = read_alignments(
+        args.alignment, sources, targets, field="--alignment", source_path=args.source
+    )
+    result = []
+    for number, (src, tgt, alignment) in enumerate(
+        zip(sources, targets, alignments, strict=True), start=1
+    ):
+        pairs = extract_phrase_pairs(
+            alignment,
+            use=args.use,
+            boundary_rule=not args.no_boundary_rule,
+            max_length=args.max_length,
+        )
+        identical = identical_mask(pairs.spans, src, tgt)
+        rows = []
+        for span, atomic, same in zip(pairs.spans.tolist(), pairs.atomic, identical, strict=True):
+            s_text, t_text = phrase_text(span, src, tgt)
+            rows.append(
+                {
+                    "source_span": span[:2],
+                    "target_span": span[2:],
+                    "source": s_text,
+                    "target": t_text,
+                    "atomic": bool(atomic),
+                    "identical": bool(same),
+                }
+            )
+        result.append({"line": number, "pairs": rows})
+    if args.json:
+        options = {
+            "use": args.use,
+            "boundary_rule": not args.no_boundary_rule,
+            "max_length": args.max_length,
+        }
+        json.dump({"options": options, "sentences": result}, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    for entry in result:
+        pairs_list: list[dict[str, Any]] = entry["pairs"]  # type: ignore[assignment]
+        atomic_count = sum(1 for p in pairs_list if p["atomic"])
+        print(f"# line {entry['line']}: {len(pairs_list)} phrase pairs, {atomic_count} atomic")
+        for p in pairs_list:
+            label = "atomic" if p["atomic"] else "composite"
+            if p["identical"]:
+                label += ",identical"
+            s1, s2 = p["source_span"]
+            t1, t2 = p["target_span"]
+            print(f"{p['source']} ||| {p['target']} ||| {s1}-{s2} {t1}-{t2} ||| {label}")
+    return 0

@@ -1,0 +1,142 @@
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotate import roles
+from annotate.models import AnnotationEvent, Assignment, GoldAlignment, Job
+from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def _client(user: object) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def test_a_stale_save_answers_409_with_the_server_state() -> None:
+    assignment = make_assignment()
+    client = _client(assignment.annotator)
+    opened = client.post(f"/api/assignments/{assignment.pk}/open/").json()
+    assert opened["annotation"]["version"] == 1
+    assert opened["annotation"]["links"] == [[1, 1, "S"], [3, 4, "P"]]
+    url = f"/api/assignments/{assignment.pk}/annotation/"
+    first = client.put(url, {"version": 1, "links": [[0, 0, "S"]]}, format="json")
+    assert first.status_code == 200 and first.json()["version"] == 2
+    stale = client.put(url, {"version": 1, "links": [[2, 2, "P"]]}, format="json")
+    assert stale.status_code == 409
+    error = stale.json()["error"]
+    assert error["code"] == "stale_version"
+    assert error["server"] == {"version": 2, "links": [[0, 0, "S"]]}
+
+
+def test_a_save_with_a_link_outside_the_pair_is_a_400_naming_the_link() -> None:
+    assignment = make_assignment()
+    client = _client(assignment.annotator)
+    client.post(f"/api/assignments/{assignment.pk}/open/")
+    response = client.put(
+        f"/api/assignments/{assignment.pk}/annotation/",
+        {"version": 1, "links": [[0, 99, "S"]]},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "0-99 is outside the 6×7 pair" in response.json()["error"]["message"]
+    assert AnnotationEvent.objects.count() == 1
+
+
+def test_submitting_returns_the_next_open_pair_in_the_queue() -> None:
+    alice = make_user("alice", roles.ANNOTATOR)
+    corpus = make_corpus()
+    first, second = (make_assignment(make_pair(corpus), alice) for _ in range(2))
+    client = _client(alice)
+    client.post(f"/api/assignments/{first.pk}/open/")
+    response = client.post(
+        f"/api/assignments/{first.pk}/submit/",
+        {"version": 1, "flags": ["not_paraphrase"], "comment": "", "rating": 2},
+        format="json",
+    )
+    assert response.status_code == 200
+    assert response.json() == {"version": 2, "next_id": second.pk, "trial": False}
+    queue = client.get("/api/queue/").json()
+    assert queue["counts"] == {"new": 1, "in_progress": 0, "submitted": 1}
+    assert queue["next_id"] == second.pk
+
+
+def test_trial_feedback_scores_the_submission_against_gold() -> None:
+    gold = [(0, 1, True), (1, 1, True), (3, 4, False)]
+    assignment = make_assignment(make_pair(split="trial", gold=gold))
+    client = _client(assignment.annotator)
+    client.post(f"/api/assignments/{assignment.pk}/open/")  # prefill: 1-1 sure, 3?4
+    early = client.get(f"/api/assignments/{assignment.pk}/feedback/")
+    assert early.status_code == 403
+    client.post(f"/api/assignments/{assignment.pk}/submit/", {"version": 1}, format="json")
+    feedback = client.get(f"/api/assignments/{assignment.pk}/feedback/").json()
+    # A_S = {1-1} ⊆ B_P → P = 1; A_P = {1-1, 3-4}, B_S = {0-1, 1-1} → R = 1/2; F1 = 2/3.
+    assert feedback["scores"]["precision"] == pytest.approx(1.0)
+    assert feedback["scores"]["recall"] == pytest.approx(0.5)
+    assert feedback["scores"]["f1"] == pytest.approx(2 / 3)
+    assert feedback["gold"] == [[0, 1, "S"], [1, 1, "S"], [3, 4, "P"]]
+
+
+def test_an_adjudicator_saves_gold_that_replaces_the_previous_one() -> None:
+    carol = make_user("carol", roles.ADJUDICATOR)
+    pair = make_pair(gold=[(0, 0, True)])
+    client = _client(carol)
+    response = client.put(
+        f"/api/pairs/{pair.pk}/gold/", {"links": [[1, 1, "S"], [2, 3, "P"]]}, format="json"
+    )
+    assert response.status_code == 200
+    gold = GoldAlignment.objects.get(pair=pair)
+    assert gold.source == "adjudicated" and gold.adjudicator == carol
+    assert sorted(gold.links.values_list("i", "j", "sure")) == [(1, 1, True), (2, 3, False)]
+
+
+def test_the_overlay_lists_every_annotators_alignment() -> None:
+    pair = make_pair()
+    for name in ("alice", "bob"):
+        assignment = make_assignment(pair, make_user(name, roles.ANNOTATOR))
+        _client(assignment.annotator).post(f"/api/assignments/{assignment.pk}/open/")
+    body = _client(make_user("carol", roles.ADJUDICATOR)).get(f"/api/pairs/{pair.pk}/adjudication/")
+    annotators = [a["annotator"] for a in body.json()["annotations"]]
+    assert annotators == ["alice", "bob"]
+    assert body.json()["prefill"]["links"] == [[1, 1, "S", 0.5], [3, 4, "P", 0.5]]
+
+
+def test_an_admin_queues_a_statistics_job_for_a_corpus() -> None:
+    admin = make_user("admin", roles.ADMIN)
+    corpus = make_corpus()
+    response = _client(admin).post(f"/api/corpora/{corpus.pk}/stats/")
+    assert response.status_code == 201
+    job = Job.objects.get(pk=response.json()["id"])
+    assert (job.kind, job.corpus, job.owner, job.status) == (
+        "corpus_stats",
+        corpus,
+        admin,
+        "pending",
+    )
+
+
+def test_an_annotator_sees_only_their_own_jobs() -> None:
+    alice = make_user("alice", roles.ANNOTATOR)
+    own = Job.objects.create(kind="corpus_stats", owner=alice)
+    Job.objects.create(kind="corpus_stats", owner=make_user("admin", roles.ADMIN))
+    ids = [job["id"] for job in _client(alice).get("/api/jobs/").json()]
+    assert ids == [own.pk]
+
+
+def test_reassigning_moves_partial_work_and_logs_it() -> None:
+    assignment = make_assignment()
+    _client(assignment.annotator).post(f"/api/assignments/{assignment.pk}/open/")
+    make_user("dave", roles.ANNOTATOR)
+    admin = _client(make_user("admin", roles.ADMIN))
+    response = admin.post(
+        f"/api/assignments/{assignment.pk}/reassign/", {"annotator": "dave"}, format="json"
+    )
+    assert response.status_code == 200
+    assignment.refresh_from_db()
+    assert assignment.annotator.username == "dave"
+    event = AnnotationEvent.objects.filter(annotation__assignment=assignment).last()
+    assert event is not None and event.payload["reassigned_to"] == "dave"
+    assert Assignment.objects.count() == 1

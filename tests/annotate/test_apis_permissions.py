@@ -1,0 +1,209 @@
+"""Permission matrix of every API endpoint (house style §6): each persona gets an explicit status.
+
+Personas, after healthchecks' alice/bob/charlie: ``alice`` owns the assignment, ``bob`` is
+another annotator, ``carol`` adjudicates, ``admin`` administers, ``anon`` is logged out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from annotate import roles
+from annotate.models import Assignment, Job
+from annotate.services.annotations import annotation_open, annotation_submit
+from tests.annotate.factories import make_assignment, make_pair, make_user
+
+pytestmark = pytest.mark.django_db
+PERSONAS = ("alice", "bob", "carol", "admin", "anon")
+
+
+@dataclass
+class World:
+    clients: dict[str, APIClient]
+    assignment: Assignment
+    submitted: Assignment
+    trial: Assignment
+    alice_job: Job
+    admin_job: Job
+
+
+@pytest.fixture
+def world(tmp_path: Any) -> World:
+    alice = make_user("alice", roles.ANNOTATOR)
+    bob = make_user("bob", roles.ANNOTATOR)
+    carol = make_user("carol", roles.ADJUDICATOR)
+    admin = make_user("admin", roles.ADMIN)
+    pair = make_pair()
+    assignment = make_assignment(pair, alice)
+    make_assignment(pair, bob)
+    annotation_open(assignment=assignment, actor=alice)
+    submitted = make_assignment(make_pair(pair.corpus), alice)
+    annotation_open(assignment=submitted, actor=alice)
+    annotation_submit(assignment=submitted, actor=alice, base_version=1)
+    trial = make_assignment(make_pair(pair.corpus, split="trial", gold=[(1, 1, True)]), alice)
+    annotation_open(assignment=trial, actor=alice)
+    annotation_submit(assignment=trial, actor=alice, base_version=1)
+    clients = {}
+    for name, user in (("alice", alice), ("bob", bob), ("carol", carol), ("admin", admin)):
+        client = APIClient()
+        client.force_authenticate(user)
+        clients[name] = client
+    clients["anon"] = APIClient()
+    return World(
+        clients=clients,
+        assignment=assignment,
+        submitted=submitted,
+        trial=trial,
+        alice_job=Job.objects.create(kind="corpus_stats", owner=alice, corpus=pair.corpus),
+        admin_job=Job.objects.create(kind="corpus_stats", owner=admin, corpus=pair.corpus),
+    )
+
+
+def _call(world: World, persona: str, method: str, url: str, body: Any = None) -> int:
+    client = world.clients[persona]
+    response = getattr(client, method)(url, body, format="json")
+    return int(response.status_code)
+
+
+def _expect(persona: str, table: dict[str, int]) -> int:
+    return table[persona]
+
+
+OWN_ONLY = {"alice": 200, "bob": 404, "carol": 404, "admin": 404, "anon": 403}
+EVERY_USER = {"alice": 200, "bob": 200, "carol": 200, "admin": 200, "anon": 403}
+ADMIN_ONLY = {"alice": 403, "bob": 403, "carol": 403, "admin": 200, "anon": 403}
+ADJUDICATORS = {"alice": 403, "bob": 403, "carol": 200, "admin": 200, "anon": 403}
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_me_answers_every_logged_in_user(world: World, persona: str) -> None:
+    assert _call(world, persona, "get", "/api/me/") == EVERY_USER[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_the_queue_answers_every_logged_in_user(world: World, persona: str) -> None:
+    assert _call(world, persona, "get", "/api/queue/") == EVERY_USER[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_only_the_owner_opens_an_assignment(world: World, persona: str) -> None:
+    url = f"/api/assignments/{world.assignment.pk}/open/"
+    assert _call(world, persona, "post", url) == OWN_ONLY[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_only_the_owner_saves_an_annotation(world: World, persona: str) -> None:
+    url = f"/api/assignments/{world.assignment.pk}/annotation/"
+    body = {"version": 1, "links": [[0, 0, "S"]]}
+    assert _call(world, persona, "put", url, body) == OWN_ONLY[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_only_the_owner_submits(world: World, persona: str) -> None:
+    url = f"/api/assignments/{world.assignment.pk}/submit/"
+    assert _call(world, persona, "post", url, {"version": 1}) == OWN_ONLY[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_only_the_owner_reopens(world: World, persona: str) -> None:
+    url = f"/api/assignments/{world.submitted.pk}/reopen/"
+    assert _call(world, persona, "post", url) == OWN_ONLY[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_only_the_owner_sends_heartbeats(world: World, persona: str) -> None:
+    url = f"/api/assignments/{world.assignment.pk}/heartbeat/"
+    assert _call(world, persona, "post", url) == OWN_ONLY[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_only_the_owner_reads_trial_feedback(world: World, persona: str) -> None:
+    url = f"/api/assignments/{world.trial.pk}/feedback/"
+    assert _call(world, persona, "get", url) == OWN_ONLY[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_only_admins_reassign(world: World, persona: str) -> None:
+    make_user("dave", roles.ANNOTATOR)
+    url = f"/api/assignments/{world.assignment.pk}/reassign/"
+    assert _call(world, persona, "post", url, {"annotator": "dave"}) == ADMIN_ONLY[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_only_admins_release_abandoned_pairs(world: World, persona: str) -> None:
+    url = "/api/assignments/release-abandoned/"
+    assert _call(world, persona, "post", url, {"idle_hours": 24}) == ADMIN_ONLY[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_only_admins_plan_assignments(world: World, persona: str) -> None:
+    url = f"/api/corpora/{world.assignment.pair.corpus_id}/assignments/"
+    expected = {**ADMIN_ONLY, "admin": 201}[persona]
+    assert _call(world, persona, "post", url, {"annotators": ["alice", "bob"]}) == expected
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_corpora_are_listed_for_admins_and_adjudicators(world: World, persona: str) -> None:
+    assert _call(world, persona, "get", "/api/corpora/") == ADJUDICATORS[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_only_admins_queue_a_statistics_job(world: World, persona: str) -> None:
+    url = f"/api/corpora/{world.assignment.pair.corpus_id}/stats/"
+    expected = {**ADMIN_ONLY, "admin": 201}[persona]
+    assert _call(world, persona, "post", url) == expected
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_the_job_list_answers_every_logged_in_user(world: World, persona: str) -> None:
+    assert _call(world, persona, "get", "/api/jobs/") == EVERY_USER[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_a_job_is_read_by_its_owner_and_admins(world: World, persona: str) -> None:
+    url = f"/api/jobs/{world.alice_job.pk}/"
+    expected = {"alice": 200, "bob": 404, "carol": 404, "admin": 200, "anon": 403}
+    assert _call(world, persona, "get", url) == expected[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_adjudication_list_is_for_adjudicators_and_admins(world: World, persona: str) -> None:
+    assert _call(world, persona, "get", "/api/adjudication/") == ADJUDICATORS[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_a_pair_overlay_is_for_adjudicators_and_admins(world: World, persona: str) -> None:
+    url = f"/api/pairs/{world.assignment.pair_id}/adjudication/"
+    assert _call(world, persona, "get", url) == ADJUDICATORS[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_gold_is_saved_by_adjudicators_and_admins(world: World, persona: str) -> None:
+    url = f"/api/pairs/{world.assignment.pair_id}/gold/"
+    assert _call(world, persona, "put", url, {"links": [[0, 0, "S"]]}) == ADJUDICATORS[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_guidelines_are_read_by_every_logged_in_user(world: World, persona: str) -> None:
+    assert _call(world, persona, "get", "/api/guidelines/") == EVERY_USER[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_guidelines_are_set_only_by_admins(world: World, persona: str, tmp_path: Any) -> None:
+    with override_settings(VAR_DIR=tmp_path):
+        status = _call(world, persona, "put", "/api/guidelines/", {"markdown": "# Rules"})
+    assert status == ADMIN_ONLY[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_the_openapi_schema_is_public_and_complete(world: World, persona: str) -> None:
+    response = world.clients[persona].get("/api/schema/", format="json")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "/api/assignments/{assignment_id}/annotation/" in body
+    assert "AnnotationSaveApiInput" in body

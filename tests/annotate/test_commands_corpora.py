@@ -1,0 +1,265 @@
+"""import_corpus / export_corpus: the real data sets, round trips, every bad input (issue 2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotate.models import (
+    Annotation,
+    AnnotationEvent,
+    AnnotationLink,
+    Corpus,
+    GoldAlignment,
+    GoldLink,
+    SentencePair,
+)
+from annotate.services.corpora import corpus_import_records
+from tests.annotate.records import make_record
+
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+
+
+def import_corpus(*args: str | Path) -> None:
+    call_command("import_corpus", *[str(a) for a in args])
+
+
+def export_corpus(*args: str | Path) -> None:
+    call_command("export_corpus", *[str(a) for a in args])
+
+
+def row_counts() -> tuple[int, ...]:
+    return tuple(
+        model.objects.count()
+        for model in (Corpus, SentencePair, Annotation, AnnotationLink, GoldAlignment, GoldLink)
+    )
+
+
+# --- the real data sets ------------------------------------------------------------------------
+
+
+def test_msrp_train_imports_4076_pairs_with_their_labels(shared_data: Path) -> None:
+    import_corpus(
+        "--corpus",
+        "msrp",
+        "--format",
+        "msrp",
+        "--split",
+        "train",
+        shared_data / "msrp" / "msr_paraphrase_train.txt",
+    )
+    pairs = SentencePair.objects.filter(corpus__name="msrp")
+    assert pairs.count() == 4076
+    assert set(pairs.values_list("gold_label", flat=True)) == {0, 1}
+    assert set(pairs.values_list("split", flat=True)) == {"train"}
+    first = pairs.order_by("position").first()
+    assert first.source_tokens[:3] == ["Amrozi", "accused", "his"]
+
+
+def test_sts_2012_train_imports_2234_pairs_over_three_files(shared_data: Path) -> None:
+    train = shared_data / "sts2012" / "train"
+    import_corpus("--corpus", "sts", "--format", "sts", *sorted(train.glob("STS.input.*.txt")))
+    pairs = SentencePair.objects.filter(corpus__name="sts")
+    assert pairs.count() == 2234
+    assert set(pairs.values_list("subcorpus", flat=True)) == {"MSRpar", "MSRvid", "SMTeuroparl"}
+    assert pairs.filter(gold_score__isnull=True).count() == 0
+
+
+def test_rte2_dev_imports_800_pairs_with_three_annotations_each(shared_data: Path) -> None:
+    rte = shared_data / "rte2-alignments"
+    import_corpus("--corpus", "rte", "--format", "rte2", *sorted(rte.glob("RTE2_dev_*.align.txt")))
+    assert SentencePair.objects.filter(corpus__name="rte").count() == 800
+    annotations = Annotation.objects.filter(assignment__pair__corpus__name="rte")
+    assert annotations.count() == 2400
+    names = set(annotations.values_list("assignment__annotator__username", flat=True))
+    assert names == {"A", "B", "C"}
+    assert AnnotationLink.objects.filter(sure=False).exists(), "possible links are kept"
+    assert AnnotationEvent.objects.filter(kind="imported").count() == 2400
+
+
+def test_edinburgh_train_imports_714_pairs_with_sure_and_possible_gold(shared_data: Path) -> None:
+    edinburgh = shared_data / "edinburgh"
+    import_corpus(
+        "--corpus",
+        "edi",
+        "--format",
+        "jacana",
+        edinburgh / "gold.train.sure.json",
+        edinburgh / "gold.train.sure+poss.json",
+    )
+    assert SentencePair.objects.filter(corpus__name="edi").count() == 714
+    assert GoldAlignment.objects.filter(pair__corpus__name="edi").count() == 714
+    links = GoldLink.objects.filter(gold__pair__corpus__name="edi")
+    assert links.filter(sure=True).exists() and links.filter(sure=False).exists()
+
+
+def test_jacana_with_an_annotator_becomes_that_annotators_work(shared_data: Path) -> None:
+    edinburgh = shared_data / "edinburgh"
+    import_corpus(
+        "--corpus",
+        "edi",
+        "--format",
+        "jacana",
+        "--annotator",
+        "ed",
+        edinburgh / "gold.train.sure.json",
+        edinburgh / "gold.train.sure+poss.json",
+    )
+    assert GoldAlignment.objects.count() == 0
+    assert Annotation.objects.filter(assignment__annotator__username="ed").count() == 714
+
+
+# --- round trips -------------------------------------------------------------------------------
+
+
+def sample_corpus() -> None:
+    corpus_import_records(
+        corpus_name="c",
+        records=[
+            make_record("a", annotations={"ann1": "0-0 1-1 2?2", "ann2": "1-1"}, gold="1-1 2?2"),
+            make_record("b", "Hello , world !", "hi world", prefill="3?1", subcorpus="mtc"),
+            make_record("c", prefill=None, split="test"),
+        ],
+    )
+
+
+def test_jsonl_export_import_export_is_byte_identical(tmp_path: Path) -> None:
+    sample_corpus()
+    first, second = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    export_corpus("--corpus", "c", "--format", "jsonl", "--output", first)
+    import_corpus("--corpus", "copy", "--format", "jsonl", first)
+    export_corpus("--corpus", "copy", "--format", "jsonl", "--output", second)
+    assert first.read_bytes() == second.read_bytes()
+    assert b'"ann1"' in first.read_bytes() and b"bad_tokenization" in first.read_bytes()
+
+
+@pytest.mark.parametrize("which", [["--annotator", "ann1"], ["--prefill"], ["--gold"]])
+def test_pharaoh_export_import_export_is_byte_identical(tmp_path: Path, which: list[str]) -> None:
+    sample_corpus()
+    export_corpus("--corpus", "c", "--format", "pharaoh", "--output", tmp_path / "one", *which)
+    import_corpus("--corpus", "copy", "--format", "pharaoh", tmp_path / "one")
+    export_corpus("--corpus", "copy", "--format", "pharaoh", "--output", tmp_path / "two", "--gold")
+    for name in ("source.txt", "target.txt", "alignment.txt"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+
+
+def test_export_writes_the_chosen_alignment(tmp_path: Path) -> None:
+    sample_corpus()
+    export_corpus("--corpus", "c", "--format", "pharaoh", "--output", tmp_path / "p", "--prefill")
+    lines = (tmp_path / "p" / "alignment.txt").read_text().splitlines()
+    assert lines == ["1-1 3-4 4-5 5-6", "3?1", ""]
+
+
+# --- bad input: one clear message naming file, line and field; nothing written ---------------
+
+
+def refused(*args: str | Path, match: str) -> None:
+    before = row_counts()
+    with pytest.raises(CommandError, match=match):
+        import_corpus(*args)
+    assert row_counts() == before, "a refused import must change nothing"
+
+
+def test_a_wrong_column_count_is_refused_with_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "msrp.txt"
+    bad.write_text(
+        "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n"
+        "1\t1\t2\tA cat sat .\tA cat was sitting .\n"
+        "0\t3\t4\tonly four columns\n",
+        encoding="utf-8",
+    )
+    refused("--corpus", "x", "--format", "msrp", bad, match=rf"{bad.name}:3")
+
+
+def test_a_link_outside_the_sentence_is_refused(tmp_path: Path) -> None:
+    directory = tmp_path / "ph"
+    directory.mkdir()
+    (directory / "source.txt").write_text("a b c\nd e\n")
+    (directory / "target.txt").write_text("x y\nz\n")
+    (directory / "alignment.txt").write_text("0-0 2-1\n1-3\n")
+    refused("--corpus", "x", "--format", "pharaoh", directory, match=r"alignment\.txt:2.*1-3")
+
+
+def test_token_counts_that_differ_between_annotators_are_refused(
+    tmp_path: Path, shared_data: Path
+) -> None:
+    rte = shared_data / "rte2-alignments"
+    copies = []
+    for letter in "ABC":
+        text = (rte / f"RTE2_dev_{letter}.align.txt").read_text(encoding="utf-8-sig")
+        if letter == "C":  # one extra text token in pair 1 of annotator C's file
+            lines = text.split("\n")
+            lines[1] = lines[1] + " extra"
+            text = "\n".join(lines)
+        path = tmp_path / f"RTE2_dev_{letter}.align.txt"
+        path.write_text(text, encoding="utf-8")
+        copies.append(path)
+    refused("--corpus", "x", "--format", "rte2", *copies, match=r"RTE2_dev_C\.align\.txt:2")
+
+
+def test_non_utf8_bytes_are_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "c.jsonl"
+    bad.write_bytes(b'{"id": "caf\xe9"}\n')
+    refused("--corpus", "x", "--format", "jsonl", bad, match=rf"{bad.name}:1.*UTF-8")
+
+
+def test_an_empty_file_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "empty.jsonl"
+    bad.write_text("")
+    refused("--corpus", "x", "--format", "jsonl", bad, match=rf"{bad.name}.*empty")
+
+
+def test_duplicate_ids_are_refused(tmp_path: Path) -> None:
+    sample_corpus()
+    path = tmp_path / "c.jsonl"
+    export_corpus("--corpus", "c", "--format", "jsonl", "--output", path)
+    first = path.read_text().splitlines()[0]
+    path.write_text(f"{first}\n{first}\n")
+    refused("--corpus", "x", "--format", "jsonl", path, match=rf"{path.name}:2.*'a'")
+
+
+def test_an_id_already_in_the_corpus_is_refused(tmp_path: Path) -> None:
+    sample_corpus()
+    path = tmp_path / "c.jsonl"
+    export_corpus("--corpus", "c", "--format", "jsonl", "--output", path)
+    refused("--corpus", "c", "--format", "jsonl", path, match="already exists in corpus 'c'")
+
+
+def test_an_unknown_format_is_refused_listing_the_known_ones(tmp_path: Path) -> None:
+    refused("--corpus", "x", "--format", "xml", tmp_path, match="unknown format 'xml'.*jsonl")
+
+
+def test_an_error_late_in_a_file_rolls_back_the_pairs_before_it(tmp_path: Path) -> None:
+    good = "\t".join(["1", "1", "2", "A cat sat .", "A cat was sitting ."])
+    lines = ["Quality\t#1 ID\t#2 ID\t#1 String\t#2 String"]
+    lines += [good.replace("\t1\t2\t", f"\t{i}\t{i + 5000}\t") for i in range(2500)]
+    lines.append("1\t9\t9\tno second sentence")
+    bad = tmp_path / "long.txt"
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    refused("--corpus", "x", "--format", "msrp", bad, match=rf"{bad.name}:2502")
+
+
+def test_annotator_is_refused_for_formats_that_name_their_own(shared_data: Path) -> None:
+    refused(
+        "--corpus",
+        "x",
+        "--format",
+        "msrp",
+        "--annotator",
+        "u",
+        shared_data / "msrp" / "msr_paraphrase_test.txt",
+        match="does not apply",
+    )
+
+
+def test_export_of_an_unknown_corpus_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(CommandError, match="no corpus named 'nope'"):
+        export_corpus("--corpus", "nope", "--format", "jsonl", "--output", tmp_path / "x")
+
+
+def test_export_to_a_read_only_format_is_refused(tmp_path: Path) -> None:
+    sample_corpus()
+    with pytest.raises(CommandError, match="cannot be written"):
+        export_corpus("--corpus", "c", "--format", "msrp", "--output", tmp_path / "x")

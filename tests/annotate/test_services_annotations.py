@@ -1,0 +1,200 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotate.exceptions import DomainError
+from annotate.models import AnnotationEvent, Assignment
+from annotate.services import annotations as svc
+from tests.annotate.factories import make_assignment, make_pair
+
+pytestmark = pytest.mark.django_db
+
+
+def _links(*items: tuple[int, int, str]) -> svc.LinkMap:
+    return {(i, j): kind == "S" for i, j, kind in items}
+
+
+def test_opening_an_assignment_copies_the_prefill_into_version_one() -> None:
+    assignment = make_assignment()
+    annotation = svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    assert annotation.version == 1
+    assert svc.annotation_links(annotation) == _links((1, 1, "S"), (3, 4, "P"))
+    event = AnnotationEvent.objects.get(annotation=annotation)
+    assert (event.kind, event.version) == ("created", 1)
+    assert event.added == [[1, 1, "S"], [3, 4, "P"]]
+
+
+def test_opening_twice_keeps_the_first_annotation() -> None:
+    assignment = make_assignment()
+    first = svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    svc.annotation_save(assignment=assignment, actor=assignment.annotator, base_version=1, links={})
+    again = svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    assert again.pk == first.pk
+    assert again.version == 2
+    assert svc.annotation_links(again) == {}
+
+
+def test_a_save_bumps_the_version_and_logs_added_and_removed_links() -> None:
+    assignment = make_assignment()
+    svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    result = svc.annotation_save(
+        assignment=assignment,
+        actor=assignment.annotator,
+        base_version=1,
+        links=_links((1, 1, "P"), (0, 0, "S")),
+    )
+    assert result.changed and result.annotation.version == 2
+    event = AnnotationEvent.objects.get(annotation=result.annotation, version=2)
+    assert event.kind == "edited"
+    assert event.added == [[0, 0, "S"], [1, 1, "P"]]
+    assert event.removed == [[3, 4]]
+    assert svc.annotation_links(result.annotation) == _links((1, 1, "P"), (0, 0, "S"))
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.IN_PROGRESS
+    assert assignment.started_at is not None
+
+
+def test_a_save_on_a_stale_version_is_refused_with_the_server_state() -> None:
+    assignment = make_assignment()
+    svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    svc.annotation_save(
+        assignment=assignment, actor=assignment.annotator, base_version=1, links=_links((0, 0, "S"))
+    )
+    with pytest.raises(svc.StaleVersion) as caught:
+        svc.annotation_save(
+            assignment=assignment,
+            actor=assignment.annotator,
+            base_version=1,
+            links=_links((5, 6, "S")),
+        )
+    assert caught.value.status_code == 409
+    assert caught.value.extra["server"] == {"version": 2, "links": [[0, 0, "S"]]}
+
+
+def test_a_retried_save_that_already_went_through_is_not_a_conflict() -> None:
+    assignment = make_assignment()
+    svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    links = _links((0, 0, "S"))
+    svc.annotation_save(
+        assignment=assignment, actor=assignment.annotator, base_version=1, links=links
+    )
+    again = svc.annotation_save(
+        assignment=assignment, actor=assignment.annotator, base_version=1, links=links
+    )
+    assert not again.changed and again.annotation.version == 2
+
+
+def test_saving_the_same_links_writes_no_new_version() -> None:
+    assignment = make_assignment()
+    annotation = svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    result = svc.annotation_save(
+        assignment=assignment,
+        actor=assignment.annotator,
+        base_version=1,
+        links=svc.annotation_links(annotation),
+    )
+    assert not result.changed
+    assert AnnotationEvent.objects.filter(annotation=annotation).count() == 1
+
+
+def test_it_rejects_links_outside_the_sentence() -> None:
+    with pytest.raises(svc.InvalidLinks, match="links\\[1\\]: link 6-0 is outside the 6×7 pair"):
+        svc.links_parse([[0, 0, "S"], [6, 0, "P"]], n_source=6, n_target=7)
+
+
+def test_it_rejects_a_link_given_twice_or_of_unknown_kind() -> None:
+    with pytest.raises(svc.InvalidLinks, match="given twice"):
+        svc.links_parse([[0, 0, "S"], [0, 0, "P"]], n_source=2, n_target=2)
+    with pytest.raises(svc.InvalidLinks, match="expected"):
+        svc.links_parse([[0, 0, "X"]], n_source=2, n_target=2)
+    with pytest.raises(svc.InvalidLinks, match="integers"):
+        svc.links_parse([["0", 0, "S"]], n_source=2, n_target=2)
+
+
+def test_submitting_records_flags_comment_rating_and_an_event() -> None:
+    assignment = make_assignment()
+    svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    annotation = svc.annotation_submit(
+        assignment=assignment,
+        actor=assignment.annotator,
+        base_version=1,
+        flags=["bad_tokenization"],
+        comment="odd hyphen",
+        rating=3.5,
+    )
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SUBMITTED
+    assert (annotation.flags, annotation.comment, annotation.rating) == (
+        ["bad_tokenization"],
+        "odd hyphen",
+        3.5,
+    )
+    event = AnnotationEvent.objects.get(annotation=annotation, version=2)
+    assert event.kind == "submitted"
+    assert event.payload["rating"] == 3.5
+
+
+def test_submitting_refuses_a_rating_outside_zero_to_five_and_unknown_flags() -> None:
+    assignment = make_assignment()
+    svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    with pytest.raises(DomainError, match="between 0 and 5"):
+        svc.annotation_submit(
+            assignment=assignment, actor=assignment.annotator, base_version=1, rating=5.5
+        )
+    with pytest.raises(DomainError, match="unknown flag"):
+        svc.annotation_submit(
+            assignment=assignment, actor=assignment.annotator, base_version=1, flags=["typo"]
+        )
+
+
+def test_a_submitted_pair_cannot_be_edited_until_reopened() -> None:
+    assignment = make_assignment()
+    svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    svc.annotation_submit(assignment=assignment, actor=assignment.annotator, base_version=1)
+    with pytest.raises(svc.AlreadySubmitted):
+        svc.annotation_save(
+            assignment=assignment, actor=assignment.annotator, base_version=2, links={}
+        )
+    reopened = svc.annotation_reopen(assignment=assignment, actor=assignment.annotator)
+    assert reopened.version == 3
+    result = svc.annotation_save(
+        assignment=assignment, actor=assignment.annotator, base_version=3, links={}
+    )
+    assert result.annotation.version == 4
+    kinds = list(AnnotationEvent.objects.filter(annotation=reopened).values_list("kind", flat=True))
+    assert kinds == ["created", "submitted", "reopened", "edited"]
+
+
+def test_active_time_counts_short_gaps_and_skips_idle_ones() -> None:
+    assignment = make_assignment()
+    start = timezone.now()
+    svc.annotation_open(assignment=assignment, actor=assignment.annotator, now=start)
+    svc.activity_heartbeat(assignment=assignment, now=start + timedelta(seconds=90))
+    svc.activity_heartbeat(assignment=assignment, now=start + timedelta(seconds=90 + 301))
+    svc.annotation_save(
+        assignment=assignment,
+        actor=assignment.annotator,
+        base_version=1,
+        links={},
+        now=start + timedelta(seconds=90 + 301 + 30),
+    )
+    assignment.refresh_from_db()
+    assert assignment.active_seconds == pytest.approx(90 + 30)
+
+
+def test_the_event_log_stays_append_only() -> None:
+    assignment = make_assignment()
+    annotation = svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        AnnotationEvent.objects.filter(annotation=annotation).update(kind="edited")
+
+
+def test_a_pair_without_prefill_opens_empty() -> None:
+    assignment = make_assignment(make_pair(prefill=None))
+    annotation = svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    assert svc.annotation_links(annotation) == {}
+    assert AnnotationEvent.objects.get(annotation=annotation).payload == {"from": "empty"}

@@ -1,0 +1,139 @@
+"""The job life cycle: claim once, report progress, finish or fail, never stay "running"."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from annotate.models import Job
+from annotate.services import jobs
+from annotate.services.corpora import corpus_import_records
+from tests.annotate.records import make_record
+
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+
+
+@pytest.fixture
+def corpus_name() -> str:
+    corpus_import_records(
+        corpus_name="c",
+        records=[
+            make_record("a", annotations={"ann1": "1-1", "ann2": "1-1 0?0"}),
+            make_record("b", subcorpus="mtc", split="test"),
+        ],
+    )
+    return "c"
+
+
+def stats_job(corpus_name: str, capture) -> Job:
+    from annotate.models import Corpus
+
+    with capture(execute=False) as callbacks:
+        job = jobs.job_create(kind="corpus_stats", corpus=Corpus.objects.get(name=corpus_name))
+    assert len(callbacks) == 1, "the task is enqueued once, after commit"
+    return job
+
+
+def test_it_runs_corpus_statistics_to_completion(
+    corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    assert jobs.job_run(job_id=job.pk, worker="w1") == Job.Status.SUCCEEDED
+    job.refresh_from_db()
+    assert (job.status, job.progress, job.worker, job.attempts) == ("succeeded", 100, "w1", 1)
+    assert job.result["pairs"] == 2
+    assert job.result["subcorpora"]["news"]["pairs"] == 1
+    assert job.result["subcorpora"]["mtc"]["splits"] == {"test": 1}
+    assert job.result["multiply_annotated_pairs"] == 1
+    assert job.result["annotation_links"] == {"sure": 2, "possible_only": 1}
+    assert job.corpus.stats == job.result
+
+
+def test_a_job_is_claimed_only_once(corpus_name: str, django_capture_on_commit_callbacks) -> None:
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    assert jobs.job_claim(job_id=job.pk, worker="w1")
+    assert not jobs.job_claim(job_id=job.pk, worker="w2")
+    assert jobs.job_run(job_id=job.pk, worker="w2") == Job.Status.RUNNING
+    job.refresh_from_db()
+    assert job.worker == "w1"
+
+
+def test_an_unknown_kind_is_refused_before_anything_is_stored() -> None:
+    with pytest.raises(jobs.UnknownJobKind, match="corpus_stats"):
+        jobs.job_create(kind="no_such_job")
+    assert not Job.objects.exists()
+
+
+def test_a_runner_error_marks_the_job_failed_with_its_message(
+    monkeypatch: pytest.MonkeyPatch, corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    def broken(job: Job, progress: Any) -> dict[str, Any]:
+        progress(40, "half way")
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr("annotate.services.stats.corpus_stats_run", broken)
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    assert jobs.job_run(job_id=job.pk, worker="w1") == Job.Status.FAILED
+    job.refresh_from_db()
+    assert job.status == "failed" and job.finished_at is not None
+    assert "ZeroDivisionError: boom" in job.error
+    assert "Traceback" not in job.error
+
+
+def test_a_job_whose_worker_stopped_is_marked_failed_with_the_reason(
+    corpus_name: str, django_capture_on_commit_callbacks, settings
+) -> None:
+    settings.JOB_HEARTBEAT_TIMEOUT_SECONDS = 60
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    jobs.job_claim(job_id=job.pk, worker="dead-worker")
+    fresh = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    jobs.job_claim(job_id=fresh.pk, worker="live-worker")
+    Job.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=61))
+
+    assert jobs.jobs_reap_stale() == 1
+    job.refresh_from_db()
+    fresh.refresh_from_db()
+    assert job.status == "failed"
+    assert "dead-worker stopped responding" in job.error
+    assert fresh.status == "running"
+
+
+def test_a_cancelled_job_stops_at_its_next_progress_report(
+    monkeypatch: pytest.MonkeyPatch, corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    seen: list[float] = []
+
+    def slow(job: Job, progress: Any) -> dict[str, Any]:
+        progress(10, "first")
+        seen.append(10)
+        jobs.job_cancel(job=job)
+        progress(100, "second")
+        seen.append(100)
+        return {}
+
+    monkeypatch.setattr("annotate.services.stats.corpus_stats_run", slow)
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.CANCELLED
+    assert seen == [10]
+
+
+@pytest.mark.django_db(transaction=True)  # the heartbeat thread has its own connection
+def test_the_heartbeat_advances_while_a_job_computes(monkeypatch: pytest.MonkeyPatch) -> None:
+    beats: list[Any] = []
+
+    def waiting(job: Job, progress: Any) -> dict[str, Any]:
+        import time
+
+        first = Job.objects.get(pk=job.pk).heartbeat_at
+        time.sleep(0.35)
+        beats.extend([first, Job.objects.get(pk=job.pk).heartbeat_at])
+        return {}
+
+    monkeypatch.setattr("annotate.services.stats.corpus_stats_run", waiting)
+    monkeypatch.setattr(jobs, "HEARTBEAT_INTERVAL", 0.1)
+    job = Job.objects.create(kind="corpus_stats")
+    assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    assert beats[1] > beats[0]

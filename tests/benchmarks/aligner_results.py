@@ -1,0 +1,127 @@
+"""Aligner results on Edinburgh++ train and RTE-2 dev (issue 6, "Checks to pass").
+
+Run: ``.venv/bin/python -m tests.benchmarks.aligner_results RESULTS.json [--no-phrases]``.
+
+Evaluates the identity baseline, ``lexical`` (with PPDB) and ``em`` (alone and merged with
+``lexical``) on
+
+- Edinburgh++ train (``../shared/data/edinburgh``, 714 pairs; gold = the sure file, possible =
+  sure+poss − sure), and
+- RTE-2 dev (``../shared/data/rte2-alignments``, 800 pairs) against each of the annotators A, B,
+  C and their 2-of-3 majority (sure = sure for ≥ 2 annotators; P likewise from P),
+
+prints a table of the headline figures and writes every labelled figure
+(:mod:`scoring.aligners.evaluation`) as JSON to the given path. ``em`` is trained, by EM, on the
+tokens of all pairs of the set it is evaluated on (never on their links), as Cohn et al. trained
+GIZA++ on their corpus. Published reference points (Edinburgh++ *test*, literature metric):
+identity 82.2, GIZA++ intersection 85.5, jacana 86.4, Sultan et al. 2014 87.6, 2015 88.5;
+RTE-2 majority: identity 80.8, Sultan et al. 2015 92.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.paths import NLTK_DATA, SHARED_DATA
+
+os.environ.setdefault("NLTK_DATA", str(NLTK_DATA))
+
+from scoring import __version__  # after NLTK_DATA is set
+from scoring.aligners.base import Aligner, get_aligner
+from scoring.aligners.evaluation import evaluate_records
+from scoring.corpus import PairRecord
+from scoring.formats import read_corpus
+
+PPDB = SHARED_DATA / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
+
+
+def datasets() -> dict[str, list[PairRecord]]:
+    edinburgh = SHARED_DATA / "edinburgh"
+    rte2 = SHARED_DATA / "rte2-alignments"
+    return {
+        "edinburgh_train": list(
+            read_corpus(
+                "jacana",
+                [edinburgh / "gold.train.sure.json", edinburgh / "gold.train.sure+poss.json"],
+            )
+        ),
+        "rte2_dev": list(
+            read_corpus("rte2", [rte2 / f"RTE2_dev_{letter}.align.txt" for letter in "ABC"])
+        ),
+    }
+
+
+def configurations() -> dict[str, Callable[[], Aligner]]:
+    return {
+        "identity": lambda: get_aligner("identity"),
+        "lexical": lambda: get_aligner("lexical", ppdb=str(PPDB)),
+        "em": lambda: get_aligner("em"),
+        "em+lexical": lambda: get_aligner("em", lexical="merge", ppdb=str(PPDB)),
+    }
+
+
+def _pct(value: float | None) -> str:
+    return "  n/a" if value is None else f"{100 * value:5.1f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("output", type=Path, help="where to write the JSON results")
+    parser.add_argument("--no-phrases", action="store_true", help="skip phrase-pair scores")
+    parser.add_argument("--only", nargs="*", help="run only these configurations")
+    args = parser.parse_args(argv)
+
+    results: dict[str, Any] = {
+        "scoring_version": __version__,
+        "python": platform.python_version(),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "ppdb": str(PPDB),
+        "datasets": {},
+    }
+    header = (
+        f"{'data':16} {'aligner':11} {'reference':9} | {'lit F1':>6} {'lit-S F1':>8} "
+        f"{'exact%':>6} | {'non-id F1':>9} | {'O&N F1':>6} {'AER':>5} | {'phr S F1':>8} "
+        f"{'phr P F1':>8} | {'sec':>5}"
+    )
+    print(header)
+    print("-" * len(header))
+    for data_name, records in datasets().items():
+        per_data: dict[str, Any] = {"pairs": len(records), "aligners": {}}
+        for config, make in configurations().items():
+            if args.only and config not in args.only:
+                continue
+            report = evaluate_records(make, records, phrases=not args.no_phrases)
+            per_data["aligners"][config] = report
+            seconds = report["training"]["seconds_train_and_align"]
+            for ref_name, ref in report["references"].items():
+                ps = ref.get("phrases_sure", {}).get("f1")
+                pp = ref.get("phrases_possible", {}).get("f1")
+                print(
+                    f"{data_name:16} {config:11} {ref_name:9} | "
+                    f"{_pct(ref['literature']['f1']):>6} "
+                    f"{_pct(ref['literature_sure_only']['f1']):>8} "
+                    f"{ref['literature']['exact_match']:6.1f} | "
+                    f"{_pct(ref['non_identical']['f1']):>9} | "
+                    f"{_pct(ref['och_ney']['f1']):>6} {_pct(ref['och_ney']['aer']):>5} | "
+                    f"{_pct(ps):>8} {_pct(pp):>8} | {seconds:5.1f}",
+                    flush=True,
+                )
+            for warning in report["warnings"]:
+                print(f"  warning: {warning}")
+        results["datasets"][data_name] = per_data
+    results["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    args.output.write_text(json.dumps(results, indent=1, sort_keys=True, default=str) + "\n")
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""Benchmark: sentence BLEU and NIST on the 1,000 WMT17 pairs, scoring.mtmetrics vs nltk.
+
+Run as ``.venv/bin/python -m tests.benchmarks.bench_bleu_nist``. Both sides get the same
+mteval-13a tokens (tokenization is not timed); ours includes the statistics stage (word ids,
+clipped matches, and for NIST the n-gram information over the whole reference set) in every
+timing. nltk's
+``sentence_bleu`` (4-grams, unsmoothed) and ``sentence_nist`` (5-grams, information from the
+segment's own reference) are called once per pair. Timed in this process, best of several
+rounds, after numba compilation. Exits 1 unless both speed-ups reach 10× (issue 5).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import warnings
+from collections.abc import Callable
+
+from nltk.translate.bleu_score import sentence_bleu
+from nltk.translate.nist_score import sentence_nist
+
+from scoring.mtmetrics import bleu, ngram_stats, nist, read_mteval_sgml, tokenize_13a
+from tests.paths import SHARED_DATA
+
+TARGET = 10.0
+
+
+def best_of(rounds: int, func: Callable[[], object]) -> float:
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> int:
+    folder = SHARED_DATA / "conformance/bleu_nist"
+    hyps = [tokenize_13a(s.text) for s in read_mteval_sgml(folder / "tst.sgm")]
+    refs = [tokenize_13a(s.text) for s in read_mteval_sgml(folder / "ref.sgm")]
+    pairs = list(zip(hyps, refs, strict=True))
+    n = len(pairs)
+
+    def nltk_bleu() -> list[float]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return [float(sentence_bleu([r], h)) for h, r in pairs]
+
+    def nltk_nist() -> list[float]:
+        return [float(sentence_nist([r], h, n=5)) for h, r in pairs]
+
+    def ours_bleu() -> object:
+        return bleu(ngram_stats(hyps, refs, information=False), order=4)
+
+    def ours_nist() -> object:
+        return nist(ngram_stats(hyps, refs), order=5)
+
+    ours_bleu()
+    ours_nist()
+    results = {
+        "BLEU": (best_of(3, nltk_bleu), best_of(10, ours_bleu), "sentence_bleu"),
+        "NIST": (best_of(3, nltk_nist), best_of(10, ours_nist), "sentence_nist"),
+    }
+    ok = True
+    print(f"segments: {n}")
+    for name, (t_peer, t_ours, peer_name) in results.items():
+        ratio = t_peer / t_ours
+        ok = ok and ratio >= TARGET
+        print(f"{name}: nltk {peer_name}: {n / t_peer:10.1f} seg/s ({t_peer * 1e3:.1f} ms)")
+        print(f"{name}: scoring.mtmetrics:  {n / t_ours:10.1f} seg/s ({t_ours * 1e3:.1f} ms)")
+        print(f"{name}: speed-up {ratio:.1f}x (target >= {TARGET:.0f}x)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""Benchmark: TER on the 1,000 WMT17 pairs, scoring.ter vs sacrebleu's TER sentence scoring.
+
+Run as ``.venv/bin/python -m tests.benchmarks.bench_ter``. Both sides start from the raw strings
+(tercom's default lowercasing and whitespace tokenization) and are timed in this process, best of
+several rounds; numba compilation happens before timing. Exits 1 unless the edit counts are
+identical and scoring.ter is at least 20× faster (issue 5).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+from sacrebleu.metrics import TER
+
+from scoring.ter import ter_batch
+from tests.paths import SHARED_DATA
+
+TARGET = 20.0
+
+
+def best_of(rounds: int, func: Callable[[], object]) -> float:
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> int:
+    pairs = json.loads((SHARED_DATA / "conformance/ter/wmt17_ende_1000pairs.json").read_text())
+    hyps = [p["hyp"] for p in pairs]
+    refs = [p["ref"] for p in pairs]
+    metric = TER()
+
+    def peer() -> list[float]:
+        return [metric.sentence_score(h, [r]).num_edits for h, r in zip(hyps, refs, strict=True)]
+
+    ours_edits = ter_batch(hyps, refs).num_edits  # compiles (or loads) the kernels
+    peer_edits = np.array(peer(), dtype=np.float64)
+    same = bool(np.array_equal(ours_edits, peer_edits))
+
+    t_peer = best_of(3, peer)
+    t_ours = best_of(10, lambda: ter_batch(hyps, refs))
+    n = len(pairs)
+    ratio = t_peer / t_ours
+    print(f"pairs: {n}")
+    print(f"sacrebleu TER sentence_score: {n / t_peer:10.1f} pairs/s ({t_peer * 1e3:.1f} ms)")
+    print(f"scoring.ter.ter_batch:        {n / t_ours:10.1f} pairs/s ({t_ours * 1e3:.1f} ms)")
+    print(f"speed-up: {ratio:.1f}x (target >= {TARGET:.0f}x)")
+    print(f"identical edit counts: {same}")
+    if not same:
+        bad = np.nonzero(ours_edits != peer_edits)[0]
+        print(f"  differing segments: {bad[:20].tolist()}")
+    return 0 if same and ratio >= TARGET else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

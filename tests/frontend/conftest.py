@@ -1,0 +1,82 @@
+"""Browser-test fixtures: Debian's chromium through Playwright (no browser downloads)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.paths import ROOT
+
+# Playwright's sync API runs an event loop in the test thread; the test's own ORM calls are
+# still synchronous, so Django's async-safety guard is relaxed for the browser tests only.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = ROOT / "var" / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        raise FileNotFoundError(
+            f"{CHROMIUM} is missing; install Debian's chromium (`make browsers`)"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def fast_passwords(settings: Any) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def page_for(browser: Any, live_server: Any, fast_passwords: None) -> Iterator[Callable[..., Any]]:
+    """``page_for(user)`` → a Playwright page logged in as ``user`` (a session cookie)."""
+    from django.conf import settings
+    from django.test import Client
+
+    contexts = []
+
+    def make(user: Any, viewport: tuple[int, int] = (1400, 1000)) -> Any:
+        client = Client()
+        client.force_login(user)
+        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        context.add_cookies(
+            [
+                {
+                    "name": settings.SESSION_COOKIE_NAME,
+                    "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+                    "url": live_server.url,
+                }
+            ]
+        )
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.js_errors = errors
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()

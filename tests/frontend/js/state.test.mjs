@@ -1,0 +1,205 @@
+// Unit tests of the grid state model and the save queue, run by `node --test` (no bundler).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { SaveQueue } from "../../../frontend/static/frontend/savequeue.js";
+import { diffCount, EMPTY, GridModel, POSSIBLE, SURE } from "../../../frontend/static/frontend/state.js";
+
+test("a click cycles empty, sure, possible, empty", () => {
+  const model = new GridModel(2, 3);
+  const seen = [];
+  for (let k = 0; k < 3; k++) {
+    model.cycle(1, 2);
+    seen.push(model.get(1, 2));
+  }
+  assert.deepEqual(seen, [SURE, POSSIBLE, EMPTY]);
+});
+
+test("a block is set in one undoable step and repaints only its cells", () => {
+  const model = new GridModel(4, 4, [[0, 0, "S"]]);
+  const repainted = [];
+  model.on("cells", (indices) => repainted.push(...indices));
+  model.moveTo(1, 1);
+  model.move(1, 0, true);
+  model.move(0, 2, true);
+  assert.deepEqual(model.selection(), { i0: 1, i1: 2, j0: 1, j1: 3 });
+  assert.equal(model.setBlock(POSSIBLE), 6);
+  assert.deepEqual(repainted.sort((a, b) => a - b), [5, 6, 7, 9, 10, 11]);
+  assert.equal(model.links().length, 7);
+  model.undo();
+  assert.deepEqual(model.links(), [[0, 0, "S"]]);
+  model.redo();
+  assert.equal(model.links().filter((l) => l[2] === "P").length, 6);
+});
+
+test("undo is unlimited and a new edit clears the redo stack", () => {
+  const model = new GridModel(10, 10);
+  for (let i = 0; i < 10; i++) model.set(i, i, SURE);
+  while (model.undo());
+  assert.deepEqual(model.links(), []);
+  model.redo();
+  model.set(5, 4, POSSIBLE);
+  assert.equal(model.canRedo(), false);
+  assert.deepEqual(model.links(), [[0, 0, "S"], [5, 4, "P"]]);
+});
+
+test("the cursor stays inside the grid and setting a cell to its value changes nothing", () => {
+  const model = new GridModel(2, 2);
+  model.move(-5, 9);
+  assert.deepEqual(model.cursor, { i: 0, j: 1 });
+  model.set(0, 1, SURE);
+  assert.equal(model.set(0, 1, SURE), 0);
+  assert.equal(model.undoStack.length, 1);
+  assert.throws(() => model.get(2, 0), /outside the 2×2 grid/);
+});
+
+test("a read-only model refuses edits", () => {
+  const model = new GridModel(2, 2);
+  model.readOnly = true;
+  assert.equal(model.cycle(0, 0), 0);
+  assert.deepEqual(model.links(), []);
+});
+
+test("diffCount counts cells whose state differs", () => {
+  assert.equal(diffCount([[0, 0, "S"], [1, 1, "P"]], [[0, 0, "P"], [2, 2, "S"]]), 3);
+});
+
+class MemoryStorage {
+  constructor() {
+    this.items = new Map();
+  }
+  getItem(key) {
+    return this.items.has(key) ? this.items.get(key) : null;
+  }
+  setItem(key, value) {
+    this.items.set(key, String(value));
+  }
+  removeItem(key) {
+    this.items.delete(key);
+  }
+}
+
+const manualTimers = () => {
+  const pending = [];
+  return {
+    set: (fn) => pending.push(fn),
+    clear: () => {},
+    run: async () => {
+      while (pending.length) await pending.shift()();
+    },
+  };
+};
+
+test("the save queue stores before sending and clears storage once saved", async () => {
+  const storage = new MemoryStorage();
+  const sent = [];
+  const timers = manualTimers();
+  const queue = new SaveQueue({
+    key: "k",
+    version: 1,
+    storage,
+    timers,
+    send: async (body) => {
+      sent.push(body);
+      return { version: body.version + 1 };
+    },
+  });
+  queue.update([[0, 0, "S"]]);
+  assert.deepEqual(JSON.parse(storage.getItem("k")).links, [[0, 0, "S"]]);
+  await timers.run();
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0].version, 1);
+  assert.equal(queue.version, 2);
+  assert.equal(queue.status, "saved");
+  assert.equal(storage.getItem("k"), null);
+});
+
+test("offline saves stay in storage and every change is sent when the network returns", async () => {
+  const storage = new MemoryStorage();
+  const timers = manualTimers();
+  let online = false;
+  const received = [];
+  const queue = new SaveQueue({
+    key: "k",
+    version: 3,
+    storage,
+    timers,
+    send: async (body) => {
+      if (!online) throw new TypeError("Failed to fetch");
+      received.push(body.links);
+      return { version: body.version + 1 };
+    },
+  });
+  queue.update([[0, 0, "S"]]);
+  await queue.flush();
+  assert.equal(queue.status, "offline");
+  queue.update([[0, 0, "S"], [1, 1, "P"]]);
+  assert.deepEqual(JSON.parse(storage.getItem("k")).links, [[0, 0, "S"], [1, 1, "P"]]);
+  online = true;
+  queue.online();
+  await timers.run();
+  assert.deepEqual(received.at(-1), [[0, 0, "S"], [1, 1, "P"]]);
+  assert.equal(queue.status, "saved");
+  assert.equal(queue.version, 4);
+  assert.equal(storage.getItem("k"), null);
+});
+
+test("a 409 stops the queue, reports the server state and keeps the local copy", async () => {
+  const storage = new MemoryStorage();
+  const conflicts = [];
+  const error = Object.assign(new Error("changed elsewhere"), {
+    status: 409,
+    body: { error: { server: { version: 7, links: [[2, 2, "S"]] } } },
+  });
+  const queue = new SaveQueue({
+    key: "k",
+    version: 5,
+    storage,
+    timers: manualTimers(),
+    send: async () => {
+      throw error;
+    },
+    onConflict: (server, mine) => conflicts.push([server, mine]),
+  });
+  queue.update([[0, 0, "S"]]);
+  await queue.flush();
+  assert.equal(queue.status, "conflict");
+  assert.deepEqual(conflicts[0][0], { version: 7, links: [[2, 2, "S"]] });
+  assert.deepEqual(JSON.parse(storage.getItem("k")).links, [[0, 0, "S"]]);
+  queue.keepMine(7);
+  assert.equal(JSON.parse(storage.getItem("k")).base, 7);
+});
+
+test("edits made while a save is in flight are sent on top of the new version", async () => {
+  const storage = new MemoryStorage();
+  const timers = manualTimers();
+  const sent = [];
+  let release;
+  const queue = new SaveQueue({
+    key: "k",
+    version: 1,
+    storage,
+    timers,
+    send: (body) => {
+      sent.push(body);
+      return new Promise((resolve) => {
+        release = () => resolve({ version: body.version + 1 });
+      });
+    },
+  });
+  queue.update([[0, 0, "S"]]);
+  const first = queue.flush();
+  queue.update([[0, 0, "P"]]);
+  release();
+  await first;
+  assert.equal(queue.status, "unsaved");
+  const second = timers.run();
+  await new Promise((r) => setImmediate(r));
+  release();
+  await second;
+  assert.deepEqual(sent.map((b) => [b.version, b.links]), [
+    [1, [[0, 0, "S"]]],
+    [2, [[0, 0, "P"]]],
+  ]);
+  assert.equal(queue.status, "saved");
+});

@@ -1,0 +1,267 @@
+"""The workspace in headless chromium: editing, undo, autosave, conflicts, offline, submit."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from annotate import roles
+from annotate.models import Annotation, AnnotationEvent, Assignment
+from annotate.services.annotations import annotation_links
+from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+READY = "#workspace[data-ready=true]"
+
+
+def open_workspace(page: Any, live_server: Any, assignment: Assignment) -> None:
+    page.goto(f"{live_server.url}/work/{assignment.pk}/")
+    page.wait_for_selector(READY)
+
+
+def cell(page: Any, i: int, j: int) -> Any:
+    return page.locator(f"#grid tbody tr:nth-child({i + 1}) td:nth-child({j + 2})")
+
+
+def grid_links(page: Any) -> list[list[Any]]:
+    return page.evaluate("window.__workspace.model.links()")
+
+
+def wait_saved(page: Any, version: int) -> None:
+    page.wait_for_function(
+        "v => document.querySelector('#save-status').textContent === `Saved · v${v}`", arg=version
+    )
+
+
+def stored_links(assignment: Assignment) -> dict[tuple[int, int], bool]:
+    return annotation_links(Annotation.objects.get(assignment=assignment))
+
+
+@pytest.fixture
+def alice() -> Any:
+    return make_user("alice", roles.ANNOTATOR)
+
+
+def test_a_click_cycles_a_cell_through_sure_possible_and_empty(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    target = cell(page, 0, 0)
+    classes = []
+    for _ in range(3):
+        target.click()
+        classes.append(target.get_attribute("class") or "")
+    assert [c.split()[0] if c.split() and c.split()[0] in "sp" else "" for c in classes] == [
+        "s",
+        "p",
+        "",
+    ]
+    assert page.js_errors == []
+
+
+def test_a_dragged_block_and_a_keyboard_block_are_set_in_one_gesture(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    start = cell(page, 1, 1).bounding_box()
+    end = cell(page, 2, 3).bounding_box()
+    page.mouse.move(start["x"] + 5, start["y"] + 5)
+    page.mouse.down()
+    page.mouse.move(end["x"] + 5, end["y"] + 5, steps=4)
+    page.mouse.up()
+    page.keyboard.press("s")
+    assert grid_links(page) == [[i, j, "S"] for i in (1, 2) for j in (1, 2, 3)]
+    page.keyboard.press("Escape")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Shift+ArrowDown")
+    page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("p")
+    assert [link for link in grid_links(page) if link[2] == "P"] == [
+        [3, 3, "P"],
+        [3, 4, "P"],
+        [4, 3, "P"],
+        [4, 4, "P"],
+    ]
+    assert "4×… " not in page.locator("#cursor-info").inner_text()
+    assert page.js_errors == []
+
+
+def test_undo_and_redo_restore_the_grid(page_for: Any, live_server: Any, alice: Any) -> None:
+    assignment = make_assignment(make_pair(), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    before = grid_links(page)
+    page.keyboard.press("s")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("p")
+    after = grid_links(page)
+    page.keyboard.press("Control+z")
+    page.keyboard.press("Control+z")
+    assert grid_links(page) == before
+    page.keyboard.press("Control+Shift+Z")
+    page.keyboard.press("Control+Shift+Z")
+    assert grid_links(page) == after
+    page.get_by_role("button", name="Undo").click()
+    assert grid_links(page) == [link for link in after if link[:2] != [0, 1]]
+
+
+def test_an_autosaved_change_is_there_after_a_reload(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    cell(page, 0, 0).click()
+    cell(page, 5, 6).click()
+    cell(page, 5, 6).click()
+    wait_saved(page, 2)
+    assert stored_links(assignment) == {(0, 0): True, (1, 1): True, (3, 4): False, (5, 6): False}
+    page.reload()
+    page.wait_for_selector(READY)
+    assert grid_links(page) == [[0, 0, "S"], [1, 1, "S"], [3, 4, "P"], [5, 6, "P"]]
+    assert AnnotationEvent.objects.filter(annotation__assignment=assignment).count() == 2
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.IN_PROGRESS
+
+
+def test_a_second_page_gets_a_conflict_and_keeps_both_versions(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    first = page_for(alice)
+    second = page_for(alice)
+    open_workspace(first, live_server, assignment)
+    open_workspace(second, live_server, assignment)
+    cell(first, 0, 0).click()
+    wait_saved(first, 2)
+    cell(second, 2, 2).click()
+    second.wait_for_selector("#conflict:not([hidden])")
+    assert "server version 2" in second.locator("#conflict-text").inner_text()
+    assert second.locator("#save-status").get_attribute("data-state") == "conflict"
+    assert grid_links(second) == [[2, 2, "S"]]  # the second page's work is still on screen
+    second.get_by_role("button", name=re.compile("Use theirs")).click()
+    assert grid_links(second) == [[0, 0, "S"]]
+    second.keyboard.press("Control+z")  # and the discarded side comes back with undo
+    assert grid_links(second) == [[2, 2, "S"]]
+    wait_saved(second, 3)
+    assert stored_links(assignment) == {(2, 2): True}
+    assert second.js_errors == []
+
+
+def test_offline_edits_are_kept_and_sent_when_the_network_returns(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    page.context.set_offline(True)
+    for i, j in ((0, 0), (1, 1), (2, 2)):
+        cell(page, i, j).click()
+    page.wait_for_selector("#save-status[data-state=offline]")
+    stored = page.evaluate(f"JSON.parse(localStorage.getItem('paw:annotation:{assignment.pk}'))")
+    assert stored["links"] == [[0, 0, "S"], [1, 1, "S"], [2, 2, "S"]]
+    cell(page, 1, 1).click()  # one more change while offline
+    page.context.set_offline(False)
+    page.wait_for_selector("#save-status[data-state=saved]", timeout=20_000)
+    assert stored_links(assignment) == {(0, 0): True, (1, 1): False, (2, 2): True}
+    page.reload()
+    page.wait_for_selector(READY)
+    assert grid_links(page) == [[0, 0, "S"], [1, 1, "P"], [2, 2, "S"]]
+
+
+def test_work_left_in_the_browser_is_sent_on_the_next_visit(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    page.context.set_offline(True)
+    cell(page, 3, 3).click()
+    page.wait_for_selector("#save-status[data-state=offline]")
+    page.context.set_offline(False)
+    page.route("**/annotation/", lambda route: route.abort())  # the tab dies before saving
+    page.reload()
+    page.unroute("**/annotation/")
+    page.wait_for_selector(READY)
+    wait_saved(page, 2)
+    assert stored_links(assignment) == {(3, 3): True}
+
+
+def test_submitting_moves_to_the_next_pair(page_for: Any, live_server: Any, alice: Any) -> None:
+    corpus = make_corpus()
+    first = make_assignment(make_pair(corpus), alice)
+    second = make_assignment(make_pair(corpus), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, first)
+    page.keyboard.press("s")
+    page.keyboard.press("Enter")
+    page.locator("#submit-dialog input[value=bad_tokenization]").check()
+    page.locator("#submit-rating").fill("4.5")
+    page.locator("#submit-comment").fill("split hyphen")
+    page.locator("#submit-confirm").click()
+    page.wait_for_url(f"**/work/{second.pk}/")
+    page.wait_for_selector(READY)
+    first.refresh_from_db()
+    annotation = Annotation.objects.get(assignment=first)
+    assert first.status == Assignment.Status.SUBMITTED
+    assert (annotation.flags, annotation.rating, annotation.comment) == (
+        ["bad_tokenization"],
+        4.5,
+        "split hyphen",
+    )
+    assert annotation_links(annotation)[(0, 0)] is True
+
+
+def test_a_trial_pair_shows_feedback_against_gold_after_submitting(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    pair = make_pair(split="trial", gold=[(0, 1, True), (1, 1, True), (3, 4, False)])
+    assignment = make_assignment(pair, alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    page.get_by_role("button", name=re.compile("^Submit")).click()
+    page.locator("#submit-confirm").click()
+    page.wait_for_selector("#feedback:not([hidden])")
+    scores = page.locator("#feedback-scores").inner_text()
+    assert "Precision 100.0%" in scores and "Recall 50.0%" in scores and "F1 66.7%" in scores
+    assert "fb-miss" in (cell(page, 0, 1).get_attribute("class") or "")
+    assert "fb-ok" in (cell(page, 1, 1).get_attribute("class") or "")
+
+
+def test_the_home_page_shows_my_queue_and_n_opens_the_next_pair(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    corpus = make_corpus()
+    first = make_assignment(make_pair(corpus), alice)
+    make_assignment(make_pair(corpus), alice)
+    page = page_for(alice)
+    page.goto(live_server.url + "/")
+    page.wait_for_selector("#queue-counts .count")
+    assert page.locator("[data-status=new] b").inner_text() == "2"
+    page.keyboard.press("n")
+    page.wait_for_url(f"**/work/{first.pk}/")
+
+
+def test_logging_in_through_the_form_reaches_the_home_page(
+    browser: Any, live_server: Any, fast_passwords: None
+) -> None:
+    make_user("alice", roles.ANNOTATOR, password="correct horse battery")
+    page = browser.new_page()
+    try:
+        page.goto(live_server.url + "/")
+        page.wait_for_url("**/login/?next=/")
+        page.fill("#id_username", "alice")
+        page.fill("#id_password", "correct horse battery")
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_selector("h1:has-text('Hello, alice')")
+        page.get_by_role("button", name="Log out").click()
+        page.wait_for_url("**/login/")
+    finally:
+        page.close()

@@ -1,0 +1,101 @@
+"""A real Celery worker process against the test database and a real broker.
+
+Run by ``make test-integration`` with ``DATABASE_URL`` pointing at PostgreSQL and
+``CELERY_BROKER_URL`` at Redis (``AMQP_URL`` adds RabbitMQ). Tests here must use
+``django_db(transaction=True)`` so the worker sees their rows.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from tests.paths import ROOT
+
+
+def _database_url() -> str:
+    s = connection.settings_dict
+    if s["ENGINE"] != "django.db.backends.postgresql":
+        pytest.fail("the integration suite runs on PostgreSQL: set DATABASE_URL=postgres://...")
+    user = s["USER"] or "postgres"
+    password = f":{s['PASSWORD']}" if s["PASSWORD"] else ""
+    return f"postgres://{user}{password}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+def broker_urls() -> list[str]:
+    urls = [os.environ.get("CELERY_BROKER_URL", "")]
+    if os.environ.get("AMQP_URL"):
+        urls.append(os.environ["AMQP_URL"])
+    return [u for u in urls if u and not u.startswith(("filesystem://", "memory://"))]
+
+
+@pytest.fixture
+def start_worker(tmp_path: Path) -> Iterator:
+    """Start ``celery -A config worker --beat`` on a broker; stopped at the end of the test."""
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def start(broker_url: str, **extra_env: str) -> subprocess.Popen[bytes]:
+        env = {
+            **os.environ,
+            "DATABASE_URL": _database_url(),
+            "CELERY_BROKER_URL": broker_url,
+            "CELERY_RESULT_BACKEND": f"file://{tmp_path / 'results'}",
+            "VAR_DIR": str(tmp_path / "var"),
+            **extra_env,
+        }
+        log = open(tmp_path / f"worker-{len(processes)}.log", "wb")  # noqa: SIM115
+        process = subprocess.Popen(
+            [
+                str(Path(sys.executable).with_name("celery")),
+                "-A",
+                "config",
+                "worker",
+                "--beat",
+                "--concurrency",
+                "1",
+                "--loglevel",
+                "INFO",
+                "--schedule",
+                str(tmp_path / "beat-schedule"),
+                "--hostname",
+                f"itest{len(processes)}@%h",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        process.log_path = log.name  # type: ignore[attr-defined]
+        processes.append(process)
+        return process
+
+    yield start
+    for process in processes:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+def wait_until(predicate, timeout: float, what: str, process=None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        if process is not None and process.poll() is not None:
+            break
+        time.sleep(0.25)
+    log = Path(process.log_path).read_text()[-4000:] if process is not None else ""
+    pytest.fail(f"timed out waiting for {what}\n--- worker log ---\n{log}")
