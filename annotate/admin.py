@@ -25,14 +25,14 @@ from annotate.models import (
 
 
 @admin.register(Corpus)
-class CorpusAdmin(admin.ModelAdmin):
+class CorpusAdmin(admin.ModelAdmin[Corpus]):
     list_display = ("name", "description", "created_at")
     search_fields = ("name",)
     readonly_fields = ("stats", "created_at")
 
 
 @admin.register(SentencePair)
-class SentencePairAdmin(admin.ModelAdmin):
+class SentencePairAdmin(admin.ModelAdmin[SentencePair]):
     list_display = ("external_id", "corpus", "subcorpus", "split", "n_source", "n_target")
     list_filter = ("corpus", "subcorpus", "split")
     search_fields = ("external_id", "source_text", "target_text")
@@ -40,13 +40,13 @@ class SentencePairAdmin(admin.ModelAdmin):
     list_select_related = ("corpus",)
 
 
-class AutoLinkInline(admin.TabularInline):
+class AutoLinkInline(admin.TabularInline[AutoLink, Any]):
     model = AutoLink
     extra = 0
 
 
 @admin.register(AutoAlignment)
-class AutoAlignmentAdmin(admin.ModelAdmin):
+class AutoAlignmentAdmin(admin.ModelAdmin[AutoAlignment]):
     list_display = ("pair", "aligner", "aligner_version", "created_at")
     list_filter = ("aligner",)
     raw_id_fields = ("pair",)
@@ -54,20 +54,20 @@ class AutoAlignmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(admin.ModelAdmin[Assignment]):
     list_display = ("pair", "annotator", "status", "assigned_at", "submitted_at", "active_seconds")
     list_filter = ("status", "pair__corpus")
     search_fields = ("annotator__username", "pair__external_id")
     raw_id_fields = ("pair",)
 
 
-class AnnotationLinkInline(admin.TabularInline):
+class AnnotationLinkInline(admin.TabularInline[AnnotationLink, Any]):
     model = AnnotationLink
     extra = 0
 
 
 @admin.register(Annotation)
-class AnnotationAdmin(admin.ModelAdmin):
+class AnnotationAdmin(admin.ModelAdmin[Annotation]):
     list_display = ("assignment", "version", "rating", "updated_at")
     raw_id_fields = ("assignment",)
     readonly_fields = ("version",)
@@ -75,7 +75,7 @@ class AnnotationAdmin(admin.ModelAdmin):
 
 
 @admin.register(AnnotationEvent)
-class AnnotationEventAdmin(admin.ModelAdmin):
+class AnnotationEventAdmin(admin.ModelAdmin[AnnotationEvent]):
     list_display = ("annotation", "version", "kind", "actor", "created_at")
     list_filter = ("kind",)
 
@@ -89,20 +89,20 @@ class AnnotationEventAdmin(admin.ModelAdmin):
         return False
 
 
-class GoldLinkInline(admin.TabularInline):
+class GoldLinkInline(admin.TabularInline[GoldLink, Any]):
     model = GoldLink
     extra = 0
 
 
 @admin.register(GoldAlignment)
-class GoldAlignmentAdmin(admin.ModelAdmin):
+class GoldAlignmentAdmin(admin.ModelAdmin[GoldAlignment]):
     list_display = ("pair", "adjudicator", "source", "updated_at")
     raw_id_fields = ("pair",)
     inlines = (GoldLinkInline,)
 
 
 @admin.register(Job)
-class JobAdmin(admin.ModelAdmin):
+class JobAdmin(admin.ModelAdmin[Job]):
     list_display = ("id", "kind", "status", "progress", "message", "owner", "created_at")
     list_filter = ("kind", "status")
     readonly_fields = (
@@ -120,6 +120,6 @@ class JobAdmin(admin.ModelAdmin):
 
 
 @admin.register(ScorerModel)
-class ScorerModelAdmin(admin.ModelAdmin):
+class ScorerModelAdmin(admin.ModelAdmin[ScorerModel]):
     list_display = ("name", "kind", "corpus", "created_at")
     list_filter = ("kind",)

@@ -9,7 +9,7 @@ build error payloads. Visibility: annotators reach only their own assignments (o
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
@@ -20,10 +20,15 @@ from rest_framework.views import APIView
 
 from annotate import roles
 from annotate import selectors_workspace as sel
-from annotate.exceptions import DomainError
+from annotate.exceptions import DomainError, NotFound, PermissionDenied
 from annotate.models import Assignment, Job
-from annotate.services import adjudication, annotations, assignments, guidelines
+from annotate.services import adjudication, assignments, guidelines
+from annotate.services import annotations as edits
+from annotate.services.annotations import LinkMap, links_list, links_parse
 from annotate.services.jobs import job_create
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def _link_field() -> serializers.ListField:
@@ -31,11 +36,19 @@ def _link_field() -> serializers.ListField:
     return serializers.ListField(child=serializers.JSONField(), allow_empty=True)
 
 
-def _links(request_links: list[Any], *, n_source: int, n_target: int) -> annotations.LinkMap:
-    return annotations.links_parse(request_links, n_source=n_source, n_target=n_target)
+def _actor(request: Request) -> User:
+    """The logged-in user (every view requires authentication)."""
+    user = request.user
+    if not isinstance(user, get_user_model()):
+        raise PermissionDenied("log in first")
+    return user
 
 
-class JobOutputSerializer(serializers.ModelSerializer):
+def _links(request_links: list[Any], *, n_source: int, n_target: int) -> LinkMap:
+    return links_parse(request_links, n_source=n_source, n_target=n_target)
+
+
+class JobOutputSerializer(serializers.ModelSerializer[Job]):
     corpus = serializers.CharField(source="corpus.name", default=None)
     owner = serializers.CharField(source="owner.username", default=None)
 
@@ -62,7 +75,7 @@ class JobOutputSerializer(serializers.ModelSerializer):
 
 
 class MeApi(APIView):
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         username = serializers.CharField()
         roles = serializers.ListField(child=serializers.CharField())
 
@@ -73,7 +86,7 @@ class MeApi(APIView):
 
 
 class QueueApi(APIView):
-    class ItemSerializer(serializers.ModelSerializer):
+    class ItemSerializer(serializers.ModelSerializer[Assignment]):
         corpus = serializers.CharField(source="pair.corpus.name")
         external_id = serializers.CharField(source="pair.external_id")
         split = serializers.CharField(source="pair.split")
@@ -94,7 +107,7 @@ class QueueApi(APIView):
                 "active_seconds",
             )
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         counts = serializers.DictField(child=serializers.IntegerField())
         continue_id = serializers.IntegerField(allow_null=True)
         next_id = serializers.IntegerField(allow_null=True)
@@ -123,7 +136,7 @@ class AssignmentOpenApi(APIView):
     @extend_schema(request=None, responses=dict)
     def post(self, request: Request, assignment_id: int) -> Response:
         assignment = sel.assignment_of_user(user=request.user, assignment_id=assignment_id)
-        annotation = annotations.annotation_open(assignment=assignment, actor=request.user)
+        annotation = edits.annotation_open(assignment=assignment, actor=_actor(request))
         assignment.refresh_from_db()
         return Response(
             sel.workspace_of(user=request.user, assignment=assignment, annotation=annotation)
@@ -133,12 +146,12 @@ class AssignmentOpenApi(APIView):
 class AnnotationSaveApi(APIView):
     """Save the whole link set on top of ``version``; 409 with the server's state if stale."""
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         version = serializers.IntegerField(min_value=1)
         links = _link_field()
         client = serializers.DictField(required=False)
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         version = serializers.IntegerField()
         changed = serializers.BooleanField()
         status = serializers.CharField()
@@ -154,9 +167,9 @@ class AnnotationSaveApi(APIView):
             n_target=assignment.pair.n_target,
         )
         client = data.validated_data.get("client") or {}
-        result = annotations.annotation_save(
+        result = edits.annotation_save(
             assignment=assignment,
-            actor=request.user,
+            actor=_actor(request),
             base_version=data.validated_data["version"],
             links=links,
             client={k: client[k] for k in ("changes", "session") if k in client},
@@ -174,13 +187,13 @@ class AnnotationSaveApi(APIView):
 
 
 class AnnotationSubmitApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         version = serializers.IntegerField(min_value=1)
         flags = serializers.ListField(child=serializers.CharField(), required=False, default=list)
         comment = serializers.CharField(required=False, allow_blank=True, default="")
         rating = serializers.FloatField(required=False, allow_null=True, default=None)
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         version = serializers.IntegerField()
         next_id = serializers.IntegerField(allow_null=True)
         trial = serializers.BooleanField()
@@ -190,9 +203,9 @@ class AnnotationSubmitApi(APIView):
         assignment = sel.assignment_of_user(user=request.user, assignment_id=assignment_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        annotation = annotations.annotation_submit(
+        annotation = edits.annotation_submit(
             assignment=assignment,
-            actor=request.user,
+            actor=_actor(request),
             base_version=data.validated_data["version"],
             flags=data.validated_data["flags"],
             comment=data.validated_data["comment"],
@@ -213,7 +226,7 @@ class AnnotationReopenApi(APIView):
     @extend_schema(request=None, responses=dict)
     def post(self, request: Request, assignment_id: int) -> Response:
         assignment = sel.assignment_of_user(user=request.user, assignment_id=assignment_id)
-        annotation = annotations.annotation_reopen(assignment=assignment, actor=request.user)
+        annotation = edits.annotation_reopen(assignment=assignment, actor=_actor(request))
         return Response({"version": annotation.version, "status": Assignment.Status.IN_PROGRESS})
 
 
@@ -221,7 +234,7 @@ class HeartbeatApi(APIView):
     @extend_schema(request=None, responses=dict)
     def post(self, request: Request, assignment_id: int) -> Response:
         assignment = sel.assignment_of_user(user=request.user, assignment_id=assignment_id)
-        updated = annotations.activity_heartbeat(assignment=assignment)
+        updated = edits.activity_heartbeat(assignment=assignment)
         return Response({"active_seconds": round(updated.active_seconds, 1)})
 
 
@@ -243,7 +256,7 @@ def _user(username: str) -> Any:
 
 
 class AssignmentsPlanApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         annotators = serializers.ListField(child=serializers.CharField(), allow_empty=False)
         per_pair = serializers.IntegerField(min_value=1, default=1)
         double_fraction = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.0)
@@ -266,7 +279,7 @@ class AssignmentsPlanApi(APIView):
 
 
 class AssignmentReassignApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         annotator = serializers.CharField()
 
     @extend_schema(request=InputSerializer, responses=dict)
@@ -274,17 +287,17 @@ class AssignmentReassignApi(APIView):
         sel.require_role(request.user, roles.ADMIN)
         assignment = Assignment.objects.filter(pk=assignment_id).first()
         if assignment is None:
-            raise sel.NotFound(f"there is no assignment {assignment_id}")
+            raise NotFound(f"there is no assignment {assignment_id}")
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         updated = assignments.assignment_reassign(
-            assignment=assignment, to=_user(data.validated_data["annotator"]), actor=request.user
+            assignment=assignment, to=_user(data.validated_data["annotator"]), actor=_actor(request)
         )
         return Response({"id": updated.pk, "annotator": updated.annotator.get_username()})
 
 
 class AssignmentsReleaseApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         idle_hours = serializers.FloatField(min_value=0.0)
 
     @extend_schema(request=InputSerializer, responses=dict)
@@ -293,7 +306,7 @@ class AssignmentsReleaseApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         report = assignments.assignments_release_abandoned(
-            idle=timedelta(hours=data.validated_data["idle_hours"]), actor=request.user
+            idle=timedelta(hours=data.validated_data["idle_hours"]), actor=_actor(request)
         )
         return Response(report)
 
@@ -302,7 +315,7 @@ class AssignmentsReleaseApi(APIView):
 
 
 class CorpusListApi(APIView):
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         id = serializers.IntegerField()
         name = serializers.CharField()
         description = serializers.CharField()
@@ -325,7 +338,7 @@ class CorpusStatsJobApi(APIView):
         job = job_create(
             kind="corpus_stats",
             parameters={"corpus": corpus.name},
-            owner=request.user,
+            owner=_actor(request),
             corpus=corpus,
         )
         return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)
@@ -351,7 +364,7 @@ class JobDetailApi(APIView):
 
 
 class AdjudicationListApi(APIView):
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         id = serializers.IntegerField()
         corpus = serializers.CharField(source="corpus.name")
         external_id = serializers.CharField()
@@ -376,7 +389,7 @@ class AdjudicationDetailApi(APIView):
 
 
 class GoldSaveApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         links = _link_field()
 
     @extend_schema(request=InputSerializer, responses=dict)
@@ -386,15 +399,15 @@ class GoldSaveApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         links = _links(data.validated_data["links"], n_source=pair.n_source, n_target=pair.n_target)
-        gold = adjudication.gold_save(pair=pair, links=links, adjudicator=request.user)
-        return Response({"pair": pair.pk, "links": annotations.links_list(links), "id": gold.pk})
+        gold = adjudication.gold_save(pair=pair, links=links, adjudicator=_actor(request))
+        return Response({"pair": pair.pk, "links": links_list(links), "id": gold.pk})
 
 
 # --- guidelines -------------------------------------------------------------------------------
 
 
 class GuidelinesApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         markdown = serializers.CharField(allow_blank=True, trim_whitespace=False)
 
     @extend_schema(responses=dict)

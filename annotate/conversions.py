@@ -15,8 +15,8 @@ class _LinkRow(Protocol):
 
 
 def alignment_from_rows(n_source: int, n_target: int, rows: Iterable[_LinkRow]) -> Alignment:
-    sure = []
-    possible = []
+    sure: list[tuple[int, int]] = []
+    possible: list[tuple[int, int]] = []
     for row in rows:
         (sure if row.sure else possible).append((row.i, row.j))
     return Alignment.from_links(n_source, n_target, sure, possible)

@@ -16,7 +16,7 @@ def has_role(user: AbstractBaseUser | AnonymousUser, role: str) -> bool:
         return False
     if getattr(user, "is_superuser", False):
         return True
-    return user.groups.filter(name=role).exists()  # type: ignore[union-attr]
+    return bool(user.groups.filter(name=role).exists())  # type: ignore[attr-defined]
 
 
 def role_group(role: str) -> Group:

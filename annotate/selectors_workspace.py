@@ -78,11 +78,12 @@ def queue_of(user: User) -> Queue:
         default=None,
     )
     upcoming = next((a for a in assignments if a.status != Assignment.Status.SUBMITTED), None)
+    following = last or upcoming
     return Queue(
         assignments=assignments,
         counts=counts,
         continue_id=last.pk if last else None,
-        next_id=(last or upcoming).pk if (last or upcoming) else None,
+        next_id=following.pk if following else None,
     )
 
 

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import logging
 import socket
+from typing import Any
 
 from celery import shared_task
 
-from annotate.services.jobs import job_run, jobs_reap_stale
+from annotate.services.jobs import (
+    JobCancelled,
+    internal_error_message,
+    job_fail,
+    job_run,
+    jobs_reap_stale,
+)
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="annotate.run_job", bind=True, acks_late=True, ignore_result=True)
-def run_job(self, job_id: int) -> str:  # type: ignore[no-untyped-def]
+def run_job(self: Any, job_id: int) -> str:
     worker = self.request.hostname or socket.gethostname()
     return job_run(job_id=job_id, worker=worker)
 
@@ -18,3 +28,39 @@ def run_job(self, job_id: int) -> str:  # type: ignore[no-untyped-def]
 @shared_task(name="annotate.reap_stale_jobs", ignore_result=True)
 def reap_stale_jobs() -> int:
     return jobs_reap_stale()
+
+
+# --- the agreement job's chord -----------------------------------------------------------------
+
+
+@shared_task(name="annotate.agreement_chunk", acks_late=True)
+def agreement_chunk(
+    job_id: int, pair_ids: list[int], models: dict[str, Any], share: float
+) -> list[dict[str, Any]]:
+    from annotate.services.agreement import agreement_chunk_statistics
+
+    return agreement_chunk_statistics(
+        job_id=job_id, pair_ids=pair_ids, models_json=models, share=share
+    )
+
+
+@shared_task(name="annotate.agreement_finish", acks_late=True, ignore_result=True)
+def agreement_finish(
+    chunk_results: list[list[dict[str, Any]]], job_id: int, models: dict[str, Any]
+) -> None:
+    from annotate.services.agreement import agreement_finish_report
+
+    try:
+        agreement_finish_report(job_id=job_id, chunk_results=chunk_results, models_json=models)
+    except Exception as error:
+        logger.exception("finishing agreement job %s failed", job_id)
+        job_fail(job_id=job_id, error=internal_error_message(error))
+
+
+@shared_task(name="annotate.agreement_failed", ignore_result=True)
+def agreement_failed(request: Any, exc: BaseException, traceback: Any, job_id: int) -> None:
+    """Error callback of the chord: a chunk failed, so the job fails with the chunk's reason."""
+    if isinstance(exc, JobCancelled):
+        return
+    logger.error("a chunk of agreement job %s failed: %r", job_id, exc)
+    job_fail(job_id=job_id, error=f"a chunk of the Monte Carlo failed: {exc}")

@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -48,9 +50,9 @@ from scoring.alignment import Alignment
 from scoring.errors import AlignmentError, ScoringError
 from scoring.phrases import (
     _count_pairs,
-    _fill_pairs,
     _identity_runs,
     _span_tables,
+    _write_keys,
     identity_matrix,
 )
 
@@ -150,8 +152,8 @@ def fit_edit_model(
 # --- kernels -----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _item_keys(
+@njit(cache=True, nogil=True)
+def _side(
     mat: npt.NDArray[np.uint8],
     eq: npt.NDArray[np.uint8],
     run: npt.NDArray[np.int32],
@@ -162,13 +164,16 @@ def _item_keys(
     hi: npt.NDArray[np.int32],
     elo: npt.NDArray[np.int32],
     ehi: npt.NDArray[np.int32],
+    scratch: npt.NDArray[np.int64],
     words: npt.NDArray[np.int64],
-) -> tuple[int, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Sorted int64 keys of the compared items of one matrix.
+    atom_keys: npt.NDArray[np.int64],
+    all_keys: npt.NDArray[np.int64],
+) -> tuple[int, int, int, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The compared items of one matrix as sorted int64 keys.
 
-    Returns the number of word keys written into ``words`` (links ``i·M + j``), and arrays of the
-    atomic and of all phrase-pair keys ``((i1·N + i2)·M + j1)·M + j2``, identical ones dropped when
-    ``exclude_identical``.
+    Words: links ``i·M + j``; phrases: see :func:`scoring.phrases._write_keys`; identical items
+    dropped when ``exclude_identical``. Returns ``(n_words, n_atomic, n_all, atom_keys,
+    all_keys)``; the key buffers are reallocated only when too small.
     """
     n = mat.shape[0]
     m = mat.shape[1]
@@ -178,34 +183,18 @@ def _item_keys(
             if mat[i, j] and not (exclude_identical and eq[i, j]):
                 words[nw] = i * m + j
                 nw += 1
-    _span_tables(mat, boundary, max_len, lo, hi, elo, ehi)
+    _span_tables(mat, boundary, max_len, lo, hi, elo, ehi, scratch)
     count = _count_pairs(lo, hi, elo, ehi, max_len)
-    spans = np.empty((count, 4), np.int32)
-    atomic = np.empty(count, np.bool_)
-    _fill_pairs(lo, hi, elo, ehi, max_len, spans, atomic)
-    all_keys = np.empty(count, np.int64)
-    atom_keys = np.empty(count, np.int64)
-    na = 0
-    nall = 0
-    for k in range(count):
-        i1 = spans[k, 0]
-        i2 = spans[k, 1]
-        j1 = spans[k, 2]
-        j2 = spans[k, 3]
-        if exclude_identical:
-            length = i2 - i1 + 1
-            if j2 - j1 + 1 == length and run[i1, j1] >= length:
-                continue
-        key = ((np.int64(i1) * n + i2) * m + j1) * m + j2
-        all_keys[nall] = key
-        nall += 1
-        if atomic[k]:
-            atom_keys[na] = key
-            na += 1
-    return nw, atom_keys[:na], all_keys[:nall]
+    if count > all_keys.shape[0]:
+        atom_keys = np.empty(2 * count, np.int64)
+        all_keys = np.empty(2 * count, np.int64)
+    na, nall = _write_keys(
+        lo, hi, elo, ehi, max_len, m, run, exclude_identical, atom_keys, all_keys
+    )
+    return nw, na, nall, atom_keys, all_keys
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _intersect_sorted(a: npt.NDArray[np.int64], na: int, b: npt.NDArray[np.int64], nb: int) -> int:
     x = 0
     y = 0
@@ -222,39 +211,7 @@ def _intersect_sorted(a: npt.NDArray[np.int64], na: int, b: npt.NDArray[np.int64
     return common
 
 
-@njit(cache=True)
-def _compare(
-    mat_a: npt.NDArray[np.uint8],
-    mat_b: npt.NDArray[np.uint8],
-    eq: npt.NDArray[np.uint8],
-    run: npt.NDArray[np.int32],
-    exclude_identical: bool,
-    boundary: bool,
-    max_len: int,
-    lo: npt.NDArray[np.int32],
-    hi: npt.NDArray[np.int32],
-    elo: npt.NDArray[np.int32],
-    ehi: npt.NDArray[np.int32],
-    words_a: npt.NDArray[np.int64],
-    words_b: npt.NDArray[np.int64],
-    out: npt.NDArray[np.int64],
-) -> None:
-    """``out[level] = (|A ∩ B|, min(|A|, |B|))`` for the three item sets of :data:`LEVELS`."""
-    nwa, atom_a, all_a = _item_keys(
-        mat_a, eq, run, exclude_identical, boundary, max_len, lo, hi, elo, ehi, words_a
-    )
-    nwb, atom_b, all_b = _item_keys(
-        mat_b, eq, run, exclude_identical, boundary, max_len, lo, hi, elo, ehi, words_b
-    )
-    out[0, 0] = _intersect_sorted(words_a, nwa, words_b, nwb)
-    out[0, 1] = min(nwa, nwb)
-    out[1, 0] = _intersect_sorted(atom_a, atom_a.shape[0], atom_b, atom_b.shape[0])
-    out[1, 1] = min(atom_a.shape[0], atom_b.shape[0])
-    out[2, 0] = _intersect_sorted(all_a, all_a.shape[0], all_b, all_b.shape[0])
-    out[2, 1] = min(all_a.shape[0], all_b.shape[0])
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _flip(
     prefill: npt.NDArray[np.uint8],
     p: float,
@@ -288,7 +245,7 @@ def _flip(
         work[i, j] = 1 - work[i, j]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pair_kernel(
     prefill: npt.NDArray[np.uint8],
     obs_a: npt.NDArray[np.uint8],
@@ -307,9 +264,11 @@ def _pair_kernel(
 ) -> None:
     """Observed and Monte Carlo statistics of one sentence pair (Cohn et al. Equations 5, 7).
 
-    ``observed[level] = (|A ∩ B|, min)``; ``sampled[level] = (Σ_j |A_j ∩ B_j|, Σ_j min_j,
-    number of samples with min_j > 0)``; ``ratio_sum[level] = Σ_j |A_j ∩ B_j| / min_j`` over those
-    samples, summed in sample order.
+    Rows follow :data:`LEVELS` (words, atomic phrase pairs, all phrase pairs).
+    ``observed[level] = (|A ∩ B|, min(|A|, |B|))``; ``sampled[level] = (Σ_j |A_j ∩ B_j|,
+    Σ_j min_j, number of samples with min_j > 0)``; ``ratio_sum[level] = Σ_j |A_j ∩ B_j| / min_j``
+    over those samples, summed in sample order. Each sample draws A's flips, then B's, from
+    ``rng``. Work arrays are allocated once per pair.
     """
     n = prefill.shape[0]
     m = prefill.shape[1]
@@ -318,29 +277,50 @@ def _pair_kernel(
     hi = np.empty((n, n), np.int32)
     elo = np.empty((n, n), np.int32)
     ehi = np.empty((n, n), np.int32)
+    scratch = np.empty(2 * n + 4 * m, np.int64)
     words_a = np.empty(n * m, np.int64)
     words_b = np.empty(n * m, np.int64)
+    cap = n * (n + 1) // 2 + 1
+    atom_a = np.empty(cap, np.int64)
+    all_a = np.empty(cap, np.int64)
+    atom_b = np.empty(cap, np.int64)
+    all_b = np.empty(cap, np.int64)
     work_a = np.empty((n, m), np.uint8)
     work_b = np.empty((n, m), np.uint8)
     out = np.zeros((3, 2), np.int64)
-    _compare(
-        obs_a, obs_b, eq, run, exclude_identical, boundary, max_len,
-        lo, hi, elo, ehi, words_a, words_b, out,
-    )  # fmt: skip
     for level in range(3):
-        observed[level, 0] = out[level, 0]
-        observed[level, 1] = out[level, 1]
         sampled[level, 0] = 0
         sampled[level, 1] = 0
         sampled[level, 2] = 0
         ratio_sum[level] = 0.0
-    for _ in range(samples):
-        _flip(prefill, p_a, rng, work_a)
-        _flip(prefill, p_b, rng, work_b)
-        _compare(
-            work_a, work_b, eq, run, exclude_identical, boundary, max_len,
-            lo, hi, elo, ehi, words_a, words_b, out,
+    for sample in range(-1, samples):
+        if sample < 0:
+            mat_a = obs_a
+            mat_b = obs_b
+        else:
+            _flip(prefill, p_a, rng, work_a)
+            _flip(prefill, p_b, rng, work_b)
+            mat_a = work_a
+            mat_b = work_b
+        nwa, naa, nla, atom_a, all_a = _side(
+            mat_a, eq, run, exclude_identical, boundary, max_len,
+            lo, hi, elo, ehi, scratch, words_a, atom_a, all_a,
         )  # fmt: skip
+        nwb, nab, nlb, atom_b, all_b = _side(
+            mat_b, eq, run, exclude_identical, boundary, max_len,
+            lo, hi, elo, ehi, scratch, words_b, atom_b, all_b,
+        )  # fmt: skip
+        out[0, 0] = _intersect_sorted(words_a, nwa, words_b, nwb)
+        out[0, 1] = min(nwa, nwb)
+        out[1, 0] = _intersect_sorted(atom_a, naa, atom_b, nab)
+        out[1, 1] = min(naa, nab)
+        out[2, 0] = _intersect_sorted(all_a, nla, all_b, nlb)
+        out[2, 1] = min(nla, nlb)
+        if sample < 0:
+            for level in range(3):
+                observed[level, 0] = out[level, 0]
+                observed[level, 1] = out[level, 1]
+            continue
         for level in range(3):
             sampled[level, 0] += out[level, 0]
             sampled[level, 1] += out[level, 1]
@@ -482,6 +462,66 @@ def _model_for(models: Mapping[str, EditModel], kind: str, who: str) -> EditMode
     return model
 
 
+def _one_pair(
+    pair: AgreementPair,
+    kind: str,
+    *,
+    models_a: Mapping[str, EditModel],
+    models_b: Mapping[str, EditModel],
+    params: AgreementParams,
+    annotator_a: str,
+    annotator_b: str,
+) -> PairStats:
+    n, m = len(pair.source), len(pair.target)
+    p_a = _model_for(models_a, kind, annotator_a).probability(n, m)
+    p_b = _model_for(models_b, kind, annotator_b).probability(n, m)
+    rng = np.random.default_rng(
+        pair_seed_sequence(params.seed, pair.key, annotator_a, annotator_b, kind)
+    )
+    observed = np.zeros((3, 2), np.int64)
+    sampled = np.zeros((3, 3), np.int64)
+    ratio = np.zeros(3, np.float64)
+    _pair_kernel(
+        _matrix(pair.prefill, kind),
+        _matrix(pair.a, kind),
+        _matrix(pair.b, kind),
+        identity_matrix(pair.source, pair.target),
+        p_a,
+        p_b,
+        params.samples,
+        params.exclude_identical,
+        params.boundary_rule,
+        0 if params.max_length is None else int(params.max_length),
+        rng,
+        observed,
+        sampled,
+        ratio,
+    )
+    return PairStats(
+        key=pair.key,
+        kind=kind,
+        n_source=n,
+        n_target=m,
+        p_a=p_a,
+        p_b=p_b,
+        observed={lv: (int(observed[k, 0]), int(observed[k, 1])) for k, lv in enumerate(LEVELS)},
+        sampled={
+            lv: (int(sampled[k, 0]), int(sampled[k, 1]), int(sampled[k, 2]))
+            for k, lv in enumerate(LEVELS)
+        },
+        ratio_sum={lv: float(ratio[k]) for k, lv in enumerate(LEVELS)},
+    )
+
+
+def default_threads() -> int:
+    """Threads for :func:`pair_statistics`: the CPUs this process may use, at most 4."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))
+
+
 def pair_statistics(
     pairs: Iterable[AgreementPair],
     *,
@@ -491,66 +531,50 @@ def pair_statistics(
     annotator_a: str = "A",
     annotator_b: str = "B",
     progress: ProgressCallback | None = None,
+    threads: int | None = None,
 ) -> list[PairStats]:
     """Per-pair sufficient statistics for a chunk of pairs (the unit of parallel work).
 
     ``models_a``/``models_b`` map each kind (``"possible"``, ``"sure"``) to the annotator's
     :class:`EditModel`, fitted once on the whole corpus (:func:`fit_models`). ``progress`` is
-    called as ``progress(done, total)`` after each pair.
+    called as ``progress(done, total)`` after each pair, in order. The numba kernel releases the
+    GIL, so pairs run on ``threads`` threads (default :func:`default_threads`; pass 1 inside a
+    Celery worker that already uses every core). Each pair has its own random stream, so the
+    numbers do not depend on the thread count.
     """
     pair_list = list(pairs)
     total = len(pair_list)
+    workers = default_threads() if threads is None else int(threads)
+    if workers < 1:
+        raise AgreementError(f"threads must be at least 1, got {threads}")
+
+    def run(pair: AgreementPair) -> list[PairStats]:
+        return [
+            _one_pair(
+                pair,
+                kind,
+                models_a=models_a,
+                models_b=models_b,
+                params=params,
+                annotator_a=annotator_a,
+                annotator_b=annotator_b,
+            )
+            for kind in params.kinds
+        ]
+
     stats: list[PairStats] = []
-    max_len = 0 if params.max_length is None else int(params.max_length)
-    for done, pair in enumerate(pair_list, start=1):
-        n, m = len(pair.source), len(pair.target)
-        eq = identity_matrix(pair.source, pair.target)
-        for kind in params.kinds:
-            p_a = _model_for(models_a, kind, annotator_a).probability(n, m)
-            p_b = _model_for(models_b, kind, annotator_b).probability(n, m)
-            rng = np.random.default_rng(
-                pair_seed_sequence(params.seed, pair.key, annotator_a, annotator_b, kind)
-            )
-            observed = np.zeros((3, 2), np.int64)
-            sampled = np.zeros((3, 3), np.int64)
-            ratio = np.zeros(3, np.float64)
-            _pair_kernel(
-                _matrix(pair.prefill, kind),
-                _matrix(pair.a, kind),
-                _matrix(pair.b, kind),
-                eq,
-                p_a,
-                p_b,
-                params.samples,
-                params.exclude_identical,
-                params.boundary_rule,
-                max_len,
-                rng,
-                observed,
-                sampled,
-                ratio,
-            )
-            stats.append(
-                PairStats(
-                    key=pair.key,
-                    kind=kind,
-                    n_source=n,
-                    n_target=m,
-                    p_a=p_a,
-                    p_b=p_b,
-                    observed={
-                        lv: (int(observed[k, 0]), int(observed[k, 1]))
-                        for k, lv in enumerate(LEVELS)
-                    },
-                    sampled={
-                        lv: (int(sampled[k, 0]), int(sampled[k, 1]), int(sampled[k, 2]))
-                        for k, lv in enumerate(LEVELS)
-                    },
-                    ratio_sum={lv: float(ratio[k]) for k, lv in enumerate(LEVELS)},
-                )
-            )
-        if progress is not None:
-            progress(done, total)
+    if workers == 1 or total < 2:
+        results: Iterable[list[PairStats]] = map(run, pair_list)
+        for done, result in enumerate(results, start=1):
+            stats.extend(result)
+            if progress is not None:
+                progress(done, total)
+        return stats
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for done, result in enumerate(pool.map(run, pair_list), start=1):
+            stats.extend(result)
+            if progress is not None:
+                progress(done, total)
     return stats
 
 

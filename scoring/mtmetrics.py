@@ -263,6 +263,15 @@ def _position_info(
 
 
 @njit(cache=True)
+def _run(tok: I64, a: int, b: int, limit: int) -> int:
+    """How many words agree from token ``a`` and token ``b`` on, at most ``limit``."""
+    r = 0
+    while r < limit and tok[a + r] == tok[b + r]:
+        r += 1
+    return r
+
+
+@njit(cache=True)
 def _segment_stats(
     tok: I64,
     off: I64,
@@ -279,21 +288,18 @@ def _segment_stats(
     distinct hypothesis n-grams, and their information, read from ``ref_info[n − 1, position −
     ref_base]`` at a matching reference n-gram.
 
-    ``run[q]`` (row ``p``) is how many words agree from hyp position ``p`` and ref (or hyp)
-    position ``q`` on, capped at the order: the n-grams there are equal iff ``run ≥ n``. Rows
-    are built from the end of the hypothesis, each from the next, so one O(|s|·(|s| + |r|)) pass
-    gives every order.
+    For each hypothesis position ``p`` only the positions holding the same word are visited
+    (per-word chains), and the n-grams there equal the one at ``p`` up to the length ``run`` of
+    their agreement: one pass gives every order. O(|s| + |r| + equal-word pairs × order).
     """
     order = hyp_ngrams.shape[1]
-    max_h = 1
-    max_r = 1
-    for s in range(n_seg):
-        max_h = max(max_h, off[s + 1] - off[s])
-        max_r = max(max_r, off[n_seg + s + 1] - off[n_seg + s])
-    hr_next = np.zeros(max_r + 1, np.int64)
-    hr_cur = np.zeros(max_r + 1, np.int64)
-    hh_next = np.zeros(max_h + 1, np.int64)
-    hh_cur = np.zeros(max_h + 1, np.int64)
+    n_words = 0
+    for p in range(tok.shape[0]):
+        n_words = max(n_words, tok[p] + 1)
+    head_r = np.full(n_words, -1, np.int64)
+    head_h = np.full(n_words, -1, np.int64)
+    next_r = np.empty(tok.shape[0], np.int64)
+    next_h = np.empty(tok.shape[0], np.int64)
     c_ref = np.empty(order + 1, np.int64)
     c_hyp = np.empty(order + 1, np.int64)
     first_q = np.empty(order + 1, np.int64)
@@ -307,51 +313,59 @@ def _segment_stats(
             ref_ngrams[s, n] = max(nr - n, 0)
             matches[s, n] = 0
             info_sum[s, n] = 0.0
-        for q in range(nr + 1):
-            hr_next[q] = 0
-        for q in range(nh + 1):
-            hh_next[q] = 0
-        for p in range(nh - 1, -1, -1):
-            w = tok[h0 + p]
+        # Chains of equal words, in ascending position order.
+        for q in range(nr - 1, -1, -1):
+            w = tok[r0 + q]
+            next_r[r0 + q] = head_r[w]
+            head_r[w] = r0 + q
+        for q in range(nh - 1, -1, -1):
+            w = tok[h0 + q]
+            next_h[h0 + q] = head_h[w]
+            head_h[w] = h0 + q
+        for p in range(nh):
+            a = h0 + p
+            w = tok[a]
+            longest = min(order, nh - p)
+            covered = 0
             for n in range(order + 1):
                 c_ref[n] = 0
                 c_hyp[n] = 0
-            hr_cur[nr] = 0
-            covered = 0
-            for q in range(nr):
-                r = 0
-                if w == tok[r0 + q]:
-                    r = min(hr_next[q + 1] + 1, order)
-                hr_cur[q] = r
+            b = head_r[w]
+            while b >= 0:
+                r = _run(tok, a, b, min(longest, r0 + nr - b))
                 c_ref[r] += 1
                 while covered < r:
                     covered += 1
-                    first_q[covered] = q
+                    first_q[covered] = b
+                b = next_r[b]
+            if covered == 0:
+                continue
             # Orders above ``seen`` start an n-gram not seen earlier in the hypothesis.
             seen = 0
-            hh_cur[nh] = 0
-            for q in range(nh):
-                r = 0
-                if w == tok[h0 + q]:
-                    r = min(hh_next[q + 1] + 1, order)
-                hh_cur[q] = r
-                if q < p:
-                    if r > seen:
-                        seen = r
-                elif q > p:
-                    c_hyp[r] += 1
-            if covered > seen:
-                above_ref = 0
-                above_hyp = 1
-                for n in range(order, seen, -1):
-                    above_ref += c_ref[n]
-                    above_hyp += c_hyp[n]
-                    if above_ref > 0:
-                        m = min(above_hyp, above_ref)
-                        matches[s, n - 1] += m
-                        info_sum[s, n - 1] += ref_info[n - 1, r0 + first_q[n] - ref_base] * m
-            hr_cur, hr_next = hr_next, hr_cur
-            hh_cur, hh_next = hh_next, hh_cur
+            b = head_h[w]
+            while b >= 0:
+                if b != a:
+                    r = _run(tok, a, b, min(longest, h0 + nh - b))
+                    if b < a:
+                        seen = max(seen, r)
+                    else:
+                        c_hyp[r] += 1
+                b = next_h[b]
+            if covered <= seen:
+                continue
+            above_ref = 0
+            above_hyp = 1
+            for n in range(order, seen, -1):
+                above_ref += c_ref[n]
+                above_hyp += c_hyp[n]
+                if above_ref > 0:
+                    m = min(above_hyp, above_ref)
+                    matches[s, n - 1] += m
+                    info_sum[s, n - 1] += ref_info[n - 1, first_q[n] - ref_base] * m
+        for q in range(nr):
+            head_r[tok[r0 + q]] = -1
+        for q in range(nh):
+            head_h[tok[h0 + q]] = -1
 
 
 def _token_list(seg: Sequence[str], where: str) -> Sequence[str]:
@@ -579,6 +593,18 @@ def nist(stats: NgramStats, *, order: int = 5) -> F64:
     out = np.empty(len(stats))
     _nist(stats.hyp_ngrams, stats.ref_ngrams, stats.info, order, out)
     return out
+
+
+def signature(
+    metric: str, *, order: int, smoothing: str = "mteval", brevity_penalty: bool = True
+) -> str:
+    """A one-line record of a BLEU or NIST setting, stored with results (house style)."""
+    if metric == "bleu":
+        bp = "yes" if brevity_penalty else "no"
+        return f"bleu:mteval-v13a|order:{order}|smooth:{smoothing}|bp:{bp}"
+    if metric == "nist":
+        return f"nist:mteval-v13a|order:{order}|info:reference-set"
+    raise MetricError(f"metric must be 'bleu' or 'nist', got {metric!r}")
 
 
 # --- WER and PER -------------------------------------------------------------------------------

@@ -76,6 +76,7 @@ def _span_tables(
     hi: npt.NDArray[np.int32],
     elo: npt.NDArray[np.int32],
     ehi: npt.NDArray[np.int32],
+    scratch: npt.NDArray[np.int64],
 ) -> None:
     """Fill the ``(N, N)`` tables describing which target spans each source span licenses.
 
@@ -83,14 +84,22 @@ def _span_tables(
     tightest consistent target span), ``elo/ehi`` how far the target span may be stretched over
     unaligned target words (equal to ``lo/hi`` when the boundary rule is on). ``lo = -1`` marks a
     source span that licenses nothing. ``max_len`` (0 = none) bounds both span lengths; the
-    target-length bound on stretched spans is applied by the callers. O(N² + N·M).
+    target-length bound on stretched spans is applied by the callers. ``scratch`` is an int64
+    work array of at least ``2·N + 4·M`` entries (reused across calls to avoid allocations).
+    O(N² + N·M).
     """
     n = mat.shape[0]
     m = mat.shape[1]
-    colmin = np.full(n, m, np.int64)
-    colmax = np.full(n, -1, np.int64)
-    rowmin = np.full(m, n, np.int64)
-    rowmax = np.full(m, -1, np.int64)
+    colmin = scratch[0:n]
+    colmax = scratch[n : 2 * n]
+    rowmin = scratch[2 * n : 2 * n + m]
+    rowmax = scratch[2 * n + m : 2 * n + 2 * m]
+    down = scratch[2 * n + 2 * m : 2 * n + 3 * m]
+    up = scratch[2 * n + 3 * m : 2 * n + 4 * m]
+    colmin[:] = m
+    colmax[:] = -1
+    rowmin[:] = n
+    rowmax[:] = -1
     for i in range(n):
         for j in range(m):
             if mat[i, j]:
@@ -103,8 +112,6 @@ def _span_tables(
                 if i > rowmax[j]:
                     rowmax[j] = i
     # How far each target position can be stretched over unaligned neighbours.
-    down = np.empty(m, np.int64)
-    up = np.empty(m, np.int64)
     for j in range(m):
         down[j] = j
         if j > 0 and rowmax[j - 1] < 0:
@@ -257,6 +264,49 @@ def _fill_pairs(
 
 
 @njit(cache=True)
+def _write_keys(
+    lo: npt.NDArray[np.int32],
+    hi: npt.NDArray[np.int32],
+    elo: npt.NDArray[np.int32],
+    ehi: npt.NDArray[np.int32],
+    max_len: int,
+    m: int,
+    run: npt.NDArray[np.int32],
+    exclude_identical: bool,
+    atom_keys: npt.NDArray[np.int64],
+    all_keys: npt.NDArray[np.int64],
+) -> tuple[int, int]:
+    """Write sorted int64 keys ``((i1·N + i2)·M + j1)·M + j2`` of all and of the atomic pairs.
+
+    The Monte Carlo loop's allocation-free variant of :func:`_fill_pairs`; identical pairs (per
+    ``run``, see :func:`_identity_runs`) are skipped when ``exclude_identical``. The buffers must
+    hold :func:`_count_pairs` entries. Returns ``(n_atomic, n_all)``.
+    """
+    n = lo.shape[0]
+    na = 0
+    nall = 0
+    for i1 in range(n):
+        for i2 in range(i1, n):
+            if lo[i1, i2] < 0:
+                continue
+            for j1 in range(elo[i1, i2], lo[i1, i2] + 1):
+                for j2 in range(hi[i1, i2], ehi[i1, i2] + 1):
+                    if max_len > 0 and j2 - j1 + 1 > max_len:
+                        break
+                    if exclude_identical:
+                        length = i2 - i1 + 1
+                        if j2 - j1 + 1 == length and run[i1, j1] >= length:
+                            continue
+                    key = ((np.int64(i1) * n + i2) * m + j1) * m + j2
+                    all_keys[nall] = key
+                    nall += 1
+                    if _is_atomic(lo, hi, elo, ehi, max_len, i1, i2, j1, j2):
+                        atom_keys[na] = key
+                        na += 1
+    return na, nall
+
+
+@njit(cache=True)
 def _extract(
     mat: npt.NDArray[np.uint8], boundary: bool, max_len: int
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.bool_]]:
@@ -265,7 +315,8 @@ def _extract(
     hi = np.empty((n, n), np.int32)
     elo = np.empty((n, n), np.int32)
     ehi = np.empty((n, n), np.int32)
-    _span_tables(mat, boundary, max_len, lo, hi, elo, ehi)
+    scratch = np.empty(2 * n + 4 * mat.shape[1], np.int64)
+    _span_tables(mat, boundary, max_len, lo, hi, elo, ehi, scratch)
     count = _count_pairs(lo, hi, elo, ehi, max_len)
     spans = np.empty((count, 4), np.int32)
     atomic = np.empty(count, np.bool_)

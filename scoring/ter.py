@@ -172,10 +172,12 @@ class TerAlignment:
 
 @dataclass(frozen=True, slots=True)
 class TerStats:
-    """Per-segment sufficient statistics: float64 ``(N,)`` edits and reference lengths."""
+    """Per-segment sufficient statistics: float64 ``(N,)`` edits and reference lengths, and the
+    :func:`signature` of the settings that produced them."""
 
     num_edits: F64
     ref_len: F64
+    signature: str = ""
 
     @property
     def scores(self) -> F64:
@@ -185,6 +187,17 @@ class TerStats:
         out[pos] = self.num_edits[pos] / self.ref_len[pos]
         out[~pos & (self.num_edits > 0)] = 1.0
         return out
+
+
+def signature(costs: TerCosts | None = None, params: TerParams | None = None) -> str:
+    """A one-line record of the settings, stored with results (house style: sacrebleu's)."""
+    c = costs or TerCosts()
+    p = params or TerParams()
+    return (
+        f"ter:tercom-0.8.0|case:{'lc' if p.lowercase else 'mixed'}|tok:whitespace"
+        f"|beam:{p.beam_width}|shift-size:{p.max_shift_size}|shift-dist:{p.max_shift_distance}"
+        f"|costs:{c.match:g},{c.substitute:g},{c.insert:g},{c.delete:g},{c.shift:g}"
+    )
 
 
 def _ter_score(num_edits: float, ref_len: float) -> float:
@@ -860,7 +873,11 @@ def ter_batch(
             out,
         )
         edits[np.array(keep)] = out
-    return TerStats(num_edits=edits.astype(np.float64), ref_len=ref_len.astype(np.float64))
+    return TerStats(
+        num_edits=edits.astype(np.float64),
+        ref_len=ref_len.astype(np.float64),
+        signature=signature(costs, params),
+    )
 
 
 def corpus_ter(stats: TerStats) -> float:

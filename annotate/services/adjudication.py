@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 
 from annotate.models import GoldAlignment, GoldLink, SentencePair
 from annotate.services.annotations import LinkMap, links_parse
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 
 @transaction.atomic
-def gold_save(
-    *, pair: SentencePair, links: LinkMap, adjudicator: AbstractBaseUser
-) -> GoldAlignment:
+def gold_save(*, pair: SentencePair, links: LinkMap, adjudicator: User) -> GoldAlignment:
     """Replace the pair's gold alignment with ``links`` (validated against the pair's size)."""
     links_parse(
         [[i, j, "S" if sure else "P"] for (i, j), sure in links.items()],

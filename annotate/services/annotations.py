@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
@@ -26,6 +25,9 @@ from annotate.models import (
     Assignment,
     AutoAlignment,
 )
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 # Gaps between two signs of activity longer than this are not counted as working time.
 IDLE_GAP = timedelta(minutes=5)
@@ -121,7 +123,7 @@ def _prefill_links(assignment: Assignment) -> LinkMap:
 
 @transaction.atomic
 def annotation_open(
-    *, assignment: Assignment, actor: AbstractBaseUser, now: datetime | None = None
+    *, assignment: Assignment, actor: User, now: datetime | None = None
 ) -> Annotation:
     """The assignment's annotation, created from the newest prefill on first open."""
     now = now or timezone.now()
@@ -151,7 +153,7 @@ def annotation_open(
 def annotation_save(
     *,
     assignment: Assignment,
-    actor: AbstractBaseUser,
+    actor: User,
     base_version: int,
     links: LinkMap,
     client: dict[str, Any] | None = None,
@@ -224,7 +226,7 @@ def _check_bounds(assignment: Assignment, links: LinkMap) -> None:
 def annotation_submit(
     *,
     assignment: Assignment,
-    actor: AbstractBaseUser,
+    actor: User,
     base_version: int,
     flags: Sequence[str] = (),
     comment: str = "",
@@ -279,7 +281,7 @@ def annotation_submit(
 
 @transaction.atomic
 def annotation_reopen(
-    *, assignment: Assignment, actor: AbstractBaseUser, now: datetime | None = None
+    *, assignment: Assignment, actor: User, now: datetime | None = None
 ) -> Annotation:
     """Move a submitted assignment back to in progress so it can be edited again."""
     now = now or timezone.now()

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -22,6 +22,9 @@ from django.utils import timezone
 from annotate import roles
 from annotate.exceptions import Conflict, DomainError
 from annotate.models import Annotation, AnnotationEvent, Assignment, Corpus, SentencePair
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 @dataclass
@@ -49,7 +52,7 @@ def _open_load(annotator_ids: Sequence[int]) -> dict[int, int]:
 def assignments_plan(
     *,
     corpus: Corpus,
-    annotators: Sequence[AbstractBaseUser],
+    annotators: Sequence[User],
     per_pair: int = 1,
     double_fraction: float = 0.0,
     seed: int | None = None,
@@ -71,7 +74,7 @@ def assignments_plan(
     for user in annotators:
         if not roles.has_role(user, roles.ANNOTATOR):
             raise DomainError(f"{user.get_username()} does not have the annotator role")
-    seed = int(np.random.SeedSequence().entropy % 2**32) if seed is None else seed
+    seed = int(np.random.SeedSequence().generate_state(1)[0]) if seed is None else seed
     rng = np.random.default_rng(seed)
     pairs = list(SentencePair.objects.filter(corpus=corpus).order_by("position"))
     doubled = set()
@@ -104,9 +107,7 @@ def assignments_plan(
     )
 
 
-def _hand_over(
-    assignment: Assignment, to: AbstractBaseUser, actor: AbstractBaseUser | None, reason: str
-) -> Assignment:
+def _hand_over(assignment: Assignment, to: User, actor: User | None, reason: str) -> Assignment:
     previous = assignment.annotator
     assignment.annotator = to  # type: ignore[assignment]
     if assignment.status == Assignment.Status.IN_PROGRESS:
@@ -131,9 +132,7 @@ def _hand_over(
 
 
 @transaction.atomic
-def assignment_reassign(
-    *, assignment: Assignment, to: AbstractBaseUser, actor: AbstractBaseUser | None
-) -> Assignment:
+def assignment_reassign(*, assignment: Assignment, to: User, actor: User | None) -> Assignment:
     """Give an unsubmitted assignment (with any partial work) to another annotator."""
     locked = (
         Assignment.objects.select_for_update().select_related("annotator").get(pk=assignment.pk)
@@ -153,7 +152,7 @@ def assignment_reassign(
 def assignments_release_abandoned(
     *,
     idle: timedelta,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     now: datetime | None = None,
 ) -> dict[str, int]:
     """Hand every in-progress assignment untouched for ``idle`` to the least-loaded annotator

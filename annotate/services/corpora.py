@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 
@@ -183,10 +183,10 @@ def _reject_existing_ids(corpus: Corpus, ids: list[str]) -> None:
 
 class _UserCache:
     def __init__(self, report: ImportReport) -> None:
-        self._users: dict[str, AbstractUser] = {}
+        self._users: dict[str, User] = {}
         self._report = report
 
-    def get(self, username: str) -> AbstractUser:
+    def get(self, username: str) -> User:
         if username not in self._users:
             user_model = get_user_model()
             user, created = user_model.objects.get_or_create(username=username)

@@ -8,9 +8,13 @@ Life of a job (house style §7–9)::
         runner(job, progress) → result dict           (computes outside any transaction)
         UPDATE … SET status=succeeded|failed WHERE id=… AND status=running
 
-A worker that dies stops the heartbeat; :func:`jobs_reap_stale` (run periodically by Celery beat
-and whenever job lists are read) marks such jobs failed with the reason, so no job stays
-"running" forever.
+A worker that dies stops the heartbeat; :func:`jobs_reap_stale` (run periodically by Celery beat)
+marks such jobs failed with the reason, so no job stays "running" forever.
+
+A long job may split its work over several workers: its runner dispatches a Celery chord of
+chunk tasks and returns :data:`DEFERRED`. The job then stays running; each chunk reports with
+:func:`job_chunk_done` (progress and heartbeat), the chord's callback stores the result with
+:func:`job_finish`, and its error callback fails the job.
 """
 
 from __future__ import annotations
@@ -25,9 +29,10 @@ from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import F
+from django.db.models.functions import Least
 from django.utils import timezone
 
 from annotate.exceptions import DomainError
@@ -42,10 +47,22 @@ PROGRESS_MIN_INTERVAL = 0.5
 # kind -> "module.function" taking (job, progress) and returning a JSON-able result.
 JOB_KINDS: dict[str, str] = {
     "corpus_stats": "annotate.services.stats.corpus_stats_run",
+    "prefill": "annotate.services.prefill.prefill_run",
+    "agreement_report": "annotate.services.agreement.agreement_run",
 }
 
 Progress = Callable[[float, str], None]
-Runner = Callable[[Job, Progress], dict[str, Any]]
+
+
+class _Deferred:
+    """Returned by a runner that handed its job to a chord; the chord's callback finishes it."""
+
+    def __repr__(self) -> str:
+        return "DEFERRED"
+
+
+DEFERRED = _Deferred()
+Runner = Callable[[Job, Progress], "dict[str, Any] | _Deferred"]
 
 
 class UnknownJobKind(DomainError):
@@ -72,7 +89,7 @@ def job_create(
     *,
     kind: str,
     parameters: dict[str, Any] | None = None,
-    owner: AbstractBaseUser | None = None,
+    owner: User | None = None,
     corpus: Corpus | None = None,
     seed: int | None = None,
 ) -> Job:
@@ -111,6 +128,19 @@ def job_progress(*, job_id: int, percent: float, message: str) -> None:
     """Record progress; raises :class:`JobCancelled` if the job is no longer running."""
     updated = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
         progress=max(0, min(100, int(percent))),
+        message=message[:500],
+        heartbeat_at=timezone.now(),
+    )
+    if updated == 0:
+        raise JobCancelled(f"job {job_id} is no longer running")
+
+
+def job_chunk_done(*, job_id: int, share: float, message: str) -> None:
+    """A chunk of a chord finished: add its share of progress (kept below 100 until the
+    callback finishes the job) and beat the heart. Raises :class:`JobCancelled` if the job was
+    cancelled or reaped meanwhile, so the remaining chunks stop early."""
+    updated = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+        progress=Least(F("progress") + max(0, round(share)), 99),
         message=message[:500],
         heartbeat_at=timezone.now(),
     )
@@ -238,12 +268,15 @@ def job_run(*, job_id: int, worker: str) -> str:
         return Job.Status.FAILED
     except Exception as error:
         logger.exception("job %s (%s) crashed", job_id, job.kind)
-        # The traceback goes to the worker log, not to the users who read the job.
-        job_fail(
-            job_id=job_id,
-            error=f"internal error ({type(error).__name__}: {error}); see the worker log",
-        )
+        job_fail(job_id=job_id, error=internal_error_message(error))
         return Job.Status.FAILED
+    if isinstance(result, _Deferred):
+        return Job.Status.RUNNING
     if job_finish(job_id=job_id, result=result):
         return Job.Status.SUCCEEDED
     return Job.objects.get(pk=job_id).status
+
+
+def internal_error_message(error: BaseException) -> str:
+    """What users read of an unexpected error; the traceback goes to the worker log."""
+    return f"internal error ({type(error).__name__}: {error}); see the worker log"

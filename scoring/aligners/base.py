@@ -59,6 +59,7 @@ _REGISTRY: dict[str, str] = {
     "identity": "scoring.aligners.lexical:IdentityAligner",
     "lexical": "scoring.aligners.lexical:LexicalAligner",
     "em": "scoring.aligners.em:EMAligner",
+    "supervised": "scoring.aligners.supervised:SupervisedAligner",
 }
 
 

@@ -344,8 +344,9 @@ def _grow_diag_final(forward: I8, backward: I8) -> I8:
                 out[i, j] = 2
                 src_used[i] = True
                 tgt_used[j] = True
-    di = np.array([-1, 0, 1, -1, 1, -1, 0, 1])
-    dj = np.array([-1, -1, -1, 0, 0, 1, 1, 1])
+    # Neighbour order of Moses' grow-diag-final (it decides ties between competing links).
+    di = np.array([-1, 0, 1, 0, -1, -1, 1, 1])
+    dj = np.array([0, -1, 0, 1, -1, 1, -1, 1])
     changed = True
     while changed:
         changed = False

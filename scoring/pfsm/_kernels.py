@@ -69,6 +69,8 @@ I8 = npt.NDArray[np.int8]
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 I64_2D = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+I16 = npt.NDArray[np.int16]
 U8 = npt.NDArray[np.uint8]
 _NEG = -np.inf
 
@@ -334,6 +336,34 @@ def _out_edges(
 
 
 @njit(cache=True)
+def _node_id(u: int, ids: I64, meta: I64) -> int:
+    if ids[u] < 0:
+        ids[u] = meta[1]
+        meta[1] += 1
+    return int(ids[u])
+
+
+@njit(cache=True)
+def _record(u: int, v: int, s: int, prev: int, ids: I64, rec: I64_2D, meta: I64) -> None:
+    """Append edge ``u → v`` as ``(source id, target id, feature, feature or −1)``; only counts
+    once the capacity ``rec.shape[0]`` is reached. ``meta = [edges, nodes]``."""
+    a = _node_id(u, ids, meta)
+    b = _node_id(v, ids, meta)
+    e = meta[0]
+    meta[0] += 1
+    if e >= rec.shape[0]:
+        return
+    rec[e, 0] = a
+    rec[e, 1] = b
+    if s < 0:
+        rec[e, 2] = _STOP0 + prev
+        rec[e, 3] = -1
+    else:
+        rec[e, 2] = s
+        rec[e, 3] = _TRANS0 + prev * N_STATES + s if prev >= 0 else -1
+
+
+@njit(cache=True)
 def _visit(
     mode: int,
     u: int,
@@ -417,8 +447,11 @@ def _visit(
             continue
         val = esc[e] + beta[v]
         acc = _lae(acc, val)
-        post = scale * np.exp(alpha[u] + val - log_z) if mode == MODE_BACKWARD else 1.0
         s = es[e]
+        if mode == MODE_RECORD:
+            _record(u, v, s, prev, bp, rec, meta)
+            continue
+        post = scale * np.exp(alpha[u] + val - log_z) if mode == MODE_BACKWARD else 1.0
         if s < 0:
             counts[_STOP0 + prev] += post
         else:
@@ -655,6 +688,8 @@ def _sweep(
     beta: F64,
     bp: I64,
     counts: F64,
+    rec: I64_2D,
+    meta: I64,
 ) -> float:
     """The dynamic programs of one pair; returns ``y`` (or the best score for Viterbi).
 
@@ -662,7 +697,10 @@ def _sweep(
     log-sum and fills ``bp`` with back-pointers. ``MODE_BACKWARD`` runs the forward pass, then the
     backward pass into ``beta``, adding each feature's expected count ``E[f]`` to ``counts``.
     ``MODE_SUPPORT`` does the same but adds 1 per lattice edge that lies on a complete edit
-    sequence. ``alpha``/``beta``/``bp`` need ``_layout(n, m, d)[1]`` slots.
+    sequence. ``MODE_RECORD`` writes those edges into ``rec`` (see :func:`_record`), in reverse
+    topological order of their sources, with node ids kept in ``bp``; the start node's id is
+    ``bp[_normal_index(0, 0, SH_SPECIAL, m)]`` and the final node's ``bp[offsets[5]]``.
+    ``alpha``/``beta``/``bp`` need ``_layout(n, m, d)[1]`` slots.
     """
     offs, total = _layout(n, m, d)
     lastsub = _last_substitutions(n, m, d, single, block)
@@ -690,6 +728,8 @@ def _sweep(
         return y
     beta[:total] = _NEG
     beta[offs[5]] = 0.0
+    if mode == MODE_RECORD:
+        bp[:total] = -1
     for c in range(last_c, -1, -1):
         for group in range(3, -1, -1):
             _group(
@@ -734,7 +774,10 @@ def _viterbi_path(
     they are taken. ``out`` needs ``3 (N + M) + 3`` rows."""
     beta = alpha[:1]
     counts = np.zeros(1)
-    best = _sweep(MODE_VITERBI, n, m, d, single, block, w, alpha, beta, bp, counts)
+    best = _sweep(
+        MODE_VITERBI, n, m, d, single, block, w, alpha, beta, bp, counts,
+        np.zeros((0, 4), dtype=np.int64), np.zeros(2, dtype=np.int64),
+    )  # fmt: skip
     offs, _ = _layout(n, m, d)
     rows = 0
     u = bp[offs[5]]
@@ -759,9 +802,11 @@ def _viterbi_path(
                 out[rows, 4] = dj
             else:
                 state = ST_J3 if kind == KIND_NORMAL else (ST_J1 if kind == KIND_LANDED else ST_J2)
+                # a jump is reported where it is taken: the previous node's position
+                _, _, i_from, j_from, _ = _decode_node(bp[u], n, m, d, offs)
                 out[rows, 0] = state
-                out[rows, 1] = i
-                out[rows, 2] = j
+                out[rows, 1] = i_from
+                out[rows, 2] = j_from
                 out[rows, 3] = 0
                 out[rows, 4] = 0
         rows += 1
@@ -776,50 +821,117 @@ def _viterbi_path(
 
 
 @njit(cache=True)
-def _batch(
-    mode: int,
+def _record_lattice(
+    n: int,
+    m: int,
+    d: int,
+    single: I8,
+    block: I8,
+    alpha: F64,
+    beta: F64,
+    ids: I64,
+    rec: I64_2D,
+    meta: I64,
+) -> tuple[int, int]:
+    """Write the lattice of one pair as an edge list (``MODE_RECORD``); returns the ids of the
+    start and final nodes. Call with a zero-row ``rec`` to learn the size (``meta[0]``) first."""
+    meta[0] = 0
+    meta[1] = 0
+    w = np.zeros(_STOP0 + N_STATES)
+    counts = np.zeros(1)
+    _sweep(MODE_RECORD, n, m, d, single, block, w, alpha, beta, ids, counts, rec, meta)
+    offs, _ = _layout(n, m, d)
+    return int(ids[_normal_index(0, 0, SH_SPECIAL, m)]), int(ids[offs[5]])
+
+
+@njit(cache=True)
+def _edge_forward(
+    src: I32, dst: I32, f1: I16, f2: I16, w: F64, start: int, final: int, alpha: F64
+) -> float:
+    """Forward pass over an edge list in reverse order (sources topologically ascending)."""
+    alpha[:] = _NEG
+    alpha[start] = 0.0
+    for e in range(src.shape[0] - 1, -1, -1):
+        a = alpha[src[e]]
+        if a == _NEG:
+            continue
+        sc = w[f1[e]]
+        if f2[e] >= 0:
+            sc += w[f2[e]]
+        alpha[dst[e]] = _lae(alpha[dst[e]], a + sc)
+    return float(alpha[final])
+
+
+@njit(cache=True)
+def _edge_backward(
+    src: I32,
+    dst: I32,
+    f1: I16,
+    f2: I16,
+    w: F64,
+    y: float,
+    final: int,
+    alpha: F64,
+    beta: F64,
+    counts: F64,
+    scale: float,
+) -> None:
+    """Backward pass; adds ``scale × E[f]`` to ``counts``."""
+    beta[:] = _NEG
+    beta[final] = 0.0
+    for e in range(src.shape[0]):
+        b = beta[dst[e]]
+        sc = w[f1[e]]
+        if f2[e] >= 0:
+            sc += w[f2[e]]
+        val = sc + b
+        u = src[e]
+        beta[u] = _lae(beta[u], val)
+        post = scale * np.exp(alpha[u] + val - y)
+        counts[f1[e]] += post
+        if f2[e] >= 0:
+            counts[f2[e]] += post
+
+
+@njit(cache=True)
+def _edge_batch(
+    with_gradient: bool,
     w: F64,
     alpha0: float,
     targets: F64,
     norms: F64,
-    lengths: I64,
-    single_flat: I8,
-    single_off: I64,
-    block_flat: I8,
-    block_off: I64,
-    d: int,
+    edge_off: I64,
+    node_off: I64,
+    starts: I64,
+    finals: I64,
+    src: I32,
+    dst: I32,
+    f1: I16,
+    f2: I16,
     alpha: F64,
     beta: F64,
-    bp: I64,
     counts: F64,
     values: F64,
 ) -> tuple[float, float]:
-    """Loop over pairs.
-
-    mode 0 (forward): ``values[k] = y_k``. mode 2 (backward): also accumulates the gradient of
-    ``Σ_k (target_k − y_k / norm_k − alpha0)²`` with respect to ``w`` into ``counts`` and returns
-    the squared error and its gradient with respect to ``alpha0``. mode 3 (support): counts
-    lattice edges per feature (``w`` should be zero).
-    """
+    """``values[k] = y_k`` for every pair; with ``with_gradient`` also the squared error
+    ``Σ_k (target_k − y_k / norm_k − alpha0)²`` (returned with its ``alpha0`` derivative) and its
+    gradient in ``w`` added to ``counts``."""
     loss = 0.0
     g_alpha = 0.0
-    pair_counts = np.zeros(counts.shape[0])
-    for k in range(lengths.shape[0]):
-        n = lengths[k, 0]
-        m = lengths[k, 1]
-        single = single_flat[single_off[k] : single_off[k] + n * m].reshape((n, m))
-        block = block_flat[block_off[k] : block_off[k] + n * m * 3].reshape((n, m, 3))
-        if mode == MODE_FORWARD:
-            values[k] = _sweep(MODE_FORWARD, n, m, d, single, block, w, alpha, beta, bp, counts)
-            continue
-        if mode == MODE_SUPPORT:
-            values[k] = _sweep(MODE_SUPPORT, n, m, d, single, block, w, alpha, beta, bp, counts)
-            continue
-        pair_counts[:] = 0.0
-        y = _sweep(MODE_BACKWARD, n, m, d, single, block, w, alpha, beta, bp, pair_counts)
+    for k in range(starts.shape[0]):
+        e0 = edge_off[k]
+        e1 = edge_off[k + 1]
+        nodes = node_off[k + 1] - node_off[k]
+        a = alpha[:nodes]
+        y = _edge_forward(src[e0:e1], dst[e0:e1], f1[e0:e1], f2[e0:e1], w, starts[k], finals[k], a)
         values[k] = y
+        if not with_gradient:
+            continue
         resid = targets[k] - (y / norms[k] + alpha0)
         loss += resid * resid
         g_alpha += -2.0 * resid
-        counts += (-2.0 * resid / norms[k]) * pair_counts
+        _edge_backward(
+            src[e0:e1], dst[e0:e1], f1[e0:e1], f2[e0:e1], w, y, finals[k], a, beta[:nodes],
+            counts, -2.0 * resid / norms[k],
+        )  # fmt: skip
     return loss, g_alpha

@@ -7,7 +7,11 @@
 - :func:`viterbi`: the best edit sequence (``max_e Q(e)``, seed 001 §2.1) as a list of
   :class:`EditOp`.
 - :func:`support_counts`: how many lattice edges carry each feature (used for the cut-off).
-- :class:`PackedPairs`: many pairs packed for the training objective.
+- :class:`CompiledPairs`: the edge lists of many pairs, for the training objective.
+
+The lattice is built once per pair by the kernels in :mod:`scoring.pfsm._kernels` (which walk
+the machine's configurations directly) and kept as an :class:`EdgeList`; the forward and
+backward passes then run over that list.
 
 ``jump_limit = 0`` is the pFSM; ``jump_limit = D ≥ 1`` the pPDA whose forward jumps skip at most
 ``D`` tokens and whose resuming jump passes at most ``D`` tokens (see :mod:`scoring.pfsm`).
@@ -86,37 +90,70 @@ def _buffers(
     return np.empty(size), np.empty(size), np.empty(size, dtype=np.int64)
 
 
-def log_partition(tables: MatchTables, weights: npt.ArrayLike, jump_limit: int = 0) -> float:
-    """``y = log Σ_e exp θ·f(e)`` for one pair (seed 001 Eq. 2)."""
+@dataclass(frozen=True, slots=True)
+class EdgeList:
+    """The lattice of one pair as edges ``src → dst`` carrying features ``f1`` and ``f2``
+    (−1: none), only edges on some complete edit sequence, sources in reverse topological order.
+    It depends on the pair and the jump limit, not on the weights, so training builds it once."""
+
+    src: npt.NDArray[np.int32]
+    dst: npt.NDArray[np.int32]
+    f1: npt.NDArray[np.int16]
+    f2: npt.NDArray[np.int16]
+    nodes: int
+    start: int
+    final: int
+
+
+def edge_list(tables: MatchTables, jump_limit: int = 0) -> EdgeList:
+    """Build the :class:`EdgeList` of one pair."""
     single, block, n, m = _tables(tables)
     d = check_jump_limit(jump_limit)
+    alpha, beta, ids = _buffers(node_count(n, m, d))
+    meta = np.zeros(2, dtype=np.int64)
+    k._record_lattice(n, m, d, single, block, alpha, beta, ids, np.zeros((0, 4), np.int64), meta)
+    rec = np.empty((int(meta[0]), 4), dtype=np.int64)
+    start, final = k._record_lattice(n, m, d, single, block, alpha, beta, ids, rec, meta)
+    return EdgeList(
+        src=np.ascontiguousarray(rec[:, 0], dtype=np.int32),
+        dst=np.ascontiguousarray(rec[:, 1], dtype=np.int32),
+        f1=np.ascontiguousarray(rec[:, 2], dtype=np.int16),
+        f2=np.ascontiguousarray(rec[:, 3], dtype=np.int16),
+        nodes=int(meta[1]),
+        start=int(start),
+        final=int(final),
+    )
+
+
+def log_partition(tables: MatchTables, weights: npt.ArrayLike, jump_limit: int = 0) -> float:
+    """``y = log Σ_e exp θ·f(e)`` for one pair (seed 001 Eq. 2)."""
     w = check_weights(weights)
-    alpha, beta, bp = _buffers(node_count(n, m, d))
-    counts = np.zeros(N_FEATURES)
-    return float(k._sweep(k.MODE_FORWARD, n, m, d, single, block, w, alpha, beta, bp, counts))
+    return float(CompiledPairs([tables], jump_limit).log_partitions(w)[0])
 
 
 def expected_counts(
     tables: MatchTables, weights: npt.ArrayLike, jump_limit: int = 0
 ) -> tuple[float, npt.NDArray[np.float64]]:
     """``(y, E[f])``: the log-partition and the expected count of every feature, ``(F,)``."""
-    single, block, n, m = _tables(tables)
-    d = check_jump_limit(jump_limit)
     w = check_weights(weights)
-    alpha, beta, bp = _buffers(node_count(n, m, d))
+    lat = edge_list(tables, jump_limit)
+    alpha = np.empty(lat.nodes)
+    beta = np.empty(lat.nodes)
     counts = np.zeros(N_FEATURES)
-    y = k._sweep(k.MODE_BACKWARD, n, m, d, single, block, w, alpha, beta, bp, counts)
+    y = k._edge_forward(lat.src, lat.dst, lat.f1, lat.f2, w, lat.start, lat.final, alpha)
+    k._edge_backward(lat.src, lat.dst, lat.f1, lat.f2, w, y, lat.final, alpha, beta, counts, 1.0)
     return float(y), counts
 
 
 def support_counts(tables: MatchTables, jump_limit: int = 0) -> npt.NDArray[np.float64]:
     """Per feature, the number of lattice edges that carry it and lie on a complete sequence."""
-    single, block, n, m = _tables(tables)
-    d = check_jump_limit(jump_limit)
-    w = np.zeros(N_FEATURES)
-    alpha, beta, bp = _buffers(node_count(n, m, d))
-    counts = np.zeros(N_FEATURES)
-    k._sweep(k.MODE_SUPPORT, n, m, d, single, block, w, alpha, beta, bp, counts)
+    return _support(edge_list(tables, jump_limit))
+
+
+def _support(lat: EdgeList) -> npt.NDArray[np.float64]:
+    counts = np.bincount(lat.f1, minlength=N_FEATURES).astype(np.float64)
+    second = lat.f2[lat.f2 >= 0]
+    counts += np.bincount(second, minlength=N_FEATURES)
     return counts
 
 
@@ -134,58 +171,67 @@ def viterbi(
     return float(best), ops
 
 
-class PackedPairs:
-    """Match tables of many pairs in flat arrays, with buffers for the batch kernel."""
+class CompiledPairs:
+    """The edge lists of many pairs, concatenated, for the batch training objective."""
 
     def __init__(self, tables: Sequence[MatchTables], jump_limit: int) -> None:
         self.jump_limit = check_jump_limit(jump_limit)
         if not tables:
             raise PFSMInputError("no pairs given")
-        lengths = np.array([t.shape for t in tables], dtype=np.int64).reshape(-1, 2)
-        if np.any(lengths == 0):
-            raise PFSMInputError("every sentence needs at least one token")
-        sizes = lengths[:, 0] * lengths[:, 1]
-        self.lengths = lengths
-        self.single_off = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
-        self.block_off = self.single_off * 3
-        self.single = np.ascontiguousarray(
-            np.concatenate([t.single.ravel() for t in tables]), dtype=np.int8
-        )
-        self.block = np.ascontiguousarray(
-            np.concatenate([t.block.ravel() for t in tables]), dtype=np.int8
-        )
-        self.norms = lengths.sum(axis=1).astype(np.float64)
-        size = max(node_count(int(n), int(m), self.jump_limit) for n, m in lengths)
-        self._alpha, self._beta, self._bp = _buffers(size)
+        lattices = [edge_list(t, self.jump_limit) for t in tables]
+        self.norms = np.array([sum(t.shape) for t in tables], dtype=np.float64)
+        self.edge_off = np.concatenate(([0], np.cumsum([x.src.size for x in lattices])))
+        self.node_off = np.concatenate(([0], np.cumsum([x.nodes for x in lattices])))
+        self.edge_off = self.edge_off.astype(np.int64)
+        self.node_off = self.node_off.astype(np.int64)
+        self.starts = np.array([x.start for x in lattices], dtype=np.int64)
+        self.finals = np.array([x.final for x in lattices], dtype=np.int64)
+        self.src = np.concatenate([x.src for x in lattices]).astype(np.int32)
+        self.dst = np.concatenate([x.dst for x in lattices]).astype(np.int32)
+        self.f1 = np.concatenate([x.f1 for x in lattices]).astype(np.int16)
+        self.f2 = np.concatenate([x.f2 for x in lattices]).astype(np.int16)
+        size = max(x.nodes for x in lattices)
+        self._alpha = np.empty(size)
+        self._beta = np.empty(size)
 
     def __len__(self) -> int:
-        return int(self.lengths.shape[0])
+        return int(self.starts.size)
+
+    @property
+    def edges(self) -> int:
+        return int(self.src.size)
 
     def _run(
-        self, mode: int, w: npt.NDArray[np.float64], alpha0: float, targets: npt.NDArray[np.float64]
+        self,
+        with_gradient: bool,
+        w: npt.NDArray[np.float64],
+        alpha0: float,
+        targets: npt.NDArray[np.float64],
     ) -> tuple[float, float, npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         counts = np.zeros(N_FEATURES)
         values = np.zeros(len(self))
-        loss, g_alpha = k._batch(
-            mode, w, alpha0, targets, self.norms, self.lengths, self.single, self.single_off,
-            self.block, self.block_off, self.jump_limit, self._alpha, self._beta, self._bp,
-            counts, values,
+        loss, g_alpha = k._edge_batch(
+            with_gradient, np.ascontiguousarray(w, dtype=np.float64), float(alpha0),
+            np.ascontiguousarray(targets, dtype=np.float64), self.norms, self.edge_off,
+            self.node_off, self.starts, self.finals, self.src, self.dst, self.f1, self.f2,
+            self._alpha, self._beta, counts, values,
         )  # fmt: skip
         return float(loss), float(g_alpha), counts, values
 
     def log_partitions(self, weights: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """``y`` of every pair, ``(P,)``."""
-        _, _, _, values = self._run(k.MODE_FORWARD, weights, 0.0, np.zeros(len(self)))
+        _, _, _, values = self._run(False, weights, 0.0, np.zeros(len(self)))
         return values
 
     def squared_error(
         self, weights: npt.NDArray[np.float64], alpha0: float, targets: npt.NDArray[np.float64]
     ) -> tuple[float, npt.NDArray[np.float64], float]:
         """``Σ (ŷ − (y/(|s1|+|s2|) + α))²`` with its gradients in ``weights`` and ``α``."""
-        loss, g_alpha, grad, _ = self._run(k.MODE_BACKWARD, weights, alpha0, targets)
+        loss, g_alpha, grad, _ = self._run(True, weights, alpha0, targets)
         return loss, grad, g_alpha
 
     def support(self) -> npt.NDArray[np.float64]:
         """Feature support counts summed over all pairs (see :func:`support_counts`)."""
-        _, _, counts, _ = self._run(k.MODE_SUPPORT, np.zeros(N_FEATURES), 0.0, np.zeros(len(self)))
+        counts = np.bincount(self.f1, minlength=N_FEATURES).astype(np.float64)
+        counts += np.bincount(self.f2[self.f2 >= 0], minlength=N_FEATURES)
         return counts

@@ -37,7 +37,7 @@ from scoring.pfsm.features import (
     check_tokens,
     feature_names,
 )
-from scoring.pfsm.lattice import EditOp, PackedPairs, check_jump_limit, viterbi
+from scoring.pfsm.lattice import CompiledPairs, EditOp, check_jump_limit, viterbi
 
 FORMAT_NAME = "scoring.pfsm"
 FORMAT_VERSION = 1
@@ -47,7 +47,7 @@ TokenPair = tuple[Sequence[str], Sequence[str]]
 
 
 def training_objective(
-    packed: PackedPairs,
+    packed: CompiledPairs,
     params: npt.NDArray[np.float64],
     kept: npt.NDArray[np.int64],
     targets: npt.NDArray[np.float64],
@@ -171,7 +171,7 @@ class PFSMScorer:
         if not np.all(np.isfinite(y_hat)):
             bad = int(np.flatnonzero(~np.isfinite(y_hat))[0])
             raise PFSMInputError(f"target {bad} is {y_hat[bad]!r}, not a finite number")
-        packed = PackedPairs(tables, self.jump_limit)
+        packed = CompiledPairs(tables, self.jump_limit)
         featurized = time.perf_counter()
         support = packed.support()
         kept = np.flatnonzero(support >= self.cutoff).astype(np.int64)
@@ -215,19 +215,19 @@ class PFSMScorer:
             raise PFSMInputError("the scorer is not trained: call fit() or from_dict() first")
         return self.weights
 
-    def _predict(self, packed: PackedPairs) -> npt.NDArray[np.float64]:
+    def _predict(self, packed: CompiledPairs) -> npt.NDArray[np.float64]:
         w = self._require_fitted()
         return packed.log_partitions(w) / packed.norms + self.alpha
 
     def log_partitions(self, pairs: Sequence[Any]) -> npt.NDArray[np.float64]:
         """``y`` (seed 001 Eq. 2) of every pair under the trained weights."""
         w = self._require_fitted()
-        return PackedPairs(self._pairs_tables(pairs), self.jump_limit).log_partitions(w)
+        return CompiledPairs(self._pairs_tables(pairs), self.jump_limit).log_partitions(w)
 
     def score(self, pairs: Sequence[Any]) -> npt.NDArray[np.float64]:
         """Predicted scores ``y / (|s1| + |s2|) + α``, ``(P,)``."""
         self._require_fitted()
-        return self._predict(PackedPairs(self._pairs_tables(pairs), self.jump_limit))
+        return self._predict(CompiledPairs(self._pairs_tables(pairs), self.jump_limit))
 
     def edit_sequence(
         self, source: Sequence[str], target: Sequence[str]

@@ -2,8 +2,10 @@
 
 Run: ``.venv/bin/python -m tests.benchmarks.aligner_results RESULTS.json [--no-phrases]``.
 
-Evaluates the identity baseline, ``lexical`` (with PPDB) and ``em`` (alone and merged with
-``lexical``) on
+Evaluates the identity baseline, ``lexical`` (with PPDB) and ``em`` (alone, ``+lexical`` =
+lexical links first and EM intersection links between the words they leave unaligned,
+``+merge`` = EM links first; ``[+11k]`` = EM also trained on 11,143 unlabelled MSRP and STS 2012
+pairs) on
 
 - Edinburgh++ train (``../shared/data/edinburgh``, 714 pairs; gold = the sure file, possible =
   sure+poss − sure), and
@@ -59,12 +61,32 @@ def datasets() -> dict[str, list[PairRecord]]:
     }
 
 
-def configurations() -> dict[str, Callable[[], Aligner]]:
+def extra_pairs() -> list[tuple[list[str], list[str]]]:
+    """Unlabelled paraphrase pairs for EM: MSRP train+test and STS 2012 train+test (11,143)."""
+    msrp = SHARED_DATA / "msrp"
+    sts = SHARED_DATA / "sts2012"
+    records = list(
+        read_corpus("msrp", [msrp / "msr_paraphrase_train.txt", msrp / "msr_paraphrase_test.txt"])
+    )
+    records += list(read_corpus("sts", [sts / "train", sts / "test"]))
+    return [
+        (r.source_tokens, r.target_tokens)
+        for r in records
+        if 0 < len(r.source_tokens) <= 250 and 0 < len(r.target_tokens) <= 250
+    ]
+
+
+def configurations() -> dict[str, tuple[Callable[[], Aligner], bool]]:
+    """Name → (aligner factory, whether EM also trains on the unlabelled MSRP/STS pairs)."""
+    ppdb = str(PPDB)
     return {
-        "identity": lambda: get_aligner("identity"),
-        "lexical": lambda: get_aligner("lexical", ppdb=str(PPDB)),
-        "em": lambda: get_aligner("em"),
-        "em+lexical": lambda: get_aligner("em", lexical="merge", ppdb=str(PPDB)),
+        "identity": (lambda: get_aligner("identity"), False),
+        "lexical": (lambda: get_aligner("lexical", ppdb=ppdb), False),
+        "em": (lambda: get_aligner("em"), False),
+        "em+lexical": (lambda: get_aligner("em", lexical="first-sure", ppdb=ppdb), False),
+        "em+merge": (lambda: get_aligner("em", lexical="merge", ppdb=ppdb), False),
+        "em[+11k]": (lambda: get_aligner("em"), True),
+        "em+lexical[+11k]": (lambda: get_aligner("em", lexical="first-sure", ppdb=ppdb), True),
     }
 
 
@@ -87,25 +109,33 @@ def main(argv: list[str] | None = None) -> int:
         "datasets": {},
     }
     header = (
-        f"{'data':16} {'aligner':11} {'reference':9} | {'lit F1':>6} {'lit-S F1':>8} "
+        f"{'data':16} {'aligner':16} {'reference':9} | {'lit F1':>6} {'lit-S F1':>8} "
         f"{'exact%':>6} | {'non-id F1':>9} | {'O&N F1':>6} {'AER':>5} | {'phr S F1':>8} "
         f"{'phr P F1':>8} | {'sec':>5}"
     )
     print(header)
     print("-" * len(header))
+    unlabelled: list[tuple[list[str], list[str]]] | None = None
     for data_name, records in datasets().items():
         per_data: dict[str, Any] = {"pairs": len(records), "aligners": {}}
-        for config, make in configurations().items():
+        for config, (make, with_extra) in configurations().items():
             if args.only and config not in args.only:
                 continue
-            report = evaluate_records(make, records, phrases=not args.no_phrases)
+            if with_extra and unlabelled is None:
+                unlabelled = extra_pairs()
+            report = evaluate_records(
+                make,
+                records,
+                phrases=not args.no_phrases,
+                extra_pairs=unlabelled if with_extra and unlabelled is not None else (),
+            )
             per_data["aligners"][config] = report
             seconds = report["training"]["seconds_train_and_align"]
             for ref_name, ref in report["references"].items():
                 ps = ref.get("phrases_sure", {}).get("f1")
                 pp = ref.get("phrases_possible", {}).get("f1")
                 print(
-                    f"{data_name:16} {config:11} {ref_name:9} | "
+                    f"{data_name:16} {config:16} {ref_name:9} | "
                     f"{_pct(ref['literature']['f1']):>6} "
                     f"{_pct(ref['literature_sure_only']['f1']):>8} "
                     f"{ref['literature']['exact_match']:6.1f} | "

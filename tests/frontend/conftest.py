@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,45 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SCREENSHOTS = ROOT / "var" / "screenshots"
+
+# The test database is in-memory SQLite, one connection shared by the test thread and the live
+# server's request threads. Two requests interleaving on it (two pages, a save and a heartbeat)
+# or a request still running while the test flushes the tables fails with "database table is
+# locked". The live server therefore handles one request at a time, under this lock, and tests
+# take it before touching the database while pages may be talking to the server.
+SERVER_LOCK = threading.RLock()
+
+
+def _serialised_server_class() -> type:
+    from django.core.servers.basehttp import ThreadedWSGIServer
+
+    class SerialisedWSGIServer(ThreadedWSGIServer):
+        def set_app(self, application: Any) -> None:
+            def serialised(environ: Any, start_response: Any) -> list[bytes]:
+                with SERVER_LOCK:
+                    response = application(environ, start_response)
+                    try:
+                        return [bytes(chunk) for chunk in response]
+                    finally:
+                        close = getattr(response, "close", None)
+                        if close is not None:
+                            close()
+
+            super().set_app(serialised)
+
+    return SerialisedWSGIServer
+
+
+@pytest.fixture(scope="session")
+def live_server(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """pytest-django's live server, handling one request at a time (see SERVER_LOCK)."""
+    from pytest_django.live_server_helper import LiveServer
+
+    server = LiveServer("localhost", start=False)
+    server.thread.server_class = _serialised_server_class()
+    server.start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -80,3 +120,5 @@ def page_for(browser: Any, live_server: Any, fast_passwords: None) -> Iterator[C
     yield make
     for context in contexts:
         context.close()
+    with SERVER_LOCK:  # let a request still in flight finish before the tables are flushed
+        pass

@@ -11,6 +11,7 @@ from annotate import roles
 from annotate.models import Annotation, AnnotationEvent, Assignment
 from annotate.services.annotations import annotation_links
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
+from tests.frontend.conftest import SERVER_LOCK
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -37,7 +38,8 @@ def wait_saved(page: Any, version: int) -> None:
 
 
 def stored_links(assignment: Assignment) -> dict[tuple[int, int], bool]:
-    return annotation_links(Annotation.objects.get(assignment=assignment))
+    with SERVER_LOCK:
+        return annotation_links(Annotation.objects.get(assignment=assignment))
 
 
 @pytest.fixture
@@ -108,7 +110,7 @@ def test_undo_and_redo_restore_the_grid(page_for: Any, live_server: Any, alice: 
     page.keyboard.press("Control+Shift+Z")
     page.keyboard.press("Control+Shift+Z")
     assert grid_links(page) == after
-    page.get_by_role("button", name="Undo").click()
+    page.get_by_role("button", name="Undo", exact=True).click()
     assert grid_links(page) == [link for link in after if link[:2] != [0, 1]]
 
 
@@ -185,11 +187,12 @@ def test_work_left_in_the_browser_is_sent_on_the_next_visit(
     page.context.set_offline(True)
     cell(page, 3, 3).click()
     page.wait_for_selector("#save-status[data-state=offline]")
-    page.context.set_offline(False)
-    page.route("**/annotation/", lambda route: route.abort())  # the tab dies before saving
-    page.reload()
-    page.unroute("**/annotation/")
-    page.wait_for_selector(READY)
+    context = page.context
+    page.close()  # the tab is closed while offline, before any retry
+    assert stored_links(assignment) == {}
+    context.set_offline(False)
+    page = context.new_page()
+    open_workspace(page, live_server, assignment)
     wait_saved(page, 2)
     assert stored_links(assignment) == {(3, 3): True}
 

@@ -21,6 +21,7 @@ from scoring.mtmetrics import (
     one_direction,
     per,
     read_mteval_sgml,
+    signature,
     tokenize_13a,
     wer,
 )
@@ -224,3 +225,12 @@ def test_bleu_statistics_can_skip_the_information_weights() -> None:
     np.testing.assert_array_equal(lean.matches, full.matches)
     np.testing.assert_array_equal(bleu(lean), bleu(full))
     assert not lean.info.any() and full.info.any()
+
+
+def test_settings_have_a_signature() -> None:
+    assert signature("bleu", order=4, brevity_penalty=False) == (
+        "bleu:mteval-v13a|order:4|smooth:mteval|bp:no"
+    )
+    assert signature("nist", order=5) == "nist:mteval-v13a|order:5|info:reference-set"
+    with pytest.raises(MetricError, match="metric must be 'bleu' or 'nist'"):
+        signature("meteor", order=1)

@@ -21,6 +21,7 @@ from scoring.ter import (
     TerStats,
     WordTable,
     corpus_ter,
+    signature,
     ter,
     ter_batch,
     tokenize,
@@ -233,3 +234,12 @@ def test_it_rejects_a_match_table_of_the_wrong_shape_or_labels() -> None:
     with pytest.raises(TerError, match="finite values ≥ 0"):
         ter("a b", "a", model=BrokenModel(negative))
     assert good.op.tolist() == [[OP_MATCH], [OP_SUB]]
+
+
+def test_results_carry_the_signature_of_their_settings() -> None:
+    stats = ter_batch(["a"], ["a"], params=TerParams(lowercase=False))
+    assert stats.signature == signature(params=TerParams(lowercase=False))
+    assert stats.signature == (
+        "ter:tercom-0.8.0|case:mixed|tok:whitespace|beam:20|shift-size:10|shift-dist:50"
+        "|costs:0,1,1,1,1"
+    )

@@ -138,7 +138,7 @@ async function main() {
     keys: showKeys,
     "save-gold": save,
   });
-  $("grid-wrap").focus();
+  $("grid-wrap").focus({ preventScroll: true });
   root.dataset.ready = "true";
 }
 

@@ -21,7 +21,9 @@ export class GridView {
     this.info = info;
     this.sentences = sentences; // {src: [span...], tgt: [span...]}
     this.transposed = false;
-    this.zoom = 3;
+    // Long sentences start smaller so more of the grid fits; zoom changes it.
+    const longest = Math.max(source.length, target.length);
+    this.zoom = longest > 60 ? 1 : longest > 35 ? 2 : 3;
     this.cellEls = [];
     this.pinned = null;
     this.hover = null;
@@ -130,10 +132,29 @@ export class GridView {
     const before = this.rectIndices(previous.cursor, previous.anchor);
     const after = this.rectIndices(this.model.cursor, this.model.anchor);
     for (const k of new Set([...before, ...after])) this.paint(k);
-    const td = this.cellEls[this.model.cursor.i * this.model.m + this.model.cursor.j];
-    if (td && td.scrollIntoView) td.scrollIntoView({ block: "nearest", inline: "nearest" });
+    this.scrollToCursor();
     this.highlightWords(this.model.cursor.i, this.model.cursor.j);
     this.updateInfo();
+  }
+
+  // Keep the cursor visible inside the grid's own scroll box (not the page), clear of the
+  // sticky headers.
+  scrollToCursor() {
+    const td = this.cellEls[this.model.cursor.i * this.model.m + this.model.cursor.j];
+    if (!td || !this.rowHeads.length) return;
+    const wrap = this.wrap;
+    const headH = this.table.tHead.offsetHeight;
+    const headW = this.rowHeads[0].offsetWidth;
+    const top = td.offsetTop;
+    const left = td.offsetLeft;
+    if (top - headH < wrap.scrollTop) wrap.scrollTop = top - headH;
+    else if (top + td.offsetHeight > wrap.scrollTop + wrap.clientHeight) {
+      wrap.scrollTop = top + td.offsetHeight - wrap.clientHeight;
+    }
+    if (left - headW < wrap.scrollLeft) wrap.scrollLeft = left - headW;
+    else if (left + td.offsetWidth > wrap.scrollLeft + wrap.clientWidth) {
+      wrap.scrollLeft = left + td.offsetWidth - wrap.clientWidth;
+    }
   }
 
   updateInfo() {

@@ -20,7 +20,7 @@ export class SaveQueue {
     onStatus = () => {},
     onConflict = () => {},
     onSaved = () => {},
-    timers = { set: setTimeout, clear: clearTimeout },
+    timers = { set: (fn, ms) => setTimeout(fn, ms), clear: (t) => clearTimeout(t) },
   }) {
     this.key = key;
     this.version = version;

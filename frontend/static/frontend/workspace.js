@@ -61,6 +61,7 @@ async function main() {
     onConflict: (server, mine) => showConflict(server, mine),
   });
   window.__workspace.queue = queue;
+  queue.setStatus("saved");
 
   // Work left in this browser by an earlier visit (offline, closed tab, crash).
   const stored = SaveQueue.stored(window.localStorage, storageKey);
@@ -235,7 +236,7 @@ async function main() {
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "hidden") queue.flush();
   });
-  $("grid-wrap").focus();
+  $("grid-wrap").focus({ preventScroll: true });
   root.dataset.ready = "true";
 }
 

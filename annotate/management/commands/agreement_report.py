@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
+
+from annotate.management.commands._base import JobCommand
+from annotate.models import Corpus
+from annotate.services.agreement import (
+    DEFAULT_CHUNK_PAIRS,
+    agreement_compute,
+    agreement_job_create,
+    agreement_params,
+)
+from scoring.reports import report_to_csv
+
+
+class Command(JobCommand):
+    help = (
+        "Agreement report of a corpus for two or more annotators (pairwise): Tables 3-5 and "
+        "Figure 4 of Cohn et al. (2008), with Monte Carlo Ĉ. Computed here, or with --job by the "
+        "workers (the Monte Carlo split into chunks)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--corpus", required=True)
+        parser.add_argument("--annotators", nargs="+", required=True, metavar="USERNAME")
+        parser.add_argument("--samples", type=int, default=1000, help="J (default 1000)")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--output", type=Path, help="report JSON (or CSV if it ends .csv)")
+        parser.add_argument(
+            "--job", action="store_true", help="run as a background job on the Celery workers"
+        )
+        parser.add_argument("--chunk-pairs", type=int, default=DEFAULT_CHUNK_PAIRS)
+        self.add_wait_argument(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            corpus = Corpus.objects.get(name=options["corpus"])
+        except Corpus.DoesNotExist:
+            raise CommandError(f"no corpus named {options['corpus']!r}") from None
+        if options["job"]:
+            job = agreement_job_create(
+                corpus=corpus,
+                annotators=options["annotators"],
+                samples=options["samples"],
+                seed=options["seed"],
+                chunk_pairs=options["chunk_pairs"],
+            )
+            self.report(job, options["wait"])
+            if options["output"] and job.status == "succeeded" and job.result is not None:
+                self._write(job.result, options["output"])
+            return
+        if options["output"] is None:
+            raise CommandError("--output is required unless --job is given")
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if options["verbosity"] > 0 and (done == total or done % 25 == 0):
+                print(f"\r{stage}: {done}/{total}", end="", file=sys.stderr, flush=True)
+
+        report = agreement_compute(
+            corpus=corpus,
+            annotators=options["annotators"],
+            params=agreement_params({"samples": options["samples"]}, options["seed"]),
+            progress=progress,
+        )
+        print(file=sys.stderr)
+        self._write(report, options["output"])
+
+    def _write(self, report: dict[str, Any], output: Path) -> None:
+        if output.suffix == ".csv":
+            output.write_text(report_to_csv(report), encoding="utf-8")
+        else:
+            output.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", "utf-8")
+        self.stdout.write(f"wrote {output}")

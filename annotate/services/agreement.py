@@ -1,0 +1,185 @@
+"""Agreement reports of a corpus (issue 3): a thin layer over :mod:`scoring.reports`.
+
+Rows become :class:`~scoring.corpus.PairRecord` values (only the chosen annotators' submitted
+annotations), :mod:`scoring` computes, and the report is stored as the job's result.
+
+As a job, the Monte Carlo part is split into chunks of pairs that Celery spreads over workers:
+the runner fits the annotators' edit models once, dispatches a chord of chunk tasks (each
+returns JSON sufficient statistics) and the chord's callback builds the report. Each pair's random
+stream depends only on the seed and the pair, so the numbers are identical however the work is
+split (``scoring.agreement.pair_seed_sequence``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from annotate.exceptions import DomainError
+from annotate.models import Assignment, Corpus, Job
+from annotate.selectors import corpus_pairs_with_alignments, pair_record
+from annotate.services.jobs import DEFERRED, job_chunk_done, job_create, job_finish
+from scoring.agreement import AgreementParams, EditModel
+from scoring.corpus import PairRecord
+from scoring.reports import build_report, fit_report_models, report_statistics
+
+#: Pairs per chunk task when the job does not say; a chunk of 50 pairs with J = 1,000 takes about
+#: a second, small enough to spread and large enough that task overhead does not matter.
+DEFAULT_CHUNK_PAIRS = 50
+ModelMap = dict[str, dict[str, EditModel]]
+
+
+class AgreementReportError(DomainError):
+    code = "agreement_failed"
+
+
+def agreement_records(
+    corpus: Corpus, annotators: Sequence[str], pair_ids: Sequence[int] | None = None
+) -> list[PairRecord]:
+    """Pairs with a submitted annotation by at least one of ``annotators``, in corpus order,
+    carrying only those annotators' submitted annotations."""
+    wanted = set(annotators)
+    pairs = corpus_pairs_with_alignments(corpus).filter(
+        assignments__annotator__username__in=wanted,
+        assignments__status=Assignment.Status.SUBMITTED,
+    )
+    if pair_ids is not None:
+        pairs = pairs.filter(pk__in=pair_ids)
+    records = []
+    for pair in pairs.distinct():
+        record = pair_record(pair)
+        record.annotations = {
+            name: annotation
+            for name, annotation in record.annotations.items()
+            if name in wanted and annotation.status == Assignment.Status.SUBMITTED
+        }
+        if record.annotations:
+            record.metadata = {"pk": pair.pk}
+            records.append(record)
+    return records
+
+
+def _check_request(corpus: Corpus, annotators: Sequence[str]) -> None:
+    if len(annotators) < 2:
+        raise AgreementReportError("an agreement report needs at least two annotators")
+    known = set(
+        get_user_model().objects.filter(username__in=annotators).values_list("username", flat=True)
+    )
+    missing = [name for name in annotators if name not in known]
+    if missing:
+        raise AgreementReportError(f"no user named {missing[0]!r}")
+
+
+def agreement_params(parameters: dict[str, Any], seed: int | None) -> AgreementParams:
+    return AgreementParams(
+        samples=int(parameters.get("samples", 1000)),
+        seed=int(seed if seed is not None else 0),
+        **{k: v for k, v in parameters.items() if k in {"exclude_identical", "max_length"}},
+    )
+
+
+def agreement_compute(
+    *,
+    corpus: Corpus,
+    annotators: Sequence[str],
+    params: AgreementParams,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict[str, Any]:
+    """The whole report in this process (the management command, small corpora)."""
+    _check_request(corpus, annotators)
+    records = agreement_records(corpus, annotators)
+    report = build_report(records, annotators, params=params, progress=progress)
+    return {"corpus": corpus.name, **report}
+
+
+def agreement_job_create(
+    *,
+    corpus: Corpus,
+    annotators: Sequence[str],
+    samples: int = 1000,
+    seed: int = 0,
+    chunk_pairs: int = DEFAULT_CHUNK_PAIRS,
+    owner: Any = None,
+) -> Job:
+    _check_request(corpus, annotators)
+    AgreementParams(samples=samples, seed=seed)  # validate now, not in the worker
+    if chunk_pairs < 1:
+        raise AgreementReportError("chunk_pairs must be at least 1")
+    return job_create(
+        kind="agreement_report",
+        corpus=corpus,
+        seed=seed,
+        owner=owner,
+        parameters={
+            "annotators": list(annotators),
+            "samples": samples,
+            "chunk_pairs": chunk_pairs,
+        },
+    )
+
+
+def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Any:
+    """Job runner: fit edit models, then hand the Monte Carlo chunks to a Celery chord."""
+    from celery import chord
+
+    from annotate.tasks import agreement_chunk, agreement_failed, agreement_finish
+
+    if job.corpus is None:
+        raise AgreementReportError("an agreement job needs a corpus")
+    annotators = list(job.parameters["annotators"])
+    params = agreement_params(job.parameters, job.seed)
+    _check_request(job.corpus, annotators)
+    records = agreement_records(job.corpus, annotators)
+    progress(2, f"fitting edit models on {len(records)} pairs")
+    models = fit_report_models(records, annotators, kinds=params.kinds)
+    size = int(job.parameters.get("chunk_pairs", DEFAULT_CHUNK_PAIRS))
+    ids = [int(r.metadata["pk"]) for r in records]
+    chunks = [ids[start : start + size] for start in range(0, len(ids), size)] or [[]]
+    share = 95.0 / len(chunks)
+    models_json = {
+        name: {k: m.to_dict() for k, m in by_kind.items()} for name, by_kind in models.items()
+    }
+    progress(5, f"Monte Carlo in {len(chunks)} chunk(s) of up to {size} pairs")
+    chord(agreement_chunk.s(job.pk, chunk, models_json, share) for chunk in chunks)(
+        agreement_finish.s(job.pk, models_json).on_error(agreement_failed.s(job.pk))
+    )
+    return DEFERRED
+
+
+def _models(models_json: dict[str, dict[str, dict[str, Any]]]) -> ModelMap:
+    return {
+        name: {kind: EditModel.from_dict(data) for kind, data in by_kind.items()}
+        for name, by_kind in models_json.items()
+    }
+
+
+def agreement_chunk_statistics(
+    *, job_id: int, pair_ids: list[int], models_json: dict[str, Any], share: float
+) -> list[dict[str, Any]]:
+    """One chunk's JSON statistics; reports its share of progress when done."""
+    job = Job.objects.select_related("corpus").get(pk=job_id)
+    annotators = list(job.parameters["annotators"])
+    params = agreement_params(job.parameters, job.seed)
+    records = agreement_records(job.corpus, annotators, pair_ids)  # type: ignore[arg-type]
+    stats = report_statistics(records, annotators, models=_models(models_json), params=params)
+    job_chunk_done(job_id=job_id, share=share, message=f"Monte Carlo: {len(pair_ids)} more pairs")
+    return stats
+
+
+def agreement_finish_report(
+    *, job_id: int, chunk_results: list[list[dict[str, Any]]], models_json: dict[str, Any]
+) -> bool:
+    """The chord's callback: build the report from every chunk and finish the job."""
+    job = Job.objects.select_related("corpus").get(pk=job_id)
+    annotators = list(job.parameters["annotators"])
+    params = agreement_params(job.parameters, job.seed)
+    records = agreement_records(job.corpus, annotators)  # type: ignore[arg-type]
+    statistics = [item for chunk in chunk_results for item in chunk]
+    report = build_report(
+        records, annotators, params=params, models=_models(models_json), statistics=statistics
+    )
+    chunks = len(chunk_results)
+    result = {"corpus": job.corpus.name, "chunks": chunks, **report}  # type: ignore[union-attr]
+    return job_finish(job_id=job_id, result=result)

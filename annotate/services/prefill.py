@@ -1,0 +1,174 @@
+"""Prefill a corpus with an automatic alignment (design.md §9, issue 6): a background job.
+
+The aligner is trained on every pair of the corpus (EM needs them all) and, if it learns from
+gold, on the corpus' finished work: the adjudicated gold alignment of a pair, else the majority
+of its submitted annotations. New prefills are written only for pairs nobody has started, so an
+annotator never finds the grid changed under them; the newest prefill of a pair is the one shown.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
+
+from annotate.conversions import alignment_from_rows, link_rows
+from annotate.exceptions import DomainError
+from annotate.models import (
+    AnnotationLink,
+    Assignment,
+    AutoAlignment,
+    AutoLink,
+    Corpus,
+    GoldAlignment,
+    GoldLink,
+    Job,
+    SentencePair,
+)
+from scoring.aligners import AlignerOutput, available_aligners, get_aligner
+from scoring.alignment import Alignment
+
+WRITE_CHUNK = 200
+
+
+class PrefillError(DomainError):
+    code = "prefill_failed"
+
+
+def majority_alignment(alignments: Sequence[Alignment]) -> Alignment:
+    """Links that more than half of the alignments hold: sure if more than half say sure."""
+    first = alignments[0]
+    half = len(alignments) / 2
+    sure_votes = Counter(link for a in alignments for link in a.sure)
+    any_votes = Counter(link for a in alignments for link in a.possible)
+    return Alignment.from_links(
+        first.n_source,
+        first.n_target,
+        [link for link, n in sure_votes.items() if n > half],
+        [link for link, n in any_votes.items() if n > half],
+    )
+
+
+def _aligner_options(name: str) -> dict[str, Any]:
+    if name == "lexical" and settings.PPDB_PATH:
+        return {"ppdb": settings.PPDB_PATH}
+    return {}
+
+
+def _finished_work(corpus: Corpus) -> dict[int, Alignment]:
+    """Gold per pair id: the adjudicated alignment, else the majority of submitted annotations."""
+    shapes = {
+        pid: (n, m)
+        for pid, n, m in SentencePair.objects.filter(corpus=corpus).values_list(
+            "id", "n_source", "n_target"
+        )
+    }
+    submitted = dict(
+        Assignment.objects.filter(
+            pair__corpus=corpus, status=Assignment.Status.SUBMITTED, annotation__isnull=False
+        ).values_list("annotation__id", "pair_id")
+    )
+    links_of: dict[int, list[AnnotationLink]] = defaultdict(list)
+    for link in AnnotationLink.objects.filter(annotation_id__in=list(submitted)):
+        links_of[link.annotation_id].append(link)
+    annotations_of: dict[int, list[Alignment]] = defaultdict(list)
+    for annotation_id, pid in sorted(submitted.items()):
+        annotations_of[pid].append(alignment_from_rows(*shapes[pid], links_of[annotation_id]))
+    result = {pid: majority_alignment(found) for pid, found in annotations_of.items()}
+
+    gold_links: dict[int, list[GoldLink]] = defaultdict(list)
+    for gold_link in GoldLink.objects.filter(gold__pair__corpus=corpus).select_related("gold"):
+        gold_links[gold_link.gold.pair_id].append(gold_link)
+    gold_pairs = GoldAlignment.objects.filter(pair__corpus=corpus).values_list("pair_id", flat=True)
+    for pid in gold_pairs:  # an adjudicated alignment wins, even an empty one
+        result[pid] = alignment_from_rows(*shapes[pid], gold_links[pid])
+    return result
+
+
+def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
+    """Job runner: train the aligner on the corpus, then prefill the pairs nobody started."""
+    name = str(job.parameters.get("aligner", ""))
+    if name not in available_aligners():
+        raise PrefillError(
+            f"unknown aligner {name!r}; available: {', '.join(available_aligners())}"
+        )
+    if job.corpus is None:
+        raise PrefillError("a prefill job needs a corpus")
+    corpus = job.corpus
+    rows = list(
+        SentencePair.objects.filter(corpus=corpus)
+        .order_by("position")
+        .values_list("id", "source_tokens", "target_tokens")
+    )
+    if not rows:
+        raise PrefillError(f"corpus {corpus.name!r} has no pairs")
+    aligner = get_aligner(name, **_aligner_options(name))
+    pairs = [(list(src), list(tgt)) for _, src, tgt in rows]
+    gold: list[Alignment | None] | None = None
+    if aligner.uses_gold:
+        finished = _finished_work(corpus)
+        if not finished:
+            raise PrefillError(
+                f"the {name!r} aligner learns from finished annotations, and corpus "
+                f"{corpus.name!r} has none yet"
+            )
+        gold = [finished.get(pid) for pid, _, _ in rows]
+    progress(2, f"training {name} on {len(pairs)} pairs")
+    aligner.train(pairs, gold)
+
+    started = Assignment.objects.filter(pair=OuterRef("pk")).filter(
+        ~Q(status=Assignment.Status.NEW) | Q(annotation__isnull=False)
+    )
+    targets = set(
+        SentencePair.objects.filter(corpus=corpus)
+        .annotate(started=Exists(started))
+        .filter(started=False)
+        .values_list("id", flat=True)
+    )
+    todo = [(pid, src, tgt) for pid, src, tgt in rows if pid in targets]
+    warnings: set[str] = set()
+    links = 0
+    for start in range(0, len(todo), WRITE_CHUNK):
+        chunk = todo[start : start + WRITE_CHUNK]
+        outputs = [aligner.align(src, tgt) for _, src, tgt in chunk]
+        for output in outputs:
+            warnings.update(output.warnings)
+        links += _write_prefills(name, aligner.version, chunk, outputs)
+        done = start + len(chunk)
+        progress(10 + 90 * done / len(todo), f"prefilled {done} of {len(todo)} pairs")
+    return {
+        "corpus": corpus.name,
+        "aligner": name,
+        "aligner_version": aligner.version,
+        "options": aligner.options,
+        "trained_on_pairs": len(pairs),
+        "trained_on_gold": sum(g is not None for g in gold) if gold is not None else 0,
+        "prefilled_pairs": len(todo),
+        "skipped_started_pairs": len(rows) - len(todo),
+        "links": links,
+        "warnings": sorted(warnings),
+    }
+
+
+@transaction.atomic
+def _write_prefills(
+    name: str,
+    version: int,
+    chunk: Sequence[tuple[int, Any, Any]],
+    outputs: Sequence[AlignerOutput],
+) -> int:
+    alignments = AutoAlignment.objects.bulk_create(
+        AutoAlignment(pair_id=pid, aligner=name, aligner_version=str(version))
+        for pid, _, _ in chunk
+    )
+    links = [
+        AutoLink(alignment=row, i=i, j=j, sure=sure, confidence=output.confidence[(i, j)])
+        for row, output in zip(alignments, outputs, strict=True)
+        for i, j, sure in link_rows(output.alignment)
+    ]
+    AutoLink.objects.bulk_create(links)
+    return len(links)

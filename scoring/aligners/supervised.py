@@ -1,0 +1,436 @@
+"""Supervised aligner: a link classifier trained on gold alignments (issue 6 item 4).
+
+Every cell ``(i, j)`` of a pair gets a feature vector (:data:`FEATURES`): the lexical match
+class (identical, lowercase, Porter stem, WordNet, PPDB) and whether the ``lexical`` aligner
+chose the cell, punctuation and stopword flags, string similarity (common prefix, character
+bigram Dice), relative position, the ``em`` aligner's posteriors in both directions, its
+Viterbi links and symmetrized code, the same evidence for the diagonal neighbours (the
+neighbouring decisions of the two underlying aligners), row and column ambiguity, whether the
+cell is the best of its row/column, and POS agreement (averaged perceptron tagger).
+
+A gradient-boosted tree ensemble (scikit-learn's ``HistGradientBoostingClassifier``, fixed
+seed) learns ``p(cell ∈ gold S)`` from the pairs that have a gold alignment; the EM model is
+trained by EM on *every* pair given (with or without gold), as the ``em`` aligner is. A cell
+with ``p ≥ sure_threshold`` is a sure link, one with ``possible_threshold ≤ p`` a possible link;
+``p`` is the link's confidence.
+
+The trained trees are kept as plain arrays (feature, threshold, children, leaf values) and
+evaluated by a numba kernel, so a saved model is numbers only (no pickle); the tests check the
+kernel against scikit-learn's own ``predict_proba``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from scoring import resources
+from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
+from scoring.aligners.em import EMAligner, _grow_diag_final
+from scoring.aligners.lexical import (
+    IDENTICAL,
+    LOWER,
+    PPDB,
+    STEM,
+    WORDNET,
+    LexicalAligner,
+    greedy_one_to_one,
+)
+from scoring.alignment import Alignment, Link
+from scoring.errors import ResourceMissingError
+
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+
+FEATURES = (
+    "identical",
+    "lowercase",
+    "stem",
+    "wordnet",
+    "ppdb",
+    "lexical_choice",
+    "source_punctuation",
+    "target_punctuation",
+    "source_stopword",
+    "target_stopword",
+    "prefix_similarity",
+    "bigram_dice",
+    "relative_distance",
+    "em_posterior_st",
+    "em_posterior_ts",
+    "em_posterior_min",
+    "em_viterbi_st",
+    "em_viterbi_ts",
+    "em_symmetrized",
+    "neighbour_lexical",
+    "neighbour_em",
+    "neighbour_lexical_choice",
+    "row_candidates",
+    "column_candidates",
+    "best_in_row",
+    "best_in_column",
+    "same_pos",
+    "both_content_pos",
+    "length_difference",
+)
+
+
+@njit(cache=True)
+def _ensemble_predict(
+    x: F64,
+    feature: I64,
+    threshold: F64,
+    left: I64,
+    right: I64,
+    is_leaf: npt.NDArray[np.bool_],
+    missing_left: npt.NDArray[np.bool_],
+    value: F64,
+    tree_offset: I64,
+    baseline: float,
+) -> F64:
+    """``sigmoid(baseline + Σ_trees leaf value)`` for each row of ``x`` ``(R, F)``; node ``k`` of
+    tree ``t`` is at ``tree_offset[t] + k``, children indices are tree-relative."""
+    out = np.empty(x.shape[0])
+    for r in range(x.shape[0]):
+        raw = baseline
+        for t in range(tree_offset.shape[0] - 1):
+            base = tree_offset[t]
+            node = 0
+            while not is_leaf[base + node]:
+                v = x[r, feature[base + node]]
+                if math.isnan(v):
+                    go_left = missing_left[base + node]
+                else:
+                    go_left = v <= threshold[base + node]
+                node = left[base + node] if go_left else right[base + node]
+            raw += value[base + node]
+        out[r] = 1.0 / (1.0 + math.exp(-raw))
+    return out
+
+
+class TreeEnsemble:
+    """A binary gradient-boosted tree ensemble as plain arrays."""
+
+    KEYS = ("feature", "threshold", "left", "right", "is_leaf", "missing_left", "value", "offset")
+
+    def __init__(self, arrays: dict[str, npt.NDArray[Any]], baseline: float) -> None:
+        self.feature = np.ascontiguousarray(arrays["feature"], dtype=np.int64)
+        self.threshold = np.ascontiguousarray(arrays["threshold"], dtype=np.float64)
+        self.left = np.ascontiguousarray(arrays["left"], dtype=np.int64)
+        self.right = np.ascontiguousarray(arrays["right"], dtype=np.int64)
+        self.is_leaf = np.ascontiguousarray(arrays["is_leaf"], dtype=np.bool_)
+        self.missing_left = np.ascontiguousarray(arrays["missing_left"], dtype=np.bool_)
+        self.value = np.ascontiguousarray(arrays["value"], dtype=np.float64)
+        self.offset = np.ascontiguousarray(arrays["offset"], dtype=np.int64)
+        self.baseline = float(baseline)
+
+    @classmethod
+    def from_sklearn(cls, model: Any) -> TreeEnsemble:
+        """Copy the trees of a fitted binary ``HistGradientBoostingClassifier``."""
+        nodes = [predictors[0].nodes for predictors in model._predictors]
+        if not nodes:
+            raise AlignerError("the tree ensemble has no trees")
+        if any(bool(n["is_categorical"].any()) for n in nodes):
+            raise AlignerError("categorical splits are not supported")
+        offset = np.zeros(len(nodes) + 1, dtype=np.int64)
+        offset[1:] = np.cumsum([len(n) for n in nodes])
+        cat: Any = np.concatenate(nodes)  # a structured array (one record per node)
+        arrays = {
+            "feature": cat["feature_idx"],
+            "threshold": cat["num_threshold"],
+            "left": cat["left"],
+            "right": cat["right"],
+            "is_leaf": cat["is_leaf"],
+            "missing_left": cat["missing_go_to_left"],
+            "value": cat["value"],
+            "offset": offset,
+        }
+        return cls(arrays, float(np.ravel(model._baseline_prediction)[0]))
+
+    def arrays(self) -> dict[str, npt.NDArray[Any]]:
+        return {
+            "feature": self.feature,
+            "threshold": self.threshold,
+            "left": self.left,
+            "right": self.right,
+            "is_leaf": self.is_leaf.astype(np.uint8),
+            "missing_left": self.missing_left.astype(np.uint8),
+            "value": self.value,
+            "offset": self.offset,
+        }
+
+    def predict(self, x: npt.ArrayLike) -> F64:
+        """Probability of the positive class for each row of ``x``."""
+        data = np.ascontiguousarray(x, dtype=np.float64)
+        if data.ndim != 2:
+            raise AlignerError(f"features must be a 2-D array, got shape {data.shape}")
+        if self.feature.size and data.shape[1] <= int(self.feature.max()):
+            raise AlignerError(f"the model needs more than {data.shape[1]} features")
+        return _ensemble_predict(
+            data,
+            self.feature,
+            self.threshold,
+            self.left,
+            self.right,
+            self.is_leaf,
+            self.missing_left,
+            self.value,
+            self.offset,
+            self.baseline,
+        )
+
+
+def _bigrams(word: str) -> set[str]:
+    padded = f"#{word}#"
+    return {padded[k : k + 2] for k in range(len(padded) - 1)}
+
+
+def _prefix_similarity(a: str, b: str) -> float:
+    k = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        k += 1
+    return k / max(len(a), len(b))
+
+
+def _is_punct(word: str) -> bool:
+    return not any(ch.isalnum() for ch in word)
+
+
+class SupervisedAligner(Aligner):
+    """Link classifier over lexical, string, position, EM and POS features."""
+
+    name = "supervised"
+    version = 1
+    uses_gold = True
+    needs_training = True
+    defaults: ClassVar[dict[str, Any]] = {
+        "ppdb": None,
+        "wordnet": True,
+        "pos": True,
+        "sure_threshold": 0.5,
+        "possible_threshold": 0.3,
+        "trees": 200,
+        "learning_rate": 0.1,
+        "max_leaf_nodes": 31,
+        "seed": 0,
+        "em_hmm_iterations": 5,
+    }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        o = self.options
+        if not 0.0 < o["possible_threshold"] <= o["sure_threshold"] <= 1.0:
+            raise AlignerError(
+                "thresholds must satisfy 0 < possible_threshold ≤ sure_threshold ≤ 1"
+            )
+        self.em = EMAligner(max_length=o["max_length"], hmm_iterations=o["em_hmm_iterations"])
+        self.lexical = LexicalAligner(
+            max_length=o["max_length"], wordnet=o["wordnet"], ppdb=o["ppdb"]
+        )
+        self.ensemble: TreeEnsemble | None = None
+        self.training_summary: dict[str, Any] = {}
+        self._pos_warning: str | None = None
+
+    # --- features -----------------------------------------------------------------------------
+
+    def _tags(self, tokens: list[str]) -> list[str] | None:
+        if not self.options["pos"] or self._pos_warning is not None:
+            return None
+        try:
+            return resources.pos_tag(tokens)
+        except ResourceMissingError as error:
+            self._pos_warning = f"POS features skipped: {error}"
+            return None
+
+    def features(self, source: list[str], target: list[str]) -> F64:
+        """``(N·M, len(FEATURES))`` feature matrix of one pair, row ``i·M + j``."""
+        n, m = len(source), len(target)
+        rules = self.lexical.rules
+        classes = rules.classes(source, target).astype(np.int64)
+        choice = np.zeros((n, m))
+        for i, j, cls in greedy_one_to_one(classes.astype(np.int8)):
+            choice[i, j] = 1.0 if cls >= STEM else 0.5
+        post_st, post_ts, fwd, bwd = self.em.directional(source, target)
+        sym = _grow_diag_final(fwd, bwd).astype(np.float64)
+        post_min = np.minimum(post_st, post_ts)
+        src_lower = [w.lower() for w in source]
+        tgt_lower = [w.lower() for w in target]
+        stop = rules.stop
+        src_punct = np.array([_is_punct(w) for w in source], dtype=np.float64)
+        tgt_punct = np.array([_is_punct(w) for w in target], dtype=np.float64)
+        src_stop = np.array([w in stop for w in src_lower], dtype=np.float64)
+        tgt_stop = np.array([w in stop for w in tgt_lower], dtype=np.float64)
+        src_bi = [_bigrams(w) for w in src_lower]
+        tgt_bi = [_bigrams(w) for w in tgt_lower]
+        prefix = np.zeros((n, m))
+        dice = np.zeros((n, m))
+        for i in range(n):
+            for j in range(m):
+                prefix[i, j] = _prefix_similarity(src_lower[i], tgt_lower[j])
+                inter = len(src_bi[i] & tgt_bi[j])
+                dice[i, j] = 2.0 * inter / (len(src_bi[i]) + len(tgt_bi[j]))
+        rel = np.abs((np.arange(n)[:, None] + 0.5) / n - (np.arange(m)[None, :] + 0.5) / m)
+        strong = (classes >= STEM).astype(np.float64)
+        padded_strong = np.pad(strong, 1)
+        padded_post = np.pad(post_min, 1)
+        padded_choice = np.pad(choice, 1)
+        neigh_lex = padded_strong[:-2, :-2] + padded_strong[2:, 2:]
+        neigh_em = (padded_post[:-2, :-2] + padded_post[2:, 2:]) / 2.0
+        neigh_choice = padded_choice[:-2, :-2] + padded_choice[2:, 2:]
+        row_cand = np.repeat(strong.sum(axis=1, keepdims=True), m, axis=1)
+        col_cand = np.repeat(strong.sum(axis=0, keepdims=True), n, axis=0)
+        best_row = (post_min >= post_min.max(axis=1, keepdims=True)).astype(np.float64)
+        best_col = (post_min >= post_min.max(axis=0, keepdims=True)).astype(np.float64)
+        same_pos = np.zeros((n, m))
+        content = np.zeros((n, m))
+        src_tags = self._tags(source)
+        tgt_tags = self._tags(target)
+        if src_tags is not None and tgt_tags is not None:
+            s_coarse = [t[:1] for t in src_tags]
+            t_coarse = [t[:1] for t in tgt_tags]
+            s_content = np.array([c in "NVJR" and c != "" for c in s_coarse], dtype=np.float64)
+            t_content = np.array([c in "NVJR" and c != "" for c in t_coarse], dtype=np.float64)
+            same_pos = np.array(
+                [[float(a == b) for b in t_coarse] for a in s_coarse], dtype=np.float64
+            ).reshape(n, m)
+            content = s_content[:, None] * t_content[None, :]
+        columns = [
+            (classes == IDENTICAL).astype(np.float64),
+            (classes >= LOWER).astype(np.float64),
+            strong,
+            (classes == WORDNET).astype(np.float64),
+            (classes == PPDB).astype(np.float64),
+            choice,
+            np.repeat(src_punct[:, None], m, axis=1),
+            np.repeat(tgt_punct[None, :], n, axis=0),
+            np.repeat(src_stop[:, None], m, axis=1),
+            np.repeat(tgt_stop[None, :], n, axis=0),
+            prefix,
+            dice,
+            rel,
+            post_st,
+            post_ts,
+            post_min,
+            fwd.astype(np.float64),
+            bwd.astype(np.float64),
+            sym,
+            neigh_lex,
+            neigh_em,
+            neigh_choice,
+            row_cand,
+            col_cand,
+            best_row,
+            best_col,
+            same_pos,
+            content,
+            np.full((n, m), abs(n - m) / (n + m)),
+        ]
+        out = np.stack([c.reshape(n * m) for c in columns], axis=1)
+        assert out.shape[1] == len(FEATURES)
+        return np.ascontiguousarray(out)
+
+    # --- training -----------------------------------------------------------------------------
+
+    def _train(self, pairs: Sequence[TokenPair], gold: Sequence[Alignment | None] | None) -> None:
+        labelled = [k for k, g in enumerate(gold or []) if g is not None]
+        if not labelled:
+            raise AlignerError(
+                "the 'supervised' aligner needs gold alignments for some training pairs"
+            )
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        self.em.train(pairs)
+        assert gold is not None
+        blocks = []
+        labels = []
+        for k in labelled:
+            source, target = pairs[k]
+            blocks.append(self.features(list(source), list(target)))
+            alignment = gold[k]
+            assert alignment is not None
+            labels.append(alignment.sure_matrix().reshape(-1).astype(np.int64))
+        x = np.concatenate(blocks)
+        y = np.concatenate(labels)
+        if y.min() == y.max():
+            raise AlignerError("the gold alignments have no sure link (or nothing but links)")
+        o = self.options
+        model = HistGradientBoostingClassifier(
+            max_iter=o["trees"],
+            learning_rate=o["learning_rate"],
+            max_leaf_nodes=o["max_leaf_nodes"],
+            early_stopping=False,
+            random_state=o["seed"],
+        )
+        model.fit(x, y)
+        self.ensemble = TreeEnsemble.from_sklearn(model)
+        self.training_summary = {
+            "pairs": len(pairs),
+            "labelled_pairs": len(labelled),
+            "cells": int(y.size),
+            "positive_cells": int(y.sum()),
+            "seed": o["seed"],
+        }
+
+    # --- alignment ----------------------------------------------------------------------------
+
+    def probabilities(self, source: list[str], target: list[str]) -> F64:
+        """``(N, M)`` probability of each cell being a sure link."""
+        if self.ensemble is None:
+            raise AlignerError("the 'supervised' aligner is not trained")
+        return self.ensemble.predict(self.features(source, target)).reshape(
+            len(source), len(target)
+        )
+
+    def _align(self, source: list[str], target: list[str]) -> AlignerOutput:
+        prob = self.probabilities(source, target)
+        sure = prob >= self.options["sure_threshold"]
+        possible = prob >= self.options["possible_threshold"]
+        links: list[Link] = [(int(i), int(j)) for i, j in np.argwhere(possible)]
+        warnings = self.lexical.rules.warnings + ((self._pos_warning,) if self._pos_warning else ())
+        return AlignerOutput(
+            alignment=Alignment.from_matrices(sure, possible),
+            confidence={link: float(prob[link]) for link in links},
+            warnings=warnings,
+        )
+
+    # --- persistence --------------------------------------------------------------------------
+
+    def _state(self) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:
+        if self.ensemble is None:
+            return {"summary": {}}, {}
+        em_state, em_arrays = self.em._state()
+        arrays = {f"em_{k}": v for k, v in em_arrays.items()}
+        arrays.update({f"tree_{k}": v for k, v in self.ensemble.arrays().items()})
+        state = {
+            "em": em_state,
+            "em_options": self.em.options,
+            "baseline": self.ensemble.baseline,
+            "features": list(FEATURES),
+            "summary": self.training_summary,
+        }
+        return state, arrays
+
+    def _restore(self, state: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> None:
+        if "em" not in state:
+            return
+        if state.get("features") != list(FEATURES):
+            raise AlignerError("saved 'supervised' model was trained on other features")
+        try:
+            self.em = EMAligner(**state["em_options"])
+            self.em._restore(
+                state["em"], {k[3:]: v for k, v in arrays.items() if k.startswith("em_")}
+            )
+            self.em.trained = True
+            self.ensemble = TreeEnsemble(
+                {key: arrays[f"tree_{key}"] for key in TreeEnsemble.KEYS}, state["baseline"]
+            )
+        except KeyError as error:
+            raise AlignerError(f"saved 'supervised' model lacks field {error}") from error
+        self.training_summary = dict(state.get("summary", {}))

@@ -1,0 +1,74 @@
+"""Agreement reports of a stored corpus (issue 3): the service over scoring.reports."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotate.models import Corpus
+from annotate.services.agreement import (
+    AgreementReportError,
+    agreement_compute,
+    agreement_job_create,
+    agreement_params,
+    agreement_records,
+)
+from annotate.services.corpora import corpus_import_records
+from scoring.reports import build_report
+from tests.annotate.agreement_data import agreement_records as synthetic
+
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+
+
+@pytest.fixture
+def corpus() -> Corpus:
+    corpus_import_records(corpus_name="agr", records=synthetic())
+    return Corpus.objects.get(name="agr")
+
+
+def test_records_carry_only_the_chosen_annotators_submitted_work(corpus: Corpus) -> None:
+    records = agreement_records(corpus, ["ann1", "ann3"])
+    assert len(records) == 24
+    assert all(set(r.annotations) == {"ann1"} for r in records), "ann3's work is in progress"
+
+
+def test_the_stored_corpus_gives_the_same_report_as_the_records_it_came_from(
+    corpus: Corpus,
+) -> None:
+    params = agreement_params({"samples": 50}, 11)
+    stored = agreement_compute(corpus=corpus, annotators=["ann1", "ann2"], params=params)
+    records = synthetic()
+    for record in records:
+        del record.annotations["ann3"]  # in progress: not part of the stored report
+    direct = build_report(records, ["ann1", "ann2"], params=params)
+    assert stored["corpus"] == "agr"
+    pair = stored["annotator_pairs"][0]
+    assert pair == direct["annotator_pairs"][0]
+    assert stored["table5"] == direct["table5"]
+    assert pair["table4"]["overall"]["c_hat"]["poss"]["c_hat"] is not None
+    assert stored["signature"]["seed"] == 11
+
+
+def test_a_report_needs_two_known_annotators(corpus: Corpus) -> None:
+    params = agreement_params({"samples": 10}, 0)
+    with pytest.raises(AgreementReportError, match="at least two"):
+        agreement_compute(corpus=corpus, annotators=["ann1"], params=params)
+    with pytest.raises(AgreementReportError, match="no user named 'zed'"):
+        agreement_compute(corpus=corpus, annotators=["ann1", "zed"], params=params)
+    with pytest.raises(AgreementReportError, match="no user named 'zed'"):
+        agreement_job_create(corpus=corpus, annotators=["ann1", "zed"])
+
+
+def test_a_failed_chunk_fails_the_job_with_its_reason(corpus: Corpus) -> None:
+    from annotate.models import Job
+    from annotate.services.jobs import JobCancelled, job_claim
+    from annotate.tasks import agreement_failed
+
+    job = Job.objects.create(kind="agreement_report", corpus=corpus)
+    job_claim(job_id=job.pk, worker="w")
+    agreement_failed(None, JobCancelled("cancelled"), None, job.pk)
+    job.refresh_from_db()
+    assert job.status == "running", "a cancelled chunk leaves the job's state to the cancel"
+    agreement_failed(None, MemoryError("out of memory"), None, job.pk)
+    job.refresh_from_db()
+    assert job.status == "failed"
+    assert job.error == "a chunk of the Monte Carlo failed: out of memory"
