@@ -323,11 +323,13 @@ def pair_statistics(
     tag = np.array(tag_ids + tag_ids2, np.int64)
     n, t = len(pairs), len(PENN_TAGS)
     dist = np.zeros(n, np.int64)
-    counts = [np.zeros((n, t), np.int64) for _ in range(4)]
-    _pair_kernel(word, tag, off1, off2, dist, *counts)
+    matched1, unmatched1, matched2, unmatched2 = (np.zeros((n, t), np.int64) for _ in range(4))
+    _pair_kernel(word, tag, off1, off2, dist, matched1, unmatched1, matched2, unmatched2)
     forward = mtmetrics.ngram_stats(first, second, info_refs=info_refs)
     backward = mtmetrics.ngram_stats(second, first, info_refs=info_refs)
-    return PairStatistics(len1, len2, dist, *counts, forward, backward)
+    return PairStatistics(
+        len1, len2, dist, matched1, unmatched1, matched2, unmatched2, forward, backward
+    )
 
 
 # --- stage 2: features -------------------------------------------------------------------------

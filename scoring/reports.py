@@ -128,8 +128,13 @@ def report_statistics(
     models: Mapping[str, Mapping[str, EditModel]],
     params: AgreementParams,
     progress: ReportProgress | None = None,
+    threads: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Monte Carlo statistics of a chunk of records for every annotator pair (JSON-able)."""
+    """Monte Carlo statistics of a chunk of records for every annotator pair (JSON-able).
+
+    ``threads`` is passed to :func:`scoring.agreement.pair_statistics` (1 inside a Celery worker
+    process that shares the machine with others).
+    """
     out: list[dict[str, Any]] = []
     todo = [(a, b, _agreement_pairs(records, a, b)) for a, b in annotator_pairs(annotators)]
     total = sum(len(pairs) for _, _, pairs in todo)
@@ -148,6 +153,7 @@ def report_statistics(
             annotator_a=a,
             annotator_b=b,
             progress=step,
+            threads=threads,
         )
         out.extend({"annotators": [a, b], **st.to_dict()} for st in stats)
         done_before += len(pairs)
@@ -222,6 +228,9 @@ def _c_hat(
         "pairs": res.pairs,
         "pairs_used": res.pairs_used,
         "undefined_reason": res.undefined_reason,
+        "estimator": res.estimator,
+        "pooled": res.pooled,
+        "paper": res.paper,
     }
 
 
@@ -234,6 +243,7 @@ def build_report(
     statistics: Iterable[Mapping[str, Any]] | None = None,
     length_edges: Sequence[int] = DEFAULT_LENGTH_EDGES,
     progress: ReportProgress | None = None,
+    threads: int | None = None,
 ) -> dict[str, Any]:
     """The Table 3 / Table 4 / Figure 4 / Table 5 report as a JSON-able dict.
 
@@ -247,7 +257,7 @@ def build_report(
         models = fit_report_models(records, annotators, kinds=params.kinds)
     if statistics is None:
         statistics = report_statistics(
-            records, annotators, models=models, params=params, progress=progress
+            records, annotators, models=models, params=params, progress=progress, threads=threads
         )
     by_pair: dict[tuple[str, str], list[PairStats]] = {}
     for item in statistics:

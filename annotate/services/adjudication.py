@@ -25,7 +25,7 @@ def gold_save(*, pair: SentencePair, links: LinkMap, adjudicator: User) -> GoldA
     gold, _ = GoldAlignment.objects.get_or_create(
         pair=locked, defaults={"adjudicator": adjudicator, "source": "adjudicated"}
     )
-    gold.adjudicator = adjudicator  # type: ignore[assignment]
+    gold.adjudicator = adjudicator
     gold.source = "adjudicated"
     gold.save(update_fields=["adjudicator", "source", "updated_at"])
     gold.links.all().delete()

@@ -109,7 +109,7 @@ def assignments_plan(
 
 def _hand_over(assignment: Assignment, to: User, actor: User | None, reason: str) -> Assignment:
     previous = assignment.annotator
-    assignment.annotator = to  # type: ignore[assignment]
+    assignment.annotator = to
     if assignment.status == Assignment.Status.IN_PROGRESS:
         assignment.last_activity_at = None
     assignment.save(update_fields=["annotator", "last_activity_at"])

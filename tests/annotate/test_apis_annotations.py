@@ -140,3 +140,34 @@ def test_reassigning_moves_partial_work_and_logs_it() -> None:
     event = AnnotationEvent.objects.filter(annotation__assignment=assignment).last()
     assert event is not None and event.payload["reassigned_to"] == "dave"
     assert Assignment.objects.count() == 1
+
+
+def test_admins_set_guidelines_that_are_rendered_without_script(tmp_path: object) -> None:
+    from django.test import override_settings
+
+    admin = _client(make_user("admin", roles.ADMIN))
+    text = "# Rules\n\nAlign **phrases**.<script>alert(1)</script>"
+    with override_settings(VAR_DIR=tmp_path):
+        saved = admin.put("/api/guidelines/", {"markdown": text}, format="json")
+        read = _client(make_user("alice", roles.ANNOTATOR)).get("/api/guidelines/").json()
+    assert saved.status_code == 200
+    assert read["markdown"] == text
+    assert "<h1>Rules</h1>" in read["html"] and "<strong>phrases</strong>" in read["html"]
+    assert "<script" not in read["html"]
+
+
+def test_the_queue_continues_with_the_pair_worked_on_last() -> None:
+    alice = make_user("alice", roles.ANNOTATOR)
+    corpus = make_corpus()
+    first, second, _third = (make_assignment(make_pair(corpus), alice) for _ in range(3))
+    client = _client(alice)
+    for assignment in (second, first):
+        client.post(f"/api/assignments/{assignment.pk}/open/")
+        client.put(
+            f"/api/assignments/{assignment.pk}/annotation/",
+            {"version": 1, "links": []},
+            format="json",
+        )
+    queue = client.get("/api/queue/").json()
+    assert queue["continue_id"] == first.pk
+    assert queue["counts"] == {"new": 1, "in_progress": 2, "submitted": 0}

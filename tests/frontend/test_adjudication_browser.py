@@ -49,6 +49,8 @@ def test_an_adjudicator_accepts_cells_and_saves_gold(page_for: Any, live_server:
     assert page.evaluate(links) == [[0, 0, "S"], [1, 1, "S"]]
     page.get_by_role("button", name="Save gold").click()
     page.wait_for_selector("#save-status:has-text('Gold saved')")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "adjudication.png"))
     with SERVER_LOCK:
         gold = GoldAlignment.objects.get(pair=pair)
         assert gold.adjudicator == carol
@@ -84,6 +86,8 @@ def test_an_admin_recomputes_statistics_from_the_home_page(page_for: Any, live_s
         job = Job.objects.get()
     assert (job.kind, job.corpus_id, job.status) == ("corpus_stats", corpus.pk, "pending")
     assert page.locator(f"#jobs-table tr[data-job='{job.pk}']").inner_text().count("pending") == 1
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "home_admin.png"))
 
 
 @pytest.mark.parametrize("size", [20, 80])

@@ -268,3 +268,37 @@ def test_logging_in_through_the_form_reaches_the_home_page(
         page.wait_for_url("**/login/")
     finally:
         page.close()
+
+
+def test_the_transposed_grid_edits_the_same_links(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)  # 6 source × 7 target words
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    page.keyboard.press("t")
+    assert page.locator("#grid thead th").count() == 1 + 6
+    assert page.locator("#grid tbody tr").count() == 7
+    cell(page, 2, 1).click()  # display row 2 = target 2, column 1 = source 1
+    assert grid_links(page) == [[1, 2, "S"]]
+    page.keyboard.press("ArrowDown")  # down moves along the target side when transposed
+    page.keyboard.press("s")
+    assert grid_links(page) == [[1, 2, "S"], [1, 3, "S"]]
+    page.keyboard.press("t")
+    assert "s" in (cell(page, 1, 3).get_attribute("class") or "").split()
+
+
+def test_the_key_map_opens_with_a_question_mark(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    page.keyboard.press("?")
+    dialog = page.locator("#keymap-dialog")
+    assert dialog.is_visible()
+    assert "undo / redo" in dialog.inner_text()
+    page.keyboard.press("Escape")
+    assert not dialog.is_visible()
+    page.keyboard.press("g")
+    page.wait_for_selector("#guidelines-dialog-body h1")

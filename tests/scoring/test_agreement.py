@@ -360,3 +360,17 @@ def test_it_rejects_alignments_that_do_not_fit_the_tokens() -> None:
 def test_it_needs_a_prefilled_pair_to_fit_an_edit_model() -> None:
     with pytest.raises(ScoringError, match="fit"):
         fit_edit_model([], annotator="A")
+
+
+def test_the_thread_count_does_not_change_the_numbers() -> None:
+    pairs = _corpus(12)
+    models_a = fit_models(((p.a, p.prefill) for p in pairs), annotator="A")
+    models_b = fit_models(((p.b, p.prefill) for p in pairs), annotator="B")
+    params = AgreementParams(samples=15, seed=4)
+    runs = [
+        pair_statistics(pairs, models_a=models_a, models_b=models_b, params=params, threads=t)
+        for t in (1, 3)
+    ]
+    assert [s.to_dict() for s in runs[0]] == [s.to_dict() for s in runs[1]]
+    with pytest.raises(ScoringError, match="threads"):
+        pair_statistics(pairs, models_a=models_a, models_b=models_b, params=params, threads=0)

@@ -290,13 +290,20 @@ export function renderSentences(view, srcLine, tgtLine) {
       span.className = "tok";
       span.textContent = word;
       span.dataset.index = index;
+      // The word's row (or column) header lights up too, and so do the words it is linked to.
+      const header = () => {
+        const onRows = (side === "src") !== view.transposed;
+        return (onRows ? view.rowHeads : view.colHeads)[index];
+      };
       span.addEventListener("mouseenter", () => {
         const other = side === "src" ? spans.tgt : spans.src;
         span.classList.add("hl");
+        header()?.classList.add("hl");
         for (const k of view.linkedWords(side, index)) other[k].classList.add("hl");
       });
       span.addEventListener("mouseleave", () => {
         for (const s of [...spans.src, ...spans.tgt]) s.classList.remove("hl");
+        header()?.classList.remove("hl");
       });
       line.append(span);
       spans[side].push(span);

@@ -204,7 +204,14 @@ async function main() {
   bindKeys({
     model,
     view,
-    actions: { n: next, b: previous, Enter: openSubmit, "?": showKeys, g: showGuidelines },
+    actions: {
+      n: next,
+      b: previous,
+      Enter: openSubmit,
+      "?": showKeys,
+      g: showGuidelines,
+      save: () => queue.drain(),
+    },
   });
   bindToolbar(root, {
     sure: () => model.setBlock(SURE),

@@ -14,7 +14,7 @@ from scoring.pfsm.features import (
     MatchTables,
 )
 from scoring.pfsm.model import training_objective
-from tests.scoring.pfsm.reference import brute_force, enumerate_sequences
+from tests.scoring.pfsm.reference import brute_force, enumerate_sequences, feature_vector
 
 PAIRS = [
     ("a b c", "b a c"),  # adjacent swap
@@ -62,11 +62,17 @@ def test_viterbi_path_is_the_argmax_of_the_enumeration(
 ) -> None:
     tables = tables_for(lexicon, source, target)
     w = random_weights(len(target) * 17 + jump_limit)
-    _, _, best_ref, best_sequence, _ = brute_force(tables, w, jump_limit)
+    sequences = enumerate_sequences(tables, jump_limit)
+    scores = np.array([feature_vector(seq) @ w for seq in sequences])
     best, ops = lattice.viterbi(tables, w, jump_limit)
-    assert best == pytest.approx(best_ref, abs=1e-10)
-    steps = [step for _, step in best_sequence if step[0] >= 0]
-    assert [(op.state, op.i, op.j, op.di, op.dj) for op in ops] == steps
+    assert best == pytest.approx(scores.max(), abs=1e-10)
+    # distinct sequences can share a feature vector, so any sequence of maximal score will do
+    argmax = {
+        tuple(step for _, step in seq if step[0] >= 0)
+        for seq, score in zip(sequences, scores, strict=True)
+        if score >= scores.max() - 1e-9
+    }
+    assert tuple((op.state, op.i, op.j, op.di, op.dj) for op in ops) in argmax
 
 
 def test_a_jump_limit_of_ten_reaches_swaps_that_five_cannot(lexicon: Lexicon) -> None:

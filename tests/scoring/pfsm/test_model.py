@@ -1,0 +1,189 @@
+"""PFSMScorer: training (Eq. 3, L-BFGS, cut-off), prediction, alignment, saving, bad input."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+
+from scoring.alignment import Alignment
+from scoring.corpus import PairRecord
+from scoring.errors import FormatError, ScoringError
+from scoring.pfsm import PFSMInputError, PFSMScorer, feature_names
+from scoring.pfsm.features import Lexicon
+from tests.scoring.pfsm.reference import brute_force
+
+VOCAB = [f"w{k}" for k in range(40)]
+
+
+def synthetic_pairs(seed: int, count: int) -> tuple[list[tuple[list[str], list[str]]], np.ndarray]:
+    """Targets copy, drop, replace and swap source words; the gold score is 5 × the share kept."""
+    rng = np.random.default_rng(seed)
+    pairs, scores = [], []
+    for _ in range(count):
+        source = [str(w) for w in rng.choice(VOCAB, size=int(rng.integers(4, 8)), replace=False)]
+        kept = rng.random(len(source)) < rng.uniform(0.1, 1.0)
+        target = [w if keep else str(rng.choice(VOCAB)) for w, keep in zip(source, kept, strict=True)]
+        if rng.random() < 0.3:
+            target = target[:-1]
+        if rng.random() < 0.3 and len(target) > 2:
+            target[0], target[1] = target[1], target[0]
+        pairs.append((source, target))
+        scores.append(5.0 * sum(w in target for w in source) / len(source))
+    return pairs, np.array(scores)
+
+
+@pytest.mark.parametrize(("kind", "jump_limit"), [("pfsm", 0), ("ppda", 2)])
+def test_training_reduces_the_objective_and_predictions_follow_the_targets(
+    kind: str, jump_limit: int
+) -> None:
+    pairs, targets = synthetic_pairs(3, 60)
+    model = PFSMScorer(kind, jump_limit or 5, synonyms=False).fit(pairs, targets)
+    info = model.training
+    assert info["objective_final"] < 0.5 * info["objective_initial"]
+    assert info["train_pearson"] > 0.8
+    held_out, held_targets = synthetic_pairs(4, 40)
+    predictions = model.score(held_out)
+    assert np.corrcoef(predictions, held_targets)[0, 1] > 0.7
+    # the learned weights say matching is good and editing is bad (seed 001 §4.1.3)
+    weights = model.feature_weights()
+    assert weights["state:S_WORD"] > 0 > weights["state:DEL"]
+
+
+def test_features_seen_fewer_than_cutoff_times_are_dropped() -> None:
+    pairs = [
+        ("a b c".split(), "a b c".split()),
+        ("a b".split(), "b a".split()),
+        ("attacks c".split(), "attack c".split()),  # the only same-lemma substitution
+        ("x y , z".split(), "x z , y".split()),
+    ]
+    targets = np.array([5.0, 3.0, 4.0, 2.0])
+    lexicon = Lexicon(synonyms=False, paraphrases=None)
+    support = sum(
+        brute_force(lexicon.match_tables(s, t), np.zeros(len(feature_names())), 1)[4]
+        for s, t in pairs
+    )
+    rare = [f for f in range(support.size) if 0 < support[f] < 5]
+    assert rare, "the data must contain features below the cut-off for this test to mean anything"
+    model = PFSMScorer("ppda", 1, synonyms=False, cutoff=5).fit(pairs, targets)
+    names = feature_names()
+    assert set(model.kept.tolist()) == {f for f in range(support.size) if support[f] >= 5}
+    assert model.weights is not None and np.all(model.weights[rare] == 0)
+    assert set(model.feature_weights()) == {names[f] for f in model.kept}
+    assert model.training["features_kept"] == len(model.kept)
+    everything = PFSMScorer("ppda", 1, synonyms=False, cutoff=1).fit(pairs, targets)
+    assert set(everything.kept.tolist()) == {f for f in range(support.size) if support[f] >= 1}
+
+
+def test_saved_model_round_trips_through_json() -> None:
+    pairs, targets = synthetic_pairs(5, 30)
+    model = PFSMScorer("ppda", 2, synonyms=False, max_iter=20).fit(pairs, targets)
+    saved = json.loads(json.dumps(model.to_dict()))
+    assert saved["format"] == "scoring.pfsm" and saved["version"] == 1
+    assert saved["kind"] == "ppda" and saved["jump_limit"] == 2 and saved["l2"] == 5.0
+    loaded = PFSMScorer.from_dict(saved)
+    np.testing.assert_array_equal(loaded.score(pairs), model.score(pairs))
+    assert loaded.align(*pairs[0]) == model.align(*pairs[0])
+
+
+def hand_model(kind: str, jump_limit: int = 1, **weights: float) -> PFSMScorer:
+    return PFSMScorer.from_dict(
+        {
+            "format": "scoring.pfsm",
+            "version": 1,
+            "kind": kind,
+            "jump_limit": jump_limit,
+            "synonyms": False,
+            "paraphrase_table": None,
+            "block_edits": True,
+            "l2": 5.0,
+            "cutoff": 5,
+            "max_iter": 10,
+            "alpha": 0.0,
+            "weights": {f"state:{name}": value for name, value in weights.items()},
+        }
+    )
+
+
+def test_align_turns_the_best_edit_sequence_into_sure_links() -> None:
+    source, target = "the cat , he said".split(), "he said the cats".split()
+    pfsm = hand_model("pfsm", S_WORD=3.0, S_LEMMA=2.0, S_PUNC=1.0)
+    ppda = hand_model("ppda", 5, S_WORD=3.0, S_LEMMA=2.0, S_PUNC=1.0)
+    a_pfsm = pfsm.align(source, target)
+    a_ppda = ppda.align(source, target)
+    assert isinstance(a_pfsm, Alignment) and a_pfsm.shape == (5, 4)
+    assert a_pfsm.sure == a_pfsm.possible
+    assert a_pfsm.sure in ({(0, 2), (1, 3)}, {(3, 0), (4, 1)})  # no crossing links
+    assert a_ppda.sure == {(0, 2), (1, 3), (3, 0), (4, 1)}  # the jump swaps the two halves
+    score, ops = ppda.edit_sequence(source, target)
+    assert [op.name for op in ops].count("J1") == 1
+
+
+def test_block_substitutions_link_every_token_of_both_spans() -> None:
+    model = hand_model("pfsm", B_WORD=4.0)
+    assert model.align(["can", "not", "go"], ["cannot", "go"]).sure >= {(0, 0), (1, 0)}
+
+
+def test_pair_records_are_accepted() -> None:
+    pairs, targets = synthetic_pairs(6, 12)
+    records = [PairRecord(id=str(k), source_tokens=s, target_tokens=t) for k, (s, t) in enumerate(pairs)]
+    model = PFSMScorer("pfsm", synonyms=False, max_iter=5).fit(records, targets)
+    np.testing.assert_array_equal(model.score(records), model.score(pairs))
+
+
+@pytest.mark.parametrize(
+    ("pairs", "targets", "message"),
+    [
+        ([(["a"], [])], [1.0], "pair 0: target: the sentence has no tokens"),
+        ([(["a"], ["b"]), ("a b", ["b"])], [1.0, 2.0], "pair 1: source: expected a list"),
+        ([(["a"], ["", "b"])], [1.0], "pair 0: target: token 0 is ''"),
+        ([(["a"], ["b"], ["c"])], [1.0], "pair 0: expected \\(source tokens, target tokens\\)"),
+        ([(["a"], ["b"])], [1.0, 2.0], "1 pairs but targets has shape"),
+        ([(["a"], ["b"])], [float("nan")], "target 0 is nan"),
+        ([], [], "no pairs given"),
+    ],
+)
+def test_fit_rejects_bad_input_with_the_pair_and_field(
+    pairs: Any, targets: Any, message: str
+) -> None:
+    with pytest.raises(PFSMInputError, match=message):
+        PFSMScorer("pfsm", synonyms=False).fit(pairs, targets)
+
+
+def test_it_rejects_bad_parameters_and_use_before_training() -> None:
+    with pytest.raises(PFSMInputError, match="kind must be one of"):
+        PFSMScorer("hmm")
+    with pytest.raises(PFSMInputError, match="needs jump_limit ≥ 1"):
+        PFSMScorer("ppda", 0)
+    with pytest.raises(PFSMInputError, match="between 0"):
+        PFSMScorer("ppda", 50)
+    with pytest.raises(PFSMInputError, match="l2 must be"):
+        PFSMScorer("pfsm", l2=-1.0)
+    with pytest.raises(PFSMInputError, match="not trained"):
+        PFSMScorer("pfsm", synonyms=False).score([(["a"], ["a"])])
+    assert issubclass(PFSMInputError, ScoringError)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"format": "other"}, "format"),
+        ({"version": 99}, "version"),
+        ({"alpha": "x"}, "alpha"),
+        ({"weights": {"state:NOPE": 1.0}}, "weights.state:NOPE"),
+        ({"weights": {"state:INS": float("inf")}}, "weights.state:INS"),
+        ({"kind": "hmm"}, "parameters"),
+    ],
+)
+def test_from_dict_names_the_bad_field(change: dict[str, Any], field: str) -> None:
+    model = hand_model("pfsm", S_WORD=1.0)
+    data = {**model.to_dict(), **change}
+    with pytest.raises(FormatError) as error:
+        PFSMScorer.from_dict(data, path="model.json")
+    assert error.value.field == field and "model.json" in str(error.value)
+    missing = model.to_dict()
+    del missing["cutoff"]
+    with pytest.raises(FormatError, match="field 'cutoff'"):
+        PFSMScorer.from_dict(missing)
