@@ -184,7 +184,9 @@ def _side(
                 words[nw] = i * m + j
                 nw += 1
     _span_tables(mat, boundary, max_len, lo, hi, elo, ehi, scratch)
-    count = _count_pairs(lo, hi, elo, ehi, max_len)
+    # With the boundary rule a source span licenses at most one target span, so N(N+1)/2 keys
+    # always fit; without it, count first.
+    count = n * (n + 1) // 2 if boundary else _count_pairs(lo, hi, elo, ehi, max_len)
     if count > all_keys.shape[0]:
         atom_keys = np.empty(2 * count, np.int64)
         all_keys = np.empty(2 * count, np.int64)

@@ -120,12 +120,10 @@ def _span_tables(
         up[j] = j
         if j < m - 1 and rowmax[j + 1] < 0:
             up[j] = up[j + 1]
+    # Readers look at ``lo`` first; the other tables are only meaningful where ``lo >= 0``.
     for i1 in range(n):
         for i2 in range(n):
             lo[i1, i2] = -1
-            hi[i1, i2] = -1
-            elo[i1, i2] = -1
-            ehi[i1, i2] = -1
     for i1 in range(n):
         if boundary and colmax[i1] < 0:
             continue

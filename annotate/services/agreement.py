@@ -163,7 +163,10 @@ def agreement_chunk_statistics(
     annotators = list(job.parameters["annotators"])
     params = agreement_params(job.parameters, job.seed)
     records = agreement_records(job.corpus, annotators, pair_ids)  # type: ignore[arg-type]
-    stats = report_statistics(records, annotators, models=_models(models_json), params=params)
+    # One thread per chunk: the workers' processes already share the machine's cores.
+    stats = report_statistics(
+        records, annotators, models=_models(models_json), params=params, threads=1
+    )
     job_chunk_done(job_id=job_id, share=share, message=f"Monte Carlo: {len(pair_ids)} more pairs")
     return stats
 

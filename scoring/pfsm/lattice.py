@@ -105,15 +105,22 @@ class EdgeList:
     final: int
 
 
-def edge_list(tables: MatchTables, jump_limit: int = 0) -> EdgeList:
-    """Build the :class:`EdgeList` of one pair."""
+def edge_list(
+    tables: MatchTables, jump_limit: int = 0, scratch: list[npt.NDArray[np.int64]] | None = None
+) -> EdgeList:
+    """Build the :class:`EdgeList` of one pair. ``scratch`` (a one-element list holding an
+    ``(E, 4)`` int64 array, grown as needed) lets a caller reuse one buffer across pairs."""
     single, block, n, m = _tables(tables)
     d = check_jump_limit(jump_limit)
     alpha, beta, ids = _buffers(node_count(n, m, d))
     meta = np.zeros(2, dtype=np.int64)
-    k._record_lattice(n, m, d, single, block, alpha, beta, ids, np.zeros((0, 4), np.int64), meta)
-    rec = np.empty((int(meta[0]), 4), dtype=np.int64)
-    start, final = k._record_lattice(n, m, d, single, block, alpha, beta, ids, rec, meta)
+    if scratch is None:
+        scratch = [np.empty((0, 4), dtype=np.int64)]
+    start, final = k._record_lattice(n, m, d, single, block, alpha, beta, ids, scratch[0], meta)
+    if meta[0] > scratch[0].shape[0]:  # too small: grow and record again
+        scratch[0] = np.empty((int(meta[0]) * 2, 4), dtype=np.int64)
+        start, final = k._record_lattice(n, m, d, single, block, alpha, beta, ids, scratch[0], meta)
+    rec = scratch[0][: int(meta[0])]
     return EdgeList(
         src=np.ascontiguousarray(rec[:, 0], dtype=np.int32),
         dst=np.ascontiguousarray(rec[:, 1], dtype=np.int32),
@@ -178,7 +185,8 @@ class CompiledPairs:
         self.jump_limit = check_jump_limit(jump_limit)
         if not tables:
             raise PFSMInputError("no pairs given")
-        lattices = [edge_list(t, self.jump_limit) for t in tables]
+        scratch = [np.empty((0, 4), dtype=np.int64)]
+        lattices = [edge_list(t, self.jump_limit, scratch) for t in tables]
         self.norms = np.array([sum(t.shape) for t in tables], dtype=np.float64)
         self.edge_off = np.concatenate(([0], np.cumsum([x.src.size for x in lattices])))
         self.node_off = np.concatenate(([0], np.cumsum([x.nodes for x in lattices])))

@@ -170,7 +170,7 @@ class PFSMScorer:
             raise PFSMInputError(f"{len(tables)} pairs but targets has shape {y_hat.shape}")
         if not np.all(np.isfinite(y_hat)):
             bad = int(np.flatnonzero(~np.isfinite(y_hat))[0])
-            raise PFSMInputError(f"target {bad} is {y_hat[bad]!r}, not a finite number")
+            raise PFSMInputError(f"target {bad} is {float(y_hat[bad])}, not a finite number")
         packed = CompiledPairs(tables, self.jump_limit)
         featurized = time.perf_counter()
         support = packed.support()

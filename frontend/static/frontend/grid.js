@@ -164,7 +164,9 @@ export class GridView {
     const state = code === EMPTY ? "empty" : code === SURE ? "sure" : "possible";
     const s = this.model.selection();
     const block = this.model.anchor ? ` · block ${s.i1 - s.i0 + 1}×${s.j1 - s.j0 + 1} selected` : "";
-    this.info.textContent = `Source ${i} “${this.source[i]}” × target ${j} “${this.target[j]}”: ${state}${block}`;
+    const extra = this.decorate ? this.decorate(i * this.model.m + j, i, j) : null;
+    const note = extra && extra.title ? ` · ${extra.title}` : "";
+    this.info.textContent = `Source ${i} “${this.source[i]}” × target ${j} “${this.target[j]}”: ${state}${block}${note}`;
   }
 
   // Hovering (or the cursor on) a cell highlights its words, their links and its headers.
@@ -262,9 +264,20 @@ export class GridView {
     });
   }
 
+  // Fixed table layout with explicit widths: a toggled cell then never makes the browser
+  // re-measure every column of an 80×80 table (auto table layout is O(cells) per change).
   applyZoom() {
-    this.wrap.style.setProperty("--cell", `${ZOOM[this.zoom]}px`);
-    this.table.style.fontSize = `${Math.max(10, Math.min(14, ZOOM[this.zoom] * 0.5))}px`;
+    const cell = ZOOM[this.zoom];
+    const font = Math.max(10, Math.min(14, cell * 0.5));
+    const rows = this.transposed ? this.target : this.source;
+    const cols = this.transposed ? this.source : this.target;
+    const longest = rows.reduce((max, word) => Math.max(max, String(word).length), 1);
+    const text = Math.min(12 * font, Math.max(2 * font, 0.62 * longest * font));
+    const head = Math.round(text + 20); // + the header's horizontal padding
+    this.wrap.style.setProperty("--cell", `${cell}px`);
+    this.wrap.style.setProperty("--head", `${head}px`);
+    this.table.style.fontSize = `${font}px`;
+    this.table.style.width = `${head + 1 + cols.length * (cell + 1)}px`;
   }
   zoomBy(step) {
     this.zoom = Math.max(0, Math.min(ZOOM.length - 1, this.zoom + step));

@@ -45,7 +45,10 @@ async function main() {
   });
   renderSentences(view, $("src-sentence"), $("tgt-sentence"));
   window.__workspace = { model, view }; // for tests and the performance benchmark
+  const renderStart = performance.now();
   view.render();
+  void $("grid-wrap").offsetHeight; // include style and layout in the measured first render
+  window.__workspace.firstRenderMs = performance.now() - renderStart;
   view.updateInfo();
 
   const indicator = $("save-status");
@@ -79,7 +82,20 @@ async function main() {
       showConflict(queue.conflict, stored.links);
     }
   }
-  model.on("cells", () => queue.update(model.links()));
+  // Hand the new state to the save queue just after the repaint, once per burst of changes,
+  // so a toggle's frame pays only for the cell itself; leaving the page flushes it at once.
+  let handOver = null;
+  const handOverNow = () => {
+    if (handOver === null) return;
+    clearTimeout(handOver);
+    handOver = null;
+    queue.update(model.links());
+  };
+  model.on("cells", () => {
+    if (handOver === null) handOver = setTimeout(handOverNow, 0);
+  });
+  window.addEventListener("pagehide", handOverNow);
+  window.__workspace.handOverNow = handOverNow;
 
   function showConflict(server, mine) {
     $("conflict-text").textContent =
@@ -143,6 +159,7 @@ async function main() {
   // Navigation: send what is pending first (it also stays in browser storage if offline).
   let nextAfterSubmit = null;
   async function go(otherId) {
+    handOverNow();
     await queue.drain();
     window.location.href = otherId ? workUrl(otherId) : root.dataset.home;
   }
@@ -167,6 +184,7 @@ async function main() {
       $("submit-error").textContent = text;
       $("submit-error").hidden = false;
     };
+    handOverNow();
     if (!(await queue.drain())) {
       return fail("Your latest changes are not saved yet (offline or in conflict); they are kept in this browser. Try again when the indicator says Saved.");
     }
@@ -210,7 +228,10 @@ async function main() {
       Enter: openSubmit,
       "?": showKeys,
       g: showGuidelines,
-      save: () => queue.drain(),
+      save: () => {
+        handOverNow();
+        return queue.drain();
+      },
     },
   });
   bindToolbar(root, {
@@ -241,7 +262,10 @@ async function main() {
 
   window.addEventListener("online", () => queue.online());
   document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "hidden") queue.flush();
+    if (document.visibilityState === "hidden") {
+      handOverNow();
+      queue.flush();
+    }
   });
   $("grid-wrap").focus({ preventScroll: true });
   root.dataset.ready = "true";

@@ -69,7 +69,8 @@ def test_punctuation_is_made_of_punctuation_or_symbols_only() -> None:
 def test_paraphrase_table_reads_tab_and_moses_style_lines(tmp_path: Path) -> None:
     path = tmp_path / "table.txt"
     path.write_text(
-        "# comment\nquick\tfast\n\nbuy ||| purchase ||| 0.5\nmake up\tcompose\ntoo long a\tphrase\n",
+        "# comment\nquick\tfast\n\nbuy ||| purchase ||| 0.5\n"
+        "make up\tcompose\ntoo long a\tphrase\n",
         encoding="utf-8",
     )
     table = ParaphraseTable.load(path)

@@ -84,7 +84,9 @@ def test_a_jump_limit_of_ten_reaches_swaps_that_five_cannot(lexicon: Lexicon) ->
         y, expected = lattice.expected_counts(tables, w, limit)
         assert y == pytest.approx(y_ref, abs=1e-10)
         np.testing.assert_allclose(expected, expected_ref, atol=1e-10)
-    assert lattice.log_partition(tables, w, 10) != pytest.approx(lattice.log_partition(tables, w, 5))
+    assert lattice.log_partition(tables, w, 10) != pytest.approx(
+        lattice.log_partition(tables, w, 5)
+    )
 
 
 def test_without_any_substitution_the_ppda_adds_no_sequence(lexicon: Lexicon) -> None:

@@ -11,7 +11,7 @@ import pytest
 from scoring.alignment import Alignment
 from scoring.corpus import PairRecord
 from scoring.errors import FormatError, ScoringError
-from scoring.pfsm import PFSMInputError, PFSMScorer, feature_names
+from scoring.pfsm import PFSMInputError, PFSMScorer, feature_names, log_partition
 from scoring.pfsm.features import Lexicon
 from tests.scoring.pfsm.reference import brute_force
 
@@ -25,7 +25,9 @@ def synthetic_pairs(seed: int, count: int) -> tuple[list[tuple[list[str], list[s
     for _ in range(count):
         source = [str(w) for w in rng.choice(VOCAB, size=int(rng.integers(4, 8)), replace=False)]
         kept = rng.random(len(source)) < rng.uniform(0.1, 1.0)
-        target = [w if keep else str(rng.choice(VOCAB)) for w, keep in zip(source, kept, strict=True)]
+        target = [
+            w if keep else str(rng.choice(VOCAB)) for w, keep in zip(source, kept, strict=True)
+        ]
         if rng.random() < 0.3:
             target = target[:-1]
         if rng.random() < 0.3 and len(target) > 2:
@@ -46,6 +48,10 @@ def test_training_reduces_the_objective_and_predictions_follow_the_targets(
     assert info["train_pearson"] > 0.8
     held_out, held_targets = synthetic_pairs(4, 40)
     predictions = model.score(held_out)
+    # a prediction is y / (|s1| + |s2|) + α (seed 001 Eq. 3), y by the single-pair forward pass
+    s, t = held_out[0]
+    y = log_partition(model.match_tables(s, t), model.weights, model.jump_limit)
+    assert predictions[0] == pytest.approx(y / (len(s) + len(t)) + model.alpha, abs=1e-12)
     assert np.corrcoef(predictions, held_targets)[0, 1] > 0.7
     # the learned weights say matching is good and editing is bad (seed 001 §4.1.3)
     weights = model.feature_weights()
@@ -54,10 +60,10 @@ def test_training_reduces_the_objective_and_predictions_follow_the_targets(
 
 def test_features_seen_fewer_than_cutoff_times_are_dropped() -> None:
     pairs = [
-        ("a b c".split(), "a b c".split()),
-        ("a b".split(), "b a".split()),
-        ("attacks c".split(), "attack c".split()),  # the only same-lemma substitution
-        ("x y , z".split(), "x z , y".split()),
+        (["a", "b", "c"], ["a", "b", "c"]),
+        (["a", "b"], ["b", "a"]),
+        (["attacks", "c"], ["attack", "c"]),  # the only same-lemma substitution
+        (["x", "y", ",", "z"], ["x", "z", ",", "y"]),
     ]
     targets = np.array([5.0, 3.0, 4.0, 2.0])
     lexicon = Lexicon(synonyms=False, paraphrases=None)
@@ -108,7 +114,7 @@ def hand_model(kind: str, jump_limit: int = 1, **weights: float) -> PFSMScorer:
 
 
 def test_align_turns_the_best_edit_sequence_into_sure_links() -> None:
-    source, target = "the cat , he said".split(), "he said the cats".split()
+    source, target = ["the", "cat", ",", "he", "said"], ["he", "said", "the", "cats"]
     pfsm = hand_model("pfsm", S_WORD=3.0, S_LEMMA=2.0, S_PUNC=1.0)
     ppda = hand_model("ppda", 5, S_WORD=3.0, S_LEMMA=2.0, S_PUNC=1.0)
     a_pfsm = pfsm.align(source, target)
@@ -117,7 +123,7 @@ def test_align_turns_the_best_edit_sequence_into_sure_links() -> None:
     assert a_pfsm.sure == a_pfsm.possible
     assert a_pfsm.sure in ({(0, 2), (1, 3)}, {(3, 0), (4, 1)})  # no crossing links
     assert a_ppda.sure == {(0, 2), (1, 3), (3, 0), (4, 1)}  # the jump swaps the two halves
-    score, ops = ppda.edit_sequence(source, target)
+    _, ops = ppda.edit_sequence(source, target)
     assert [op.name for op in ops].count("J1") == 1
 
 
@@ -128,7 +134,9 @@ def test_block_substitutions_link_every_token_of_both_spans() -> None:
 
 def test_pair_records_are_accepted() -> None:
     pairs, targets = synthetic_pairs(6, 12)
-    records = [PairRecord(id=str(k), source_tokens=s, target_tokens=t) for k, (s, t) in enumerate(pairs)]
+    records = [
+        PairRecord(id=str(k), source_tokens=s, target_tokens=t) for k, (s, t) in enumerate(pairs)
+    ]
     model = PFSMScorer("pfsm", synonyms=False, max_iter=5).fit(records, targets)
     np.testing.assert_array_equal(model.score(records), model.score(pairs))
 
@@ -163,6 +171,8 @@ def test_it_rejects_bad_parameters_and_use_before_training() -> None:
         PFSMScorer("pfsm", l2=-1.0)
     with pytest.raises(PFSMInputError, match="not trained"):
         PFSMScorer("pfsm", synonyms=False).score([(["a"], ["a"])])
+    with pytest.raises(PFSMInputError, match="source: the sentence has no tokens"):
+        hand_model("pfsm", S_WORD=1.0).align([], ["a"])
     assert issubclass(PFSMInputError, ScoringError)
 
 

@@ -1,0 +1,308 @@
+"""Workspace targets of issue 4.
+
+- Browser (Performance API, Debian's headless chromium): first render of an 80×80 grid ≤ 100 ms;
+  a cell toggle (model update, incremental repaint, style and layout) ≤ 16 ms (one frame).
+  Peer in the same run: a full re-render of the same grid (what a non-incremental editor pays
+  per toggle); the ratio toggle / full render is printed.
+- Server: gunicorn on PostgreSQL, locust users saving every 2 s for a bounded time at 10, 50
+  and 100 users; prints save p50/p95/p99 and errors; target at 50 users: p95 ≤ 100 ms and zero
+  errors. Peer in the same run: ``GET /api/me/`` (authentication + one query), ratio printed.
+
+Run: ``.venv/bin/python -m tests.benchmarks.bench_workspace [--users 10,50,100] [--seconds 15]``.
+Needs PostgreSQL (``make services``); a scratch database ``bench_workspace`` is created and
+dropped. Exits non-zero if a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+RENDER_TARGET_MS = 100.0
+TOGGLE_TARGET_MS = 16.0
+SAVE_P95_TARGET_MS = 100.0
+TARGET_USERS = 50
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _recreate_database(url: str) -> None:
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    admin = url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def _drop_database(url: str) -> None:
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    admin = url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _populate(n_users: int, users_file: Path) -> dict[str, Any]:
+    """Annotators with a token and one 20×20 pair each; an 80×80 pair for the browser."""
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+    from rest_framework.authtoken.models import Token
+
+    from annotate import roles
+    from annotate.services.annotations import annotation_open
+    from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
+
+    corpus = make_corpus("bench")
+    words = " ".join(f"w{k}" for k in range(20))
+    users = []
+    for k in range(n_users):
+        user = make_user(f"annotator{k}", roles.ANNOTATOR)
+        pair = make_pair(corpus, words, words, prefill=[(t, t, True) for t in range(20)])
+        assignment = make_assignment(pair, user)
+        annotation_open(assignment=assignment, actor=user)
+        users.append({"token": Token.objects.create(user=user).key, "assignment": assignment.pk})
+    users_file.write_text(json.dumps(users))
+    big = " ".join(f"t{k}" for k in range(80))
+    prefill = [(k, k, k % 3 != 0) for k in range(80)]
+    browser_user = make_user("browser", roles.ANNOTATOR)
+    big_assignment = make_assignment(make_pair(corpus, big, big, prefill=prefill), browser_user)
+    session = SessionStore()
+    session[SESSION_KEY] = str(browser_user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = browser_user.get_session_auth_hash()
+    session.create()
+    return {
+        "session_cookie": settings.SESSION_COOKIE_NAME,
+        "session": session.session_key,
+        "assignment": big_assignment.pk,
+    }
+
+
+def _wait_for(url: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=2) as response:
+            if response.status < 500:
+                return
+        time.sleep(0.3)
+    raise RuntimeError(f"the server at {url} did not answer within {timeout:.0f} s")
+
+
+def _locust(host: str, users: int, seconds: int, users_file: Path, out: Path) -> dict[str, Any]:
+    prefix = out / f"locust_{users}"
+    env = {**os.environ, "WORKSPACE_BENCH_USERS": str(users_file)}
+    subprocess.run(
+        [
+            str(BIN / "locust"),
+            "-f",
+            str(ROOT / "tests" / "benchmarks" / "locust_workspace.py"),
+            "--headless",
+            "--users",
+            str(users),
+            "--spawn-rate",
+            str(users),
+            "--run-time",
+            f"{seconds}s",
+            "--stop-timeout",
+            "5",
+            "--host",
+            host,
+            "--csv",
+            str(prefix),
+            "--only-summary",
+            "--loglevel",
+            "ERROR",
+        ],
+        env=env,
+        check=False,
+        capture_output=True,
+        timeout=seconds + 120,
+    )
+    rows = {}
+    with open(f"{prefix}_stats.csv", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            rows[row["Name"]] = row
+    return rows
+
+
+def _browser(url: str, cookie_name: str, session: str, assignment: int) -> dict[str, float]:
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+        )
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context.add_cookies([{"name": cookie_name, "value": session, "url": url}])
+        page = context.new_page()
+        page.goto(f"{url}/work/{assignment}/")
+        page.wait_for_selector("#workspace[data-ready=true]", timeout=30_000)
+        figures: dict[str, float] = page.evaluate(
+            """() => {
+              const { model, view } = window.__workspace;
+              const wrap = document.getElementById("grid-wrap");
+              const first = window.__workspace.firstRenderMs;
+              const toggles = [];
+              for (let k = 0; k < 60; k++) {
+                const t0 = performance.now();
+                model.cycle(k % 80, (k * 7) % 80);
+                void wrap.offsetHeight;  // force style and layout of the change
+                toggles.push(performance.now() - t0);
+              }
+              const renders = [];
+              for (let k = 0; k < 7; k++) {
+                const t0 = performance.now();
+                view.render();
+                void wrap.offsetHeight;
+                renders.push(performance.now() - t0);
+              }
+              toggles.sort((a, b) => a - b);
+              renders.sort((a, b) => a - b);
+              return {
+                first_render_ms: first,
+                toggle_median_ms: toggles[toggles.length >> 1],
+                toggle_max_ms: toggles[toggles.length - 1],
+                full_render_median_ms: renders[renders.length >> 1],
+              };
+            }"""
+        )
+        browser.close()
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--users", default="10,50,100")
+    parser.add_argument("--seconds", type=int, default=15)
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get(
+            "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bench_workspace"
+        ),
+    )
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--skip-server", action="store_true", help="browser figures only")
+    args = parser.parse_args(argv)
+    levels = [int(x) for x in args.users.split(",")]
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="bench_workspace_") as tmp:
+        tmp_path = Path(tmp)
+        env = {
+            **os.environ,
+            "DATABASE_URL": args.database_url,
+            "DATABASE_CONN_MAX_AGE": "60",
+            "VAR_DIR": str(tmp_path / "var"),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DEBUG": "false",
+            "LOG_LEVEL": "WARNING",
+        }
+        os.environ.update(env)
+        _recreate_database(args.database_url)
+        gunicorn = None
+        try:
+            manage = [sys.executable, str(ROOT / "manage.py")]
+            subprocess.run([*manage, "migrate", "--no-input", "-v", "0"], env=env, check=True)
+            subprocess.run([*manage, "collectstatic", "--no-input", "-v", "0"], env=env, check=True)
+            users_file = tmp_path / "users.json"
+            setup = _populate(max(levels), users_file)
+            port = _free_port()
+            host = f"http://127.0.0.1:{port}"
+            gunicorn = subprocess.Popen(
+                [
+                    str(BIN / "gunicorn"),
+                    "config.wsgi:application",
+                    "--workers",
+                    str(args.workers),
+                    "--bind",
+                    f"127.0.0.1:{port}",
+                    "--log-level",
+                    "warning",
+                ],
+                env=env,
+                cwd=ROOT,
+            )
+            _wait_for(f"{host}/login/")
+
+            figures = _browser(host, setup["session_cookie"], setup["session"], setup["assignment"])
+            ratio = figures["toggle_median_ms"] / figures["full_render_median_ms"]
+            print("browser, 80×80 grid (chromium, Performance API):")
+            print(f"  first render        {figures['first_render_ms']:8.1f} ms  (target ≤ 100)")
+            print(
+                f"  toggle median / max {figures['toggle_median_ms']:8.2f} / "
+                f"{figures['toggle_max_ms']:.2f} ms  (target ≤ 16)"
+            )
+            print(f"  peer: full re-render {figures['full_render_median_ms']:7.1f} ms")
+            print(f"  ratio toggle / full re-render = {ratio:.3f}")
+            if figures["first_render_ms"] > RENDER_TARGET_MS:
+                failed.append("first render of an 80×80 grid")
+            if figures["toggle_max_ms"] > TOGGLE_TARGET_MS:
+                failed.append("cell toggle within one frame")
+
+            print(f"server: gunicorn ({args.workers} workers) on PostgreSQL, saves every 2 s:")
+            print("  users   saves  errors   p50    p95    p99 (ms)   peer p95   save/peer p95")
+            for users in [] if args.skip_server else levels:
+                rows = _locust(host, users, args.seconds, users_file, tmp_path)
+                save = rows.get("save", {})
+                peer = rows.get("me (peer)", {})
+                count = int(save.get("Request Count", 0))
+                errors = int(save.get("Failure Count", 0)) + int(peer.get("Failure Count", 0))
+                p50, p95, p99 = (float(save.get(q, "nan")) for q in ("50%", "95%", "99%"))
+                peer95 = float(peer.get("95%", "nan"))
+                print(
+                    f"  {users:5d} {count:7d} {errors:7d} {p50:6.0f} {p95:6.0f} {p99:6.0f}"
+                    f"      {peer95:6.0f}      {p95 / peer95 if peer95 else float('nan'):6.2f}"
+                )
+                if users == TARGET_USERS and (p95 > SAVE_P95_TARGET_MS or errors or not count):
+                    failed.append(f"save p95 ≤ {SAVE_P95_TARGET_MS:.0f} ms with zero errors at 50")
+        finally:
+            if gunicorn is not None:
+                gunicorn.terminate()
+                gunicorn.wait(timeout=30)
+            from django.db import connections
+
+            connections.close_all()
+            _drop_database(args.database_url)
+    if failed:
+        print("MISSED: " + "; ".join(failed))
+        return 1
+    print("all targets met")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

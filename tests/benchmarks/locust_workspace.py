@@ -1,0 +1,61 @@
+"""Locust user for ``bench_workspace``: an annotator who saves every 2 seconds.
+
+Not run on its own: ``bench_workspace`` writes the users file (token and assignment per user)
+and starts ``locust --headless`` with this file. Each user owns one assignment, opens it once,
+then every 2 s toggles a random cell and saves on top of the version it holds (so there are no
+409s unless the server loses a write), plus a ``GET /api/me/`` as the framework-baseline peer.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+from locust import HttpUser, constant, task
+
+USERS = json.loads(Path(os.environ["WORKSPACE_BENCH_USERS"]).read_text(encoding="utf-8"))
+_NEXT = itertools.count()
+
+
+class Annotator(HttpUser):
+    wait_time = constant(2)
+
+    def on_start(self) -> None:
+        me = USERS[next(_NEXT) % len(USERS)]
+        self.headers = {"Authorization": f"Token {me['token']}"}
+        self.url = f"/api/assignments/{me['assignment']}"
+        self.rng = random.Random(me["assignment"])
+        response = self.client.post(f"{self.url}/open/", headers=self.headers, name="open")
+        data: dict[str, Any] = response.json()
+        self.n = len(data["pair"]["source_tokens"])
+        self.m = len(data["pair"]["target_tokens"])
+        self.version = data["annotation"]["version"]
+        self.links = {(i, j): kind for i, j, kind in data["annotation"]["links"]}
+
+    @task
+    def save(self) -> None:
+        cell = (self.rng.randrange(self.n), self.rng.randrange(self.m))
+        if cell in self.links:
+            del self.links[cell]
+        else:
+            self.links[cell] = "S"
+        body = {
+            "version": self.version,
+            "links": [[i, j, kind] for (i, j), kind in sorted(self.links.items())],
+        }
+        with self.client.put(
+            f"{self.url}/annotation/",
+            json=body,
+            headers=self.headers,
+            name="save",
+            catch_response=True,
+        ) as response:
+            if response.status_code == 200:
+                self.version = response.json()["version"]
+            else:
+                response.failure(f"HTTP {response.status_code}: {response.text[:200]}")
+        self.client.get("/api/me/", headers=self.headers, name="me (peer)")
