@@ -174,13 +174,12 @@ class AnnotationSaveApi(APIView):
             links=links,
             client={k: client[k] for k in ("changes", "session") if k in client},
         )
-        assignment.refresh_from_db(fields=["status"])
         return Response(
             self.OutputSerializer(
                 {
                     "version": result.annotation.version,
                     "changed": result.changed,
-                    "status": assignment.status,
+                    "status": result.status,
                 }
             ).data
         )

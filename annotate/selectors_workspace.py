@@ -16,6 +16,7 @@ from annotate import roles
 from annotate.exceptions import NotFound, PermissionDenied
 from annotate.models import (
     Annotation,
+    AnnotationEvent,
     Assignment,
     AutoAlignment,
     Corpus,
@@ -144,6 +145,16 @@ def is_trial(pair: SentencePair) -> bool:
     return pair.split == TRIAL_SPLIT and GoldAlignment.objects.filter(pair=pair).exists()
 
 
+def touched_cells(annotation: Annotation) -> list[list[int]]:
+    """Cells the annotator has changed since the prefill (from the event log), sorted."""
+    cells: set[tuple[int, int]] = set()
+    edits = AnnotationEvent.objects.filter(annotation=annotation, kind=AnnotationEvent.Kind.EDITED)
+    for added, removed in edits.values_list("added", "removed"):
+        cells.update((int(link[0]), int(link[1])) for link in added)
+        cells.update((int(link[0]), int(link[1])) for link in removed)
+    return [[i, j] for i, j in sorted(cells)]
+
+
 def workspace_of(*, user: User, assignment: Assignment, annotation: Annotation) -> dict[str, Any]:
     previous, following = neighbours(user=user, assignment=assignment)
     return {
@@ -162,6 +173,7 @@ def workspace_of(*, user: User, assignment: Assignment, annotation: Annotation) 
             "flags": list(annotation.flags),
             "comment": annotation.comment,
             "rating": annotation.rating,
+            "touched": touched_cells(annotation),
         },
         "trial": is_trial(assignment.pair),
     }

@@ -5,10 +5,11 @@ classifier (Vapnik, 1995) with radial basis function kernels". Here:
 
 - :class:`MtClassifier`: scikit-learn ``SVC(kernel="rbf")`` behind a ``StandardScaler`` in a
   ``Pipeline``, for yes/no labels (MSRP); :class:`MtRegressor`: ``SVR(kernel="rbf")`` the same
-  way, for graded scores (STS). The paper gives no hyper-parameters; ``C`` and ``γ`` (and SVR's
-  ``ε``) are chosen by k-fold cross-validation *on the training set only* (stratified for the
-  classifier), the folds shuffled by a generator seeded from ``seed``. ``γ`` is searched as a
-  multiple of ``1 / n_features`` (scikit-learn's ``"scale"`` on standardised data).
+  way, for graded scores (STS). ``scaling="minmax"`` scales to [0, 1] instead (libsvm's advice),
+  ``"none"`` keeps raw features. The paper gives no hyper-parameters; ``C`` and ``γ`` (and
+  SVR's ``ε``) are chosen by k-fold cross-validation *on the training set only* (stratified for
+  the classifier), the folds shuffled by a generator seeded from ``seed``. ``γ`` is searched as
+  a multiple of ``1 / n_features`` (scikit-learn's ``"scale"`` on standardised data).
 - A fitted model is reduced to plain arrays: the scaler's mean and scale, the support vectors,
   the dual coefficients, the intercept and ``γ``. Prediction always goes through these arrays,
   ``f(x) = Σ_i α_i exp(−γ ‖z − sv_i‖²) + b`` with ``z = (x − mean) / scale`` (the classifier
@@ -45,6 +46,7 @@ FORMAT_VERSION = 1
 C_GRID: tuple[float, ...] = (0.1, 1.0, 10.0, 100.0)
 GAMMA_FACTORS: tuple[float, ...] = (0.1, 1.0, 10.0)
 EPSILON_GRID: tuple[float, ...] = (0.1, 0.5)
+SCALINGS: tuple[str, ...] = ("standard", "minmax", "none")
 
 
 class MtModelError(ScoringError, ValueError):
@@ -211,6 +213,7 @@ class _RbfModel:
         folds: int = 5,
         c_grid: Sequence[float] = C_GRID,
         gamma_factors: Sequence[float] = GAMMA_FACTORS,
+        scaling: str = "standard",
     ) -> None:
         if isinstance(feature_names, str) or not feature_names:
             raise MtModelError("feature_names must be a non-empty sequence of names")
@@ -225,6 +228,9 @@ class _RbfModel:
         self.folds = folds
         self.c_grid = tuple(float(c) for c in c_grid)
         self.gamma_factors = tuple(float(g) for g in gamma_factors)
+        if scaling not in SCALINGS:
+            raise MtModelError(f"scaling must be one of {', '.join(SCALINGS)}, got {scaling!r}")
+        self.scaling = scaling
         self.params: RbfParameters | None = None
         self.hyperparameters: dict[str, float] = {}
         self.cv_score: float = math.nan
@@ -263,19 +269,30 @@ class _RbfModel:
     ) -> Any:
         from sklearn.model_selection import GridSearchCV
         from sklearn.pipeline import Pipeline
-        from sklearn.preprocessing import StandardScaler
+        from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, StandardScaler
 
-        pipeline = Pipeline([("scale", StandardScaler()), ("svm", estimator)])
+        scaler: Any = {
+            "standard": StandardScaler(),
+            "minmax": MinMaxScaler(),
+            "none": FunctionTransformer(),
+        }[self.scaling]
+        pipeline = Pipeline([("scale", scaler), ("svm", estimator)])
         gammas = [factor / x.shape[1] for factor in self.gamma_factors]
         param_grid = {"svm__C": list(self.c_grid), "svm__gamma": gammas, **grid}
         search = GridSearchCV(pipeline, param_grid, cv=cv, scoring=scoring, n_jobs=1, refit=True)
         search.fit(x, y)
         best = search.best_estimator_
-        scaler, svm = best.named_steps["scale"], best.named_steps["svm"]
-        scale = np.asarray(scaler.scale_, dtype=np.float64)
+        fitted, svm = best.named_steps["scale"], best.named_steps["svm"]
+        # Every scaling is z = (x − mean) / scale.
+        if self.scaling == "standard":
+            mean, scale = fitted.mean_, fitted.scale_
+        elif self.scaling == "minmax":
+            mean, scale = fitted.data_min_, 1.0 / fitted.scale_
+        else:
+            mean, scale = np.zeros(x.shape[1]), np.ones(x.shape[1])
         self.params = RbfParameters(
-            mean=np.ascontiguousarray(scaler.mean_, dtype=np.float64),
-            scale=np.ascontiguousarray(scale),
+            mean=np.ascontiguousarray(mean, dtype=np.float64),
+            scale=np.ascontiguousarray(scale, dtype=np.float64),
             support_vectors=np.ascontiguousarray(svm.support_vectors_, dtype=np.float64),
             dual_coef=np.ascontiguousarray(svm.dual_coef_[0], dtype=np.float64),
             intercept=float(svm.intercept_[0]),
@@ -310,6 +327,7 @@ class _RbfModel:
             "folds": self.folds,
             "c_grid": list(self.c_grid),
             "gamma_factors": list(self.gamma_factors),
+            "scaling": self.scaling,
             "hyperparameters": self.hyperparameters,
             "cv_score": self.cv_score,
             "svm": params.to_json(),
@@ -374,6 +392,7 @@ def _settings(data: Mapping[str, Any], path: Path | None) -> dict[str, Any]:
             "folds": int(data.get("folds", 5)),
             "c_grid": [float(c) for c in data.get("c_grid", C_GRID)],
             "gamma_factors": [float(g) for g in data.get("gamma_factors", GAMMA_FACTORS)],
+            "scaling": str(data.get("scaling", "standard")),
         }
     except (TypeError, ValueError) as error:
         raise FormatError(f"bad training settings: {error}", path=path, field="seed") from error
@@ -413,7 +432,9 @@ class MtClassifier(_RbfModel):
                 f"{self.folds}-fold cross-validation needs ≥ {self.folds} pairs of each label"
             )
         cv = StratifiedKFold(self.folds, shuffle=True, random_state=self._cv_seed())
-        best = self._search(m, labels.astype(np.int64), SVC(kernel="rbf"), {}, cv, "accuracy")
+        best = self._search(
+            m, labels.astype(np.int64), SVC(kernel="rbf", cache_size=500), {}, cv, "accuracy"
+        )
         self.classes = (int(best.classes_[0]), int(best.classes_[1]))
         return self
 
@@ -491,7 +512,7 @@ class MtRegressor(_RbfModel):
         self._search(
             m,
             scores,
-            SVR(kernel="rbf"),
+            SVR(kernel="rbf", cache_size=500),
             {"svm__epsilon": list(self.epsilon_grid)},
             cv,
             make_scorer(correlation),

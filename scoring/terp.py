@@ -239,7 +239,9 @@ def read_params(*paths: str | Path, base: TerpParams | None = None) -> TerpParam
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as error:
-            raise FormatError(f"cannot read the parameter file: {error.strerror}", path=path)
+            raise FormatError(
+                f"cannot read the parameter file: {error.strerror}", path=path
+            ) from None
         params = parse_params(text.splitlines(), base=params, path=path)
     return params
 
@@ -378,7 +380,9 @@ def read_shift_stop_words(path: str | Path, params: TerpParams | None = None) ->
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as error:
-        raise FormatError(f"cannot read the shift stop-word list: {error.strerror}", path=path)
+        raise FormatError(
+            f"cannot read the shift stop-word list: {error.strerror}", path=path
+        ) from None
     words: set[str] = set()
     for line in lines:
         if line.strip():
@@ -498,7 +502,7 @@ def read_phrase_table(path: str | Path) -> PhraseTable:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
-        raise FormatError(f"cannot read the phrase table: {error.strerror}", path=path)
+        raise FormatError(f"cannot read the phrase table: {error.strerror}", path=path) from None
     return parse_phrase_table(text.splitlines(), path=path)
 
 
@@ -596,7 +600,7 @@ def _phrase_matches(
     if j + hl > n_hyp:
         return False
     base = ph_off[k]
-    for t in range(hl):
+    for t in range(hl):  # noqa: SIM110 (numba: no generator in all())
         if hyp_ids[perm[j + t]] != ph_ids[base + t]:
             return False
     return True
@@ -764,7 +768,7 @@ def _trace(
         path_rl[t] = path_rl[k + t]
         path_hl[t] = path_hl[k + t]
         path_ph[t] = path_ph[k + t]
-    return length
+    return int(length)
 
 
 @njit(cache=True)

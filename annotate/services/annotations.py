@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from annotate.exceptions import Conflict, DomainError
@@ -53,13 +54,14 @@ class AlreadySubmitted(Conflict):
 class SaveResult:
     annotation: Annotation
     changed: bool
+    status: str = Assignment.Status.IN_PROGRESS
 
 
 def links_parse(raw: Iterable[Sequence[Any]], *, n_source: int, n_target: int) -> LinkMap:
     """``[[i, j, "S"|"P"], ...]`` → ``{(i, j): sure}``, checked against the pair's size."""
     links: LinkMap = {}
     for index, item in enumerate(raw):
-        if len(item) != 3 or item[2] not in ("S", "P"):
+        if not isinstance(item, list | tuple) or len(item) != 3 or item[2] not in ("S", "P"):
             raise InvalidLinks(f"links[{index}]: expected [i, j, 'S' or 'P'], got {item!r}")
         i, j = item[0], item[1]
         if (
@@ -173,7 +175,7 @@ def annotation_save(
     current = annotation_links(annotation)
     if base_version != annotation.version:
         if current == links:  # the same change arrived twice (e.g. a retry after a lost reply)
-            return SaveResult(annotation, False)
+            return SaveResult(annotation, False, locked.status)
         raise StaleVersion(
             f"the pair was changed elsewhere (server version {annotation.version}, "
             f"yours was based on {base_version})",
@@ -189,10 +191,12 @@ def annotation_save(
         fields += ["status", "started_at"]
     locked.save(update_fields=fields)
     if not added and not removed:
-        return SaveResult(annotation, False)
+        return SaveResult(annotation, False, locked.status)
     if removed:
+        cells = Q()
         for i, j in removed:
-            AnnotationLink.objects.filter(annotation=annotation, i=i, j=j).delete()
+            cells |= Q(i=i, j=j)
+        AnnotationLink.objects.filter(annotation=annotation).filter(cells).delete()
     changed_flags = [key for key in added if key in current]
     for i, j in changed_flags:
         AnnotationLink.objects.filter(annotation=annotation, i=i, j=j).update(sure=added[(i, j)])
@@ -212,7 +216,7 @@ def annotation_save(
         removed=[[i, j] for i, j in removed],
         payload=client or {},
     )
-    return SaveResult(annotation, True)
+    return SaveResult(annotation, True, locked.status)
 
 
 def _check_bounds(assignment: Assignment, links: LinkMap) -> None:

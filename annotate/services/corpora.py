@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from annotate import roles
 from annotate.conversions import link_event_list, link_rows
@@ -234,6 +235,7 @@ def _insert_batch(
     except IntegrityError as error:
         raise CorpusImportError(f"the database refused a pair: {error}") from error
 
+    now = timezone.now()
     prefill_rows: list[tuple[AutoAlignment, PairRecord]] = []
     gold_rows: list[tuple[GoldAlignment, Alignment]] = []
     annotation_rows: list[tuple[Assignment, PairRecord, str]] = []
@@ -255,9 +257,13 @@ def _insert_batch(
                     f"pair {record.id!r}: annotation by {name!r} has unknown status {status!r} "
                     f"(expected one of {', '.join(Assignment.Status.values)})"
                 )
-            annotation_rows.append(
-                (Assignment(pair=pair, annotator=users.get(name), status=status), record, name)
+            assignment = Assignment(
+                pair=pair,
+                annotator=users.get(name),
+                status=status,
+                submitted_at=now if status == Assignment.Status.SUBMITTED else None,
             )
+            annotation_rows.append((assignment, record, name))
 
     AutoAlignment.objects.bulk_create([row for row, _ in prefill_rows])
     _insert_links(

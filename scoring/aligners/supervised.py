@@ -203,6 +203,18 @@ def _is_punct(word: str) -> bool:
     return not any(ch.isalnum() for ch in word)
 
 
+# Cross-validation trains one aligner per fold on the same pairs: the EM model (trained without
+# gold) and the features it yields are then identical in every fold, so they are kept here,
+# keyed by a fingerprint of the training pairs and options, and computed once.
+_EM_CACHE: dict[tuple[Any, ...], EMAligner] = {}
+_FEATURE_CACHE: dict[tuple[Any, ...], F64] = {}
+_CACHE_LIMIT = 4
+
+
+def _fingerprint(pairs: Sequence[TokenPair]) -> int:
+    return hash(tuple((tuple(s), tuple(t)) for s, t in pairs))
+
+
 class SupervisedAligner(Aligner):
     """Link classifier over lexical, string, position, EM and POS features."""
 
@@ -237,6 +249,7 @@ class SupervisedAligner(Aligner):
         self.ensemble: TreeEnsemble | None = None
         self.training_summary: dict[str, Any] = {}
         self._pos_warning: str | None = None
+        self._feature_key: tuple[Any, ...] | None = None
 
     # --- features -----------------------------------------------------------------------------
 
@@ -251,6 +264,16 @@ class SupervisedAligner(Aligner):
 
     def features(self, source: list[str], target: list[str]) -> F64:
         """``(N·M, len(FEATURES))`` feature matrix of one pair, row ``i·M + j``."""
+        if self._feature_key is None:
+            return self._compute_features(source, target)
+        key = (self._feature_key, tuple(source), tuple(target))
+        cached = _FEATURE_CACHE.get(key)
+        if cached is None:
+            cached = self._compute_features(source, target)
+            _FEATURE_CACHE[key] = cached
+        return cached
+
+    def _compute_features(self, source: list[str], target: list[str]) -> F64:
         n, m = len(source), len(target)
         rules = self.lexical.rules
         classes = rules.classes(source, target).astype(np.int64)
@@ -346,7 +369,22 @@ class SupervisedAligner(Aligner):
             )
         from sklearn.ensemble import HistGradientBoostingClassifier
 
-        self.em.train(pairs)
+        em_key = (_fingerprint(pairs), tuple(sorted(self.em.options.items())))
+        cached = _EM_CACHE.get(em_key)
+        if cached is None:
+            self.em.train(pairs)
+            if len(_EM_CACHE) >= _CACHE_LIMIT:
+                _EM_CACHE.clear()
+                _FEATURE_CACHE.clear()
+            _EM_CACHE[em_key] = self.em
+        else:
+            self.em = cached
+        self._feature_key = (
+            em_key,
+            self.options["wordnet"],
+            self.options["ppdb"],
+            self.options["pos"],
+        )
         assert gold is not None
         blocks = []
         labels = []

@@ -31,7 +31,13 @@ from scoring.pfsm.features import (
     PFSMInputError,
     feature_names,
 )
-from scoring.pfsm.lattice import EditOp, expected_counts, log_partition, viterbi
+from scoring.pfsm.lattice import (
+    EditOp,
+    expected_counts,
+    link_posteriors,
+    log_partition,
+    viterbi,
+)
 from scoring.pfsm.model import PFSMScorer, training_objective
 
 __all__ = [
@@ -45,6 +51,7 @@ __all__ = [
     "ParaphraseTable",
     "expected_counts",
     "feature_names",
+    "link_posteriors",
     "log_partition",
     "training_objective",
     "viterbi",

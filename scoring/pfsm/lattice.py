@@ -27,7 +27,13 @@ import numpy as np
 import numpy.typing as npt
 
 from scoring.pfsm import _kernels as k
-from scoring.pfsm.features import N_FEATURES, STATE_NAMES, MatchTables, PFSMInputError
+from scoring.pfsm.features import (
+    N_FEATURES,
+    STATE_NAMES,
+    SUBSTITUTION_STATES,
+    MatchTables,
+    PFSMInputError,
+)
 
 MAX_JUMP_LIMIT = 10
 
@@ -110,26 +116,60 @@ def edge_list(
 ) -> EdgeList:
     """Build the :class:`EdgeList` of one pair. ``scratch`` (a one-element list holding an
     ``(E, 4)`` int64 array, grown as needed) lets a caller reuse one buffer across pairs."""
-    single, block, n, m = _tables(tables)
-    d = check_jump_limit(jump_limit)
-    alpha, beta, ids = _buffers(node_count(n, m, d))
-    meta = np.zeros(2, dtype=np.int64)
     if scratch is None:
         scratch = [np.empty((0, 4), dtype=np.int64)]
-    start, final = k._record_lattice(n, m, d, single, block, alpha, beta, ids, scratch[0], meta)
-    if meta[0] > scratch[0].shape[0]:  # too small: grow and record again
-        scratch[0] = np.empty((int(meta[0]) * 2, 4), dtype=np.int64)
-        start, final = k._record_lattice(n, m, d, single, block, alpha, beta, ids, scratch[0], meta)
-    rec = scratch[0][: int(meta[0])]
+    rec, nodes, start, final = _record(tables, jump_limit, scratch)
     return EdgeList(
         src=np.ascontiguousarray(rec[:, 0], dtype=np.int32),
         dst=np.ascontiguousarray(rec[:, 1], dtype=np.int32),
         f1=np.ascontiguousarray(rec[:, 2], dtype=np.int16),
         f2=np.ascontiguousarray(rec[:, 3], dtype=np.int16),
-        nodes=int(meta[1]),
-        start=int(start),
-        final=int(final),
+        nodes=nodes,
+        start=start,
+        final=final,
     )
+
+
+def _record(
+    tables: MatchTables, jump_limit: int, scratch: list[npt.NDArray[np.int64]]
+) -> tuple[npt.NDArray[np.int64], int, int, int]:
+    single, block, n, m = _tables(tables)
+    d = check_jump_limit(jump_limit)
+    alpha, beta, ids = _buffers(node_count(n, m, d))
+    meta = np.zeros(2, dtype=np.int64)
+    columns = scratch[0].shape[1]
+    start, final = k._record_lattice(n, m, d, single, block, alpha, beta, ids, scratch[0], meta)
+    if meta[0] > scratch[0].shape[0]:  # too small: grow and record again
+        scratch[0] = np.empty((int(meta[0]) * 2, columns), dtype=np.int64)
+        start, final = k._record_lattice(n, m, d, single, block, alpha, beta, ids, scratch[0], meta)
+    return scratch[0][: int(meta[0])], int(meta[1]), int(start), int(final)
+
+
+def link_posteriors(
+    tables: MatchTables, weights: npt.ArrayLike, jump_limit: int = 0
+) -> npt.NDArray[np.float64]:
+    """``(N, M)``: the probability under ``p(e) ∝ exp θ·f(e)`` that an edit sequence links
+    source token ``i`` with target token ``j`` (a substitution, or a block substitution whose
+    spans cover both). A per-link confidence for prefilled alignments."""
+    w = check_weights(weights)
+    rec, nodes, start, final = _record(tables, jump_limit, [np.empty((0, 8), dtype=np.int64)])
+    src = np.ascontiguousarray(rec[:, 0], dtype=np.int32)
+    dst = np.ascontiguousarray(rec[:, 1], dtype=np.int32)
+    f1 = np.ascontiguousarray(rec[:, 2], dtype=np.int16)
+    f2 = np.ascontiguousarray(rec[:, 3], dtype=np.int16)
+    alpha = np.empty(nodes)
+    beta = np.empty(nodes)
+    y = k._edge_forward(src, dst, f1, f2, w, start, final, alpha)
+    k._edge_backward(src, dst, f1, f2, w, y, final, alpha, beta, np.zeros(N_FEATURES), 0.0)
+    score = w[f1] + np.where(f2 >= 0, w[np.maximum(f2, 0)], 0.0)
+    post = np.exp(alpha[src] + score + beta[dst] - y)
+    n, m = tables.shape
+    out = np.zeros((n, m))
+    is_sub = np.isin(f1, sorted(SUBSTITUTION_STATES))
+    for e in np.flatnonzero(is_sub):
+        i0, j0, i1, j1 = (int(v) for v in rec[e, 4:8])
+        out[i0:i1, j0:j1] += post[e]
+    return out
 
 
 def log_partition(tables: MatchTables, weights: npt.ArrayLike, jump_limit: int = 0) -> float:
@@ -158,9 +198,14 @@ def support_counts(tables: MatchTables, jump_limit: int = 0) -> npt.NDArray[np.f
 
 
 def _support(lat: EdgeList) -> npt.NDArray[np.float64]:
-    counts = np.bincount(lat.f1, minlength=N_FEATURES).astype(np.float64)
-    second = lat.f2[lat.f2 >= 0]
-    counts += np.bincount(second, minlength=N_FEATURES)
+    return _feature_edge_counts(lat.f1, lat.f2)
+
+
+def _feature_edge_counts(
+    f1: npt.NDArray[np.int16], f2: npt.NDArray[np.int16]
+) -> npt.NDArray[np.float64]:
+    counts = np.bincount(f1, minlength=N_FEATURES).astype(np.float64)
+    counts += np.bincount(f2[f2 >= 0], minlength=N_FEATURES)
     return counts
 
 
@@ -240,6 +285,4 @@ class CompiledPairs:
 
     def support(self) -> npt.NDArray[np.float64]:
         """Feature support counts summed over all pairs (see :func:`support_counts`)."""
-        counts = np.bincount(self.f1, minlength=N_FEATURES).astype(np.float64)
-        counts += np.bincount(self.f2[self.f2 >= 0], minlength=N_FEATURES)
-        return counts
+        return _feature_edge_counts(self.f1, self.f2)

@@ -37,7 +37,7 @@ from scoring.pfsm.features import (
     check_tokens,
     feature_names,
 )
-from scoring.pfsm.lattice import CompiledPairs, EditOp, check_jump_limit, viterbi
+from scoring.pfsm.lattice import CompiledPairs, EditOp, check_jump_limit, link_posteriors, viterbi
 
 FORMAT_NAME = "scoring.pfsm"
 FORMAT_VERSION = 1
@@ -247,6 +247,14 @@ class PFSMScorer:
                     (i, j) for i in range(op.i, op.i + op.di) for j in range(op.j, op.j + op.dj)
                 )
         return Alignment.from_links(len(source), len(target), sure=links)
+
+    def link_posteriors(
+        self, source: Sequence[str], target: Sequence[str]
+    ) -> npt.NDArray[np.float64]:
+        """``(N, M)`` probability of each link over all edit sequences (forward-backward): a
+        confidence for the links of :meth:`align` when the model prefills a grid."""
+        w = self._require_fitted()
+        return link_posteriors(self.match_tables(source, target), w, self.jump_limit)
 
     def feature_weights(self) -> dict[str, float]:
         """Weights of the features kept after the cut-off, by name."""

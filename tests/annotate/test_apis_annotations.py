@@ -171,3 +171,16 @@ def test_the_queue_continues_with_the_pair_worked_on_last() -> None:
     queue = client.get("/api/queue/").json()
     assert queue["continue_id"] == first.pk
     assert queue["counts"] == {"new": 1, "in_progress": 2, "submitted": 0}
+
+
+def test_opening_again_lists_the_cells_the_annotator_already_changed() -> None:
+    assignment = make_assignment()
+    client = _client(assignment.annotator)
+    client.post(f"/api/assignments/{assignment.pk}/open/")
+    client.put(
+        f"/api/assignments/{assignment.pk}/annotation/",
+        {"version": 1, "links": [[1, 1, "P"], [3, 4, "P"], [5, 5, "S"]]},
+        format="json",
+    )
+    reopened = client.post(f"/api/assignments/{assignment.pk}/open/").json()
+    assert reopened["annotation"]["touched"] == [[1, 1], [5, 5]]

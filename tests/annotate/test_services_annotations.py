@@ -111,6 +111,8 @@ def test_it_rejects_a_link_given_twice_or_of_unknown_kind() -> None:
         svc.links_parse([[0, 0, "S"], [0, 0, "P"]], n_source=2, n_target=2)
     with pytest.raises(svc.InvalidLinks, match="expected"):
         svc.links_parse([[0, 0, "X"]], n_source=2, n_target=2)
+    with pytest.raises(svc.InvalidLinks, match="expected"):
+        svc.links_parse([{"i": 0, "j": 0, "k": "S"}], n_source=2, n_target=2)
     with pytest.raises(svc.InvalidLinks, match="integers"):
         svc.links_parse([["0", 0, "S"]], n_source=2, n_target=2)
 
@@ -198,3 +200,15 @@ def test_a_pair_without_prefill_opens_empty() -> None:
     annotation = svc.annotation_open(assignment=assignment, actor=assignment.annotator)
     assert svc.annotation_links(annotation) == {}
     assert AnnotationEvent.objects.get(annotation=annotation).payload == {"from": "empty"}
+
+
+def test_clearing_a_block_removes_every_link_of_it_in_one_version() -> None:
+    assignment = make_assignment()
+    svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    result = svc.annotation_save(
+        assignment=assignment, actor=assignment.annotator, base_version=1, links={}
+    )
+    assert svc.annotation_links(result.annotation) == {}
+    event = AnnotationEvent.objects.get(annotation=result.annotation, version=2)
+    assert event.removed == [[1, 1], [3, 4]] and event.added == []
+    assert result.status == Assignment.Status.IN_PROGRESS

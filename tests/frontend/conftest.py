@@ -12,10 +12,6 @@ import pytest
 
 from tests.paths import ROOT
 
-# Playwright's sync API runs an event loop in the test thread; the test's own ORM calls are
-# still synchronous, so Django's async-safety guard is relaxed for the browser tests only.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
     "--headless",
@@ -77,10 +73,21 @@ def browser() -> Iterator[Any]:
         )
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
+    # Playwright's sync API keeps an event loop in the test thread for as long as the browser
+    # lives, while the tests' own ORM calls (and pytest-django's flushes) stay synchronous;
+    # Django's async-safety guard is relaxed from here to the end of the session.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            instance = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            yield instance
+            instance.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture

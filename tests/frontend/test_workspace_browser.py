@@ -11,7 +11,7 @@ from annotate import roles
 from annotate.models import Annotation, AnnotationEvent, Assignment
 from annotate.services.annotations import annotation_links
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
-from tests.frontend.conftest import SERVER_LOCK
+from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -120,14 +120,19 @@ def test_an_autosaved_change_is_there_after_a_reload(
     assignment = make_assignment(make_pair(), alice)
     page = page_for(alice)
     open_workspace(page, live_server, assignment)
+    assert "pf" in (cell(page, 1, 1).get_attribute("class") or "").split()  # prefill shading
     cell(page, 0, 0).click()
     cell(page, 5, 6).click()
     cell(page, 5, 6).click()
+    cell(page, 1, 1).click()  # the prefilled sure link becomes possible
     wait_saved(page, 2)
-    assert stored_links(assignment) == {(0, 0): True, (1, 1): True, (3, 4): False, (5, 6): False}
+    assert stored_links(assignment) == {(0, 0): True, (1, 1): False, (3, 4): False, (5, 6): False}
     page.reload()
     page.wait_for_selector(READY)
-    assert grid_links(page) == [[0, 0, "S"], [1, 1, "S"], [3, 4, "P"], [5, 6, "P"]]
+    assert grid_links(page) == [[0, 0, "S"], [1, 1, "P"], [3, 4, "P"], [5, 6, "P"]]
+    # Touched cells lose the prefill shading for good; untouched prefill keeps it.
+    assert "pf" not in (cell(page, 1, 1).get_attribute("class") or "").split()
+    assert "pf" in (cell(page, 3, 4).get_attribute("class") or "").split()
     assert AnnotationEvent.objects.filter(annotation__assignment=assignment).count() == 2
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.IN_PROGRESS
@@ -148,6 +153,8 @@ def test_a_second_page_gets_a_conflict_and_keeps_both_versions(
     assert "server version 2" in second.locator("#conflict-text").inner_text()
     assert second.locator("#save-status").get_attribute("data-state") == "conflict"
     assert grid_links(second) == [[2, 2, "S"]]  # the second page's work is still on screen
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    second.screenshot(path=str(SCREENSHOTS / "conflict.png"))
     second.get_by_role("button", name=re.compile("Use theirs")).click()
     assert grid_links(second) == [[0, 0, "S"]]
     second.keyboard.press("Control+z")  # and the discarded side comes back with undo
@@ -236,6 +243,8 @@ def test_a_trial_pair_shows_feedback_against_gold_after_submitting(
     assert "Precision 100.0%" in scores and "Recall 50.0%" in scores and "F1 66.7%" in scores
     assert "fb-miss" in (cell(page, 0, 1).get_attribute("class") or "")
     assert "fb-ok" in (cell(page, 1, 1).get_attribute("class") or "")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "trial_feedback.png"))
 
 
 def test_the_home_page_shows_my_queue_and_n_opens_the_next_pair(

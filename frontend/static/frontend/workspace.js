@@ -28,6 +28,7 @@ async function main() {
   const n = pair.source_tokens.length;
   const m = pair.target_tokens.length;
   const model = new GridModel(n, m, data.annotation.links);
+  for (const [i, j] of data.annotation.touched || []) model.touched.add(i * m + j);
   const prefill = new Map();
   for (const [i, j, kind, confidence] of (data.prefill && data.prefill.links) || []) {
     prefill.set(i * m + j, { code: kind === "S" ? SURE : POSSIBLE, confidence });
@@ -197,6 +198,7 @@ async function main() {
       });
       dialog.close();
       queue.version = result.version;
+      queue.setStatus("saved");
       nextAfterSubmit = result.next_id;
       setAssignmentStatus("submitted");
       if (result.trial) await showFeedback();

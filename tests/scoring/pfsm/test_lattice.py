@@ -75,6 +75,25 @@ def test_viterbi_path_is_the_argmax_of_the_enumeration(
     assert tuple((op.state, op.i, op.j, op.di, op.dj) for op in ops) in argmax
 
 
+@pytest.mark.parametrize("jump_limit", [0, 2, 5])
+@pytest.mark.parametrize(("source", "target"), PAIRS[3:])
+def test_link_posteriors_equal_the_enumerated_link_marginals(
+    lexicon: Lexicon, source: str, target: str, jump_limit: int
+) -> None:
+    tables = tables_for(lexicon, source, target)
+    w = random_weights(5 + jump_limit)
+    sequences = enumerate_sequences(tables, jump_limit)
+    scores = np.array([feature_vector(seq) @ w for seq in sequences])
+    probs = np.exp(scores - scores.max())
+    probs /= probs.sum()
+    expected = np.zeros(tables.shape)
+    for seq, prob in zip(sequences, probs, strict=True):
+        for _, (_state, i, j, di, dj) in seq:
+            if di > 0 and dj > 0:  # substitutions, single or block
+                expected[i : i + di, j : j + dj] += prob
+    np.testing.assert_allclose(lattice.link_posteriors(tables, w, jump_limit), expected, atol=1e-12)
+
+
 def test_a_jump_limit_of_ten_reaches_swaps_that_five_cannot(lexicon: Lexicon) -> None:
     # "a" and "g" trade places across a gap of six tokens: only a limit ≥ 6 can swap them.
     tables = tables_for(lexicon, "a b c d e f g", "g x y z w v a")

@@ -125,6 +125,9 @@ def test_align_turns_the_best_edit_sequence_into_sure_links() -> None:
     assert a_ppda.sure == {(0, 2), (1, 3), (3, 0), (4, 1)}  # the jump swaps the two halves
     _, ops = ppda.edit_sequence(source, target)
     assert [op.name for op in ops].count("J1") == 1
+    posteriors = ppda.link_posteriors(source, target)  # confidences for a prefilled grid
+    assert posteriors.shape == (5, 4) and np.all((posteriors >= 0) & (posteriors <= 1 + 1e-12))
+    assert all(posteriors[i, j] > 0.5 for i, j in a_ppda.sure)
 
 
 def test_block_substitutions_link_every_token_of_both_spans() -> None:

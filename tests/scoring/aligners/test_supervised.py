@@ -1,0 +1,88 @@
+"""The supervised aligner: its tree kernel against scikit-learn, training, saving, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.ensemble import HistGradientBoostingClassifier
+
+from scoring.aligners import AlignerError, get_aligner
+from scoring.aligners.base import Aligner
+from scoring.aligners.supervised import FEATURES, SupervisedAligner, TreeEnsemble
+from scoring.alignment import Alignment
+
+
+def test_the_tree_kernel_reproduces_scikit_learn_probabilities() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(600, 5))
+    y = ((x[:, 0] + x[:, 1] * x[:, 2] + rng.normal(scale=0.3, size=600)) > 0).astype(int)
+    model = HistGradientBoostingClassifier(max_iter=30, random_state=0, early_stopping=False)
+    model.fit(x, y)
+    ensemble = TreeEnsemble.from_sklearn(model)
+    test = rng.normal(size=(200, 5))
+    np.testing.assert_allclose(ensemble.predict(test), model.predict_proba(test)[:, 1], rtol=1e-9)
+    with pytest.raises(AlignerError, match="more than 2 features"):
+        ensemble.predict(test[:, :2])
+
+
+def _corpus() -> tuple[list[tuple[list[str], list[str]]], list[Alignment]]:
+    """Pairs whose gold links are exactly the lowercase-identical content words."""
+    rng = np.random.default_rng(3)
+    words = ["cat", "dog", "bird", "house", "tree", "river", "stone", "cloud", "field", "road"]
+    fillers = ["the", "a", "of", "in", "on"]
+    pairs, gold = [], []
+    for _ in range(30):
+        shared = list(rng.choice(words, size=3, replace=False))
+        src = shared + list(rng.choice(fillers, size=2))
+        tgt = list(rng.permutation(shared)) + list(rng.choice(words, size=1))
+        src = [str(w) for w in src]
+        tgt = [str(w) for w in tgt]
+        links = [(i, j) for i, a in enumerate(src) for j, b in enumerate(tgt) if a == b]
+        pairs.append((src, tgt))
+        gold.append(Alignment.from_links(len(src), len(tgt), sure=links))
+    return pairs, gold
+
+
+@pytest.fixture(scope="module")
+def trained() -> SupervisedAligner:
+    pairs, gold = _corpus()
+    aligner = SupervisedAligner(wordnet=False, pos=False, trees=20, em_hmm_iterations=2)
+    aligner.train(pairs, gold)
+    return aligner
+
+
+def test_it_learns_the_gold_link_rule(trained: SupervisedAligner) -> None:
+    src, tgt = ["river", "of", "stone"], ["stone", "river", "cloud"]
+    output = trained.align(src, tgt)
+    assert output.sure == {(0, 1), (2, 0)}
+    assert trained.training_summary["labelled_pairs"] == 30
+
+
+def test_features_have_one_row_per_cell(trained: SupervisedAligner) -> None:
+    feats = trained.features(["a", "b"], ["b", "c", "d"])
+    assert feats.shape == (6, len(FEATURES))
+    assert feats[1 * 3 + 0, FEATURES.index("identical")] == 1.0  # cell (1, 0): b-b
+    assert feats[0, FEATURES.index("identical")] == 0.0
+
+
+def test_a_saved_supervised_model_gives_the_same_links(
+    trained: SupervisedAligner, tmp_path: Path
+) -> None:
+    loaded = Aligner.load(trained.save(tmp_path / "sup.npz"))
+    assert isinstance(loaded, SupervisedAligner)
+    src, tgt = ["dog", "in", "the", "field"], ["field", "dog", "road"]
+    np.testing.assert_allclose(loaded.probabilities(src, tgt), trained.probabilities(src, tgt))
+    assert loaded.align(src, tgt).alignment == trained.align(src, tgt).alignment
+
+
+def test_training_without_any_gold_is_refused() -> None:
+    pairs, _ = _corpus()
+    with pytest.raises(AlignerError, match="needs gold alignments"):
+        get_aligner("supervised", wordnet=False).train(pairs)
+
+
+def test_inconsistent_thresholds_are_refused() -> None:
+    with pytest.raises(AlignerError, match="thresholds"):
+        get_aligner("supervised", sure_threshold=0.2, possible_threshold=0.4)
