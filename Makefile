@@ -35,6 +35,7 @@ demo: install  ## migrate, load the sample corpus and demo users, run server + w
 
 run: install  ## the development web server only
 	$(PY) manage.py migrate --no-input
+	$(PY) manage.py collectstatic --no-input --verbosity 0
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 worker: install  ## a Celery worker (with the beat that reaps jobs of dead workers)

@@ -138,6 +138,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Paraphrase alignment workbench API",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
 }
 
 # --- Celery -------------------------------------------------------------------------------------

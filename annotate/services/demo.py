@@ -20,6 +20,7 @@ from annotate import roles
 from annotate.models import Assignment, Corpus, SentencePair
 from annotate.services.corpora import corpus_import_records
 from scoring.aligners import get_aligner
+from scoring.alignment import Alignment
 from scoring.corpus import PairRecord
 from scoring.text import tokenize
 
@@ -42,13 +43,15 @@ class DemoReport:
 
 
 def sample_records(path: Path = SAMPLE_CORPUS) -> Iterator[PairRecord]:
-    """The sample pairs, tokenized and prefilled by the placeholder aligner."""
+    """The sample pairs, tokenized and prefilled by the placeholder aligner; trial pairs carry
+    a hand-made gold alignment, so new annotators get feedback on them."""
     aligner = get_aligner(PREFILL_ALIGNER)
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        pair_id, subcorpus, split, score, source, target = line.split("\t")
+        pair_id, subcorpus, split, score, source, target, gold = line.split("\t")
         source_tokens, target_tokens = tokenize(source), tokenize(target)
+        n, m = len(source_tokens), len(target_tokens)
         output = aligner.align(source_tokens, target_tokens)
         yield PairRecord(
             id=pair_id,
@@ -62,6 +65,7 @@ def sample_records(path: Path = SAMPLE_CORPUS) -> Iterator[PairRecord]:
             prefill=output.alignment,
             prefill_aligner=PREFILL_ALIGNER,
             prefill_confidence=dict(output.confidence),
+            gold_alignment=Alignment.from_pharaoh(gold, n, m) if gold else None,
         )
 
 

@@ -18,8 +18,10 @@ Jump constraints (seed 001 §2.2), with ``D`` the jump limit:
 - on reaching the landing point the only move is the jump forward to where it left off, which
   clears the memory. Jumps do not nest.
 
-Public API: :class:`PFSMScorer` (fit, score, align, to_dict/from_dict); the dynamic programs are in
-:mod:`scoring.pfsm.lattice`, the states and features in :mod:`scoring.pfsm.features`.
+Public API: :class:`PFSMScorer` (``fit``, ``score``, ``align`` — the Viterbi edit sequence as an
+:class:`~scoring.alignment.Alignment` —, ``link_posteriors`` as per-link confidences, and
+``to_dict``/``from_dict``); the dynamic programs are in :mod:`scoring.pfsm.lattice`, the states
+and features in :mod:`scoring.pfsm.features`.
 """
 
 from scoring.pfsm.features import (

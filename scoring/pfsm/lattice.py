@@ -36,6 +36,8 @@ from scoring.pfsm.features import (
 )
 
 MAX_JUMP_LIMIT = 10
+#: Lattice slots one pair may need (three 8-byte arrays of this size are allocated: ~1 GB).
+MAX_NODES = 40_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +88,16 @@ def _tables(tables: MatchTables) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.i
 
 
 def node_count(n: int, m: int, jump_limit: int) -> int:
-    """Slots the kernels need for an ``n × m`` pair (nodes of the lattice, plus the final one)."""
-    return int(k._layout(n, m, jump_limit)[1])
+    """Slots the kernels need for an ``n × m`` pair (nodes of the lattice, plus the final one):
+    ``8 (N+1)(M+1) (1 + 4 D (D+1)) + 1``. Raises :class:`PFSMInputError` above
+    :data:`MAX_NODES`."""
+    size = int(k._layout(n, m, jump_limit)[1])
+    if size > MAX_NODES:
+        raise PFSMInputError(
+            f"a {n}×{m}-token pair is too long for jump limit {jump_limit}: its lattice needs "
+            f"{size:,} slots (limit {MAX_NODES:,}); lower the jump limit or split the sentences"
+        )
+    return size
 
 
 def _buffers(

@@ -196,6 +196,7 @@ class PFSMScorer:
             "pairs": len(tables),
             "features_total": N_FEATURES,
             "features_kept": int(kept.size),
+            "lattice_edges": packed.edges,
             "objective_initial": float(initial),
             "objective_final": float(result.fun),
             "iterations": int(result.nit),

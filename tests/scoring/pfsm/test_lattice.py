@@ -165,3 +165,11 @@ def test_it_rejects_bad_weights_and_jump_limits(lexicon: Lexicon) -> None:
         lattice.log_partition(tables, np.zeros(N_FEATURES), 11)
     with pytest.raises(ValueError, match="jump_limit must be an integer"):
         lattice.log_partition(tables, np.zeros(N_FEATURES), 2.5)  # type: ignore[arg-type]
+
+
+def test_it_refuses_a_pair_whose_lattice_would_not_fit_in_memory(lexicon: Lexicon) -> None:
+    tokens = [f"w{k}" for k in range(300)]
+    tables = lexicon.match_tables(tokens, tokens)
+    with pytest.raises(ValueError, match="300×300-token pair is too long for jump limit 10"):
+        lattice.log_partition(tables, np.zeros(N_FEATURES), 10)
+    assert lattice.node_count(300, 300, 0) < lattice.MAX_NODES  # the pFSM is fine

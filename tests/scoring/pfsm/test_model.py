@@ -135,6 +135,17 @@ def test_block_substitutions_link_every_token_of_both_spans() -> None:
     assert model.align(["can", "not", "go"], ["cannot", "go"]).sure >= {(0, 0), (1, 0)}
 
 
+def test_without_block_edits_no_block_state_is_possible() -> None:
+    pairs = [(["can", "not", "go", "home"], ["cannot", "go", "home"])] * 3
+    with_blocks = PFSMScorer("pfsm", synonyms=False, cutoff=1).fit(pairs, [4.0, 4.0, 4.0])
+    without = PFSMScorer("pfsm", synonyms=False, cutoff=1, block_edits=False).fit(
+        pairs, [4.0, 4.0, 4.0]
+    )
+    assert "state:B_WORD" in with_blocks.feature_weights()
+    assert not any(name.startswith("state:B_") for name in without.feature_weights())
+    assert without.match_tables(*pairs[0]).block.max() == -1
+
+
 def test_pair_records_are_accepted() -> None:
     pairs, targets = synthetic_pairs(6, 12)
     records = [
