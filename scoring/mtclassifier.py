@@ -387,7 +387,7 @@ def _restore(model: _RbfModel, data: Mapping[str, Any], path: Path | None) -> No
 
 def _settings(data: Mapping[str, Any], path: Path | None) -> dict[str, Any]:
     try:
-        return {
+        settings = {
             "seed": int(data.get("seed", 0)),
             "folds": int(data.get("folds", 5)),
             "c_grid": [float(c) for c in data.get("c_grid", C_GRID)],
@@ -396,6 +396,9 @@ def _settings(data: Mapping[str, Any], path: Path | None) -> dict[str, Any]:
         }
     except (TypeError, ValueError) as error:
         raise FormatError(f"bad training settings: {error}", path=path, field="seed") from error
+    if settings["scaling"] not in SCALINGS:
+        raise FormatError(f"expected one of {', '.join(SCALINGS)}", path=path, field="scaling")
+    return settings
 
 
 class MtClassifier(_RbfModel):

@@ -134,8 +134,39 @@ N_ID = 8
 N_SUB = 18
 
 PERSONAL_PRONOUNS = frozenset(
-    "i me my mine myself you your yours yourself yourselves he him his himself she her hers "
-    "herself it its itself we us our ours ourselves they them their theirs themselves".split()
+    {
+        "i",
+        "me",
+        "my",
+        "mine",
+        "myself",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "he",
+        "him",
+        "his",
+        "himself",
+        "she",
+        "her",
+        "hers",
+        "herself",
+        "it",
+        "its",
+        "itself",
+        "we",
+        "us",
+        "our",
+        "ours",
+        "ourselves",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "themselves",
+    }
 )
 NEGATIONS = frozenset({"no", "not", "never", "n't"})
 _NUMBER = re.compile(r"[-+]?[\d.,:/-]*\d[\d.,:/-]*%?")
@@ -306,7 +337,10 @@ class PackedPairs:
 
 
 def _pack(
-    segments: Sequence[TerpSegment], words: WordFeatures, phrase_q: Callable[[PhraseEntry], float]
+    segments: Sequence[TerpSegment],
+    words: WordFeatures,
+    phrase_q: Callable[[PhraseEntry], float],
+    relax: bool,
 ) -> PackedPairs:
     n = len(segments)
     n_hyp = np.array([len(s.hyp) for s in segments], np.int64)
@@ -376,7 +410,9 @@ def _pack(
             eq=cat([s.eq.reshape(-1) for s in segments], np.bool_),
             stem=cat([s.stem.reshape(-1) for s in segments], np.bool_),
             syn=cat([s.syn.reshape(-1) for s in segments], np.bool_),
-            shift_eq=cat([(s.eq | s.stem | s.syn).reshape(-1) for s in segments], np.bool_),
+            shift_eq=cat(
+                [(s.eq | ((s.stem | s.syn) & relax)).reshape(-1) for s in segments], np.bool_
+            ),
             sub=cat(subs, np.float64),
             id_h=np.ascontiguousarray(np.array(id_h, np.float64).reshape(-1, N_ID)),
             id_r=np.ascontiguousarray(np.array(id_r, np.float64).reshape(-1, N_ID)),
@@ -463,7 +499,8 @@ def _pair_features(
     beam: float,
     max_size: int,
     max_dist: int,
-    use_phrases: bool,
+    do_shifts: bool,
+    shift_phrases: bool,
     out: F64,
 ) -> None:
     """TERp-align pair ``k`` under the costs ``w`` implies and write its normalized Table 1
@@ -542,8 +579,8 @@ def _pair_features(
         beam,
         max_size,
         max_dist,
-        True,
-        use_phrases and n_rows > 0,
+        do_shifts,
+        shift_phrases and n_rows > 0,
         hyp_ids[ho : ho + nh],
         ph_rlen[po : po + n_rows],
         ph_hlen[po : po + n_rows],
@@ -624,7 +661,8 @@ def _train(
     beam: float,
     max_size: int,
     max_dist: int,
-    use_phrases: bool,
+    do_shifts: bool,
+    shift_phrases: bool,
     losses: F64,
 ) -> F64:
     """Seed 000 Algorithm 1 over the epochs' visiting ``orders`` ``(T, N)``; updates ``w`` in
@@ -668,7 +706,8 @@ def _train(
                 beam,
                 max_size,
                 max_dist,
-                use_phrases,
+                do_shifts,
+                shift_phrases,
                 f,
             )
             pred = 0.0
@@ -683,7 +722,9 @@ def _train(
             for c in range(w.shape[0]):
                 wsum[c] += w[c]
         losses[t] = sq / n
-    return wsum / (n_epochs * n)
+    for c in range(w.shape[0]):
+        wsum[c] /= n_epochs * n
+    return wsum
 
 
 @njit(cache=True)
@@ -716,7 +757,8 @@ def _features_all(
     beam: float,
     max_size: int,
     max_dist: int,
-    use_phrases: bool,
+    do_shifts: bool,
+    shift_phrases: bool,
     out: F64,
 ) -> None:
     """``f(a)`` of every pair aligned under ``w``: ``out`` ``(N, 36)``."""
@@ -751,9 +793,15 @@ def _features_all(
             beam,
             max_size,
             max_dist,
-            use_phrases,
+            do_shifts,
+            shift_phrases,
             out[k],
         )
+
+
+# numba dispatchers, typed loosely for mypy (their arguments are checked by numba itself)
+_TRAIN: Any = _train
+_FEATURES_ALL: Any = _features_all
 
 
 def _packed_args(p: PackedPairs) -> tuple[Any, ...]:
@@ -830,7 +878,8 @@ class Perp:
         for index, pair in enumerate(pairs):
             first, second = _texts(pair, index)
             segments.append(terp.prepare(second, first))
-        return _pack(segments, words, terp._phrase_ned)
+        relax = self.config.terp.shift_constraint in ("relax_nophrase", "relax")
+        return _pack(segments, words, terp._phrase_ned, relax)
 
     # learning -----------------------------------------------------------------------------------
 
@@ -850,7 +899,7 @@ class Perp:
         w = initial_weights()
         losses = np.zeros(c.epochs)
         started = time.perf_counter()
-        averaged = _train(
+        averaged = _TRAIN(
             orders,
             c.score_max - y,
             w,
@@ -859,7 +908,7 @@ class Perp:
             float(c.terp.beam_width),
             int(c.terp.shift_size),
             int(c.terp.shift_distance),
-            self.phrase_table is not None,
+            *self._shift_flags(),
             losses,
         )
         self.weights = averaged
@@ -880,13 +929,13 @@ class Perp:
         packed = pairs if isinstance(pairs, PackedPairs) else self.pack(pairs)
         out = np.zeros((len(packed), N_FEATURES))
         if len(packed):
-            _features_all(
+            _FEATURES_ALL(
                 np.ascontiguousarray(w),
                 *_packed_args(packed),
                 float(self.config.terp.beam_width),
                 int(self.config.terp.shift_size),
                 int(self.config.terp.shift_distance),
-                self.phrase_table is not None,
+                *self._shift_flags(),
                 out,
             )
         return out
@@ -896,6 +945,12 @@ class Perp:
         w = self._weights()
         cost = self.features(pairs, w) @ w
         return np.asarray(self.config.score_max - cost, dtype=np.float64)
+
+    def _shift_flags(self) -> tuple[bool, bool]:
+        """Whether TERp shifts at all, and whether shift spans extend through phrases."""
+        t = self.config.terp
+        do_shifts = t.shift_constraint != "noshift" and t.shift_size > 0 and t.shift_distance > 0
+        return do_shifts, self.phrase_table is not None and t.shift_constraint == "relax"
 
     def _weights(self) -> F64:
         if self.weights is None:
@@ -937,7 +992,7 @@ class Perp:
             if list(data["features"]) != list(FEATURES):
                 raise PerpError("the model's feature list differs from this PERP's")
             cfg = data["config"]
-            terp_fields = {
+            terp_fields: dict[str, Any] = {
                 k: (tuple(v) if isinstance(v, list) else float(v) if v in ("inf", "-inf") else v)
                 for k, v in cfg["terp"].items()
             }

@@ -1,8 +1,9 @@
 """TERp, Translation Edit Rate Plus (Snover et al. 2009; seed 000 §3), as TERp 1.0 computes it.
 
 TERp extends TER (:mod:`scoring.ter`) with three edits beside match, insertion, deletion,
-substitution and shift — *stem* ``T`` (equal Porter stems), *synonym* ``Y`` (a shared WordNet 3.0
-synset) and *phrase substitution* ``P`` (a paraphrase-table entry) — and with per-edit costs.
+substitution and shift — *stem* ``T`` (equal Porter stems, Martin Porter's own variant), *synonym*
+``Y`` (a shared WordNet 3.0 synset; NLTK's morphy stands in for the JAWS library's morphology)
+and *phrase substitution* ``P`` (a paraphrase-table entry) — and with per-edit costs.
 This module reproduces TERp's search decision by decision (the conformance sample in
 ``shared/data/conformance/terp`` matches TERp's edit sequences and segment scores):
 
@@ -15,7 +16,7 @@ This module reproduces TERp's search decision by decision (the conformance sampl
   substitution, then stem and synonym (each only if strictly cheaper than what the cell holds),
   then every phrase entry whose reference side starts at the reference position and whose
   hypothesis side starts at the hypothesis position (a jump of ``(ref_len, hyp_len)`` cells),
-  then insertion and deletion. Unlike tercom, the last column is never cut by the beam.
+  then insertion and deletion. Unlike tercom, the last column is searched down to the last row.
 - Shifts: every hypothesis span that matches a reference span word for word — exactly
   (``exact``), or also by stem or synonym (``relax_nophrase``), or also through phrase entries
   (``relax``) — at most ``Shift Size`` words, with an error on both sides, not made only of shift
@@ -25,8 +26,10 @@ This module reproduces TERp's search decision by decision (the conformance sampl
 - Phrase costs: each entry's probability ``p`` is turned into a cost by the parameter file's
   adjust function (``STD``: ``a + b·q·log10 p + c·q·p + d·q`` with ``q`` the TERp edit cost of
   the two phrases without phrases), clamped to ``[min, max]``; of two entries with the same
-  phrases the cheaper is kept. Entries whose cost is not finite (``p = 0``) can never be used
-  by TERp's search in practice and are dropped.
+  phrases the search uses the cheaper. An entry whose cost is not finite (``p = 0`` under
+  ``STD``) still extends shift candidates but is never a substitution (TERp would write +inf or
+  NaN into its matrix; +inf cells never win, NaN ones would poison the segment).
+- Only one reference per segment (TERp can take several and keep the best).
 - Score: edits over the reference length, capped at 1 with ``Cap Maximum TER``.
 
 Costs are pluggable: :meth:`Terp.prepare` gives a :class:`TerpSegment` (tokens, match tables,
@@ -933,14 +936,6 @@ def _gather_shifts(
     st_k = np.empty(max_size + 2, np.int64)
     for ri in range(n_ref):
         for hi in range(n_hyp):
-            # Phrase entries are looked up only within reach of a shift from hi (TERp's window).
-            lo_r = 0
-            hi_r = -1
-            if use_phrases:
-                sh = hi - max_dist if hi - max_dist > 0 else 0
-                eh = hi + max_dist if hi + max_dist < n_hyp - 1 else n_hyp - 1
-                lo_r = halign[sh] if halign[sh] > 0 else 0
-                hi_r = halign[eh] if halign[eh] < n_ref - 1 else n_ref - 1
             top = 0
             st_hlen[0] = 0
             st_rlen[0] = 0
@@ -961,7 +956,16 @@ def _gather_shifts(
                 if st_k[top] == -1:
                     st_k[top] = ph_first[rind] if use_phrases else 0
                 pushed = False
-                if use_phrases and ri <= hi_r and rind >= lo_r and hi_r >= 0:
+                # TERp looks phrases up only for reference positions facing hypothesis words
+                # within a shift's reach of the lookup position (its ``paramap`` window).
+                in_window = False
+                if use_phrases:
+                    sh = hind - max_dist if hind - max_dist > 0 else 0
+                    eh = hind + max_dist if hind + max_dist < n_hyp - 1 else n_hyp - 1
+                    lo_r = halign[sh] if halign[sh] > 0 else 0
+                    hi_r = halign[eh] if halign[eh] < n_ref - 1 else n_ref - 1
+                    in_window = lo_r <= rind <= hi_r
+                if in_window:
                     while st_k[top] < ph_first[rind + 1]:
                         k = st_k[top]
                         st_k[top] += 1

@@ -209,6 +209,17 @@ def _is_punct(word: str) -> bool:
 _EM_CACHE: dict[tuple[Any, ...], EMAligner] = {}
 _FEATURE_CACHE: dict[tuple[Any, ...], F64] = {}
 _CACHE_LIMIT = 4
+# Features are cached for training pairs only, as float32, up to this many cells (~230 MB).
+_CACHE_CELL_LIMIT = 2_000_000
+_CACHED_CELLS = 0
+
+
+def clear_caches() -> None:
+    """Forget the cached EM models and features (cross-validation speed-up)."""
+    global _CACHED_CELLS
+    _EM_CACHE.clear()
+    _FEATURE_CACHE.clear()
+    _CACHED_CELLS = 0
 
 
 def _fingerprint(pairs: Sequence[TokenPair]) -> int:
@@ -233,11 +244,16 @@ class SupervisedAligner(Aligner):
         "max_leaf_nodes": 31,
         "seed": 0,
         "em_hmm_iterations": 5,
+        "negative_sample": 0.2,
     }
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         o = self.options
+        if not 0.0 < o["negative_sample"] <= 1.0:
+            raise AlignerError(
+                f"option 'negative_sample' must be in (0, 1], got {o['negative_sample']}"
+            )
         if not 0.0 < o["possible_threshold"] <= o["sure_threshold"] <= 1.0:
             raise AlignerError(
                 "thresholds must satisfy 0 < possible_threshold ≤ sure_threshold ≤ 1"
@@ -250,6 +266,7 @@ class SupervisedAligner(Aligner):
         self.training_summary: dict[str, Any] = {}
         self._pos_warning: str | None = None
         self._feature_key: tuple[Any, ...] | None = None
+        self._training_pairs: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
 
     # --- features -----------------------------------------------------------------------------
 
@@ -268,10 +285,14 @@ class SupervisedAligner(Aligner):
             return self._compute_features(source, target)
         key = (self._feature_key, tuple(source), tuple(target))
         cached = _FEATURE_CACHE.get(key)
-        if cached is None:
-            cached = self._compute_features(source, target)
-            _FEATURE_CACHE[key] = cached
-        return cached
+        if cached is not None:
+            return cached.astype(np.float64)
+        computed = self._compute_features(source, target)
+        global _CACHED_CELLS
+        if key[1:] in self._training_pairs and _CACHED_CELLS < _CACHE_CELL_LIMIT:
+            _FEATURE_CACHE[key] = computed.astype(np.float32)
+            _CACHED_CELLS += computed.shape[0]
+        return computed
 
     def _compute_features(self, source: list[str], target: list[str]) -> F64:
         n, m = len(source), len(target)
@@ -374,11 +395,11 @@ class SupervisedAligner(Aligner):
         if cached is None:
             self.em.train(pairs)
             if len(_EM_CACHE) >= _CACHE_LIMIT:
-                _EM_CACHE.clear()
-                _FEATURE_CACHE.clear()
+                clear_caches()
             _EM_CACHE[em_key] = self.em
         else:
             self.em = cached
+        self._training_pairs = {(tuple(a), tuple(b)) for a, b in pairs}
         self._feature_key = (
             em_key,
             self.options["wordnet"],
@@ -399,6 +420,27 @@ class SupervisedAligner(Aligner):
         if y.min() == y.max():
             raise AlignerError("the gold alignments have no sure link (or nothing but links)")
         o = self.options
+        # Easy negatives (no lexical match, no EM evidence, dissimilar strings) are most cells;
+        # keep a seeded sample of them, weighted up so the probabilities stay calibrated.
+        col = {name: k for k, name in enumerate(FEATURES)}
+        evidence = (
+            (
+                x[:, col["lowercase"]]
+                + x[:, col["stem"]]
+                + x[:, col["wordnet"]]
+                + x[:, col["ppdb"]]
+                > 0
+            )
+            | (np.maximum(x[:, col["em_posterior_st"]], x[:, col["em_posterior_ts"]]) >= 0.01)
+            | (x[:, col["em_symmetrized"]] > 0)
+            | (x[:, col["bigram_dice"]] >= 0.5)
+        )
+        rate = float(o["negative_sample"])
+        rng = np.random.default_rng(o["seed"])
+        keep = evidence | (y == 1) | (rng.random(y.size) < rate)
+        weight = np.where(evidence | (y == 1), 1.0, 1.0 / rate)[keep]
+        total_cells, positive_cells = int(y.size), int(y.sum())
+        x, y = x[keep], y[keep]
         model = HistGradientBoostingClassifier(
             max_iter=o["trees"],
             learning_rate=o["learning_rate"],
@@ -406,13 +448,14 @@ class SupervisedAligner(Aligner):
             early_stopping=False,
             random_state=o["seed"],
         )
-        model.fit(x, y)
+        model.fit(x, y, sample_weight=weight)
         self.ensemble = TreeEnsemble.from_sklearn(model)
         self.training_summary = {
             "pairs": len(pairs),
             "labelled_pairs": len(labelled),
-            "cells": int(y.size),
-            "positive_cells": int(y.sum()),
+            "cells": total_cells,
+            "positive_cells": positive_cells,
+            "cells_used": int(keep.sum()),
             "seed": o["seed"],
         }
 

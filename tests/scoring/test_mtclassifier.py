@@ -170,3 +170,8 @@ def test_loading_a_damaged_file_names_the_file_and_field(
     path.write_text(json.dumps(fitted.to_json()))
     with pytest.raises(FormatError, match="field 'kind': expected a regressor"):
         MtRegressor.load(path)
+    data = fitted.to_json()
+    data["scaling"] = "log"
+    path.write_text(json.dumps(data))
+    with pytest.raises(FormatError, match="field 'scaling': expected one of standard"):
+        MtClassifier.load(path)

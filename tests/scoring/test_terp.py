@@ -179,9 +179,26 @@ def test_normalization_tokenizes_as_terps_nist_rules() -> None:
     params = TerpParams(normalize=True)
     got = normalize("George W. Bush's cabinet (EZ) fell 5-3, to $700 now.", params)
     assert got == [
-        "george", "w", ".", "bush", "'s", "cabinet", "(", "ez", ")", "fell", "5", "-", "3",
-        ",", "to", "$", "700", "now", ".",
-    ]  # fmt: skip
+        "george",
+        "w",
+        ".",
+        "bush",
+        "'s",
+        "cabinet",
+        "(",
+        "ez",
+        ")",
+        "fell",
+        "5",
+        "-",
+        "3",
+        ",",
+        "to",
+        "$",
+        "700",
+        "now",
+        ".",
+    ]
     # An abbreviation with an inner period keeps its final period.
     assert normalize("the U.S. House", params) == ["the", "u.s.", "house"]
     # TERp's final-period rule consumes the one space a split symbol left before the word:
@@ -204,9 +221,14 @@ def test_punctuation_stripping_and_number_normalization() -> None:
 
 
 def _reference_distance(
-    hyp: list[str], ref: list[str], costs: EditCosts, eq: np.ndarray, stem: np.ndarray,
-    syn: np.ndarray, phrases: list[tuple[int, tuple[str, ...], tuple[str, ...], float]],
-) -> float:  # fmt: skip
+    hyp: list[str],
+    ref: list[str],
+    costs: EditCosts,
+    eq: np.ndarray,
+    stem: np.ndarray,
+    syn: np.ndarray,
+    phrases: list[tuple[int, tuple[str, ...], tuple[str, ...], float]],
+) -> float:
     """Plain weighted edit distance over the same edits (no beam, no shifts)."""
     n, m = len(hyp), len(ref)
     d = np.full((m + 1, n + 1), np.inf)
@@ -251,9 +273,12 @@ def test_without_shifts_the_search_equals_a_plain_weighted_edit_distance() -> No
             sub=np.array([[rng.uniform(0.5, 2) for _ in ref] for _ in hyp]),
             ins=np.array([rng.uniform(0.1, 1.5) for _ in hyp]),
             dele=np.array([rng.uniform(0.1, 1.5) for _ in ref]),
-            match=0.0, stem=rng.uniform(0, 1), synonym=rng.uniform(0, 1), shift=1.0,
+            match=0.0,
+            stem=rng.uniform(0, 1),
+            synonym=rng.uniform(0, 1),
+            shift=1.0,
             phrase=np.array([rng.uniform(0, 1) for _ in seg.phrase_entries]),
-        )  # fmt: skip
+        )
         phrases = [
             (int(row[0]), e.ref, e.hyp, float(c))
             for row, e, c in zip(seg.phrases, seg.phrase_entries, costs.phrase, strict=True)
@@ -396,12 +421,55 @@ def test_negative_costs_do_not_break_the_search() -> None:
     terp = Terp(TerpParams(shift_constraint="noshift", beam_width=10**6))
     seg = terp.prepare("a b", "c d")
     costs = replace(
-        terp.costs(seg), ins=np.array([-0.5, -0.5]), dele=np.array([-0.5, -0.5]),
+        terp.costs(seg),
+        ins=np.array([-0.5, -0.5]),
+        dele=np.array([-0.5, -0.5]),
         sub=np.full((2, 2), 0.2),
-    )  # fmt: skip
+    )
     result = align_segment(seg, costs, terp.params)
     assert result.num_edits == pytest.approx(-2.0)
     assert sorted(result.ops) == ["D", "D", "I", "I"]
     assert result.num_edits == _reference_distance(
         ["a", "b"], ["c", "d"], costs, seg.eq, seg.stem, seg.syn, []
     )
+
+
+def test_relaxed_shift_candidates_extend_through_phrase_entries() -> None:
+    # hyp "b c nyc x", ref "new york x b c", every word in error, "new york" → "nyc" in the
+    # table: only through the phrase does hyp "nyc x" match ref "new york x", giving the
+    # candidate "move hyp 2..3 to the front" in the bucket of 3-word spans.
+    from scoring.terp import _gather_shifts
+
+    table = PhraseTable.of([PhraseEntry(("new", "york"), ("nyc",), 0.2)])
+    seg = Terp(phrase_table=table).prepare("b c nyc x", "new york x b c")
+    first = np.searchsorted(seg.phrases[:, 0], np.arange(6)).astype(np.int64)
+
+    def gather(use_phrases: bool) -> set[tuple[int, ...]]:
+        cands = np.empty((64, 5), np.int64)
+        n = _gather_shifts(
+            np.arange(4),
+            5,
+            seg.eq,
+            np.ones(4, np.bool_),
+            np.ones(5, np.bool_),
+            np.array([-1, -1, -1, 0, 1]),
+            np.array([-1, -1, 1, 2]),  # halign: TERp's phrase window needs halign[0] <= 0
+            np.zeros(4, np.bool_),
+            np.zeros(5, np.bool_),
+            10,
+            50,
+            use_phrases,
+            seg.hyp_ids,
+            np.ascontiguousarray(seg.phrases[:, 1]),
+            np.ascontiguousarray(seg.phrases[:, 2]),
+            first,
+            seg.phrase_hyp_off,
+            seg.phrase_hyp_ids,
+            cands,
+        )
+        return {tuple(int(v) for v in row) for row in cands[:n]}
+
+    with_phrases = gather(True)
+    without = gather(False)
+    assert with_phrases - without == {(2, 3, -1, -1, 2)}
+    assert without <= with_phrases

@@ -86,3 +86,5 @@ def test_training_without_any_gold_is_refused() -> None:
 def test_inconsistent_thresholds_are_refused() -> None:
     with pytest.raises(AlignerError, match="thresholds"):
         get_aligner("supervised", sure_threshold=0.2, possible_threshold=0.4)
+    with pytest.raises(AlignerError, match="negative_sample"):
+        get_aligner("supervised", negative_sample=0.0)
