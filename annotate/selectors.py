@@ -16,6 +16,7 @@ from annotate.models import (
     Corpus,
     GoldLink,
     Job,
+    ScorerModel,
     SentencePair,
 )
 from scoring.corpus import AnnotationRecord, PairRecord
@@ -101,3 +102,8 @@ def corpus_pair_records(corpus: Corpus) -> Iterator[PairRecord]:
 
 def job_get(job_id: int) -> Job:
     return Job.objects.get(pk=job_id)
+
+
+def scorer_models() -> QuerySet[ScorerModel]:
+    """Trained scorers, newest first."""
+    return ScorerModel.objects.select_related("corpus").order_by("-created_at", "-id")

@@ -56,6 +56,9 @@ urlpatterns = [
     ),
     path("corpora/<int:corpus_id>/stats/", apis.CorpusStatsJobApi.as_view(), name="corpus-stats"),
     path("jobs/", apis.JobListApi.as_view(), name="job-list"),
+    path("scorers/", apis.ScorerListApi.as_view(), name="scorer-list"),
+    path("scorers/train/", apis.ScorerTrainJobApi.as_view(), name="scorer-train"),
+    path("score", apis.ScoreApi.as_view(), name="score"),
     path("jobs/<int:job_id>/", apis.JobDetailApi.as_view(), name="job-detail"),
     path("adjudication/", apis.AdjudicationListApi.as_view(), name="adjudication-list"),
     path(

@@ -14,4 +14,5 @@ urlpatterns = [
     path("work/<int:assignment_id>/", views.workspace, name="workspace"),
     path("adjudicate/<int:pair_id>/", views.adjudicate, name="adjudicate"),
     path("guidelines/", views.guidelines_page, name="guidelines"),
+    path("scorers/", views.scorers_page, name="scorers"),
 ]

@@ -10,7 +10,9 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from annotate import roles
 from annotate import selectors_workspace as sel
 from annotate.exceptions import NotFound
+from annotate.selectors import scorer_models
 from annotate.services import guidelines
+from scoring.papers import PAPER_FIGURES
 
 
 def _roles(request: HttpRequest) -> dict[str, object]:
@@ -57,3 +59,56 @@ def guidelines_page(request: HttpRequest) -> HttpResponse:
     text = guidelines.guidelines_get()
     context = {**_roles(request), "markdown": text, "html": guidelines.guidelines_html(text)}
     return render(request, "frontend/guidelines.html", context)
+
+
+def _measure(evaluation: dict[str, object] | None) -> str:
+    """``pearson 0.812`` or ``accuracy 0.742, F1 0.80`` for a train/test evaluation."""
+    if not evaluation:
+        return ""
+    parts = []
+    for key, label in (
+        ("pearson", "Pearson"),
+        ("spearman", "Spearman"),
+        ("accuracy", "accuracy"),
+        ("f1", "F1"),
+    ):
+        value = evaluation.get(key)
+        if isinstance(value, float):
+            parts.append(f"{label} {value:.4f}")
+        elif key in evaluation:
+            parts.append(f"{label} undefined")
+    return ", ".join(parts)
+
+
+@login_required
+@ensure_csrf_cookie
+def scorers_page(request: HttpRequest) -> HttpResponse:
+    models = [
+        {
+            "name": model.name,
+            "kind": model.kind,
+            "corpus": model.corpus.name if model.corpus else None,
+            "train_split": model.training.get("train_split"),
+            "pairs": model.training.get("pairs"),
+            "target": model.training.get("target"),
+            "train": _measure(model.evaluation.get("train")),
+            "test": _measure(model.evaluation.get("test")),
+            "created": model.created_at,
+        }
+        for model in scorer_models()
+    ]
+    papers = [
+        {
+            "kind": kind,
+            "source": paper["source"],
+            "measure": paper["measure"],
+            "data": data,
+            "values": list(values.items()),
+        }
+        for kind, paper in PAPER_FIGURES.items()
+        for data, values in paper.items()
+        if isinstance(values, dict)
+    ]
+    return render(
+        request, "frontend/scorers.html", {**_roles(request), "models": models, "papers": papers}
+    )

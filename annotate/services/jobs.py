@@ -49,6 +49,7 @@ JOB_KINDS: dict[str, str] = {
     "corpus_stats": "annotate.services.stats.corpus_stats_run",
     "prefill": "annotate.services.prefill.prefill_run",
     "agreement_report": "annotate.services.agreement.agreement_run",
+    "train_scorer": "annotate.services.scorers.train_scorer_run",
 }
 
 Progress = Callable[[float, str], None]

@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "scoring.cli.phrases",
     "scoring.cli.compare",
     "scoring.cli.agreement",
+    "scoring.cli.scorers",
 )
 
 

@@ -1,0 +1,166 @@
+"""``python -m scoring train`` and ``python -m scoring score``: the similarity scorers on files.
+
+    python -m scoring train --kind perp --input STS.input.MSRpar.txt \\
+        --targets STS.gs.MSRpar.txt --output msrpar.perp.json
+    python -m scoring score --model msrpar.perp.json --input pairs.tsv > scores.txt
+
+Input: one pair per line, ``sentence 1<TAB>sentence 2`` (raw text, tokenized Penn-Treebank
+style), optionally ``<TAB>target`` as a third column; or the targets one per line in a file of
+their own (``--targets``, as STS ships them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from scoring.errors import FormatError
+from scoring.scorers import (
+    TASKS,
+    TokenPair,
+    evaluate,
+    get_scorer,
+    load_scorer,
+    parse_options,
+    save_scorer,
+    scorer_kinds,
+)
+from scoring.text import tokenize
+
+
+def register(subparsers: Any) -> None:
+    train = subparsers.add_parser(
+        "train",
+        help="train a similarity scorer (perp, pfsm, ppda, mt) on a TSV of pairs",
+        description="Train a scorer on sentence pairs with gold scores or labels.",
+    )
+    train.add_argument("--kind", required=True, choices=scorer_kinds())
+    train.add_argument("--task", choices=TASKS, default="regression")
+    train.add_argument("--input", required=True, type=Path, help="pairs: s1<TAB>s2[<TAB>y]")
+    train.add_argument("--targets", type=Path, help="gold values, one per line")
+    train.add_argument("--test", type=Path, help="pairs to evaluate on after training")
+    train.add_argument("--test-targets", type=Path)
+    train.add_argument("--output", required=True, type=Path, help="model file (JSON)")
+    train.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a scorer option, e.g. epochs=200 (repeatable; values are read as JSON if possible)",
+    )
+    train.add_argument("--json", action="store_true", help="print the evaluation as JSON")
+    train.set_defaults(handler=_train)
+
+    score = subparsers.add_parser(
+        "score",
+        help="score sentence pairs with a trained scorer",
+        description="Print one score (or 0/1 label) per input pair.",
+    )
+    score.add_argument("--model", required=True, type=Path)
+    score.add_argument("--input", required=True, type=Path, help="pairs: s1<TAB>s2[<TAB>y]")
+    score.add_argument("--output", type=Path, help="write the scores here instead of stdout")
+    score.set_defaults(handler=_score)
+
+
+def read_pairs(path: Path, targets: Path | None = None) -> tuple[list[TokenPair], list[float]]:
+    """Pairs of a TSV file and their targets (third column or a separate file), if any."""
+    lines = _lines(path)
+    pairs: list[TokenPair] = []
+    values: list[float] = []
+    for number, line in enumerate(lines, start=1):
+        columns = line.split("\t")
+        if len(columns) not in (2, 3):
+            raise FormatError(
+                f"expected 2 or 3 tab-separated columns, found {len(columns)}",
+                path=path,
+                line=number,
+                field="columns",
+            )
+        first, second = (tokenize(text) for text in columns[:2])
+        for field, tokens in (("sentence 1", first), ("sentence 2", second)):
+            if not tokens:
+                raise FormatError("the sentence is empty", path=path, line=number, field=field)
+        pairs.append((first, second))
+        if len(columns) == 3:
+            values.append(_number(columns[2], path, number, "target"))
+    if not pairs:
+        raise FormatError("the file has no pairs", path=path)
+    if targets is not None:
+        values = [
+            _number(text, targets, number, "target")
+            for number, text in enumerate(_lines(targets), start=1)
+        ]
+        if len(values) != len(pairs):
+            raise FormatError(
+                f"{len(values)} targets for {len(pairs)} pairs in {path}", path=targets
+            )
+    elif values and len(values) != len(pairs):
+        raise FormatError("some lines have a target and some do not", path=path, field="target")
+    return pairs, values
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise FormatError("no such file", path=path) from None
+    except UnicodeDecodeError as error:
+        raise FormatError(f"not UTF-8 ({error.reason})", path=path) from None
+    return [line.rstrip("\r") for line in text.split("\n") if line.strip()]
+
+
+def _number(text: str, path: Path, line: int, field: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise FormatError(
+            f"{text.strip()!r} is not a number", path=path, line=line, field=field
+        ) from None
+
+
+def _train(args: argparse.Namespace) -> int:
+    pairs, targets = read_pairs(args.input, args.targets)
+    if not targets:
+        raise FormatError("training needs targets: a third column or --targets", path=args.input)
+    scorer = get_scorer(args.kind, args.task, **parse_options(args.option))
+    scorer.fit(pairs, targets)
+    save_scorer(scorer, args.output)
+    report: dict[str, Any] = {
+        "model": str(args.output),
+        "train": evaluate(args.task, targets, scorer.predict(pairs)),
+    }
+    if args.test is not None:
+        test_pairs, test_targets = read_pairs(args.test, args.test_targets)
+        if not test_targets:
+            raise FormatError("the test file has no targets", path=args.test)
+        report["test"] = evaluate(args.task, test_targets, scorer.predict(test_pairs))
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"saved {args.kind} model to {args.output}")
+        for split in ("train", "test"):
+            if split in report:
+                figures = ", ".join(
+                    f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}"
+                    for k, v in report[split].items()
+                    if k != "task"
+                )
+                print(f"  {split}: {figures}")
+    return 0
+
+
+def _score(args: argparse.Namespace) -> int:
+    scorer = load_scorer(args.model)
+    pairs, _ = read_pairs(args.input)
+    scores = scorer.predict(pairs)
+    lines = "".join(
+        f"{int(s)}\n" if scorer.task == "classification" else f"{s:.6f}\n" for s in scores
+    )
+    if args.output is not None:
+        args.output.write_text(lines, encoding="utf-8")
+    else:
+        sys.stdout.write(lines)
+    return 0

@@ -1,0 +1,46 @@
+"""Figures the seed papers report, to print beside ours (issue 5 "Reproduce, then beat").
+
+Keys: scorer kind → evaluation setting → sub-corpus → value. Values are as printed in the papers
+(Pearson for STS-2012 test, accuracy in % for the MSRP test set).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PAPER_FIGURES: dict[str, dict[str, Any]] = {
+    "perp": {
+        "source": "Heilman & Madnani 2012 (seed 000), Table 2, PERP without phrases",
+        "measure": "pearson",
+        "sts2012": {
+            "ALL": 0.7808,
+            "MSRpar": 0.6211,
+            "MSRvid": 0.7210,
+            "SMTeuroparl": 0.4722,
+            "surprise.OnWN": 0.7080,
+            "surprise.SMTnews": 0.5149,
+        },
+    },
+    "pfsm": {
+        "source": "Wang & Cer 2012 (seed 002), Table 1, pFSM trained per sub-corpus",
+        "measure": "pearson",
+        "sts2012": {"MSRpar": 0.3795, "MSRvid": 0.5350, "SMTeuroparl": 0.4377},
+    },
+    "ppda": {
+        "source": "Wang & Cer 2012 (seed 002), Table 1, pPDA (jump 5) trained per sub-corpus",
+        "measure": "pearson",
+        "sts2012": {"MSRpar": 0.4244, "MSRvid": 0.5051, "SMTeuroparl": 0.4554},
+    },
+    "mt": {
+        "source": "Finch, Hwang & Sumita 2005 (seed 003), Table 3, MSRP test accuracy (%)",
+        "measure": "accuracy",
+        "msrp": {
+            "WER": 68.29,
+            "PER": 71.88,
+            "POS": 74.20,
+            "BLEU1": 73.22,
+            "NIST1": 72.35,
+            "ALL": 74.96,
+        },
+    },
+}

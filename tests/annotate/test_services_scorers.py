@@ -1,0 +1,190 @@
+"""Training scorers on a stored corpus and scoring with them, by service, job and API."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from rest_framework.test import APIClient
+
+from annotate import roles
+from annotate.models import Assignment, Corpus, Job, ScorerModel
+from annotate.services import jobs
+from annotate.services.corpora import corpus_import_records
+from annotate.services.scorers import (
+    ScorerTrainingError,
+    scorer_score_texts,
+    scorer_train,
+    training_data,
+)
+from scoring.alignment import Alignment
+from scoring.corpus import AnnotationRecord, PairRecord
+from scoring.scorers import scorer_from_dict
+from tests.scoring.test_scorers import PAIRS
+
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+
+
+@pytest.fixture
+def corpus() -> Corpus:
+    records = []
+    for index, (a, b, y) in enumerate(PAIRS * 2):
+        src, tgt = a.split(), b.split()
+        records.append(
+            PairRecord(
+                id=f"p{index}",
+                source_tokens=src,
+                target_tokens=tgt,
+                source_text=a,
+                target_text=b,
+                split="train" if index < len(PAIRS) else "test",
+                gold_score=y,
+                annotations={
+                    "rater": AnnotationRecord(
+                        alignment=Alignment.empty(len(src), len(tgt)), rating=5.0 - y
+                    )
+                }
+                if index < 3
+                else {},
+            )
+        )
+    corpus_import_records(corpus_name="sts", records=records)
+    return Corpus.objects.get(name="sts")
+
+
+def test_training_stores_the_model_and_its_evaluation_on_both_splits(corpus: Corpus) -> None:
+    model = scorer_train(
+        corpus=corpus,
+        kind="pfsm",
+        train_split="train",
+        test_split="test",
+        options={"cutoff": 0},
+        name="toy",
+    )
+    assert model.name == "toy" and model.kind == "pfsm"
+    assert model.training["pairs"] == len(PAIRS) and model.training["task"] == "regression"
+    assert model.evaluation["train"]["n"] == len(PAIRS)
+    assert model.evaluation["test"]["split"] == "test"
+    texts = [(a, b) for a, b, _ in PAIRS]
+    expected = scorer_from_dict(model.weights).predict([(a.split(), b.split()) for a, b in texts])
+    assert scorer_score_texts(model=model, pairs=texts) == pytest.approx(list(expected))
+
+
+def test_ratings_are_averaged_over_submitted_annotations(corpus: Corpus) -> None:
+    pairs, targets = training_data(corpus, "train", "rating")
+    assert len(pairs) == 3
+    assert targets == [pytest.approx(5.0 - y) for _, _, y in PAIRS[:3]]
+    Assignment.objects.filter(pair__external_id="p0").update(status=Assignment.Status.IN_PROGRESS)
+    assert len(training_data(corpus, "train", "rating")[0]) == 2
+
+
+def test_a_split_without_targets_is_refused(corpus: Corpus) -> None:
+    with pytest.raises(ScorerTrainingError, match="no pairs in split 'dev' with a gold_score"):
+        scorer_train(corpus=corpus, kind="pfsm", train_split="dev", test_split=None)
+    with pytest.raises(ScorerTrainingError, match="no pairs in split 'train' with a gold_label"):
+        scorer_train(
+            corpus=corpus, kind="pfsm", train_split="train", test_split=None, target="gold_label"
+        )
+
+
+def test_the_job_trains_and_returns_the_evaluation(corpus: Corpus) -> None:
+    job = Job.objects.create(
+        kind="train_scorer",
+        corpus=corpus,
+        parameters={
+            "kind": "pfsm",
+            "train_split": "train",
+            "test_split": "test",
+            "options": {"cutoff": 0},
+        },
+    )
+    assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    job.refresh_from_db()
+    model = ScorerModel.objects.get(pk=job.result["model"])
+    assert model.job_id == job.pk
+    assert job.result["evaluation"]["test"]["n"] == len(PAIRS)
+
+
+def test_the_command_writes_the_evaluation(corpus: Corpus, tmp_path) -> None:
+    out = tmp_path / "result.json"
+    call_command(
+        "train_scorer",
+        "--kind",
+        "pfsm",
+        "--corpus",
+        "sts",
+        "--train-split",
+        "train",
+        "--test-split",
+        "test",
+        "--option",
+        "cutoff=0",
+        "--output",
+        str(out),
+    )
+    assert '"pearson"' in out.read_text()
+
+
+# --- API: each role gets an explicit status ----------------------------------------------------
+
+EVERY_USER = {"annotator": 200, "adjudicator": 200, "admin": 200, "anon": 403}
+ADMIN_ONLY = {"annotator": 403, "adjudicator": 403, "admin": 201, "anon": 403}
+
+
+def client_for(persona: str) -> APIClient:
+    client = APIClient()
+    if persona != "anon":
+        user = get_user_model().objects.create(username=persona)
+        user.groups.add(roles.role_group(persona))
+        client.force_authenticate(user)
+    return client
+
+
+@pytest.mark.parametrize("persona", list(EVERY_USER))
+def test_scorer_list_permissions(corpus: Corpus, persona: str) -> None:
+    scorer_train(
+        corpus=corpus, kind="pfsm", train_split="train", test_split=None, options={"cutoff": 0}
+    )
+    response = client_for(persona).get("/api/scorers/")
+    assert response.status_code == EVERY_USER[persona]
+    if response.status_code == 200:
+        assert response.json()[0]["evaluation"]["train"]["n"] == len(PAIRS)
+
+
+@pytest.mark.parametrize("persona", list(EVERY_USER))
+def test_score_permissions_and_answers(corpus: Corpus, persona: str) -> None:
+    model = scorer_train(
+        corpus=corpus,
+        kind="pfsm",
+        train_split="train",
+        test_split=None,
+        options={"cutoff": 0},
+        name="m",
+    )
+    body = {"model": "m", "pairs": [["A man plays a guitar.", "A man is playing guitar."]]}
+    response = client_for(persona).post("/api/score", body, format="json")
+    assert response.status_code == EVERY_USER[persona]
+    if response.status_code == 200:
+        expected = scorer_score_texts(model=model, pairs=[tuple(body["pairs"][0])])
+        assert response.json()["scores"] == pytest.approx(expected)
+
+
+def test_score_names_what_is_wrong(corpus: Corpus) -> None:
+    client = client_for("annotator")
+    assert (
+        client.post(
+            "/api/score", {"model": "nope", "pairs": [["a", "b"]]}, format="json"
+        ).status_code
+        == 404
+    )
+    response = client.post("/api/score", {"model": "x", "pairs": [["only one"]]}, format="json")
+    assert response.status_code == 400
+
+
+@pytest.mark.parametrize("persona", list(ADMIN_ONLY))
+def test_training_jobs_are_queued_only_by_admins(corpus: Corpus, persona: str) -> None:
+    body = {"kind": "pfsm", "corpus": "sts", "train_split": "train"}
+    response = client_for(persona).post("/api/scorers/train/", body, format="json")
+    assert response.status_code == ADMIN_ONLY[persona]
+    if response.status_code == 201:
+        assert Job.objects.get(pk=response.json()["id"]).kind == "train_scorer"
