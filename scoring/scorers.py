@@ -6,7 +6,7 @@ kind       model                                            tasks
 ``perp``   TERp edits + averaged perceptron (seed 000)       regression
 ``pfsm``   probabilistic finite-state edit model (seed 001)  regression
 ``ppda``   the same with jumps, limit 5 by default (seed 001)  regression
-``mt``     MT-metric features + RBF SVM (seed 003)           regression, classification
+``mt``     MT-metric features + RBF SVM (seed 003)          regression, classification
 =========  ===============================================  ==========================
 
 Pairs are ``(tokens_1, tokens_2)``. ``fit(pairs, targets)`` trains, ``predict(pairs)`` scores
@@ -165,7 +165,62 @@ class PPDAAdapter(PFSMAdapter):
         super().__init__(task, **options)
 
 
-SCORERS: dict[str, type[Scorer]] = {cls.kind: cls for cls in (PerpScorer, PFSMAdapter, PPDAAdapter)}
+class MtAdapter(Scorer):
+    """Seed 003: MT-metric features of both directions, RBF SVM (classifier or regressor).
+
+    Option ``features`` names a row of the paper's Table 3 (``"ALL"`` by default, or ``"WER"``,
+    ``"PER"``, ``"POS"``, ``"BLEU1"``, …). NIST's information weights come from the training
+    sentences, kept with the model, so one pair can be scored on its own as in training.
+    """
+
+    kind = "mt"
+    tasks = ("regression", "classification")
+
+    def _names(self) -> tuple[str, ...]:
+        from scoring.mtfeatures import TABLE3_SUBSETS
+
+        row = str(self.options.get("features", "ALL"))
+        if row not in TABLE3_SUBSETS:
+            raise ScorerError(
+                f"unknown feature set {row!r}; Table 3 rows: {', '.join(TABLE3_SUBSETS)}"
+            )
+        return TABLE3_SUBSETS[row]
+
+    def _features(self, pairs: list[TokenPair]) -> F64:
+        from scoring.mtfeatures import mt_features
+
+        return np.asarray(mt_features(pairs, self._names(), info_refs=self._refs))
+
+    def _fit(self, pairs: list[TokenPair], targets: F64) -> None:
+        from scoring.mtclassifier import MtClassifier, MtRegressor
+        from scoring.mtfeatures import normalise
+        from scoring.resources import pos_tag
+
+        self._refs = [normalise(s, pos_tag(s)) for pair in pairs for s in pair]
+        settings = {k: v for k, v in self.options.items() if k in ("seed", "folds", "scaling")}
+        x = self._features(pairs)
+        if self.task == "classification":
+            self._svm: Any = MtClassifier(self._names(), **settings).fit(x, targets.astype(int))
+        else:
+            self._svm = MtRegressor(self._names(), **settings).fit(x, targets)
+
+    def _predict(self, pairs: list[TokenPair]) -> F64:
+        return np.asarray(self._svm.predict(self._features(pairs)), dtype=np.float64)
+
+    def _model_dict(self) -> dict[str, Any]:
+        return {"svm": self._svm.to_json(), "info_refs": self._refs}
+
+    def _load_model(self, data: Mapping[str, Any]) -> None:
+        from scoring.mtclassifier import MtClassifier, MtRegressor
+
+        cls = MtClassifier if self.task == "classification" else MtRegressor
+        self._svm = cls.from_json(data["svm"])
+        self._refs = [list(sentence) for sentence in data["info_refs"]]
+
+
+SCORERS: dict[str, type[Scorer]] = {
+    cls.kind: cls for cls in (PerpScorer, PFSMAdapter, PPDAAdapter, MtAdapter)
+}
 
 
 def scorer_kinds() -> tuple[str, ...]:

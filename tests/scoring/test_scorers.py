@@ -125,3 +125,23 @@ def test_the_cli_names_the_file_and_line_of_bad_input(tmp_path: Path, capsys) ->
     assert code == 2
     assert "bad.tsv:2: field 'columns'" in capsys.readouterr().err
     assert not (tmp_path / "m.json").exists()
+
+
+def test_the_mt_classifier_scores_single_pairs_as_in_training_after_a_reload() -> None:
+    pairs, targets = pairs_and_targets()
+    labels = [1.0 if y >= 2.5 else 0.0 for y in targets]
+    scorer = get_scorer("mt", "classification", features="BLEU1", folds=2).fit(pairs, labels)
+    again = scorer_from_dict(json.loads(json.dumps(scorer.to_dict())))
+    together = again.predict(pairs)
+    alone = [again.predict([pair])[0] for pair in pairs]
+    np.testing.assert_array_equal(together, scorer.predict(pairs))
+    np.testing.assert_array_equal(together, alone)
+    assert set(together) <= {0.0, 1.0}
+
+
+def test_the_mt_scorer_names_the_table_rows_it_knows() -> None:
+    pairs, targets = pairs_and_targets()
+    with pytest.raises(ScorerError, match=r"unknown feature set 'BLEU9'.*WER"):
+        get_scorer("mt", features="BLEU9").fit(pairs, targets)
+    with pytest.raises(ScorerError, match="classification targets must be 0 or 1"):
+        get_scorer("mt", "classification").fit(pairs, targets)
