@@ -42,7 +42,7 @@ worker: install  ## a Celery worker (with the beat that reaps jobs of dead worke
 	$(BIN)/celery -A config worker --beat --loglevel INFO \
 		--schedule var/celerybeat-schedule
 
-test: install services browsers test-unit test-integration  ## install and run every test
+test: install services browsers lint typecheck test-unit test-integration  ## install and run every test (and lint, typecheck)
 
 test-unit: install  ## unit, conformance and browser tests on SQLite
 	$(BIN)/pytest -m "not integration" -n 2 --dist loadfile
