@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         "datasets": {},
     }
     header = (
-        f"{'data':16} {'aligner':16} {'reference':9} | {'lit F1':>6} {'lit-S F1':>8} "
+        f"{'data':16} {'aligner':18} {'reference':9} | {'lit F1':>6} {'lit-S F1':>8} "
         f"{'exact%':>6} | {'non-id F1':>9} | {'O&N F1':>6} {'AER':>5} | {'phr S F1':>8} "
         f"{'phr P F1':>8} | {'sec':>5}"
     )
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
                 ps = ref.get("phrases_sure", {}).get("f1")
                 pp = ref.get("phrases_possible", {}).get("f1")
                 print(
-                    f"{data_name:16} {config:16} {ref_name:9} | "
+                    f"{data_name:16} {config:18} {ref_name:9} | "
                     f"{_pct(ref['literature']['f1']):>6} "
                     f"{_pct(ref['literature_sure_only']['f1']):>8} "
                     f"{ref['literature']['exact_match']:6.1f} | "
