@@ -40,7 +40,7 @@ from scoring.pfsm.lattice import (
     log_partition,
     viterbi,
 )
-from scoring.pfsm.model import PFSMScorer, training_objective
+from scoring.pfsm.model import PFSMScorer, grouped_training_objective, training_objective
 
 __all__ = [
     "N_FEATURES",
@@ -53,6 +53,7 @@ __all__ = [
     "ParaphraseTable",
     "expected_counts",
     "feature_names",
+    "grouped_training_objective",
     "link_posteriors",
     "log_partition",
     "training_objective",

@@ -293,6 +293,14 @@ class CompiledPairs:
         loss, g_alpha, grad, _ = self._run(True, weights, alpha0, targets)
         return loss, grad, g_alpha
 
+    def squared_error_residuals(
+        self, weights: npt.NDArray[np.float64], targets: npt.NDArray[np.float64]
+    ) -> tuple[float, npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """``Σ r²`` with ``r = ŷ − y/(|s1|+|s2|)`` (no ``α``: fold offsets into ``targets``),
+        its gradient in ``weights`` and the residuals ``r``, ``(P,)``."""
+        loss, _, grad, values = self._run(True, weights, 0.0, targets)
+        return loss, grad, np.asarray(targets, dtype=np.float64) - values / self.norms
+
     def support(self) -> npt.NDArray[np.float64]:
         """Feature support counts summed over all pairs (see :func:`support_counts`)."""
         return _feature_edge_counts(self.f1, self.f2)
