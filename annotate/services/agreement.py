@@ -20,7 +20,13 @@ from django.contrib.auth import get_user_model
 from annotate.exceptions import DomainError
 from annotate.models import Assignment, Corpus, Job
 from annotate.selectors import corpus_pairs_with_alignments, pair_record
-from annotate.services.jobs import DEFERRED, job_chunk_done, job_create, job_finish
+from annotate.services.jobs import (
+    DEFERRED,
+    Heartbeat,
+    job_chunk_done,
+    job_create,
+    job_finish,
+)
 from scoring.agreement import AgreementParams, EditModel
 from scoring.corpus import PairRecord
 from scoring.reports import build_report, fit_report_models, report_statistics
@@ -163,10 +169,12 @@ def agreement_chunk_statistics(
     annotators = list(job.parameters["annotators"])
     params = agreement_params(job.parameters, job.seed)
     records = agreement_records(job.corpus, annotators, pair_ids)  # type: ignore[arg-type]
-    # One thread per chunk: the workers' processes already share the machine's cores.
-    stats = report_statistics(
-        records, annotators, models=_models(models_json), params=params, threads=1
-    )
+    # One thread per chunk: the workers' processes already share the machine's cores. The
+    # heartbeat keeps the job alive while a chunk computes (the runner's own has stopped).
+    with Heartbeat(job_id):
+        stats = report_statistics(
+            records, annotators, models=_models(models_json), params=params, threads=1
+        )
     job_chunk_done(job_id=job_id, share=share, message=f"Monte Carlo: {len(pair_ids)} more pairs")
     return stats
 

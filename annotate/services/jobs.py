@@ -206,8 +206,8 @@ def jobs_reap_stale(*, now: Any = None) -> int:
     return count
 
 
-class _Heartbeat:
-    """Writes ``heartbeat_at`` from a side thread while the runner computes."""
+class Heartbeat:
+    """Writes ``heartbeat_at`` from a side thread while a runner (or a chunk of one) computes."""
 
     def __init__(self, job_id: int, interval: float | None = None) -> None:
         self._job_id = job_id
@@ -215,7 +215,7 @@ class _Heartbeat:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"job-{job_id}-heartbeat")
 
-    def __enter__(self) -> _Heartbeat:
+    def __enter__(self) -> Heartbeat:
         self._thread.start()
         return self
 
@@ -257,7 +257,7 @@ def job_run(*, job_id: int, worker: str) -> str:
     job = Job.objects.get(pk=job_id)
     try:
         runner = _runner(job.kind)
-        with _Heartbeat(job_id):
+        with Heartbeat(job_id):
             result = runner(job, _ThrottledProgress(job_id))
     except JobCancelled:
         return Job.objects.get(pk=job_id).status
