@@ -216,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         ),
     )
     parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument(
+        "--threads", type=int, default=1, help="gunicorn threads per worker (>1: gthread)"
+    )
     parser.add_argument("--skip-server", action="store_true", help="browser figures only")
     args = parser.parse_args(argv)
     levels = [int(x) for x in args.users.split(",")]
@@ -248,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
                     "config.wsgi:application",
                     "--workers",
                     str(args.workers),
+                    "--threads",
+                    str(args.threads),
                     "--bind",
                     f"127.0.0.1:{port}",
                     "--log-level",
@@ -273,7 +278,10 @@ def main(argv: list[str] | None = None) -> int:
             if figures["toggle_max_ms"] > TOGGLE_TARGET_MS:
                 failed.append("cell toggle within one frame")
 
-            print(f"server: gunicorn ({args.workers} workers) on PostgreSQL, saves every 2 s:")
+            print(
+                f"server: gunicorn ({args.workers} workers × {args.threads} threads) on "
+                "PostgreSQL, saves every 2 s:"
+            )
             print("  users   saves  errors   p50    p95    p99 (ms)   peer p95   save/peer p95")
             for users in [] if args.skip_server else levels:
                 rows = _locust(host, users, args.seconds, users_file, tmp_path)
