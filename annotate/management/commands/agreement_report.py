@@ -8,7 +8,6 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from annotate.management.commands._base import JobCommand
-from annotate.models import Corpus
 from annotate.services.agreement import (
     DEFAULT_CHUNK_PAIRS,
     agreement_compute,
@@ -38,10 +37,7 @@ class Command(JobCommand):
         self.add_wait_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            corpus = Corpus.objects.get(name=options["corpus"])
-        except Corpus.DoesNotExist:
-            raise CommandError(f"no corpus named {options['corpus']!r}") from None
+        corpus = self.corpus(options["corpus"])
         if options["job"]:
             job = agreement_job_create(
                 corpus=corpus,

@@ -2,10 +2,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import CommandError, CommandParser
+from django.core.management.base import CommandParser
 
 from annotate.management.commands._base import JobCommand
-from annotate.models import Corpus
 from annotate.services.jobs import job_create
 
 
@@ -17,9 +16,6 @@ class Command(JobCommand):
         self.add_wait_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            corpus = Corpus.objects.get(name=options["corpus"])
-        except Corpus.DoesNotExist:
-            raise CommandError(f"no corpus named {options['corpus']!r}") from None
+        corpus = self.corpus(options["corpus"])
         job = job_create(kind="corpus_stats", corpus=corpus, parameters={"corpus": corpus.name})
         self.report(job, options["wait"])

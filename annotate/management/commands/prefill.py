@@ -2,10 +2,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import CommandError, CommandParser
+from django.core.management.base import CommandParser
 
 from annotate.management.commands._base import JobCommand
-from annotate.models import Corpus
 from annotate.services.jobs import job_create
 from scoring.aligners import available_aligners
 
@@ -22,9 +21,6 @@ class Command(JobCommand):
         self.add_wait_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            corpus = Corpus.objects.get(name=options["corpus"])
-        except Corpus.DoesNotExist:
-            raise CommandError(f"no corpus named {options['corpus']!r}") from None
+        corpus = self.corpus(options["corpus"])
         job = job_create(kind="prefill", corpus=corpus, parameters={"aligner": options["aligner"]})
         self.report(job, options["wait"])

@@ -4,10 +4,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import CommandError, CommandParser
+from django.core.management.base import CommandParser
 
 from annotate.management.commands._base import JobCommand
-from annotate.models import Corpus
 from annotate.services.jobs import job_create
 from annotate.services.scorers import (
     TARGETS,
@@ -47,10 +46,7 @@ class Command(JobCommand):
         self.add_wait_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            corpus = Corpus.objects.get(name=options["corpus"])
-        except Corpus.DoesNotExist:
-            raise CommandError(f"no corpus named {options['corpus']!r}") from None
+        corpus = self.corpus(options["corpus"])
         scorer_options = parse_options(options["option"])
         if options["job"]:
             job = job_create(
