@@ -7,6 +7,7 @@ With no environment at all the project runs on its embedded defaults: SQLite and
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -25,17 +26,18 @@ _secret = env_str("SECRET_KEY", "")
 if not _secret:
     if not DEBUG and env_bool("REQUIRE_SECRET_KEY", False):
         raise ImproperlyConfigured("SECRET_KEY must be set in production")
-    # A per-checkout key, generated once and kept out of the repository.
-    _key_file = VAR_DIR / "secret_key"
-    if _key_file.exists():
-        _secret = _key_file.read_text().strip()
-    else:
-        from django.core.management.utils import get_random_secret_key
+    # A per-checkout key, generated once and kept out of the repository. Created exclusively,
+    # so processes starting together (server and worker) all end up with the same key.
+    from django.core.management.utils import get_random_secret_key
 
-        VAR_DIR.mkdir(parents=True, exist_ok=True)
-        _secret = get_random_secret_key()
-        _key_file.write_text(_secret)
-        _key_file.chmod(0o600)
+    _key_file = VAR_DIR / "secret_key"
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(_key_file, "x", encoding="ascii", opener=lambda p, f: os.open(p, f, 0o600)) as f:
+            f.write(get_random_secret_key())
+    except FileExistsError:
+        pass
+    _secret = _key_file.read_text(encoding="ascii").strip()
 SECRET_KEY = _secret
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
