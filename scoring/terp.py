@@ -58,6 +58,16 @@ from numba import njit
 
 from scoring import resources
 from scoring.errors import FormatError, ScoringError
+from scoring.ter import (  # the edit codes and the shift kernel are tercom's
+    OP_DEL,
+    OP_INS,
+    OP_MATCH,
+    OP_PHRASE,
+    OP_STEM,
+    OP_SUB,
+    OP_SYNONYM,
+    _apply_shift,
+)
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -65,13 +75,6 @@ I8 = npt.NDArray[np.int8]
 BoolArray = npt.NDArray[np.bool_]
 
 # Edit labels (TERp's alignment characters).
-OP_MATCH = ord(" ")
-OP_SUB = ord("S")
-OP_STEM = ord("T")
-OP_SYNONYM = ord("Y")
-OP_PHRASE = ord("P")
-OP_INS = ord("I")
-OP_DEL = ord("D")
 
 SHIFT_CONSTRAINTS = ("noshift", "exact", "relax_nophrase", "relax", "allow_mismatch")
 _SHIFT_MODE = {"noshift": 0, "exact": 1, "relax_nophrase": 2, "relax": 3}
@@ -817,64 +820,6 @@ def _align_errors(
             rerr[rpos] = bad
             ralign[rpos] = hpos
             halign[hpos] = rpos
-
-
-@njit(cache=True)
-def _apply_shift(perm: I64, start: int, end: int, newloc: int, out: I64) -> None:
-    """TERp's ``PerformShift``: move ``perm[start..end]`` to just after ``newloc``."""
-    n = perm.shape[0]
-    c = 0
-    if newloc == -1:
-        for i in range(start, end + 1):
-            out[c] = perm[i]
-            c += 1
-        for i in range(0, start):
-            out[c] = perm[i]
-            c += 1
-        for i in range(end + 1, n):
-            out[c] = perm[i]
-            c += 1
-    elif newloc < start:
-        for i in range(0, newloc + 1):
-            out[c] = perm[i]
-            c += 1
-        for i in range(start, end + 1):
-            out[c] = perm[i]
-            c += 1
-        for i in range(newloc + 1, start):
-            out[c] = perm[i]
-            c += 1
-        for i in range(end + 1, n):
-            out[c] = perm[i]
-            c += 1
-    elif newloc > end:
-        for i in range(0, start):
-            out[c] = perm[i]
-            c += 1
-        for i in range(end + 1, newloc + 1):
-            out[c] = perm[i]
-            c += 1
-        for i in range(start, end + 1):
-            out[c] = perm[i]
-            c += 1
-        for i in range(newloc + 1, n):
-            out[c] = perm[i]
-            c += 1
-    else:
-        for i in range(0, start):
-            out[c] = perm[i]
-            c += 1
-        i = end + 1
-        while i < n and i <= end + (newloc - start):
-            out[c] = perm[i]
-            c += 1
-            i += 1
-        for i in range(start, end + 1):
-            out[c] = perm[i]
-            c += 1
-        for i in range(end + (newloc - start) + 1, n):
-            out[c] = perm[i]
-            c += 1
 
 
 @njit(cache=True)
