@@ -68,13 +68,8 @@ from numba import njit
 from scoring import resources
 from scoring.corpus import PairRecord
 from scoring.errors import ScoringError
+from scoring.ter import OP_DEL, OP_INS, OP_PHRASE, OP_STEM, OP_SUB, OP_SYNONYM
 from scoring.terp import (
-    OP_DEL,
-    OP_INS,
-    OP_PHRASE,
-    OP_STEM,
-    OP_SUB,
-    OP_SYNONYM,
     PhraseEntry,
     PhraseTable,
     Terp,

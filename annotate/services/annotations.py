@@ -205,18 +205,42 @@ def annotation_save(
         for (i, j), sure in sorted(added.items())
         if (i, j) not in current
     )
-    annotation.version += 1
-    annotation.save(update_fields=["version", "updated_at"])
-    AnnotationEvent.objects.create(
+    annotation_event_append(
         annotation=annotation,
-        version=annotation.version,
         kind=AnnotationEvent.Kind.EDITED,
         actor=actor,
         added=links_list(added),
         removed=[[i, j] for i, j in removed],
-        payload=client or {},
+        payload=client,
     )
     return SaveResult(annotation, True, locked.status)
+
+
+def annotation_event_append(
+    *,
+    annotation: Annotation,
+    kind: str,
+    actor: User | None,
+    added: list[list[int | str]] | None = None,
+    removed: list[list[int]] | None = None,
+    payload: dict[str, Any] | None = None,
+    also_save: Sequence[str] = (),
+) -> AnnotationEvent:
+    """Bump the annotation's version and append the event of that version to the log.
+
+    ``also_save`` names fields of ``annotation`` changed by the caller, saved in the same write.
+    The caller holds the row lock (``select_for_update``)."""
+    annotation.version += 1
+    annotation.save(update_fields=[*also_save, "version", "updated_at"])
+    return AnnotationEvent.objects.create(
+        annotation=annotation,
+        version=annotation.version,
+        kind=kind,
+        actor=actor,
+        added=added or [],
+        removed=removed or [],
+        payload=payload or {},
+    )
 
 
 def _check_bounds(assignment: Assignment, links: LinkMap) -> None:
@@ -264,14 +288,12 @@ def annotation_submit(
     annotation.flags = sorted(set(flags))
     annotation.comment = comment
     annotation.rating = rating
-    annotation.version += 1
-    annotation.save(update_fields=["flags", "comment", "rating", "version", "updated_at"])
-    AnnotationEvent.objects.create(
+    annotation_event_append(
         annotation=annotation,
-        version=annotation.version,
         kind=AnnotationEvent.Kind.SUBMITTED,
         actor=actor,
         payload={"flags": annotation.flags, "comment": comment, "rating": rating},
+        also_save=("flags", "comment", "rating"),
     )
     activity_record(assignment=locked, now=now)
     locked.status = Assignment.Status.SUBMITTED
@@ -293,14 +315,7 @@ def annotation_reopen(
     if locked.status != Assignment.Status.SUBMITTED:
         raise Conflict("only a submitted pair can be reopened")
     annotation = Annotation.objects.select_for_update().get(assignment=locked)
-    annotation.version += 1
-    annotation.save(update_fields=["version", "updated_at"])
-    AnnotationEvent.objects.create(
-        annotation=annotation,
-        version=annotation.version,
-        kind=AnnotationEvent.Kind.REOPENED,
-        actor=actor,
-    )
+    annotation_event_append(annotation=annotation, kind=AnnotationEvent.Kind.REOPENED, actor=actor)
     locked.status = Assignment.Status.IN_PROGRESS
     locked.submitted_at = None
     activity_record(assignment=locked, now=now)

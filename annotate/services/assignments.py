@@ -22,6 +22,7 @@ from django.utils import timezone
 from annotate import roles
 from annotate.exceptions import Conflict, DomainError
 from annotate.models import Annotation, AnnotationEvent, Assignment, Corpus, SentencePair
+from annotate.services.annotations import annotation_event_append
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -115,11 +116,8 @@ def _hand_over(assignment: Assignment, to: User, actor: User | None, reason: str
     assignment.save(update_fields=["annotator", "last_activity_at"])
     annotation = Annotation.objects.select_for_update().filter(assignment=assignment).first()
     if annotation is not None:
-        annotation.version += 1
-        annotation.save(update_fields=["version", "updated_at"])
-        AnnotationEvent.objects.create(
+        annotation_event_append(
             annotation=annotation,
-            version=annotation.version,
             kind=AnnotationEvent.Kind.REOPENED,
             actor=actor,
             payload={
