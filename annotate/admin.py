@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from annotate.models import (
@@ -22,6 +23,7 @@ from annotate.models import (
     ScorerModel,
     SentencePair,
 )
+from annotate.services.jobs import job_cancel
 
 
 @admin.register(Corpus)
@@ -105,6 +107,13 @@ class GoldAlignmentAdmin(admin.ModelAdmin[GoldAlignment]):
 class JobAdmin(admin.ModelAdmin[Job]):
     list_display = ("id", "kind", "status", "progress", "message", "owner", "created_at")
     list_filter = ("kind", "status")
+    actions = ("cancel_jobs",)
+
+    @admin.action(description="Cancel the selected pending or running jobs")
+    def cancel_jobs(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
+        cancelled = sum(job_cancel(job=job) for job in queryset)
+        self.message_user(request, f"{cancelled} job(s) cancelled")
+
     readonly_fields = (
         "status",
         "progress",

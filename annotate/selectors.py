@@ -15,7 +15,6 @@ from annotate.models import (
     AutoLink,
     Corpus,
     GoldLink,
-    Job,
     ScorerModel,
     SentencePair,
 )
@@ -98,10 +97,6 @@ def corpus_pair_records(corpus: Corpus) -> Iterator[PairRecord]:
     """Every pair of the corpus as a :class:`PairRecord`, streamed in chunks."""
     for pair in corpus_pairs_with_alignments(corpus).iterator(chunk_size=STREAM_CHUNK):
         yield pair_record(pair)
-
-
-def job_get(job_id: int) -> Job:
-    return Job.objects.get(pk=job_id)
 
 
 def scorer_models() -> QuerySet[ScorerModel]:

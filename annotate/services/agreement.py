@@ -138,11 +138,15 @@ def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Any:
     params = agreement_params(job.parameters, job.seed)
     _check_request(job.corpus, annotators)
     records = agreement_records(job.corpus, annotators)
+    if not records:
+        raise AgreementReportError(
+            f"none of {', '.join(annotators)} has submitted work in corpus {job.corpus.name!r}"
+        )
     progress(2, f"fitting edit models on {len(records)} pairs")
     models = fit_report_models(records, annotators, kinds=params.kinds)
     size = int(job.parameters.get("chunk_pairs", DEFAULT_CHUNK_PAIRS))
     ids = [int(r.metadata["pk"]) for r in records]
-    chunks = [ids[start : start + size] for start in range(0, len(ids), size)] or [[]]
+    chunks = [ids[start : start + size] for start in range(0, len(ids), size)]
     share = 95.0 / len(chunks)
     models_json = {
         name: {k: m.to_dict() for k, m in by_kind.items()} for name, by_kind in models.items()

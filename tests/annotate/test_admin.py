@@ -1,0 +1,38 @@
+"""The Django admin: every model registered; jobs can be cancelled from the job list."""
+
+from __future__ import annotations
+
+import pytest
+from django.apps import apps
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from annotate.models import Job
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_model_of_the_app_is_in_the_admin() -> None:
+    missing = [
+        m.__name__
+        for m in apps.get_app_config("annotate").get_models()
+        if not admin.site.is_registered(m)
+    ]
+    assert missing == []
+
+
+def test_an_admin_cancels_pending_and_running_jobs_but_not_finished_ones() -> None:
+    pending = Job.objects.create(kind="corpus_stats")
+    running = Job.objects.create(kind="corpus_stats", status=Job.Status.RUNNING)
+    done = Job.objects.create(kind="corpus_stats", status=Job.Status.SUCCEEDED)
+    client = Client()
+    client.force_login(get_user_model().objects.create_superuser("root", "r@example.org", "x"))
+    response = client.post(
+        "/admin/annotate/job/",
+        {"action": "cancel_jobs", "_selected_action": [pending.pk, running.pk, done.pk]},
+        follow=True,
+    )
+    assert "2 job(s) cancelled" in response.content.decode()
+    statuses = [Job.objects.get(pk=j.pk).status for j in (pending, running, done)]
+    assert statuses == ["cancelled", "cancelled", "succeeded"]
