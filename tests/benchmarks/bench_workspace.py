@@ -1,6 +1,7 @@
 """Workspace targets of issue 4.
 
-- Browser (Performance API, Debian's headless chromium): first render of an 80×80 grid ≤ 100 ms;
+- Browser (Performance API, Debian's headless chromium): first render of an 80×80 grid ≤ 100 ms
+  (median of several page loads, maximum printed beside it);
   a cell toggle (model update, incremental repaint, style and layout) ≤ 16 ms (one frame).
   Peer in the same run: a full re-render of the same grid (what a non-incremental editor pays
   per toggle); the ratio toggle / full render is printed.
@@ -35,6 +36,7 @@ RENDER_TARGET_MS = 100.0
 TOGGLE_TARGET_MS = 16.0
 SAVE_P95_TARGET_MS = 100.0
 TARGET_USERS = 50
+PAGE_LOADS = 7
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -170,13 +172,17 @@ def _browser(url: str, cookie_name: str, session: str, assignment: int) -> dict[
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         context.add_cookies([{"name": cookie_name, "value": session, "url": url}])
         page = context.new_page()
-        page.goto(f"{url}/work/{assignment}/")
-        page.wait_for_selector("#workspace[data-ready=true]", timeout=30_000)
+        # The first render is measured on several page loads and the median reported: one
+        # load on this shared 2-core VM varied from 60 to 120 ms between runs.
+        first_renders = []
+        for _ in range(PAGE_LOADS):
+            page.goto(f"{url}/work/{assignment}/")
+            page.wait_for_selector("#workspace[data-ready=true]", timeout=30_000)
+            first_renders.append(float(page.evaluate("window.__workspace.firstRenderMs")))
         figures: dict[str, float] = page.evaluate(
             """() => {
               const { model, view } = window.__workspace;
               const wrap = document.getElementById("grid-wrap");
-              const first = window.__workspace.firstRenderMs;
               const toggles = [];
               for (let k = 0; k < 60; k++) {
                 const t0 = performance.now();
@@ -194,7 +200,6 @@ def _browser(url: str, cookie_name: str, session: str, assignment: int) -> dict[
               toggles.sort((a, b) => a - b);
               renders.sort((a, b) => a - b);
               return {
-                first_render_ms: first,
                 toggle_median_ms: toggles[toggles.length >> 1],
                 toggle_max_ms: toggles[toggles.length - 1],
                 full_render_median_ms: renders[renders.length >> 1],
@@ -202,6 +207,9 @@ def _browser(url: str, cookie_name: str, session: str, assignment: int) -> dict[
             }"""
         )
         browser.close()
+    first_renders.sort()
+    figures["first_render_ms"] = first_renders[len(first_renders) // 2]
+    figures["first_render_max_ms"] = first_renders[-1]
     return figures
 
 
@@ -266,7 +274,11 @@ def main(argv: list[str] | None = None) -> int:
             figures = _browser(host, setup["session_cookie"], setup["session"], setup["assignment"])
             ratio = figures["toggle_median_ms"] / figures["full_render_median_ms"]
             print("browser, 80×80 grid (chromium, Performance API):")
-            print(f"  first render        {figures['first_render_ms']:8.1f} ms  (target ≤ 100)")
+            print(
+                f"  first render median / max of {PAGE_LOADS} loads "
+                f"{figures['first_render_ms']:6.1f} / {figures['first_render_max_ms']:.1f} ms"
+                "  (target ≤ 100)"
+            )
             print(
                 f"  toggle median / max {figures['toggle_median_ms']:8.2f} / "
                 f"{figures['toggle_max_ms']:.2f} ms  (target ≤ 16)"
@@ -283,6 +295,10 @@ def main(argv: list[str] | None = None) -> int:
                 "PostgreSQL, saves every 2 s:"
             )
             print("  users   saves  errors   p50    p95    p99 (ms)   peer p95   save/peer p95")
+            if not args.skip_server:
+                # Warm-up, not reported: each gunicorn worker's first requests pay for lazy
+                # imports and its database connection, which a 1-user level would report as p95.
+                _locust(host, max(levels), 5, users_file, tmp_path)
             for users in [] if args.skip_server else levels:
                 rows = _locust(host, users, args.seconds, users_file, tmp_path)
                 save = rows.get("save", {})

@@ -9,6 +9,14 @@ const ZOOM = [14, 18, 22, 26, 32, 40];
 const escapeHtml = (s) =>
   String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
+function cellMarkup({ cls, conf, agree, title }) {
+  let attrs = cls ? ` class="${cls}"` : "";
+  if (conf !== null) attrs += ` style="--conf:${conf}"`;
+  if (agree !== undefined) attrs += ` data-agree="${escapeHtml(agree)}"`;
+  if (title) attrs += ` title="${escapeHtml(title)}"`;
+  return `<td${attrs}></td>`;
+}
+
 export class GridView {
   constructor({ model, table, wrap, source, target, prefill = null, decorate = null, info = null, sentences = null }) {
     this.model = model;
@@ -53,9 +61,16 @@ export class GridView {
       parts.push(`<th scope="col" data-col="${c}" title="${colName} ${c}: ${escapeHtml(word)}"><span>${escapeHtml(word)}</span></th>`);
     });
     parts.push("</tr></thead><tbody>");
-    const cell = "<td></td>".repeat(cols.length);
+    // Each cell's state goes into the markup, so the browser styles the table once instead of
+    // after 6,400 className writes at 80×80 (the first render was 70–120 ms that way).
+    this.pinned = null;
     rows.forEach((word, r) => {
-      parts.push(`<tr><th scope="row" data-row="${r}" title="${rowName} ${r}: ${escapeHtml(word)}">${escapeHtml(word)}</th>${cell}</tr>`);
+      parts.push(`<tr><th scope="row" data-row="${r}" title="${rowName} ${r}: ${escapeHtml(word)}">${escapeHtml(word)}</th>`);
+      for (let c = 0; c < cols.length; c++) {
+        const [i, j] = this.toModel(r, c);
+        parts.push(cellMarkup(this.cellState(i * m + j)));
+      }
+      parts.push("</tr>");
     });
     parts.push("</tbody>");
     this.table.innerHTML = parts.join("");
@@ -71,24 +86,22 @@ export class GridView {
     this.colHeads = Array.from(this.table.tHead.rows[0].cells).slice(1);
     this.rowHeads = Array.from(trs, (tr) => tr.cells[0]);
     this.applyZoom();
-    for (let k = 0; k < n * m; k++) this.paint(k);
-    this.pinned = null;
     this.lastRender = performance.now() - t0;
     return this.lastRender;
   }
 
-  paint(k) {
-    const td = this.cellEls[k];
-    if (!td) return;
+  // What cell k shows: its class list and, for overlays, confidence, agreement and title.
+  cellState(k) {
     const { model } = this;
     const i = Math.floor(k / model.m);
     const j = k % model.m;
     const code = model.cells[k];
     let cls = code === EMPTY ? "" : code === SURE ? "s" : "p";
+    let conf = null;
     const pf = this.prefill && this.prefill.get(k);
     if (pf && code !== EMPTY && !model.touched.has(k) && pf.code === code) {
       cls += " pf";
-      td.style.setProperty("--conf", pf.confidence == null ? 1 : pf.confidence);
+      conf = pf.confidence == null ? 1 : pf.confidence;
     }
     if (model.cursor.i === i && model.cursor.j === j) cls += " cur";
     if (model.inSelection(i, j)) cls += " sel";
@@ -97,14 +110,26 @@ export class GridView {
       if (this.pinned.kind === "row" && this.pinned.at === row) cls += " rowhl";
       if (this.pinned.kind === "col" && this.pinned.at === col) cls += " colhl";
     }
+    let agree;
+    let title;
     if (this.decorate) {
       const extra = this.decorate(k, i, j);
       if (extra) {
         if (extra.class) cls += ` ${extra.class}`;
-        if (extra.agree !== undefined) td.dataset.agree = extra.agree;
-        if (extra.title) td.title = extra.title;
+        agree = extra.agree;
+        title = extra.title;
       }
     }
+    return { cls: cls.trim(), conf, agree, title };
+  }
+
+  paint(k) {
+    const td = this.cellEls[k];
+    if (!td) return;
+    const { cls, conf, agree, title } = this.cellState(k);
+    if (conf !== null) td.style.setProperty("--conf", conf);
+    if (agree !== undefined) td.dataset.agree = agree;
+    if (title) td.title = title;
     td.className = cls;
   }
 
