@@ -28,7 +28,7 @@ from annotate.services.jobs import job_cancel
 
 @admin.register(Corpus)
 class CorpusAdmin(admin.ModelAdmin[Corpus]):
-    list_display = ("name", "description", "created_at")
+    list_display = ("name", "description", "prefill_aligner", "prefill_retrain_every", "created_at")
     search_fields = ("name",)
     readonly_fields = ("stats", "created_at")
 

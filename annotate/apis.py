@@ -12,6 +12,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
+from django.db import transaction
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -23,10 +24,11 @@ from annotate import selectors_workspace as sel
 from annotate.exceptions import DomainError, NotFound, PermissionDenied
 from annotate.models import Assignment, Corpus, Job, ScorerModel
 from annotate.selectors import scorer_models
-from annotate.services import adjudication, assignments, guidelines, scorers
+from annotate.services import adjudication, assignments, guidelines, prefill, scorers
 from annotate.services import annotations as edits
 from annotate.services.annotations import LinkMap, links_list, links_parse
 from annotate.services.jobs import job_create
+from scoring.aligners import available_aligners
 from scoring.scorers import scorer_kinds
 
 if TYPE_CHECKING:
@@ -322,6 +324,8 @@ class CorpusListApi(APIView):
         description = serializers.CharField()
         n_pairs = serializers.IntegerField()
         stats = serializers.JSONField()
+        prefill_aligner = serializers.CharField()
+        prefill_retrain_every = serializers.IntegerField()
 
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -342,6 +346,36 @@ class CorpusStatsJobApi(APIView):
             owner=_actor(request),
             corpus=corpus,
         )
+        return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)
+
+
+class CorpusPrefillJobApi(APIView):
+    """Admins queue a prefill job; ``retrain_every`` also sets automatic retraining (0: off)."""
+
+    class InputSerializer(serializers.Serializer[Any]):
+        aligner = serializers.ChoiceField(choices=available_aligners())
+        retrain_every = serializers.IntegerField(min_value=0, required=False, allow_null=True)
+
+    @extend_schema(request=InputSerializer, responses=JobOutputSerializer)
+    def post(self, request: Request, corpus_id: int) -> Response:
+        sel.require_role(request.user, roles.ADMIN)
+        corpus = sel.corpus_get(corpus_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        aligner = data.validated_data["aligner"]
+        every = data.validated_data.get("retrain_every")
+        with transaction.atomic():
+            if every == 0:
+                prefill.corpus_prefill_configure(
+                    corpus=corpus, aligner="", retrain_every=corpus.prefill_retrain_every
+                )
+            elif every is not None:
+                prefill.corpus_prefill_configure(
+                    corpus=corpus, aligner=aligner, retrain_every=every
+                )
+            job = prefill.prefill_job_create(
+                corpus=corpus, aligner=aligner, owner=_actor(request), trigger="api"
+            )
         return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)
 
 

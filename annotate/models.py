@@ -14,19 +14,59 @@ Invariants live in the database, not in ``save()``:
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
+
+from scoring.aligners.base import aligner_class, available_aligners
+
+
+def validate_learning_aligner(name: str) -> None:
+    """An aligner name from the registry whose training uses finished annotations."""
+    if not name:
+        return
+    if name not in available_aligners():
+        raise ValidationError(
+            f"unknown aligner {name!r}; available: {', '.join(available_aligners())}"
+        )
+    if not aligner_class(name).uses_gold:
+        learning = [a for a in available_aligners() if aligner_class(a).uses_gold]
+        raise ValidationError(
+            f"the {name!r} aligner does not learn from annotations, so retraining it as they "
+            f"accumulate changes nothing; aligners that do: {', '.join(learning)}"
+        )
 
 
 class Corpus(models.Model):
     name = models.CharField(max_length=100, unique=True)
     description = models.TextField(blank=True)
     stats = models.JSONField(default=dict, blank=True, help_text="Last computed statistics.")
+    prefill_aligner = models.CharField(
+        max_length=50,
+        blank=True,
+        validators=[validate_learning_aligner],
+        help_text=(
+            "An aligner that learns from finished work (e.g. supervised): it is retrained and "
+            "re-prefills the pairs nobody has started each time enough new pairs are finished. "
+            "Empty: no automatic retraining."
+        ),
+    )
+    prefill_retrain_every = models.PositiveIntegerField(
+        default=25,
+        validators=[MinValueValidator(1)],
+        help_text="Newly finished pairs (submitted or adjudicated) that trigger a retraining.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         verbose_name_plural = "corpora"
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(prefill_retrain_every__gte=1), name="corpus_retrain_every_positive"
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 
 from annotate.conversions import alignment_from_rows
 from annotate.models import (
@@ -14,6 +14,7 @@ from annotate.models import (
     AutoAlignment,
     AutoLink,
     Corpus,
+    GoldAlignment,
     GoldLink,
     ScorerModel,
     SentencePair,
@@ -102,3 +103,14 @@ def corpus_pair_records(corpus: Corpus) -> Iterator[PairRecord]:
 def scorer_models() -> QuerySet[ScorerModel]:
     """Trained scorers, newest first."""
     return ScorerModel.objects.select_related("corpus").order_by("-created_at", "-id")
+
+
+def corpus_finished_pair_count(corpus: Corpus) -> int:
+    """Pairs with finished work: a submitted annotation or an adjudicated gold alignment."""
+    submitted = Assignment.objects.filter(
+        pair=OuterRef("pk"), status=Assignment.Status.SUBMITTED, annotation__isnull=False
+    )
+    gold = GoldAlignment.objects.filter(pair=OuterRef("pk"))
+    return (
+        SentencePair.objects.filter(corpus=corpus).filter(Exists(submitted) | Exists(gold)).count()
+    )

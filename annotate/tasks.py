@@ -30,6 +30,13 @@ def reap_stale_jobs() -> int:
     return jobs_reap_stale()
 
 
+@shared_task(name="annotate.retrain_prefills", ignore_result=True)
+def retrain_prefills() -> list[int]:
+    from annotate.services.prefill import prefills_retrain_due
+
+    return [job.pk for job in prefills_retrain_due()]
+
+
 # --- the agreement job's chord -----------------------------------------------------------------
 
 

@@ -55,6 +55,11 @@ urlpatterns = [
         name="assignments-plan",
     ),
     path("corpora/<int:corpus_id>/stats/", apis.CorpusStatsJobApi.as_view(), name="corpus-stats"),
+    path(
+        "corpora/<int:corpus_id>/prefill/",
+        apis.CorpusPrefillJobApi.as_view(),
+        name="corpus-prefill",
+    ),
     path("jobs/", apis.JobListApi.as_view(), name="job-list"),
     path("scorers/", apis.ScorerListApi.as_view(), name="scorer-list"),
     path("scorers/train/", apis.ScorerTrainJobApi.as_view(), name="scorer-train"),

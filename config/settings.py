@@ -195,4 +195,9 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotate.reap_stale_jobs",
         "schedule": float(env_int("JOB_REAP_INTERVAL_SECONDS", 30)),
     },
+    # Corpora with a learning prefill aligner: retrain once enough new pairs are finished.
+    "retrain-prefills": {
+        "task": "annotate.retrain_prefills",
+        "schedule": float(env_int("PREFILL_RETRAIN_CHECK_SECONDS", 300)),
+    },
 }

@@ -4,18 +4,29 @@ The aligner is trained on every pair of the corpus (EM needs them all) and, if i
 gold, on the corpus' finished work: the adjudicated gold alignment of a pair, else the majority
 of its submitted annotations. New prefills are written only for pairs nobody has started, so an
 annotator never finds the grid changed under them; the newest prefill of a pair is the one shown.
+
+Retraining as annotations accumulate: a corpus may name a learning aligner
+(``Corpus.prefill_aligner``); Celery beat runs :func:`prefills_retrain_due` periodically, which
+queues a new prefill job for each such corpus once ``prefill_retrain_every`` more pairs are
+finished than when its last prefill job with that aligner was queued (whatever became of that
+job, so a failing configuration is not retried on every tick), and never while one is queued or
+running.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 
+from annotate import selectors
 from annotate.conversions import alignment_from_rows, link_rows
 from annotate.exceptions import DomainError
 from annotate.models import (
@@ -28,15 +39,94 @@ from annotate.models import (
     GoldLink,
     Job,
     SentencePair,
+    validate_learning_aligner,
 )
+from annotate.services.jobs import job_create
 from scoring.aligners import AlignerOutput, available_aligners, get_aligner
 from scoring.alignment import Alignment
+
+logger = logging.getLogger(__name__)
 
 WRITE_CHUNK = 200
 
 
 class PrefillError(DomainError):
     code = "prefill_failed"
+
+
+def prefill_job_create(
+    *, corpus: Corpus, aligner: str, owner: User | None = None, trigger: str = "request"
+) -> Job:
+    """Queue a prefill job; records how many pairs were finished, the retraining baseline."""
+    if aligner not in available_aligners():
+        raise PrefillError(
+            f"unknown aligner {aligner!r}; available: {', '.join(available_aligners())}"
+        )
+    return job_create(
+        kind="prefill",
+        corpus=corpus,
+        owner=owner,
+        parameters={
+            "aligner": aligner,
+            "trigger": trigger,
+            "finished_pairs": selectors.corpus_finished_pair_count(corpus),
+        },
+    )
+
+
+@transaction.atomic
+def corpus_prefill_configure(*, corpus: Corpus, aligner: str, retrain_every: int) -> Corpus:
+    """Set (or with ``aligner=""`` switch off) automatic retraining of a corpus' prefill."""
+    try:
+        validate_learning_aligner(aligner)
+    except ValidationError as error:
+        raise PrefillError(" ".join(error.messages)) from None
+    if retrain_every < 1:
+        raise PrefillError(f"retrain_every must be at least 1, not {retrain_every}")
+    corpus = Corpus.objects.select_for_update().get(pk=corpus.pk)
+    corpus.prefill_aligner = aligner
+    corpus.prefill_retrain_every = retrain_every
+    corpus.save(update_fields=["prefill_aligner", "prefill_retrain_every"])
+    return corpus
+
+
+@transaction.atomic
+def prefill_retrain_if_due(*, corpus_id: int) -> Job | None:
+    """Queue a retraining prefill job for the corpus if enough new work is finished."""
+    corpus = Corpus.objects.select_for_update().get(pk=corpus_id)  # one check at a time
+    name = corpus.prefill_aligner
+    if not name:
+        return None
+    prefills = Job.objects.filter(corpus=corpus, kind="prefill")
+    if prefills.filter(status__in=[Job.Status.PENDING, Job.Status.RUNNING]).exists():
+        return None
+    last = prefills.filter(parameters__aligner=name).order_by("-created_at", "-id").first()
+    baseline = 0
+    if last is not None:
+        baseline = int(
+            last.parameters.get("finished_pairs", (last.result or {}).get("trained_on_gold", 0))
+        )
+    finished = selectors.corpus_finished_pair_count(corpus)
+    if finished - baseline < corpus.prefill_retrain_every:
+        return None
+    logger.info(
+        "corpus %s: %d pairs finished (%d at the last %s prefill): retraining",
+        corpus.name,
+        finished,
+        baseline,
+        name,
+    )
+    return prefill_job_create(corpus=corpus, aligner=name, trigger="retrain")
+
+
+def prefills_retrain_due() -> list[Job]:
+    """Periodic check over every corpus with automatic retraining; the jobs it queued."""
+    queued = []
+    for corpus_id in Corpus.objects.exclude(prefill_aligner="").values_list("id", flat=True):
+        job = prefill_retrain_if_due(corpus_id=corpus_id)
+        if job is not None:
+            queued.append(job)
+    return queued
 
 
 def majority_alignment(alignments: Sequence[Alignment]) -> Alignment:

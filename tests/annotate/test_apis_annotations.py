@@ -118,6 +118,33 @@ def test_an_admin_queues_a_statistics_job_for_a_corpus() -> None:
     )
 
 
+def test_an_admin_queues_a_prefill_and_sets_automatic_retraining() -> None:
+    admin = make_user("admin", roles.ADMIN)
+    corpus = make_corpus()
+    url = f"/api/corpora/{corpus.pk}/prefill/"
+    response = _client(admin).post(url, {"aligner": "supervised", "retrain_every": 40})
+    assert response.status_code == 201
+    job = Job.objects.get(pk=response.json()["id"])
+    assert (job.kind, job.owner, job.parameters["aligner"]) == ("prefill", admin, "supervised")
+    listed = _client(admin).get("/api/corpora/").json()[0]
+    assert (listed["prefill_aligner"], listed["prefill_retrain_every"]) == ("supervised", 40)
+    _client(admin).post(url, {"aligner": "lexical", "retrain_every": 0})
+    corpus.refresh_from_db()
+    assert corpus.prefill_aligner == ""
+
+
+def test_a_prefill_that_cannot_retrain_is_a_400_and_queues_nothing() -> None:
+    admin = make_user("admin", roles.ADMIN)
+    corpus = make_corpus()
+    url = f"/api/corpora/{corpus.pk}/prefill/"
+    response = _client(admin).post(url, {"aligner": "em", "retrain_every": 10})
+    assert response.status_code == 400
+    assert "does not learn from annotations" in response.json()["error"]["message"]
+    unknown = _client(admin).post(url, {"aligner": "giza"})
+    assert unknown.status_code == 400 and "aligner" in str(unknown.json())
+    assert not Job.objects.exists()
+
+
 def test_an_annotator_sees_only_their_own_jobs() -> None:
     alice = make_user("alice", roles.ANNOTATOR)
     own = Job.objects.create(kind="corpus_stats", owner=alice)

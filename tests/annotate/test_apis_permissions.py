@@ -160,6 +160,13 @@ def test_only_admins_queue_a_statistics_job(world: World, persona: str) -> None:
 
 
 @pytest.mark.parametrize("persona", PERSONAS)
+def test_only_admins_queue_a_prefill_job(world: World, persona: str) -> None:
+    url = f"/api/corpora/{world.assignment.pair.corpus_id}/prefill/"
+    expected = {**ADMIN_ONLY, "admin": 201}[persona]
+    assert _call(world, persona, "post", url, {"aligner": "identity"}) == expected
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
 def test_the_job_list_answers_every_logged_in_user(world: World, persona: str) -> None:
     assert _call(world, persona, "get", "/api/jobs/") == EVERY_USER[persona]
 

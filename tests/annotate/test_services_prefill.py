@@ -1,15 +1,29 @@
-"""The prefill job: trains on the corpus, prefills only pairs nobody started (issue 6)."""
+"""The prefill job: trains on the corpus, prefills only pairs nobody started, and is retrained
+as finished work accumulates (issue 6)."""
 
 from __future__ import annotations
 
+import io
+import random
+
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
 
+from annotate import tasks
 from annotate.models import Assignment, AutoAlignment, Corpus, Job, SentencePair
 from annotate.services import jobs
+from annotate.services.annotations import annotation_open, annotation_save, annotation_submit
 from annotate.services.corpora import corpus_import_records
-from annotate.services.prefill import _finished_work, majority_alignment
+from annotate.services.prefill import (
+    PrefillError,
+    _finished_work,
+    corpus_prefill_configure,
+    majority_alignment,
+    prefills_retrain_due,
+)
 from scoring.alignment import Alignment
+from tests.annotate.factories import make_assignment, make_corpus, make_pair
 from tests.annotate.records import make_record
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
@@ -88,3 +102,168 @@ def test_finished_work_prefers_gold_over_submitted_annotations() -> None:
     assert set(work) == {"with-gold", "annotated"}
     assert work["with-gold"].sure == {(1, 1)}
     assert work["annotated"].sure == {(0, 0)}
+
+
+# --- retraining as annotations accumulate ---------------------------------------------------
+
+VOCABULARY = (
+    "the a cat dog man woman car house tree river city road ran sat saw took made read "
+    "old new big small green red quickly slowly near far on in at with"
+).split()
+
+
+@pytest.fixture
+def growing(monkeypatch: pytest.MonkeyPatch) -> Corpus:
+    """40 pairs, no finished work yet, automatic retraining of `supervised` every 30 pairs.
+
+    Each target is its source with two words replaced, so identical words are the links.
+    """
+    monkeypatch.setattr(jobs, "HEARTBEAT_INTERVAL", 3600.0)  # SQLite's test transaction
+    rng = random.Random(7)
+    corpus = make_corpus("growing")
+    for _ in range(40):
+        source = rng.sample(VOCABULARY, 7)
+        target = list(source)
+        for k in rng.sample(range(7), 2):
+            target[k] = rng.choice([w for w in VOCABULARY if w not in source])
+        make_pair(corpus, " ".join(source), " ".join(target), prefill=None)
+    return corpus_prefill_configure(corpus=corpus, aligner="supervised", retrain_every=30)
+
+
+def finish(pairs: list[SentencePair], annotator: str = "ann") -> None:
+    """An annotator links identical words as sure and submits each pair."""
+    user = get_user_model().objects.get_or_create(username=annotator)[0]
+    for pair in pairs:
+        assignment = make_assignment(pair, user)
+        annotation_open(assignment=assignment, actor=user)
+        links = {
+            (i, j): True
+            for i, word in enumerate(pair.source_tokens)
+            for j, other in enumerate(pair.target_tokens)
+            if word == other
+        }
+        annotation_save(assignment=assignment, actor=user, base_version=1, links=links)
+        annotation_submit(assignment=assignment, actor=user, base_version=2)
+
+
+def pairs_of(corpus: Corpus) -> list[SentencePair]:
+    return list(SentencePair.objects.filter(corpus=corpus).order_by("position"))
+
+
+def test_retraining_waits_until_enough_pairs_are_finished(growing: Corpus) -> None:
+    finish(pairs_of(growing)[:29])
+    assert prefills_retrain_due() == []
+    assert not Job.objects.filter(kind="prefill").exists()
+
+
+def test_retraining_retrains_and_prefills_only_the_pairs_nobody_started(growing: Corpus) -> None:
+    pairs = pairs_of(growing)
+    finish(pairs[:30])
+    [job] = prefills_retrain_due()
+    assert job.parameters == {"aligner": "supervised", "trigger": "retrain", "finished_pairs": 30}
+    jobs.job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    assert job.status == "succeeded", job.error
+    assert job.result["trained_on_gold"] == 30
+    assert job.result["prefilled_pairs"] == 10
+    prefills = AutoAlignment.objects.filter(aligner="supervised")
+    assert {a.pair_id for a in prefills} == {pair.pk for pair in pairs[30:]}
+    for pair in pairs[30:]:
+        identical = {
+            (i, j)
+            for i, word in enumerate(pair.source_tokens)
+            for j, other in enumerate(pair.target_tokens)
+            if word == other
+        }
+        links = set(prefills.get(pair=pair).links.filter(sure=True).values_list("i", "j"))
+        assert links == identical, "it learnt what the annotators did"
+
+
+def test_the_next_retraining_counts_from_the_last_prefill(growing: Corpus) -> None:
+    pairs = pairs_of(growing)
+    finish(pairs[:30])
+    [job] = prefills_retrain_due()
+    assert prefills_retrain_due() == [], "not while the first one is queued"
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.SUCCEEDED)
+    finish(pairs[30:35])
+    corpus_prefill_configure(corpus=growing, aligner="supervised", retrain_every=6)
+    assert prefills_retrain_due() == [], "5 new pairs < 6"
+    finish(pairs[35:36], annotator="other")
+    [second] = prefills_retrain_due()
+    assert second.parameters["finished_pairs"] == 36
+
+
+def test_a_failed_retraining_waits_for_more_work_before_trying_again(growing: Corpus) -> None:
+    pairs = pairs_of(growing)
+    corpus_prefill_configure(corpus=growing, aligner="supervised", retrain_every=3)
+    finish(pairs[:3])
+    [job] = prefills_retrain_due()
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.FAILED, error="worker lost")
+    assert prefills_retrain_due() == []
+    finish(pairs[3:6])
+    assert len(prefills_retrain_due()) == 1
+
+
+def test_retraining_is_off_when_the_corpus_names_no_aligner(growing: Corpus) -> None:
+    corpus_prefill_configure(corpus=growing, aligner="", retrain_every=3)
+    finish(pairs_of(growing)[:4])
+    assert prefills_retrain_due() == []
+
+
+@pytest.mark.parametrize(
+    ("aligner", "every", "message"),
+    [
+        ("em", 5, "'em' aligner does not learn from annotations"),
+        ("giza", 5, "unknown aligner 'giza'"),
+        ("supervised", 0, "retrain_every must be at least 1"),
+    ],
+)
+def test_retraining_settings_are_checked_and_bad_ones_change_nothing(
+    growing: Corpus, aligner: str, every: int, message: str
+) -> None:
+    with pytest.raises(PrefillError, match=message):
+        corpus_prefill_configure(corpus=growing, aligner=aligner, retrain_every=every)
+    growing.refresh_from_db()
+    assert (growing.prefill_aligner, growing.prefill_retrain_every) == ("supervised", 30)
+
+
+def test_the_beat_task_queues_the_due_retrainings(growing: Corpus) -> None:
+    corpus_prefill_configure(corpus=growing, aligner="supervised", retrain_every=2)
+    finish(pairs_of(growing)[:2])
+    queued = tasks.retrain_prefills()
+    assert queued == list(Job.objects.filter(kind="prefill").values_list("pk", flat=True))
+    assert len(queued) == 1
+
+
+def test_the_prefill_command_sets_retraining_and_queues_a_job(growing: Corpus) -> None:
+    out = io.StringIO()
+    call_command(
+        "prefill",
+        "--corpus",
+        "growing",
+        "--aligner",
+        "supervised",
+        "--retrain-every",
+        "12",
+        stdout=out,
+    )
+    assert "supervised is retrained after every 12 newly finished pairs" in out.getvalue()
+    job = Job.objects.get(kind="prefill")
+    assert job.parameters == {"aligner": "supervised", "trigger": "command", "finished_pairs": 0}
+    call_command(
+        "prefill", "--corpus", "growing", "--aligner", "lexical", "--no-retrain", stdout=out
+    )
+    growing.refresh_from_db()
+    assert growing.prefill_aligner == ""
+
+
+def test_the_prefill_command_refuses_to_retrain_an_aligner_that_does_not_learn(
+    growing: Corpus,
+) -> None:
+    with pytest.raises(CommandError, match="'lexical' aligner does not learn from annotations"):
+        call_command(
+            "prefill", "--corpus", "growing", "--aligner", "lexical", "--retrain-every", "5"
+        )
+    growing.refresh_from_db()
+    assert (growing.prefill_aligner, growing.prefill_retrain_every) == ("supervised", 30)
+    assert not Job.objects.exists()

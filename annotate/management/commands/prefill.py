@@ -5,22 +5,47 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from annotate.management.commands._base import JobCommand
-from annotate.services.jobs import job_create
+from annotate.services.prefill import corpus_prefill_configure, prefill_job_create
 from scoring.aligners import available_aligners
 
 
 class Command(JobCommand):
     help = (
         "Prefill a corpus with an automatic alignment as a background job. Pairs an annotator "
-        "has started keep their prefill."
+        "has started keep their prefill. With --retrain-every N, an aligner that learns from "
+        "annotations (supervised) is retrained and re-prefills each time N more pairs are "
+        "finished (checked by Celery beat)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--corpus", required=True)
         parser.add_argument("--aligner", required=True, choices=available_aligners())
+        retrain = parser.add_mutually_exclusive_group()
+        retrain.add_argument(
+            "--retrain-every",
+            type=int,
+            metavar="N",
+            help="retrain automatically after every N newly finished pairs",
+        )
+        retrain.add_argument(
+            "--no-retrain", action="store_true", help="switch automatic retraining off"
+        )
         self.add_wait_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         corpus = self.corpus(options["corpus"])
-        job = job_create(kind="prefill", corpus=corpus, parameters={"aligner": options["aligner"]})
+        if options["retrain_every"] is not None:
+            corpus = corpus_prefill_configure(
+                corpus=corpus, aligner=options["aligner"], retrain_every=options["retrain_every"]
+            )
+            self.stdout.write(
+                f"{corpus.name}: {corpus.prefill_aligner} is retrained after every "
+                f"{corpus.prefill_retrain_every} newly finished pairs"
+            )
+        elif options["no_retrain"]:
+            corpus = corpus_prefill_configure(
+                corpus=corpus, aligner="", retrain_every=corpus.prefill_retrain_every
+            )
+            self.stdout.write(f"{corpus.name}: automatic retraining is off")
+        job = prefill_job_create(corpus=corpus, aligner=options["aligner"], trigger="command")
         self.report(job, options["wait"])
