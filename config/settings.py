@@ -190,6 +190,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
 
+# Beat's state file under var/, not in whatever directory beat was started from.
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-jobs": {
         "task": "annotate.reap_stale_jobs",
