@@ -10,6 +10,7 @@ from celery import shared_task
 
 from annotate.services.jobs import (
     JobCancelled,
+    JobRetry,
     internal_error_message,
     job_fail,
     job_run,
@@ -22,7 +23,10 @@ logger = logging.getLogger(__name__)
 @shared_task(name="annotate.run_job", bind=True, acks_late=True, ignore_result=True)
 def run_job(self: Any, job_id: int) -> str:
     worker = self.request.hostname or socket.gethostname()
-    return job_run(job_id=job_id, worker=worker)
+    try:
+        return job_run(job_id=job_id, worker=worker)
+    except JobRetry as retry:  # bounded by the job's attempts (jobs.MAX_ATTEMPTS)
+        raise self.retry(countdown=retry.countdown, max_retries=None) from retry
 
 
 @shared_task(name="annotate.reap_stale_jobs", ignore_result=True)

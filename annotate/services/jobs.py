@@ -30,7 +30,7 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import connection, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
 from django.db.models.functions import Least
 from django.utils import timezone
@@ -72,6 +72,21 @@ class UnknownJobKind(DomainError):
 
 class JobCancelled(Exception):
     """Raised inside a runner when its job was cancelled or reaped meanwhile."""
+
+
+# Errors worth another attempt: the database connection dropped, a deadlock or serialization
+# failure, a lock timeout. Every other error fails the job at once (house style §8).
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (OperationalError, InterfaceError)
+MAX_ATTEMPTS = 3
+RETRY_BACKOFF_SECONDS = 10.0
+
+
+class JobRetry(Exception):
+    """A transient error stopped the job; it is pending again, to be run after ``countdown``."""
+
+    def __init__(self, job_id: int, attempt: int, countdown: float, error: BaseException) -> None:
+        super().__init__(f"job {job_id}: attempt {attempt} hit {type(error).__name__}: {error}")
+        self.countdown = countdown
 
 
 def _runner(kind: str) -> Runner:
@@ -267,6 +282,8 @@ def job_run(*, job_id: int, worker: str) -> str:
     except SoftTimeLimitExceeded:
         job_fail(job_id=job_id, error="the job exceeded its time limit and was stopped")
         return Job.Status.FAILED
+    except TRANSIENT_ERRORS as error:
+        return _job_after_transient_error(job_id, error)
     except Exception as error:
         logger.exception("job %s (%s) crashed", job_id, job.kind)
         job_fail(job_id=job_id, error=internal_error_message(error))
@@ -276,6 +293,36 @@ def job_run(*, job_id: int, worker: str) -> str:
     if job_finish(job_id=job_id, result=result):
         return Job.Status.SUCCEEDED
     return Job.objects.get(pk=job_id).status
+
+
+def _job_after_transient_error(job_id: int, error: BaseException) -> str:
+    """Put the job back to pending and raise :class:`JobRetry`, or fail it after the last try.
+
+    The connection that failed is dropped if it is unusable, so the next query opens a fresh
+    one. If the database is still away, this raises and the reaper fails the job once its
+    heartbeat is stale.
+    """
+    if not connection.in_atomic_block:
+        connection.close_if_unusable_or_obsolete()
+    attempts = Job.objects.filter(pk=job_id).values_list("attempts", flat=True).first() or 0
+    message = f"{type(error).__name__}: {error}".strip()[:300]
+    if attempts >= MAX_ATTEMPTS:
+        logger.warning("job %s failed after %d attempts: %s", job_id, attempts, message)
+        job_fail(
+            job_id=job_id,
+            error=f"the database failed {attempts} times; last error: {message}",
+        )
+        return Job.Status.FAILED
+    requeued = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+        status=Job.Status.PENDING,
+        progress=0,
+        message=f"attempt {attempts} of {MAX_ATTEMPTS} hit a database error; retrying",
+    )
+    if not requeued:  # cancelled or reaped meanwhile
+        return str(Job.objects.filter(pk=job_id).values_list("status", flat=True).first())
+    countdown = RETRY_BACKOFF_SECONDS * 2 ** (attempts - 1)
+    logger.warning("job %s: %s; retrying in %.0f s", job_id, message, countdown)
+    raise JobRetry(job_id, attempts, countdown, error)
 
 
 def internal_error_message(error: BaseException) -> str:

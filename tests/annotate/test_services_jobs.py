@@ -6,6 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db import OperationalError
 from django.utils import timezone
 
 from annotate.models import Job
@@ -137,3 +138,69 @@ def test_the_heartbeat_advances_while_a_job_computes(monkeypatch: pytest.MonkeyP
     job = Job.objects.create(kind="corpus_stats")
     assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
     assert beats[1] > beats[0]
+
+
+def flaky_stats(monkeypatch: pytest.MonkeyPatch, failures: int) -> list[int]:
+    """corpus_stats whose first `failures` runs lose the database connection."""
+    from annotate.services.stats import corpus_stats_run
+
+    calls: list[int] = []
+
+    def runner(job: Job, progress: Any) -> dict[str, Any]:
+        calls.append(job.pk)
+        if len(calls) <= failures:
+            raise OperationalError("server closed the connection unexpectedly")
+        return corpus_stats_run(job, progress)
+
+    monkeypatch.setattr("annotate.services.stats.corpus_stats_run", runner)
+    return calls
+
+
+def test_a_transient_database_error_puts_the_job_back_for_a_later_attempt(
+    monkeypatch: pytest.MonkeyPatch, corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    calls = flaky_stats(monkeypatch, failures=1)
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    with pytest.raises(jobs.JobRetry) as retry:
+        jobs.job_run(job_id=job.pk, worker="w1")
+    assert retry.value.countdown == jobs.RETRY_BACKOFF_SECONDS
+    job.refresh_from_db()
+    assert (job.status, job.attempts) == ("pending", 1)
+    assert "retrying" in job.message
+    assert jobs.job_run(job_id=job.pk, worker="w1") == Job.Status.SUCCEEDED
+    job.refresh_from_db()
+    assert (job.status, job.attempts, len(calls)) == ("succeeded", 2, 2)
+    assert job.result["pairs"] == 2
+
+
+def test_retries_are_bounded_and_the_last_error_is_reported(
+    monkeypatch: pytest.MonkeyPatch, corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    flaky_stats(monkeypatch, failures=99)
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    countdowns = []
+    for _ in range(jobs.MAX_ATTEMPTS - 1):
+        with pytest.raises(jobs.JobRetry) as retry:
+            jobs.job_run(job_id=job.pk, worker="w1")
+        countdowns.append(retry.value.countdown)
+    assert countdowns == [10.0, 20.0], "the wait doubles"
+    assert jobs.job_run(job_id=job.pk, worker="w1") == Job.Status.FAILED
+    job.refresh_from_db()
+    assert job.attempts == jobs.MAX_ATTEMPTS
+    assert job.error == (
+        "the database failed 3 times; last error: OperationalError: server closed the "
+        "connection unexpectedly"
+    )
+
+
+def test_the_task_retries_through_celery_until_the_job_succeeds(
+    monkeypatch: pytest.MonkeyPatch, corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    from annotate.tasks import run_job
+
+    monkeypatch.setattr(jobs, "RETRY_BACKOFF_SECONDS", 0.0)
+    calls = flaky_stats(monkeypatch, failures=2)
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    run_job.apply(args=[job.pk])  # eager: Celery re-runs the task on retry
+    job.refresh_from_db()
+    assert (job.status, job.attempts, len(calls)) == ("succeeded", 3, 3)
