@@ -12,7 +12,6 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -362,20 +361,13 @@ class CorpusPrefillJobApi(APIView):
         corpus = sel.corpus_get(corpus_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        aligner = data.validated_data["aligner"]
-        every = data.validated_data.get("retrain_every")
-        with transaction.atomic():
-            if every == 0:
-                prefill.corpus_prefill_configure(
-                    corpus=corpus, aligner="", retrain_every=corpus.prefill_retrain_every
-                )
-            elif every is not None:
-                prefill.corpus_prefill_configure(
-                    corpus=corpus, aligner=aligner, retrain_every=every
-                )
-            job = prefill.prefill_job_create(
-                corpus=corpus, aligner=aligner, owner=_actor(request), trigger="api"
-            )
+        job = prefill.prefill_queue(
+            corpus=corpus,
+            aligner=data.validated_data["aligner"],
+            retrain_every=data.validated_data.get("retrain_every"),
+            owner=_actor(request),
+            trigger="api",
+        )
         return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)
 
 

@@ -75,6 +75,29 @@ def prefill_job_create(
 
 
 @transaction.atomic
+def prefill_queue(
+    *,
+    corpus: Corpus,
+    aligner: str,
+    retrain_every: int | None = None,
+    owner: User | None = None,
+    trigger: str = "request",
+) -> Job:
+    """Queue a prefill job and, in the same transaction, set automatic retraining.
+
+    ``retrain_every``: ``None`` leaves the corpus' setting as it is, ``0`` switches automatic
+    retraining off, ``N ≥ 1`` retrains ``aligner`` after every N newly finished pairs.
+    """
+    if retrain_every == 0:
+        corpus_prefill_configure(
+            corpus=corpus, aligner="", retrain_every=corpus.prefill_retrain_every
+        )
+    elif retrain_every is not None:
+        corpus_prefill_configure(corpus=corpus, aligner=aligner, retrain_every=retrain_every)
+    return prefill_job_create(corpus=corpus, aligner=aligner, owner=owner, trigger=trigger)
+
+
+@transaction.atomic
 def corpus_prefill_configure(*, corpus: Corpus, aligner: str, retrain_every: int) -> Corpus:
     """Set (or with ``aligner=""`` switch off) automatic retraining of a corpus' prefill."""
     try:

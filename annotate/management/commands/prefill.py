@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from annotate.management.commands._base import JobCommand
-from annotate.services.prefill import corpus_prefill_configure, prefill_job_create
+from annotate.services.prefill import prefill_queue
 from scoring.aligners import available_aligners
 
 
@@ -33,19 +33,17 @@ class Command(JobCommand):
         self.add_wait_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
+        every = 0 if options["no_retrain"] else options["retrain_every"]
         corpus = self.corpus(options["corpus"])
-        if options["retrain_every"] is not None:
-            corpus = corpus_prefill_configure(
-                corpus=corpus, aligner=options["aligner"], retrain_every=options["retrain_every"]
-            )
+        job = prefill_queue(
+            corpus=corpus, aligner=options["aligner"], retrain_every=every, trigger="command"
+        )
+        corpus.refresh_from_db()
+        if corpus.prefill_aligner:
             self.stdout.write(
                 f"{corpus.name}: {corpus.prefill_aligner} is retrained after every "
                 f"{corpus.prefill_retrain_every} newly finished pairs"
             )
-        elif options["no_retrain"]:
-            corpus = corpus_prefill_configure(
-                corpus=corpus, aligner="", retrain_every=corpus.prefill_retrain_every
-            )
+        elif every == 0:
             self.stdout.write(f"{corpus.name}: automatic retraining is off")
-        job = prefill_job_create(corpus=corpus, aligner=options["aligner"], trigger="command")
         self.report(job, options["wait"])
