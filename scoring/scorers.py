@@ -7,6 +7,7 @@ kind       model                                            tasks
 ``pfsm``   probabilistic finite-state edit model (seed 001)  regression
 ``ppda``   the same with jumps, limit 5 by default (seed 001)  regression
 ``mt``     MT-metric features + RBF SVM (seed 003)          regression, classification
+``combined``  PERP, MT, aligner and overlap features + RBF SVM  regression, classification
 =========  ===============================================  ==========================
 
 Pairs are ``(tokens_1, tokens_2)``. ``fit(pairs, targets)`` trains, ``predict(pairs)`` scores
@@ -218,8 +219,56 @@ class MtAdapter(Scorer):
         self._refs = [list(sentence) for sentence in data["info_refs"]]
 
 
+class CombinedAdapter(Scorer):
+    """Issue 5: the union of PERP, MT-metric, aligner and overlap features with an RBF SVM
+    (:class:`scoring.combined.CombinedModel`). Options: ``groups`` (feature groups, default
+    all), ``ppdb`` (a PPDB lexical table for the aligner), ``learner`` (``svm`` or ``ridge``),
+    ``seed``, ``folds``, ``c_grid``, ``gamma_factors``, ``epsilon_grid``, ``alpha_grid``."""
+
+    kind = "combined"
+    tasks = ("regression", "classification")
+    _options: ClassVar[set[str]] = {
+        "groups",
+        "ppdb",
+        "seed",
+        "folds",
+        "c_grid",
+        "gamma_factors",
+        "epsilon_grid",
+        "learner",
+        "alpha_grid",
+    }
+
+    def __init__(self, task: str = "regression", **options: Any) -> None:
+        from scoring.combined import CombinedModel
+
+        super().__init__(task, **options)
+        unknown = sorted(set(options) - self._options)
+        if unknown:
+            raise ScorerError(
+                f"unknown combined option {unknown[0]!r}; known: {', '.join(sorted(self._options))}"
+            )
+        self._combined = CombinedModel(task, **options)  # checks the values now
+
+    def _fit(self, pairs: list[TokenPair], targets: F64) -> None:
+        self._combined.fit(pairs, targets)
+
+    def _predict(self, pairs: list[TokenPair]) -> F64:
+        return self._combined.predict(pairs)
+
+    def _model_dict(self) -> dict[str, Any]:
+        return self._combined.to_dict()
+
+    def _load_model(self, data: Mapping[str, Any]) -> None:
+        from scoring.combined import CombinedModel
+
+        self._combined = CombinedModel.from_dict(dict(data))
+        if self._combined.task != self.task:
+            raise ScorerError(f"the model does {self._combined.task}, the file says {self.task}")
+
+
 SCORERS: dict[str, type[Scorer]] = {
-    cls.kind: cls for cls in (PerpScorer, PFSMAdapter, PPDAAdapter, MtAdapter)
+    cls.kind: cls for cls in (PerpScorer, PFSMAdapter, PPDAAdapter, MtAdapter, CombinedAdapter)
 }
 
 

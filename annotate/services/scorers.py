@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Avg, Q
 from django.utils import timezone
@@ -76,10 +77,13 @@ def scorer_train(
     if kind not in scorer_kinds():
         raise ScorerTrainingError(f"unknown scorer {kind!r}; known: {', '.join(scorer_kinds())}")
     task = task_of(target)
+    options = dict(options or {})
+    if kind == "combined" and settings.PPDB_PATH:
+        options.setdefault("ppdb", settings.PPDB_PATH)  # the aligner features' PPDB matches
     train_pairs, train_y = training_data(corpus, train_split, target)
     test = training_data(corpus, test_split, target) if test_split else None
     try:
-        scorer = get_scorer(kind, task, **(options or {}))
+        scorer = get_scorer(kind, task, **options)
         if progress is not None:
             progress(5, f"training {kind} on {len(train_pairs)} pairs")
         scorer.fit(train_pairs, train_y)
@@ -108,7 +112,7 @@ def scorer_train(
                 "task": task,
                 "pairs": len(train_pairs),
             },
-            parameters=options or {},
+            parameters=options,
             weights=model_dict,
             evaluation=evaluation,
             job=job,

@@ -34,7 +34,7 @@ from scoring.text import tokenize
 def register(subparsers: Any) -> None:
     train = subparsers.add_parser(
         "train",
-        help="train a similarity scorer (perp, pfsm, ppda, mt) on a TSV of pairs",
+        help="train a similarity scorer (perp, pfsm, ppda, mt, combined) on a TSV of pairs",
         description="Train a scorer on sentence pairs with gold scores or labels.",
     )
     train.add_argument("--kind", required=True, choices=scorer_kinds())

@@ -188,3 +188,28 @@ def test_training_jobs_are_queued_only_by_admins(corpus: Corpus, persona: str) -
     assert response.status_code == ADMIN_ONLY[persona]
     if response.status_code == 201:
         assert Job.objects.get(pk=response.json()["id"]).kind == "train_scorer"
+
+
+def test_the_combined_scorer_trains_on_a_corpus_with_the_configured_ppdb(
+    corpus: Corpus, settings, tmp_path
+) -> None:
+    ppdb = tmp_path / "ppdb.tsv"
+    ppdb.write_text("automobile\tcar\n", encoding="utf-8")
+    settings.PPDB_PATH = str(ppdb)
+    model = scorer_train(
+        corpus=corpus,
+        kind="combined",
+        train_split="train",
+        test_split="test",
+        options={"groups": ["align", "overlap"], "learner": "ridge", "folds": 2},
+    )
+    assert model.parameters["ppdb"] == str(ppdb)
+    assert model.evaluation["test"]["n"] == len(PAIRS)
+    client = APIClient()
+    client.force_authenticate(get_user_model().objects.create(username="reader"))
+    response = client.post(
+        "/api/score", {"model": model.name, "pairs": [["a car", "an automobile"]]}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    expected = scorer_from_dict(model.weights).predict([(["a", "car"], ["an", "automobile"])])
+    assert response.json()["scores"] == pytest.approx(list(expected))

@@ -18,8 +18,9 @@ from scoring.scorers import parse_options, scorer_kinds
 
 class Command(JobCommand):
     help = (
-        "Train a similarity scorer (perp, pfsm, ppda, mt) on a corpus split, evaluate it on "
-        "another and store the model. Runs here, or with --job on the Celery workers."
+        "Train a similarity scorer (perp, pfsm, ppda, mt, combined) on a corpus split, "
+        "evaluate it on another and store the model. Runs here, or with --job on the Celery "
+        "workers."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
