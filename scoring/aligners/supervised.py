@@ -6,7 +6,16 @@ chose the cell, punctuation and stopword flags, string similarity (common prefix
 bigram Dice), relative position, the ``em`` aligner's posteriors in both directions, its
 Viterbi links and symmetrized code, the same evidence for the diagonal neighbours (the
 neighbouring decisions of the two underlying aligners), row and column ambiguity, whether the
-cell is the best of its row/column, and POS agreement (averaged perceptron tagger).
+cell is the best of its row/column, POS agreement (averaged perceptron tagger), and context
+(version 2): whether the nearest content words before/after ``i`` and ``j`` match and whether
+any words within three before/after both do ("the X" / "X of"), which occurrence of a repeated
+word each side is and which lowercase-identical candidate is relatively closest, capitalisation,
+digits, one word containing the other, the identity of frequent function words and
+punctuation (:data:`FUNCTION_WORDS`), each word's inverse document frequency over the training
+sentences, and WordNet relations of two different content words (best Wu-Palmer similarity of
+their first senses, derivational relatedness, one a near hypernym of the other). On Edinburgh++
+and RTE-2 (5-fold) these context features added about 1 point of literature F1; a second
+(stacked) stage over the first stage's neighbouring probabilities added nothing more.
 
 A gradient-boosted tree ensemble (scikit-learn's ``HistGradientBoostingClassifier``, fixed
 seed) learns ``p(cell ∈ gold S)`` from the pairs that have a gold alignment; the EM model is
@@ -21,6 +30,7 @@ kernel against scikit-learn's own ``predict_proba``.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -77,7 +87,39 @@ FEATURES = (
     "same_pos",
     "both_content_pos",
     "length_difference",
+    "left_content_match",
+    "right_content_match",
+    "left_window_match",
+    "right_window_match",
+    "source_occurrences",
+    "target_occurrences",
+    "same_occurrence",
+    "closest_in_column",
+    "closest_in_row",
+    "both_capitalized",
+    "both_numeric",
+    "containment",
+    "source_function_word",
+    "target_function_word",
+    "source_idf",
+    "target_idf",
+    "min_idf",
+    "wordnet_wup",
+    "wordnet_derivation",
+    "wordnet_hypernym",
 )
+
+#: Frequent function words and punctuation, each its own value of the ``*_function_word``
+#: features (−1 for any other word): "the" and "a", "of" and "," do not align alike.
+FUNCTION_WORDS = (
+    "the", "a", "an", "of", "in", "to", "and", "for", "on", "by", "with", "at", "from", "as",
+    "is", "was", "are", "were", "be", "has", "have", "had", "that", "this", "it", "its", "his",
+    "her", "their", "he", "she", "they", "not", "will", "would", "said",
+    ",", ".", "''", "``", "'s", "-", "(", ")", ":", "$",
+)  # fmt: skip
+_FUNCTION_INDEX = {w: k for k, w in enumerate(FUNCTION_WORDS)}
+#: Context window (words on each side) of the ``*_window_match`` features.
+CONTEXT_WINDOW = 3
 
 
 @njit(cache=True)
@@ -203,14 +245,129 @@ def _is_punct(word: str) -> bool:
     return not any(ch.isalnum() for ch in word)
 
 
+def _previous_content(content: npt.NDArray[np.bool_]) -> I64:
+    """Index of the nearest content word before each position (−1 if none)."""
+    out = np.full(content.size, -1, dtype=np.int64)
+    last = -1
+    for k in range(content.size):
+        out[k] = last
+        if content[k]:
+            last = k
+    return out
+
+
+def _next_content(content: npt.NDArray[np.bool_]) -> I64:
+    """Index of the nearest content word after each position (``len`` if none)."""
+    return content.size - 1 - _previous_content(content[::-1])[::-1]
+
+
+def _context_features(
+    match: npt.NDArray[np.bool_],
+    src_content: npt.NDArray[np.bool_],
+    tgt_content: npt.NDArray[np.bool_],
+) -> tuple[F64, F64, F64, F64]:
+    """Whether the content words just before (after) ``i`` and ``j`` match, and whether any
+    word pair within :data:`CONTEXT_WINDOW` words before (after) both matches: the "the X" /
+    "X of" evidence for function words and for repeated words."""
+    n, m = match.shape
+    padded = np.pad(match, ((0, 1), (0, 1)))  # row/column −1 and n/m read the zero padding
+    ps, pt = _previous_content(src_content), _previous_content(tgt_content)
+    ns, nt = _next_content(src_content), _next_content(tgt_content)
+    left = padded[ps[:, None], pt[None, :]].astype(np.float64)
+    right = padded[ns[:, None], nt[None, :]].astype(np.float64)
+    w = CONTEXT_WINDOW
+    z = np.pad(match.astype(np.float64), w)
+    left_window = np.zeros((n, m))
+    right_window = np.zeros((n, m))
+    for a in range(1, w + 1):
+        for b in range(1, w + 1):
+            left_window = np.maximum(left_window, z[w - a : w - a + n, w - b : w - b + m])
+            right_window = np.maximum(right_window, z[w + a : w + a + n, w + b : w + b + m])
+    return left, right, left_window, right_window
+
+
+def _occurrences(words: list[str]) -> tuple[F64, F64]:
+    """How often each word occurs in its sentence, and which occurrence (0, 1, …) it is."""
+    total: dict[str, int] = {}
+    for w in words:
+        total[w] = total.get(w, 0) + 1
+    seen: dict[str, int] = {}
+    index = np.zeros(len(words))
+    for k, w in enumerate(words):
+        index[k] = seen.get(w, 0)
+        seen[w] = seen.get(w, 0) + 1
+    return np.array([total[w] for w in words], dtype=np.float64), index
+
+
+# WordNet relations of content words beyond a shared synset, cached per word (pair).
+_WORDNET_SENSES = 4  # senses per word compared by Wu-Palmer similarity
+
+
+@functools.cache
+def _wordnet() -> Any:
+    """The WordNet reader, its version looked up once: nltk's ``get_version`` re-reads a data
+    file on every call, and Wu-Palmer similarity calls it for every noun sense pair."""
+    wn = resources.wordnet()
+    version = wn.get_version()
+    wn.get_version = lambda: version
+    return wn
+
+
+@functools.lru_cache(maxsize=100_000)
+def _senses(word: str) -> tuple[Any, ...]:
+    return tuple(_wordnet().synsets(word)[:_WORDNET_SENSES])
+
+
+@functools.lru_cache(maxsize=100_000)
+def _derivations(word: str) -> frozenset[str]:
+    """Lemma names of the word's synsets and their derivationally related forms."""
+    out: set[str] = set()
+    for synset in _wordnet().synsets(word):
+        for lemma in synset.lemmas():
+            out.add(lemma.name().lower())
+            out.update(r.name().lower() for r in lemma.derivationally_related_forms())
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=100_000)
+def _ancestors(word: str) -> frozenset[Any]:
+    """The word's first senses and their (instance) hypernyms up to two steps up."""
+    out: set[Any] = set()
+    for synset in _senses(word):
+        out.add(synset)
+        out.update(synset.closure(lambda x: x.hypernyms() + x.instance_hypernyms(), depth=2))
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _wup(x: Any, y: Any) -> float:
+    """Wu-Palmer similarity of two senses (0 if they have no common hypernym)."""
+    return float(x.wup_similarity(y) or 0.0)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _wordnet_relations(a: str, b: str) -> tuple[float, float, float]:
+    """(best Wu-Palmer similarity of same-POS senses, derivationally related, one is a sense or
+    near hypernym of the other) for two different lowercase content words."""
+    best = 0.0
+    for x in _senses(a):
+        for y in _senses(b):
+            if x.pos() == y.pos() or {x.pos(), y.pos()} <= {"a", "s"}:
+                best = max(best, _wup(x, y))
+    da, db = _derivations(a), _derivations(b)
+    derived = b in da or a in db or bool(da & db)
+    hyper = bool(set(_senses(a)) & _ancestors(b)) or bool(set(_senses(b)) & _ancestors(a))
+    return best, float(derived), float(hyper)
+
+
 # Cross-validation trains one aligner per fold on the same pairs: the EM model (trained without
 # gold) and the features it yields are then identical in every fold, so they are kept here,
 # keyed by a fingerprint of the training pairs and options, and computed once.
 _EM_CACHE: dict[tuple[Any, ...], EMAligner] = {}
 _FEATURE_CACHE: dict[tuple[Any, ...], F64] = {}
 _CACHE_LIMIT = 4
-# Features are cached for training pairs only, as float32, up to this many cells (~230 MB).
-_CACHE_CELL_LIMIT = 2_000_000
+# Features are cached for training pairs only, as float32, up to this many cells (~240 MB).
+_CACHE_CELL_LIMIT = 1_200_000
 _CACHED_CELLS = 0
 
 
@@ -230,7 +387,7 @@ class SupervisedAligner(Aligner):
     """Link classifier over lexical, string, position, EM and POS features."""
 
     name = "supervised"
-    version = 1
+    version = 2
     uses_gold = True
     needs_training = True
     defaults: ClassVar[dict[str, Any]] = {
@@ -242,6 +399,7 @@ class SupervisedAligner(Aligner):
         "trees": 200,
         "learning_rate": 0.1,
         "max_leaf_nodes": 31,
+        "min_samples_leaf": 100,
         "seed": 0,
         "em_hmm_iterations": 5,
         "negative_sample": 0.2,
@@ -250,6 +408,10 @@ class SupervisedAligner(Aligner):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         o = self.options
+        if o["min_samples_leaf"] < 1:
+            raise AlignerError(
+                f"option 'min_samples_leaf' must be at least 1, got {o['min_samples_leaf']}"
+            )
         if not 0.0 < o["negative_sample"] <= 1.0:
             raise AlignerError(
                 f"option 'negative_sample' must be in (0, 1], got {o['negative_sample']}"
@@ -267,6 +429,9 @@ class SupervisedAligner(Aligner):
         self._pos_warning: str | None = None
         self._feature_key: tuple[Any, ...] | None = None
         self._training_pairs: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
+        # lowercase word → number of training sentences holding it (inverse document frequency)
+        self.document_frequency: dict[str, int] = {}
+        self.sentences = 0
 
     # --- features -----------------------------------------------------------------------------
 
@@ -293,6 +458,20 @@ class SupervisedAligner(Aligner):
             _FEATURE_CACHE[key] = computed.astype(np.float32)
             _CACHED_CELLS += computed.shape[0]
         return computed
+
+    def _idf(self, words: list[str]) -> F64:
+        """``log((S + 1) / (df + 1))`` of each lowercase word over the ``S`` training sentences."""
+        df = self.document_frequency
+        return np.log((self.sentences + 1.0) / (np.array([df.get(w, 0) for w in words]) + 1.0))
+
+    def _count_documents(self, pairs: Sequence[TokenPair]) -> None:
+        counts: dict[str, int] = {}
+        for pair in pairs:
+            for sentence in pair:
+                for word in {w.lower() for w in sentence}:
+                    counts[word] = counts.get(word, 0) + 1
+        self.document_frequency = counts
+        self.sentences = 2 * len(pairs)
 
     def _compute_features(self, source: list[str], target: list[str]) -> F64:
         n, m = len(source), len(target)
@@ -345,6 +524,43 @@ class SupervisedAligner(Aligner):
                 [[float(a == b) for b in t_coarse] for a in s_coarse], dtype=np.float64
             ).reshape(n, m)
             content = s_content[:, None] * t_content[None, :]
+        match = classes > 0
+        left_c, right_c, left_w, right_w = _context_features(
+            match,
+            (src_punct + src_stop) == 0,
+            (tgt_punct + tgt_stop) == 0,
+        )
+        src_count, src_occ = _occurrences(src_lower)
+        tgt_count, tgt_occ = _occurrences(tgt_lower)
+        lower = classes >= LOWER
+        # among the lowercase-identical candidates of a column (row), the relatively closest
+        rel_lower = np.where(lower, rel, np.inf)
+        closest_col = lower & (rel_lower <= rel_lower.min(axis=0, keepdims=True))
+        closest_row = lower & (rel_lower <= rel_lower.min(axis=1, keepdims=True))
+        src_cap = np.array([w[:1].isupper() for w in source], dtype=np.float64)
+        tgt_cap = np.array([w[:1].isupper() for w in target], dtype=np.float64)
+        src_num = np.array([any(c.isdigit() for c in w) for w in source], dtype=np.float64)
+        tgt_num = np.array([any(c.isdigit() for c in w) for w in target], dtype=np.float64)
+        contain = np.array(
+            [
+                [len(a) >= 3 and len(b) >= 3 and a != b and (a in b or b in a) for b in tgt_lower]
+                for a in src_lower
+            ],
+            dtype=np.float64,
+        ).reshape(n, m)
+        relations = np.zeros((n, m, 3))
+        if rules.wordnet:
+            src_c = [w.isalpha() and w not in stop for w in src_lower]
+            tgt_c = [w.isalpha() and w not in stop for w in tgt_lower]
+            for i in range(n):
+                for j in range(m):
+                    if src_c[i] and tgt_c[j]:
+                        a, b = src_lower[i], tgt_lower[j]
+                        relations[i, j] = (1.0, 1.0, 1.0) if a == b else _wordnet_relations(a, b)
+        src_idf = self._idf(src_lower)
+        tgt_idf = self._idf(tgt_lower)
+        src_fw = np.array([_FUNCTION_INDEX.get(w, -1) for w in src_lower], dtype=np.float64)
+        tgt_fw = np.array([_FUNCTION_INDEX.get(w, -1) for w in tgt_lower], dtype=np.float64)
         columns = [
             (classes == IDENTICAL).astype(np.float64),
             (classes >= LOWER).astype(np.float64),
@@ -375,6 +591,26 @@ class SupervisedAligner(Aligner):
             same_pos,
             content,
             np.full((n, m), abs(n - m) / (n + m)),
+            left_c,
+            right_c,
+            left_w,
+            right_w,
+            np.repeat(src_count[:, None], m, axis=1),
+            np.repeat(tgt_count[None, :], n, axis=0),
+            (src_occ[:, None] == tgt_occ[None, :]).astype(np.float64),
+            closest_col.astype(np.float64),
+            closest_row.astype(np.float64),
+            src_cap[:, None] * tgt_cap[None, :],
+            src_num[:, None] * tgt_num[None, :],
+            contain,
+            np.repeat(src_fw[:, None], m, axis=1),
+            np.repeat(tgt_fw[None, :], n, axis=0),
+            np.repeat(src_idf[:, None], m, axis=1),
+            np.repeat(tgt_idf[None, :], n, axis=0),
+            np.minimum(src_idf[:, None], tgt_idf[None, :]),
+            relations[:, :, 0],
+            relations[:, :, 1],
+            relations[:, :, 2],
         ]
         out = np.stack([c.reshape(n * m) for c in columns], axis=1)
         assert out.shape[1] == len(FEATURES)
@@ -400,6 +636,7 @@ class SupervisedAligner(Aligner):
         else:
             self.em = cached
         self._training_pairs = {(tuple(a), tuple(b)) for a, b in pairs}
+        self._count_documents(pairs)
         self._feature_key = (
             em_key,
             self.options["wordnet"],
@@ -445,6 +682,7 @@ class SupervisedAligner(Aligner):
             max_iter=o["trees"],
             learning_rate=o["learning_rate"],
             max_leaf_nodes=o["max_leaf_nodes"],
+            min_samples_leaf=o["min_samples_leaf"],
             early_stopping=False,
             random_state=o["seed"],
         )
@@ -494,6 +732,8 @@ class SupervisedAligner(Aligner):
             "em_options": self.em.options,
             "baseline": self.ensemble.baseline,
             "features": list(FEATURES),
+            "document_frequency": self.document_frequency,
+            "sentences": self.sentences,
             "summary": self.training_summary,
         }
         return state, arrays
@@ -512,6 +752,10 @@ class SupervisedAligner(Aligner):
             self.ensemble = TreeEnsemble(
                 {key: arrays[f"tree_{key}"] for key in TreeEnsemble.KEYS}, state["baseline"]
             )
+            self.document_frequency = {
+                str(w): int(c) for w, c in state["document_frequency"].items()
+            }
+            self.sentences = int(state["sentences"])
         except KeyError as error:
             raise AlignerError(f"saved 'supervised' model lacks field {error}") from error
         self.training_summary = dict(state.get("summary", {}))

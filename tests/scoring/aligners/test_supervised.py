@@ -10,7 +10,14 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 
 from scoring.aligners import AlignerError, get_aligner
 from scoring.aligners.base import Aligner
-from scoring.aligners.supervised import FEATURES, SupervisedAligner, TreeEnsemble
+from scoring.aligners.supervised import (
+    FEATURES,
+    SupervisedAligner,
+    TreeEnsemble,
+    _context_features,
+    _occurrences,
+    _wordnet_relations,
+)
 from scoring.alignment import Alignment
 
 
@@ -88,3 +95,76 @@ def test_inconsistent_thresholds_are_refused() -> None:
         get_aligner("supervised", sure_threshold=0.2, possible_threshold=0.4)
     with pytest.raises(AlignerError, match="negative_sample"):
         get_aligner("supervised", negative_sample=0.0)
+    with pytest.raises(AlignerError, match="min_samples_leaf"):
+        get_aligner("supervised", min_samples_leaf=0)
+
+
+def _slow_context(
+    match: np.ndarray, src_content: list[bool], tgt_content: list[bool], window: int = 3
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Plain-loop reference of the context features."""
+    n, m = match.shape
+
+    def nearest(content: list[bool], k: int, step: int) -> int | None:
+        k += step
+        while 0 <= k < len(content):
+            if content[k]:
+                return k
+            k += step
+        return None
+
+    out = [np.zeros((n, m)) for _ in range(4)]
+    for i in range(n):
+        for j in range(m):
+            for slot, step in ((0, -1), (1, 1)):
+                a, b = nearest(src_content, i, step), nearest(tgt_content, j, step)
+                out[slot][i, j] = float(a is not None and b is not None and match[a, b])
+            for slot, step in ((2, -1), (3, 1)):
+                out[slot][i, j] = float(
+                    any(
+                        match[i + step * a, j + step * b]
+                        for a in range(1, window + 1)
+                        for b in range(1, window + 1)
+                        if 0 <= i + step * a < n and 0 <= j + step * b < m
+                    )
+                )
+    return out[0], out[1], out[2], out[3]
+
+
+def test_context_features_agree_with_a_plain_loop() -> None:
+    rng = np.random.default_rng(5)
+    for n, m in ((1, 1), (4, 7), (9, 5)):
+        match = rng.random((n, m)) < 0.3
+        src_content = [bool(v) for v in rng.random(n) < 0.6]
+        tgt_content = [bool(v) for v in rng.random(m) < 0.6]
+        fast = _context_features(match, np.array(src_content), np.array(tgt_content))
+        for got, want in zip(fast, _slow_context(match, src_content, tgt_content), strict=True):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_a_function_word_sees_that_the_next_content_words_match() -> None:
+    # "the cat" / "a cat": the content words after "the" and "a" match
+    match = np.array([[False, False], [False, True]])
+    left, right, _, _ = _context_features(match, np.array([False, True]), np.array([False, True]))
+    assert right[0, 0] == 1.0 and left[1, 1] == 0.0
+
+
+def test_occurrences_count_and_number_repeated_words() -> None:
+    total, index = _occurrences(["the", "cat", "saw", "the", "the"])
+    assert total.tolist() == [3, 1, 1, 3, 3]
+    assert index.tolist() == [0, 0, 0, 1, 2]
+
+
+def test_wordnet_relations_find_derivations_and_hypernyms() -> None:
+    wup, derived, _ = _wordnet_relations("investigation", "investigate")
+    assert derived == 1.0 and 0.0 <= wup <= 1.0
+    assert _wordnet_relations("dog", "animal")[2] == 1.0
+    _, derived, hypernym = _wordnet_relations("dog", "theory")
+    assert (derived, hypernym) == (0.0, 0.0)
+
+
+def test_rare_words_get_a_higher_idf_than_frequent_ones(trained: SupervisedAligner) -> None:
+    col = FEATURES.index("source_idf")
+    frequent = trained.features(["cat"], ["x"])[0, col]
+    rare = trained.features(["zebra"], ["x"])[0, col]
+    assert rare > frequent > 0.0
