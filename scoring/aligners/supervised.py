@@ -420,7 +420,15 @@ class SupervisedAligner(Aligner):
             raise AlignerError(
                 "thresholds must satisfy 0 < possible_threshold ≤ sure_threshold ≤ 1"
             )
-        self.em = EMAligner(max_length=o["max_length"], hmm_iterations=o["em_hmm_iterations"])
+        # The EM posteriors are features; the trees were developed on these EM settings (the
+        # `em` aligner's own defaults later moved to a heavier identity lexicon, which is
+        # better for its intersection links, not measured as features here).
+        self.em = EMAligner(
+            max_length=o["max_length"],
+            hmm_iterations=o["em_hmm_iterations"],
+            identity_weight=5.0,
+            start="uniform",
+        )
         self.lexical = LexicalAligner(
             max_length=o["max_length"], wordnet=o["wordnet"], ppdb=o["ppdb"]
         )
