@@ -8,6 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
+#: The three STS-2012 training files, and seed 000's per-subtask scheme (§6): each test file is
+#: scored by the model of this training file (On-WN by MSRpar's, SMT-news by SMT-eur's).
+STS2012_TRAIN_FILES: tuple[str, ...] = ("MSRpar", "MSRvid", "SMTeuroparl")
+STS2012_MODEL_OF_TEST: dict[str, str] = {
+    "MSRpar": "MSRpar",
+    "MSRvid": "MSRvid",
+    "SMTeuroparl": "SMTeuroparl",
+    "surprise.OnWN": "MSRpar",
+    "surprise.SMTnews": "SMTeuroparl",
+}
+
 PAPER_FIGURES: dict[str, dict[str, Any]] = {
     "perp": {
         "source": "Heilman & Madnani 2012 (seed 000), Table 2, PERP without phrases",

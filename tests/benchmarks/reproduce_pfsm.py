@@ -48,21 +48,16 @@ import numpy as np
 
 from scoring.corpus import PairRecord
 from scoring.formats import get_format
+from scoring.papers import STS2012_MODEL_OF_TEST, STS2012_TRAIN_FILES
 from scoring.pfsm import PFSMScorer
 from tests.paths import NLTK_DATA, SHARED_DATA
 
 STS = SHARED_DATA / "sts2012"
 PPDB = SHARED_DATA / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
 JUMP_LIMIT = 5
-TRAIN = ("MSRpar", "MSRvid", "SMTeuroparl")
+TRAIN = STS2012_TRAIN_FILES
 #: Test file → the training file whose model scores it under seed 000's mapping.
-TEST = {
-    "MSRpar": "MSRpar",
-    "MSRvid": "MSRvid",
-    "SMTeuroparl": "SMTeuroparl",
-    "surprise.OnWN": "MSRpar",
-    "surprise.SMTnews": "SMTeuroparl",
-}
+TEST = STS2012_MODEL_OF_TEST
 COLUMNS = ("ALL", "MSRpar", "MSRvid", "SMTeuroparl", "surprise.OnWN", "surprise.SMTnews")
 #: Seed 002, Table 1 (Pearson). The Indi rows leave On-WN and SMT-news blank: the joint model
 #: scores them, so they equal the All row's.
