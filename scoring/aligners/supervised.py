@@ -695,7 +695,18 @@ class SupervisedAligner(Aligner):
             random_state=o["seed"],
         )
         model.fit(x, y, sample_weight=weight)
-        self.ensemble = TreeEnsemble.from_sklearn(model)
+        ensemble = TreeEnsemble.from_sklearn(model)
+        # Too little finished work gives trees whose leaves (min_samples_leaf cells each) are
+        # all mostly non-links: the model would link nothing and erase a prefill that was
+        # better. Refuse it, so a prefill job fails with the reason and changes nothing.
+        recalled = int(np.count_nonzero(ensemble.predict(x[y == 1]) >= o["sure_threshold"]))
+        if recalled == 0:
+            raise AlignerError(
+                f"the 'supervised' aligner learnt nothing from {len(labelled)} finished pairs "
+                f"({positive_cells} sure links): it would link no word even in them; finish "
+                f"more pairs (or lower min_samples_leaf, now {o['min_samples_leaf']})"
+            )
+        self.ensemble = ensemble
         self.training_summary = {
             "pairs": len(pairs),
             "labelled_pairs": len(labelled),

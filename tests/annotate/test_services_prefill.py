@@ -267,3 +267,20 @@ def test_the_prefill_command_refuses_to_retrain_an_aligner_that_does_not_learn(
     growing.refresh_from_db()
     assert (growing.prefill_aligner, growing.prefill_retrain_every) == ("supervised", 30)
     assert not Job.objects.exists()
+
+
+def test_a_supervised_prefill_without_enough_finished_work_fails_and_changes_nothing(
+    growing: Corpus,
+) -> None:
+    finish(pairs_of(growing)[:3])
+    job = run_prefill_on(growing, "supervised")
+    assert job.status == "failed"
+    assert "learnt nothing from 3 finished pairs" in job.error
+    assert not AutoAlignment.objects.filter(aligner="supervised").exists()
+
+
+def run_prefill_on(corpus: Corpus, aligner: str) -> Job:
+    job = Job.objects.create(kind="prefill", corpus=corpus, parameters={"aligner": aligner})
+    jobs.job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    return job

@@ -168,3 +168,13 @@ def test_rare_words_get_a_higher_idf_than_frequent_ones(trained: SupervisedAlign
     frequent = trained.features(["cat"], ["x"])[0, col]
     rare = trained.features(["zebra"], ["x"])[0, col]
     assert rare > frequent > 0.0
+
+
+def test_it_refuses_a_model_that_learnt_to_link_nothing() -> None:
+    pairs, gold = _corpus()
+    aligner = SupervisedAligner(wordnet=False, pos=False, trees=20, em_hmm_iterations=2)
+    with pytest.raises(
+        AlignerError, match=r"learnt nothing from 4 finished pairs \(13 sure links\)"
+    ):
+        aligner.train(pairs[:4], gold[:4])
+    assert aligner.ensemble is None
