@@ -31,6 +31,10 @@ SCREENSHOTS = ROOT / "var" / "screenshots"
 # locked". The live server therefore handles one request at a time, under this lock, and tests
 # take it before touching the database while pages may be talking to the server.
 SERVER_LOCK = threading.RLock()
+# Cleared when a test's pages are closed: a request a closing page still sends (an autosave
+# flushed on unload) is answered 503 instead of writing while the test's tables are flushed
+# (seen as "FOREIGN KEY constraint failed" at teardown). Set again at the start of every test.
+ACCEPTING = threading.Event()
 
 
 def _serialised_server_class() -> type:
@@ -40,6 +44,9 @@ def _serialised_server_class() -> type:
         def set_app(self, application: Any) -> None:
             def serialised(environ: Any, start_response: Any) -> list[bytes]:
                 with SERVER_LOCK:
+                    if not ACCEPTING.is_set():
+                        start_response("503 Service Unavailable", [("Content-Type", "text/plain")])
+                        return [b"the test is over"]
                     response = application(environ, start_response)
                     try:
                         return [bytes(chunk) for chunk in response]
@@ -127,5 +134,10 @@ def page_for(browser: Any, live_server: Any, fast_passwords: None) -> Iterator[C
     yield make
     for context in contexts:
         context.close()
-    with SERVER_LOCK:  # let a request still in flight finish before the tables are flushed
-        pass
+    with SERVER_LOCK:  # a request in flight finishes; later ones are refused
+        ACCEPTING.clear()
+
+
+@pytest.fixture(autouse=True)
+def _server_accepts_requests() -> None:
+    ACCEPTING.set()
