@@ -425,6 +425,18 @@ def _apply_shift(perm: I64, start: int, end: int, newloc: int, out: I64) -> None
 
 
 @njit(cache=True)
+def _push_shift(shifts: I64, n_shifts: int, row: I64) -> I64:
+    """Store ``row[:4]`` (start, end, moveto, newloc) as shift ``n_shifts``, doubling the
+    ``(K, 4)`` table when it is full; returns the table (a new one if it grew)."""
+    if n_shifts == shifts.shape[0]:
+        grown = np.empty((shifts.shape[0] * 2, 4), np.int64)
+        grown[:n_shifts] = shifts[:n_shifts]
+        shifts = grown
+    shifts[n_shifts] = row[:4]
+    return shifts
+
+
+@njit(cache=True)
 def _gather_shifts(
     perm: I64,
     n_ref: int,
@@ -572,23 +584,35 @@ def _ter_core(
     shifts = np.empty((8, 4), np.int64)
     n_shifts = 0
     edits = 0.0
-    cur_ed = _beam_edit_distance(
-        perm, n_ref, cost, is_match, ins_cost, del_cost, beam, 0, s_mat, p_mat, pre, pre_state, True
-    )
     while True:
+        # Edit distance and path of the current order (the trials below overwrite the tables).
+        cur_ed = _beam_edit_distance(
+            perm,
+            n_ref,
+            cost,
+            is_match,
+            ins_cost,
+            del_cost,
+            beam,
+            0,
+            s_mat,
+            p_mat,
+            pre,
+            pre_state,
+            True,
+        )
         path_len = _trace(perm, n_ref, op, p_mat, path)
         herr[:] = False
         rerr[:] = False
         ralign[:] = 0
         _align_errors(path, path_len, n_hyp, n_ref, herr, rerr, ralign)
-        n_cands = _gather_shifts(
-            perm, n_ref, shiftable, herr, rerr, ralign, max_size, max_dist, cands
-        )
-        while n_cands < 0:
-            cands = np.empty((cands.shape[0] * 2, 4), np.int64)
+        while True:  # a full candidate table is answered -1: grow it and gather again
             n_cands = _gather_shifts(
                 perm, n_ref, shiftable, herr, rerr, ralign, max_size, max_dist, cands
             )
+            if n_cands >= 0:
+                break
+            cands = np.empty((cands.shape[0] * 2, 4), np.int64)
         # CalcBestShift: longest candidates first, stop once shorter ones cannot do better.
         curerr = cur_ed
         best_cost = 0.0
@@ -632,29 +656,10 @@ def _ter_core(
                     best_perm[:] = trial
         if best < 0:
             break
-        if n_shifts == shifts.shape[0]:
-            grown = np.empty((shifts.shape[0] * 2, 4), np.int64)
-            grown[:n_shifts] = shifts[:n_shifts]
-            shifts = grown
-        shifts[n_shifts] = cands[best]
+        shifts = _push_shift(shifts, n_shifts, cands[best])
         n_shifts += 1
         edits += best_cost
         perm[:] = best_perm
-        cur_ed = _beam_edit_distance(
-            perm,
-            n_ref,
-            cost,
-            is_match,
-            ins_cost,
-            del_cost,
-            beam,
-            0,
-            s_mat,
-            p_mat,
-            pre,
-            pre_state,
-            True,
-        )
     return cur_ed + edits, perm, path, path_len, shifts, n_shifts
 
 

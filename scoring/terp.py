@@ -67,6 +67,7 @@ from scoring.ter import (  # the edit codes and the shift kernel are tercom's
     OP_SUB,
     OP_SYNONYM,
     _apply_shift,
+    _push_shift,
 )
 
 F64 = npt.NDArray[np.float64]
@@ -1043,62 +1044,43 @@ def _terp_core(
     shifts = np.empty((8, 4), np.int64)
     n_shifts = 0
     edits = 0.0
-    cur_ed = _min_edit_dist(
-        perm,
-        n_ref,
-        eq,
-        stem_ok,
-        syn_ok,
-        sub_cost,
-        ins_cost,
-        del_cost,
-        match_cost,
-        stem_cost,
-        syn_cost,
-        beam,
-        hyp_ids,
-        ph_rlen,
-        ph_hlen,
-        ph_first,
-        ph_off,
-        ph_ids,
-        ph_cost,
-        s_mat,
-        p_mat,
-        pl_mat,
-    )
-    path_len = _trace(
-        n_hyp, n_ref, p_mat, pl_mat, ph_rlen, ph_hlen, path, path_rl, path_hl, path_ph
-    )
-    while do_shifts:
-        herr[:] = False
-        rerr[:] = False
-        ralign[:] = 0
-        halign[:] = 0
-        _align_errors(path, path_rl, path_hl, path_len, herr, rerr, ralign, halign)
-        n_cands = _gather_shifts(
+    while True:
+        # Edit distance and path of the current order (the trials below overwrite the tables).
+        cur_ed = _min_edit_dist(
             perm,
             n_ref,
-            shift_eq,
-            herr,
-            rerr,
-            ralign,
-            halign,
-            hyp_stop,
-            ref_stop,
-            max_size,
-            max_dist,
-            shift_phrases,
+            eq,
+            stem_ok,
+            syn_ok,
+            sub_cost,
+            ins_cost,
+            del_cost,
+            match_cost,
+            stem_cost,
+            syn_cost,
+            beam,
             hyp_ids,
             ph_rlen,
             ph_hlen,
             ph_first,
             ph_off,
             ph_ids,
-            cands,
+            ph_cost,
+            s_mat,
+            p_mat,
+            pl_mat,
         )
-        while n_cands < 0:
-            cands = np.empty((cands.shape[0] * 2, 5), np.int64)
+        path_len = _trace(
+            n_hyp, n_ref, p_mat, pl_mat, ph_rlen, ph_hlen, path, path_rl, path_hl, path_ph
+        )
+        if not do_shifts:
+            break
+        herr[:] = False
+        rerr[:] = False
+        ralign[:] = 0
+        halign[:] = 0
+        _align_errors(path, path_rl, path_hl, path_len, herr, rerr, ralign, halign)
+        while True:  # a full candidate table is answered -1: grow it and gather again
             n_cands = _gather_shifts(
                 perm,
                 n_ref,
@@ -1120,6 +1102,9 @@ def _terp_core(
                 ph_ids,
                 cands,
             )
+            if n_cands >= 0:
+                break
+            cands = np.empty((cands.shape[0] * 2, 5), np.int64)
         # TERp's order: longest bucket first, then (start, end, newloc) ascending.
         w = n_hyp + 2
         keys = np.empty(n_cands, np.int64)
@@ -1171,42 +1156,10 @@ def _terp_core(
                 best_perm[:] = trial
         if best < 0:
             break
-        if n_shifts == shifts.shape[0]:
-            grown = np.empty((shifts.shape[0] * 2, 4), np.int64)
-            grown[:n_shifts] = shifts[:n_shifts]
-            shifts = grown
-        for c in range(4):
-            shifts[n_shifts, c] = cands[best, c]
+        shifts = _push_shift(shifts, n_shifts, cands[best])
         n_shifts += 1
         edits += best_cost
         perm[:] = best_perm
-        cur_ed = _min_edit_dist(
-            perm,
-            n_ref,
-            eq,
-            stem_ok,
-            syn_ok,
-            sub_cost,
-            ins_cost,
-            del_cost,
-            match_cost,
-            stem_cost,
-            syn_cost,
-            beam,
-            hyp_ids,
-            ph_rlen,
-            ph_hlen,
-            ph_first,
-            ph_off,
-            ph_ids,
-            ph_cost,
-            s_mat,
-            p_mat,
-            pl_mat,
-        )
-        path_len = _trace(
-            n_hyp, n_ref, p_mat, pl_mat, ph_rlen, ph_hlen, path, path_rl, path_hl, path_ph
-        )
     return cur_ed + edits, perm, path, path_rl, path_hl, path_ph, path_len, shifts, n_shifts
 
 
