@@ -12,30 +12,16 @@ interleaved rounds, after numba compilation. Exits 1 unless both speed-ups reach
 from __future__ import annotations
 
 import sys
-import time
 import warnings
-from collections.abc import Callable
 
 from nltk.translate.bleu_score import sentence_bleu
 from nltk.translate.nist_score import sentence_nist
 
 from scoring.mtmetrics import bleu, ngram_stats, nist, read_mteval_sgml, tokenize_13a
+from tests.benchmarks.timing import interleaved_best
 from tests.paths import SHARED_DATA
 
 TARGET = 10.0
-
-
-def interleaved_best(rounds: int, *funcs: Callable[[], object]) -> list[float]:
-    """Best CPU time (``time.process_time``) of each function over ``rounds`` interleaved
-    rounds: the machine is shared, so both peers sample the same load, and CPU time leaves out
-    the time this process waits for a core."""
-    best = [float("inf")] * len(funcs)
-    for _ in range(rounds):
-        for k, func in enumerate(funcs):
-            start = time.process_time()
-            func()
-            best[k] = min(best[k], time.process_time() - start)
-    return best
 
 
 def main() -> int:
