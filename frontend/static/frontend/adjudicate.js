@@ -125,18 +125,14 @@ async function main() {
   const showKeys = () => openDialog($("keymap-dialog"));
   bindKeys({ model, view, actions: { a: acceptBlock, save, "?": showKeys } });
   bindToolbar(root, {
-    accept: acceptBlock,
-    "accept-agreed": acceptAgreed,
-    sure: () => model.setBlock(SURE),
-    possible: () => model.setBlock(POSSIBLE),
-    clear: () => model.setBlock(EMPTY),
-    undo: () => model.undo(),
-    redo: () => model.redo(),
-    "zoom-in": () => view.zoomBy(1),
-    "zoom-out": () => view.zoomBy(-1),
-    transpose: () => view.transpose(),
-    keys: showKeys,
-    "save-gold": save,
+    model,
+    view,
+    actions: {
+      accept: acceptBlock,
+      "accept-agreed": acceptAgreed,
+      keys: showKeys,
+      "save-gold": save,
+    },
   });
   $("grid-wrap").focus({ preventScroll: true });
   root.dataset.ready = "true";

@@ -58,7 +58,19 @@ export function bindKeys({ model, view, actions = {} }) {
   });
 }
 
-export function bindToolbar(root, handlers) {
+// Toolbar buttons (data-action): the grid's own actions, as on the keyboard, plus the page's.
+export function bindToolbar(root, { model, view, actions = {} }) {
+  const handlers = {
+    sure: () => model.setBlock(SURE),
+    possible: () => model.setBlock(POSSIBLE),
+    clear: () => model.setBlock(EMPTY),
+    undo: () => model.undo(),
+    redo: () => model.redo(),
+    "zoom-in": () => view.zoomBy(1),
+    "zoom-out": () => view.zoomBy(-1),
+    transpose: () => view.transpose(),
+    ...actions,
+  };
   root.addEventListener("click", (event) => {
     const button = event.target.closest("[data-action]");
     if (!button || !handlers[button.dataset.action]) return;

@@ -3,7 +3,7 @@ import { api, ApiError } from "./api.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { SaveQueue } from "./savequeue.js";
-import { diffCount, EMPTY, GridModel, POSSIBLE, SURE, sameLinks } from "./state.js";
+import { diffCount, GridModel, POSSIBLE, SURE, sameLinks } from "./state.js";
 
 const HEARTBEAT_MS = 30000;
 const root = document.getElementById("workspace");
@@ -237,19 +237,15 @@ async function main() {
     },
   });
   bindToolbar(root, {
-    sure: () => model.setBlock(SURE),
-    possible: () => model.setBlock(POSSIBLE),
-    clear: () => model.setBlock(EMPTY),
-    undo: () => model.undo(),
-    redo: () => model.redo(),
-    "zoom-in": () => view.zoomBy(1),
-    "zoom-out": () => view.zoomBy(-1),
-    transpose: () => view.transpose(),
-    keys: showKeys,
-    guidelines: showGuidelines,
-    previous,
-    next,
-    submit: openSubmit,
+    model,
+    view,
+    actions: {
+      keys: showKeys,
+      guidelines: showGuidelines,
+      previous,
+      next,
+      submit: openSubmit,
+    },
   });
 
   // Active time: the server counts the gaps between signs of activity (idle > 5 min excluded).
