@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from scoring.aligners import get_aligner
+from scoring.aligners.base import Aligner, AlignerError, read_model_file
 from scoring.aligners.em import (
     EMAligner,
+    _agree,
     _grow_diag_final,
+    _hmm_agreement_estep,
     _hmm_estep,
+    _layout,
+    _model1_agreement_estep,
     _model1_estep,
     _posteriors,
 )
@@ -236,6 +243,132 @@ def test_grow_diag_final_matches_the_reference_on_random_alignments() -> None:
         np.testing.assert_array_equal(_grow_diag_final(fwd, bwd), _ref_grow_diag_final(fwd, bwd))
 
 
+def _random_posteriors(rng: np.random.Generator, n_rows: int, n_cols: int) -> np.ndarray:
+    """Rows that sum to 1 over ``n_cols`` words and the empty word (last column)."""
+    raw: np.ndarray = rng.random((n_rows, n_cols + 1)) + 0.01
+    out: np.ndarray = raw / raw.sum(axis=1, keepdims=True)
+    return out
+
+
+def test_agreement_keeps_only_link_mass_both_directions_give() -> None:
+    rng = np.random.default_rng(7)
+    for n_i, n_j in [(1, 1), (3, 5), (6, 2)]:
+        fwd = _random_posteriors(rng, n_j, n_i)
+        bwd = _random_posteriors(rng, n_i, n_j)
+        q_fwd, q_bwd = fwd.copy(), bwd.copy()
+        stats = np.zeros(3)
+        _agree(n_i, n_j, q_fwd, q_bwd, stats)
+        q = fwd[:, :n_i] * bwd[:, :n_j].T
+        np.testing.assert_allclose(q_fwd[:, :n_i], q, rtol=1e-12)
+        np.testing.assert_allclose(q_bwd[:, :n_j], q.T, rtol=1e-12)
+        # q is at most either directional posterior, so no word gets more than one link's mass.
+        assert (q <= fwd[:, :n_i]).all() and (q <= bwd[:, :n_j].T).all()
+        assert (q.sum(axis=1) <= 1.0).all() and (q.sum(axis=0) <= 1.0).all()
+        # The empty word keeps each direction's own posterior.
+        np.testing.assert_array_equal(q_fwd[:, n_i], fwd[:, n_i])
+        np.testing.assert_array_equal(q_bwd[:, n_j], bwd[:, n_j])
+        assert stats == pytest.approx([q.sum(), fwd[:, :n_i].sum(), bwd[:, :n_j].sum()])
+
+
+def _two_way_layouts(
+    src: list[np.ndarray], tgt: list[np.ndarray], size: int
+) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    return _layout(src, tgt, size), _layout(tgt, src, size)
+
+
+def test_the_joint_model1_e_step_counts_the_product_of_both_directions() -> None:
+    rng = np.random.default_rng(13)
+    size = 6
+    src = [np.array([1, 2]), np.array([3, 1, 4])]
+    tgt = [np.array([2, 5, 3]), np.array([4])]
+    weights = np.array([1.0, 3.0])
+    st, ts = _two_way_layouts(src, tgt, size)
+    prob_st = rng.random(st[4].size) + 0.1
+    prob_ts = rng.random(ts[4].size) + 0.1
+    counts_st = np.zeros_like(prob_st)
+    counts_ts = np.zeros_like(prob_ts)
+    stats = np.zeros(3)
+    ll_st, ll_ts = _model1_agreement_estep(
+        st[0], st[1], st[2], st[3], ts[2], ts[3], weights, prob_st, prob_ts,
+        counts_st, counts_ts, stats,
+    )  # fmt: skip
+
+    def table(keys: np.ndarray, prob: np.ndarray) -> dict[tuple[int, int], float]:
+        return {(int(k) // size, int(k) % size): float(p) for k, p in zip(keys, prob, strict=True)}
+
+    t_st, t_ts = table(st[4], prob_st), table(ts[4], prob_ts)
+    ref_st: dict[tuple[int, int], float] = {}
+    ref_ts: dict[tuple[int, int], float] = {}
+    ref_ll = [0.0, 0.0]
+    for s, t, w in zip(src, tgt, weights, strict=True):
+        # post[d][j][i]: Model 1 posterior of direction d, the empty word (id 0) last.
+        posts = []
+        for d, (cond, gen, tab) in enumerate(((s, t, t_st), (t, s, t_ts))):
+            rows = []
+            for f in gen.tolist():
+                values = [tab[(e, f)] for e in [*cond.tolist(), 0]]
+                ref_ll[d] += w * math.log(sum(values) / len(values))
+                rows.append([v / sum(values) for v in values])
+            posts.append(rows)
+        for i, e in enumerate(s.tolist()):
+            for j, f in enumerate(t.tolist()):
+                q = posts[0][j][i] * posts[1][i][j]
+                ref_st[(e, f)] = ref_st.get((e, f), 0.0) + w * q
+                ref_ts[(f, e)] = ref_ts.get((f, e), 0.0) + w * q
+        for d, (gen, ref) in enumerate(((t, ref_st), (s, ref_ts))):
+            for j, f in enumerate(gen.tolist()):
+                ref[(0, f)] = ref.get((0, f), 0.0) + w * posts[d][j][-1]
+    assert (ll_st, ll_ts) == pytest.approx(ref_ll, rel=1e-12)
+    assert table(st[4], counts_st) == pytest.approx(ref_st, rel=1e-12)
+    assert table(ts[4], counts_ts) == pytest.approx(ref_ts, rel=1e-12)
+
+
+def test_the_joint_hmm_e_step_takes_jumps_from_each_direction_and_links_from_both() -> None:
+    rng = np.random.default_rng(17)
+    size, max_jump, smooth, p0 = 9, 2, 0.2, (0.3, 0.15)
+    src = [np.array([1, 2, 3]), np.array([4, 1])]
+    tgt = [np.array([5, 6]), np.array([7, 8, 4, 2])]
+    weights = np.array([2.0, 1.0])
+    layouts = _two_way_layouts(src, tgt, size)
+    probs = [rng.random(layout[4].size) + 0.05 for layout in layouts]
+    jumps = [rng.random(2 * max_jump + 1) + 0.05 for _ in layouts]
+    joint = [(np.zeros_like(p), np.zeros(2 * max_jump + 1), np.zeros(2)) for p in probs]
+    alone = [(np.zeros_like(p), np.zeros(2 * max_jump + 1), np.zeros(2)) for p in probs]
+    st, ts = layouts
+    lls = _hmm_agreement_estep(
+        st[0], st[1], st[2], st[3], ts[2], ts[3], weights, probs[0], probs[1], jumps[0],
+        jumps[1], max_jump, smooth, False, p0[0], p0[1], joint[0][0], joint[1][0],
+        joint[0][1], joint[1][1], joint[0][2], joint[1][2], np.zeros(3),
+    )  # fmt: skip
+    for d, layout in enumerate(layouts):
+        ll = _hmm_estep(
+            layout[0], layout[1], layout[2], layout[3], weights, probs[d], jumps[d], max_jump,
+            smooth, False, p0[d], alone[d][0], alone[d][1], alone[d][2],
+        )  # fmt: skip
+        assert lls[d] == pytest.approx(ll, rel=1e-12)
+        np.testing.assert_allclose(joint[d][1], alone[d][1], rtol=1e-12)  # jumps
+        np.testing.assert_allclose(joint[d][2], alone[d][2], rtol=1e-12)  # empty word
+    # Lexicon counts: the product of the two directions' posteriors (checked by brute force).
+    ref = [np.zeros_like(p) for p in probs]
+    for k, w in enumerate(weights):
+        posts = []
+        for d, (cond_len, gen_len, cells, off, _) in enumerate(layouts):
+            n_i, n_j = int(cond_len[k]), int(gen_len[k])
+            idx = cells[off[k] : off[k + 1]].reshape(n_j, n_i + 1)
+            post, post_null, _ = _posteriors(
+                probs[d][idx[:, :n_i]].copy(), probs[d][idx[:, n_i]].copy(), jumps[d],
+                max_jump, smooth, False, p0[d],
+            )  # fmt: skip
+            posts.append((idx, post, post_null))
+        q = posts[0][1] * posts[1][1].T
+        for d, (idx, _, post_null) in enumerate(posts):
+            links = q if d == 0 else q.T
+            np.add.at(ref[d], idx[:, :-1], w * links)
+            np.add.at(ref[d], idx[:, -1], w * post_null)
+    np.testing.assert_allclose(joint[0][0], ref[0], rtol=1e-10)
+    np.testing.assert_allclose(joint[1][0], ref[1], rtol=1e-10)
+
+
 # --- EM on a synthetic corpus ------------------------------------------------------------------
 
 
@@ -270,6 +403,97 @@ def test_em_recovers_a_known_word_translation_table() -> None:
     for source_word, target_word in truth.items():
         row = {f: p for (e, f), p in reverse.items() if e == target_word}
         assert max(row, key=row.__getitem__) == source_word
+
+
+def test_agreement_training_recovers_a_known_word_translation_table() -> None:
+    corpus, truth, correct = _synthetic_corpus(np.random.default_rng(0))
+    aligner = EMAligner(identity_weight=0.0, training="agreement")
+    aligner.train(corpus)
+    for direction in (0, 1):
+        lexicon = aligner.lexicon(direction)
+        for source_word, target_word in truth.items():
+            e, f = (source_word, target_word) if direction == 0 else (target_word, source_word)
+            row = {g: p for (c, g), p in lexicon.items() if c == e}
+            assert max(row, key=row.__getitem__) == f
+    forward = aligner.lexicon(0)
+    for source_word, target_word in truth.items():
+        assert forward[(source_word, target_word)] == pytest.approx(correct, abs=0.08)
+
+
+def test_agreement_training_logs_both_likelihoods_and_the_agreed_share() -> None:
+    # Joint EM maximises no single likelihood, so neither direction's is promised to rise; what
+    # holds is that the agreed share of the link mass is a fraction (q ≤ either posterior).
+    corpus, _, _ = _synthetic_corpus(np.random.default_rng(2))
+    aligner = EMAligner(identity_weight=1.0, training="agreement", hmm_iterations=4)
+    aligner.train(corpus)
+    for direction in aligner.log["directions"]:
+        assert len(direction["model1_log_likelihood"]) == 5
+        assert len(direction["hmm_log_likelihood"]) == 4
+        assert all(math.isfinite(v) and v < 0 for v in direction["hmm_log_likelihood"])
+    shares = aligner.log["agreed_share"]
+    assert len(shares["model1"]) == 5 and len(shares["hmm"]) == 4
+    assert all(0.0 < v <= 1.0 for v in shares["model1"] + shares["hmm"])
+    assert "agreed_share" not in _trained(EMAligner(identity_weight=1.0), corpus).log
+
+
+def _trained(aligner: EMAligner, corpus: list[tuple[list[str], list[str]]]) -> EMAligner:
+    aligner.train(corpus)
+    return aligner
+
+
+def test_agreement_decoding_makes_sure_the_links_whose_posterior_product_passes() -> None:
+    corpus, _, _ = _synthetic_corpus(np.random.default_rng(3), pairs=200)
+    for threshold in (0.3, 0.5):
+        aligner = _trained(
+            EMAligner(decode="agreement", agreement_threshold=threshold, training="agreement"),
+            corpus,
+        )
+        for source, target in corpus[:20]:
+            post_st, post_ts, _, _ = aligner.directional(source, target)
+            expected = {(int(i), int(j)) for i, j in np.argwhere(post_st * post_ts >= threshold)}
+            output = aligner.align(source, target)
+            assert output.sure == expected
+            assert output.sure <= output.possible
+
+
+def test_unknown_training_and_decoding_modes_are_refused() -> None:
+    with pytest.raises(AlignerError, match="option 'training' must be one of"):
+        EMAligner(training="joint")
+    with pytest.raises(AlignerError, match="option 'agreement_threshold' must be in"):
+        EMAligner(agreement_threshold=0.0)
+
+
+def test_an_agreement_model_keeps_its_training_mode_through_save_and_load(
+    tmp_path: Path,
+) -> None:
+    corpus, _, _ = _synthetic_corpus(np.random.default_rng(4), pairs=60)
+    aligner = _trained(EMAligner(training="agreement", decode="agreement"), corpus)
+    loaded = Aligner.load(aligner.save(tmp_path / "agree.npz"))
+    assert isinstance(loaded, EMAligner)
+    assert loaded.options == aligner.options
+    assert loaded.options["training"] == "agreement"
+    assert loaded.log["agreed_share"] == aligner.log["agreed_share"]
+    for source, target in corpus[:10]:
+        assert loaded.align(source, target).alignment == aligner.align(source, target).alignment
+
+
+def test_a_model_saved_before_the_training_option_loads_as_independent(tmp_path: Path) -> None:
+    corpus, _, _ = _synthetic_corpus(np.random.default_rng(5), pairs=60)
+    aligner = _trained(EMAligner(), corpus)
+    path = aligner.save(tmp_path / "em.npz")
+    header, arrays = read_model_file(path)
+    for key in ("training", "agreement_threshold"):
+        del header["options"][key]
+    del header["state"]["training"]
+    blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
+    old = tmp_path / "old.npz"
+    with old.open("wb") as handle:
+        np.savez_compressed(handle, __header__=blob, **arrays)  # type: ignore[arg-type]
+    loaded = Aligner.load(old)
+    assert loaded.options["training"] == "independent"
+    assert loaded.options["decode"] == "viterbi"
+    for source, target in corpus[:10]:
+        assert loaded.align(source, target).alignment == aligner.align(source, target).alignment
 
 
 def test_em_aligns_the_synthetic_corpus_along_the_diagonal() -> None:
