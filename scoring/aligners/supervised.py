@@ -422,7 +422,9 @@ class SupervisedAligner(Aligner):
             )
         # The EM posteriors are features; the trees were developed on these EM settings (the
         # `em` aligner's own defaults later moved to a heavier identity lexicon, which is
-        # better for its intersection links, not measured as features here).
+        # better for its intersection links, not measured as features here). The EM model's
+        # later fixes (unweighted jump counts, the end factor) apply here too: 5-fold CV
+        # 88.5 → 88.7 on Edinburgh++, 89.2 on RTE-2 unchanged (results/aligners.json).
         self.em = EMAligner(
             max_length=o["max_length"],
             hmm_iterations=o["em_hmm_iterations"],

@@ -15,6 +15,7 @@ from scoring.aligners.base import Aligner, AlignerError, read_model_file
 from scoring.aligners.em import (
     EMAligner,
     _agree,
+    _DirectionRun,
     _grow_diag_final,
     _hmm_agreement_estep,
     _hmm_estep,
@@ -28,22 +29,22 @@ from scoring.aligners.em import (
 
 
 def _ref_transitions(
-    n_i: int, jump: np.ndarray, max_jump: int, smooth: float, uniform_start: bool
-) -> tuple[list[list[float]], list[float]]:
+    n_i: int, jump: np.ndarray, bounds: np.ndarray, max_jump: int, smooth: float
+) -> tuple[list[list[float]], list[float], list[float]]:
+    """Transitions, start distribution and end factor (mean 1) as the module docstring says."""
+
     def c(d: int) -> float:
         return float(jump[min(max(d, -max_jump), max_jump) + max_jump])
 
-    trans = []
-    for ip in range(n_i):
-        row = [c(i - ip) for i in range(n_i)]
-        total = sum(row)
-        trans.append([(1 - smooth) * v / total + smooth / n_i for v in row])
-    if uniform_start:
-        init = [1.0 / n_i] * n_i
-    else:
-        raw = [c(i + 1) for i in range(n_i)]
-        init = [(1 - smooth) * v / sum(raw) + smooth / n_i for v in raw]
-    return trans, init
+    def smoothed(raw: list[float]) -> list[float]:
+        return [(1 - smooth) * v / sum(raw) + smooth / n_i for v in raw]
+
+    trans = [smoothed([c(i - ip) for i in range(n_i)]) for ip in range(n_i)]
+    init = smoothed([float(bounds[0, min(i + 1, max_jump)]) for i in range(n_i)])
+    end = [
+        n_i * v for v in smoothed([float(bounds[1, min(n_i - i, max_jump)]) for i in range(n_i)])
+    ]
+    return trans, init, end
 
 
 def _ref_enumerate(
@@ -51,10 +52,12 @@ def _ref_enumerate(
     emit_null: np.ndarray,
     trans: list[list[float]],
     init: list[float],
+    end: list[float],
     p0: float,
 ) -> list[tuple[tuple[int, ...], float]]:
-    """Every state sequence with its joint probability; state ``s < I`` is word ``s``, state
-    ``I + i`` the empty word remembering ``i``."""
+    """Every state sequence with its joint probability (times the end factor of its last
+    position); state ``s < I`` is word ``s``, state ``I + i`` the empty word remembering
+    ``i``."""
     n_j, n_i = emit.shape
     out = []
     for states in itertools.product(range(2 * n_i), repeat=n_j):
@@ -70,7 +73,7 @@ def _ref_enumerate(
                 p_move = (1 - p0) * trans[prev][pos]
             prob *= p_move * (emit_null[j] if null else emit[j, pos])
             prev = pos
-        out.append((states, prob))
+        out.append((states, prob * end[prev]))
     return out
 
 
@@ -143,10 +146,19 @@ def test_the_model1_e_step_matches_a_plain_computation() -> None:
     np.testing.assert_allclose(counts, ref_counts, rtol=1e-12)
 
 
-@pytest.mark.parametrize("uniform_start", [False, True])
-@pytest.mark.parametrize("shape", [(1, 1), (3, 2), (2, 4), (3, 3)])
+def _random_bounds(rng: np.random.Generator, max_jump: int, start: bool, end: bool) -> np.ndarray:
+    """Start (row 0) and end (row 1) tables: random where asked, else constant."""
+    bounds = np.ones((2, max_jump + 1))
+    for row, flag in enumerate((start, end)):
+        if flag:
+            bounds[row] = rng.random(max_jump + 1) + 0.05
+    return bounds
+
+
+@pytest.mark.parametrize(("start", "end"), [(False, False), (True, False), (True, True)])
+@pytest.mark.parametrize("shape", [(1, 1), (3, 2), (2, 4), (3, 3), (4, 1)])
 def test_hmm_posteriors_and_viterbi_match_brute_force(
-    shape: tuple[int, int], uniform_start: bool
+    shape: tuple[int, int], start: bool, end: bool
 ) -> None:
     n_i, n_j = shape
     rng = np.random.default_rng(n_i * 10 + n_j)
@@ -154,10 +166,13 @@ def test_hmm_posteriors_and_viterbi_match_brute_force(
     emit = rng.random((n_j, n_i)) + 0.01
     emit_null = rng.random(n_j) * 0.3 + 0.01
     jump = rng.random(2 * max_jump + 1) + 0.05
-    post, post_null, path = _posteriors(emit, emit_null, jump, max_jump, smooth, uniform_start, p0)
+    bounds = _random_bounds(rng, max_jump, start, end)
+    post, post_null, path = _posteriors(emit, emit_null, jump, bounds, max_jump, smooth, p0)
 
-    trans, init = _ref_transitions(n_i, jump, max_jump, smooth, uniform_start)
-    table = _ref_enumerate(emit, emit_null, trans, init, p0)
+    trans, init, end_factor = _ref_transitions(n_i, jump, bounds, max_jump, smooth)
+    if not end:
+        assert end_factor == pytest.approx([1.0] * n_i, rel=1e-12)
+    table = _ref_enumerate(emit, emit_null, trans, init, end_factor, p0)
     total = sum(p for _, p in table)
     ref_post = np.zeros((n_j, n_i))
     ref_null = np.zeros(n_j)
@@ -173,18 +188,21 @@ def test_hmm_posteriors_and_viterbi_match_brute_force(
     assert [int(v) for v in path] == [s if s < n_i else -1 for s in best_states]
 
 
-def test_the_hmm_e_step_counts_match_brute_force() -> None:
-    n_i, n_j = 3, 3
+@pytest.mark.parametrize("align_weight", [0.5, 0.0])
+def test_the_hmm_e_step_counts_match_brute_force(align_weight: float) -> None:
+    n_i, n_j = 4, 3
     rng = np.random.default_rng(11)
     max_jump, smooth, p0 = 2, 0.1, 0.25
     emit = rng.random((n_j, n_i)) + 0.01
     emit_null = rng.random(n_j) * 0.3 + 0.01
     jump = rng.random(2 * max_jump + 1) + 0.05
+    bounds = _random_bounds(rng, max_jump, True, True)
     # One pair whose cells are numbered row by row, the empty word last in each row.
     prob = np.concatenate([np.append(emit[j], emit_null[j]) for j in range(n_j)])
     cells = np.arange(prob.size, dtype=np.int64)
     counts = np.zeros(prob.size)
     jump_counts = np.zeros(jump.size)
+    bound_counts = np.zeros_like(bounds)
     null_counts = np.zeros(2)
     ll = _hmm_estep(
         np.array([n_i]),
@@ -192,39 +210,46 @@ def test_the_hmm_e_step_counts_match_brute_force() -> None:
         cells,
         np.array([0, prob.size]),
         np.array([2.0]),
+        np.array([align_weight]),
         prob,
         jump,
+        bounds,
         max_jump,
         smooth,
-        False,
         p0,
         counts,
         jump_counts,
+        bound_counts,
         null_counts,
     )
-    trans, init = _ref_transitions(n_i, jump, max_jump, smooth, False)
-    table = _ref_enumerate(emit, emit_null, trans, init, p0)
+    trans, init, end = _ref_transitions(n_i, jump, bounds, max_jump, smooth)
+    table = _ref_enumerate(emit, emit_null, trans, init, end, p0)
     total = sum(p for _, p in table)
     assert ll == pytest.approx(2.0 * math.log(total), rel=1e-10)
+    # Lexicon counts take the pair's weight (2), the alignment model's its alignment weight.
     ref_counts = np.zeros(prob.size)
     ref_jumps = np.zeros(jump.size)
+    ref_bounds = np.zeros_like(bounds)
     ref_null = 0.0
     for states, p in table:
         w = 2.0 * p / total
+        wa = align_weight * p / total
         prev = -1
         for j, s in enumerate(states):
             pos, null = (s - n_i, True) if s >= n_i else (s, False)
             ref_counts[j * (n_i + 1) + (n_i if null else pos)] += w
-            ref_null += w if null else 0.0
+            ref_null += wa if null else 0.0
             if j == 0:
-                ref_jumps[min(pos + 1, max_jump) + max_jump] += w
+                ref_bounds[0, min(pos + 1, max_jump)] += wa
             elif not null:
-                ref_jumps[min(max(pos - prev, -max_jump), max_jump) + max_jump] += w
+                ref_jumps[min(max(pos - prev, -max_jump), max_jump) + max_jump] += wa
             prev = pos
+        ref_bounds[1, min(n_i - prev, max_jump)] += wa
     np.testing.assert_allclose(counts, ref_counts, rtol=1e-10)
-    np.testing.assert_allclose(jump_counts, ref_jumps, rtol=1e-10)
+    np.testing.assert_allclose(jump_counts, ref_jumps, rtol=1e-10, atol=1e-15)
+    np.testing.assert_allclose(bound_counts, ref_bounds, rtol=1e-10, atol=1e-15)
     assert null_counts[0] == pytest.approx(ref_null, rel=1e-10)
-    assert null_counts[1] == pytest.approx(2.0 * n_j)
+    assert null_counts[1] == pytest.approx(align_weight * n_j)
 
 
 def test_grow_diag_final_matches_the_reference_on_random_alignments() -> None:
@@ -331,23 +356,36 @@ def test_the_joint_hmm_e_step_takes_jumps_from_each_direction_and_links_from_bot
     weights = np.array([2.0, 1.0])
     layouts = _two_way_layouts(src, tgt, size)
     probs = [rng.random(layout[4].size) + 0.05 for layout in layouts]
+    align_weights = np.array([1.0, 0.5])
     jumps = [rng.random(2 * max_jump + 1) + 0.05 for _ in layouts]
-    joint = [(np.zeros_like(p), np.zeros(2 * max_jump + 1), np.zeros(2)) for p in probs]
-    alone = [(np.zeros_like(p), np.zeros(2 * max_jump + 1), np.zeros(2)) for p in probs]
+    bounds = [_random_bounds(rng, max_jump, True, True) for _ in layouts]
+
+    def fresh(p: np.ndarray) -> tuple[np.ndarray, ...]:
+        return (
+            np.zeros_like(p),
+            np.zeros(2 * max_jump + 1),
+            np.zeros((2, max_jump + 1)),
+            np.zeros(2),
+        )
+
+    joint = [fresh(p) for p in probs]
+    alone = [fresh(p) for p in probs]
     st, ts = layouts
     lls = _hmm_agreement_estep(
-        st[0], st[1], st[2], st[3], ts[2], ts[3], weights, probs[0], probs[1], jumps[0],
-        jumps[1], max_jump, smooth, False, p0[0], p0[1], joint[0][0], joint[1][0],
-        joint[0][1], joint[1][1], joint[0][2], joint[1][2], np.zeros(3),
+        st[0], st[1], st[2], st[3], ts[2], ts[3], weights, align_weights, probs[0], probs[1],
+        jumps[0], jumps[1], bounds[0], bounds[1], max_jump, smooth, p0[0], p0[1],
+        joint[0][0], joint[1][0], joint[0][1], joint[1][1], joint[0][2], joint[1][2],
+        joint[0][3], joint[1][3], np.zeros(3),
     )  # fmt: skip
     for d, layout in enumerate(layouts):
         ll = _hmm_estep(
-            layout[0], layout[1], layout[2], layout[3], weights, probs[d], jumps[d], max_jump,
-            smooth, False, p0[d], alone[d][0], alone[d][1], alone[d][2],
+            layout[0], layout[1], layout[2], layout[3], weights, align_weights, probs[d],
+            jumps[d], bounds[d], max_jump, smooth, p0[d], *alone[d],
         )  # fmt: skip
         assert lls[d] == pytest.approx(ll, rel=1e-12)
         np.testing.assert_allclose(joint[d][1], alone[d][1], rtol=1e-12)  # jumps
-        np.testing.assert_allclose(joint[d][2], alone[d][2], rtol=1e-12)  # empty word
+        np.testing.assert_allclose(joint[d][2], alone[d][2], rtol=1e-12)  # start and end
+        np.testing.assert_allclose(joint[d][3], alone[d][3], rtol=1e-12)  # empty word
     # Lexicon counts: the product of the two directions' posteriors (checked by brute force).
     ref = [np.zeros_like(p) for p in probs]
     for k, w in enumerate(weights):
@@ -357,7 +395,7 @@ def test_the_joint_hmm_e_step_takes_jumps_from_each_direction_and_links_from_bot
             idx = cells[off[k] : off[k + 1]].reshape(n_j, n_i + 1)
             post, post_null, _ = _posteriors(
                 probs[d][idx[:, :n_i]].copy(), probs[d][idx[:, n_i]].copy(), jumps[d],
-                max_jump, smooth, False, p0[d],
+                bounds[d], max_jump, smooth, p0[d],
             )  # fmt: skip
             posts.append((idx, post, post_null))
         q = posts[0][1] * posts[1][1].T
@@ -494,6 +532,74 @@ def test_a_model_saved_before_the_training_option_loads_as_independent(tmp_path:
     assert loaded.options["decode"] == "viterbi"
     for source, target in corpus[:10]:
         assert loaded.align(source, target).alignment == aligner.align(source, target).alignment
+
+
+def test_a_model_saved_before_the_end_option_loads_without_an_end_factor(
+    tmp_path: Path,
+) -> None:
+    corpus, _, _ = _synthetic_corpus(np.random.default_rng(6), pairs=60)
+    aligner = _trained(EMAligner(end="none"), corpus)
+    path = aligner.save(tmp_path / "em.npz")
+    header, arrays = read_model_file(path)
+    del header["options"]["end"]
+    del arrays["bounds0"], arrays["bounds1"]
+    blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
+    old = tmp_path / "old.npz"
+    with old.open("wb") as handle:
+        np.savez_compressed(handle, __header__=blob, **arrays)  # type: ignore[arg-type]
+    loaded = Aligner.load(old)
+    assert isinstance(loaded, EMAligner)
+    assert loaded.options["end"] == "none"
+    for source, target in corpus[:10]:
+        np.testing.assert_allclose(
+            loaded.directional(source, target)[0], aligner.directional(source, target)[0]
+        )
+        assert loaded.align(source, target).alignment == aligner.align(source, target).alignment
+
+
+def test_an_unknown_start_or_end_mode_is_refused() -> None:
+    with pytest.raises(AlignerError, match="option 'end' must be one of"):
+        EMAligner(end="uniform")
+    with pytest.raises(AlignerError, match="option 'start' must be one of"):
+        EMAligner(start="none")
+
+
+@pytest.mark.parametrize(("start", "end"), [("jump", "jump"), ("learned", "learned")])
+def test_start_and_end_counts_go_to_the_jump_table_or_to_their_own(start: str, end: str) -> None:
+    max_jump = 3
+    options = {**EMAligner.defaults, "start": start, "end": end, "max_jump": max_jump}
+    run = _DirectionRun([np.array([1, 2])], [np.array([2, 1])], 3, options)
+    rng = np.random.default_rng(19)
+    jump_counts = rng.random(2 * max_jump + 1)
+    bound_counts = rng.random((2, max_jump + 1))
+    bound_counts[:, 0] = 0.0  # distance 0 never occurs
+    run.update_alignment(jump_counts, bound_counts)
+    if start == "jump":
+        expected = jump_counts.copy()
+        expected[max_jump:] += bound_counts[0] + bound_counts[1]
+        np.testing.assert_allclose(run.jump, expected / expected.sum())
+        np.testing.assert_array_equal(run.bounds, np.tile(run.jump[max_jump:], (2, 1)))
+    else:
+        np.testing.assert_allclose(run.jump, jump_counts / jump_counts.sum())
+        rows = bound_counts[:, 1:] / bound_counts[:, 1:].sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(run.bounds[:, 1:], rows)
+
+
+def test_the_identity_pairs_do_not_train_the_alignment_model() -> None:
+    # Every pair reversed: the first target word sits at the source's end, the last at its
+    # start. The one-word identity pairs (start and end at distance 1) must not outweigh that.
+    rng = np.random.default_rng(8)
+    corpus = []
+    for _ in range(60):
+        words = [f"w{k}" for k in rng.choice(40, size=5, replace=False)]
+        corpus.append((words, words[::-1]))
+    options = {"identity_weight": 100.0, "start": "learned", "end": "learned", "max_jump": 3}
+    aligner = _trained(EMAligner(**options), corpus)
+    for bounds in aligner.bounds:
+        assert bounds[0, 1] < 0.1 and bounds[1, 1] < 0.1
+        assert bounds[0, 3] > 0.9 and bounds[1, 3] > 0.9  # distance 5, clipped to max_jump 3
+    source, target = corpus[0]
+    assert aligner.align(source, target).sure == {(k, 4 - k) for k in range(5)}
 
 
 def test_em_aligns_the_synthetic_corpus_along_the_diagonal() -> None:
