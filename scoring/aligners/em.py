@@ -331,12 +331,14 @@ def _hmm_pair(
     post: F64,
     jump_counts: F64,
     bound_counts: F64,
+    null_counts: F64,
 ) -> float:
     """Forward-backward of one pair in one direction: fills ``post`` (``(J, I + 1)``) with the
     link posteriors, the empty word last, and adds ``w ·`` the expected jump counts (index
-    ``d + max_jump``, from the pairwise marginals) to ``jump_counts`` and ``w ·`` those of the
-    start and end distances (:func:`_transitions`) to ``bound_counts``. Returns the
-    log-likelihood (:func:`_forward_backward`). ``work`` holds the buffers of
+    ``d + max_jump``, from the pairwise marginals) to ``jump_counts``, ``w ·`` those of the
+    start and end distances (:func:`_transitions`) to ``bound_counts``, and ``w ·`` the expected
+    number of empty-word positions and of all positions to ``null_counts[0]`` and ``[1]``.
+    Returns the log-likelihood (:func:`_forward_backward`). ``work`` holds the buffers of
     :func:`_hmm_work`, at least as large as the pair."""
     trans, init, end, emit, emit_null, alpha, beta, scale = work
     q = 1.0 - p0
@@ -355,6 +357,9 @@ def _hmm_pair(
         post[j, n_i] = null_post
     if w == 0.0:
         return ll
+    for j in range(n_j):
+        null_counts[0] += w * post[j, n_i]
+    null_counts[1] += w * n_j
     last = n_j - 1
     for i in range(n_i):
         bound_counts[0, min(i + 1, max_jump)] += w * (post[0, i] + alpha[0, n_i + i] * beta[0, i])
@@ -439,11 +444,9 @@ def _hmm_estep(
             post,
             jump_counts,
             bound_counts,
+            null_counts,
         )
         _add_counts(n_i, n_j, cells, base, post, w, counts)
-        for j in range(n_j):
-            null_counts[0] += wa * post[j, n_i]
-        null_counts[1] += wa * n_j
     return ll
 
 
@@ -566,6 +569,7 @@ def _hmm_agreement_estep(
             post_st,
             jump_counts_st,
             bound_counts_st,
+            null_counts_st,
         )
         ll_ts += w * _hmm_pair(
             n_t,
@@ -583,13 +587,8 @@ def _hmm_agreement_estep(
             post_ts,
             jump_counts_ts,
             bound_counts_ts,
+            null_counts_ts,
         )
-        for j in range(n_t):
-            null_counts_st[0] += wa * post_st[j, n_s]
-        null_counts_st[1] += wa * n_t
-        for i in range(n_s):
-            null_counts_ts[0] += wa * post_ts[i, n_t]
-        null_counts_ts[1] += wa * n_s
         _agree(n_s, n_t, post_st, post_ts, stats)
         _add_counts(n_s, n_t, cells_st, off_st[k], post_st, w, counts_st)
         _add_counts(n_t, n_s, cells_ts, off_ts[k], post_ts, w, counts_ts)
