@@ -28,6 +28,12 @@ union of these groups (names in :data:`GROUPS`; each group can be switched off):
   ``path_similarity`` between the first three synsets of each, same part of speech), averaged
   per side plainly and weighted by information content; each with the harmonic mean of the
   sides.
+- ``encoder`` (13): a pretrained sentence encoder's graded similarity
+  (:mod:`scoring.encoder`, all-MiniLM-L6-v2 run in numpy): the cosine of the two sentence
+  vectors, and at layers 3 and 6 the greedy soft matching of word vectors in context that
+  BERTScore computes (Zhang et al. 2020): each word's best cosine to a word of the other
+  sentence, averaged per side plainly and weighted by information content, with the harmonic
+  mean of the sides.
 
 The learner (``learner="svm"``, the default) is an RBF SVM on standardised features with ``C``,
 ``γ`` (and SVR's ``ε``) chosen by k-fold cross-validation on the training data only
@@ -56,7 +62,7 @@ from scoring.errors import ScoringError
 F64 = npt.NDArray[np.float64]
 TokenPair = tuple[list[str], list[str]]
 
-GROUPS: tuple[str, ...] = ("perp", "mt", "align", "overlap", "wordnet")
+GROUPS: tuple[str, ...] = ("perp", "mt", "align", "overlap", "wordnet", "encoder")
 
 _NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?%?")
 _MIN_FREQUENCY = 1e-9
@@ -300,6 +306,48 @@ def wordnet_features(pairs: Sequence[TokenPair]) -> F64:
     return np.array(rows, dtype=np.float64).reshape(len(pairs), len(WORDNET_NAMES))
 
 
+ENCODER_LAYERS: tuple[int, ...] = (3, 6)
+ENCODER_NAMES: tuple[str, ...] = (
+    "encoder:cosine",
+    *(
+        f"encoder:match:{layer}:{weight}:{side}"
+        for layer in ENCODER_LAYERS
+        for weight in ("mean", "ic")
+        for side in ("1", "2", "hmean")
+    ),
+)
+
+
+def encoder_features(pairs: Sequence[TokenPair]) -> F64:
+    """``(N, 13)`` sentence-encoder features (see the module docstring)."""
+    from scoring import encoder
+
+    model = encoder.load()
+    rows = []
+    for first, second in pairs:
+        a, b = model.encode_words(first), model.encode_words(second)
+        row = [float(a.sentence @ b.sentence)]
+        ic1 = np.array([information_content(w) for w in first])
+        ic2 = np.array([information_content(w) for w in second])
+        for layer in ENCODER_LAYERS:
+            sim = encoder.cosine_matrix(a.words[layer], b.words[layer])
+            best1 = np.nanmax(np.where(np.isnan(sim), -1.0, sim), axis=1)
+            best2 = np.nanmax(np.where(np.isnan(sim), -1.0, sim), axis=0)
+            ok1, ok2 = ~np.isnan(a.words[layer][:, 0]), ~np.isnan(b.words[layer][:, 0])
+            means, weighted = [], []
+            for best, ok, ic in ((best1, ok1, ic1), (best2, ok2, ic2)):
+                if not ok.any():
+                    means.append(0.0)
+                    weighted.append(0.0)
+                    continue
+                means.append(float(best[ok].mean()))
+                total = float(ic[ok].sum())
+                weighted.append(float(best[ok] @ ic[ok] / total) if total > 0 else means[-1])
+            row += [*means, _hmean(*means), *weighted, _hmean(*weighted)]
+        rows.append(row)
+    return np.array(rows, dtype=np.float64).reshape(len(pairs), len(ENCODER_NAMES))
+
+
 # --- the union ---------------------------------------------------------------------------------
 
 
@@ -321,6 +369,7 @@ def feature_names(groups: Sequence[str] = GROUPS) -> tuple[str, ...]:
         "align": ALIGN_NAMES,
         "overlap": OVERLAP_NAMES,
         "wordnet": WORDNET_NAMES,
+        "encoder": ENCODER_NAMES,
     }
     return tuple(name for group in check_groups(groups) for name in names[group])
 
@@ -346,8 +395,10 @@ def combined_features(
             blocks.append(align_features(pairs, ppdb))
         elif group == "overlap":
             blocks.append(overlap_features(pairs))
-        else:
+        elif group == "wordnet":
             blocks.append(wordnet_features(pairs))
+        else:
+            blocks.append(encoder_features(pairs))
     out: F64 = np.ascontiguousarray(np.column_stack(blocks))
     return out
 

@@ -12,12 +12,14 @@ import pytest
 from scoring.cli import main
 from scoring.combined import (
     ALIGN_NAMES,
+    ENCODER_NAMES,
     GROUPS,
     OVERLAP_NAMES,
     WORDNET_NAMES,
     CombinedError,
     CombinedModel,
     combined_features,
+    encoder_features,
     feature_names,
     information_content,
     overlap_features,
@@ -55,11 +57,29 @@ def synthetic(n: int, seed: int = 0) -> tuple[list[tuple[list[str], list[str]]],
 def test_every_group_gives_the_columns_its_names_promise() -> None:
     pairs, _ = synthetic(3)
     widths = {"perp": N_FEATURES, "mt": 101, "align": len(ALIGN_NAMES), "overlap": 16, "wordnet": 6}
+    widths["encoder"] = len(ENCODER_NAMES)
     for group in GROUPS:
         x = combined_features(pairs, [group])
         assert x.shape == (3, widths[group]) == (3, len(feature_names([group])))
         assert np.all(np.isfinite(x))
     assert combined_features(pairs).shape == (3, len(feature_names()))
+
+
+def test_encoder_features_grade_similarity_beyond_shared_words() -> None:
+    same = "A man is playing a guitar .".split()
+    x = encoder_features(
+        [
+            (same, list(same)),
+            (same, "Someone strums a guitar .".split()),
+            (same, "Stocks fell on Tuesday .".split()),
+        ]
+    )
+    rows = [dict(zip(ENCODER_NAMES, row, strict=True)) for row in x]
+    assert len(ENCODER_NAMES) == 13
+    for name in ENCODER_NAMES:
+        assert rows[0][name] == pytest.approx(1.0, abs=1e-5)
+    assert rows[0]["encoder:cosine"] > rows[1]["encoder:cosine"] > rows[2]["encoder:cosine"]
+    assert rows[1]["encoder:match:6:ic:hmean"] > rows[2]["encoder:match:6:ic:hmean"]
 
 
 def test_overlap_features_follow_a_worked_example() -> None:
