@@ -11,6 +11,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from scoring.aligners import AlignerError, get_aligner
 from scoring.aligners.base import Aligner
 from scoring.aligners.supervised import (
+    ENCODER_LAYERS,
     FEATURES,
     SupervisedAligner,
     TreeEnsemble,
@@ -178,3 +179,38 @@ def test_it_refuses_a_model_that_learnt_to_link_nothing() -> None:
     ):
         aligner.train(pairs[:4], gold[:4])
     assert aligner.ensemble is None
+
+
+def test_encoder_features_prefer_the_word_of_the_same_meaning(
+    trained: SupervisedAligner,
+) -> None:
+    src, tgt = ["the", "car", "stopped"], ["the", "automobile", "halted"]
+    feats = trained.features(src, tgt).reshape(3, 3, len(FEATURES))
+    for layer in ENCODER_LAYERS:
+        cosine = feats[:, :, FEATURES.index(f"encoder{layer}_cosine")]
+        mutual = feats[:, :, FEATURES.index(f"encoder{layer}_mutual_best")]
+        assert cosine[1, 1] > cosine[1, 2] and cosine[1, 1] > cosine[1, 0]
+        assert mutual[1, 1] == 1.0 and mutual[1, 0] == 0.0
+        assert feats[1, 1, FEATURES.index(f"encoder{layer}_row_gap")] == 0.0
+
+
+def test_without_the_encoder_its_features_are_missing_and_a_warning_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scoring import encoder
+    from scoring.errors import ResourceMissingError
+
+    def missing(path: object = None) -> encoder.Encoder:
+        raise ResourceMissingError("the sentence encoder is not installed; install it with `pip`")
+
+    monkeypatch.setattr(encoder, "load", missing)
+    pairs, gold = _corpus()
+    aligner = SupervisedAligner(wordnet=False, pos=False, trees=20, em_hmm_iterations=2)
+    aligner.train(pairs, gold)
+    feats = aligner.features(["cat", "dog"], ["dog"])
+    columns = [k for k, name in enumerate(FEATURES) if name.startswith("encoder")]
+    assert len(columns) == 4 * len(ENCODER_LAYERS)
+    assert np.isnan(feats[:, columns]).all()
+    output = aligner.align(["river", "of", "stone"], ["stone", "river", "cloud"])
+    assert output.sure == {(0, 1), (2, 0)}
+    assert any("sentence-encoder features skipped" in w for w in output.warnings)
