@@ -815,7 +815,11 @@ class SupervisedAligner(Aligner):
         if "em" not in state:
             return
         if state.get("features") != list(FEATURES):
-            raise AlignerError("saved 'supervised' model was trained on other features")
+            raise AlignerError(
+                f"saved 'supervised' model was trained on {len(state.get('features', []))} "
+                f"features, not this version's {len(FEATURES)} (version {self.version} added the "
+                "sentence encoder's); train it again"
+            )
         try:
             self.em = EMAligner(**state["em_options"])
             self.em._restore(

@@ -214,3 +214,13 @@ def test_without_the_encoder_its_features_are_missing_and_a_warning_says_why(
     output = aligner.align(["river", "of", "stone"], ["stone", "river", "cloud"])
     assert output.sure == {(0, 1), (2, 0)}
     assert any("sentence-encoder features skipped" in w for w in output.warnings)
+
+
+def test_a_model_saved_with_other_features_asks_to_be_trained_again(
+    trained: SupervisedAligner, tmp_path: Path
+) -> None:
+    state, arrays = trained._state()
+    state["features"] = list(FEATURES[:49])  # version 2's features, before the encoder's
+    fresh = SupervisedAligner()
+    with pytest.raises(AlignerError, match="trained on 49 features, not this version's 61"):
+        fresh._restore(state, arrays)
