@@ -52,6 +52,9 @@ ENVIRONMENT = "SCORING_ENCODER_PATH"
 #: Word pieces per sentence the model reads (sentence-transformers' ``max_seq_length``);
 #: longer sentences are truncated and their later words get no vector.
 MAX_PIECES = 256
+#: Memory for the per-sentence cache of :meth:`Encoder.encode_words` (all layers of a 30-word
+#: sentence take 320 kB, so about 800 such sentences).
+CACHE_BYTES = 256 * 2**20
 
 
 class EncoderError(ScoringError, ValueError):
@@ -331,6 +334,7 @@ class Encoder:
                 )
             )
         self._cache: OrderedDict[tuple[str, ...], Encoded] = OrderedDict()
+        self._cached_bytes = 0
 
     @property
     def depth(self) -> int:
@@ -389,8 +393,10 @@ class Encoder:
             vectors[layer, have] = sums[have] / counts[have, None]
         out = Encoded(words=vectors, sentence=_unit(states[-1].mean(axis=0)))
         self._cache[key] = out
-        if len(self._cache) > 20_000:
-            self._cache.popitem(last=False)
+        self._cached_bytes += out.words.nbytes
+        while self._cached_bytes > CACHE_BYTES:
+            _, dropped = self._cache.popitem(last=False)
+            self._cached_bytes -= dropped.words.nbytes
         return out
 
 

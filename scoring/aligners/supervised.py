@@ -380,7 +380,7 @@ def _wordnet_relations(a: str, b: str) -> tuple[float, float, float]:
 _EM_CACHE: dict[tuple[Any, ...], EMAligner] = {}
 _FEATURE_CACHE: dict[tuple[Any, ...], F64] = {}
 _CACHE_LIMIT = 4
-# Features are cached for training pairs only, as float32, up to this many cells (~240 MB).
+# Features are cached for training pairs only, as float32, up to this many cells (~290 MB).
 _CACHE_CELL_LIMIT = 1_200_000
 _CACHED_CELLS = 0
 

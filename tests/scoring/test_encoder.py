@@ -133,3 +133,18 @@ def test_it_rejects_tensors_that_run_past_the_file(tmp_path: Path) -> None:
     path.write_bytes(struct.pack("<Q", len(header)) + header + b"\0" * 8)
     with pytest.raises(encoder.EncoderError, match="'w' does not fit"):
         encoder.read_safetensors(path)
+
+
+def test_the_sentence_cache_stays_within_its_memory_budget(
+    model: encoder.Encoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one = model.encode_words(["alpha", "beta"]).words.nbytes
+    monkeypatch.setattr(encoder, "CACHE_BYTES", 3 * one)
+    model._cache.clear()
+    model._cached_bytes = 0
+    first = model.encode_words(["w0", "x"])
+    for k in range(1, 6):
+        model.encode_words([f"w{k}", "x"])
+    assert len(model._cache) == 3 and model._cached_bytes == 3 * one
+    assert model.encode_words(["w5", "x"]) is model._cache[("w5", "x")]
+    assert model.encode_words(["w0", "x"]) is not first  # evicted, computed again
