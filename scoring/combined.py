@@ -330,9 +330,9 @@ def encoder_features(pairs: Sequence[TokenPair]) -> F64:
         ic1 = np.array([information_content(w) for w in first])
         ic2 = np.array([information_content(w) for w in second])
         for layer in ENCODER_LAYERS:
-            sim = encoder.cosine_matrix(a.words[layer], b.words[layer])
-            best1 = np.nanmax(np.where(np.isnan(sim), -1.0, sim), axis=1)
-            best2 = np.nanmax(np.where(np.isnan(sim), -1.0, sim), axis=0)
+            # a word without a vector (past the 256 word pieces) matches nothing: cosine −1
+            sim = np.nan_to_num(encoder.cosine_matrix(a.words[layer], b.words[layer]), nan=-1.0)
+            best1, best2 = sim.max(axis=1), sim.max(axis=0)
             ok1, ok2 = ~np.isnan(a.words[layer][:, 0]), ~np.isnan(b.words[layer][:, 0])
             means, weighted = [], []
             for best, ok, ic in ((best1, ok1, ic1), (best2, ok2, ic2)):
