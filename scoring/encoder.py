@@ -345,7 +345,9 @@ class Encoder:
         """``(L + 1, T, H)``: the embeddings and each layer's output for one piece sequence."""
         n = len(ids)
         if n > self.position_embeddings.shape[0]:
-            raise EncoderError(f"{n} word pieces exceed the model's {MAX_PIECES}")
+            raise EncoderError(
+                f"{n} word pieces exceed the model's {self.position_embeddings.shape[0]} positions"
+            )
         x = self.word_embeddings[np.asarray(ids)] + self.position_embeddings[:n]
         x = _layer_norm(x + self.type_embedding, self.embedding_norm, self.eps)
         states = [x]

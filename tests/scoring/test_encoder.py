@@ -148,3 +148,8 @@ def test_the_sentence_cache_stays_within_its_memory_budget(
     assert len(model._cache) == 3 and model._cached_bytes == 3 * one
     assert model.encode_words(["w5", "x"]) is model._cache[("w5", "x")]
     assert model.encode_words(["w0", "x"]) is not first  # evicted, computed again
+
+
+def test_a_piece_sequence_longer_than_the_positions_is_refused(model: encoder.Encoder) -> None:
+    with pytest.raises(encoder.EncoderError, match="600 word pieces exceed the model's 512"):
+        model.hidden_states([model.tokenizer.cls] * 600)
