@@ -387,11 +387,12 @@ class Encoder:
         states = self.hidden_states(ids)
         owners = np.asarray(owner)
         vectors = np.full((states.shape[0], len(words), self.hidden), np.nan, dtype=np.float32)
-        counts = np.bincount(owners[owners >= 0], minlength=len(words))
+        piece = owners >= 0  # not [CLS]/[SEP]
+        counts = np.bincount(owners[piece], minlength=len(words))
+        have = counts > 0
         for layer in range(states.shape[0]):
             sums = np.zeros((len(words), self.hidden), dtype=np.float32)
-            np.add.at(sums, owners[owners >= 0], states[layer][owners >= 0])
-            have = counts > 0
+            np.add.at(sums, owners[piece], states[layer][piece])
             vectors[layer, have] = sums[have] / counts[have, None]
         out = Encoded(words=vectors, sentence=_unit(states[-1].mean(axis=0)))
         self._cache[key] = out
