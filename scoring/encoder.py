@@ -303,7 +303,8 @@ class Encoder:
 
         self.word_embeddings = get("embeddings.word_embeddings.weight")
         self.position_embeddings = get("embeddings.position_embeddings.weight")
-        self.type_embedding = get("embeddings.token_type_embeddings.weight")[0]
+        #: ``(types, H)``: row 0 for a single sentence (and a pair's first), row 1 for the second
+        self.type_embeddings = get("embeddings.token_type_embeddings.weight")
         self.embedding_norm = (
             get("embeddings.LayerNorm.weight"),
             get("embeddings.LayerNorm.bias"),
@@ -341,35 +342,50 @@ class Encoder:
         """Number of transformer layers (vectors exist for layers 0…depth)."""
         return len(self.layers)
 
-    def hidden_states(self, ids: Sequence[int]) -> F32:
-        """``(L + 1, T, H)``: the embeddings and each layer's output for one piece sequence."""
+    def hidden_states(
+        self,
+        ids: Sequence[int],
+        types: Sequence[int] | None = None,
+        layers: int | None = None,
+    ) -> F32:
+        """``(layers + 1, T, H)``: the embeddings and the output of each of the first ``layers``
+        layers (all by default) for one piece sequence; ``types`` are the token-type ids (all 0
+        by default, as for one sentence)."""
         n = len(ids)
         if n > self.position_embeddings.shape[0]:
             raise EncoderError(
                 f"{n} word pieces exceed the model's {self.position_embeddings.shape[0]} positions"
             )
+        kinds = np.zeros(n, dtype=np.int64) if types is None else np.asarray(types)
         x = self.word_embeddings[np.asarray(ids)] + self.position_embeddings[:n]
-        x = _layer_norm(x + self.type_embedding, self.embedding_norm, self.eps)
+        x = _layer_norm(x + self.type_embeddings[kinds], self.embedding_norm, self.eps)
         states = [x]
-        h, d = self.heads, self.hidden // self.heads
-        scale = np.float32(1.0 / np.sqrt(d))
-        for layer in self.layers:
-            qkv = x @ layer.qkv + layer.qkv_bias
-            q, k, v = (qkv[:, s * self.hidden : (s + 1) * self.hidden] for s in range(3))
-            q = q.reshape(n, h, d).transpose(1, 0, 2)
-            k = k.reshape(n, h, d).transpose(1, 2, 0)
-            v = v.reshape(n, h, d).transpose(1, 0, 2)
-            scores = (q @ k) * scale
-            scores -= scores.max(axis=-1, keepdims=True)
-            weights = np.exp(scores)
-            weights /= weights.sum(axis=-1, keepdims=True)
-            context = (weights @ v).transpose(1, 0, 2).reshape(n, self.hidden)
-            x = _layer_norm(x + context @ layer.out + layer.out_bias, layer.norm1, self.eps)
-            up = x @ layer.up + layer.up_bias
-            up = (0.5 * up * (1.0 + erf(up / np.float32(np.sqrt(2.0))))).astype(np.float32)
-            x = _layer_norm(x + up @ layer.down + layer.down_bias, layer.norm2, self.eps)
+        for layer in self.layers[: self.depth if layers is None else layers]:
+            x = self.layer_forward(layer, x)
             states.append(x)
         return np.stack(states)
+
+    def layer_forward(self, layer: _Layer, x: F32) -> F32:
+        """One transformer layer: self-attention then the GELU feed-forward, each added to its
+        input and layer-normalised (BERT's post-norm)."""
+        n = x.shape[0]
+        h, d = self.heads, self.hidden // self.heads
+        scale = np.float32(1.0 / np.sqrt(d))
+        qkv = x @ layer.qkv + layer.qkv_bias
+        q, k, v = (qkv[:, s * self.hidden : (s + 1) * self.hidden] for s in range(3))
+        q = q.reshape(n, h, d).transpose(1, 0, 2)
+        k = k.reshape(n, h, d).transpose(1, 2, 0)
+        v = v.reshape(n, h, d).transpose(1, 0, 2)
+        scores = (q @ k) * scale
+        scores -= scores.max(axis=-1, keepdims=True)
+        weights = np.exp(scores)
+        weights /= weights.sum(axis=-1, keepdims=True)
+        context = (weights @ v).transpose(1, 0, 2).reshape(n, self.hidden)
+        x = _layer_norm(x + context @ layer.out + layer.out_bias, layer.norm1, self.eps)
+        up = x @ layer.up + layer.up_bias
+        up = (0.5 * up * (1.0 + erf(up / np.float32(np.sqrt(2.0))))).astype(np.float32)
+        out: F32 = _layer_norm(x + up @ layer.down + layer.down_bias, layer.norm2, self.eps)
+        return out
 
     def encode_text(self, text: str) -> F32:
         """The unit-length sentence vector ``(H,)`` of raw text."""

@@ -20,6 +20,10 @@ Version 3 adds graded similarity in context from a pretrained sentence encoder
 (:mod:`scoring.encoder`, option ``encoder``): at three of its layers, the cosine of the two
 words' vectors, its gap to the best of the row and of the column, and whether the cell is the
 best of both (measured gains in ``README.md``).
+Version 4 can blend in a fine-tuned cross-encoder (:mod:`scoring.finetune`, option
+``fine_tune_epochs``, off by default): MiniLM's six layers are fine-tuned on the gold sure links
+of the training pairs read as one sequence, and its link probability makes up
+``fine_tune_weight`` of the final one.
 
 A gradient-boosted tree ensemble (scikit-learn's ``HistGradientBoostingClassifier``, fixed
 seed) learns ``p(cell ∈ gold S)`` from the pairs that have a gold alignment; the EM model is
@@ -43,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from scoring import encoder, resources
+from scoring import encoder, finetune, resources
 from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
 from scoring.aligners.em import EMAligner, _grow_diag_final
 from scoring.aligners.lexical import (
@@ -401,7 +405,7 @@ class SupervisedAligner(Aligner):
     """Link classifier over lexical, string, position, EM and POS features."""
 
     name = "supervised"
-    version = 3
+    version = 4
     uses_gold = True
     needs_training = True
     defaults: ClassVar[dict[str, Any]] = {
@@ -418,6 +422,8 @@ class SupervisedAligner(Aligner):
         "em_hmm_iterations": 5,
         "negative_sample": 0.2,
         "encoder": True,
+        "fine_tune_epochs": 0,
+        "fine_tune_weight": 0.3,
     }
 
     def __init__(self, **options: Any) -> None:
@@ -430,6 +436,14 @@ class SupervisedAligner(Aligner):
         if not 0.0 < o["negative_sample"] <= 1.0:
             raise AlignerError(
                 f"option 'negative_sample' must be in (0, 1], got {o['negative_sample']}"
+            )
+        if o["fine_tune_epochs"] < 0:
+            raise AlignerError(
+                f"option 'fine_tune_epochs' must be 0 (off) or more, got {o['fine_tune_epochs']}"
+            )
+        if not 0.0 <= o["fine_tune_weight"] <= 1.0:
+            raise AlignerError(
+                f"option 'fine_tune_weight' must be in [0, 1], got {o['fine_tune_weight']}"
             )
         if not 0.0 < o["possible_threshold"] <= o["sure_threshold"] <= 1.0:
             raise AlignerError(
@@ -450,6 +464,7 @@ class SupervisedAligner(Aligner):
             max_length=o["max_length"], wordnet=o["wordnet"], ppdb=o["ppdb"]
         )
         self.ensemble: TreeEnsemble | None = None
+        self.scorer: finetune.LinkScorer | None = None
         self.training_summary: dict[str, Any] = {}
         self._pos_warning: str | None = None
         self._encoder_warning: str | None = None
@@ -759,6 +774,19 @@ class SupervisedAligner(Aligner):
                 f"more pairs (or lower min_samples_leaf, now {o['min_samples_leaf']})"
             )
         self.ensemble = ensemble
+        self.scorer = None
+        model = self._encoder() if o["fine_tune_epochs"] else None
+        if model is not None:
+            assert gold is not None
+            self.scorer = finetune.fine_tune(
+                model,
+                [pairs[k] for k in labelled],
+                [gold_k.sure_matrix() for k in labelled if (gold_k := gold[k]) is not None],
+                layers=model.depth,
+                epochs=o["fine_tune_epochs"],
+                learning_rate=1e-4,
+                seed=o["seed"],
+            )
         self.training_summary = {
             "pairs": len(pairs),
             "labelled_pairs": len(labelled),
@@ -774,9 +802,14 @@ class SupervisedAligner(Aligner):
         """``(N, M)`` probability of each cell being a sure link."""
         if self.ensemble is None:
             raise AlignerError("the 'supervised' aligner is not trained")
-        return self.ensemble.predict(self.features(source, target)).reshape(
+        prob = self.ensemble.predict(self.features(source, target)).reshape(
             len(source), len(target)
         )
+        if self.scorer is not None:
+            tuned = 1.0 / (1.0 + np.exp(-self.scorer.logits(source, target)))
+            weight = self.options["fine_tune_weight"]
+            prob = np.where(np.isnan(tuned), prob, (1.0 - weight) * prob + weight * tuned)
+        return prob
 
     def _align(self, source: list[str], target: list[str]) -> AlignerOutput:
         prob = self.probabilities(source, target)
@@ -800,6 +833,8 @@ class SupervisedAligner(Aligner):
         em_state, em_arrays = self.em._state()
         arrays = {f"em_{k}": v for k, v in em_arrays.items()}
         arrays.update({f"tree_{k}": v for k, v in self.ensemble.arrays().items()})
+        if self.scorer is not None:
+            arrays.update({f"finetuned_{k}": v for k, v in self.scorer.arrays().items()})
         state = {
             "em": em_state,
             "em_options": self.em.options,
@@ -833,6 +868,16 @@ class SupervisedAligner(Aligner):
                 str(w): int(c) for w, c in state["document_frequency"].items()
             }
             self.sentences = int(state["sentences"])
+            tuned = {k[10:]: v for k, v in arrays.items() if k.startswith("finetuned_")}
+            self.scorer = None
+            if tuned:
+                model = self._encoder()
+                if model is None:
+                    raise AlignerError(
+                        "saved 'supervised' model holds a fine-tuned encoder, but "
+                        f"{self._encoder_warning}"
+                    )
+                self.scorer = finetune.LinkScorer(model, tuned)
         except KeyError as error:
             raise AlignerError(f"saved 'supervised' model lacks field {error}") from error
         self.training_summary = dict(state.get("summary", {}))

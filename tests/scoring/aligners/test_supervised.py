@@ -224,3 +224,66 @@ def test_a_model_saved_with_other_features_asks_to_be_trained_again(
     fresh = SupervisedAligner()
     with pytest.raises(AlignerError, match="trained on 49 features, not this version's 61"):
         fresh._restore(state, arrays)
+
+
+@pytest.fixture(scope="module")
+def fine_tuned() -> SupervisedAligner:
+    pairs, gold = _corpus()
+    aligner = SupervisedAligner(
+        wordnet=False, pos=False, trees=20, em_hmm_iterations=2, fine_tune_epochs=1
+    )
+    aligner.train(pairs, gold)
+    return aligner
+
+
+def test_a_fine_tuned_encoder_makes_up_its_weight_of_the_probability(
+    fine_tuned: SupervisedAligner,
+) -> None:
+    from scoring import finetune
+
+    assert fine_tuned.scorer is not None
+    assert fine_tuned.scorer.trained_layers == [0, 1, 2, 3, 4, 5]
+    src, tgt = ["river", "of", "stone"], ["stone", "river", "cloud"]
+    trees = fine_tuned.ensemble
+    assert trees is not None
+    alone = trees.predict(fine_tuned.features(src, tgt)).reshape(3, 3)
+    tuned = 1.0 / (1.0 + np.exp(-fine_tuned.scorer.logits(src, tgt)))
+    np.testing.assert_allclose(
+        fine_tuned.probabilities(src, tgt), 0.7 * alone + 0.3 * tuned, rtol=1e-12
+    )
+    assert fine_tuned.align(src, tgt).sure == {(0, 1), (2, 0)}
+    assert isinstance(fine_tuned.scorer, finetune.LinkScorer)
+
+
+def test_a_saved_fine_tuned_model_gives_the_same_probabilities(
+    fine_tuned: SupervisedAligner, tmp_path: Path
+) -> None:
+    loaded = Aligner.load(fine_tuned.save(tmp_path / "tuned.npz"))
+    assert isinstance(loaded, SupervisedAligner) and loaded.scorer is not None
+    src, tgt = ["dog", "in", "the", "field"], ["field", "dog", "road"]
+    np.testing.assert_allclose(
+        loaded.probabilities(src, tgt), fine_tuned.probabilities(src, tgt), atol=1e-6
+    )
+
+
+def test_a_saved_fine_tuned_model_needs_the_encoder(
+    fine_tuned: SupervisedAligner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scoring import encoder
+    from scoring.errors import ResourceMissingError
+
+    path = fine_tuned.save(tmp_path / "tuned.npz")
+
+    def missing(path: object = None) -> encoder.Encoder:
+        raise ResourceMissingError("the sentence encoder is not installed")
+
+    monkeypatch.setattr(encoder, "load", missing)
+    with pytest.raises(AlignerError, match="holds a fine-tuned encoder, but sentence-encoder"):
+        Aligner.load(path)
+
+
+def test_bad_fine_tuning_options_are_refused() -> None:
+    with pytest.raises(AlignerError, match="'fine_tune_epochs' must be 0 \\(off\\) or more"):
+        get_aligner("supervised", fine_tune_epochs=-1)
+    with pytest.raises(AlignerError, match=r"'fine_tune_weight' must be in \[0, 1\], got 1.5"):
+        get_aligner("supervised", fine_tune_weight=1.5)
