@@ -782,9 +782,7 @@ class SupervisedAligner(Aligner):
                 model,
                 [pairs[k] for k in labelled],
                 [gold_k.sure_matrix() for k in labelled if (gold_k := gold[k]) is not None],
-                layers=model.depth,
                 epochs=o["fine_tune_epochs"],
-                learning_rate=1e-4,
                 seed=o["seed"],
             )
         self.training_summary = {
