@@ -168,9 +168,12 @@ def head_forward(
 
 
 def head_backward(
-    p: Params, cache: tuple[Any, ...], dlogits: npt.NDArray[Any],
-    pool_source: Array, pool_target: Array,
-) -> tuple[Array, Params]:  # fmt: skip
+    p: Params,
+    cache: tuple[Any, ...],
+    dlogits: npt.NDArray[Any],
+    pool_source: Array,
+    pool_target: Array,
+) -> tuple[Array, Params]:
     """Gradient of the top layer's output and of the head's weights, given the logits'."""
     s, t, s_norm, t_norm, cosine, us, ut = cache
     root = math.sqrt(p["head_source"].shape[1])
@@ -192,8 +195,9 @@ def head_backward(
     return dtop.astype(s.dtype), g
 
 
-def cell_loss(logits: npt.NDArray[Any], labels: npt.NDArray[Any], mask: npt.NDArray[np.bool_]
-              ) -> tuple[float, npt.NDArray[Any]]:  # fmt: skip
+def cell_loss(
+    logits: npt.NDArray[Any], labels: npt.NDArray[Any], mask: npt.NDArray[np.bool_]
+) -> tuple[float, npt.NDArray[Any]]:
     """Mean binary cross-entropy over the ``mask``ed cells and its gradient in the logits."""
     count = max(int(mask.sum()), 1)
     z = np.where(mask, logits, 0.0)
@@ -389,8 +393,17 @@ def fine_tune(
                 total += _accumulate(scorer, example, grads, 1.0 / len(chosen))
             step += 1
             factor = step / warm if step <= warm else max(0.0, (steps - step) / (steps - warm))
-            _adamw(params, grads, first, second, step, factor, learning_rate,
-                   head_learning_rate, weight_decay)  # fmt: skip
+            _adamw(
+                params,
+                grads,
+                first,
+                second,
+                step,
+                factor,
+                learning_rate,
+                head_learning_rate,
+                weight_decay,
+            )
             if progress is not None:
                 progress(step, steps, total / len(chosen))
     return scorer
@@ -407,8 +420,9 @@ def _accumulate(scorer: LinkScorer, example: _Example, grads: Params, weight: fl
     pair = example.pair
     logits, head_cache = head_forward(scorer.params, x, pair.pool_source, pair.pool_target)
     loss, dlogits = cell_loss(logits, example.labels, pair.mask)
-    dx, g = head_backward(scorer.params, head_cache, dlogits * weight, pair.pool_source,
-                          pair.pool_target)  # fmt: skip
+    dx, g = head_backward(
+        scorer.params, head_cache, dlogits * weight, pair.pool_source, pair.pool_target
+    )
     for key, value in g.items():
         grads[key] += value
     for k, cache in zip(reversed(scorer.trained_layers), reversed(caches), strict=True):
@@ -419,10 +433,19 @@ def _accumulate(scorer: LinkScorer, example: _Example, grads: Params, weight: fl
 
 
 def _adamw(
-    params: Params, grads: Params, first: Params, second: Params, step: int, factor: float,
-    learning_rate: float, head_learning_rate: float, weight_decay: float,
-    beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
-) -> None:  # fmt: skip
+    params: Params,
+    grads: Params,
+    first: Params,
+    second: Params,
+    step: int,
+    factor: float,
+    learning_rate: float,
+    head_learning_rate: float,
+    weight_decay: float,
+    beta1: float = 0.9,
+    beta2: float = 0.999,
+    eps: float = 1e-8,
+) -> None:
     """One AdamW step (bias-corrected; decay on matrices only, as BERT's fine-tuning)."""
     c1 = 1.0 - beta1**step
     c2 = 1.0 - beta2**step

@@ -106,13 +106,15 @@ class Aligner(ABC):
     """Base class of every aligner. Subclasses set ``name``, ``version`` and ``defaults``.
 
     ``defaults`` maps each option to its default value; an option's type is the type of its
-    default (``None`` defaults accept a string). ``max_length`` (tokens per sentence) is common
-    to all aligners.
+    default (``None`` defaults accept a string). ``choices`` lists the allowed values of the
+    options that take one of a few words. ``max_length`` (tokens per sentence) is common to all
+    aligners.
     """
 
     name: ClassVar[str] = ""
     version: ClassVar[int] = 1
     defaults: ClassVar[dict[str, Any]] = {}
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {}
     #: ``True`` if :meth:`train` learns from ``gold``; cross-validation retrains per fold only then.
     uses_gold: ClassVar[bool] = False
     #: ``True`` if :meth:`align` works without :meth:`train`.
@@ -124,6 +126,11 @@ class Aligner(ABC):
         self.options: dict[str, Any] = _validated_options(
             self.name, {**self.common_defaults, **self.defaults}, options
         )
+        for key, allowed in self.choices.items():
+            if self.options[key] not in allowed:
+                raise AlignerError(
+                    f"option '{key}' must be one of {', '.join(allowed)}, got {self.options[key]!r}"
+                )
         self.trained = False
 
     # --- interface ----------------------------------------------------------------------------

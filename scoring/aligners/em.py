@@ -849,34 +849,20 @@ class EMAligner(Aligner):
         "training": "independent",
         "agreement_threshold": 0.5,
     }
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {
+        "decode": DECODE_MODES,
+        "training": TRAINING_MODES,
+        "start": START_MODES,
+        "end": END_MODES,
+        "lexical": LEXICAL_MODES,
+    }
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         o = self.options
-        if o["decode"] not in DECODE_MODES:
-            raise AlignerError(
-                f"option 'decode' must be one of {', '.join(DECODE_MODES)}, got {o['decode']!r}"
-            )
-        if o["training"] not in TRAINING_MODES:
-            raise AlignerError(
-                f"option 'training' must be one of {', '.join(TRAINING_MODES)}, "
-                f"got {o['training']!r}"
-            )
         if not 0.0 < o["agreement_threshold"] <= 1.0:
             raise AlignerError(
                 f"option 'agreement_threshold' must be in (0, 1], got {o['agreement_threshold']}"
-            )
-        if o["start"] not in START_MODES:
-            raise AlignerError(
-                f"option 'start' must be one of {', '.join(START_MODES)}, got {o['start']!r}"
-            )
-        if o["end"] not in END_MODES:
-            raise AlignerError(
-                f"option 'end' must be one of {', '.join(END_MODES)}, got {o['end']!r}"
-            )
-        if o["lexical"] not in LEXICAL_MODES:
-            raise AlignerError(
-                f"option 'lexical' must be one of {', '.join(LEXICAL_MODES)}, got {o['lexical']!r}"
             )
         if not 0.0 < o["p_null"] < 1.0:
             raise AlignerError(f"option 'p_null' must be in (0, 1), got {o['p_null']}")
