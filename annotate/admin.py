@@ -28,9 +28,17 @@ from annotate.services.jobs import job_cancel
 
 @admin.register(Corpus)
 class CorpusAdmin(admin.ModelAdmin[Corpus]):
-    list_display = ("name", "description", "prefill_aligner", "prefill_retrain_every", "created_at")
+    list_display = (
+        "name",
+        "description",
+        "prefill_aligner",
+        "prefill_retrain_every",
+        "prefill_options",
+        "created_at",
+    )
     search_fields = ("name",)
-    readonly_fields = ("stats", "created_at")
+    # options are checked against the aligner by the prefill command and API, not by this form
+    readonly_fields = ("stats", "prefill_options", "created_at")
 
 
 @admin.register(SentencePair)

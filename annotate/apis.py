@@ -325,6 +325,7 @@ class CorpusListApi(APIView):
         stats = serializers.JSONField()
         prefill_aligner = serializers.CharField()
         prefill_retrain_every = serializers.IntegerField()
+        prefill_options = serializers.JSONField()
 
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -349,11 +350,13 @@ class CorpusStatsJobApi(APIView):
 
 
 class CorpusPrefillJobApi(APIView):
-    """Admins queue a prefill job; ``retrain_every`` also sets automatic retraining (0: off)."""
+    """Admins queue a prefill job; ``retrain_every`` also sets automatic retraining (0: off);
+    ``options`` are the aligner's options (also used by the retraining), checked by the service."""
 
     class InputSerializer(serializers.Serializer[Any]):
         aligner = serializers.ChoiceField(choices=available_aligners())
         retrain_every = serializers.IntegerField(min_value=0, required=False, allow_null=True)
+        options = serializers.DictField(required=False)
 
     @extend_schema(request=InputSerializer, responses=JobOutputSerializer)
     def post(self, request: Request, corpus_id: int) -> Response:
@@ -367,6 +370,7 @@ class CorpusPrefillJobApi(APIView):
             retrain_every=data.validated_data.get("retrain_every"),
             owner=_actor(request),
             trigger="api",
+            options=data.validated_data.get("options"),
         )
         return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)
 

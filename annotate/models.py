@@ -57,6 +57,15 @@ class Corpus(models.Model):
         validators=[MinValueValidator(1)],
         help_text="Newly finished pairs (submitted or adjudicated) that trigger a retraining.",
     )
+    prefill_options = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=(
+            "Options of the prefill aligner used by automatic retraining, e.g. "
+            '{"fine_tune_epochs": 5}; set with the prefill command or API, which check them. '
+            "Empty: the aligner's defaults."
+        ),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -10,14 +10,20 @@ Retraining as annotations accumulate: a corpus may name a learning aligner
 queues a new prefill job for each such corpus once ``prefill_retrain_every`` more pairs are
 finished than when its last prefill job with that aligner was queued (whatever became of that
 job, so a failing configuration is not retried on every tick), and never while one is queued or
-running.
+running. The retraining uses the aligner options stored with the setting
+(``Corpus.prefill_options``).
+
+Aligner options come from the job (``parameters["options"]``, checked when it is queued) on top of
+the server's settings: ``PPDB_PATH`` goes to every aligner with a ``ppdb`` option. Options naming
+a file (default ``None``) are never taken from a request, so nobody points the server at a file.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -42,7 +48,8 @@ from annotate.models import (
     validate_learning_aligner,
 )
 from annotate.services.jobs import job_create
-from scoring.aligners import AlignerOutput, available_aligners, get_aligner
+from scoring.aligners import AlignerError, AlignerOutput, available_aligners, get_aligner
+from scoring.aligners.base import aligner_class
 from scoring.alignment import Alignment
 
 logger = logging.getLogger(__name__)
@@ -50,18 +57,62 @@ logger = logging.getLogger(__name__)
 WRITE_CHUNK = 200
 
 
+#: Aligners that never get the server's ``PPDB_PATH``: the identity baseline links identical
+#: words only, although it shares the ``lexical`` aligner's option set.
+_NO_SETTINGS_PPDB = frozenset({"identity"})
+#: Where the server takes each option naming a file from.
+_PATH_SETTINGS = {"ppdb": "the server's setting PPDB_PATH"}
+
+
 class PrefillError(DomainError):
     code = "prefill_failed"
 
 
-def prefill_job_create(
-    *, corpus: Corpus, aligner: str, owner: User | None = None, trigger: str = "request"
-) -> Job:
-    """Queue a prefill job; records how many pairs were finished, the retraining baseline."""
-    if aligner not in available_aligners():
+def _require_aligner(name: str) -> None:
+    if name not in available_aligners():
         raise PrefillError(
-            f"unknown aligner {aligner!r}; available: {', '.join(available_aligners())}"
+            f"unknown aligner {name!r}; available: {', '.join(available_aligners())}"
         )
+
+
+def prefill_options_validate(*, aligner: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of a prefill job, checked by the aligner itself and typed as it takes them.
+
+    Unknown options, wrong types and values out of range raise :class:`PrefillError` with the
+    aligner's message; so do options naming a file (default ``None``, e.g. ``ppdb``): those come
+    from the server's settings only.
+    """
+    _require_aligner(aligner)
+    klass = aligner_class(aligner)
+    known = {**klass.common_defaults, **klass.defaults}
+    for key in options:
+        if key in known and known[key] is None:
+            raise PrefillError(
+                f"option {key!r} names a file on the server, so a prefill cannot set it; the "
+                f"path comes from {_PATH_SETTINGS.get(key, 'the server settings')}"
+            )
+    try:
+        built = get_aligner(aligner, **_aligner_options(aligner, options))
+    except AlignerError as error:
+        raise PrefillError(str(error)) from None
+    checked = {key: built.options[key] for key in options}
+    for key, value in checked.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise PrefillError(f"option {key!r} of aligner '{aligner}' must be finite, got {value}")
+    return checked
+
+
+def prefill_job_create(
+    *,
+    corpus: Corpus,
+    aligner: str,
+    owner: User | None = None,
+    trigger: str = "request",
+    options: Mapping[str, Any] | None = None,
+) -> Job:
+    """Queue a prefill job; records how many pairs were finished, the retraining baseline, and
+    the aligner options (checked here, so bad ones queue nothing)."""
+    checked = prefill_options_validate(aligner=aligner, options=options or {})
     return job_create(
         kind="prefill",
         corpus=corpus,
@@ -70,6 +121,7 @@ def prefill_job_create(
             "aligner": aligner,
             "trigger": trigger,
             "finished_pairs": selectors.corpus_finished_pair_count(corpus),
+            "options": checked,
         },
     )
 
@@ -82,34 +134,49 @@ def prefill_queue(
     retrain_every: int | None = None,
     owner: User | None = None,
     trigger: str = "request",
+    options: Mapping[str, Any] | None = None,
 ) -> Job:
     """Queue a prefill job and, in the same transaction, set automatic retraining.
 
     ``retrain_every``: ``None`` leaves the corpus' setting as it is, ``0`` switches automatic
-    retraining off, ``N ≥ 1`` retrains ``aligner`` after every N newly finished pairs.
+    retraining off (and forgets its options), ``N ≥ 1`` retrains ``aligner`` with ``options``
+    after every N newly finished pairs.
     """
     if retrain_every == 0:
         corpus_prefill_configure(
             corpus=corpus, aligner="", retrain_every=corpus.prefill_retrain_every
         )
     elif retrain_every is not None:
-        corpus_prefill_configure(corpus=corpus, aligner=aligner, retrain_every=retrain_every)
-    return prefill_job_create(corpus=corpus, aligner=aligner, owner=owner, trigger=trigger)
+        corpus_prefill_configure(
+            corpus=corpus, aligner=aligner, retrain_every=retrain_every, options=options
+        )
+    return prefill_job_create(
+        corpus=corpus, aligner=aligner, owner=owner, trigger=trigger, options=options
+    )
 
 
 @transaction.atomic
-def corpus_prefill_configure(*, corpus: Corpus, aligner: str, retrain_every: int) -> Corpus:
-    """Set (or with ``aligner=""`` switch off) automatic retraining of a corpus' prefill."""
+def corpus_prefill_configure(
+    *,
+    corpus: Corpus,
+    aligner: str,
+    retrain_every: int,
+    options: Mapping[str, Any] | None = None,
+) -> Corpus:
+    """Set (or with ``aligner=""`` switch off) automatic retraining of a corpus' prefill, with
+    the aligner options it uses (none when it is switched off)."""
     try:
         validate_learning_aligner(aligner)
     except ValidationError as error:
         raise PrefillError(" ".join(error.messages)) from None
     if retrain_every < 1:
         raise PrefillError(f"retrain_every must be at least 1, not {retrain_every}")
+    checked = prefill_options_validate(aligner=aligner, options=options or {}) if aligner else {}
     corpus = Corpus.objects.select_for_update().get(pk=corpus.pk)
     corpus.prefill_aligner = aligner
     corpus.prefill_retrain_every = retrain_every
-    corpus.save(update_fields=["prefill_aligner", "prefill_retrain_every"])
+    corpus.prefill_options = checked
+    corpus.save(update_fields=["prefill_aligner", "prefill_retrain_every", "prefill_options"])
     return corpus
 
 
@@ -139,14 +206,24 @@ def prefill_retrain_if_due(*, corpus_id: int) -> Job | None:
         baseline,
         name,
     )
-    return prefill_job_create(corpus=corpus, aligner=name, trigger="retrain")
+    return prefill_job_create(
+        corpus=corpus, aligner=name, trigger="retrain", options=corpus.prefill_options
+    )
 
 
 def prefills_retrain_due() -> list[Job]:
-    """Periodic check over every corpus with automatic retraining; the jobs it queued."""
+    """Periodic check over every corpus with automatic retraining; the jobs it queued.
+
+    A corpus whose stored options its aligner no longer accepts is logged and skipped, so it
+    does not hold up the others.
+    """
     queued = []
     for corpus_id in Corpus.objects.exclude(prefill_aligner="").values_list("id", flat=True):
-        job = prefill_retrain_if_due(corpus_id=corpus_id)
+        try:
+            job = prefill_retrain_if_due(corpus_id=corpus_id)
+        except PrefillError as error:
+            logger.error("corpus %s: prefill retraining not queued: %s", corpus_id, error)
+            continue
         if job is not None:
             queued.append(job)
     return queued
@@ -166,10 +243,15 @@ def majority_alignment(alignments: Sequence[Alignment]) -> Alignment:
     )
 
 
-def _aligner_options(name: str) -> dict[str, Any]:
-    if name == "lexical" and settings.PPDB_PATH:
-        return {"ppdb": settings.PPDB_PATH}
-    return {}
+def _aligner_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Options to build aligner ``name`` with: the server's settings, ``options`` on top."""
+    klass = aligner_class(name)
+    out: dict[str, Any] = {}
+    known = {**klass.common_defaults, **klass.defaults}
+    if settings.PPDB_PATH and "ppdb" in known and name not in _NO_SETTINGS_PPDB:
+        out["ppdb"] = settings.PPDB_PATH
+    out.update(options)
+    return out
 
 
 def _finished_work(corpus: Corpus) -> dict[int, Alignment]:
@@ -205,10 +287,7 @@ def _finished_work(corpus: Corpus) -> dict[int, Alignment]:
 def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Job runner: train the aligner on the corpus, then prefill the pairs nobody started."""
     name = str(job.parameters.get("aligner", ""))
-    if name not in available_aligners():
-        raise PrefillError(
-            f"unknown aligner {name!r}; available: {', '.join(available_aligners())}"
-        )
+    _require_aligner(name)
     if job.corpus is None:
         raise PrefillError("a prefill job needs a corpus")
     corpus = job.corpus
@@ -219,7 +298,7 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
     )
     if not rows:
         raise PrefillError(f"corpus {corpus.name!r} has no pairs")
-    aligner = get_aligner(name, **_aligner_options(name))
+    aligner = get_aligner(name, **_aligner_options(name, job.parameters.get("options", {})))
     pairs = [(list(src), list(tgt)) for _, src, tgt in rows]
     gold: list[Alignment | None] | None = None
     if aligner.uses_gold:

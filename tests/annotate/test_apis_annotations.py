@@ -145,6 +145,46 @@ def test_a_prefill_that_cannot_retrain_is_a_400_and_queues_nothing() -> None:
     assert not Job.objects.exists()
 
 
+def test_an_admin_queues_a_prefill_with_aligner_options_that_the_corpus_list_shows() -> None:
+    admin = make_user("admin", roles.ADMIN)
+    corpus = make_corpus()
+    response = _client(admin).post(
+        f"/api/corpora/{corpus.pk}/prefill/",
+        {"aligner": "supervised", "retrain_every": 40, "options": {"fine_tune_epochs": 5}},
+        format="json",
+    )
+    assert response.status_code == 201
+    job = Job.objects.get(pk=response.json()["id"])
+    assert job.parameters["options"] == {"fine_tune_epochs": 5}
+    listed = _client(admin).get("/api/corpora/").json()[0]
+    assert listed["prefill_options"] == {"fine_tune_epochs": 5}
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"colour": 1}, "unknown option 'colour'"),
+        ({"fine_tune_epochs": "many"}, "option 'fine_tune_epochs' of aligner 'supervised'"),
+        ({"ppdb": "/etc/passwd"}, "PPDB_PATH"),
+    ],
+)
+def test_bad_prefill_options_are_a_400_naming_the_option_and_queue_nothing(
+    options: dict[str, object], message: str
+) -> None:
+    admin = make_user("admin", roles.ADMIN)
+    corpus = make_corpus()
+    response = _client(admin).post(
+        f"/api/corpora/{corpus.pk}/prefill/",
+        {"aligner": "supervised", "retrain_every": 10, "options": options},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert message in response.json()["error"]["message"]
+    assert not Job.objects.exists()
+    corpus.refresh_from_db()
+    assert (corpus.prefill_aligner, corpus.prefill_options) == ("", {})
+
+
 def test_an_annotator_sees_only_their_own_jobs() -> None:
     alice = make_user("alice", roles.ANNOTATOR)
     own = Job.objects.create(kind="corpus_stats", owner=alice)

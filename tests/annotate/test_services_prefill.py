@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import io
 import random
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from pytest_django.fixtures import Settings
 
 from annotate import tasks
 from annotate.models import Assignment, AutoAlignment, Corpus, Job, SentencePair
@@ -17,9 +19,12 @@ from annotate.services.annotations import annotation_open, annotation_save, anno
 from annotate.services.corpora import corpus_import_records
 from annotate.services.prefill import (
     PrefillError,
+    _aligner_options,
     _finished_work,
     corpus_prefill_configure,
     majority_alignment,
+    prefill_job_create,
+    prefill_queue,
     prefills_retrain_due,
 )
 from scoring.alignment import Alignment
@@ -74,6 +79,74 @@ def test_an_unknown_aligner_fails_the_job_with_the_known_names(corpus: Corpus) -
     job = run_prefill("giza")
     assert job.status == "failed"
     assert "unknown aligner 'giza'" in job.error and "identity" in job.error
+
+
+def test_a_prefill_job_stores_its_options_and_the_aligner_runs_with_them(corpus: Corpus) -> None:
+    job = prefill_job_create(corpus=corpus, aligner="lexical", options={"wordnet": False})
+    assert job.parameters["options"] == {"wordnet": False}
+    jobs.job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    assert job.status == "succeeded", job.error
+    assert job.result["options"]["wordnet"] is False
+    assert job.result["options"]["stem"] is True, "the other options keep their defaults"
+
+
+def test_a_prefill_job_without_options_stores_none_and_an_old_job_without_the_key_runs(
+    corpus: Corpus,
+) -> None:
+    assert prefill_job_create(corpus=corpus, aligner="identity").parameters["options"] == {}
+    old = run_prefill("lexical")  # parameters hold no "options"
+    assert old.status == "succeeded", old.error
+    assert old.result["options"]["wordnet"] is True
+
+
+@pytest.mark.parametrize(
+    ("aligner", "options", "message"),
+    [
+        ("lexical", {"colour": True}, "unknown option 'colour' for aligner 'lexical'"),
+        ("lexical", {"wordnet": "no"}, "option 'wordnet' of aligner 'lexical' must be a bool"),
+        ("supervised", {"fine_tune_epochs": "5"}, "option 'fine_tune_epochs' .* must be a int"),
+        ("supervised", {"fine_tune_epochs": -1}, "option 'fine_tune_epochs' must be 0"),
+        ("supervised", {"learning_rate": float("inf")}, "option 'learning_rate' .* finite"),
+        ("supervised", {"ppdb": "/etc/passwd"}, "option 'ppdb' names a file .* PPDB_PATH"),
+        ("em", {"ppdb": None}, "option 'ppdb' names a file"),
+    ],
+)
+def test_bad_prefill_options_are_refused_naming_the_option_and_change_nothing(
+    growing: Corpus, aligner: str, options: dict[str, object], message: str
+) -> None:
+    growing = corpus_prefill_configure(
+        corpus=growing, aligner="supervised", retrain_every=30, options={"trees": 50}
+    )
+    every = 5 if aligner == "supervised" else None
+    with pytest.raises(PrefillError, match=message):
+        prefill_queue(corpus=growing, aligner=aligner, retrain_every=every, options=options)
+    growing.refresh_from_db()
+    assert (growing.prefill_retrain_every, growing.prefill_options) == (30, {"trees": 50})
+    assert not Job.objects.exists()
+
+
+def test_the_servers_ppdb_goes_to_every_aligner_with_a_ppdb_option_but_identity(
+    corpus: Corpus, settings: Settings, tmp_path: Path
+) -> None:
+    ppdb = tmp_path / "ppdb.tsv"
+    ppdb.write_text("sat\tsitting\n", encoding="utf-8")
+    settings.PPDB_PATH = str(ppdb)
+    for name in ("supervised", "em", "lexical"):
+        assert _aligner_options(name, {})["ppdb"] == str(ppdb)
+    assert "ppdb" not in _aligner_options("identity", {})
+    assert _aligner_options("lexical", {"wordnet": False}) == {"ppdb": str(ppdb), "wordnet": False}
+
+    job = prefill_job_create(corpus=corpus, aligner="lexical", options={"wordnet": False})
+    assert job.parameters["options"] == {"wordnet": False}, "the setting is not stored"
+    jobs.job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    assert job.status == "succeeded", job.error
+    fresh = AutoAlignment.objects.get(pair__external_id="fresh", aligner="lexical")
+    assert (2, 3, False) in set(fresh.links.values_list("i", "j", "sure")), "sat ~ sitting"
+    assert run_prefill("identity").status == "succeeded"
+    baseline = AutoAlignment.objects.get(pair__external_id="fresh", aligner="identity")
+    assert set(baseline.links.values_list("i", "j")) == {(0, 0), (1, 1)}
 
 
 def test_majority_keeps_links_more_than_half_hold() -> None:
@@ -160,7 +233,12 @@ def test_retraining_retrains_and_prefills_only_the_pairs_nobody_started(growing:
     pairs = pairs_of(growing)
     finish(pairs[:30])
     [job] = prefills_retrain_due()
-    assert job.parameters == {"aligner": "supervised", "trigger": "retrain", "finished_pairs": 30}
+    assert job.parameters == {
+        "aligner": "supervised",
+        "trigger": "retrain",
+        "finished_pairs": 30,
+        "options": {},
+    }
     jobs.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
@@ -202,6 +280,34 @@ def test_a_failed_retraining_waits_for_more_work_before_trying_again(growing: Co
     assert prefills_retrain_due() == []
     finish(pairs[3:6])
     assert len(prefills_retrain_due()) == 1
+
+
+def test_retraining_reuses_the_corpus_options_and_switching_it_off_clears_them(
+    growing: Corpus,
+) -> None:
+    growing = corpus_prefill_configure(
+        corpus=growing, aligner="supervised", retrain_every=3, options={"fine_tune_epochs": 5}
+    )
+    assert growing.prefill_options == {"fine_tune_epochs": 5}
+    finish(pairs_of(growing)[:3])
+    [job] = prefills_retrain_due()
+    assert job.parameters["options"] == {"fine_tune_epochs": 5}
+    prefill_queue(corpus=growing, aligner="lexical", retrain_every=0)
+    growing.refresh_from_db()
+    assert (growing.prefill_aligner, growing.prefill_options) == ("", {})
+
+
+def test_a_corpus_whose_stored_options_are_refused_does_not_stop_the_others(
+    growing: Corpus,
+) -> None:
+    other = make_corpus("other")
+    make_pair(other, "a b", "a b", prefill=None)
+    corpus_prefill_configure(corpus=other, aligner="supervised", retrain_every=1)
+    finish(pairs_of(other))
+    Corpus.objects.filter(pk=growing.pk).update(prefill_retrain_every=1, prefill_options={"x": 1})
+    finish(pairs_of(growing)[:1])
+    [job] = prefills_retrain_due()
+    assert job.corpus == other
 
 
 def test_retraining_is_off_when_the_corpus_names_no_aligner(growing: Corpus) -> None:
@@ -249,12 +355,63 @@ def test_the_prefill_command_sets_retraining_and_queues_a_job(growing: Corpus) -
     )
     assert "supervised is retrained after every 12 newly finished pairs" in out.getvalue()
     job = Job.objects.get(kind="prefill")
-    assert job.parameters == {"aligner": "supervised", "trigger": "command", "finished_pairs": 0}
+    assert job.parameters == {
+        "aligner": "supervised",
+        "trigger": "command",
+        "finished_pairs": 0,
+        "options": {},
+    }
     call_command(
         "prefill", "--corpus", "growing", "--aligner", "lexical", "--no-retrain", stdout=out
     )
     growing.refresh_from_db()
     assert growing.prefill_aligner == ""
+
+
+def test_the_prefill_command_passes_aligner_options_to_the_job_and_the_retraining(
+    growing: Corpus,
+) -> None:
+    out = io.StringIO()
+    call_command(
+        "prefill",
+        "--corpus=growing",
+        "--aligner=supervised",
+        "--retrain-every=12",
+        "--option=fine_tune_epochs=5",
+        "--option",
+        "fine-tune-weight=0.5",
+        stdout=out,
+    )
+    expected = {"fine_tune_epochs": 5, "fine_tune_weight": 0.5}
+    assert "with fine_tune_epochs=5, fine_tune_weight=0.5" in out.getvalue()
+    assert Job.objects.get(kind="prefill").parameters["options"] == expected
+    growing.refresh_from_db()
+    assert growing.prefill_options == expected
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("foo", "option 'foo' is not KEY=VALUE"),
+        ("colour=red", "unknown option 'colour'"),
+        ("trees=many", "option 'trees' of aligner 'supervised' must be a int"),
+        ("ppdb=/etc/passwd", "option 'ppdb' names a file"),
+    ],
+)
+def test_a_bad_prefill_command_option_is_a_command_error_naming_it(
+    growing: Corpus, option: str, message: str
+) -> None:
+    with pytest.raises(CommandError, match=message):
+        call_command(
+            "prefill",
+            "--corpus=growing",
+            "--aligner=supervised",
+            "--retrain-every=5",
+            f"--option={option}",
+        )
+    growing.refresh_from_db()
+    assert (growing.prefill_retrain_every, growing.prefill_options) == (30, {})
+    assert not Job.objects.exists()
 
 
 def test_the_prefill_command_refuses_to_retrain_an_aligner_that_does_not_learn(
