@@ -92,7 +92,8 @@ def prefill_options_validate(*, aligner: str, options: Mapping[str, Any]) -> dic
                 f"path comes from {_PATH_SETTINGS.get(key, 'the server settings')}"
             )
     try:
-        built = get_aligner(aligner, **_aligner_options(aligner, options))
+        # without the server's PPDB: a web request should not load its table just to check
+        built = get_aligner(aligner, **options)
     except AlignerError as error:
         raise PrefillError(str(error)) from None
     checked = {key: built.options[key] for key in options}
