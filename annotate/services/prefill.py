@@ -83,8 +83,7 @@ def prefill_options_validate(*, aligner: str, options: Mapping[str, Any]) -> dic
     from the server's settings only.
     """
     _require_aligner(aligner)
-    klass = aligner_class(aligner)
-    known = {**klass.common_defaults, **klass.defaults}
+    known = aligner_class(aligner).option_defaults()
     for key in options:
         if key in known and known[key] is None:
             raise PrefillError(
@@ -246,9 +245,8 @@ def majority_alignment(alignments: Sequence[Alignment]) -> Alignment:
 
 def _aligner_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """Options to build aligner ``name`` with: the server's settings, ``options`` on top."""
-    klass = aligner_class(name)
     out: dict[str, Any] = {}
-    known = {**klass.common_defaults, **klass.defaults}
+    known = aligner_class(name).option_defaults()
     if settings.PPDB_PATH and "ppdb" in known and name not in _NO_SETTINGS_PPDB:
         out["ppdb"] = settings.PPDB_PATH
     out.update(options)

@@ -122,9 +122,14 @@ class Aligner(ABC):
 
     common_defaults: ClassVar[dict[str, Any]] = {"max_length": 250}
 
+    @classmethod
+    def option_defaults(cls) -> dict[str, Any]:
+        """Every option of this aligner with its default (the common ones included)."""
+        return {**cls.common_defaults, **cls.defaults}
+
     def __init__(self, **options: Any) -> None:
         self.options: dict[str, Any] = _validated_options(
-            self.name, {**self.common_defaults, **self.defaults}, options
+            self.name, self.option_defaults(), options
         )
         for key, allowed in self.choices.items():
             if self.options[key] not in allowed:
@@ -286,7 +291,7 @@ def register_aligner(name: str, target: str) -> None:
 def parse_option_strings(name: str, items: Sequence[str]) -> dict[str, Any]:
     """``["key=value", ...]`` from the command line → typed options for aligner ``name``."""
     klass = aligner_class(name)
-    known = {**klass.common_defaults, **klass.defaults}
+    known = klass.option_defaults()
     out: dict[str, Any] = {}
     for item in items:
         key, sep, text = item.partition("=")

@@ -866,7 +866,11 @@ class SupervisedAligner(Aligner):
                 str(w): int(c) for w, c in state["document_frequency"].items()
             }
             self.sentences = int(state["sentences"])
-            tuned = {k[10:]: v for k, v in arrays.items() if k.startswith("finetuned_")}
+            tuned = {
+                k.removeprefix("finetuned_"): v
+                for k, v in arrays.items()
+                if k.startswith("finetuned_")
+            }
             self.scorer = None
             if tuned:
                 model = self._encoder()
