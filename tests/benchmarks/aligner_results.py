@@ -7,7 +7,8 @@ lexical links first and EM intersection links between the words they leave unali
 ``+merge`` = EM links first; ``[+11k]`` = EM also trained on 11,143 unlabelled MSRP and STS 2012
 pairs) and ``supervised`` (5-fold cross-validation, seed 0: each pair is aligned by a model
 trained on the gold of the other folds; on RTE-2 the training gold is the 2-of-3 majority;
-``+finetune`` blends in the fine-tuned cross-encoder, 5 epochs, about 40 minutes) on
+``+finetune`` blends in the fine-tuned cross-encoder, 5 epochs, about 40 minutes; ``+large``
+adds the larger encoder's features, option ``large_encoder``) on
 
 - Edinburgh++ train (``../shared/data/edinburgh``, 714 pairs; gold = the sure file, possible =
   sure+poss − sure), and
@@ -101,6 +102,16 @@ def configurations() -> dict[str, tuple[Callable[[], Aligner], bool, int | None]
             False,
             5,
         ),
+        "supervised+large[5-fold]": (
+            lambda: get_aligner("supervised", ppdb=ppdb, large_encoder=True),
+            False,
+            5,
+        ),
+        "supervised+large+finetune[5-fold]": (
+            lambda: get_aligner("supervised", ppdb=ppdb, large_encoder=True, fine_tune_epochs=5),
+            False,
+            5,
+        ),
     }
 
 
@@ -113,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("output", type=Path, help="where to write the JSON results")
     parser.add_argument("--no-phrases", action="store_true", help="skip phrase-pair scores")
     parser.add_argument("--only", nargs="*", help="run only these configurations")
+    parser.add_argument("--data", nargs="*", help="run only these data sets")
     args = parser.parse_args(argv)
 
     results: dict[str, Any] = {
@@ -132,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     print("-" * len(header))
     unlabelled: list[tuple[list[str], list[str]]] | None = None
     for data_name, records in datasets().items():
+        if args.data and data_name not in args.data:
+            continue
         per_data: dict[str, Any] = {"pairs": len(records), "aligners": {}}
         for config, (make, with_extra, folds) in configurations().items():
             if args.only and config not in args.only:

