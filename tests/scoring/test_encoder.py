@@ -172,6 +172,7 @@ class _Part:
 
 
 def _split_archive(tmp_path: Path, members: dict[str, bytes]) -> dict[str, _Part]:
+    tmp_path.mkdir(exist_ok=True)
     archive = tmp_path / "whole.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
         for name, data in members.items():
@@ -225,6 +226,14 @@ def test_assembling_fails_cleanly_without_a_part_or_with_a_broken_archive(
     monkeypatch.setattr(encoder.metadata, "distribution", parts.__getitem__)
     with pytest.raises(encoder.EncoderError, match=r"archive lacks model\.safetensors"):
         encoder.assemble_mpnet(target)
+    escaping = _split_archive(
+        tmp_path / "escaping",
+        {name: b"{}" for name in ("config.json", "vocab.txt", "model.safetensors", "../x")},
+    )
+    monkeypatch.setattr(encoder.metadata, "distribution", escaping.__getitem__)
+    with pytest.raises(encoder.EncoderError, match=r"archive names '\.\./x'"):
+        encoder.assemble_mpnet(target)
+    monkeypatch.setattr(encoder.metadata, "distribution", parts.__getitem__)
     parts[encoder.MPNET_PARTS[4]].path.write_bytes(b"")  # the archive's directory is gone
     with pytest.raises(encoder.EncoderError, match="archive is broken"):
         encoder.assemble_mpnet(target)
