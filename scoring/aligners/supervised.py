@@ -25,7 +25,7 @@ Version 4 can blend in a fine-tuned cross-encoder (:mod:`scoring.finetune`, opti
 of the training pairs read as one sequence, and its link probability makes up
 ``fine_tune_weight`` of the final one.
 Version 5 can add the same four similarity features from a larger encoder, all-mpnet-base-v2
-(12 layers, 768 wide; option ``large_encoder``, off by default: it is about four times slower
+(12 layers, 768 wide; option ``large_encoder``, off by default: it is about five times slower
 per sentence than MiniLM and holds 440 MB), at layers :data:`MPNET_LAYERS`.
 
 A gradient-boosted tree ensemble (scikit-learn's ``HistGradientBoostingClassifier``, fixed
