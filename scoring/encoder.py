@@ -449,8 +449,6 @@ class Encoder:
         self.tokenizer = WordPieceTokenizer.from_file(
             directory / "vocab.txt", specials=architecture.specials
         )
-        #: separator pieces between the two sentences of a pair (RoBERTa-style ``</s></s>``)
-        self.pair_separators = 2 if architecture.mpnet else 1
         t = read_safetensors(directory / "model.safetensors")
         prefix = f"{kind}." if f"{kind}.embeddings.word_embeddings.weight" in t else ""
 

@@ -82,7 +82,7 @@ def test_mpnet_buckets_relative_positions_exactly_near_and_logarithmically_far()
 
 def test_mpnet_reads_sentences_between_its_own_special_pieces(mpnet: encoder.Encoder) -> None:
     ids = mpnet.tokenizer.encode("Yes.")
-    assert mpnet.kind == "mpnet" and mpnet.pair_separators == 2
+    assert mpnet.kind == "mpnet"
     assert (ids[0], ids[-1]) == (mpnet.tokenizer.cls, mpnet.tokenizer.sep) == (0, 2)
     assert mpnet.max_pieces == 512  # 514 position embeddings, the first two for padding
     with pytest.raises(encoder.EncoderError, match="513 word pieces exceed the model's 512"):
