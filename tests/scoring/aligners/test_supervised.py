@@ -247,7 +247,7 @@ def test_without_the_large_encoder_its_features_are_missing_and_a_warning_says_w
 
     real = encoder.load
 
-    def only_minilm(path: object = None, model: str = "minilm") -> encoder.Encoder:
+    def only_minilm(path: object = None, model: str = encoder.MINILM) -> encoder.Encoder:
         if model == encoder.MPNET:
             raise ResourceMissingError("the large sentence encoder is not installed")
         return real()
