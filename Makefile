@@ -86,6 +86,9 @@ reproduce: install  ## the papers' experiments on ../shared/data; results/*.json
 	-$(PY) -m tests.benchmarks.reproduce_mt --output results/mt_msrp.json
 	-$(PY) -m tests.benchmarks.reproduce_pfsm --output results/pfsm_sts2012.json
 	-$(PY) -m tests.benchmarks.aligner_results results/aligners.json
+	-$(PY) -m tests.benchmarks.supervised_ceiling results/supervised_ceiling_rte2.json --large-encoder
+	-$(PY) -m tests.benchmarks.supervised_ceiling results/supervised_ceiling_edinburgh.json \
+		--data edinburgh_train --large-encoder
 	-$(PY) -m tests.benchmarks.reproduce_combined --output results/combined.json
 
 clean:  ## remove the virtualenv and var/ (database, broker files, secrets of this checkout)

@@ -716,8 +716,6 @@ class SupervisedAligner(Aligner):
             raise AlignerError(
                 "the 'supervised' aligner needs gold alignments for some training pairs"
             )
-        from sklearn.ensemble import HistGradientBoostingClassifier
-
         em_key = (_fingerprint(pairs), tuple(sorted(self.em.options.items())))
         cached = _EM_CACHE.get(em_key)
         if cached is None:
@@ -750,40 +748,9 @@ class SupervisedAligner(Aligner):
         y = np.concatenate(labels)
         if y.min() == y.max():
             raise AlignerError("the gold alignments have no sure link (or nothing but links)")
+        ensemble, cells_used = self.fit_ensemble(x, y)
         o = self.options
-        # Easy negatives (no lexical match, no EM evidence, dissimilar strings) are most cells;
-        # keep a seeded sample of them, weighted up so the probabilities stay calibrated.
-        col = {name: k for k, name in enumerate(FEATURES)}
-        evidence = (
-            (
-                x[:, col["lowercase"]]
-                + x[:, col["stem"]]
-                + x[:, col["wordnet"]]
-                + x[:, col["ppdb"]]
-                > 0
-            )
-            | (np.maximum(x[:, col["em_posterior_st"]], x[:, col["em_posterior_ts"]]) >= 0.01)
-            | (x[:, col["em_symmetrized"]] > 0)
-            | (x[:, col["bigram_dice"]] >= 0.5)
-        )
-        rate = float(o["negative_sample"])
-        rng = np.random.default_rng(o["seed"])
-        keep = evidence | (y == 1) | (rng.random(y.size) < rate)
-        weight = np.where(evidence | (y == 1), 1.0, 1.0 / rate)[keep]
         total_cells, positive_cells = int(y.size), int(y.sum())
-        x, y = x[keep], y[keep]
-        # scikit-learn cannot bin a column that is all missing (the encoder's, without it)
-        x[:, np.isnan(x).all(axis=0)] = 0.0
-        model = HistGradientBoostingClassifier(
-            max_iter=o["trees"],
-            learning_rate=o["learning_rate"],
-            max_leaf_nodes=o["max_leaf_nodes"],
-            min_samples_leaf=o["min_samples_leaf"],
-            early_stopping=False,
-            random_state=o["seed"],
-        )
-        model.fit(x, y, sample_weight=weight)
-        ensemble = TreeEnsemble.from_sklearn(model)
         # Too little finished work gives trees whose leaves (min_samples_leaf cells each) are
         # all mostly non-links: the model would link nothing and erase a prefill that was
         # better. Refuse it, so a prefill job fails with the reason and changes nothing.
@@ -811,9 +778,49 @@ class SupervisedAligner(Aligner):
             "labelled_pairs": len(labelled),
             "cells": total_cells,
             "positive_cells": positive_cells,
-            "cells_used": int(keep.sum()),
+            "cells_used": cells_used,
             "seed": o["seed"],
         }
+
+    def fit_ensemble(self, x: F64, y: I64) -> tuple[TreeEnsemble, int]:
+        """The tree ensemble learnt from feature rows ``x`` (:meth:`features`) and their labels
+        ``y`` (1 = gold sure link), and the number of rows it used.
+
+        Easy negatives (no lexical match, no EM evidence, dissimilar strings) are most cells;
+        a seeded sample of them is kept, weighted up so the probabilities stay calibrated."""
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        o = self.options
+        col = {name: k for k, name in enumerate(FEATURES)}
+        evidence = (
+            (
+                x[:, col["lowercase"]]
+                + x[:, col["stem"]]
+                + x[:, col["wordnet"]]
+                + x[:, col["ppdb"]]
+                > 0
+            )
+            | (np.maximum(x[:, col["em_posterior_st"]], x[:, col["em_posterior_ts"]]) >= 0.01)
+            | (x[:, col["em_symmetrized"]] > 0)
+            | (x[:, col["bigram_dice"]] >= 0.5)
+        )
+        rate = float(o["negative_sample"])
+        rng = np.random.default_rng(o["seed"])
+        keep = evidence | (y == 1) | (rng.random(y.size) < rate)
+        weight = np.where(evidence | (y == 1), 1.0, 1.0 / rate)[keep]
+        kept_x, kept_y = x[keep], y[keep]
+        # scikit-learn cannot bin a column that is all missing (the encoder's, without it)
+        kept_x[:, np.isnan(kept_x).all(axis=0)] = 0.0
+        model = HistGradientBoostingClassifier(
+            max_iter=o["trees"],
+            learning_rate=o["learning_rate"],
+            max_leaf_nodes=o["max_leaf_nodes"],
+            min_samples_leaf=o["min_samples_leaf"],
+            early_stopping=False,
+            random_state=o["seed"],
+        )
+        model.fit(kept_x, kept_y, sample_weight=weight)
+        return TreeEnsemble.from_sklearn(model), int(keep.sum())
 
     # --- alignment ----------------------------------------------------------------------------
 
