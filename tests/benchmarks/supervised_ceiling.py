@@ -80,9 +80,10 @@ class CellTable:
         sizes = [n * m for n, m in self.shapes]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self.x = np.concatenate([aligner.features(s, t) for s, t in pairs])
-        self.y = np.concatenate(
-            [g.sure_matrix().reshape(-1) for g in gold if g is not None]
-        ).astype(np.int64)
+        labels = [g.sure_matrix().reshape(-1) for g in gold if g is not None]
+        if len(labels) != len(pairs):
+            raise SystemExit(f"{name}: every pair needs a gold alignment for this benchmark")
+        self.y = np.concatenate(labels).astype(np.int64)
         self.reference = [a.sure for a in reference]
         self.fold = fold_assignment(len(pairs), FOLDS, SEED)
         self.cell_fold = np.repeat(self.fold, sizes)
@@ -157,7 +158,8 @@ def second_stage_features(table: CellTable, probability: F64) -> F64:
 
 def two_stage(table: CellTable, first: F64) -> F64:
     """Cross-validated second-stage probabilities; ``first`` holds the first stage's."""
-    inner: dict[tuple[int, int], F64] = {}  # (left-out fold a < b, scored fold) → probabilities
+    # (the other left-out fold, the scored fold) → probabilities from trees that saw neither
+    inner: dict[tuple[int, int], F64] = {}
     for a, b in itertools.combinations(range(FOLDS), 2):
         train = (table.cell_fold != a) & (table.cell_fold != b)
         for scored in (a, b):
