@@ -28,7 +28,7 @@ from annotate.services import annotations as edits
 from annotate.services.annotations import LinkMap, links_list, links_parse
 from annotate.services.jobs import job_create
 from scoring.aligners import available_aligners
-from scoring.scorers import scorer_kinds
+from scoring.scorers.base import scorer_kinds
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User

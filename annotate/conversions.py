@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 
 
 class _LinkRow(Protocol):

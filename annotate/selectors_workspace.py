@@ -181,7 +181,7 @@ def workspace_of(*, user: User, assignment: Assignment, annotation: Annotation) 
 
 def trial_feedback(*, assignment: Assignment) -> dict[str, Any]:
     """Word P/R/F1 of the submitted annotation against gold, plus the cell-by-cell diff."""
-    from scoring.alignment import Alignment
+    from scoring.alignment.links import Alignment
 
     pair = assignment.pair
     if assignment.status != Assignment.Status.SUBMITTED:
@@ -208,10 +208,10 @@ def trial_feedback(*, assignment: Assignment) -> dict[str, Any]:
 
 
 def _word_scores(candidate: Any, reference: Any, pair: SentencePair) -> dict[str, Any]:
-    """Cohn et al. (2008) word P/R/F1 through :mod:`scoring.metrics`.
+    """Cohn et al. (2008) word P/R/F1 through :mod:`scoring.alignment.metrics`.
 
     Identical word pairs are kept: a trainee is scored on every link they set."""
-    from scoring import metrics
+    from scoring.alignment import metrics
 
     counts = metrics.word_counts(
         candidate,

@@ -12,7 +12,7 @@ from annotate import selectors_workspace as sel
 from annotate.exceptions import NotFound
 from annotate.selectors import scorer_models
 from annotate.services import guidelines
-from scoring.papers import PAPER_FIGURES
+from scoring.scorers.papers import PAPER_FIGURES
 
 
 def _roles(request: HttpRequest) -> dict[str, object]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.alignment import Alignment, Link
+from scoring.alignment.links import Alignment, Link
 
 
 @dataclass(slots=True)

@@ -1,4 +1,4 @@
-"""Agreement reports of a corpus (issue 3): a thin layer over :mod:`scoring.reports`.
+"""Agreement reports of a corpus (issue 3): a thin layer over :mod:`scoring.alignment.reports`.
 
 Rows become :class:`~scoring.corpus.PairRecord` values (only the chosen annotators' submitted
 annotations), :mod:`scoring` computes, and the report is stored as the job's result.
@@ -7,7 +7,7 @@ As a job, the Monte Carlo part is split into chunks of pairs that Celery spreads
 the runner fits the annotators' edit models once, dispatches a chord of chunk tasks (each
 returns JSON sufficient statistics) and the chord's callback builds the report. Each pair's random
 stream depends only on the seed and the pair, so the numbers are identical however the work is
-split (``scoring.agreement.pair_seed_sequence``).
+split (``scoring.alignment.agreement.pair_seed_sequence``).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from annotate.services.jobs import (
     job_create,
     job_finish,
 )
-from scoring.agreement import AgreementParams, EditModel
+from scoring.alignment.agreement import AgreementParams, EditModel
+from scoring.alignment.reports import build_report, fit_report_models, report_statistics
 from scoring.corpus import PairRecord
-from scoring.reports import build_report, fit_report_models, report_statistics
 
 #: Pairs per chunk task when the job does not say; a chunk of 50 pairs with J = 1,000 takes about
 #: a second, small enough to spread and large enough that task overhead does not matter.

@@ -36,7 +36,7 @@ from annotate.models import (
 )
 from annotate.selectors import corpus_pair_records
 from scoring import formats
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
 from scoring.errors import ScoringError
 

@@ -20,7 +20,7 @@ from annotate import roles
 from annotate.models import Assignment, Corpus, SentencePair
 from annotate.services.corpora import corpus_import_records
 from scoring.aligners import get_aligner
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
 from scoring.text import tokenize
 

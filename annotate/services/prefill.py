@@ -50,7 +50,7 @@ from annotate.models import (
 from annotate.services.jobs import job_create
 from scoring.aligners import AlignerError, AlignerOutput, available_aligners, get_aligner
 from scoring.aligners.base import aligner_class
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 
 logger = logging.getLogger(__name__)
 

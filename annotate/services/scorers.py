@@ -19,7 +19,7 @@ from django.utils import timezone
 from annotate.exceptions import DomainError, NotFound
 from annotate.models import Assignment, Corpus, Job, ScorerModel, SentencePair
 from scoring.errors import ScoringError
-from scoring.scorers import TokenPair, evaluate, get_scorer, scorer_from_dict, scorer_kinds
+from scoring.scorers.base import TokenPair, evaluate, get_scorer, scorer_from_dict, scorer_kinds
 from scoring.text import tokenize
 
 TARGETS = ("gold_score", "gold_label", "rating")

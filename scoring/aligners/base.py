@@ -3,7 +3,8 @@
 Every prefill aligner is a subclass of :class:`Aligner`:
 
 - ``train(pairs, gold=None)`` learns from token pairs. ``gold``, when given, is as long as
-  ``pairs`` and holds the gold :class:`~scoring.alignment.Alignment` of a pair or ``None`` for a
+  ``pairs`` and holds the gold :class:`~scoring.alignment.links.Alignment` of a pair or
+  ``None`` for a
   pair nobody has annotated; unsupervised aligners ignore it, a supervised one learns from the
   annotated pairs and may still use every pair (for EM posteriors, say).
 - ``align(source, target)`` returns an :class:`AlignerOutput`: sure and possible links (``S ⊆ P``),
@@ -45,7 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scoring import __version__
-from scoring.alignment import Alignment, Link
+from scoring.alignment.links import Alignment, Link
 from scoring.errors import ScoringError
 
 TokenPair = tuple[list[str], list[str]]

@@ -132,7 +132,7 @@ from numba import njit
 
 from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
 from scoring.aligners.lexical import STEM, LexicalAligner, greedy_one_to_one
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]

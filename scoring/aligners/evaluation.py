@@ -17,10 +17,12 @@ Every figure is labelled in :meth:`EvaluationReport.to_dict`:
 ``och_ney`` / ``och_ney_non_identical``
     Och & Ney (2003) precision ``|A_S ∩ B_P| / |A_S|``, recall ``|A_P ∩ B_S| / |B_S|``, F1 and
     AER against the gold sure and possible links, counts summed over pairs
-    (:mod:`scoring.metrics`), with identical links kept and left out (Cohn et al. 2008, §3).
+    (:mod:`scoring.alignment.metrics`), with identical links kept and left out (Cohn et al.
+    2008, §3).
 ``phrases_sure`` / ``phrases_possible``
     Atomic phrase-pair precision/recall/F1 (Cohn et al. 2008, §3, their Table 5), identical
-    phrase pairs left out, from the sure alignments and from ``P`` (:mod:`scoring.metrics`).
+    phrase pairs left out, from the sure alignments and from ``P``
+    (:mod:`scoring.alignment.metrics`).
 
 Two stages, as everywhere in :mod:`scoring`: :func:`pair_statistics` gives per-pair integer
 counts, :func:`aggregate` turns a list of them into scores.
@@ -36,9 +38,8 @@ from typing import Any
 import numpy as np
 
 from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
-from scoring.alignment import Alignment, Link
-from scoring.corpus import PairRecord
-from scoring.metrics import (
+from scoring.alignment.links import Alignment, Link
+from scoring.alignment.metrics import (
     PhraseCounts,
     WordCounts,
     phrase_counts,
@@ -48,6 +49,7 @@ from scoring.metrics import (
     word_counts,
     word_scores,
 )
+from scoring.corpus import PairRecord
 
 LITERATURE_LABEL = (
     "literature metric (jacana/Sultan/Lan): gold = sure links only; P and R per pair, averaged "

@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from scoring import resources
 from scoring.aligners.base import Aligner, AlignerOutput
-from scoring.alignment import Alignment, Link
+from scoring.alignment.links import Alignment, Link
 from scoring.errors import ResourceMissingError
 
 NONE, PPDB, WORDNET, STEM, LOWER, IDENTICAL = 0, 1, 2, 3, 4, 5

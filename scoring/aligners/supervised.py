@@ -17,10 +17,10 @@ their first senses, derivational relatedness, one a near hypernym of the other).
 and RTE-2 (5-fold) these context features added about 1 point of literature F1; a second
 (stacked) stage over the first stage's neighbouring probabilities added nothing more.
 Version 3 adds graded similarity in context from a pretrained sentence encoder
-(:mod:`scoring.encoder`, option ``encoder``): at three of its layers, the cosine of the two
+(:mod:`scoring.neural.encoder`, option ``encoder``): at three of its layers, the cosine of the two
 words' vectors, its gap to the best of the row and of the column, and whether the cell is the
 best of both (measured gains in ``README.md``).
-Version 4 can blend in a fine-tuned cross-encoder (:mod:`scoring.finetune`, option
+Version 4 can blend in a fine-tuned cross-encoder (:mod:`scoring.neural.finetune`, option
 ``fine_tune_epochs``, off by default): MiniLM's six layers are fine-tuned on the gold sure links
 of the training pairs read as one sequence, and its link probability makes up
 ``fine_tune_weight`` of the final one.
@@ -50,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from scoring import encoder, finetune, resources
+from scoring import resources
 from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
 from scoring.aligners.em import EMAligner, _grow_diag_final
 from scoring.aligners.lexical import (
@@ -62,15 +62,16 @@ from scoring.aligners.lexical import (
     LexicalAligner,
     greedy_one_to_one,
 )
-from scoring.alignment import Alignment, Link
+from scoring.alignment.links import Alignment, Link
 from scoring.errors import ResourceMissingError
+from scoring.neural import encoder, finetune
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 
-#: Layers of the sentence encoder (:mod:`scoring.encoder`; 0 = embeddings, 6 = last) whose word
-#: vectors give the ``encoder*`` features: on RTE-2 (5-fold) layers 2, 4 and 6 gave 89.9 sure-link
-#: F1 against 89.6 for layers 3 and 6 and 89.2 without the encoder.
+#: Layers of the sentence encoder (:mod:`scoring.neural.encoder`; 0 = embeddings, 6 = last)
+#: whose word vectors give the ``encoder*`` features: on RTE-2 (5-fold) layers 2, 4 and 6
+#: gave 89.9 sure-link F1 against 89.6 for layers 3 and 6 and 89.2 without the encoder.
 ENCODER_LAYERS = (2, 4, 6)
 #: Layers of the larger encoder (all-mpnet-base-v2, 12 layers; option ``large_encoder``) whose
 #: word vectors give the ``mpnet*`` features, the same four per layer.

@@ -18,11 +18,11 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from scoring.agreement import AgreementPair, AgreementParams, chance_corrected_agreement
-from scoring.alignment import Alignment
+from scoring.alignment.agreement import AgreementPair, AgreementParams, chance_corrected_agreement
+from scoring.alignment.links import Alignment
+from scoring.alignment.metrics import ComparePair, corpus_scores
 from scoring.cli.phrases import add_file_arguments, fmt, read_alignments, read_sentences
 from scoring.errors import FormatError
-from scoring.metrics import ComparePair, corpus_scores
 
 
 def register(subparsers: Any) -> None:

@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from scoring.alignment.metrics import ComparePair, corpus_scores
 from scoring.cli.phrases import add_file_arguments, fmt, read_alignments, read_sentences
 from scoring.errors import FormatError
-from scoring.metrics import ComparePair, corpus_scores
 
 
 def register(subparsers: Any) -> None:

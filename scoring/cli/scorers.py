@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.errors import FormatError
-from scoring.scorers import (
+from scoring.scorers.base import (
     TASKS,
     TokenPair,
     evaluate,

@@ -35,7 +35,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
 from scoring.errors import FormatError
 from scoring.formats import jacana, jsonl, msrp, pharaoh, rte2, sts

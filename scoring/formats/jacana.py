@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from scoring.alignment import Alignment, Link
+from scoring.alignment.links import Alignment, Link
 from scoring.corpus import AnnotationRecord, PairRecord
 from scoring.errors import FormatError
 from scoring.formats._common import (

@@ -20,7 +20,7 @@ import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord, PairRecord
 from scoring.errors import AlignmentError, FormatError
 from scoring.formats._common import (

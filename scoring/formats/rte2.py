@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scoring.alignment import Alignment, Link
+from scoring.alignment.links import Alignment, Link
 from scoring.corpus import AnnotationRecord, PairRecord
 from scoring.errors import FormatError
 from scoring.formats._common import BOM, IdRegistry, decode, raw_lines, split_from_name

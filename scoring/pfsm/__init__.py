@@ -19,7 +19,7 @@ Jump constraints (seed 001 §2.2), with ``D`` the jump limit:
   clears the memory. Jumps do not nest.
 
 Public API: :class:`PFSMScorer` (``fit``, ``score``, ``align`` — the Viterbi edit sequence as an
-:class:`~scoring.alignment.Alignment` —, ``link_posteriors`` as per-link confidences, and
+:class:`~scoring.alignment.links.Alignment` —, ``link_posteriors`` as per-link confidences, and
 ``to_dict``/``from_dict``); the dynamic programs are in :mod:`scoring.pfsm.lattice`, the states
 and features in :mod:`scoring.pfsm.features`.
 """

@@ -45,7 +45,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.optimize import minimize
 
-from scoring.alignment import Alignment, Link
+from scoring.alignment.links import Alignment, Link
 from scoring.errors import FormatError
 from scoring.pfsm.features import (
     N_FEATURES,

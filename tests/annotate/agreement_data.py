@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord, PairRecord
 
 WORDS = ("the", "a", "cat", "dog", "sat", "ran", "on", "under", "mat", "rug", "big", "red")

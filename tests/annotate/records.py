@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord, PairRecord
 
 

@@ -1,4 +1,4 @@
-"""Agreement reports of a stored corpus (issue 3): the service over scoring.reports."""
+"""Agreement reports of a stored corpus (issue 3): the service over scoring.alignment.reports."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from annotate.services.agreement import (
     agreement_records,
 )
 from annotate.services.corpora import corpus_import_records
-from scoring.reports import build_report
+from scoring.alignment.reports import build_report
 from tests.annotate.agreement_data import agreement_records as synthetic
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]

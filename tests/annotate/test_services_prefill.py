@@ -27,7 +27,7 @@ from annotate.services.prefill import (
     prefill_queue,
     prefills_retrain_due,
 )
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from tests.annotate.factories import make_assignment, make_corpus, make_pair
 from tests.annotate.records import make_record
 

@@ -17,10 +17,10 @@ from annotate.services.scorers import (
     scorer_train,
     training_data,
 )
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord, PairRecord
-from scoring.scorers import scorer_from_dict
-from tests.scoring.test_scorers import PAIRS
+from scoring.scorers.base import scorer_from_dict
+from tests.scoring.scorers.test_scorers import PAIRS
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 

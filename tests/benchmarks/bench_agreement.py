@@ -1,4 +1,4 @@
-"""Benchmark: Monte Carlo Ĉ (scoring.agreement) on synthetic annotated pairs.
+"""Benchmark: Monte Carlo Ĉ (scoring.alignment.agreement) on synthetic annotated pairs.
 
     .venv/bin/python -m tests.benchmarks.bench_agreement
 
@@ -18,13 +18,13 @@ import time
 
 import numpy as np
 
-from scoring.agreement import (
+from scoring.alignment.agreement import (
     AgreementPair,
     AgreementParams,
     chance_corrected_agreement,
     default_threads,
 )
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 
 TARGET_SECONDS = 10.0
 

@@ -1,4 +1,4 @@
-"""Benchmark: sentence BLEU and NIST on the 1,000 WMT17 pairs, scoring.mtmetrics vs nltk.
+"""Benchmark: sentence BLEU and NIST on the 1,000 WMT17 pairs, scoring.mt.metrics vs nltk.
 
 Run as ``.venv/bin/python -m tests.benchmarks.bench_bleu_nist``. Both sides get the same
 mteval-13a tokens (tokenization is not timed); ours includes the statistics stage (word ids,
@@ -17,7 +17,7 @@ import warnings
 from nltk.translate.bleu_score import sentence_bleu
 from nltk.translate.nist_score import sentence_nist
 
-from scoring.mtmetrics import bleu, ngram_stats, nist, read_mteval_sgml, tokenize_13a
+from scoring.mt.metrics import bleu, ngram_stats, nist, read_mteval_sgml, tokenize_13a
 from tests.benchmarks.timing import interleaved_best
 from tests.paths import SHARED_DATA
 
@@ -58,7 +58,7 @@ def main() -> int:
         ratio = t_peer / t_ours
         ok = ok and ratio >= TARGET
         print(f"{name}: nltk {peer_name}: {n / t_peer:10.1f} seg/s ({t_peer * 1e3:.1f} ms CPU)")
-        print(f"{name}: scoring.mtmetrics:  {n / t_ours:10.1f} seg/s ({t_ours * 1e3:.1f} ms CPU)")
+        print(f"{name}: scoring.mt.metrics:  {n / t_ours:10.1f} seg/s ({t_ours * 1e3:.1f} ms CPU)")
         print(f"{name}: speed-up {ratio:.1f}x (target >= {TARGET:.0f}x)")
     return 0 if ok else 1
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord, PairRecord
 from scoring.formats import jsonl
 

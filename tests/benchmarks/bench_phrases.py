@@ -18,7 +18,7 @@ import time
 import numpy as np
 from nltk.translate.phrase_based import phrase_extraction
 
-from scoring.phrases import extract_phrase_pairs
+from scoring.alignment.phrases import extract_phrase_pairs
 
 TARGET_RATIO = 50.0
 ROUNDS = 5

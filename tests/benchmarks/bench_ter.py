@@ -1,9 +1,9 @@
-"""Benchmark: TER on the 1,000 WMT17 pairs, scoring.ter vs sacrebleu's TER sentence scoring.
+"""Benchmark: TER on the 1,000 WMT17 pairs, scoring.edit.ter vs sacrebleu's TER sentence scoring.
 
 Run as ``.venv/bin/python -m tests.benchmarks.bench_ter``. Both sides start from the raw strings
 (tercom's default lowercasing and whitespace tokenization) and are timed in this process: best
 CPU time of three interleaved rounds, after numba compilation. Exits 1 unless the edit counts are
-identical and scoring.ter is at least 20× faster (issue 5).
+identical and scoring.edit.ter is at least 20× faster (issue 5).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 import numpy as np
 from sacrebleu.metrics import TER
 
-from scoring.ter import ter_batch
+from scoring.edit.ter import ter_batch
 from tests.benchmarks.timing import interleaved_best
 from tests.paths import SHARED_DATA
 
@@ -39,7 +39,9 @@ def main() -> int:
     ratio = t_peer / t_ours
     print(f"pairs: {n}")
     print(f"sacrebleu TER sentence_score: {n / t_peer:10.1f} pairs/s ({t_peer * 1e3:.1f} ms CPU)")
-    print(f"scoring.ter.ter_batch:        {n / t_ours:10.1f} pairs/s ({t_ours * 1e3:.1f} ms CPU)")
+    print(
+        f"scoring.edit.ter.ter_batch:        {n / t_ours:10.1f} pairs/s ({t_ours * 1e3:.1f} ms CPU)"
+    )
     print(f"speed-up: {ratio:.1f}x (target >= {TARGET:.0f}x)")
     print(f"identical edit counts: {same}")
     if not same:

@@ -2,7 +2,7 @@
 
     .venv/bin/python -m tests.benchmarks.reproduce_combined --output results/combined.json
 
-STS-2012: one :class:`scoring.combined.CombinedModel` per training file, seed 000's
+STS-2012: one :class:`scoring.scorers.combined.CombinedModel` per training file, seed 000's
 per-subtask scheme: each known test set scored by the model of its own training file, On-WN by
 MSRpar's and SMT-news by SMT-eur's; ALL is Pearson over the five test sets concatenated (as
 ``STS.gs.ALL.txt``). Each model's feature groups and learner (RBF SVR or ridge) are chosen on the
@@ -14,7 +14,7 @@ carry over to data unlike their own, as On-WN and SMT-news are. MSRP: one RBF SV
 ``MSRP_GROUPS``, trained on the training file. Hyper-parameters (C, γ, ε; α) by 5-fold CV on the
 training data. The test files are read only to compute the final figures.
 
-Each figure is printed beside the best paper figure of its column (``scoring.papers``) with
+Each figure is printed beside the best paper figure of its column (``scoring.scorers.papers``) with
 the margin; exits 1 unless every column is beaten.
 """
 
@@ -38,23 +38,23 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
 
 from scoring import __version__
-from scoring.combined import (
+from scoring.formats import get_format
+from scoring.mt.classifier import classification_report, pearson
+from scoring.mt.features import normalise
+from scoring.resources import pos_tag
+from scoring.scorers.combined import (
     GROUPS,
     CombinedModel,
     RidgeModel,
     combined_features,
     feature_names,
 )
-from scoring.formats import get_format
-from scoring.mtclassifier import classification_report, pearson
-from scoring.mtfeatures import normalise
-from scoring.papers import (
+from scoring.scorers.papers import (
     PAPER_FIGURES,
     STS2012_MODEL_OF_TEST,
     STS2012_TRAIN_FILES,
     best_paper_figures,
 )
-from scoring.resources import pos_tag
 from tests.paths import SHARED_DATA
 
 PPDB = SHARED_DATA / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
@@ -372,9 +372,9 @@ def main(argv: list[str] | None = None) -> int:
             "python": platform.python_version(),
         },
         "config": {
-            "features": "scoring.combined.combined_features: perp (36), mt (101), align (26), "
-            "overlap (16), wordnet (6), encoder (13); aligner with WordNet 3.0 and PPDB 1.0 "
-            "XXXL lexical synonyms; encoder all-MiniLM-L6-v2 (numpy)",
+            "features": "scoring.scorers.combined.combined_features: perp (36), mt (101), "
+            "align (26), overlap (16), wordnet (6), encoder (13); aligner with WordNet 3.0 and "
+            "PPDB 1.0 XXXL lexical synonyms; encoder all-MiniLM-L6-v2 (numpy)",
             "ppdb": PPDB.name,
             "learner": "StandardScaler + RBF SVR or ridge (STS, chosen per model) / RBF SVC "
             "(MSRP); C, gamma(, epsilon), alpha by 5-fold CV on the training file",

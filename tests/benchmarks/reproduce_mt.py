@@ -3,15 +3,15 @@ RBF SVM on each feature subset; and an SVR baseline on STS-2012.
 
 Run as ``.venv/bin/python -m tests.benchmarks.reproduce_mt --output results.json``.
 
-MSRP: features from :func:`scoring.mtfeatures.mt_features` (NIST information from each file's
-own reference side, as mteval would on that file), one :class:`scoring.mtclassifier.MtClassifier`
+MSRP: features from :func:`scoring.mt.features.mt_features` (NIST information from each file's
+own reference side, as mteval would on that file), one :class:`scoring.mt.classifier.MtClassifier`
 per row of Table 3 (``--rows issue``: WER, PER, POS, BLEU1, NIST1, ALL; ``--rows all``: all 16
 rows), ``C`` and ``γ`` by 5-fold cross-validation on the training set. Beside it, the same SVM
 with libsvm's defaults and no search (``C = 1``, ``γ = 1 / #features``, features scaled to
 [0, 1]), since the paper gives no settings. Target (issue 5): every row of the issue within ±1.5
 points of the paper; exits 1 otherwise (``--tolerate-above``: only rows *below* the band fail).
 
-STS-2012 (``--sts``, on by default): an :class:`~scoring.mtclassifier.MtRegressor` on all 101
+STS-2012 (``--sts``, on by default): an :class:`~scoring.mt.classifier.MtRegressor` on all 101
 features trained on each train file and tested on the matching test file; the surprise sets use
 seed 000's scheme (OnWN with the MSRpar model, SMTnews with the SMTeuroparl model); "ALL" is
 Pearson over the five test files' predictions together. A baseline for the team, no target.
@@ -32,8 +32,8 @@ import sklearn
 
 from scoring import __version__
 from scoring.formats import get_format
-from scoring.mtclassifier import MtClassifier, MtRegressor, classification_report, pearson
-from scoring.mtfeatures import FEATURE_NAMES, TABLE3_SUBSETS, mt_features
+from scoring.mt.classifier import MtClassifier, MtRegressor, classification_report, pearson
+from scoring.mt.features import FEATURE_NAMES, TABLE3_SUBSETS, mt_features
 from tests.paths import SHARED_DATA
 
 #: Seed 003, Table 3 (Microsoft's train and test sets): accuracy, precision, recall, F-measure.

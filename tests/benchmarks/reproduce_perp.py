@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
+from scoring.edit.perp import PERP_TERP, Perp, PerpConfig
+from scoring.edit.terp import read_shift_stop_words
 from scoring.formats import get_format
-from scoring.perp import PERP_TERP, Perp, PerpConfig
-from scoring.terp import read_shift_stop_words
 from tests.paths import SHARED_DATA
 
 PAPER = {  # seed 000 Table 2, row "PERP"

@@ -48,8 +48,8 @@ import numpy as np
 
 from scoring.corpus import PairRecord
 from scoring.formats import get_format
-from scoring.papers import STS2012_MODEL_OF_TEST, STS2012_TRAIN_FILES
 from scoring.pfsm import PFSMScorer
+from scoring.scorers.papers import STS2012_MODEL_OF_TEST, STS2012_TRAIN_FILES
 from tests.paths import NLTK_DATA, SHARED_DATA
 
 STS = SHARED_DATA / "sts2012"

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scoring.mtmetrics import NgramStats, bleu, ngram_stats, nist, read_mteval_sgml, tokenize_13a
+from scoring.mt.metrics import NgramStats, bleu, ngram_stats, nist, read_mteval_sgml, tokenize_13a
 
 TOLERANCE = 1e-9
 

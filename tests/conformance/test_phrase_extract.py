@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scoring.phrases import extract_phrase_pairs
+from scoring.alignment.phrases import extract_phrase_pairs
 
 Entry = tuple[int, str, str, frozenset[tuple[int, int]]]
 

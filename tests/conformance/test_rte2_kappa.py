@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from scoring.agreement import AgreementPair, AgreementParams, chance_corrected_agreement
-from scoring.alignment import Alignment
+from scoring.alignment.agreement import AgreementPair, AgreementParams, chance_corrected_agreement
+from scoring.alignment.kappa import brockett_items, cell_agreement, fleiss_kappa
+from scoring.alignment.links import Alignment
+from scoring.alignment.metrics import ComparePair, corpus_scores, phrase_counts
 from scoring.corpus import PairRecord
 from scoring.formats.rte2 import read_rte2
-from scoring.kappa import brockett_items, cell_agreement, fleiss_kappa
-from scoring.metrics import ComparePair, corpus_scores, phrase_counts
 
 ANNOTATORS = ["A", "B", "C"]
 
@@ -77,7 +77,7 @@ def test_pairwise_word_and_phrase_scores_and_c_hat(records, a: str, b: str) -> N
     phrases = corpus_scores(pairs, level="phrase", kind="possible")
     assert 0.3 < (phrases.overall.f1 or 0) <= 1.0
 
-    # Ĉ: the numba kernel's observed π̂ must equal the set-based counts of scoring.metrics.
+    # Ĉ: the numba kernel's observed π̂ must equal the set-based counts of scoring.alignment.metrics.
     agreement_pairs = [
         AgreementPair(
             r.id,

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scoring.ter import TerParams, ter, ter_batch
+from scoring.edit.ter import TerParams, ter, ter_batch
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.terp import (
+from scoring.edit.terp import (
     Terp,
     TerpAlignment,
     read_params,

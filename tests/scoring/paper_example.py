@@ -5,7 +5,7 @@ Table 1 lists each word pair with annotator A's and B's link type (S sure, P pos
 
 from __future__ import annotations
 
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 
 SOURCE_TEXT = "they discussed the aspects in detail and reached an extensive agreement ."
 TARGET_TEXT = "both parties discussed the specific issues and arrived at a general consensus ."

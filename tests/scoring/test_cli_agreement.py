@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from scoring.agreement import AgreementPair, AgreementParams, chance_corrected_agreement
-from scoring.alignment import Alignment
+from scoring.alignment.agreement import AgreementPair, AgreementParams, chance_corrected_agreement
+from scoring.alignment.links import Alignment
+from scoring.alignment.metrics import ComparePair, corpus_scores
+from scoring.alignment.phrases import extract_phrase_pairs
 from scoring.cli import COMMAND_MODULES, main
-from scoring.metrics import ComparePair, corpus_scores
-from scoring.phrases import extract_phrase_pairs
 from tests.scoring import paper_example as fig2
 
 SECOND_SOURCE = ["the", "cat", "sat"]

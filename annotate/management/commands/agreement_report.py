@@ -14,7 +14,7 @@ from annotate.services.agreement import (
     agreement_job_create,
     agreement_params,
 )
-from scoring.reports import report_to_csv
+from scoring.alignment.reports import report_to_csv
 
 
 class Command(JobCommand):

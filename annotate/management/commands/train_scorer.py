@@ -13,7 +13,7 @@ from annotate.services.scorers import (
     scorer_model_summary,
     scorer_train,
 )
-from scoring.scorers import parse_options, scorer_kinds
+from scoring.scorers.base import parse_options, scorer_kinds
 
 
 class Command(JobCommand):

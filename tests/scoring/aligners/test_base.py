@@ -13,7 +13,7 @@ from scoring.aligners import AlignerError, AlignerOutput, available_aligners, ge
 from scoring.aligners.base import Aligner, parse_option_strings, read_model_file
 from scoring.aligners.em import EMAligner
 from scoring.aligners.lexical import IdentityAligner, LexicalAligner
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from scoring.errors import ScoringError
 
 PAIRS = [

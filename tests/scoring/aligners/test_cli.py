@@ -9,7 +9,7 @@ import pytest
 
 from scoring.aligners import get_aligner
 from scoring.aligners.evaluation import evaluate_records
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from scoring.cli import main
 from scoring.formats import read_corpus
 

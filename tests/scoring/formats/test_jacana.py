@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from scoring.errors import FormatError
 from scoring.formats import get_format, jacana
 from tests.scoring.formats._helpers import assert_points_at

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord, PairRecord
 from scoring.errors import FormatError
 from scoring.formats import get_format, pharaoh, select_annotator, select_prefill

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scoring.alignment import Alignment
+from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
 from scoring.errors import FormatError, ScoringError
 from scoring.pfsm import PFSMInputError, PFSMScorer, feature_names, log_partition

@@ -1,0 +1,904 @@
+"""Chance-corrected agreement Ĉ with a Monte Carlo π̂0 (design.md §8; Cohn et al. 2008, §3).
+
+For two annotators A and B, over sentence pairs ``i = 1..I`` (Cohn et al., Equations 5–7, after
+Kupper & Hafner 1989)::
+
+    Ĉ = (π̂ − π̂0) / (1 − π̂0)
+
+where ``A_i``/``B_i`` are the sets compared on pair ``i``: the non-identical atomic phrase pairs
+extracted from each annotator's alignment (Table 4), or the non-identical links (Table 3). Both
+are computed from ``P`` ("Poss", the paper's ``A^p_atom``) and, for the "Sure" columns, from ``S``.
+
+Two estimators of π̂ and π̂0 are computed from the same statistics:
+
+- ``"paper"`` (default) — Equations 5 and 7 as printed: the mean over pairs of
+  ``|A_i ∩ B_i| / min(|A_i|, |B_i|)``, and for π̂0 the mean over pairs of the mean over samples
+  ``j`` of the same ratio. A ratio with an empty denominator (one side has no item) is undefined
+  and left out of its mean; how many were left out is reported.
+- ``"pooled"`` — design.md §8: ``Σ_i |A_i ∩ B_i| / Σ_i min(|A_i|, |B_i|)``, and for π̂0 the
+  intersections and minima summed over pairs and samples.
+
+π̂0 samples alignments from each annotator's prior: start from the automatic prefill and flip each
+of the ``N×M`` cells independently with ``Pr(edit | r, N, M)``, a linear function of ``N + M``
+fitted by least squares to the annotator's observed edit rates (cells that differ from the
+prefill / ``N·M``) and clipped to [0, 1]; then extract phrase pairs and compare, ``J`` times per
+pair (default 1,000).
+
+Reproducibility: the random stream of a pair is derived from ``(seed, pair key, annotators,
+kind)`` through :class:`numpy.random.SeedSequence`, so the per-pair statistics do not depend on how
+pairs are split into chunks; aggregation sums integers exactly and floats with :func:`math.fsum`,
+so a chunked run (Celery group/chord: :func:`pair_statistics` per chunk, then
+:func:`aggregate`) is bit-identical to a single run (:func:`chance_corrected_agreement`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from scoring import __version__
+from scoring.alignment.links import Alignment
+from scoring.alignment.phrases import (
+    _count_pairs,
+    _identity_runs,
+    _span_tables,
+    _write_keys,
+    identity_matrix,
+)
+from scoring.errors import AlignmentError, ScoringError
+
+AGREEMENT_VERSION = "1"
+Kind = Literal["possible", "sure"]
+Estimator = Literal["paper", "pooled"]
+KINDS: tuple[Kind, ...] = ("possible", "sure")
+# Item sets compared, in the order of the kernel's output rows.
+LEVELS: tuple[str, ...] = ("word", "phrase_atomic", "phrase_all")
+ProgressCallback = Callable[[int, int], None]
+
+
+class AgreementError(ScoringError, ValueError):
+    """Agreement inputs that cannot be used (no prefill, no pairs to fit, bad parameters)."""
+
+
+# --- edit model --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EditModel:
+    """``Pr(edit | r, N, M) = clip(intercept + slope·(N + M), 0, 1)`` for one annotator and kind."""
+
+    annotator: str
+    kind: str
+    intercept: float
+    slope: float
+    n_pairs: int
+
+    def probability(self, n_source: int, n_target: int) -> float:
+        value = self.intercept + self.slope * float(n_source + n_target)
+        return min(1.0, max(0.0, value))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EditModel:
+        return cls(
+            str(data["annotator"]),
+            str(data["kind"]),
+            float(data["intercept"]),
+            float(data["slope"]),
+            int(data["n_pairs"]),
+        )
+
+
+def _matrix(alignment: Alignment, kind: str) -> npt.NDArray[np.uint8]:
+    if kind == "possible":
+        return np.ascontiguousarray(alignment.possible_matrix(), dtype=np.uint8)
+    if kind == "sure":
+        return np.ascontiguousarray(alignment.sure_matrix(), dtype=np.uint8)
+    raise AgreementError(f"kind must be 'possible' or 'sure', got {kind!r}")
+
+
+def edit_count(annotation: Alignment, prefill: Alignment, kind: str = "possible") -> int:
+    """Cells of the ``N×M`` matrix (``P`` or ``S``) where an annotation differs from the prefill."""
+    if annotation.shape != prefill.shape:
+        raise AlignmentError(f"annotation is {annotation.shape} but the prefill is {prefill.shape}")
+    return int(np.count_nonzero(_matrix(annotation, kind) != _matrix(prefill, kind)))
+
+
+def fit_edit_model(
+    observations: Iterable[tuple[int, int, int]], *, annotator: str, kind: str = "possible"
+) -> EditModel:
+    """Least-squares line through the per-pair edit rates ``edits / (N·M)`` against ``N + M``.
+
+    ``observations`` are ``(N, M, edits)`` per pair the annotator corrected. With one pair, or
+    when every pair has the same ``N + M``, the slope is 0 and the intercept the mean rate (the
+    paper's single-pair example: 8 edits of 12×13 → 8/156 = 5.13%).
+    """
+    xs: list[float] = []
+    ys: list[float] = []
+    for n, m, edits in observations:
+        cells = n * m
+        if cells == 0:
+            continue
+        if not 0 <= edits <= cells:
+            raise AgreementError(f"{edits} edits do not fit a {n}×{m} matrix")
+        xs.append(float(n + m))
+        ys.append(edits / cells)
+    if not xs:
+        raise AgreementError(
+            f"annotator {annotator!r} has no non-empty pair with a prefill to fit Pr(edit) on"
+        )
+    x = np.array(xs)
+    y = np.array(ys)
+    x_mean = math.fsum(xs) / len(xs)
+    y_mean = math.fsum(ys) / len(ys)
+    var = math.fsum(((x - x_mean) ** 2).tolist())
+    covariance = math.fsum(((x - x_mean) * (y - y_mean)).tolist())
+    slope = 0.0 if var == 0.0 else covariance / var
+    intercept = y_mean - slope * x_mean
+    return EditModel(annotator, kind, intercept, slope, len(xs))
+
+
+# --- kernels -----------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _side(
+    mat: npt.NDArray[np.uint8],
+    eq: npt.NDArray[np.uint8],
+    run: npt.NDArray[np.int32],
+    exclude_identical: bool,
+    boundary: bool,
+    max_len: int,
+    lo: npt.NDArray[np.int32],
+    hi: npt.NDArray[np.int32],
+    elo: npt.NDArray[np.int32],
+    ehi: npt.NDArray[np.int32],
+    scratch: npt.NDArray[np.int64],
+    words: npt.NDArray[np.int64],
+    atom_keys: npt.NDArray[np.int64],
+    all_keys: npt.NDArray[np.int64],
+) -> tuple[int, int, int, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The compared items of one matrix as sorted int64 keys.
+
+    Words: links ``i·M + j``; phrases: see :func:`scoring.alignment.phrases._write_keys`;
+    identical items dropped when ``exclude_identical``. Returns
+    ``(n_words, n_atomic, n_all, atom_keys, all_keys)``;
+    the key buffers are reallocated only when too small.
+    """
+    n = mat.shape[0]
+    m = mat.shape[1]
+    nw = 0
+    for i in range(n):
+        for j in range(m):
+            if mat[i, j] and not (exclude_identical and eq[i, j]):
+                words[nw] = i * m + j
+                nw += 1
+    _span_tables(mat, boundary, max_len, lo, hi, elo, ehi, scratch)
+    # With the boundary rule a source span licenses at most one target span, so N(N+1)/2 keys
+    # always fit; without it, count first.
+    count = n * (n + 1) // 2 if boundary else _count_pairs(lo, hi, elo, ehi, max_len)
+    if count > all_keys.shape[0]:
+        atom_keys = np.empty(2 * count, np.int64)
+        all_keys = np.empty(2 * count, np.int64)
+    na, nall = _write_keys(
+        lo, hi, elo, ehi, max_len, m, run, exclude_identical, atom_keys, all_keys
+    )
+    return nw, na, nall, atom_keys, all_keys
+
+
+@njit(cache=True, nogil=True)
+def _intersect_sorted(a: npt.NDArray[np.int64], na: int, b: npt.NDArray[np.int64], nb: int) -> int:
+    x = 0
+    y = 0
+    common = 0
+    while x < na and y < nb:
+        if a[x] == b[y]:
+            common += 1
+            x += 1
+            y += 1
+        elif a[x] < b[y]:
+            x += 1
+        else:
+            y += 1
+    return common
+
+
+@njit(cache=True, nogil=True)
+def _flip(
+    prefill: npt.NDArray[np.uint8],
+    p: float,
+    rng: np.random.Generator,
+    work: npt.NDArray[np.uint8],
+) -> None:
+    """``work`` = prefill with each cell flipped independently with probability ``p``.
+
+    Flip positions are drawn by geometric skips, so the cost is O(expected flips), not O(N·M).
+    """
+    n = prefill.shape[0]
+    m = prefill.shape[1]
+    for i in range(n):
+        for j in range(m):
+            work[i, j] = prefill[i, j]
+    if p <= 0.0:
+        return
+    cells = n * m
+    if p >= 1.0:
+        for i in range(n):
+            for j in range(m):
+                work[i, j] = 1 - work[i, j]
+        return
+    pos = np.int64(-1)
+    while True:
+        pos += rng.geometric(p)
+        if pos >= cells:
+            break
+        i = pos // m
+        j = pos - i * m
+        work[i, j] = 1 - work[i, j]
+
+
+@njit(cache=True, nogil=True)
+def _pair_kernel(
+    prefill: npt.NDArray[np.uint8],
+    obs_a: npt.NDArray[np.uint8],
+    obs_b: npt.NDArray[np.uint8],
+    eq: npt.NDArray[np.uint8],
+    p_a: float,
+    p_b: float,
+    samples: int,
+    exclude_identical: bool,
+    boundary: bool,
+    max_len: int,
+    rng: np.random.Generator,
+    observed: npt.NDArray[np.int64],
+    sampled: npt.NDArray[np.int64],
+    ratio_sum: npt.NDArray[np.float64],
+) -> None:
+    """Observed and Monte Carlo statistics of one sentence pair (Cohn et al. Equations 5, 7).
+
+    Rows follow :data:`LEVELS` (words, atomic phrase pairs, all phrase pairs).
+    ``observed[level] = (|A ∩ B|, min(|A|, |B|))``; ``sampled[level] = (Σ_j |A_j ∩ B_j|,
+    Σ_j min_j, number of samples with min_j > 0)``; ``ratio_sum[level] = Σ_j |A_j ∩ B_j| / min_j``
+    over those samples, summed in sample order. Each sample draws A's flips, then B's, from
+    ``rng``. Work arrays are allocated once per pair.
+    """
+    n = prefill.shape[0]
+    m = prefill.shape[1]
+    run = _identity_runs(eq)
+    lo = np.empty((n, n), np.int32)
+    hi = np.empty((n, n), np.int32)
+    elo = np.empty((n, n), np.int32)
+    ehi = np.empty((n, n), np.int32)
+    scratch = np.empty(2 * n + 4 * m, np.int64)
+    words_a = np.empty(n * m, np.int64)
+    words_b = np.empty(n * m, np.int64)
+    cap = n * (n + 1) // 2 + 1
+    atom_a = np.empty(cap, np.int64)
+    all_a = np.empty(cap, np.int64)
+    atom_b = np.empty(cap, np.int64)
+    all_b = np.empty(cap, np.int64)
+    work_a = np.empty((n, m), np.uint8)
+    work_b = np.empty((n, m), np.uint8)
+    out = np.zeros((3, 2), np.int64)
+    for level in range(3):
+        sampled[level, 0] = 0
+        sampled[level, 1] = 0
+        sampled[level, 2] = 0
+        ratio_sum[level] = 0.0
+    for sample in range(-1, samples):
+        if sample < 0:
+            mat_a = obs_a
+            mat_b = obs_b
+        else:
+            _flip(prefill, p_a, rng, work_a)
+            _flip(prefill, p_b, rng, work_b)
+            mat_a = work_a
+            mat_b = work_b
+        nwa, naa, nla, atom_a, all_a = _side(
+            mat_a, eq, run, exclude_identical, boundary, max_len,
+            lo, hi, elo, ehi, scratch, words_a, atom_a, all_a,
+        )  # fmt: skip
+        nwb, nab, nlb, atom_b, all_b = _side(
+            mat_b, eq, run, exclude_identical, boundary, max_len,
+            lo, hi, elo, ehi, scratch, words_b, atom_b, all_b,
+        )  # fmt: skip
+        out[0, 0] = _intersect_sorted(words_a, nwa, words_b, nwb)
+        out[0, 1] = min(nwa, nwb)
+        out[1, 0] = _intersect_sorted(atom_a, naa, atom_b, nab)
+        out[1, 1] = min(naa, nab)
+        out[2, 0] = _intersect_sorted(all_a, nla, all_b, nlb)
+        out[2, 1] = min(nla, nlb)
+        if sample < 0:
+            for level in range(3):
+                observed[level, 0] = out[level, 0]
+                observed[level, 1] = out[level, 1]
+            continue
+        for level in range(3):
+            sampled[level, 0] += out[level, 0]
+            sampled[level, 1] += out[level, 1]
+            if out[level, 1] > 0:
+                sampled[level, 2] += 1
+                ratio_sum[level] += out[level, 0] / out[level, 1]
+
+
+# --- parameters, inputs and statistics ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AgreementParams:
+    """Everything that determines the numbers, recorded in every result's signature."""
+
+    samples: int = 1000
+    seed: int = 0
+    kinds: tuple[str, ...] = KINDS
+    exclude_identical: bool = True
+    boundary_rule: bool = True
+    max_length: int | None = None
+    estimator: str = "paper"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.samples, bool) or not isinstance(self.samples, int):
+            raise AgreementError(f"samples must be an integer, got {self.samples!r}")
+        if self.samples < 1:
+            raise AgreementError(f"samples must be at least 1, got {self.samples}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise AgreementError(f"seed must be a non-negative integer, got {self.seed!r}")
+        for kind in self.kinds:
+            if kind not in KINDS:
+                raise AgreementError(f"kind must be 'possible' or 'sure', got {kind!r}")
+        if self.max_length is not None and self.max_length < 1:
+            raise AgreementError(f"max_length must be at least 1, got {self.max_length}")
+        if self.estimator not in ("paper", "pooled"):
+            raise AgreementError(f"estimator must be 'paper' or 'pooled', got {self.estimator!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["kinds"] = list(self.kinds)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AgreementParams:
+        return cls(
+            samples=int(data["samples"]),
+            seed=int(data["seed"]),
+            kinds=tuple(str(k) for k in data["kinds"]),
+            exclude_identical=bool(data["exclude_identical"]),
+            boundary_rule=bool(data["boundary_rule"]),
+            max_length=None if data["max_length"] is None else int(data["max_length"]),
+            estimator=str(data["estimator"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AgreementPair:
+    """One doubly annotated sentence pair: tokens, the automatic prefill, both alignments."""
+
+    key: str
+    source: Sequence[str]
+    target: Sequence[str]
+    prefill: Alignment
+    a: Alignment
+    b: Alignment
+
+    def __post_init__(self) -> None:
+        shape = (len(self.source), len(self.target))
+        for name, alignment in (("prefill", self.prefill), ("a", self.a), ("b", self.b)):
+            if alignment.shape != shape:
+                raise AlignmentError(
+                    f"pair {self.key!r}: the {name} alignment is "
+                    f"{alignment.n_source}×{alignment.n_target} but the tokens are "
+                    f"{shape[0]}×{shape[1]}"
+                )
+
+
+@dataclass(frozen=True, slots=True)
+class PairStats:
+    """Sufficient statistics of one pair for one kind (JSON-able through ``to_dict``).
+
+    ``observed[level] = (|A ∩ B|, min(|A|, |B|))``; ``sampled[level] = (Σ_j ∩, Σ_j min,
+    valid samples)``; ``ratio_sum[level]`` = Σ over valid samples of ∩/min.
+    """
+
+    key: str
+    kind: str
+    n_source: int
+    n_target: int
+    p_a: float
+    p_b: float
+    observed: dict[str, tuple[int, int]]
+    sampled: dict[str, tuple[int, int, int]]
+    ratio_sum: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "kind": self.kind,
+            "n_source": self.n_source,
+            "n_target": self.n_target,
+            "p_a": self.p_a,
+            "p_b": self.p_b,
+            "observed": {k: list(v) for k, v in self.observed.items()},
+            "sampled": {k: list(v) for k, v in self.sampled.items()},
+            "ratio_sum": dict(self.ratio_sum),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PairStats:
+        return cls(
+            key=str(data["key"]),
+            kind=str(data["kind"]),
+            n_source=int(data["n_source"]),
+            n_target=int(data["n_target"]),
+            p_a=float(data["p_a"]),
+            p_b=float(data["p_b"]),
+            observed={k: (int(v[0]), int(v[1])) for k, v in data["observed"].items()},
+            sampled={k: (int(v[0]), int(v[1]), int(v[2])) for k, v in data["sampled"].items()},
+            ratio_sum={k: float(v) for k, v in data["ratio_sum"].items()},
+        )
+
+
+def pair_seed_sequence(
+    seed: int, key: str, annotator_a: str, annotator_b: str, kind: str
+) -> np.random.SeedSequence:
+    """The random stream of one pair: ``SeedSequence(seed, spawn_key=sha256(identity))``."""
+    identity = "\x1f".join((key, annotator_a, annotator_b, kind)).encode("utf-8")
+    digest = hashlib.sha256(identity).digest()
+    words = tuple(int.from_bytes(digest[k : k + 4], "little") for k in range(0, 32, 4))
+    return np.random.SeedSequence(seed, spawn_key=words)
+
+
+def _model_for(models: Mapping[str, EditModel], kind: str, who: str) -> EditModel:
+    model = models.get(kind)
+    if model is None:
+        raise AgreementError(f"no edit model for annotator {who} and kind {kind!r}")
+    return model
+
+
+def _one_pair(
+    pair: AgreementPair,
+    kind: str,
+    *,
+    models_a: Mapping[str, EditModel],
+    models_b: Mapping[str, EditModel],
+    params: AgreementParams,
+    annotator_a: str,
+    annotator_b: str,
+) -> PairStats:
+    n, m = len(pair.source), len(pair.target)
+    p_a = _model_for(models_a, kind, annotator_a).probability(n, m)
+    p_b = _model_for(models_b, kind, annotator_b).probability(n, m)
+    rng = np.random.default_rng(
+        pair_seed_sequence(params.seed, pair.key, annotator_a, annotator_b, kind)
+    )
+    observed = np.zeros((3, 2), np.int64)
+    sampled = np.zeros((3, 3), np.int64)
+    ratio = np.zeros(3, np.float64)
+    _pair_kernel(
+        _matrix(pair.prefill, kind),
+        _matrix(pair.a, kind),
+        _matrix(pair.b, kind),
+        identity_matrix(pair.source, pair.target),
+        p_a,
+        p_b,
+        params.samples,
+        params.exclude_identical,
+        params.boundary_rule,
+        0 if params.max_length is None else int(params.max_length),
+        rng,
+        observed,
+        sampled,
+        ratio,
+    )
+    return PairStats(
+        key=pair.key,
+        kind=kind,
+        n_source=n,
+        n_target=m,
+        p_a=p_a,
+        p_b=p_b,
+        observed={lv: (int(observed[k, 0]), int(observed[k, 1])) for k, lv in enumerate(LEVELS)},
+        sampled={
+            lv: (int(sampled[k, 0]), int(sampled[k, 1]), int(sampled[k, 2]))
+            for k, lv in enumerate(LEVELS)
+        },
+        ratio_sum={lv: float(ratio[k]) for k, lv in enumerate(LEVELS)},
+    )
+
+
+def default_threads() -> int:
+    """Threads for :func:`pair_statistics`: the CPUs this process may use, at most 4."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))
+
+
+def pair_statistics(
+    pairs: Iterable[AgreementPair],
+    *,
+    models_a: Mapping[str, EditModel],
+    models_b: Mapping[str, EditModel],
+    params: AgreementParams,
+    annotator_a: str = "A",
+    annotator_b: str = "B",
+    progress: ProgressCallback | None = None,
+    threads: int | None = None,
+) -> list[PairStats]:
+    """Per-pair sufficient statistics for a chunk of pairs (the unit of parallel work).
+
+    ``models_a``/``models_b`` map each kind (``"possible"``, ``"sure"``) to the annotator's
+    :class:`EditModel`, fitted once on the whole corpus (:func:`fit_models`). ``progress`` is
+    called as ``progress(done, total)`` after each pair, in order. The numba kernel releases the
+    GIL, so pairs run on ``threads`` threads (default :func:`default_threads`; pass 1 inside a
+    Celery worker that already uses every core). Each pair has its own random stream, so the
+    numbers do not depend on the thread count.
+    """
+    pair_list = list(pairs)
+    total = len(pair_list)
+    workers = default_threads() if threads is None else int(threads)
+    if workers < 1:
+        raise AgreementError(f"threads must be at least 1, got {threads}")
+
+    def run(pair: AgreementPair) -> list[PairStats]:
+        return [
+            _one_pair(
+                pair,
+                kind,
+                models_a=models_a,
+                models_b=models_b,
+                params=params,
+                annotator_a=annotator_a,
+                annotator_b=annotator_b,
+            )
+            for kind in params.kinds
+        ]
+
+    stats: list[PairStats] = []
+    if workers == 1 or total < 2:
+        results: Iterable[list[PairStats]] = map(run, pair_list)
+        for done, result in enumerate(results, start=1):
+            stats.extend(result)
+            if progress is not None:
+                progress(done, total)
+        return stats
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for done, result in enumerate(pool.map(run, pair_list), start=1):
+            stats.extend(result)
+            if progress is not None:
+                progress(done, total)
+    return stats
+
+
+# --- aggregation -------------------------------------------------------------------------------
+
+
+def chance_corrected(pi_hat: float | None, pi0_hat: float | None) -> tuple[float | None, str]:
+    """``Ĉ = (π̂ − π̂0) / (1 − π̂0)`` and why it is undefined (``""`` when it is defined).
+
+    π̂0 = 1 (neither annotator is expected to change the prefill) makes Ĉ undefined; the paper
+    writes −∞.
+    """
+    if pi_hat is None:
+        return None, "π̂ is undefined: no pair has an item from both annotators"
+    if pi0_hat is None:
+        return None, "π̂0 is undefined: no sample has an item from both annotators"
+    if pi0_hat >= 1.0:
+        return None, "π̂0 = 1 (chance agreement is perfect); the paper reports Ĉ = −∞"
+    return (pi_hat - pi0_hat) / (1.0 - pi0_hat), ""
+
+
+@dataclass(frozen=True, slots=True)
+class AgreementResult:
+    """π̂, π̂0 and Ĉ for one kind and item set, with the counts behind them and a signature."""
+
+    kind: str
+    level: str
+    estimator: str
+    pi_hat: float | None
+    pi0_hat: float | None
+    c_hat: float | None
+    undefined_reason: str
+    pairs: int
+    pairs_used: int
+    samples_used: int
+    samples_total: int
+    pooled: dict[str, float | None]
+    paper: dict[str, float | None]
+    signature: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _paper_estimates(
+    stats: Sequence[PairStats], level: str
+) -> tuple[float | None, float | None, int, int, int]:
+    pair_ratios: list[float] = []
+    sample_means: list[float] = []
+    used = 0
+    samples_used = 0
+    samples_total = 0
+    for st in stats:
+        inter, low = st.observed[level]
+        _, _, valid = st.sampled[level]
+        if low == 0:
+            continue
+        used += 1
+        pair_ratios.append(inter / low)
+        samples_used += valid
+        if valid > 0:
+            sample_means.append(st.ratio_sum[level] / valid)
+    pi_hat = math.fsum(pair_ratios) / len(pair_ratios) if pair_ratios else None
+    pi0_hat = math.fsum(sample_means) / len(sample_means) if sample_means else None
+    return pi_hat, pi0_hat, used, samples_used, samples_total
+
+
+def _pooled_estimates(stats: Sequence[PairStats], level: str) -> tuple[float | None, float | None]:
+    inter = sum(st.observed[level][0] for st in stats)
+    low = sum(st.observed[level][1] for st in stats)
+    s_inter = sum(st.sampled[level][0] for st in stats)
+    s_low = sum(st.sampled[level][1] for st in stats)
+    return (inter / low if low else None), (s_inter / s_low if s_low else None)
+
+
+def signature(
+    params: AgreementParams,
+    *,
+    kind: str,
+    level: str,
+    annotator_a: str,
+    annotator_b: str,
+    models: Sequence[EditModel] = (),
+) -> dict[str, Any]:
+    """What produced a number: versions, parameters, seed, J, edit models, RNG derivation."""
+    return {
+        "statistic": "C_hat (Cohn, Callison-Burch & Lapata 2008, Eq. 5-7)",
+        "version": f"scoring {__version__} / agreement {AGREEMENT_VERSION}",
+        "kind": kind,
+        "level": level,
+        "annotators": [annotator_a, annotator_b],
+        "params": params.to_dict(),
+        "seed": params.seed,
+        "samples": params.samples,
+        "edit_models": [m.to_dict() for m in models],
+        "rng": "numpy PCG64, SeedSequence(seed, spawn_key=sha256(pair key|A|B|kind))",
+        "short": (
+            f"Chat|kind:{kind}|items:{level}|est:{params.estimator}|J:{params.samples}"
+            f"|seed:{params.seed}|boundary:{int(params.boundary_rule)}"
+            f"|maxlen:{params.max_length or 0}|noident:{int(params.exclude_identical)}"
+            f"|v:{__version__}.{AGREEMENT_VERSION}"
+        ),
+    }
+
+
+def _ordered(stats: Iterable[PairStats]) -> list[PairStats]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for st in stats:
+        ident = (st.key, st.kind)
+        if ident in seen:
+            raise AgreementError(f"pair {st.key!r} ({st.kind}) appears in two chunks")
+        seen.add(ident)
+        out.append(st)
+    return sorted(out, key=lambda s: (s.kind, s.key))
+
+
+def aggregate(
+    stats: Iterable[PairStats],
+    *,
+    params: AgreementParams,
+    kind: str,
+    level: str,
+    annotator_a: str = "A",
+    annotator_b: str = "B",
+    models: Sequence[EditModel] = (),
+) -> AgreementResult:
+    """π̂, π̂0 and Ĉ from per-pair statistics (from any number of chunks, in any order)."""
+    if level not in LEVELS:
+        raise AgreementError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
+    chosen = [st for st in _ordered(stats) if st.kind == kind]
+    paper_pi, paper_pi0, used, samples_used, _ = _paper_estimates(chosen, level)
+    pooled_pi, pooled_pi0 = _pooled_estimates(chosen, level)
+    paper_c, paper_why = chance_corrected(paper_pi, paper_pi0)
+    pooled_c, pooled_why = chance_corrected(pooled_pi, pooled_pi0)
+    if params.estimator == "paper":
+        pi, pi0, c_hat, why = paper_pi, paper_pi0, paper_c, paper_why
+    else:
+        pi, pi0, c_hat, why = pooled_pi, pooled_pi0, pooled_c, pooled_why
+    return AgreementResult(
+        kind=kind,
+        level=level,
+        estimator=params.estimator,
+        pi_hat=pi,
+        pi0_hat=pi0,
+        c_hat=c_hat,
+        undefined_reason=why,
+        pairs=len(chosen),
+        pairs_used=used if params.estimator == "paper" else len(chosen),
+        samples_used=samples_used,
+        samples_total=len(chosen) * params.samples,
+        pooled={"pi_hat": pooled_pi, "pi0_hat": pooled_pi0, "c_hat": pooled_c},
+        paper={"pi_hat": paper_pi, "pi0_hat": paper_pi0, "c_hat": paper_c},
+        signature=signature(
+            params,
+            kind=kind,
+            level=level,
+            annotator_a=annotator_a,
+            annotator_b=annotator_b,
+            models=models,
+        ),
+    )
+
+
+def fit_models(
+    observations: Iterable[tuple[Alignment, Alignment]],
+    *,
+    annotator: str,
+    kinds: Sequence[str] = KINDS,
+) -> dict[str, EditModel]:
+    """Fit one annotator's :class:`EditModel` per kind from ``(annotation, prefill)`` pairs."""
+    obs = list(observations)
+    models: dict[str, EditModel] = {}
+    for kind in kinds:
+        rows = []
+        for annotation, prefill in obs:
+            edits = edit_count(annotation, prefill, kind)
+            rows.append((annotation.n_source, annotation.n_target, edits))
+        models[kind] = fit_edit_model(rows, annotator=annotator, kind=kind)
+    return models
+
+
+@dataclass(frozen=True, slots=True)
+class AgreementReport:
+    """Results for every kind × item set of one annotator pair, plus the per-pair statistics."""
+
+    annotator_a: str
+    annotator_b: str
+    params: AgreementParams
+    models_a: dict[str, EditModel]
+    models_b: dict[str, EditModel]
+    results: dict[str, dict[str, AgreementResult]]
+    stats: list[PairStats]
+
+    def to_dict(self, *, per_pair: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "annotators": [self.annotator_a, self.annotator_b],
+            "params": self.params.to_dict(),
+            "edit_models": {
+                self.annotator_a: {k: m.to_dict() for k, m in self.models_a.items()},
+                self.annotator_b: {k: m.to_dict() for k, m in self.models_b.items()},
+            },
+            "results": {
+                kind: {level: r.to_dict() for level, r in by_level.items()}
+                for kind, by_level in self.results.items()
+            },
+        }
+        if per_pair:
+            out["per_pair"] = [s.to_dict() for s in self.stats]
+        return out
+
+
+def aggregate_all(
+    stats: Iterable[PairStats],
+    *,
+    params: AgreementParams,
+    annotator_a: str,
+    annotator_b: str,
+    models_a: Mapping[str, EditModel],
+    models_b: Mapping[str, EditModel],
+) -> AgreementReport:
+    """Every kind × level of :func:`aggregate` at once."""
+    ordered = _ordered(stats)
+    results: dict[str, dict[str, AgreementResult]] = {}
+    for kind in params.kinds:
+        models = [m for m in (models_a.get(kind), models_b.get(kind)) if m is not None]
+        results[kind] = {
+            level: aggregate(
+                ordered,
+                params=params,
+                kind=kind,
+                level=level,
+                annotator_a=annotator_a,
+                annotator_b=annotator_b,
+                models=models,
+            )
+            for level in LEVELS
+        }
+    return AgreementReport(
+        annotator_a, annotator_b, params, dict(models_a), dict(models_b), results, ordered
+    )
+
+
+def chance_corrected_agreement(
+    pairs: Sequence[AgreementPair],
+    *,
+    params: AgreementParams | None = None,
+    annotator_a: str = "A",
+    annotator_b: str = "B",
+    models_a: Mapping[str, EditModel] | None = None,
+    models_b: Mapping[str, EditModel] | None = None,
+    progress: ProgressCallback | None = None,
+) -> AgreementReport:
+    """Ĉ for two annotators over ``pairs`` in one process.
+
+    Without models, each annotator's Pr(edit) line is fitted on these pairs; pass models fitted on
+    all of an annotator's pairs (:func:`fit_models`) to use more data, as the paper did.
+    """
+    params = params or AgreementParams()
+    if not pairs:
+        raise AgreementError("no doubly annotated pairs to measure agreement on")
+    if models_a is None:
+        models_a = fit_models(
+            ((p.a, p.prefill) for p in pairs), annotator=annotator_a, kinds=params.kinds
+        )
+    if models_b is None:
+        models_b = fit_models(
+            ((p.b, p.prefill) for p in pairs), annotator=annotator_b, kinds=params.kinds
+        )
+    stats = pair_statistics(
+        pairs,
+        models_a=models_a,
+        models_b=models_b,
+        params=params,
+        annotator_a=annotator_a,
+        annotator_b=annotator_b,
+        progress=progress,
+    )
+    return aggregate_all(
+        stats,
+        params=params,
+        annotator_a=annotator_a,
+        annotator_b=annotator_b,
+        models_a=models_a,
+        models_b=models_b,
+    )
+
+
+def length_bins(
+    stats: Iterable[PairStats],
+    *,
+    params: AgreementParams,
+    kind: str = "possible",
+    level: str = "phrase_atomic",
+    edges: Sequence[int] = (10, 15, 20, 25, 30, 40),
+) -> list[dict[str, Any]]:
+    """π̂, π̂0 and Ĉ per bin of the shorter sentence's length (the paper's Figure 4).
+
+    Bins are ``[1, e0)``, ``[e0, e1)``, …, ``[e_last, ∞)``; empty bins are kept (with no values).
+    """
+    ordered = [st for st in _ordered(stats) if st.kind == kind]
+    bounds = [1, *edges]
+    out: list[dict[str, Any]] = []
+    for b, low in enumerate(bounds):
+        high = bounds[b + 1] if b + 1 < len(bounds) else None
+        members = [
+            st
+            for st in ordered
+            if min(st.n_source, st.n_target) >= low
+            and (high is None or min(st.n_source, st.n_target) < high)
+        ]
+        res = aggregate(members, params=params, kind=kind, level=level)
+        out.append(
+            {
+                "min_length": low,
+                "max_length_exclusive": high,
+                "pairs": len(members),
+                "pi_hat": res.pi_hat,
+                "pi0_hat": res.pi0_hat,
+                "c_hat": res.c_hat,
+                "undefined_reason": res.undefined_reason,
+            }
+        )
+    return out

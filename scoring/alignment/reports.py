@@ -1,0 +1,466 @@
+"""Agreement reports in the layout of Cohn, Callison-Burch & Lapata (2008), §3 (design.md §8).
+
+For a corpus (a list of :class:`~scoring.corpus.PairRecord`) and two or more annotators, taken
+pairwise (the first of a pair is the candidate, the second the reference, as the paper treats one
+annotator as the gold standard):
+
+- **Table 3** (words) and **Table 4** (atomic phrase pairs): precision, recall and F1 in a
+  ``poss`` and a ``sure`` column, plus Ĉ for each, per sub-corpus and overall. Word columns compare
+  ``P`` with ``P`` and ``S`` with ``S``; Equation 2's mixed word scores are given as ``eq2``.
+  Phrase columns use pairs extracted from ``P`` and from ``S`` (Equation 3). Ĉ is over the
+  non-identical links (Table 3) or atomic phrase pairs (Table 4) of ``P`` and of ``S``.
+- **Figure 4**: π̂, π̂0 and Ĉ per bin of the shorter sentence's length, over phrase pairs of ``P``;
+  the paper's caption says "using all phrase pairs, atomic and composite", so both the ``all`` and
+  the ``atomic`` series are given.
+- **Table 5**: each annotator against the automatic prefill (the prefill is the candidate, the
+  annotator the reference); Ĉ is not given, since the prefill is what π̂0 is sampled from (the
+  paper's footnote 15).
+
+Lexically identical pairs are left out unless ``params.exclude_identical`` is off.
+
+Work can be split for Celery: fit the edit models once (:func:`fit_report_models`), compute the
+Monte Carlo statistics per chunk of records (:func:`report_statistics`, JSON-able), then build the
+report from all chunks (:func:`build_report` with ``statistics=``). The numbers equal those of a
+single :func:`build_report` call bit for bit.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import combinations
+from typing import Any
+
+from scoring import __version__
+from scoring.alignment.agreement import (
+    AgreementPair,
+    AgreementParams,
+    EditModel,
+    PairStats,
+    aggregate,
+    fit_models,
+    length_bins,
+    pair_statistics,
+)
+from scoring.alignment.links import Alignment
+from scoring.alignment.metrics import (
+    PhraseCounts,
+    Scores,
+    WordCounts,
+    phrase_counts,
+    phrase_scores,
+    word_counts,
+    word_scores,
+)
+from scoring.corpus import PairRecord
+from scoring.errors import ScoringError
+
+REPORT_VERSION = "1"
+OVERALL = "overall"
+NO_SUBCORPUS = "(none)"
+DEFAULT_LENGTH_EDGES: tuple[int, ...] = (10, 15, 20, 25, 30, 40)
+ReportProgress = Callable[[str, int, int], None]
+
+
+class ReportError(ScoringError, ValueError):
+    """A report cannot be built from the given records (unknown annotator, duplicate ids)."""
+
+
+def _check(records: Sequence[PairRecord], annotators: Sequence[str]) -> None:
+    if len(annotators) < 2:
+        raise ReportError("an agreement report needs at least two annotators")
+    if len(set(annotators)) != len(annotators):
+        raise ReportError(f"annotator names repeat: {list(annotators)}")
+    seen: set[str] = set()
+    for record in records:
+        if record.id in seen:
+            raise ReportError(f"pair id {record.id!r} appears twice")
+        seen.add(record.id)
+    for name in annotators:
+        if not any(name in r.annotations for r in records):
+            raise ReportError(f"annotator {name!r} has annotated none of the pairs")
+
+
+def annotator_pairs(annotators: Sequence[str]) -> list[tuple[str, str]]:
+    """Every pair of annotators, in the given order (candidate first, reference second)."""
+    return list(combinations(annotators, 2))
+
+
+def fit_report_models(
+    records: Sequence[PairRecord], annotators: Sequence[str], *, kinds: Sequence[str]
+) -> dict[str, dict[str, EditModel]]:
+    """Each annotator's Pr(edit) lines, fitted on every pair they annotated that has a prefill."""
+    models: dict[str, dict[str, EditModel]] = {}
+    for name in annotators:
+        observations = [
+            (r.annotations[name].alignment, r.prefill)
+            for r in records
+            if name in r.annotations and r.prefill is not None
+        ]
+        models[name] = fit_models(observations, annotator=name, kinds=kinds)
+    return models
+
+
+def _doubly(records: Sequence[PairRecord], a: str, b: str) -> list[PairRecord]:
+    return [r for r in records if a in r.annotations and b in r.annotations]
+
+
+def _agreement_pairs(records: Iterable[PairRecord], a: str, b: str) -> list[AgreementPair]:
+    return [
+        AgreementPair(
+            r.id,
+            r.source_tokens,
+            r.target_tokens,
+            r.prefill,
+            r.annotations[a].alignment,
+            r.annotations[b].alignment,
+        )
+        for r in records
+        if a in r.annotations and b in r.annotations and r.prefill is not None
+    ]
+
+
+def report_statistics(
+    records: Sequence[PairRecord],
+    annotators: Sequence[str],
+    *,
+    models: Mapping[str, Mapping[str, EditModel]],
+    params: AgreementParams,
+    progress: ReportProgress | None = None,
+    threads: int | None = None,
+) -> list[dict[str, Any]]:
+    """Monte Carlo statistics of a chunk of records for every annotator pair (JSON-able).
+
+    ``threads`` is passed to :func:`scoring.alignment.agreement.pair_statistics` (1 inside a
+    Celery worker
+    process that shares the machine with others).
+    """
+    out: list[dict[str, Any]] = []
+    todo = [(a, b, _agreement_pairs(records, a, b)) for a, b in annotator_pairs(annotators)]
+    total = sum(len(pairs) for _, _, pairs in todo)
+    done_before = 0
+    for a, b, pairs in todo:
+
+        def step(done: int, _total: int, offset: int = done_before) -> None:
+            if progress is not None:
+                progress("monte_carlo", offset + done, total)
+
+        stats = pair_statistics(
+            pairs,
+            models_a=models[a],
+            models_b=models[b],
+            params=params,
+            annotator_a=a,
+            annotator_b=b,
+            progress=step,
+            threads=threads,
+        )
+        out.extend({"annotators": [a, b], **st.to_dict()} for st in stats)
+        done_before += len(pairs)
+    return out
+
+
+def _scores(s: Scores) -> dict[str, Any]:
+    return s.to_dict()
+
+
+def _groups(records: Sequence[PairRecord]) -> dict[str, list[PairRecord]]:
+    groups: dict[str, list[PairRecord]] = {}
+    for record in records:
+        groups.setdefault(record.subcorpus or NO_SUBCORPUS, []).append(record)
+    ordered = {name: groups[name] for name in sorted(groups)}
+    ordered[OVERALL] = list(records)
+    return ordered
+
+
+_PairCounts = tuple[WordCounts, dict[str, PhraseCounts]]
+
+
+def _counts(
+    pairs: Iterable[tuple[str, PairRecord, Alignment, Alignment]],
+    params: AgreementParams,
+    cache: dict[tuple[str, str], _PairCounts],
+) -> _PairCounts:
+    """Summed word and phrase counts; per-pair counts are cached under ``(who, record id)``."""
+    words = WordCounts()
+    phrases = {"possible": PhraseCounts(), "sure": PhraseCounts()}
+    for who, record, candidate, reference in pairs:
+        key = (who, record.id)
+        if key not in cache:
+            wc = word_counts(
+                candidate,
+                reference,
+                record.source_tokens,
+                record.target_tokens,
+                exclude_identical=params.exclude_identical,
+            )
+            pcs = {
+                kind: phrase_counts(
+                    candidate,
+                    reference,
+                    record.source_tokens,
+                    record.target_tokens,
+                    kind=kind,
+                    exclude_identical=params.exclude_identical,
+                    boundary_rule=params.boundary_rule,
+                    max_length=params.max_length,
+                )
+                for kind in phrases
+            }
+            cache[key] = (wc, pcs)
+        wc, pcs = cache[key]
+        words = words + wc
+        for kind in phrases:
+            phrases[kind] = phrases[kind] + pcs[kind]
+    return words, phrases
+
+
+def _c_hat(
+    stats: Sequence[PairStats], params: AgreementParams, kind: str, level: str
+) -> dict[str, Any]:
+    if kind not in params.kinds:
+        return {"c_hat": None, "undefined_reason": f"kind {kind!r} was not computed"}
+    res = aggregate(stats, params=params, kind=kind, level=level)
+    return {
+        "c_hat": res.c_hat,
+        "pi_hat": res.pi_hat,
+        "pi0_hat": res.pi0_hat,
+        "pairs": res.pairs,
+        "pairs_used": res.pairs_used,
+        "undefined_reason": res.undefined_reason,
+        "estimator": res.estimator,
+        "pooled": res.pooled,
+        "paper": res.paper,
+    }
+
+
+def build_report(
+    records: Sequence[PairRecord],
+    annotators: Sequence[str],
+    *,
+    params: AgreementParams | None = None,
+    models: Mapping[str, Mapping[str, EditModel]] | None = None,
+    statistics: Iterable[Mapping[str, Any]] | None = None,
+    length_edges: Sequence[int] = DEFAULT_LENGTH_EDGES,
+    progress: ReportProgress | None = None,
+    threads: int | None = None,
+) -> dict[str, Any]:
+    """The Table 3 / Table 4 / Figure 4 / Table 5 report as a JSON-able dict.
+
+    ``statistics``: the concatenated output of :func:`report_statistics` over chunks; when
+    omitted the Monte Carlo runs here. ``progress(stage, done, total)`` is called as work proceeds
+    (stages ``"monte_carlo"``, ``"tables"``).
+    """
+    params = params or AgreementParams()
+    _check(records, annotators)
+    if models is None:
+        models = fit_report_models(records, annotators, kinds=params.kinds)
+    if statistics is None:
+        statistics = report_statistics(
+            records, annotators, models=models, params=params, progress=progress, threads=threads
+        )
+    by_pair: dict[tuple[str, str], list[PairStats]] = {}
+    for item in statistics:
+        names = item["annotators"]
+        by_pair.setdefault((str(names[0]), str(names[1])), []).append(PairStats.from_dict(item))
+
+    cache: dict[tuple[str, str], _PairCounts] = {}
+    pair_reports = []
+    pairs_of_annotators = annotator_pairs(annotators)
+    steps = len(pairs_of_annotators) + len(annotators)
+    step = 0
+    for a, b in pairs_of_annotators:
+        stats = by_pair.get((a, b), [])
+        both = _doubly(records, a, b)
+        table3: dict[str, Any] = {}
+        table4: dict[str, Any] = {}
+        figure4: dict[str, Any] = {}
+        for group, members in _groups(both).items():
+            keys = {r.id for r in members}
+            group_stats = [st for st in stats if st.key in keys]
+            words, phrases = _counts(
+                (
+                    (f"{a}|{b}", r, r.annotations[a].alignment, r.annotations[b].alignment)
+                    for r in members
+                ),
+                params,
+                cache,
+            )
+            table3[group] = {
+                "pairs": len(members),
+                "poss": _scores(word_scores(words, "possible")),
+                "sure": _scores(word_scores(words, "sure")),
+                "eq2": _scores(word_scores(words, "mixed")),
+                "c_hat": {
+                    "poss": _c_hat(group_stats, params, "possible", "word"),
+                    "sure": _c_hat(group_stats, params, "sure", "word"),
+                },
+                "counts": words.to_dict(),
+            }
+            table4[group] = {
+                "pairs": len(members),
+                "poss": _scores(phrase_scores(phrases["possible"])),
+                "sure": _scores(phrase_scores(phrases["sure"])),
+                "c_hat": {
+                    "poss": _c_hat(group_stats, params, "possible", "phrase_atomic"),
+                    "sure": _c_hat(group_stats, params, "sure", "phrase_atomic"),
+                },
+                "counts": {k: v.to_dict() for k, v in phrases.items()},
+            }
+            if "possible" in params.kinds:
+                figure4[group] = {
+                    level: length_bins(
+                        group_stats,
+                        params=params,
+                        kind="possible",
+                        level=level,
+                        edges=length_edges,
+                    )
+                    for level in ("phrase_all", "phrase_atomic")
+                }
+        pair_reports.append(
+            {
+                "candidate": a,
+                "reference": b,
+                "pairs": len(both),
+                "pairs_with_prefill": len({st.key for st in stats}),
+                "table3": table3,
+                "table4": table4,
+                "figure4": figure4,
+            }
+        )
+        step += 1
+        if progress is not None:
+            progress("tables", step, steps)
+
+    table5 = []
+    for name in annotators:
+        mine = [r for r in records if name in r.annotations and r.prefill is not None]
+        per_group: dict[str, Any] = {}
+        for group, members in _groups(mine).items():
+            words, phrases = _counts(
+                (
+                    (f"prefill|{name}", r, r.prefill, r.annotations[name].alignment)
+                    for r in members
+                    if r.prefill is not None
+                ),
+                params,
+                cache,
+            )
+            per_group[group] = {
+                "pairs": len(members),
+                "words": {
+                    "poss": _scores(word_scores(words, "possible")),
+                    "sure": _scores(word_scores(words, "sure")),
+                    "eq2": _scores(word_scores(words, "mixed")),
+                },
+                "phrases": {
+                    "poss": _scores(phrase_scores(phrases["possible"])),
+                    "sure": _scores(phrase_scores(phrases["sure"])),
+                },
+            }
+        table5.append({"annotator": name, "candidate": "prefill", "groups": per_group})
+        step += 1
+        if progress is not None:
+            progress("tables", step, steps)
+
+    return {
+        "signature": {
+            "report": "Cohn, Callison-Burch & Lapata (2008) Tables 3-5, Figure 4",
+            "version": f"scoring {__version__} / report {REPORT_VERSION}",
+            "params": params.to_dict(),
+            "seed": params.seed,
+            "samples": params.samples,
+            "length_edges": list(length_edges),
+            "word_columns": "poss: P vs P, sure: S vs S, eq2: Equation 2 (A_S vs B_P, A_P vs B_S)",
+            "phrase_columns": "pairs extracted from P (poss) and S (sure); Equation 3",
+        },
+        "annotators": list(annotators),
+        "edit_models": {
+            name: {kind: m.to_dict() for kind, m in by_kind.items()}
+            for name, by_kind in models.items()
+        },
+        "annotator_pairs": pair_reports,
+        "table5": table5,
+    }
+
+
+def report_to_csv(report: Mapping[str, Any]) -> str:
+    """The report as long-format CSV: one measure per row.
+
+    Columns: ``table, candidate, reference, group, column, measure, value, note``. Undefined values
+    are empty with ``note = undefined``; Figure 4 rows use ``column = <items>:<bin>``.
+    """
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(
+        ["table", "candidate", "reference", "group", "column", "measure", "value", "note"]
+    )
+
+    def put(
+        table: str,
+        cand: str,
+        ref: str,
+        group: str,
+        column: str,
+        measure: str,
+        value: Any,
+        note: str = "",
+    ) -> None:
+        if value is None:
+            writer.writerow([table, cand, ref, group, column, measure, "", note or "undefined"])
+        else:
+            writer.writerow([table, cand, ref, group, column, measure, repr(float(value)), note])
+
+    for pr in report["annotator_pairs"]:
+        cand, ref = pr["candidate"], pr["reference"]
+        for table in ("table3", "table4"):
+            for group, row in pr[table].items():
+                for column in ("poss", "sure", "eq2"):
+                    if column not in row:
+                        continue
+                    for measure in ("precision", "recall", "f1"):
+                        put(table, cand, ref, group, column, measure, row[column][measure])
+                for column, c in row["c_hat"].items():
+                    put(
+                        table,
+                        cand,
+                        ref,
+                        group,
+                        column,
+                        "c_hat",
+                        c["c_hat"],
+                        c.get("undefined_reason", ""),
+                    )
+        for group, series in pr["figure4"].items():
+            for items, bins in series.items():
+                for b in bins:
+                    high = b["max_length_exclusive"]
+                    label = f"{items}:{b['min_length']}-{'' if high is None else high - 1}"
+                    for measure in ("pi_hat", "pi0_hat", "c_hat"):
+                        put(
+                            "figure4",
+                            cand,
+                            ref,
+                            group,
+                            label,
+                            measure,
+                            b[measure],
+                            b["undefined_reason"] if b[measure] is None else "",
+                        )
+    for entry in report["table5"]:
+        for group, row in entry["groups"].items():
+            for level in ("words", "phrases"):
+                for column, scores in row[level].items():
+                    for measure in ("precision", "recall", "f1"):
+                        put(
+                            "table5",
+                            "prefill",
+                            entry["annotator"],
+                            group,
+                            f"{level}:{column}",
+                            measure,
+                            scores[measure],
+                        )
+    return buffer.getvalue()

@@ -1,0 +1,147 @@
+"""The scorer registry, saved models, evaluation measures and the train/score CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from scoring.cli import main
+from scoring.errors import FormatError
+from scoring.scorers.base import (
+    ScorerError,
+    evaluate,
+    get_scorer,
+    load_scorer,
+    parse_options,
+    save_scorer,
+    scorer_from_dict,
+)
+
+PAIRS = [
+    ("a man is playing a guitar .", "a man plays the guitar .", 4.6),
+    ("a woman is slicing an onion .", "a woman cuts an onion .", 4.2),
+    ("a dog runs in the park .", "a cat sleeps on the sofa .", 0.8),
+    ("the boy is riding a horse .", "a boy rides a horse .", 4.8),
+    ("a man is cooking .", "a girl is dancing on stage .", 0.4),
+    ("two men are fighting .", "two men are wrestling .", 3.4),
+    ("a plane is taking off .", "an airplane takes off .", 4.9),
+    ("a child plays piano .", "a kid is swimming in a pool .", 0.6),
+]
+
+
+def pairs_and_targets() -> tuple[list[tuple[list[str], list[str]]], list[float]]:
+    return [(a.split(), b.split()) for a, b, _ in PAIRS], [y for _, _, y in PAIRS]
+
+
+def test_regression_measures_match_scipy() -> None:
+    rng = np.random.default_rng(3)
+    gold, predicted = rng.normal(size=30), rng.normal(size=30)
+    predicted[:5] = predicted[0]  # ties
+    result = evaluate("regression", gold, predicted)
+    assert result["pearson"] == pytest.approx(stats.pearsonr(gold, predicted)[0], abs=1e-12)
+    assert result["spearman"] == pytest.approx(stats.spearmanr(gold, predicted)[0], abs=1e-12)
+
+
+def test_classification_measures_are_counted_over_the_positive_class() -> None:
+    result = evaluate("classification", [1, 1, 0, 0, 1], [1, 0, 0, 1, 1])
+    assert result["accuracy"] == pytest.approx(3 / 5)
+    assert (result["precision"], result["recall"]) == (pytest.approx(2 / 3), pytest.approx(2 / 3))
+    assert result["f1"] == pytest.approx(2 / 3)
+
+
+def test_undefined_measures_are_none_not_zero() -> None:
+    assert evaluate("regression", [1.0, 2.0, 3.0], [2.0, 2.0, 2.0])["pearson"] is None
+    assert evaluate("classification", [0, 0], [0, 0])["f1"] is None
+
+
+def test_a_trained_pfsm_survives_a_save_and_load(tmp_path: Path) -> None:
+    pairs, targets = pairs_and_targets()
+    scorer = get_scorer("pfsm", cutoff=0).fit(pairs, targets)
+    path = save_scorer(scorer, tmp_path / "m.json")
+    again = load_scorer(path)
+    assert again.kind == "pfsm" and again.task == "regression"
+    np.testing.assert_array_equal(again.predict(pairs), scorer.predict(pairs))
+
+
+def test_bad_input_is_refused_with_a_clear_message(tmp_path: Path) -> None:
+    with pytest.raises(ScorerError, match=r"unknown scorer kind 'bleu'.*perp"):
+        get_scorer("bleu")
+    with pytest.raises(ScorerError, match="does regression"):
+        get_scorer("pfsm", task="classification")
+    with pytest.raises(ScorerError, match="2 pairs but 1 targets"):
+        get_scorer("pfsm").fit(pairs_and_targets()[0][:2], [1.0])
+    with pytest.raises(ScorerError, match="sentence 2 is empty"):
+        get_scorer("pfsm").fit([(["a"], [])], [1.0])
+    with pytest.raises(ScorerError, match="not trained"):
+        get_scorer("pfsm").predict(pairs_and_targets()[0])
+    with pytest.raises(FormatError, match="field 'format'"):
+        scorer_from_dict({"kind": "pfsm"})
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(FormatError, match=r"bad\.json.*not a JSON model"):
+        load_scorer(tmp_path / "bad.json")
+    with pytest.raises(ScorerError, match="KEY=VALUE"):
+        parse_options(["epochs"])
+
+
+def test_options_are_read_as_json_when_possible() -> None:
+    assert parse_options(["epochs=20", "synonyms=false", "name=x"]) == {
+        "epochs": 20,
+        "synonyms": False,
+        "name": "x",
+    }
+
+
+def test_the_cli_trains_and_scores_files(tmp_path: Path, capsys) -> None:
+    lines = [f"{a}\t{b}\t{y}" for a, b, y in PAIRS]
+    (tmp_path / "train.tsv").write_text("\n".join(lines) + "\n")
+    model = tmp_path / "model.json"
+    args = ["train", "--kind", "pfsm", "--input", str(tmp_path / "train.tsv")]
+    assert main([*args, "--output", str(model), "--option", "cutoff=0", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["train"]["n"] == len(PAIRS) and report["train"]["pearson"] is not None
+    assert main(["score", "--model", str(model), "--input", str(tmp_path / "train.tsv")]) == 0
+    scores = [float(v) for v in capsys.readouterr().out.split()]
+    expected = load_scorer(model).predict(pairs_and_targets()[0])
+    np.testing.assert_allclose(scores, expected, atol=1e-6)
+
+
+def test_the_cli_names_the_file_and_line_of_bad_input(tmp_path: Path, capsys) -> None:
+    (tmp_path / "bad.tsv").write_text("one\ttwo\t3\nonly one column\n")
+    code = main(
+        [
+            "train",
+            "--kind",
+            "pfsm",
+            "--input",
+            str(tmp_path / "bad.tsv"),
+            "--output",
+            str(tmp_path / "m.json"),
+        ]
+    )
+    assert code == 2
+    assert "bad.tsv:2: field 'columns'" in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_the_mt_classifier_scores_single_pairs_as_in_training_after_a_reload() -> None:
+    pairs, targets = pairs_and_targets()
+    labels = [1.0 if y >= 2.5 else 0.0 for y in targets]
+    scorer = get_scorer("mt", "classification", features="BLEU1", folds=2).fit(pairs, labels)
+    again = scorer_from_dict(json.loads(json.dumps(scorer.to_dict())))
+    together = again.predict(pairs)
+    alone = [again.predict([pair])[0] for pair in pairs]
+    np.testing.assert_array_equal(together, scorer.predict(pairs))
+    np.testing.assert_array_equal(together, alone)
+    assert set(together) <= {0.0, 1.0}
+
+
+def test_the_mt_scorer_names_the_table_rows_it_knows() -> None:
+    pairs, targets = pairs_and_targets()
+    with pytest.raises(ScorerError, match=r"unknown feature set 'BLEU9'.*WER"):
+        get_scorer("mt", features="BLEU9").fit(pairs, targets)
+    with pytest.raises(ScorerError, match="classification targets must be 0 or 1"):
+        get_scorer("mt", "classification").fit(pairs, targets)
