@@ -5,14 +5,34 @@ Names are not namespaced: ``settings.LOGIN_URL`` is the bare name ``login``."""
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from frontend import views
+from frontend import admin_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("work/<int:assignment_id>/", views.workspace, name="workspace"),
+    path("adjudication/", views.adjudication_list, name="adjudication"),
     path("adjudicate/<int:pair_id>/", views.adjudicate, name="adjudicate"),
     path("guidelines/", views.guidelines_page, name="guidelines"),
     path("scorers/", views.scorers_page, name="scorers"),
+    # the corpus admin's pages
+    path("corpora/", admin_views.corpus_list, name="corpus-list"),
+    path("corpora/<int:corpus_id>/", admin_views.corpus_detail, name="corpus-detail"),
+    path("corpora/<int:corpus_id>/pairs/", admin_views.corpus_pairs, name="corpus-pairs"),
+    path("corpora/<int:corpus_id>/prefill/", admin_views.corpus_prefill, name="corpus-prefill"),
+    path(
+        "corpora/<int:corpus_id>/assignments/",
+        admin_views.corpus_assignments,
+        name="corpus-assignments",
+    ),
+    path(
+        "corpora/<int:corpus_id>/agreement/",
+        admin_views.corpus_agreement,
+        name="corpus-agreement",
+    ),
+    path("corpora/<int:corpus_id>/export/", admin_views.corpus_export, name="corpus-export"),
+    path("jobs/", admin_views.job_list, name="job-list"),
+    path("jobs/<int:job_id>/", admin_views.job_detail, name="job-detail"),
+    path("users/", admin_views.user_list, name="user-list"),
 ]

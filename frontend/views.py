@@ -42,6 +42,15 @@ def workspace(request: HttpRequest, assignment_id: int) -> HttpResponse:
 
 @login_required
 @ensure_csrf_cookie
+def adjudication_list(request: HttpRequest) -> HttpResponse:
+    context = _roles(request)
+    if not context["is_adjudicator"]:
+        return render(request, "frontend/forbidden.html", context, status=403)
+    return render(request, "frontend/adjudication_list.html", context)
+
+
+@login_required
+@ensure_csrf_cookie
 def adjudicate(request: HttpRequest, pair_id: int) -> HttpResponse:
     context = _roles(request)
     if not context["is_adjudicator"]:

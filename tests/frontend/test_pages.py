@@ -74,3 +74,60 @@ def test_the_login_page_renders_and_anonymous_users_are_sent_to_it(world: dict[s
 def test_only_admins_see_the_guidelines_editor(world: dict[str, Any]) -> None:
     assert b"guidelines-form" in world["clients"]["admin"].get("/guidelines/").content
     assert b"guidelines-form" not in world["clients"]["alice"].get("/guidelines/").content
+
+
+ADMIN_PAGES = (
+    "/corpora/",
+    "/corpora/{corpus}/",
+    "/corpora/{corpus}/pairs/",
+    "/corpora/{corpus}/prefill/",
+    "/corpora/{corpus}/assignments/",
+    "/corpora/{corpus}/agreement/",
+    "/corpora/{corpus}/export/",
+    "/jobs/",
+    "/users/",
+)
+
+
+@pytest.mark.parametrize("page", ADMIN_PAGES)
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_the_corpus_admin_pages_are_for_admins(
+    world: dict[str, Any], persona: str, page: str
+) -> None:
+    expected = {"alice": 403, "bob": 403, "carol": 403, "admin": 200, "anon": 302}
+    url = page.format(corpus=world["pair"].corpus_id)
+    assert _status(world, persona, url) == expected[persona]
+
+
+def test_a_corpus_page_of_a_missing_corpus_is_a_styled_404(world: dict[str, Any]) -> None:
+    response = world["clients"]["admin"].get("/corpora/999999/")
+    assert response.status_code == 404
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_the_adjudication_list_is_for_adjudicators_and_admins(
+    world: dict[str, Any], persona: str
+) -> None:
+    expected = {"alice": 403, "bob": 403, "carol": 200, "admin": 200, "anon": 302}
+    assert _status(world, persona, "/adjudication/") == expected[persona]
+
+
+def test_the_navigation_shows_admin_sections_to_admins_only(world: dict[str, Any]) -> None:
+    admin_home = world["clients"]["admin"].get("/").content.decode()
+    annotator_home = world["clients"]["alice"].get("/").content.decode()
+    for link in ('href="/corpora/"', 'href="/jobs/"', 'href="/users/"'):
+        assert link in admin_home
+        assert link not in annotator_home
+    assert 'aria-current="page">My queue' in annotator_home
+
+
+def test_an_unknown_address_gets_the_styled_404_page(world: dict[str, Any]) -> None:
+    response = world["clients"]["alice"].get("/no/such/page/")
+    assert response.status_code == 404
+    assert b"This page does not exist" in response.content
+
+
+def test_the_api_docs_load_their_assets_from_the_app_not_a_cdn(world: dict[str, Any]) -> None:
+    html = world["clients"]["admin"].get("/api/docs/").content.decode()
+    assert "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in html
+    assert "cdn" not in html.lower()

@@ -1,0 +1,75 @@
+"""The corpus admin's pages: corpora, one corpus' tabs, agreement reports, jobs and users.
+
+Each view checks the role and renders a template; the page's data comes from the API through the
+page's ES module, as everywhere in the frontend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.csrf import ensure_csrf_cookie
+
+from annotate import roles
+from annotate.models import Corpus, Job
+
+View = Callable[..., HttpResponse]
+
+
+def admin_page(view: View) -> View:
+    """Logged in (else the login page), admin role (else a 403 page), CSRF cookie set."""
+
+    @login_required
+    @ensure_csrf_cookie
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not roles.has_role(request.user, roles.ADMIN):
+            reason = "This page is for corpus admins."
+            return render(request, "frontend/forbidden.html", {"reason": reason}, status=403)
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _corpus_page(template: str, tab: str) -> View:
+    @admin_page
+    def view(request: HttpRequest, corpus_id: int) -> HttpResponse:
+        corpus = get_object_or_404(Corpus, pk=corpus_id)
+        return render(request, template, {"corpus": corpus, "tab": tab})
+
+    view.__name__ = f"corpus_{tab}"
+    return view
+
+
+@admin_page
+def corpus_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "frontend/admin/corpus_list.html")
+
+
+corpus_detail = _corpus_page("frontend/admin/corpus_overview.html", "overview")
+corpus_pairs = _corpus_page("frontend/admin/corpus_pairs.html", "pairs")
+corpus_prefill = _corpus_page("frontend/admin/corpus_prefill.html", "prefill")
+corpus_assignments = _corpus_page("frontend/admin/corpus_assignments.html", "assignments")
+corpus_agreement = _corpus_page("frontend/admin/corpus_agreement.html", "agreement")
+corpus_export = _corpus_page("frontend/admin/corpus_export.html", "export")
+
+
+@admin_page
+def job_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "frontend/admin/job_list.html")
+
+
+@admin_page
+def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
+    job = get_object_or_404(Job, pk=job_id)
+    return render(request, "frontend/admin/job_detail.html", {"job": job})
+
+
+@admin_page
+def user_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "frontend/admin/user_list.html", {"all_roles": roles.ROLES})
