@@ -183,6 +183,9 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3 * 3600 + 300)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
+# Active time per assignment: a gap between two signs of activity longer than this is a pause.
+ACTIVE_TIME_IDLE_SECONDS = env_int("ACTIVE_TIME_IDLE_SECONDS", 60)
+
 # A running job whose worker has not written a heartbeat for this long is marked failed.
 JOB_HEARTBEAT_TIMEOUT_SECONDS = env_int("JOB_HEARTBEAT_TIMEOUT_SECONDS", 120)
 

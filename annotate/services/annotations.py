@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 # Gaps between two signs of activity longer than this are not counted as working time.
-IDLE_GAP = timedelta(minutes=5)
 FLAGS = ("not_paraphrase", "bad_tokenization")
 MAX_COMMENT = 5000
 
@@ -96,12 +96,18 @@ def _diff(before: LinkMap, after: LinkMap) -> tuple[LinkMap, list[tuple[int, int
 
 
 def activity_record(*, assignment: Assignment, now: datetime | None = None) -> Assignment:
-    """Count the time since the last sign of activity unless the gap was idle (> 5 minutes).
+    """Count the time since the last sign of activity unless the gap was idle.
+
+    Signs of activity are page opens, saves, submits and the heartbeats a visible workspace tab
+    sends while its annotator types, clicks or scrolls. A gap longer than
+    ``settings.ACTIVE_TIME_IDLE_SECONDS`` (60 s by default) is a pause and counts nothing, so a
+    tab left open, or the time between two sessions, never becomes work time.
 
     The caller holds the assignment row locked (or is inside the same transaction)."""
     now = now or timezone.now()
     last = assignment.last_activity_at
-    if last is not None and timedelta(0) < now - last <= IDLE_GAP:
+    idle = timedelta(seconds=settings.ACTIVE_TIME_IDLE_SECONDS)
+    if last is not None and timedelta(0) < now - last <= idle:
         assignment.active_seconds += (now - last).total_seconds()
     if last is None or now > last:
         assignment.last_activity_at = now

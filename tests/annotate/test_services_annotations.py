@@ -175,17 +175,30 @@ def test_active_time_counts_short_gaps_and_skips_idle_ones() -> None:
     assignment = make_assignment()
     start = timezone.now()
     svc.annotation_open(assignment=assignment, actor=assignment.annotator, now=start)
-    svc.activity_heartbeat(assignment=assignment, now=start + timedelta(seconds=90))
-    svc.activity_heartbeat(assignment=assignment, now=start + timedelta(seconds=90 + 301))
+    svc.activity_heartbeat(assignment=assignment, now=start + timedelta(seconds=20))
+    svc.activity_heartbeat(assignment=assignment, now=start + timedelta(seconds=45))
+    # a 90-second pause (reading mail, another tab) counts nothing
+    svc.activity_heartbeat(assignment=assignment, now=start + timedelta(seconds=45 + 90))
     svc.annotation_save(
         assignment=assignment,
         actor=assignment.annotator,
         base_version=1,
         links={},
-        now=start + timedelta(seconds=90 + 301 + 30),
+        now=start + timedelta(seconds=45 + 90 + 30),
     )
     assignment.refresh_from_db()
-    assert assignment.active_seconds == pytest.approx(90 + 30)
+    assert assignment.active_seconds == pytest.approx(20 + 25 + 30)
+
+
+def test_reopening_a_pair_minutes_later_adds_no_time() -> None:
+    assignment = make_assignment()
+    start = timezone.now()
+    svc.annotation_open(assignment=assignment, actor=assignment.annotator, now=start)
+    svc.annotation_open(
+        assignment=assignment, actor=assignment.annotator, now=start + timedelta(minutes=4)
+    )
+    assignment.refresh_from_db()
+    assert assignment.active_seconds == 0
 
 
 def test_the_event_log_stays_append_only() -> None:

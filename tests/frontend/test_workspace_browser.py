@@ -311,3 +311,47 @@ def test_the_key_map_opens_with_a_question_mark(
     assert not dialog.is_visible()
     page.keyboard.press("g")
     page.wait_for_selector("#guidelines-dialog-body h1")
+
+
+def test_a_submitted_pair_looks_read_only_and_ignores_edits(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    with SERVER_LOCK:
+        Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED)
+    page = page_for(alice)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_workspace(page, live_server, assignment)
+    assert page.locator("#readonly").is_visible()
+    assert "readonly" in (page.locator("#workspace").get_attribute("class") or "")
+    assert page.locator("#grid-wrap").get_attribute("aria-readonly") == "true"
+    assert not page.locator("[data-action=sure]").is_visible()  # editing tools are hidden
+    cell(page, 0, 0).click()
+    page.keyboard.press("s")
+    assert grid_links(page) == []
+    assert page.locator("#grid td").first.evaluate("td => getComputedStyle(td).cursor") == (
+        "not-allowed"
+    )
+    page.screenshot(path=str(SCREENSHOTS / "workspace_read_only.png"))
+    assert page.js_errors == []
+
+
+def test_positions_are_shown_one_based_and_the_toolbar_fits_one_line(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(), alice)
+    page = page_for(alice)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_workspace(page, live_server, assignment)
+    assert page.locator("#cursor-info").inner_text().startswith("Source word 1 ")
+    assert (
+        page.locator("#grid thead th[data-col='0']")
+        .get_attribute("title")
+        .startswith("target word 1:")
+    )
+    tops = page.locator(".toolbar > .btn").evaluate_all(
+        "buttons => buttons.map(b => Math.round(b.getBoundingClientRect().top))"
+    )
+    assert len(set(tops)) == 1, f"toolbar wraps onto {len(set(tops))} lines at 1280×800"
+    page.screenshot(path=str(SCREENSHOTS / "workspace.png"))
+    assert page.js_errors == []

@@ -58,14 +58,14 @@ export class GridView {
     const parts = ['<thead><tr><th class="corner" scope="col"><span class="visually-hidden">',
       `${rowName} \\ ${colName}</span></th>`];
     cols.forEach((word, c) => {
-      parts.push(`<th scope="col" data-col="${c}" title="${colName} ${c}: ${escapeHtml(word)}"><span>${escapeHtml(word)}</span></th>`);
+      parts.push(`<th scope="col" data-col="${c}" title="${colName} word ${c + 1}: ${escapeHtml(word)}"><span>${escapeHtml(word)}</span></th>`);
     });
     parts.push("</tr></thead><tbody>");
     // Each cell's state goes into the markup, so the browser styles the table once instead of
     // after 6,400 className writes at 80×80 (the first render was 70–120 ms that way).
     this.pinned = null;
     rows.forEach((word, r) => {
-      parts.push(`<tr><th scope="row" data-row="${r}" title="${rowName} ${r}: ${escapeHtml(word)}">${escapeHtml(word)}</th>`);
+      parts.push(`<tr><th scope="row" data-row="${r}" title="${rowName} word ${r + 1}: ${escapeHtml(word)}">${escapeHtml(word)}</th>`);
       for (let c = 0; c < cols.length; c++) {
         const [i, j] = this.toModel(r, c);
         parts.push(cellMarkup(this.cellState(i * m + j)));
@@ -191,7 +191,8 @@ export class GridView {
     const block = this.model.anchor ? ` · block ${s.i1 - s.i0 + 1}×${s.j1 - s.j0 + 1} selected` : "";
     const extra = this.decorate ? this.decorate(i * this.model.m + j, i, j) : null;
     const note = extra && extra.title ? ` · ${extra.title}` : "";
-    this.info.textContent = `Source ${i} “${this.source[i]}” × target ${j} “${this.target[j]}”: ${state}${block}${note}`;
+    // Positions are shown 1-based, as people count words; the model and the files stay 0-based.
+    this.info.textContent = `Source word ${i + 1} “${this.source[i]}” × target word ${j + 1} “${this.target[j]}”: ${state}${block}${note}`;
   }
 
   // Hovering (or the cursor on) a cell highlights its words, their links and its headers.

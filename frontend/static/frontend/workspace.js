@@ -5,7 +5,7 @@ import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { SaveQueue } from "./savequeue.js";
 import { diffCount, GridModel, POSSIBLE, SURE, sameLinks } from "./state.js";
 
-const HEARTBEAT_MS = 30000;
+const HEARTBEAT_MS = 20000;
 const root = document.getElementById("workspace");
 const id = Number(root.dataset.assignment);
 const base = `/api/assignments/${id}`;
@@ -122,6 +122,8 @@ async function main() {
     statusBadge.className = `badge ${status}`;
     const submitted = status === "submitted";
     model.readOnly = submitted;
+    root.classList.toggle("readonly", submitted);
+    $("grid-wrap").setAttribute("aria-readonly", String(submitted));
     $("readonly").hidden = !submitted;
     $("show-feedback").hidden = !(submitted && data.trial);
     $("submit-button").disabled = submitted;
@@ -248,15 +250,18 @@ async function main() {
     },
   });
 
-  // Active time: the server counts the gaps between signs of activity (idle > 5 min excluded).
+  // Active time: the server counts the gaps between signs of activity and skips pauses longer
+  // than a minute. A visible tab sends a heartbeat at most every 20 s while its annotator types,
+  // clicks, scrolls or moves the pointer; a hidden or untouched tab sends none.
   let lastBeat = Date.now();
   const beat = () => {
-    if (Date.now() - lastBeat < HEARTBEAT_MS) return;
+    if (document.visibilityState !== "visible" || Date.now() - lastBeat < HEARTBEAT_MS) return;
     lastBeat = Date.now();
     api("POST", `${base}/heartbeat/`).catch(() => {});
   };
-  document.addEventListener("keydown", beat, { passive: true });
-  document.addEventListener("mousedown", beat, { passive: true });
+  for (const type of ["keydown", "mousedown", "wheel", "pointermove"]) {
+    document.addEventListener(type, beat, { passive: true });
+  }
 
   window.addEventListener("online", () => queue.online());
   document.addEventListener("visibilitychange", () => {
