@@ -48,7 +48,7 @@ worker: install  ## a Celery worker (with the beat that reaps jobs of dead worke
 test: install services browsers lint typecheck test-unit test-integration  ## install and run every test (and lint, typecheck)
 
 test-unit: install  ## unit, conformance and browser tests on SQLite
-	$(BIN)/pytest -m "not integration" -n 2 --dist loadfile
+	CACHE_URL=locmem:// $(BIN)/pytest -m "not integration" -n 2 --dist loadfile
 
 test-integration: install services  ## the same flows on PostgreSQL + Redis/RabbitMQ + a real worker
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) AMQP_URL=$(AMQP_URL) \

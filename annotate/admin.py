@@ -1,4 +1,4 @@
-"""Every model in the Django admin (issue 2). Link rows are edited inline with their alignment;
+"""Every model in the Django admin. Link rows are edited inline with their alignment;
 the event log is read-only because it is append-only in the database too."""
 
 from __future__ import annotations

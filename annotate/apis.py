@@ -1,4 +1,4 @@
-"""HTTP API of the workspace (issue 4): one APIView per operation (house style §4).
+"""HTTP API of the workspace: one APIView per operation.
 
 Body of every view: validate input → call a service or selector → serialise. Domain errors
 (:mod:`annotate.exceptions`) become HTTP statuses in the single exception handler; views never
@@ -469,7 +469,7 @@ def _name_nested_serializers() -> None:
 _name_nested_serializers()
 
 
-# --- similarity scorers (issue 5) ---------------------------------------------------------------
+# --- similarity scorers ---------------------------------------------------------------
 
 
 class ScorerModelOutputSerializer(serializers.ModelSerializer[ScorerModel]):

@@ -1,4 +1,4 @@
-"""Domain errors and their single mapping to HTTP (house style §5)."""
+"""Domain errors and their single mapping to HTTP."""
 
 from __future__ import annotations
 

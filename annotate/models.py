@@ -1,4 +1,4 @@
-"""Schema of the annotation workbench (design.md §4).
+"""Schema of the annotation workbench.
 
 Invariants live in the database, not in ``save()``:
 
@@ -276,7 +276,7 @@ class GoldLink(LinkBase):
 
 
 class Job(models.Model):
-    """A background computation run by a Celery worker (house style §7–9)."""
+    """A background computation run by a Celery worker."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"

@@ -1,4 +1,4 @@
-"""Reads of the annotate app (house style §1). Nothing here writes."""
+"""Reads of the annotate app. Nothing here writes."""
 
 from __future__ import annotations
 

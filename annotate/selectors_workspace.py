@@ -1,4 +1,4 @@
-"""Reads for the workspace, the queue, adjudication and the job lists (issue 4). No writes.
+"""Reads for the workspace, the queue, adjudication and the job lists. No writes.
 
 Visibility rules live here: an annotator reaches only their own assignments; adjudicators and
 admins read pairs for adjudication; admins read every job, everyone else only their own.

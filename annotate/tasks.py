@@ -1,4 +1,4 @@
-"""Celery tasks: thin interfaces that take ids and call one service (house style §7)."""
+"""Celery tasks: thin interfaces that take ids and call one service."""
 
 from __future__ import annotations
 

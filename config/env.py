@@ -1,4 +1,4 @@
-"""Typed readers of environment variables that fail loudly (house style §10)."""
+"""Typed readers of environment variables that fail loudly."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Django settings, read from the environment only (house style §10).
+"""Django settings, read from the environment only.
 
 With no environment at all the project runs on its embedded defaults: SQLite and a kombu
 ``filesystem://`` broker, both under ``var/``. Teams set ``DATABASE_URL`` (PostgreSQL) and
@@ -22,9 +22,15 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DEBUG", False)
+# PRODUCTION=true turns on everything a server on the internet needs: a SECRET_KEY and
+# ALLOWED_HOSTS from the environment, HTTPS only (redirect, HSTS, secure cookies). Each can be
+# loosened by its own variable, e.g. SECURE_SSL_REDIRECT=false behind a proxy that redirects.
+PRODUCTION = env_bool("PRODUCTION", False)
+if PRODUCTION and DEBUG:
+    raise ImproperlyConfigured("DEBUG=true and PRODUCTION=true do not go together")
 _secret = env_str("SECRET_KEY", "")
 if not _secret:
-    if not DEBUG and env_bool("REQUIRE_SECRET_KEY", False):
+    if PRODUCTION or (not DEBUG and env_bool("REQUIRE_SECRET_KEY", False)):
         raise ImproperlyConfigured("SECRET_KEY must be set in production")
     # A per-checkout key, generated once and kept out of the repository. Created exclusively,
     # so processes starting together (server and worker) all end up with the same key.
@@ -40,7 +46,12 @@ if not _secret:
     _secret = _key_file.read_text(encoding="ascii").strip()
 SECRET_KEY = _secret
 
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+if PRODUCTION:
+    ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [])
+    if not ALLOWED_HOSTS:
+        raise ImproperlyConfigured("ALLOWED_HOSTS must name the server's host names in production")
+else:
+    ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -106,8 +117,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": env_int("PASSWORD_MIN_LENGTH", 10)},
+    },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
 LANGUAGE_CODE = "en-us"
@@ -126,14 +142,63 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
 
-SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
+# HTTPS: on by default in production, off for the embedded demo on http://127.0.0.1.
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", PRODUCTION)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", PRODUCTION)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000 if PRODUCTION else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", PRODUCTION)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", PRODUCTION)
+if env_bool("BEHIND_HTTPS_PROXY", False):
+    # The proxy terminates TLS and says so in this header; trust it only when told to.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_HTTPONLY = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SILENCED_SYSTEM_CHECKS = [] if PRODUCTION else ["security.W004", "security.W008"]
+
+# Shared between the web processes and the workers: login throttling and API rate limits.
+# A file cache under var/ serves one machine; a team on several machines sets CACHE_URL=redis://;
+# CACHE_URL=locmem:// keeps it inside one process (the unit tests).
+_cache_url = env_str("CACHE_URL", "")
+if _cache_url.startswith(("redis://", "rediss://")):
+    _cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+elif _cache_url == "locmem://":
+    _cache = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+elif _cache_url:
+    raise ImproperlyConfigured(f"CACHE_URL={_cache_url!r}: use redis://… or locmem://")
+else:
+    _cache = {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": str(VAR_DIR / "cache"),
+    }
+CACHES = {"default": _cache}
+
+# Failed logins per account and per address before the login form refuses further tries for
+# LOGIN_LOCKOUT_SECONDS (each failure also restarts that window).
+LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5)
+LOGIN_LOCKOUT_SECONDS = env_int("LOGIN_LOCKOUT_SECONDS", 15 * 60)
 
 REST_FRAMEWORK = {
+    # Token first: an anonymous API call is answered 401 with "WWW-Authenticate: Token", which
+    # tells a client that logging in helps (a session-first order would answer 403).
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
+    # Per user and per address; a save every 2 s is 30 a minute, far below the user rate.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "annotate.throttles.AnonymousRateThrottle",
+        "annotate.throttles.UserRateThrottle",
+        "annotate.throttles.AddressRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("API_RATE_ANONYMOUS", "60/min"),
+        "user": env_str("API_RATE_USER", "600/min"),
+        "address": env_str("API_RATE_ADDRESS", "6000/min"),
+        "jobs": env_str("API_RATE_JOBS", "30/hour"),
+    },
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "annotate.exceptions.exception_handler",

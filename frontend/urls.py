@@ -6,10 +6,11 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from frontend import admin_views, views
+from frontend.login import ThrottledLoginView
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("work/<int:assignment_id>/", views.workspace, name="workspace"),
     path("adjudication/", views.adjudication_list, name="adjudication"),

@@ -1,4 +1,4 @@
-"""Browser pages: templates only; their data comes from the API (design.md §13)."""
+"""Browser pages: templates only; their data comes from the API."""
 
 from __future__ import annotations
 

@@ -20,6 +20,14 @@ def _in_memory_broker_for_unit_tests() -> None:
         app.conf.broker_url = "memory://"
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    """Login failures and API rate counts of one test never carry over to the next."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data``; a missing folder is an error, never a silent skip."""

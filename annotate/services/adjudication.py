@@ -1,4 +1,4 @@
-"""Gold alignments written by adjudicators (issue 4)."""
+"""Gold alignments written by adjudicators."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Agreement reports of a corpus (issue 3): a thin layer over :mod:`scoring.alignment.reports`.
+"""Agreement reports of a corpus: a thin layer over :mod:`scoring.alignment.reports`.
 
 Rows become :class:`~scoring.corpus.PairRecord` values (only the chosen annotators' submitted
 annotations), :mod:`scoring` computes, and the report is stored as the job's result.

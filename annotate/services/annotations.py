@@ -1,4 +1,4 @@
-"""Annotation writes: open from the prefill, versioned save, submit, active time (issue 4).
+"""Annotation writes: open from the prefill, versioned save, submit, active time.
 
 Every change is one new ``version`` of the annotation and one row of the append-only
 :class:`AnnotationEvent` log carrying the links it added (``[i, j, "S"|"P"]``, including links

@@ -1,4 +1,4 @@
-"""Who annotates which pair (issue 4): K per pair, a doubly annotated fraction, balanced loads,
+"""Who annotates which pair: K per pair, a doubly annotated fraction, balanced loads,
 reassignment, and abandoned pairs returned to the pool.
 
 An assignment always belongs to an annotator (the schema has no unassigned state), so "returned

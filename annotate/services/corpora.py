@@ -1,4 +1,4 @@
-"""Corpus import and export (issue 2).
+"""Corpus import and export.
 
 Import is all-or-nothing: records stream from a :mod:`scoring.formats` reader into one
 transaction, in batches so memory stays flat however large the file; the first bad record

@@ -1,6 +1,6 @@
 """Background jobs: creation, claiming, progress, heartbeat, completion and reaping.
 
-Life of a job (house style §7–9)::
+Life of a job::
 
     job_create() ──on commit──▶ Celery task run_job(id) ──▶ job_run():
         claim: UPDATE … SET status=running WHERE id=… AND status=pending   (0 rows → not ours)
@@ -75,7 +75,7 @@ class JobCancelled(Exception):
 
 
 # Errors worth another attempt: the database connection dropped, a deadlock or serialization
-# failure, a lock timeout. Every other error fails the job at once (house style §8).
+# failure, a lock timeout. Every other error fails the job at once.
 TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (OperationalError, InterfaceError)
 MAX_ATTEMPTS = 3
 RETRY_BACKOFF_SECONDS = 10.0

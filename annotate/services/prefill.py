@@ -1,4 +1,4 @@
-"""Prefill a corpus with an automatic alignment (design.md §9, issue 6): a background job.
+"""Prefill a corpus with an automatic alignment: a background job.
 
 The aligner is trained on every pair of the corpus (EM needs them all) and, if it learns from
 gold, on the corpus' finished work: the adjudicated gold alignment of a pair, else the majority

@@ -1,4 +1,4 @@
-"""Train the similarity scorers on a corpus and use them (issue 5 item 6).
+"""Train the similarity scorers on a corpus and use them.
 
 Training data are a split's pairs with a target: the gold score (regression), the gold label
 (classification) or the mean of the annotators' 0–5 similarity ratings (regression). The trained

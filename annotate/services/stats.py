@@ -1,4 +1,4 @@
-"""Corpus statistics: the first real job, recomputed on demand (issue 2)."""
+"""Corpus statistics: the first real job, recomputed on demand."""
 
 from __future__ import annotations
 

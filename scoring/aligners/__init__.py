@@ -1,4 +1,4 @@
-"""Prefill aligners (design.md §9, issue 6): one interface, a registry by name, saved models.
+"""Prefill aligners: one interface, a registry by name, saved models.
 
 ``get_aligner("lexical", ppdb=PATH)``, ``get_aligner("em")``; see :mod:`scoring.aligners.base`.
 """

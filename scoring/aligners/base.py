@@ -1,4 +1,4 @@
-"""The aligner interface, its registry and the saved-model format (design.md §9; issue 6 item 1).
+"""The aligner interface, its registry and the saved-model format.
 
 Every prefill aligner is a subclass of :class:`Aligner`:
 

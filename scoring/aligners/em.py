@@ -1,4 +1,4 @@
-"""Statistical aligner: IBM Model 1 then HMM, trained by EM in both directions (issue 6 item 3).
+"""Statistical aligner: IBM Model 1 then HMM, trained by EM in both directions.
 
 As Cohn et al. (2008, §4) did with GIZA++: IBM Model 1 (Brown et al. 1993) and then the HMM
 alignment model (Vogel, Ney & Tillmann 1996, with the empty word of Och & Ney 2003, §2.1.1),

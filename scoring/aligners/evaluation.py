@@ -1,4 +1,4 @@
-"""Evaluating aligners against gold alignments (issue 6 item 5; design.md §7).
+"""Evaluating aligners against gold alignments.
 
 Every figure is labelled in :meth:`EvaluationReport.to_dict`:
 

@@ -1,6 +1,6 @@
-"""Lexical aligners: word matches by identity, case, Porter stem, WordNet and PPDB (issue 6 item 2).
+"""Lexical aligners: word matches by identity, case, Porter stem, WordNet and PPDB.
 
-Each source/target word pair gets the strongest match class that holds (design.md §9):
+Each source/target word pair gets the strongest match class that holds:
 
 ====  ==========  =================================================  ========  ==========
 code  name        rule                                               link      confidence

@@ -1,4 +1,4 @@
-"""Supervised aligner: a link classifier trained on gold alignments (issue 6 item 4).
+"""Supervised aligner: a link classifier trained on gold alignments.
 
 Every cell ``(i, j)`` of a pair gets a feature vector (:data:`FEATURES`): the lexical match
 class (identical, lowercase, Porter stem, WordNet, PPDB) and whether the ``lexical`` aligner

@@ -1,4 +1,4 @@
-"""Chance-corrected agreement Ĉ with a Monte Carlo π̂0 (design.md §8; Cohn et al. 2008, §3).
+"""Chance-corrected agreement Ĉ with a Monte Carlo π̂0 (Cohn et al. 2008, §3).
 
 For two annotators A and B, over sentence pairs ``i = 1..I`` (Cohn et al., Equations 5–7, after
 Kupper & Hafner 1989)::
@@ -15,7 +15,7 @@ Two estimators of π̂ and π̂0 are computed from the same statistics:
   ``|A_i ∩ B_i| / min(|A_i|, |B_i|)``, and for π̂0 the mean over pairs of the mean over samples
   ``j`` of the same ratio. A ratio with an empty denominator (one side has no item) is undefined
   and left out of its mean; how many were left out is reported.
-- ``"pooled"`` — design.md §8: ``Σ_i |A_i ∩ B_i| / Σ_i min(|A_i|, |B_i|)``, and for π̂0 the
+- ``"pooled"`` — ``Σ_i |A_i ∩ B_i| / Σ_i min(|A_i|, |B_i|)``, and for π̂0 the
   intersections and minima summed over pairs and samples.
 
 π̂0 samples alignments from each annotator's prior: start from the automatic prefill and flip each

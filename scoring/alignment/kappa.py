@@ -1,4 +1,4 @@
-"""Standard agreement statistics over alignment cells, labelled as such (design.md §8).
+"""Standard agreement statistics over alignment cells, labelled as such.
 
 Alongside Ĉ (:mod:`scoring.alignment.agreement`) users know these nominal statistics:
 

@@ -1,4 +1,4 @@
-"""Word alignments with sure and possible links (design.md §5).
+"""Word alignments with sure and possible links.
 
 An alignment of a source sentence ``x_1..x_N`` and a target ``y_1..y_M`` is a set of links
 ``(i, j)`` with 0-based token positions. Links are *sure* (S) or *possible*; following Och & Ney

@@ -1,4 +1,4 @@
-"""Precision, recall, F1 and AER over word links and phrase pairs (design.md §7).
+"""Precision, recall, F1 and AER over word links and phrase pairs.
 
 Candidate ``A`` is scored against reference ``B`` (for agreement, one annotator is the reference),
 after Och & Ney (2003), Fraser & Marcu (2007) and Cohn et al. (2008, §3, Equations 2 and 3):

@@ -1,4 +1,4 @@
-"""Phrase-pair extraction with atomic/composite labels (design.md §6; Cohn et al. 2008, §3).
+"""Phrase-pair extraction with atomic/composite labels (Cohn et al. 2008, §3).
 
 A *phrase pair* is a source span ``[i1, i2]`` and a target span ``[j1, j2]`` (0-based, inclusive)
 that is **consistent** with a word alignment (Och, Tillmann & Ney 1999): at least one link lies

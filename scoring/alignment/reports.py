@@ -1,4 +1,4 @@
-"""Agreement reports in the layout of Cohn, Callison-Burch & Lapata (2008), §3 (design.md §8).
+"""Agreement reports in the layout of Cohn, Callison-Burch & Lapata (2008), §3.
 
 For a corpus (a list of :class:`~scoring.corpus.PairRecord`) and two or more annotators, taken
 pairwise (the first of a pair is the candidate, the second the reference, as the paper treats one

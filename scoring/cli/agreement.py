@@ -1,4 +1,4 @@
-"""``python -m scoring agreement``: chance-corrected agreement Ĉ between annotators (design.md §8).
+"""``python -m scoring agreement``: chance-corrected agreement Ĉ between annotators.
 
     python -m scoring agreement --source S.txt --target T.txt --prefill AUTO.txt \\
         --annotation A.txt --annotation B.txt [--samples J] [--seed N] [--json]

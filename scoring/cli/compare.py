@@ -1,5 +1,5 @@
 """``python -m scoring compare``: precision, recall, F1 (and AER) of one alignment file against
-another (design.md §7).
+another.
 
     python -m scoring compare --source S.txt --target T.txt --test A.txt --reference B.txt
         [--level word|phrase] [--kind ...] [--keep-identical] [--json]

@@ -1,4 +1,4 @@
-"""``python -m scoring phrases``: list the phrase pairs an alignment licenses (design.md §6).
+"""``python -m scoring phrases``: list the phrase pairs an alignment licenses.
 
     python -m scoring phrases --source S.txt --target T.txt --alignment A.txt [--max-length K]
         [--no-boundary-rule] [--use possible|sure] [--json]

@@ -1,7 +1,8 @@
-"""PERP, Paraphrase Edit Rate with the Perceptron (Heilman & Madnani 2012; seed 000).
+"""PERP, Paraphrase Edit Rate with the Perceptron (Heilman & Madnani 2012).
 
 PERP scores the similarity of two texts ``x1`` (TERp's hypothesis) and ``x2`` (its reference)
-from a TERp alignment ``a`` (:mod:`scoring.edit.terp`): ``f(a)`` is the 36 features of seed 000
+from a TERp alignment ``a`` (:mod:`scoring.edit.terp`): ``f(a)`` is the 36 features of Heilman &
+Madnani 2012
 Table 1, each an edit count or sum divided by ``|x1| + |x2|`` (TERp tokens) except the
 intercept, which is 1. The cost TERp minimises for an edit is ``w`` dotted with the features
 that edit fires (so the alignment depends on the weights), and the learned model is ``w``.
@@ -34,12 +35,14 @@ Stand-ins, because the paper's resources are not available here:
   default is NLTK's English stop words plus ASCII punctuation. The same list is TERp's shift
   stop-word list here.
 - Phrases: the paper used probabilities ``p`` from TERp's pivot paraphrase table. Without a table
-  PERP runs "without phrases" (seed 000 Table 2, row PERP) and the four paraphrase features are 0.
+  PERP runs "without phrases" (Heilman & Madnani 2012, Table 2, row PERP) and the four paraphrase
+  features are 0.
   With a table (:class:`scoring.edit.terp.PhraseTable`), ``p`` is the table's probability clamped to
   ``[1e-4, 1]`` and ``q`` is TERp's unit-cost edit count between the two phrases (stem and synonym
   matches cost 1), independent of the learned weights.
 
-Learning is the averaged perceptron of seed 000 Algorithm 1: ``T`` passes over the shuffled
+Learning is the averaged perceptron of Heilman & Madnani 2012, Algorithm 1: ``T`` passes over the
+shuffled
 training pairs; for each, TERp aligns it under the current weights, ``ŷ = w·f(a)``,
 ``w ← w + α (t − ŷ) f(a)``, the shift weight is raised to at least 0.01, and the running sum of
 ``w`` is kept; the model is the average. Start: Substitution, Insertion, Deletion 1.0, Shift 0.1,
@@ -186,7 +189,7 @@ class PerpError(ScoringError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class PerpConfig:
-    """Learning and feature settings (seed 000 §5: T = 200, α = 0.01)."""
+    """Learning and feature settings (Heilman & Madnani 2012, §5: T = 200, α = 0.01)."""
 
     epochs: int = 200
     learning_rate: float = 0.01
@@ -198,7 +201,7 @@ class PerpConfig:
 
 
 def initial_weights() -> F64:
-    """Seed 000 §5: Substitution, Insertion, Deletion 1.0; Shift 0.1; the rest 0."""
+    """Heilman & Madnani 2012, §5: Substitution, Insertion, Deletion 1.0; Shift 0.1; the rest 0."""
     w = np.zeros(N_FEATURES)
     w[F_SUB] = w[F_INS] = w[F_DEL] = 1.0
     w[F_SHIFT] = 0.1
@@ -499,7 +502,7 @@ def _pair_features(
     out: F64,
 ) -> None:
     """TERp-align pair ``k`` under the costs ``w`` implies and write its normalized Table 1
-    feature vector ``f(a)`` (36,) to ``out`` (seed 000 §4)."""
+    feature vector ``f(a)`` (36,) to ``out`` (Heilman & Madnani 2012, §4)."""
     nh = n_hyp[k]
     nr = n_ref[k]
     for c in range(out.shape[0]):
@@ -660,7 +663,8 @@ def _train(
     shift_phrases: bool,
     losses: F64,
 ) -> F64:
-    """Seed 000 Algorithm 1 over the epochs' visiting ``orders`` ``(T, N)``; updates ``w`` in
+    """Heilman & Madnani 2012, Algorithm 1 over the epochs' visiting ``orders`` ``(T, N)``; updates
+    ``w`` in
     place, writes each epoch's mean squared error (before each update) to ``losses`` and returns
     the averaged weights."""
     n_epochs = orders.shape[0]
@@ -838,7 +842,8 @@ class Perp:
     """A PERP model. ``fit`` learns ``weights`` (36,); ``predict`` gives similarities.
 
     Pairs are ``(first, second)`` texts (raw strings, tokenized as TERp does, or token lists)
-    or :class:`~scoring.corpus.PairRecord` (its texts, else its tokens). As in seed 000 (note 1),
+    or :class:`~scoring.corpus.PairRecord` (its texts, else its tokens). As in Heilman & Madnani
+    2012 (note 1),
     the second text is TERp's hypothesis ``x1`` and the first its reference ``x2``.
     """
 
@@ -879,7 +884,8 @@ class Perp:
     # learning -----------------------------------------------------------------------------------
 
     def fit(self, pairs: Sequence[Pair] | PackedPairs, scores: Sequence[float]) -> Perp:
-        """Seed 000 Algorithm 1 (averaged perceptron, T epochs, α, shift weight ≥ 0.01)."""
+        """Heilman & Madnani 2012, Algorithm 1 (averaged perceptron, T epochs, α, shift weight ≥
+        0.01)."""
         packed = pairs if isinstance(pairs, PackedPairs) else self.pack(pairs)
         y = np.asarray(scores, dtype=np.float64)
         if y.shape != (len(packed),):

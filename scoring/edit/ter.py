@@ -1,4 +1,5 @@
-"""Translation Edit Rate with shifts, edit for edit as tercom 0.8.0 computes it (seed 000 §2).
+"""Translation Edit Rate with shifts, edit for edit as tercom 0.8.0 computes it (Snover et al.
+2006, §2).
 
 TER (Snover et al. 2006) is the minimum number of edits — insertions, deletions, substitutions of
 single words and *shifts* of contiguous word sequences — that turn a hypothesis into the
@@ -557,7 +558,7 @@ def _ter_core(
     max_size: int,
     max_dist: int,
 ) -> tuple[float, I64, I8, int, I64, int]:
-    """tercom's ``TER``: greedy shifts, then the final alignment (seed 000 §2).
+    """tercom's ``TER``: greedy shifts, then the final alignment (Snover et al. 2006, §2).
 
     ``cost``/``op``/``shiftable`` are the ``(H, R)`` word tables. Returns ``(num_edits, perm,
     path, path_len, shifts, n_shifts)``: ``perm`` (H,) the hypothesis order after the shifts as

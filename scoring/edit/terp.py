@@ -1,4 +1,5 @@
-"""TERp, Translation Edit Rate Plus (Snover et al. 2009; seed 000 §3), as TERp 1.0 computes it.
+"""TERp, Translation Edit Rate Plus (Snover et al. 2009; Heilman & Madnani 2012, §3 summarises it),
+as TERp 1.0 computes it.
 
 TERp extends TER (:mod:`scoring.edit.ter`) with three edits beside match, insertion, deletion,
 substitution and shift — *stem* ``T`` (equal Porter stems, Martin Porter's own variant), *synonym*
@@ -1369,7 +1370,8 @@ def _check_costs(seg: TerpSegment, costs: EditCosts) -> None:
 def align_segment(
     seg: TerpSegment, costs: EditCosts, params: TerpParams, *, ref_len: float | None = None
 ) -> TerpAlignment:
-    """TERp's search on a prepared segment under ``costs`` (seed 000 §3; Snover et al. 2009).
+    """TERp's search on a prepared segment under ``costs`` (Heilman & Madnani 2012, §3; Snover et
+    al. 2009).
 
     Cost: one beam search, O(|hyp|·|ref|), per candidate shift per accepted shift.
     ``ref_len`` overrides the length the score is divided by (TERp's reference-length file).

@@ -1,4 +1,5 @@
-"""RBF-kernel SVMs on seed 003's MT-metric features: a paraphrase classifier and a score regressor.
+"""RBF-kernel SVMs on Finch, Hwang & Sumita's (2005) MT-metric features: a paraphrase classifier
+and a score regressor.
 
 Finch, Hwang & Sumita (2005) §4.3 classify MSRP pairs with "a support vector machine (SVM)
 classifier (Vapnik, 1995) with radial basis function kernels". Here:
@@ -78,7 +79,7 @@ def classification_report(
     gold: Sequence[int] | I64, predicted: Sequence[int] | I64
 ) -> dict[str, float]:
     """Accuracy, precision, recall and F-measure of the positive class (label 1), in percent,
-    as seed 003 reports them."""
+    as Finch, Hwang & Sumita 2005 reports them."""
     g = _vector(gold, "gold labels")
     p = _vector(predicted, "predicted labels")
     _same_length(g, p)
@@ -402,7 +403,7 @@ def _settings(data: Mapping[str, Any], path: Path | None) -> dict[str, Any]:
 
 
 class MtClassifier(_RbfModel):
-    """RBF-SVM paraphrase classifier (seed 003 §4.3) on standardised features.
+    """RBF-SVM paraphrase classifier (Finch, Hwang & Sumita 2005, §4.3) on standardised features.
 
     >>> model = MtClassifier(["PER"], seed=0).fit(x_train, y_train)  # doctest: +SKIP
     >>> classification_report(y_test, model.predict(x_test))["accuracy"]  # doctest: +SKIP

@@ -1,7 +1,8 @@
-"""Feature vectors of Finch, Hwang & Sumita (2005), seed 003: MT metrics as paraphrase features.
+"""Feature vectors of Finch, Hwang & Sumita (2005): MT metrics as paraphrase features.
 
 A sentence pair ``(s1, s2)`` is scored with each sentence in turn as the "system output" and the
-other as the single reference, and the two values of every feature are averaged (seed 003 §4.3:
+other as the single reference, and the two values of every feature are averaged (Finch, Hwang &
+Sumita 2005, §4.3:
 "We calculated the vectors for each sentence in the pair as both reference and system output and
 averaged"). The features, named by stable strings (:data:`FEATURE_NAMES`):
 
@@ -82,7 +83,8 @@ FEATURE_NAMES: tuple[str, ...] = (
     *POS_PLUS_NAMES,
 )
 
-#: Feature subsets of the rows of seed 003's Tables 2 and 3 (§5.1): "PER POS-" combines PER
+#: Feature subsets of the rows of Finch, Hwang & Sumita's (2005) Tables 2 and 3 (§5.1): "PER POS-"
+#: combines PER
 #: and POS−, "POS" is POS− with POS+, "ALL" is every feature of the experiments.
 TABLE3_SUBSETS: dict[str, tuple[str, ...]] = {
     "WER": ("WER",),
@@ -100,7 +102,8 @@ _NOUN_VERB = ("NN", "VB")
 
 
 class MtFeatureError(ScoringError, ValueError):
-    """Input to the seed 003 features is unusable: an empty sentence, tags that do not fit the
+    """Input to the Finch, Hwang & Sumita 2005 features is unusable: an empty sentence, tags that
+    do not fit the
     tokens, an unknown tag or feature name, mismatched lengths."""
 
 
@@ -141,7 +144,8 @@ def _check_tags(tags: object, n_tokens: int, index: int, field: str) -> list[str
 
 
 def normalise(tokens: Sequence[str], tags: Sequence[str], *, lowercase: bool = True) -> list[str]:
-    """Seed 003 §4.2: nouns and verbs (``NN*``, ``VB*``) replaced by their Porter stem (nltk's
+    """Finch, Hwang & Sumita 2005, §4.2: nouns and verbs (``NN*``, ``VB*``) replaced by their
+    Porter stem (nltk's
     default mode), every token lower-cased unless ``lowercase=False``."""
     out = []
     for token, tag in zip(tokens, tags, strict=True):
@@ -164,7 +168,7 @@ def _stem(token: str, lowercase: bool) -> str:
 
 @dataclass(frozen=True, slots=True)
 class PairStatistics:
-    """Sufficient statistics of seed 003's features for ``N`` pairs.
+    """Sufficient statistics of Finch, Hwang & Sumita's (2005) features for ``N`` pairs.
 
     ``len1``/``len2`` int64 ``(N,)`` words; ``edit_distance`` int64 ``(N,)`` word Levenshtein
     distance; ``matched1``/``unmatched1`` int64 ``(N, 45)`` words of sentence 1 with/without a
@@ -206,7 +210,8 @@ def _pair_kernel(
     unmatched2: I64,
 ) -> None:
     """Per pair ``k`` (sentence 1 = ``word[off1[k]:off1[k + 1]]``, sentence 2 likewise with
-    ``off2``): unit-cost Levenshtein distance into ``dist[k]`` and the bag matching of seed 003
+    ``off2``): unit-cost Levenshtein distance into ``dist[k]`` and the bag matching of Finch, Hwang
+    & Sumita 2005
     §2.5 into the ``(N, T)`` per-tag counts. Matching takes same word and same tag first, then
     same word, each left to right; it pairs ``min(a, b)`` occurrences of every word."""
     n_pairs = dist.shape[0]
@@ -284,7 +289,8 @@ def pair_statistics(
     lowercase: bool = True,
     info_refs: Sequence[Sequence[str]] | None = None,
 ) -> PairStatistics:
-    """Stage 1: the statistics of seed 003's features for tokenized ``(tokens1, tokens2)`` pairs.
+    """Stage 1: the statistics of Finch, Hwang & Sumita's (2005) features for tokenized ``(tokens1,
+    tokens2)`` pairs.
 
     ``tags``: Penn tags of each pair, as ``(tags1, tags2)`` (default: nltk's tagger on the
     tokens). ``info_refs``: already-normalised sentences whose n-grams give the NIST information
@@ -363,7 +369,8 @@ def features(
     smoothing: str = "mteval",
 ) -> F64:
     """Stage 2: float64 ``(N, len(names))`` feature matrix, each feature the mean of its two
-    directions (seed 003 §4.3). ``smoothing`` is passed to :func:`scoring.mt.metrics.bleu`."""
+    directions (Finch, Hwang & Sumita 2005, §4.3). ``smoothing`` is passed to
+    :func:`scoring.mt.metrics.bleu`."""
     wanted = _check_names(names)
     len1 = stats.len1.astype(np.float64)
     len2 = stats.len2.astype(np.float64)
@@ -406,7 +413,8 @@ def mt_features(
     smoothing: str = "mteval",
     info_refs: Sequence[Sequence[str]] | None = None,
 ) -> F64:
-    """Seed 003's features of tokenized pairs: :func:`pair_statistics` then :func:`features`;
+    """Finch, Hwang & Sumita 2005's features of tokenized pairs: :func:`pair_statistics` then
+    :func:`features`;
     float64 ``(N, len(names))``."""
     _check_names(names)
     stats = pair_statistics(pairs, tags=tags, lowercase=lowercase, info_refs=info_refs)

@@ -1,4 +1,5 @@
-"""Sentence-level MT metrics as paraphrase features: BLEU, NIST, WER, PER (seed 003 §2).
+"""Sentence-level MT metrics as paraphrase features: BLEU, NIST, WER, PER (Finch, Hwang & Sumita
+2005, §2).
 
 Finch, Hwang & Sumita (2005) score a sentence pair with MT evaluation metrics, one sentence as the
 "system output" ``s`` and the other as the single reference ``r``, in both directions, and average
@@ -561,7 +562,8 @@ def bleu(
     """Stage 2: BLEU-``order`` of every row of ``stats``; float64 ``(N,)`` in [0, 1].
 
     ``smoothing``: ``"mteval"`` (mteval-v13a's default) or ``"none"`` (its ``--no-smoothing``).
-    ``brevity_penalty=False`` is seed 003's variant. On ``stats.total()`` this is mteval's
+    ``brevity_penalty=False`` is Finch, Hwang & Sumita's (2005) variant. On ``stats.total()`` this
+    is mteval's
     system BLEU.
     """
     _check_order(order, 9, stats, "BLEU")
@@ -638,7 +640,7 @@ def _rate(errors: float, ref_len: int) -> float:
 
 
 def wer(hyp: Sequence[str], ref: Sequence[str]) -> float:
-    """Seed 003 §2.1: ``(I + D + S) / |r|`` by word Levenshtein distance."""
+    """Finch, Hwang & Sumita 2005, §2.1: ``(I + D + S) / |r|`` by word Levenshtein distance."""
     h, r = _token_list(hyp, "hypothesis"), _token_list(ref, "reference")
     vocab: dict[str, int] = {}
     a = np.array([vocab.setdefault(w, len(vocab)) for w in h], np.int64)
@@ -647,7 +649,8 @@ def wer(hyp: Sequence[str], ref: Sequence[str]) -> float:
 
 
 def per(hyp: Sequence[str], ref: Sequence[str]) -> float:
-    """Seed 003 §2.2: ``max(diff(s, r), diff(r, s)) / |r|`` over bags of words."""
+    """Finch, Hwang & Sumita 2005, §2.2: ``max(diff(s, r), diff(r, s)) / |r|`` over bags of
+    words."""
     h, r = _token_list(hyp, "hypothesis"), _token_list(ref, "reference")
     counts: dict[str, int] = {}
     for w in r:
@@ -660,7 +663,7 @@ def per(hyp: Sequence[str], ref: Sequence[str]) -> float:
     return _rate(float(max(len(h) - common, len(r) - common)), len(r))
 
 
-# --- seed 003 feature set ----------------------------------------------------------------------
+# --- the feature set of Finch, Hwang & Sumita (2005) ------------------------------------------
 
 FEATURE_NAMES: tuple[str, ...] = (
     *(f"BLEU{n}" for n in BLEU_ORDERS),
@@ -671,7 +674,8 @@ FEATURE_NAMES: tuple[str, ...] = (
 
 
 def one_direction(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]]) -> F64:
-    """Seed 003's metric features of ``hyps`` scored against ``refs``: float64 ``(N, 11)`` in
+    """Finch, Hwang & Sumita 2005's metric features of ``hyps`` scored against ``refs``: float64
+    ``(N, 11)`` in
     :data:`FEATURE_NAMES` order (BLEU without brevity penalty, NIST with its penalty and
     information from all of ``refs``, WER, PER)."""
     stats = ngram_stats(hyps, refs)
@@ -683,7 +687,8 @@ def one_direction(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]]) 
 
 
 def both_directions(first: Sequence[Sequence[str]], second: Sequence[Sequence[str]]) -> F64:
-    """Seed 003 §3: the features computed with each sentence as the reference in turn and
+    """Finch, Hwang & Sumita 2005, §3: the features computed with each sentence as the reference in
+    turn and
     averaged; float64 ``(N, 11)`` in :data:`FEATURE_NAMES` order."""
     if len(first) != len(second):
         raise MetricError(f"{len(first)} first sentences but {len(second)} second sentences")

@@ -1,6 +1,7 @@
 """A pretrained sentence encoder (MiniLM) run in numpy: word and sentence vectors.
 
-The seeds score similarity from surface evidence (edits, n-grams, WordNet). A graded similarity
+The papers' scorers measure similarity from surface evidence (edits, n-grams, WordNet). A graded
+similarity
 of words in context, and of whole sentences, is the one kind of evidence they lack; the
 monolingual aligners that reach 92 F1 on RTE-2 (Sultan et al. 2015 with word vectors; Lan et
 al. 2021 with a fine-tuned BERT) rely on it. This module runs ``sentence-transformers/

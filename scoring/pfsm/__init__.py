@@ -1,13 +1,14 @@
 """pFSM and pPDA: probabilistic edit-distance regression (Wang & Manning 2012; Wang & Cer 2012).
 
-Seeds 001 and 002. A probabilistic finite state machine whose states are edit operations
+Wang & Manning 2012 and Wang & Cer 2012. A probabilistic finite state machine whose states are edit
+operations
 (insert, delete, same-word / same-lemma / same-punctuation substitution, WordNet-synonym and
 paraphrase substitution, bigram block substitutions) scores every edit sequence that turns the
 source sentence into the target with log-linear transition features; ``y`` is the log-sum of
 those scores over all sequences, and ``y / (|s1| + |s2|) + α`` predicts the gold score. The
 pushdown extension (pPDA) adds non-nested jumps that let a short stretch be edited out of order.
 
-Jump constraints (seed 001 §2.2), with ``D`` the jump limit:
+Jump constraints (Wang & Manning 2012, §2.2), with ``D`` the jump limit:
 
 - a forward jump skips ``1..D`` tokens of one side (leaving a gap) and is followed at once by a
   substitution; the machine then edits past the landing point, at most ``D`` tokens on the jump

@@ -2,7 +2,8 @@
 
 Private: call them through :mod:`scoring.pfsm.lattice`, which validates and allocates.
 
-Lattice (seed 001 §2 and §2.2). A node is a machine configuration: the position ``(i, j)`` (source
+Lattice (Wang & Manning 2012, §2 and §2.2). A node is a machine configuration: the position ``(i,
+j)`` (source
 and target tokens consumed so far), the jump memory, and the *shape* of the last operation. With
 the match tables (``single`` ``(N, M)``, ``block`` ``(N, M, 3)``) the shape and the position
 determine the last state, hence the transition feature of the next edge. Node families:

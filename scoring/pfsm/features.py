@@ -1,6 +1,6 @@
 """Edit-operation states, transition features and per-pair match tables for pFSM/pPDA.
 
-Wang & Manning (2012, seed 001) §2 and §3; Wang & Cer (2012, seed 002) §2.
+Wang & Manning (2012) §2 and §3; Wang & Cer (2012) §2.
 
 States (one per edit operation, §2 of both papers):
 
@@ -12,12 +12,14 @@ States (one per edit operation, §2 of both papers):
   table). A token pair gets the first type that applies in that order (punctuation first, so a
   comma matched with a comma is ``S_PUNC``, not ``S_WORD``); the types are mutually exclusive,
   so every substitution has exactly one state.
-- Bigram block substitutions (one-to-many and many-to-many, seed 001 §3.2, the ``n2`` models of
+- Bigram block substitutions (one-to-many and many-to-many, Wang & Manning 2012, §3.2, the ``n2``
+models of
   its Table 1): spans of 1×2, 2×1 or 2×2 tokens, ``B_WORD`` when the spans are the same string
   once lower-cased and written without spaces (``cannot`` / ``can not``, or an identical
   bigram), else ``B_LEMMA`` when their stems written together agree, else ``B_PARA`` when the
   phrase pair is in the paraphrase table.
-- pPDA jumps (seed 001 §2.2): ``J1`` the forward jump, ``J2`` the jump back into the gap, ``J3``
+- pPDA jumps (Wang & Manning 2012, §2.2): ``J1`` the forward jump, ``J2`` the jump back into the
+gap, ``J3``
   the jump that resumes after the swapped region. Jumps on either side share these states.
 
 Features (§2): binary identity features of the current state (``state:S``) and of the
@@ -124,7 +126,8 @@ class MatchTables:
 class ParaphraseTable:
     """A set of lexical or phrasal paraphrase pairs, used as a symmetric relation.
 
-    Seed 001 §3.2 pruned TERp's table to unigrams and bigrams; we keep phrases of one or two
+    Wang & Manning 2012, §3.2 pruned TERp's table to unigrams and bigrams; we keep phrases of one
+    or two
     tokens likewise. The model's paraphrase features are binary (a pair is or is not in the
     table), so a table's probabilities are not needed; lines may carry them in a third field,
     which is read and ignored.

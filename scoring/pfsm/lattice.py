@@ -1,10 +1,11 @@
-"""Dynamic programs over the edit sequences of one pair, or of many (seed 001 §2, §2.2, §2.3).
+"""Dynamic programs over the edit sequences of one pair, or of many (Wang & Manning 2012, §2, §2.2,
+§2.3).
 
 - :func:`log_partition`: ``y = log Σ_e exp Q(e)`` over all complete edit sequences ``e``
-  (seed 001 Eq. 2), by the forward pass.
+  (Wang & Manning 2012, Eq. 2), by the forward pass.
 - :func:`expected_counts`: ``y`` and ``∂y/∂θ = E_p[f]``, the expected feature counts under
   ``p(e) ∝ exp Q(e)``, by the forward and backward passes.
-- :func:`viterbi`: the best edit sequence (``max_e Q(e)``, seed 001 §2.1) as a list of
+- :func:`viterbi`: the best edit sequence (``max_e Q(e)``, Wang & Manning 2012, §2.1) as a list of
   :class:`EditOp`.
 - :func:`support_counts`: how many lattice edges carry each feature (used for the cut-off).
 - :class:`CompiledPairs`: the edge lists of many pairs, for the training objective.
@@ -183,7 +184,7 @@ def link_posteriors(
 
 
 def log_partition(tables: MatchTables, weights: npt.ArrayLike, jump_limit: int = 0) -> float:
-    """``y = log Σ_e exp θ·f(e)`` for one pair (seed 001 Eq. 2)."""
+    """``y = log Σ_e exp θ·f(e)`` for one pair (Wang & Manning 2012, Eq. 2)."""
     w = check_weights(weights)
     return float(CompiledPairs([tables], jump_limit).log_partitions(w)[0])
 

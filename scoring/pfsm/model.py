@@ -1,6 +1,6 @@
 """The pFSM/pPDA regression scorer: training by L-BFGS, prediction, Viterbi alignment, saving.
 
-Seed 001 §2 (Eq. 3) and §2.3; seed 002 §2.2. The prediction for a pair is
+Wang & Manning 2012, §2 (Eq. 3) and §2.3; Wang & Cer 2012, §2.2. The prediction for a pair is
 ``y / (|s1| + |s2|) + α`` with ``y`` the log-sum over all edit sequences; training minimises
 
     L(θ, α) = Σ_k [ŷ_k − (y_k / (|s1_k| + |s2_k|) + α)]² + λ ‖θ‖²
@@ -8,19 +8,22 @@ Seed 001 §2 (Eq. 3) and §2.3; seed 002 §2.2. The prediction for a pair is
 (λ = 5, α not regularised) with L-BFGS from ``θ = 0, α = 0``. Features seen fewer than
 ``cutoff`` (5) times in the training corpus are dropped (their weight stays 0). A feature is
 "seen" once for every edge of a training pair's lattice that carries it and lies on at least one
-complete edit sequence: seed 001 §4.1.2 reports the same-word feature "fired 875,375 times" on
+complete edit sequence: Wang & Manning 2012, §4.1.2 reports the same-word feature "fired 875,375
+times" on
 about 3,300 pairs, far more than the matched words, so its counts are over the lattice, not one
 path.
 
-Pooled training (seed 002's scheme *All*) and the starting point: ours, not the papers'.
-Seed 001 §2.3 and seed 002 §2.2 call Eq. 3 convex; it is not (the square of a convex function
+Pooled training (Wang & Cer's (2012) scheme *All*) and the starting point: ours, not the papers'.
+Wang & Manning 2012, §2.3 and Wang & Cer 2012, §2.2 call Eq. 3 convex; it is not (the square of a
+convex function
 minus a target), and it has stationary points of two kinds. On the three STS-2012 training files
 pooled, L-BFGS from ``θ = 0, α = 0`` ends at one where the insert/delete transition weights are
 large (``trans:DEL>DEL`` ≈ +5, ``trans:INS>DEL`` and ``stop:*`` ≈ −2.4), every substitution path
 has negligible mass so the substitution gradients vanish, and ``y`` is about
 ``a (|s1|+|s2|) − b``: the prediction is a function of ``1/(|s1| + |s2|)`` alone, which fits the
 subsets' mean scores (they differ in length and mean) and ranks nothing within a subset (Pearson
-≈ 0 on every STS-2012 test file, against 0.38–0.61 in seed 002 Table 1). The other kind ranks
+≈ 0 on every STS-2012 test file, against 0.38–0.61 in Wang & Cer 2012, Table 1). The other kind
+ranks
 within subsets; on STS-2012 it is also much lower (Eq. 3 = 3,192 against 4,095 for the pFSM),
 but on small synthetic sets with extreme length/mean differences the length solution can be
 slightly lower, so the choice is by starting point, not by objective value. When ``fit`` is
@@ -73,7 +76,7 @@ def training_objective(
     targets: npt.NDArray[np.float64],
     l2: float,
 ) -> tuple[float, npt.NDArray[np.float64]]:
-    """Seed 001 Eq. 3 and its gradient. ``params = [θ_kept…, α]``; ``kept`` indexes the
+    """Wang & Manning 2012, Eq. 3 and its gradient. ``params = [θ_kept…, α]``; ``kept`` indexes the
     features that survived the cut-off (the others have weight 0)."""
     w = np.zeros(N_FEATURES)
     theta = params[:-1]
@@ -323,7 +326,7 @@ class PFSMScorer:
         return packed.log_partitions(w) / packed.norms + self.alpha
 
     def log_partitions(self, pairs: Sequence[Any]) -> npt.NDArray[np.float64]:
-        """``y`` (seed 001 Eq. 2) of every pair under the trained weights."""
+        """``y`` (Wang & Manning 2012, Eq. 2) of every pair under the trained weights."""
         w = self._require_fitted()
         return CompiledPairs(self._pairs_tables(pairs), self.jump_limit).log_partitions(w)
 

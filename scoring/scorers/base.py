@@ -1,12 +1,12 @@
-"""One interface over the similarity scorers of the seeds (design.md §10, issue 5 item 6).
+"""One interface over the similarity scorers of the four papers.
 
 =========  ===============================================  ==========================
 kind       model                                            tasks
 =========  ===============================================  ==========================
-``perp``   TERp edits + averaged perceptron (seed 000)       regression
-``pfsm``   probabilistic finite-state edit model (seed 001)  regression
-``ppda``   the same with jumps, limit 5 by default (seed 001)  regression
-``mt``     MT-metric features + RBF SVM (seed 003)          regression, classification
+``perp``   TERp edits + averaged perceptron       regression
+``pfsm``   probabilistic finite-state edit model  regression
+``ppda``   the same with jumps, limit 5 by default  regression
+``mt``     MT-metric features + RBF SVM          regression, classification
 ``combined``  PERP, MT, aligner and overlap features + RBF SVM  regression, classification
 =========  ===============================================  ==========================
 
@@ -167,7 +167,8 @@ class PPDAAdapter(PFSMAdapter):
 
 
 class MtAdapter(Scorer):
-    """Seed 003: MT-metric features of both directions, RBF SVM (classifier or regressor).
+    """Finch, Hwang & Sumita 2005: MT-metric features of both directions, RBF SVM (classifier or
+    regressor).
 
     Option ``features`` names a row of the paper's Table 3 (``"ALL"`` by default, or ``"WER"``,
     ``"PER"``, ``"POS"``, ``"BLEU1"``, …). NIST's information weights come from the training
@@ -220,7 +221,7 @@ class MtAdapter(Scorer):
 
 
 class CombinedAdapter(Scorer):
-    """Issue 5: the union of PERP, MT-metric, aligner and overlap features with an RBF SVM
+    """The combined scorer: the union of PERP, MT-metric, aligner and overlap features with an RBF SVM
     (:class:`scoring.scorers.combined.CombinedModel`). Options: ``groups`` (feature groups, default
     all), ``ppdb`` (a PPDB lexical table for the aligner), ``learner`` (``svm`` or ``ridge``),
     ``seed``, ``folds``, ``c_grid``, ``gamma_factors``, ``epsilon_grid``, ``alpha_grid``."""

@@ -1,13 +1,14 @@
-"""A combined similarity scorer: the seeds' features in one union, one learner (issue 5).
+"""A combined similarity scorer: the papers' features in one union, one learner.
 
 Every pair ``(tokens_1, tokens_2)`` becomes one float64 row of :func:`combined_features`, the
 union of these groups (names in :data:`GROUPS`; each group can be switched off):
 
-- ``perp`` (36): seed 000's Table 1 edit features (intercept dropped) of the TERp alignment
+- ``perp`` (36): Heilman & Madnani's (2012) Table 1 edit features (intercept dropped) of the TERp
+alignment
   under PERP's *initial* weights (:func:`scoring.edit.perp.initial_weights`; no training, so the
   features of a pair do not depend on the training data), and that alignment's cost
   ``w₀·f`` (a length-normalised TER with stems and synonyms).
-- ``mt`` (101): seed 003's MT-metric features, each the mean of both directions
+- ``mt`` (101): Finch, Hwang & Sumita's (2005) MT-metric features, each the mean of both directions
   (:func:`scoring.mt.features.mt_features`); NIST's information weights come from the training
   sentences, kept with the model.
 - ``align`` (26): the lexical aligner's one-to-one links (:mod:`scoring.aligners.lexical`:

@@ -1,4 +1,4 @@
-"""Figures the seed papers report, to print beside ours (issue 5 "Reproduce, then beat").
+"""Figures the seed papers report, to print beside ours.
 
 Keys: scorer kind → evaluation setting → sub-corpus → value. Values are as printed in the papers
 (Pearson for STS-2012 test, accuracy in % for the MSRP test set).
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-#: The three STS-2012 training files, and seed 000's per-subtask scheme (§6): each test file is
+#: The three STS-2012 training files, and Heilman & Madnani's (2012) per-subtask scheme (§6): each
+#: test file is
 #: scored by the model of this training file (On-WN by MSRpar's, SMT-news by SMT-eur's).
 STS2012_TRAIN_FILES: tuple[str, ...] = ("MSRpar", "MSRvid", "SMTeuroparl")
 STS2012_MODEL_OF_TEST: dict[str, str] = {
@@ -21,7 +22,7 @@ STS2012_MODEL_OF_TEST: dict[str, str] = {
 
 PAPER_FIGURES: dict[str, dict[str, Any]] = {
     "perp": {
-        "source": "Heilman & Madnani 2012 (seed 000), Table 2, PERP without phrases",
+        "source": "Heilman & Madnani 2012, Table 2, PERP without phrases",
         "measure": "pearson",
         "sts2012": {
             "ALL": 0.7808,
@@ -33,17 +34,17 @@ PAPER_FIGURES: dict[str, dict[str, Any]] = {
         },
     },
     "pfsm": {
-        "source": "Wang & Cer 2012 (seed 002), Table 1, pFSM trained per sub-corpus",
+        "source": "Wang & Cer 2012, Table 1, pFSM trained per sub-corpus",
         "measure": "pearson",
         "sts2012": {"MSRpar": 0.3795, "MSRvid": 0.5350, "SMTeuroparl": 0.4377},
     },
     "ppda": {
-        "source": "Wang & Cer 2012 (seed 002), Table 1, pPDA (jump 5) trained per sub-corpus",
+        "source": "Wang & Cer 2012, Table 1, pPDA (jump 5) trained per sub-corpus",
         "measure": "pearson",
         "sts2012": {"MSRpar": 0.4244, "MSRvid": 0.5051, "SMTeuroparl": 0.4554},
     },
     "mt": {
-        "source": "Finch, Hwang & Sumita 2005 (seed 003), Table 3, MSRP test accuracy (%)",
+        "source": "Finch, Hwang & Sumita 2005, Table 3, MSRP test accuracy (%)",
         "measure": "accuracy",
         "msrp": {
             "WER": 68.29,
@@ -70,7 +71,7 @@ def best_paper_figures(data: str) -> dict[str, dict[str, Any]]:
     return best
 
 
-# The combined scorer (issue 5) has no paper of its own: its page shows the figures it must beat.
+# The combined scorer has no paper of its own: its page shows the figures it must beat.
 PAPER_FIGURES["combined"] = {
     "source": "none: the best paper figure of each column above, which the combined scorer "
     "must beat (Pearson for STS-2012 test, accuracy % for the MSRP test set)",

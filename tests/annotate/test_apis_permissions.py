@@ -74,10 +74,10 @@ def _expect(persona: str, table: dict[str, int]) -> int:
     return table[persona]
 
 
-OWN_ONLY = {"alice": 200, "bob": 404, "carol": 404, "admin": 404, "anon": 403}
-EVERY_USER = {"alice": 200, "bob": 200, "carol": 200, "admin": 200, "anon": 403}
-ADMIN_ONLY = {"alice": 403, "bob": 403, "carol": 403, "admin": 200, "anon": 403}
-ADJUDICATORS = {"alice": 403, "bob": 403, "carol": 200, "admin": 200, "anon": 403}
+OWN_ONLY = {"alice": 200, "bob": 404, "carol": 404, "admin": 404, "anon": 401}
+EVERY_USER = {"alice": 200, "bob": 200, "carol": 200, "admin": 200, "anon": 401}
+ADMIN_ONLY = {"alice": 403, "bob": 403, "carol": 403, "admin": 200, "anon": 401}
+ADJUDICATORS = {"alice": 403, "bob": 403, "carol": 200, "admin": 200, "anon": 401}
 
 
 @pytest.mark.parametrize("persona", PERSONAS)
@@ -174,7 +174,7 @@ def test_the_job_list_answers_every_logged_in_user(world: World, persona: str) -
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_a_job_is_read_by_its_owner_and_admins(world: World, persona: str) -> None:
     url = f"/api/jobs/{world.alice_job.pk}/"
-    expected = {"alice": 200, "bob": 404, "carol": 404, "admin": 200, "anon": 403}
+    expected = {"alice": 200, "bob": 404, "carol": 404, "admin": 200, "anon": 401}
     assert _call(world, persona, "get", url) == expected[persona]
 
 

@@ -1,0 +1,50 @@
+"""API rate limits per user and per address; anonymous calls are told to authenticate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotate import roles, throttles
+from tests.annotate.factories import make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def test_an_anonymous_api_call_is_401_with_a_token_challenge() -> None:
+    response = APIClient().get("/api/queue/")
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == "Token"
+
+
+def test_a_user_over_the_rate_gets_429_with_retry_after(monkeypatch: Any) -> None:
+    monkeypatch.setattr(
+        throttles.SimpleRateThrottle,
+        "THROTTLE_RATES",
+        {"user": "5/min", "anon": "100/min", "address": "100/min", "jobs": "100/min"},
+    )
+    client = APIClient()
+    client.force_authenticate(make_user("alice", roles.ANNOTATOR))
+    statuses = [client.get("/api/queue/").status_code for _ in range(7)]
+    assert statuses == [200] * 5 + [429] * 2
+    response = client.get("/api/queue/")
+    assert int(response["Retry-After"]) > 0
+    other = APIClient()
+    other.force_authenticate(make_user("bob", roles.ANNOTATOR))
+    assert other.get("/api/queue/").status_code == 200  # per user
+
+
+def test_one_address_is_limited_across_accounts(monkeypatch: Any) -> None:
+    monkeypatch.setattr(
+        throttles.SimpleRateThrottle,
+        "THROTTLE_RATES",
+        {"user": "100/min", "anon": "100/min", "address": "4/min", "jobs": "100/min"},
+    )
+    statuses = []
+    for n in range(6):
+        client = APIClient(REMOTE_ADDR="10.1.1.1")
+        client.force_authenticate(make_user(f"user{n}", roles.ANNOTATOR))
+        statuses.append(client.get("/api/queue/").status_code)
+    assert statuses == [200] * 4 + [429] * 2

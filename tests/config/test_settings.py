@@ -1,0 +1,60 @@
+"""Production settings: secure by default, refused when incomplete, `check --deploy` clean."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.paths import ROOT
+
+SECRET = "k" * 20 + "-Zq8#vX2!pL9@wR4$tY6^uI1&oP3*aS5(dF7)gH0"
+
+
+def _manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {
+        k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS"}
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.slow
+def test_check_deploy_is_clean_with_the_documented_production_settings() -> None:
+    result = _manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        "--tag",
+        "security",
+        PRODUCTION="true",
+        SECRET_KEY=SECRET,
+        ALLOWED_HOSTS="align.example.org",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"ALLOWED_HOSTS": "align.example.org"}, "SECRET_KEY must be set"),
+        ({"SECRET_KEY": SECRET}, "ALLOWED_HOSTS must name"),
+        ({"SECRET_KEY": SECRET, "ALLOWED_HOSTS": "a.org", "DEBUG": "true"}, "do not go together"),
+    ],
+)
+def test_production_refuses_to_start_without_what_it_needs(
+    env: dict[str, str], message: str
+) -> None:
+    result = _manage("check", PRODUCTION="true", **env)
+    assert result.returncode != 0
+    assert message in result.stderr

@@ -1,0 +1,73 @@
+"""The login page: throttled per account and per address, clear message, success clears."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client, override_settings
+
+from annotate import roles
+from tests.annotate.factories import make_user
+
+pytestmark = pytest.mark.django_db
+PASSWORD = "a-long-Password-1"
+
+
+@pytest.fixture
+def alice() -> Any:
+    return make_user("alice", roles.ANNOTATOR, password=PASSWORD)
+
+
+def _login(client: Client, username: str, password: str, address: str = "10.0.0.1") -> Any:
+    return client.post("/login/", {"username": username, "password": password}, REMOTE_ADDR=address)
+
+
+@override_settings(LOGIN_MAX_FAILURES=5)
+def test_thirty_wrong_passwords_lock_the_account_even_for_the_right_one(alice: Any) -> None:
+    client = Client()
+    statuses = [_login(client, "alice", f"wrong-{n}").status_code for n in range(30)]
+    assert statuses[:5] == [200] * 5  # the form again, with its error
+    assert set(statuses[5:]) == {429}
+    response = _login(client, "alice", PASSWORD)
+    assert response.status_code == 429
+    assert "Too many failed logins" in response.content.decode()
+    assert int(response["Retry-After"]) > 0
+    assert "_auth_user_id" not in client.session
+
+
+@override_settings(LOGIN_MAX_FAILURES=5)
+def test_the_lock_holds_for_the_account_from_another_address(alice: Any) -> None:
+    for n in range(5):
+        _login(Client(), "alice", f"wrong-{n}", address="10.0.0.1")
+    assert _login(Client(), "alice", PASSWORD, address="10.9.9.9").status_code == 429
+
+
+@override_settings(LOGIN_MAX_FAILURES=5)
+def test_one_address_spraying_many_accounts_is_locked(alice: Any) -> None:
+    for n in range(5):
+        _login(Client(), f"user{n}", "guess", address="10.0.0.7")
+    assert _login(Client(), "alice", PASSWORD, address="10.0.0.7").status_code == 429
+    assert _login(Client(), "alice", PASSWORD, address="10.0.0.8").status_code == 302
+
+
+@override_settings(LOGIN_MAX_FAILURES=5)
+def test_a_success_clears_the_account_count(alice: Any) -> None:
+    client = Client()
+    for n in range(4):
+        _login(client, "alice", f"wrong-{n}")
+    assert _login(client, "alice", PASSWORD).status_code == 302
+    for n in range(4):
+        assert _login(Client(), "alice", f"wrong-{n}", address="10.0.0.2").status_code == 200
+
+
+@override_settings(LOGIN_MAX_FAILURES=2, LOGIN_LOCKOUT_SECONDS=1)
+def test_the_lock_ends_after_the_lockout(alice: Any, monkeypatch: Any) -> None:
+    import time
+
+    for n in range(2):
+        _login(Client(), "alice", f"wrong-{n}")
+    assert _login(Client(), "alice", PASSWORD).status_code == 429
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + 5)
+    assert _login(Client(), "alice", PASSWORD).status_code == 302
