@@ -221,10 +221,11 @@ class MtAdapter(Scorer):
 
 
 class CombinedAdapter(Scorer):
-    """The combined scorer: the union of PERP, MT-metric, aligner and overlap features with an RBF SVM
-    (:class:`scoring.scorers.combined.CombinedModel`). Options: ``groups`` (feature groups, default
-    all), ``ppdb`` (a PPDB lexical table for the aligner), ``learner`` (``svm`` or ``ridge``),
-    ``seed``, ``folds``, ``c_grid``, ``gamma_factors``, ``epsilon_grid``, ``alpha_grid``."""
+    """The combined scorer, the union of PERP, MT-metric, aligner and overlap features with an
+    RBF SVM (:class:`scoring.scorers.combined.CombinedModel`). Options: ``groups`` (feature
+    groups, default all), ``ppdb`` (a PPDB lexical table for the aligner), ``learner`` (``svm``
+    or ``ridge``), ``seed``, ``folds``, ``c_grid``, ``gamma_factors``, ``epsilon_grid``,
+    ``alpha_grid``."""
 
     kind = "combined"
     tasks = ("regression", "classification")
