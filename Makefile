@@ -6,6 +6,8 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 SHARED := $(abspath ../shared)
 export NLTK_DATA ?= $(SHARED)/nltk_data
+# The public data sets the tests, benchmarks and experiments read (never the product).
+export DATA_DIR ?= $(SHARED)/data
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # The integration suite's real services (started by `make services` when down).
@@ -73,23 +75,23 @@ typecheck: install  ## mypy (strict on scoring/)
 	$(BIN)/mypy scoring annotate config frontend
 
 bench: install services  ## benchmarks: figures and ratios against peers measured in the same run
-	@missed=""; for b in tests/benchmarks/bench_*.py; do \
+	@missed=""; for b in benchmarks/bench_*.py; do \
 		name=$$(basename $$b .py); echo "== $$name"; \
-		$(PY) -m tests.benchmarks.$$name || missed="$$missed $$name"; done; \
+		$(PY) -m benchmarks.$$name || missed="$$missed $$name"; done; \
 	if [ -n "$$missed" ]; then echo "targets missed in:$$missed"; exit 1; fi
 
 # Each script exits 1 when a figure falls outside the issue's tolerance; `-` runs the rest anyway
 # and make prints "(ignored)" so that a miss stays visible.
-reproduce: install  ## the papers' experiments on ../shared/data; results/*.json (quoted in README)
+reproduce: install  ## the papers' experiments on DATA_DIR; results/*.json (quoted in docs/results.md)
 	mkdir -p results
-	-$(PY) -m tests.benchmarks.reproduce_perp --output results/perp_sts2012.json
-	-$(PY) -m tests.benchmarks.reproduce_mt --output results/mt_msrp.json
-	-$(PY) -m tests.benchmarks.reproduce_pfsm --output results/pfsm_sts2012.json
-	-$(PY) -m tests.benchmarks.aligner_results results/aligners.json
-	-$(PY) -m tests.benchmarks.supervised_ceiling results/supervised_ceiling_rte2.json --large-encoder
-	-$(PY) -m tests.benchmarks.supervised_ceiling results/supervised_ceiling_edinburgh.json \
+	-$(PY) -m experiments.reproduce_perp --output results/perp_sts2012.json
+	-$(PY) -m experiments.reproduce_mt --output results/mt_msrp.json
+	-$(PY) -m experiments.reproduce_pfsm --output results/pfsm_sts2012.json
+	-$(PY) -m experiments.aligner_results results/aligners.json
+	-$(PY) -m experiments.supervised_ceiling results/supervised_ceiling_rte2.json --large-encoder
+	-$(PY) -m experiments.supervised_ceiling results/supervised_ceiling_edinburgh.json \
 		--data edinburgh_train --large-encoder
-	-$(PY) -m tests.benchmarks.reproduce_combined --output results/combined.json
+	-$(PY) -m experiments.reproduce_combined --output results/combined.json
 
 clean:  ## remove the virtualenv and var/ (database, broker files, secrets of this checkout)
 	rm -rf $(VENV) var

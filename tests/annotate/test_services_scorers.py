@@ -127,8 +127,8 @@ def test_the_command_writes_the_evaluation(corpus: Corpus, tmp_path) -> None:
 
 # --- API: each role gets an explicit status ----------------------------------------------------
 
-EVERY_USER = {"annotator": 200, "adjudicator": 200, "admin": 200, "anon": 403}
-ADMIN_ONLY = {"annotator": 403, "adjudicator": 403, "admin": 201, "anon": 403}
+EVERY_USER = {"annotator": 200, "adjudicator": 200, "admin": 200, "anon": 401}
+ADMIN_ONLY = {"annotator": 403, "adjudicator": 403, "admin": 201, "anon": 401}
 
 
 def client_for(persona: str) -> APIClient:

@@ -2,7 +2,7 @@
 outputs.
 
 ``tests/data/minilm_golden.json`` and ``mpnet_golden.json`` were written by
-sentence-transformers (torch) from the same weights (``tests/benchmarks/make_encoder_golden.py``);
+sentence-transformers (torch) from the same weights (``experiments/make_encoder_golden.py``);
 these tests need only numpy.
 """
 

@@ -1,6 +1,6 @@
 """Benchmark: Monte Carlo Ĉ (scoring.alignment.agreement) on synthetic annotated pairs.
 
-    .venv/bin/python -m tests.benchmarks.bench_agreement
+    .venv/bin/python -m benchmarks.bench_agreement
 
 Target (issue 3): Ĉ with J = 1,000 samples on 300 pairs of 20–30 tokens in ≤ 10 s wall on this
 2-core machine, memory bounded. The timed call is the full computation the product runs: both

@@ -1,6 +1,6 @@
 """Reproduce pFSM and pPDA (jump limit 5) on STS-2012, schemes *Indi* and *All* (seed 002 Table 1).
 
-    .venv/bin/python -m tests.benchmarks.reproduce_pfsm --output results/pfsm_sts2012.json [--quick]
+    .venv/bin/python -m experiments.reproduce_pfsm --output results/pfsm_sts2012.json [--quick]
 
 Both models have the synonym and paraphrase substitutions and the bigram block edits (seed 002
 §2.3–2.4; paraphrases: the PPDB lexical table in ``shared/data/ppdb``, not TERp's). The schemes,
@@ -46,14 +46,14 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.paths import data_dir
 from scoring.corpus import PairRecord
 from scoring.formats import get_format
 from scoring.pfsm import PFSMScorer
 from scoring.scorers.papers import STS2012_MODEL_OF_TEST, STS2012_TRAIN_FILES
-from tests.paths import NLTK_DATA, SHARED_DATA
 
-STS = SHARED_DATA / "sts2012"
-PPDB = SHARED_DATA / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
+STS = data_dir() / "sts2012"
+PPDB = data_dir() / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
 JUMP_LIMIT = 5
 TRAIN = STS2012_TRAIN_FILES
 #: Test file → the training file whose model scores it under seed 000's mapping.
@@ -113,7 +113,6 @@ def table(
 
 def run_kind(kind: str, quick: bool, zero_start: bool) -> dict[str, Any]:
     """Train the Indi and All models of one kind and score the test files (a worker process)."""
-    os.environ.setdefault("NLTK_DATA", str(NLTK_DATA))
     train, test = read("train"), read("test")
     if quick:
         train = {name: records[:150] for name, records in train.items()}

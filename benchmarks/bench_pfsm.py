@@ -1,6 +1,6 @@
 """Benchmark: pFSM and pPDA (jump limit 5) trained on STS-2012 MSRpar train, tested on MSRpar test.
 
-Run: ``.venv/bin/python -m tests.benchmarks.bench_pfsm``
+Run: ``.venv/bin/python -m benchmarks.bench_pfsm``
 
 Prints for each model the wall time of ``fit`` on the 750 training pairs (featurization, lattice
 building and L-BFGS; WordNet, the PPDB table and the numba kernels are loaded by a warm-up run
@@ -19,15 +19,15 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.paths import data_dir
 from scoring.pfsm import PFSMScorer
 from scoring.pfsm import _kernels as kernels
 from scoring.pfsm.features import N_FEATURES, MatchTables
 from scoring.pfsm.lattice import CompiledPairs, node_count
 from scoring.text import tokenize
-from tests.paths import NLTK_DATA, SHARED_DATA
 
-STS = SHARED_DATA / "sts2012"
-PPDB = SHARED_DATA / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
+STS = data_dir() / "sts2012"
+PPDB = data_dir() / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
 #: Seed 002, Table 1, column MSRpar, rows pFSM_Indi and pPDA_Indi (Pearson).
 PAPER = {"pfsm": 0.3795, "ppda": 0.4244}
 TARGET_SECONDS = {"pfsm": 60.0, "ppda": 300.0}
@@ -77,9 +77,7 @@ def edge_list_evaluation_seconds(
 
 
 def main() -> int:
-    import os
 
-    os.environ.setdefault("NLTK_DATA", str(NLTK_DATA))
     train, train_gold = load("train", "MSRpar")
     test, test_gold = load("test", "MSRpar")
     print(f"STS-2012 MSRpar: {len(train)} train pairs, {len(test)} test pairs; PPDB {PPDB.name}")

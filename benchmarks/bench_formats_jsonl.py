@@ -1,6 +1,6 @@
 """Benchmark: reading 100,000 JSONL pairs with full validation, streaming.
 
-    .venv/bin/python -m tests.benchmarks.bench_formats_jsonl [--pairs N]
+    .venv/bin/python -m benchmarks.bench_formats_jsonl [--pairs N]
 
 Writes a synthetic corpus (20–30 tokens a side, a prefill with confidences, two annotators, a
 gold alignment) to a temporary file with :func:`scoring.formats.jsonl.write`, then reads it back

@@ -1,7 +1,7 @@
 """Reproduce seed 003's Table 3 (Finch, Hwang & Sumita 2005): MSRP train → test accuracy of an
 RBF SVM on each feature subset; and an SVR baseline on STS-2012.
 
-Run as ``.venv/bin/python -m tests.benchmarks.reproduce_mt --output results.json``.
+Run as ``.venv/bin/python -m experiments.reproduce_mt --output results.json``.
 
 MSRP: features from :func:`scoring.mt.features.mt_features` (NIST information from each file's
 own reference side, as mteval would on that file), one :class:`scoring.mt.classifier.MtClassifier`
@@ -30,11 +30,11 @@ from typing import Any
 import numpy as np
 import sklearn
 
+from benchmarks.paths import data_dir
 from scoring import __version__
 from scoring.formats import get_format
 from scoring.mt.classifier import MtClassifier, MtRegressor, classification_report, pearson
 from scoring.mt.features import FEATURE_NAMES, TABLE3_SUBSETS, mt_features
-from tests.paths import SHARED_DATA
 
 #: Seed 003, Table 3 (Microsoft's train and test sets): accuracy, precision, recall, F-measure.
 PAPER: dict[str, tuple[float, float, float, float]] = {
@@ -71,7 +71,7 @@ def _pairs(records: list[Any]) -> list[tuple[list[str], list[str]]]:
 
 
 def msrp(rows: tuple[str, ...], seed: int) -> dict[str, Any]:
-    folder = SHARED_DATA / "msrp"
+    folder = data_dir() / "msrp"
     spec = get_format("msrp")
     start = time.perf_counter()
     train = list(spec.read([folder / "msr_paraphrase_train.txt"]))
@@ -142,7 +142,7 @@ def msrp(rows: tuple[str, ...], seed: int) -> dict[str, Any]:
 
 def sts(seed: int) -> dict[str, Any]:
     spec = get_format("sts")
-    folder = SHARED_DATA / "sts2012"
+    folder = data_dir() / "sts2012"
     start = time.perf_counter()
     models: dict[str, MtRegressor] = {}
     for name in sorted(set(STS_TESTS.values())):

@@ -1,6 +1,6 @@
 """Benchmark: phrase-pair extraction with atomic labels vs ``nltk.translate.phrase_based``.
 
-    .venv/bin/python -m tests.benchmarks.bench_phrases
+    .venv/bin/python -m benchmarks.bench_phrases
 
 Random 20×20 alignments (each source word linked to about one target word near the diagonal, plus
 some extra links, some words left unaligned). Both extractors run in this process on the same

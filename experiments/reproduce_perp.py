@@ -1,6 +1,6 @@
 """Reproduce PERP "without phrases" on STS-2012 (seed 000 Table 2) and time its training.
 
-    .venv/bin/python -m tests.benchmarks.reproduce_perp --output results/perp_sts2012.json
+    .venv/bin/python -m experiments.reproduce_perp --output results/perp_sts2012.json
 
 The paper's per-subtask scheme (seed 000 §6): a model per known subtask trained on its own
 training file (T = 200, α = 0.01); On-WN is scored with the MSRpar model and SMT-news with the
@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.paths import data_dir
 from scoring.edit.perp import PERP_TERP, Perp, PerpConfig
 from scoring.edit.terp import read_shift_stop_words
 from scoring.formats import get_format
-from tests.paths import SHARED_DATA
 
 PAPER = {  # seed 000 Table 2, row "PERP"
     "ALL": 0.7808,
@@ -49,7 +49,7 @@ SCHEME = {
 
 
 def _read(split: str, name: str) -> tuple[list[tuple[str, str]], np.ndarray]:
-    path = SHARED_DATA / "sts2012" / split / f"STS.input.{name}.txt"
+    path = data_dir() / "sts2012" / split / f"STS.input.{name}.txt"
     records = list(get_format("sts").read([path]))
     pairs = [(r.source_text, r.target_text) for r in records]
     return pairs, np.array([r.gold_score for r in records], dtype=np.float64)
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     stop = read_shift_stop_words(
-        SHARED_DATA / "conformance/terp/shift_word_stop_list.txt", PERP_TERP
+        data_dir() / "conformance/terp/shift_word_stop_list.txt", PERP_TERP
     )
     config = PerpConfig(epochs=args.epochs, seed=args.seed, stop_words=tuple(sorted(stop)))
     models: dict[str, Perp] = {}

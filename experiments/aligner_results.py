@@ -1,6 +1,6 @@
 """Aligner results on Edinburgh++ train and RTE-2 dev (issue 6, "Checks to pass").
 
-Run: ``.venv/bin/python -m tests.benchmarks.aligner_results RESULTS.json [--no-phrases]``.
+Run: ``.venv/bin/python -m experiments.aligner_results RESULTS.json [--no-phrases]``.
 
 Evaluates the identity baseline, ``lexical`` (with PPDB) and ``em`` (alone, ``+lexical`` =
 lexical links first and EM intersection links between the words they leave unaligned,
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import sys
 import time
@@ -35,23 +34,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.paths import NLTK_DATA, SHARED_DATA
-
-os.environ.setdefault("NLTK_DATA", str(NLTK_DATA))
-
-from scoring import __version__  # after NLTK_DATA is set
+from benchmarks.paths import data_dir
+from scoring import __version__
 from scoring.aligners.base import Aligner, get_aligner
 from scoring.aligners.evaluation import evaluate_records
 from scoring.corpus import PairRecord
 from scoring.formats import read_corpus
 
-PPDB = SHARED_DATA / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
+PPDB = data_dir() / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
 SEED = 0  # fold assignment of the cross-validated aligners
 
 
 def datasets() -> dict[str, list[PairRecord]]:
-    edinburgh = SHARED_DATA / "edinburgh"
-    rte2 = SHARED_DATA / "rte2-alignments"
+    edinburgh = data_dir() / "edinburgh"
+    rte2 = data_dir() / "rte2-alignments"
     return {
         "edinburgh_train": list(
             read_corpus(
@@ -67,8 +63,8 @@ def datasets() -> dict[str, list[PairRecord]]:
 
 def extra_pairs() -> list[tuple[list[str], list[str]]]:
     """Unlabelled paraphrase pairs for EM: MSRP train+test and STS 2012 train+test (11,143)."""
-    msrp = SHARED_DATA / "msrp"
-    sts = SHARED_DATA / "sts2012"
+    msrp = data_dir() / "msrp"
+    sts = data_dir() / "sts2012"
     records = list(
         read_corpus("msrp", [msrp / "msr_paraphrase_train.txt", msrp / "msr_paraphrase_test.txt"])
     )

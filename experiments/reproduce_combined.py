@@ -1,6 +1,6 @@
 """The combined scorer (issue 5) against every paper figure on the same data.
 
-    .venv/bin/python -m tests.benchmarks.reproduce_combined --output results/combined.json
+    .venv/bin/python -m experiments.reproduce_combined --output results/combined.json
 
 STS-2012: one :class:`scoring.scorers.combined.CombinedModel` per training file, seed 000's
 per-subtask scheme: each known test set scored by the model of its own training file, On-WN by
@@ -37,6 +37,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
 
+from benchmarks.paths import data_dir
 from scoring import __version__
 from scoring.formats import get_format
 from scoring.mt.classifier import classification_report, pearson
@@ -55,9 +56,8 @@ from scoring.scorers.papers import (
     STS2012_TRAIN_FILES,
     best_paper_figures,
 )
-from tests.paths import SHARED_DATA
 
-PPDB = SHARED_DATA / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
+PPDB = data_dir() / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
 TRAIN_SETS = STS2012_TRAIN_FILES
 SCHEME = STS2012_MODEL_OF_TEST  # test file → training file of its model (seed 000 §6)
 # MSRP: the four groups of the first version (5-fold CV accuracy 78.8 on the training file); the
@@ -77,14 +77,14 @@ Pairs = list[tuple[list[str], list[str]]]
 
 
 def _sts(split: str, name: str) -> tuple[Pairs, np.ndarray]:
-    path = SHARED_DATA / "sts2012" / split / f"STS.input.{name}.txt"
+    path = data_dir() / "sts2012" / split / f"STS.input.{name}.txt"
     records = list(get_format("sts").read([path]))
     pairs = [(r.source_tokens, r.target_tokens) for r in records]
     return pairs, np.array([r.gold_score for r in records], dtype=np.float64)
 
 
 def _msrp(split: str) -> tuple[Pairs, np.ndarray]:
-    path = SHARED_DATA / "msrp" / f"msr_paraphrase_{split}.txt"
+    path = data_dir() / "msrp" / f"msr_paraphrase_{split}.txt"
     records = list(get_format("msrp").read([path]))
     pairs = [(r.source_tokens, r.target_tokens) for r in records]
     return pairs, np.array([r.gold_label for r in records], dtype=np.int64)

@@ -2,7 +2,7 @@
 on 10,000 synthetic pairs of 20–30 tokens in ≤ 60 s (independently, and jointly with
 ``training="agreement"``), and align one pair in ≤ 5 ms.
 
-Run: ``.venv/bin/python -m tests.benchmarks.bench_em [--pairs N] [--seed S]``. The peer,
+Run: ``.venv/bin/python -m benchmarks.bench_em [--pairs N] [--seed S]``. The peer,
 measured in the same run, is NLTK's ``IBMModel1`` (plain Python) on the first 500 pairs, one
 iteration, against our Model 1 on the same pairs; the ratio is printed. Numba compilation is
 done (and timed) first on a tiny corpus so that it does not count against the target. Exits

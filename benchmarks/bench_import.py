@@ -4,7 +4,7 @@ Target: peak memory of the importing process under 500 MB. Prints pairs/second. 
 in a child process on a fresh SQLite database in a temporary directory, and its peak resident
 set size is read from the kernel's accounting of that child (``wait4``).
 
-    python -m tests.benchmarks.bench_import [--pairs N]
+    python -m benchmarks.bench_import [--pairs N]
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.paths import ROOT
+from benchmarks.paths import ROOT
 
 PEAK_LIMIT_MB = 500
 WORDS = (

@@ -1,6 +1,6 @@
 """Benchmark: sentence BLEU and NIST on the 1,000 WMT17 pairs, scoring.mt.metrics vs nltk.
 
-Run as ``.venv/bin/python -m tests.benchmarks.bench_bleu_nist``. Both sides get the same
+Run as ``.venv/bin/python -m benchmarks.bench_bleu_nist``. Both sides get the same
 mteval-13a tokens (tokenization is not timed); ours includes the statistics stage (word ids,
 clipped matches, and for NIST the n-gram information over the whole reference set) in every
 timing. nltk's
@@ -17,15 +17,15 @@ import warnings
 from nltk.translate.bleu_score import sentence_bleu
 from nltk.translate.nist_score import sentence_nist
 
+from benchmarks.paths import data_dir
+from benchmarks.timing import interleaved_best
 from scoring.mt.metrics import bleu, ngram_stats, nist, read_mteval_sgml, tokenize_13a
-from tests.benchmarks.timing import interleaved_best
-from tests.paths import SHARED_DATA
 
 TARGET = 10.0
 
 
 def main() -> int:
-    folder = SHARED_DATA / "conformance/bleu_nist"
+    folder = data_dir() / "conformance/bleu_nist"
     hyps = [tokenize_13a(s.text) for s in read_mteval_sgml(folder / "tst.sgm")]
     refs = [tokenize_13a(s.text) for s in read_mteval_sgml(folder / "ref.sgm")]
     pairs = list(zip(hyps, refs, strict=True))

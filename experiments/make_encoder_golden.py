@@ -1,7 +1,7 @@
 """Write golden reference outputs of a sentence encoder for testing the numpy re-implementation.
 
-    /tmp/stvenv/bin/python -m tests.benchmarks.make_encoder_golden tests/data/minilm_golden.json
-    /tmp/stvenv/bin/python -m tests.benchmarks.make_encoder_golden --model mpnet \
+    /tmp/stvenv/bin/python -m experiments.make_encoder_golden tests/data/minilm_golden.json
+    /tmp/stvenv/bin/python -m experiments.make_encoder_golden --model mpnet \
         --model-dir .venv/share/scoring/all-mpnet-base-v2 tests/data/mpnet_golden.json
 
 NOT part of the test run: this script writes the golden JSON file that the tests read, and is

@@ -1,6 +1,6 @@
 """Benchmark: TER on the 1,000 WMT17 pairs, scoring.edit.ter vs sacrebleu's TER sentence scoring.
 
-Run as ``.venv/bin/python -m tests.benchmarks.bench_ter``. Both sides start from the raw strings
+Run as ``.venv/bin/python -m benchmarks.bench_ter``. Both sides start from the raw strings
 (tercom's default lowercasing and whitespace tokenization) and are timed in this process: best
 CPU time of three interleaved rounds, after numba compilation. Exits 1 unless the edit counts are
 identical and scoring.edit.ter is at least 20× faster (issue 5).
@@ -14,15 +14,15 @@ import sys
 import numpy as np
 from sacrebleu.metrics import TER
 
+from benchmarks.paths import data_dir
+from benchmarks.timing import interleaved_best
 from scoring.edit.ter import ter_batch
-from tests.benchmarks.timing import interleaved_best
-from tests.paths import SHARED_DATA
 
 TARGET = 20.0
 
 
 def main() -> int:
-    pairs = json.loads((SHARED_DATA / "conformance/ter/wmt17_ende_1000pairs.json").read_text())
+    pairs = json.loads((data_dir() / "conformance/ter/wmt17_ende_1000pairs.json").read_text())
     hyps = [p["hyp"] for p in pairs]
     refs = [p["ref"] for p in pairs]
     metric = TER()

@@ -1,13 +1,13 @@
 """What limits the ``supervised`` aligner on a gold set (issue 6): data, tree settings, a stage.
 
-Run: ``.venv/bin/python -m tests.benchmarks.supervised_ceiling RESULTS.json [--data NAME]
+Run: ``.venv/bin/python -m experiments.supervised_ceiling RESULTS.json [--data NAME]
 [--large-encoder]``.
 
 The cell features (:meth:`SupervisedAligner.features`) do not depend on the fold: the EM model
 and the word frequencies are learnt from every pair's tokens, never from gold. So they are
 computed once per data set, and each question below only refits the trees
 (:meth:`SupervisedAligner.fit_ensemble`, the product's own fitting and numba predictor) on the
-5 folds of :mod:`tests.benchmarks.aligner_results` (seed 0), scored by the literature metric
+5 folds of :mod:`experiments.aligner_results` (seed 0), scored by the literature metric
 (sure links, P and R averaged over pairs) against the set's reference (RTE-2: the 2-of-3
 majority of sure links):
 
@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -39,11 +38,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tests.paths import NLTK_DATA
-
-os.environ.setdefault("NLTK_DATA", str(NLTK_DATA))
-
-from scoring.aligners.evaluation import (  # after NLTK_DATA is set
+from experiments.aligner_results import PPDB, SEED, datasets
+from scoring.aligners.evaluation import (
     SetCounts,
     fold_assignment,
     literature_scores,
@@ -51,7 +47,6 @@ from scoring.aligners.evaluation import (  # after NLTK_DATA is set
     training_gold,
 )
 from scoring.aligners.supervised import SupervisedAligner
-from tests.benchmarks.aligner_results import PPDB, SEED, datasets
 
 F64 = npt.NDArray[np.float64]
 FOLDS = 5

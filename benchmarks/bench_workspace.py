@@ -9,7 +9,7 @@
   and 100 users; prints save p50/p95/p99 and errors; target at 50 users: p95 ≤ 100 ms and zero
   errors. Peer in the same run: ``GET /api/me/`` (authentication + one query), ratio printed.
 
-Run: ``.venv/bin/python -m tests.benchmarks.bench_workspace [--users 10,50,100] [--seconds 15]``.
+Run: ``.venv/bin/python -m benchmarks.bench_workspace [--users 10,50,100] [--seconds 15]``.
 Needs PostgreSQL (``make services``); a scratch database ``bench_workspace`` is created and
 dropped. Exits non-zero if a target is missed.
 """
@@ -30,7 +30,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 RENDER_TARGET_MS = 100.0
 TOGGLE_TARGET_MS = 16.0
@@ -131,7 +131,7 @@ def _locust(host: str, users: int, seconds: int, users_file: Path, out: Path) ->
         [
             str(BIN / "locust"),
             "-f",
-            str(ROOT / "tests" / "benchmarks" / "locust_workspace.py"),
+            str(ROOT / "benchmarks" / "locust_workspace.py"),
             "--headless",
             "--users",
             str(users),
