@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.bench_agreement
 
-Target (issue 3): Ĉ with J = 1,000 samples on 300 pairs of 20–30 tokens in ≤ 10 s wall on this
+Target: Ĉ with J = 1,000 samples on 300 pairs of 20–30 tokens in ≤ 10 s wall on this
 2-core machine, memory bounded. The timed call is the full computation the product runs: both
 kinds (P and S), every item set (words, atomic and all phrase pairs), edit-model fitting and
 aggregation. Also printed: peak RSS, and how the time grows from J = 100 to 1,000 and from 100 to

@@ -6,7 +6,7 @@ clipped matches, and for NIST the n-gram information over the whole reference se
 timing. nltk's
 ``sentence_bleu`` (4-grams, unsmoothed) and ``sentence_nist`` (5-grams, information from the
 segment's own reference) are called once per pair. Timed in this process: best CPU time of three
-interleaved rounds, after numba compilation. Exits 1 unless both speed-ups reach 10× (issue 5).
+interleaved rounds, after numba compilation. Exits 1 unless both speed-ups reach 10×.
 """
 
 from __future__ import annotations

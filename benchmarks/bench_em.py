@@ -1,4 +1,4 @@
-"""EM aligner speed (issue 6 targets): train 5 Model 1 + 5 HMM iterations in both directions
+"""EM aligner speed: train 5 Model 1 + 5 HMM iterations in both directions
 on 10,000 synthetic pairs of 20–30 tokens in ≤ 60 s (independently, and jointly with
 ``training="agreement"``), and align one pair in ≤ 5 ms.
 

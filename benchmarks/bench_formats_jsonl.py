@@ -7,7 +7,7 @@ gold alignment) to a temporary file with :func:`scoring.formats.jsonl.write`, th
 with :func:`scoring.formats.jsonl.read`, dropping each record as the importer's validation pass
 would. Prints pairs/second for the reader and for the peer, a bare ``json.loads`` per line (no
 validation, no records), their ratio, and the process's peak resident memory. Exits non-zero if
-the peak exceeds 500 MB (issue 2).
+the peak exceeds 500 MB.
 """
 
 from __future__ import annotations

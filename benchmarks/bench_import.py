@@ -1,4 +1,4 @@
-"""Import 100,000 JSONL pairs through ``manage.py import_corpus`` (issue 2).
+"""Import 100,000 JSONL pairs through ``manage.py import_corpus``.
 
 Target: peak memory of the importing process under 500 MB. Prints pairs/second. The import runs
 in a child process on a fresh SQLite database in a temporary directory, and its peak resident

@@ -4,7 +4,7 @@
 
 Random 20×20 alignments (each source word linked to about one target word near the diagonal, plus
 some extra links, some words left unaligned). Both extractors run in this process on the same
-alignments; ours also labels every pair atomic or composite, nltk does not. Target (issue 3): our
+alignments; ours also labels every pair atomic or composite, nltk does not. Target: our
 sentence pairs/second ≥ 50× nltk's, measured like for like (no boundary rule, no length limit, as
 nltk does); the default configuration (Cohn et al.'s boundary rule) is printed too. Exits 1 if
 the target is missed.

@@ -3,7 +3,7 @@
 Run as ``.venv/bin/python -m benchmarks.bench_ter``. Both sides start from the raw strings
 (tercom's default lowercasing and whitespace tokenization) and are timed in this process: best
 CPU time of three interleaved rounds, after numba compilation. Exits 1 unless the edit counts are
-identical and scoring.edit.ter is at least 20× faster (issue 5).
+identical and scoring.edit.ter is at least 20× faster.
 """
 
 from __future__ import annotations

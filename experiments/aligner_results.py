@@ -1,4 +1,4 @@
-"""Aligner results on Edinburgh++ train and RTE-2 dev (issue 6, "Checks to pass").
+"""Aligner results on Edinburgh++ train and RTE-2 dev.
 
 Run: ``.venv/bin/python -m experiments.aligner_results RESULTS.json [--no-phrases]``.
 

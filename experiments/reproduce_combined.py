@@ -1,8 +1,9 @@
-"""The combined scorer (issue 5) against every paper figure on the same data.
+"""The combined scorer against every paper figure on the same data.
 
     .venv/bin/python -m experiments.reproduce_combined --output results/combined.json
 
-STS-2012: one :class:`scoring.scorers.combined.CombinedModel` per training file, seed 000's
+STS-2012: one :class:`scoring.scorers.combined.CombinedModel` per training file, Heilman &
+Madnani's (2012)
 per-subtask scheme: each known test set scored by the model of its own training file, On-WN by
 MSRpar's and SMT-news by SMT-eur's; ALL is Pearson over the five test sets concatenated (as
 ``STS.gs.ALL.txt``). Each model's feature groups and learner (RBF SVR or ridge) are chosen on the
@@ -59,7 +60,8 @@ from scoring.scorers.papers import (
 
 PPDB = data_dir() / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
 TRAIN_SETS = STS2012_TRAIN_FILES
-SCHEME = STS2012_MODEL_OF_TEST  # test file → training file of its model (seed 000 §6)
+# test file → training file of its model (Heilman & Madnani 2012, §6)
+SCHEME = STS2012_MODEL_OF_TEST
 # MSRP: the four groups of the first version (5-fold CV accuracy 78.8 on the training file); the
 # slow ``wordnet`` group is left out there. The sentence encoder's group is added when it raises
 # the 5-fold CV accuracy on the training file (``MSRP_CANDIDATES``, chosen in :func:`msrp`).
@@ -322,7 +324,8 @@ def msrp(seed: int) -> dict[str, Any]:
         f"(C, γ {model.hyperparameters}, CV accuracy {100 * model.svm.cv_score:.2f}; "
         f"fit {fit_seconds:.0f} s)"
     )
-    print("margin over seed 003's rows: " + ", ".join(f"{k} {v:+.2f}" for k, v in margins.items()))
+    margin_text = ", ".join(f"{k} {v:+.2f}" for k, v in margins.items())
+    print(f"margin over Finch, Hwang & Sumita's (2005) rows: {margin_text}")
     return {
         "groups": list(model.groups),
         "candidates_cv_accuracy": {"+".join(c.groups): 100 * c.svm.cv_score for c in candidates},
@@ -363,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     result: dict[str, Any] = {
-        "benchmark": "combined scorer vs the best paper figure of every column (issue 5)",
+        "benchmark": "combined scorer vs the best paper figure of every column",
         "seed": args.seed,
         "versions": {
             "scoring": __version__,

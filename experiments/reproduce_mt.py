@@ -1,4 +1,4 @@
-"""Reproduce seed 003's Table 3 (Finch, Hwang & Sumita 2005): MSRP train → test accuracy of an
+"""Reproduce Finch, Hwang & Sumita's (2005) Table 3: MSRP train → test accuracy of an
 RBF SVM on each feature subset; and an SVR baseline on STS-2012.
 
 Run as ``.venv/bin/python -m experiments.reproduce_mt --output results.json``.
@@ -8,12 +8,13 @@ own reference side, as mteval would on that file), one :class:`scoring.mt.classi
 per row of Table 3 (``--rows issue``: WER, PER, POS, BLEU1, NIST1, ALL; ``--rows all``: all 16
 rows), ``C`` and ``γ`` by 5-fold cross-validation on the training set. Beside it, the same SVM
 with libsvm's defaults and no search (``C = 1``, ``γ = 1 / #features``, features scaled to
-[0, 1]), since the paper gives no settings. Target (issue 5): every row of the issue within ±1.5
+[0, 1]), since the paper gives no settings. Target: every row of the issue within ±1.5
 points of the paper; exits 1 otherwise (``--tolerate-above``: only rows *below* the band fail).
 
 STS-2012 (``--sts``, on by default): an :class:`~scoring.mt.classifier.MtRegressor` on all 101
 features trained on each train file and tested on the matching test file; the surprise sets use
-seed 000's scheme (OnWN with the MSRpar model, SMTnews with the SMTeuroparl model); "ALL" is
+Heilman & Madnani's (2012) scheme (OnWN with the MSRpar model, SMTnews with the SMTeuroparl model);
+"ALL" is
 Pearson over the five test files' predictions together. A baseline for the team, no target.
 """
 
@@ -36,7 +37,8 @@ from scoring.formats import get_format
 from scoring.mt.classifier import MtClassifier, MtRegressor, classification_report, pearson
 from scoring.mt.features import FEATURE_NAMES, TABLE3_SUBSETS, mt_features
 
-#: Seed 003, Table 3 (Microsoft's train and test sets): accuracy, precision, recall, F-measure.
+#: Finch, Hwang & Sumita 2005, Table 3 (Microsoft's train and test sets): accuracy, precision,
+#: recall, F-measure.
 PAPER: dict[str, tuple[float, float, float, float]] = {
     "WER": (68.29, 69.35, 93.72, 79.71),
     "PER": (71.88, 72.30, 93.55, 81.56),
@@ -183,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = ISSUE_ROWS if args.rows == "issue" else tuple(PAPER)
     start = time.perf_counter()
     result: dict[str, Any] = {
-        "paper": "Finch, Hwang & Sumita 2005, Table 3 (seed 003)",
+        "paper": "Finch, Hwang & Sumita 2005, Table 3",
         "seed": args.seed,
         "tolerance": TOLERANCE,
         "versions": {

@@ -1,8 +1,10 @@
-"""Reproduce PERP "without phrases" on STS-2012 (seed 000 Table 2) and time its training.
+"""Reproduce PERP "without phrases" on STS-2012 (Heilman & Madnani 2012, Table 2) and time its
+training.
 
     .venv/bin/python -m experiments.reproduce_perp --output results/perp_sts2012.json
 
-The paper's per-subtask scheme (seed 000 §6): a model per known subtask trained on its own
+The paper's per-subtask scheme (Heilman & Madnani 2012, §6): a model per known subtask trained on
+its own
 training file (T = 200, α = 0.01); On-WN is scored with the MSRpar model and SMT-news with the
 SMT-eur model; ALL is the Pearson correlation over the five test sets concatenated. Stop words
 are TERp's 158-entry shift stop-word list (the size of the paper's list); word frequencies come
@@ -28,7 +30,7 @@ from scoring.edit.perp import PERP_TERP, Perp, PerpConfig
 from scoring.edit.terp import read_shift_stop_words
 from scoring.formats import get_format
 
-PAPER = {  # seed 000 Table 2, row "PERP"
+PAPER = {  # Heilman & Madnani 2012, Table 2, row "PERP"
     "ALL": 0.7808,
     "MSRpar": 0.6211,
     "MSRvid": 0.7210,
@@ -117,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     args.output.write_text(
         json.dumps(
             {
-                "benchmark": "PERP without phrases, STS-2012 test (seed 000 Table 2)",
+                "benchmark": "PERP without phrases, STS-2012 test (Heilman & Madnani 2012, Tab. 2)",
                 "pearson": results,
                 "paper": PAPER,
                 "difference": {k: results[k] - PAPER[k] for k in PAPER},

@@ -1,14 +1,17 @@
-"""Reproduce pFSM and pPDA (jump limit 5) on STS-2012, schemes *Indi* and *All* (seed 002 Table 1).
+"""Reproduce pFSM and pPDA (jump limit 5) on STS-2012, schemes *Indi* and *All* (Wang & Cer 2012,
+Table 1).
 
     .venv/bin/python -m experiments.reproduce_pfsm --output results/pfsm_sts2012.json [--quick]
 
-Both models have the synonym and paraphrase substitutions and the bigram block edits (seed 002
+Both models have the synonym and paraphrase substitutions and the bigram block edits (Wang & Cer
+2012
 §2.3–2.4; paraphrases: the PPDB lexical table in ``shared/data/ppdb``, not TERp's). The schemes,
-as seed 002 §2.4 defines them:
+as Wang & Cer 2012, §2.4 defines them:
 
 - *Indi*: one model per training file (MSRpar, MSRvid, SMTeuroparl), each scoring its own test
   file; the two unseen test files (On-WN, SMT-news) are scored with the joint model of *All*
-  (which is why Table 1 leaves them blank in the *Indi* rows). For comparison with seed 000's
+  (which is why Table 1 leaves them blank in the *Indi* rows). For comparison with Heilman &
+  Madnani's (2012)
   scheme, the results also give *Indi* with On-WN scored by the MSRpar model and SMT-news by the
   SMTeuroparl model (``indi_perp_mapping``).
 - *All*: one model trained on the three training files pooled (2,234 pairs) scores all five.
@@ -56,10 +59,10 @@ STS = data_dir() / "sts2012"
 PPDB = data_dir() / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
 JUMP_LIMIT = 5
 TRAIN = STS2012_TRAIN_FILES
-#: Test file → the training file whose model scores it under seed 000's mapping.
+#: Test file → the training file whose model scores it under Heilman & Madnani's (2012) mapping.
 TEST = STS2012_MODEL_OF_TEST
 COLUMNS = ("ALL", "MSRpar", "MSRvid", "SMTeuroparl", "surprise.OnWN", "surprise.SMTnews")
-#: Seed 002, Table 1 (Pearson). The Indi rows leave On-WN and SMT-news blank: the joint model
+#: Wang & Cer 2012, Table 1 (Pearson). The Indi rows leave On-WN and SMT-news blank: the joint model
 #: scores them, so they equal the All row's.
 PAPER: dict[str, dict[str, float | None]] = {
     "pfsm indi": dict(zip(COLUMNS, (0.6354, 0.3795, 0.5350, 0.4377, None, None), strict=True)),
@@ -148,7 +151,10 @@ def print_report(results: dict[str, Any]) -> None:
     for kind, res in results["models"].items():
         name = "pFSM" if kind == "pfsm" else f"pPDA j{JUMP_LIMIT}"
         rows = [("indi", "Indi"), ("all", "All")]
-        rows += [("indi_perp_mapping", "Indi (seed 000 map)"), ("all_zero_start", "All θ=0 only")]
+        rows += [
+            ("indi_perp_mapping", "Indi (Heilman & Madnani 2012 map)"),
+            ("all_zero_start", "All θ=0 only"),
+        ]
         for key, label in rows:
             if key not in res:
                 continue
@@ -159,9 +165,7 @@ def print_report(results: dict[str, Any]) -> None:
                     paper = {
                         c: v if v is not None else PAPER[f"{kind} all"][c] for c, v in paper.items()
                     }
-                print(
-                    f"{'  seed 002 Table 1':<22}" + "".join(f"{paper[c]:>12.4f}" for c in COLUMNS)
-                )
+                print(f"{'  paper':<22}" + "".join(f"{paper[c]:>12.4f}" for c in COLUMNS))
         for label, fit in res["fits"].items():
             extra = f"  Eq.3 {fit['objective_final']:.1f} (start: {fit.get('start', 'zero')})"
             print(
@@ -195,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         models = {k: run_kind(*a) for k, a in jobs.items()}
     results = {
         "what": "pFSM / pPDA (jump 5) on STS-2012 test, Pearson, schemes Indi and All",
-        "paper": "seed 002 (Wang & Cer 2012) Table 1",
+        "paper": "Wang & Cer 2012 (Wang & Cer 2012) Table 1",
         "paper_table": PAPER,
         "quick": args.quick,
         "jump_limit": JUMP_LIMIT,

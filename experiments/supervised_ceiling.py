@@ -1,4 +1,4 @@
-"""What limits the ``supervised`` aligner on a gold set (issue 6): data, tree settings, a stage.
+"""What limits the ``supervised`` aligner on a gold set: data, tree settings, a stage.
 
 Run: ``.venv/bin/python -m experiments.supervised_ceiling RESULTS.json [--data NAME]
 [--large-encoder]``.

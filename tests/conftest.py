@@ -5,7 +5,7 @@ import pytest
 
 from tests.paths import NLTK_DATA, SHARED_DATA
 
-# Linguistic resources come from the shared copy in tests (design.md §3); the product itself
+# Linguistic resources come from the shared copy in tests; the product itself
 # finds them on NLTK's normal search path.
 os.environ.setdefault("NLTK_DATA", str(NLTK_DATA))
 

@@ -1,4 +1,4 @@
-"""import_corpus / export_corpus: the real data sets, round trips, every bad input (issue 2)."""
+"""import_corpus / export_corpus: the real data sets, round trips, every bad input."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The database itself refuses corrupt alignments (design.md §4: invariants live in the DB)."""
+"""The database itself refuses corrupt alignments (invariants live in the database)."""
 
 from __future__ import annotations
 

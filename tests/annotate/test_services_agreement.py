@@ -1,4 +1,4 @@
-"""Agreement reports of a stored corpus (issue 3): the service over scoring.alignment.reports."""
+"""Agreement reports of a stored corpus: the service over scoring.alignment.reports."""
 
 from __future__ import annotations
 

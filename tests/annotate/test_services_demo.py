@@ -1,4 +1,4 @@
-"""``make demo``'s loader: sample corpus, users of every role, idempotent (issue 2)."""
+"""``make demo``'s loader: sample corpus, users of every role, idempotent."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The prefill job: trains on the corpus, prefills only pairs nobody started, and is retrained
-as finished work accumulates (issue 6)."""
+as finished work accumulates."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The agreement job's chord on real workers gives the numbers of a single process (issue 3)."""
+"""The agreement job's chord on real workers gives the numbers of a single process."""
 
 from __future__ import annotations
 

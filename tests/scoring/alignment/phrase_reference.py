@@ -1,4 +1,4 @@
-"""Plain-Python phrase-pair extraction, written straight from the definitions (design.md §6).
+"""Plain-Python phrase-pair extraction, written straight from the definitions.
 
 Slow on purpose: every candidate block is checked against every link. Tests compare the numba
 kernels of :mod:`scoring.alignment.phrases` with it.

@@ -1,4 +1,4 @@
-"""PERP (seed 000): Table 1's features on hand examples, Algorithm 1 against a plain-Python
+"""PERP: Table 1's features on hand examples, Algorithm 1 against a plain-Python
 re-run of its updates, and the model's JSON round trip."""
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ def test_phrase_features_use_the_table_probability_and_unit_edit_count() -> None
 
 
 def _algorithm_1(model: Perp, pairs: list[tuple[str, str]], y: list[float]) -> np.ndarray:
-    """Seed 000 Algorithm 1 written out in plain Python, one pair at a time."""
+    """Heilman & Madnani 2012, Algorithm 1 written out in plain Python, one pair at a time."""
     c = model.config
     rng = np.random.default_rng(c.seed)
     orders = [rng.permutation(len(pairs)) for _ in range(c.epochs)]

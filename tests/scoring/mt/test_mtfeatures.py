@@ -1,4 +1,5 @@
-"""Seed 003's MT-metric feature vectors (scoring.mt.features): the paper's Figure 2, hand-computed
+"""Finch, Hwang & Sumita 2005's MT-metric feature vectors (scoring.mt.features): the paper's Figure
+2, hand-computed
 values for each feature family, both-direction averaging, the batch kernels against plain-Python
 references written here, pre-processing and bad input."""
 
@@ -66,7 +67,8 @@ def ngrams(tokens: list[str], n: int) -> Counter[tuple[str, ...]]:
 
 
 def bleu_no_bp(hyp: list[str], ref: list[str], order: int) -> float:
-    """Seed 003 §2.3 without brevity penalty, with mteval-v13a's smoothing of empty orders."""
+    """Finch, Hwang & Sumita 2005, §2.3 without brevity penalty, with mteval-v13a's smoothing of
+    empty orders."""
     total, smooth = 0.0, 1.0
     for n in range(1, order + 1):
         h, r = ngrams(hyp, n), ngrams(ref, n)
@@ -83,7 +85,8 @@ def bleu_no_bp(hyp: list[str], ref: list[str], order: int) -> float:
 
 
 def nist_reference(hyps: list[list[str]], refs: list[list[str]], order: int) -> list[float]:
-    """Seed 003 §2.4: information from all of ``refs``, arithmetic sum over orders, brevity
+    """Finch, Hwang & Sumita 2005, §2.4: information from all of ``refs``, arithmetic sum over
+    orders, brevity
     penalty 0.5 at a length ratio of 2/3."""
     counts: Counter[tuple[str, ...]] = Counter()
     for ref in refs:

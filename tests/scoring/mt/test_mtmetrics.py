@@ -1,4 +1,5 @@
-"""Sentence BLEU/NIST/WER/PER (scoring.mt.metrics): hand-checked examples, seed 003's variants, the
+"""Sentence BLEU/NIST/WER/PER (scoring.mt.metrics): hand-checked examples, Finch, Hwang & Sumita's
+(2005) variants, the
 kernels against a literal transcription of mteval-v13a (tests/scoring/mt/mteval_reference.py),
 and bad
 input."""

@@ -1,7 +1,8 @@
 """Plain-Python enumeration of every edit sequence, written from the papers' description.
 
 Independent of the kernels: no lattice, no offsets, no processing order. A configuration is the
-position ``(i, j)``, the previous operation and the jump memory of seed 001 §2.2 (``J_start``,
+position ``(i, j)``, the previous operation and the jump memory of Wang & Manning 2012, §2.2
+(``J_start``,
 ``J_landing``, ``J_end``); moves follow the rules in the text:
 
 - the pFSM: insert, delete, or a substitution allowed by the match tables; stop at the end of both;

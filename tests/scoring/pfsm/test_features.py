@@ -76,7 +76,8 @@ def test_paraphrase_table_reads_tab_and_moses_style_lines(tmp_path: Path) -> Non
     table = ParaphraseTable.load(path)
     assert ("fast", "quick") in table and ("quick", "fast") in table
     assert ("purchase", "buy") in table and ("make up", "compose") in table
-    assert len(table) == 3  # phrases longer than two tokens are pruned, as in seed 001 §3.2
+    # phrases longer than two tokens are pruned, as in Wang & Manning 2012, §3.2
+    assert len(table) == 3
 
 
 def test_shared_ppdb_table_loads(shared_data: Path) -> None:

@@ -48,12 +48,13 @@ def test_training_reduces_the_objective_and_predictions_follow_the_targets(
     assert info["train_pearson"] > 0.8
     held_out, held_targets = synthetic_pairs(4, 40)
     predictions = model.score(held_out)
-    # a prediction is y / (|s1| + |s2|) + α (seed 001 Eq. 3), y by the single-pair forward pass
+    # a prediction is y / (|s1| + |s2|) + α (Wang & Manning 2012, Eq. 3), y by the single-pair
+    # forward pass
     s, t = held_out[0]
     y = log_partition(model.match_tables(s, t), model.weights, model.jump_limit)
     assert predictions[0] == pytest.approx(y / (len(s) + len(t)) + model.alpha, abs=1e-12)
     assert np.corrcoef(predictions, held_targets)[0, 1] > 0.7
-    # the learned weights say matching is good and editing is bad (seed 001 §4.1.3)
+    # the learned weights say matching is good and editing is bad (Wang & Manning 2012, §4.1.3)
     weights = model.feature_weights()
     assert weights["state:S_WORD"] > 0 > weights["state:DEL"]
 

@@ -1,4 +1,5 @@
-"""Pooled training (seed 002's scheme *All*): the grouped-offset start of ``fit(groups=...)``."""
+"""Pooled training (scheme *All* of Wang & Cer 2012): the grouped-offset start of
+``fit(groups=...)``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The combined scorer: feature union, RBF SVM, JSON round trip, registry and CLI (issue 5)."""
+"""The combined scorer: feature union, RBF SVM, JSON round trip, registry and CLI."""
 
 from __future__ import annotations
 
