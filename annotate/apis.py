@@ -355,7 +355,9 @@ class CorpusPrefillJobApi(APIView):
 
     class InputSerializer(serializers.Serializer[Any]):
         aligner = serializers.ChoiceField(choices=available_aligners())
-        retrain_every = serializers.IntegerField(min_value=0, required=False, allow_null=True)
+        retrain_every = serializers.IntegerField(
+            min_value=0, max_value=prefill.MAX_RETRAIN_EVERY, required=False, allow_null=True
+        )
         options = serializers.DictField(required=False)
 
     @extend_schema(request=InputSerializer, responses=JobOutputSerializer)

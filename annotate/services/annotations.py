@@ -9,6 +9,7 @@ second one, still carrying the old version, gets a 409 with the server's state.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -16,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from annotate.exceptions import Conflict, DomainError
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 # Gaps between two signs of activity longer than this are not counted as working time.
 FLAGS = ("not_paraphrase", "bad_tokenization")
 MAX_COMMENT = 5000
+#: What a client may record about a save in the event log (its change list, session id), as JSON.
+MAX_CLIENT_BYTES = 4096
 
 LinkMap = dict[tuple[int, int], bool]
 
@@ -83,6 +85,10 @@ def links_parse(raw: Iterable[Sequence[Any]], *, n_source: int, n_target: int) -
 
 def links_list(links: LinkMap) -> list[list[int | str]]:
     return [[i, j, "S" if sure else "P"] for (i, j), sure in sorted(links.items())]
+
+
+#: Rows per DELETE or INSERT statement of a save: well under SQLite's limit of bound variables.
+SAVE_BATCH = 500
 
 
 def annotation_links(annotation: Annotation) -> LinkMap:
@@ -172,13 +178,22 @@ def annotation_save(
     Saving the state already stored is a no-op (no new version), so a retried request that
     already went through is harmless."""
     now = now or timezone.now()
+    if client and len(json.dumps(client)) > MAX_CLIENT_BYTES:
+        raise DomainError(
+            f"the client information of a save is limited to {MAX_CLIENT_BYTES} bytes of JSON",
+            field="client",
+        )
     locked = _locked_assignment(assignment.pk)
     if locked.status == Assignment.Status.SUBMITTED:
         raise AlreadySubmitted("this pair was submitted; reopen it to change the alignment")
     annotation = Annotation.objects.select_for_update().filter(assignment=locked).first()
     if annotation is None:
         raise Conflict("the annotation has not been opened yet")
-    current = annotation_links(annotation)
+    row_ids = {
+        (i, j): (pk, sure)
+        for pk, i, j, sure in annotation.links.values_list("pk", "i", "j", "sure")
+    }
+    current = {key: sure for key, (_, sure) in row_ids.items()}
     if base_version != annotation.version:
         if current == links:  # the same change arrived twice (e.g. a retry after a lost reply)
             return SaveResult(annotation, False, locked.status)
@@ -198,18 +213,20 @@ def annotation_save(
     locked.save(update_fields=fields)
     if not added and not removed:
         return SaveResult(annotation, False, locked.status)
-    if removed:
-        cells = Q()
-        for i, j in removed:
-            cells |= Q(i=i, j=j)
-        AnnotationLink.objects.filter(annotation=annotation).filter(cells).delete()
-    changed_flags = [key for key in added if key in current]
-    for i, j in changed_flags:
-        AnnotationLink.objects.filter(annotation=annotation, i=i, j=j).update(sure=added[(i, j)])
+    # Set-based: rows of removed links and of links whose flag changed go by primary key, the
+    # new state of every added or changed link is inserted, both in bounded batches. The work
+    # is proportional to the change, in a few statements whatever its size.
+    stale = [row_ids[key][0] for key in removed] + [
+        row_ids[key][0] for key in added if key in row_ids
+    ]
+    for start in range(0, len(stale), SAVE_BATCH):
+        AnnotationLink.objects.filter(pk__in=stale[start : start + SAVE_BATCH]).delete()
     AnnotationLink.objects.bulk_create(
-        AnnotationLink(annotation=annotation, i=i, j=j, sure=sure)
-        for (i, j), sure in sorted(added.items())
-        if (i, j) not in current
+        (
+            AnnotationLink(annotation=annotation, i=i, j=j, sure=sure)
+            for (i, j), sure in sorted(added.items())
+        ),
+        batch_size=SAVE_BATCH,
     )
     annotation_event_append(
         annotation=annotation,

@@ -64,6 +64,10 @@ _NO_SETTINGS_PPDB = frozenset({"identity"})
 _PATH_SETTINGS = {"ppdb": "the server's setting PPDB_PATH"}
 
 
+#: Retraining after more newly finished pairs than this would never happen on a real corpus.
+MAX_RETRAIN_EVERY = 1_000_000
+
+
 class PrefillError(DomainError):
     code = "prefill_failed"
 
@@ -169,8 +173,11 @@ def corpus_prefill_configure(
         validate_learning_aligner(aligner)
     except ValidationError as error:
         raise PrefillError(" ".join(error.messages)) from None
-    if retrain_every < 1:
-        raise PrefillError(f"retrain_every must be at least 1, not {retrain_every}")
+    if not 1 <= retrain_every <= MAX_RETRAIN_EVERY:
+        raise PrefillError(
+            f"retrain_every must be between 1 and {MAX_RETRAIN_EVERY:,}, not {retrain_every}",
+            field="retrain_every",
+        )
     checked = prefill_options_validate(aligner=aligner, options=options or {}) if aligner else {}
     corpus = Corpus.objects.select_for_update().get(pk=corpus.pk)
     corpus.prefill_aligner = aligner

@@ -27,15 +27,37 @@ def require_file(path: Path) -> None:
         raise FormatError("expected a file, found a directory or special file", path=path)
 
 
+#: The longest line a reader accepts (one pair of a JSONL file is a few kilobytes): a longer line
+#: is refused before it is held in memory whole.
+MAX_LINE_BYTES = 1 << 20
+#: The most tokens a sentence may have; longer ones are refused at import (a grid of 250 × 250
+#: cells is already more than an annotator can correct).
+MAX_TOKENS = 250
+
+
 def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """``(1-based line number, line bytes without CR/LF)``; leading BOMs of the file removed.
 
-    Raises :class:`FormatError` (line 1) on an empty file. Reads the file lazily.
+    Raises :class:`FormatError` (line 1) on an empty file, and on a line longer than
+    :data:`MAX_LINE_BYTES`. Reads the file lazily, a bounded amount at a time.
     """
     require_file(path)
     with path.open("rb") as handle:
         number = 0
-        for number, line in enumerate(handle, start=1):
+        while True:
+            line = handle.readline(MAX_LINE_BYTES + 2)
+            if not line:
+                break
+            number += 1
+            if len(line) > MAX_LINE_BYTES + 1 or (
+                len(line) == MAX_LINE_BYTES + 2 and not line.endswith(b"\n")
+            ):
+                raise FormatError(
+                    f"the line is longer than {MAX_LINE_BYTES:,} bytes",
+                    path=path,
+                    line=number,
+                    field="(line)",
+                )
             if line.endswith(b"\n"):
                 line = line[:-1]
             if line.endswith(b"\r"):
@@ -92,6 +114,13 @@ def split_from_name(name: str) -> str:
 def check_tokens(tokens: list[str], *, path: Path, line: int, field: str) -> list[str]:
     if not tokens:
         raise FormatError("the sentence has no tokens", path=path, line=line, field=field)
+    if len(tokens) > MAX_TOKENS:
+        raise FormatError(
+            f"the sentence has {len(tokens):,} tokens; at most {MAX_TOKENS} are accepted",
+            path=path,
+            line=line,
+            field=field,
+        )
     return tokens
 
 

@@ -42,6 +42,7 @@ from scoring.formats._common import (
     AlignmentSelector,
     IdRegistry,
     atomic_output,
+    check_tokens,
     check_writable_tokens,
     checked_alignment,
     require_file,
@@ -79,7 +80,7 @@ class _Item:
         tokens = self.string(key).split()
         if not tokens:
             self.fail(key, "the sentence has no tokens")
-        return tokens
+        return check_tokens(tokens, path=self.path, line=self.line, field=key)
 
     def links(self, key: str, shape: tuple[int, int]) -> list[Link]:
         out: list[Link] = []
@@ -136,6 +137,10 @@ def _load(path: Path) -> Iterator[_Item]:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as error:
             _json_error(path, text, error.pos, error.msg)
+        except RecursionError:
+            raise FormatError(
+                "the JSON is nested too deeply to be a pair", path=path, line=line, field="(json)"
+            ) from None
         if not isinstance(value, dict):
             raise FormatError("expected an object per pair", path=path, line=line, field="(json)")
         count += 1

@@ -35,7 +35,13 @@ from typing import Any, NoReturn
 from scoring.alignment.links import Alignment, Link
 from scoring.corpus import AnnotationRecord, PairRecord
 from scoring.errors import FormatError
-from scoring.formats._common import AlignmentSelector, IdRegistry, atomic_output, raw_lines
+from scoring.formats._common import (
+    AlignmentSelector,
+    IdRegistry,
+    atomic_output,
+    check_tokens,
+    raw_lines,
+)
 
 _PAIR_KEYS = frozenset(
     {
@@ -108,7 +114,7 @@ class _Line:
         for position, token in enumerate(value):
             if not isinstance(token, str) or not token:
                 self.fail(f"{field}[{position}]", f"expected a non-empty string, got {token!r}")
-        return value
+        return check_tokens(value, path=self.path, line=self.line, field=field)
 
     def number(self, value: Any, field: str) -> float | None:
         if value is None:
@@ -200,6 +206,8 @@ def _parse_line(raw: bytes, *, path: Path, line: int) -> PairRecord:
         undecodable = True
     try:
         data = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        ctx.fail("(json)", "the JSON is nested too deeply to be a pair")
     except ValueError as error:
         column = getattr(error, "colno", None)
         where = f" (column {column})" if column else ""

@@ -47,7 +47,14 @@ from typing import Any
 from scoring.alignment.links import Alignment, Link
 from scoring.corpus import AnnotationRecord, PairRecord
 from scoring.errors import FormatError
-from scoring.formats._common import BOM, IdRegistry, decode, raw_lines, split_from_name
+from scoring.formats._common import (
+    BOM,
+    IdRegistry,
+    check_tokens,
+    decode,
+    raw_lines,
+    split_from_name,
+)
 from scoring.text import detokenize
 
 _FILE_NAME = re.compile(r"_(?P<letter>[A-Za-z])(?:\.align)?(?:\.txt)?$")
@@ -253,6 +260,7 @@ def _read_file(path: Path) -> list[_Block]:
         tokens = text.split()
         if not tokens:
             raise FormatError("the text has no tokens", path=path, line=text_row[0], field="text")
+        check_tokens(tokens, path=path, line=text_row[0], field="text")
         hypothesis = decode(hyp_row[1], path=path, line=hyp_row[0], field="hypothesis")
         block = _Block(number=pair_number, header_line=number, text=tokens, hypothesis=[])
         _parse_hypothesis(hypothesis.replace(BOM, ""), block, path=path, line=hyp_row[0])

@@ -145,6 +145,26 @@ def test_a_prefill_that_cannot_retrain_is_a_400_and_queues_nothing() -> None:
     assert not Job.objects.exists()
 
 
+def test_a_huge_retrain_interval_is_a_400_not_a_database_error() -> None:
+    admin = make_user("admin", roles.ADMIN)
+    corpus = make_corpus()
+    url = f"/api/corpora/{corpus.pk}/prefill/"
+    response = _client(admin).post(url, {"aligner": "supervised", "retrain_every": 2**31})
+    assert response.status_code == 400
+    assert "retrain_every" in response.json()
+    assert not Job.objects.exists()
+
+
+def test_the_prefill_service_refuses_a_huge_retrain_interval_too() -> None:
+    from annotate.services import prefill
+
+    corpus = make_corpus()
+    with pytest.raises(prefill.PrefillError, match="between 1 and 1,000,000"):
+        prefill.corpus_prefill_configure(corpus=corpus, aligner="supervised", retrain_every=2**31)
+    corpus.refresh_from_db()
+    assert corpus.prefill_aligner == ""
+
+
 def test_an_admin_queues_a_prefill_with_aligner_options_that_the_corpus_list_shows() -> None:
     admin = make_user("admin", roles.ADMIN)
     corpus = make_corpus()
