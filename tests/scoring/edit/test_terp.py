@@ -438,7 +438,7 @@ def test_relaxed_shift_candidates_extend_through_phrase_entries() -> None:
     # hyp "b c nyc x", ref "new york x b c", every word in error, "new york" → "nyc" in the
     # table: only through the phrase does hyp "nyc x" match ref "new york x", giving the
     # candidate "move hyp 2..3 to the front" in the bucket of 3-word spans.
-    from scoring.edit.terp import _gather_shifts
+    from scoring.edit.terp_search import _gather_shifts
 
     table = PhraseTable.of([PhraseEntry(("new", "york"), ("nyc",), 0.2)])
     seg = Terp(phrase_table=table).prepare("b c nyc x", "new york x b c")
@@ -446,26 +446,24 @@ def test_relaxed_shift_candidates_extend_through_phrase_entries() -> None:
 
     def gather(use_phrases: bool) -> set[tuple[int, ...]]:
         cands = np.empty((64, 5), np.int64)
-        n = _gather_shifts(
-            np.arange(4),
-            5,
-            seg.eq,
+        errors = (
             np.ones(4, np.bool_),
             np.ones(5, np.bool_),
             np.array([-1, -1, -1, 0, 1]),
             np.array([-1, -1, 1, 2]),  # halign: TERp's phrase window needs halign[0] <= 0
-            np.zeros(4, np.bool_),
-            np.zeros(5, np.bool_),
-            10,
-            50,
-            use_phrases,
+        )
+        phrases = (
             seg.hyp_ids,
             np.ascontiguousarray(seg.phrases[:, 1]),
             np.ascontiguousarray(seg.phrases[:, 2]),
             first,
             seg.phrase_hyp_off,
             seg.phrase_hyp_ids,
-            cands,
+            np.zeros(len(seg.phrases)),
+        )
+        stops = (np.zeros(4, np.bool_), np.zeros(5, np.bool_))
+        n = _gather_shifts(
+            np.arange(4), 5, seg.eq, errors, stops, (10, 50, use_phrases), phrases, cands
         )
         return {tuple(int(v) for v in row) for row in cands[:n]}
 
