@@ -321,7 +321,7 @@ def test_retraining_is_off_when_the_corpus_names_no_aligner(growing: Corpus) -> 
     [
         ("em", 5, "'em' aligner does not learn from annotations"),
         ("giza", 5, "unknown aligner 'giza'"),
-        ("supervised", 0, "retrain_every must be at least 1"),
+        ("supervised", 0, "retrain_every must be between 1 and 1,000,000"),
     ],
 )
 def test_retraining_settings_are_checked_and_bad_ones_change_nothing(
