@@ -3,134 +3,48 @@
 As Cohn et al. (2008, §4) did with GIZA++: IBM Model 1 (Brown et al. 1993) and then the HMM
 alignment model (Vogel, Ney & Tillmann 1996, with the empty word of Och & Ney 2003, §2.1.1),
 each trained by EM on every pair of the corpus in both directions, with the word-identity
-lexicon of Quirk, Brockett & Dolan (2004) added to the training data (every word type of the
-corpus, paired with itself, as an extra one-word sentence pair of weight ``identity_weight``).
-The two directional alignments are symmetrized: their intersection gives the sure links,
-grow-diag-final (Koehn, Och & Marcu 2003) adds the rest as possible links. A link's confidence
-is the mean of its two directional posterior probabilities.
+lexicon of Quirk, Brockett & Dolan (2004) added to the training data (every word type paired
+with itself, as an extra one-word pair of weight ``identity_weight``). The two directional
+alignments are symmetrized: their intersection gives the sure links, grow-diag-final (Koehn,
+Och & Marcu 2003) adds the rest as possible links. A link's confidence is the mean of its two
+directional posteriors.
 
-Model, one direction (``e`` = the conditioning sentence of ``I`` words, ``f`` = the generated
-sentence of ``J`` words; the other direction swaps them):
+- HMM jumps are clipped to ``±max_jump`` and smoothed by ``jump_smoothing``; the empty word is
+  entered with probability ``p_null`` (re-estimated with ``learn_null``); the first and last
+  positions are a jump from −1 and to ``I`` (``start``/``end`` = ``"jump"``), uniform, or
+  learned tables, as GIZA++'s deficient end factor. The alignment model learns from the
+  corpus pairs only, each of weight 1; the identity pairs add lexicon counts only.
+- ``training="agreement"`` trains both directions jointly by agreement (Liang, Taskar & Klein
+  2006, §3): each link's expected count is the product of the two directions' posteriors.
+- ``decode`` is Viterbi, per-position posterior ≥ 0.5, or the agreement posterior.
+- ``lexical`` combines the ``lexical`` aligner's matches: ``"merge"`` adds them where EM left
+  words unaligned, ``"first"``/``"first-sure"`` start from them and add EM links.
+- Lexicon probabilities are kept only for word pairs that co-occur in a training pair; an
+  unseen pair gets the median learned identity probability if identical, else ``floor``.
 
-- Model 1: ``p(f, a | e) = Π_j t(f_j | e_{a_j}) / (I + 1)``, ``a_j ∈ {0..I−1, NULL}``.
-- HMM: states are ``I`` word positions and ``I`` empty-word states that remember the last word
-  position. ``p(a_j = i | a_{j−1} = i') = (1 − p0) · [(1 − λ) c(i − i') / Σ_k c(k − i') + λ / I]``
-  with jump widths clipped to ``±max_jump`` and ``λ = jump_smoothing`` (GIZA++ smooths the
-  same way); the empty word is entered with probability ``p0 = p_null`` and keeps ``i'``. The
-  first position is uniform (``start="uniform"``), a jump from ``−1`` (``start="jump"``) or
-  drawn from its own table of distances ``i + 1`` (``start="learned"``); likewise the last
-  position ``a_J = i`` (word or empty word remembering ``i``) is weighted by
-  ``end(i) = I · [(1 − λ) b(I − i) / Σ_k b(I − k) + λ / I]``, ``b`` the jump table (a jump
-  to the virtual position ``I``, ``end="jump"``) or its own table (``end="learned"``), or not
-  at all (``end="none"``). The end factor makes the model deficient (its mean over ``i`` is 1,
-  so ``Σ_a p(f, a | e)`` is not 1), as GIZA++'s is. ``c`` (with the start and end distances
-  when they are jumps) is re-estimated from expected jump counts (Vogel et al. §3); ``p0`` is
-  fixed, or re-estimated from the expected empty-word positions with ``learn_null=True``.
-- The alignment model (jumps, start, end, ``p0``) learns from the corpus pairs only, each of
-  weight 1: the identity pairs are lexicon data and add lexicon counts only. A saved model
-  keeps its start and end tables (``bounds``); one saved before they existed loads with
-  ``end="none"`` and the start it was trained with, and aligns as before.
-- Forward-backward is computed with per-position scaling (Rabiner 1989); the log-likelihood of
-  an iteration is ``Σ_pairs weight · Σ_j log(scale_j)`` under the parameters entering it
-  (with an end factor, that of the deficient model).
-  Within Model 1 it never decreases (exact EM). The HMM's jump update is Vogel's count
-  normalisation, not an exact M-step, so there the property is checked, not guaranteed (the
-  tests do so on a synthetic corpus; the training log keeps every value).
-- Decoding: Viterbi (``decode="viterbi"``) or per-position posterior ≥ 0.5 (``"posterior"``).
-
-Training by agreement (``training="agreement"``; the default ``"independent"`` is the above), as
-in Liang, Taskar & Klein (2006): from the first iteration of each stage (Model 1, then HMM) every
-E-step computes both directions' link posteriors on a pair and gives each word-word link the
-expected count ``q(i, j) = p_st(a_j = i | x) · p_ts(b_i = j | x)`` (their approximate E-step,
-§3) in the lexicon updates of both directions. Following the authors' cross-EM code (its default
-``mergeConsiderNull = false``), the empty-word counts of a position keep that direction's own
-posterior (``1 − Σ q`` instead measured 83.3 / 76.3 at the defaults and 85.2 / 77.8 with
-``learn_null``: no clear gain), and the jump and empty-word-entry counts come from each
-direction's own pairwise marginals, as in their Berkeley aligner: a product of node marginals
-defines no transition posterior. Joint EM maximises no single likelihood, so the log's
-per-direction log-likelihoods may fall; it also keeps ``agreed_share`` per iteration,
-``2 Σ q / (Σ p_st + Σ p_ts)`` over the pairs. ``decode="agreement"`` is their posterior decoding:
-the sure links are those with ``q ≥ agreement_threshold`` (at alignment time, under the trained
-models), the possible links grow-diag-final's from the Viterbi alignments. Training costs ×1.1
-of independent training (``tests/benchmarks/bench_em.py``).
-
-Lexicon probabilities are kept only for word pairs that co-occur in a training pair (a sparse
-table, keys ``e · V + f``, optionally add-n smoothed, ``lexicon_smoothing``). At alignment time
-a pair never seen in training gets the median learned identity probability if the two words are
-identical and ``floor`` otherwise.
-
-Comparison with GIZA++ (Och & Ney 2003; ``-m1 5 -mh 5``, the identity pairs given the count
-weight 100 in its ``.snt`` input), intersection, literature F1 (Edinburgh++ train / RTE-2 dev
-majority): GIZA++ 86.6 / 84.8. This implementation first reached 84.2 / 75.1; per direction,
-the loss was in recall when the short RTE-2 hypothesis is generated from the long text (69 %
-against GIZA++'s 83 %), mostly the hypothesis's final full stop left to the empty word. Two
-causes, both in the alignment model, not in Model 1 or the lexicon:
-
-1. GIZA++ multiplies only the lexicon counts by a sentence pair's count weight; its jump,
-   start and end counts are unweighted, and a one-word pair adds to the start table of
-   length 1 only. Here the start was a jump from −1 in the shared jump table, and every
-   identity pair added its weight (100) to the jump of width +1: the table held 99.7 % at +1,
-   which forbade every other jump but through the smoothing. Counting the alignment model
-   from the corpus pairs only, with weight 1: 85.1 / 76.5.
-2. GIZA++'s HMM learns a distribution of the first and of the last position for each
-   sentence length (``UniformEntryExit = 3`` in its ``hmm.cpp``; the last, a deficient factor
-   of mean 1); the model here had no end factor. Without it, the last word of a short
-   sentence aligned to the end of a long one needs a long jump. With ``end="jump"`` (a jump
-   to the position after the sentence, in the same jump table): 86.5 / 84.8; directional
-   recall then matches GIZA++'s (RTE-2 83.1 / 87.1 against 83.1 / 86.6).
-
-Variants, same measure: the end factor alone (identity pairs still counted) 85.7 / 83.1;
-``start="learned"`` 86.5 / 85.0; ``end="learned"`` 86.4 / 84.7; both learned 86.4 / 84.8;
-``start="uniform"`` 86.1 / 85.1; GIZA++'s effective ``p0 = 0.4 / 1.4`` (its ``emprobforempty``
-is the weight of the empty-word transition before the row is normalised) 86.6 / 84.3; no jump
-clipping (``max_jump=100``) 86.5 / 84.7; jump counts scaled per pair by ``I / (J − 1)`` as
-GIZA++'s normalised ``epsilon · l`` 86.5 / 84.6. Left different from GIZA++: its jumps are
-conditioned on the ``mkcls`` class of the previous word (``emAlignmentDependencies = 2``), its
-start and end tables are per sentence length, its first HMM iteration is Model 1 (uniform
-jumps, empty word ``1 / (I + 1)``), its ``Ahmm.5`` alignments are decoded in the fifth E-step
-(the parameters of four iterations), and it drops counts below ``1e-7``. Of these only the
-decoding after four iterations was tried (``hmm_iterations=4``: 86.5 / 84.7); the word-class
-and per-length tables were not implemented.
-
-Defaults (``identity_weight=100``, ``p_null=0.4``, ``start="jump"``, ``end="jump"``) were chosen
-on Edinburgh++ train and RTE-2 dev (see ``tests/benchmarks/aligner_results.py``). Identity
-weight 1 / 5 / 20 / 100 / 300: 84.4 / 74.4, 86.0 / 81.8, 86.2 / 83.7, 86.5 / 84.8, 86.3 / 85.3:
-a heavy identity lexicon keeps identical words together where the few hundred pairs of a
-corpus give EM too little evidence (GIZA++ with the identity pairs of weight 1: 84.8 / 76.7).
-``p_null=0.2`` 86.5 / 83.5. Before the two fixes above (``end="none"``, identity pairs in the
-jump counts), weight 5 with the uniform start gave 83.1 / 69.6, weight 300 84.3 / 75.8;
-posterior decoding of the product, ``decode="agreement"``, threshold 0.5 / 0.4 / 0.3: 84.0 /
-75.2, 84.3 / 75.2, 84.4 / 74.7 (figures of that earlier model).
-
-Training by agreement, same measure, with the fixes: at the defaults 84.8 / 82.8, with
-``p_null=0.05`` 84.9 / 79.4: below independent training; the default stays ``"independent"``.
-Before the fixes agreement at ``p_null=0.05`` had been the best setting (85.2 / 78.9; also
-``decode="agreement"`` 85.1 / 79.8 and other ``p_null`` values, all within 85.2 / 78.9), as it
-filtered the links the directions disputed. With the lexical aligner first
-(``lexical="first-sure"``) the defaults now give 85.7 / 84.0 (before the fixes 87.1 / 84.1).
-
-Combination with the ``lexical`` aligner (option ``lexical``, PPDB path ``ppdb``):
-
-- ``"merge"``: the EM links, plus lexical matches between words the EM links leave unaligned
-  (sure matches as sure, the others possible); EM possible links that are sure lexical matches
-  become sure.
-- ``"first"``: the lexical links, plus EM links between words the lexical links leave unaligned
-  (intersection as sure, grow-diag-final as possible); ``"first-sure"``: the same with the
-  intersection links only.
+The model in full, the comparison with GIZA++ on the same data, and the measurements behind
+the defaults are in ``docs/aligners.md``. The numba kernels are in
+:mod:`scoring.aligners.em_kernels`.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
+from scoring.aligners.em_kernels import (
+    grow_diag_final,
+    hmm_agreement_estep,
+    hmm_estep,
+    model1_agreement_estep,
+    model1_estep,
+    posteriors,
+)
 from scoring.aligners.lexical import STEM, LexicalAligner, greedy_one_to_one
 from scoring.alignment.links import Alignment
 
@@ -144,571 +58,6 @@ DECODE_MODES = ("viterbi", "posterior", "agreement")
 TRAINING_MODES = ("independent", "agreement")
 START_MODES = ("jump", "uniform", "learned")
 END_MODES = ("none", "jump", "learned")
-
-
-# --- numba kernels -----------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def _max_lengths(src_len: I64, tgt_len: I64) -> tuple[int, int]:
-    max_i = 1
-    max_j = 1
-    for k in range(src_len.shape[0]):
-        max_i = max(max_i, src_len[k])
-        max_j = max(max_j, tgt_len[k])
-    return max_i, max_j
-
-
-@njit(cache=True)
-def _model1_pair(n_i: int, n_j: int, cells: I64, base: int, prob: F64, post: F64) -> float:
-    """Model 1 posteriors of one pair: ``post[j, i] = p(a_j = i | e, f)`` (``(J, I + 1)``, the
-    empty word last); returns ``log p(f | e)``. ``cells[base + j·(I+1) + i]`` is the table index
-    of ``(e_i, f_j)`` (``i = I`` is the empty word)."""
-    ll = 0.0
-    for j in range(n_j):
-        row = base + j * (n_i + 1)
-        den = 0.0
-        for i in range(n_i + 1):
-            den += prob[cells[row + i]]
-        ll += math.log(den / (n_i + 1))
-        for i in range(n_i + 1):
-            post[j, i] = prob[cells[row + i]] / den
-    return ll
-
-
-@njit(cache=True)
-def _add_counts(
-    n_i: int, n_j: int, cells: I64, base: int, post: F64, w: float, counts: F64
-) -> None:
-    """Add ``w · post[j, i]`` (``(J, I + 1)``, the empty word last) to the expected count of
-    each cell of one pair."""
-    for j in range(n_j):
-        row = base + j * (n_i + 1)
-        for i in range(n_i + 1):
-            counts[cells[row + i]] += w * post[j, i]
-
-
-@njit(cache=True)
-def _model1_estep(
-    src_len: I64,
-    tgt_len: I64,
-    cells: I64,
-    cell_off: I64,
-    weights: F64,
-    prob: F64,
-    counts: F64,
-) -> float:
-    """One Model 1 E-step over all pairs; adds expected counts to ``counts``, returns the
-    weighted log-likelihood. ``cells[cell_off[k] + j·(I+1) + i]`` is the table index of
-    ``(e_i, f_j)`` (``i = I`` is the empty word)."""
-    max_i, max_j = _max_lengths(src_len, tgt_len)
-    post = np.empty((max_j, max_i + 1))
-    ll = 0.0
-    for k in range(src_len.shape[0]):
-        n_i = src_len[k]
-        n_j = tgt_len[k]
-        ll += weights[k] * _model1_pair(n_i, n_j, cells, cell_off[k], prob, post)
-        _add_counts(n_i, n_j, cells, cell_off[k], post, weights[k], counts)
-    return ll
-
-
-@njit(cache=True)
-def _transitions(
-    n_i: int,
-    jump: F64,
-    bounds: F64,
-    max_jump: int,
-    smooth: float,
-    trans: F64,
-    init: F64,
-    end: F64,
-) -> None:
-    """Fill ``trans[i', i] = (1 − λ) c(i − i') / Σ_k c(k − i') + λ / I`` (``(I, I)``), the
-    start distribution ``init[i] = (1 − λ) b₀(i + 1) / Σ_k b₀(k + 1) + λ / I`` and the end
-    factor ``end[i] = I · [(1 − λ) b₁(I − i) / Σ_k b₁(I − k) + λ / I]`` (mean 1: a constant
-    ``b₁`` gives no end factor); ``λ = smooth``, ``b = bounds`` (``(2, max_jump + 1)``, indexed
-    by the distance from the virtual positions −1 and ``I``, clipped to ``max_jump``)."""
-    for ip in range(n_i):
-        total = 0.0
-        for i in range(n_i):
-            d = min(max(i - ip, -max_jump), max_jump)
-            v = jump[d + max_jump]
-            trans[ip, i] = v
-            total += v
-        for i in range(n_i):
-            trans[ip, i] = (1.0 - smooth) * trans[ip, i] / total + smooth / n_i
-    total = 0.0
-    total_end = 0.0
-    for i in range(n_i):
-        init[i] = bounds[0, min(i + 1, max_jump)]
-        end[i] = bounds[1, min(n_i - i, max_jump)]
-        total += init[i]
-        total_end += end[i]
-    for i in range(n_i):
-        init[i] = (1.0 - smooth) * init[i] / total + smooth / n_i
-        end[i] = (1.0 - smooth) * n_i * end[i] / total_end + smooth
-
-
-@njit(cache=True)
-def _forward_backward(
-    n_i: int,
-    n_j: int,
-    emit: F64,
-    emit_null: F64,
-    trans: F64,
-    init: F64,
-    end: F64,
-    p0: float,
-    alpha: F64,
-    beta: F64,
-    scale: F64,
-) -> float:
-    """Scaled forward-backward of the HMM with empty-word states (Och & Ney 2003, §2.1.1).
-
-    ``emit`` ``(J, I)``, ``emit_null`` ``(J,)``; fills ``alpha`` ``(J, 2I)`` (word states, then
-    empty-word states remembering position ``i``), ``beta`` ``(J, I)`` (the two kinds of state
-    share their future) and ``scale`` ``(J,)``; the posterior of a state is ``alpha · beta``.
-    The last position's states (of either kind, remembering ``i``) are weighted by ``end[i]``;
-    its scale includes that weight. Returns ``log`` of the weighted sum over alignments
-    (``log p(f | e)`` when ``end`` is 1).
-    """
-    q = 1.0 - p0
-    total = 0.0
-    for i in range(n_i):
-        alpha[0, i] = q * init[i] * emit[0, i]
-        alpha[0, n_i + i] = p0 * init[i] * emit_null[0]
-        total += alpha[0, i] + alpha[0, n_i + i]
-    scale[0] = total
-    for i in range(2 * n_i):
-        alpha[0, i] /= total
-    for j in range(1, n_j):
-        total = 0.0
-        for i in range(n_i):
-            acc = 0.0
-            for ip in range(n_i):
-                acc += (alpha[j - 1, ip] + alpha[j - 1, n_i + ip]) * trans[ip, i]
-            alpha[j, i] = q * emit[j, i] * acc
-            alpha[j, n_i + i] = p0 * emit_null[j] * (alpha[j - 1, i] + alpha[j - 1, n_i + i])
-            total += alpha[j, i] + alpha[j, n_i + i]
-        scale[j] = total
-        for i in range(2 * n_i):
-            alpha[j, i] /= total
-    last = n_j - 1
-    total = 0.0
-    for i in range(n_i):
-        total += (alpha[last, i] + alpha[last, n_i + i]) * end[i]
-    scale[last] *= total
-    for i in range(n_i):
-        alpha[last, i] /= total
-        alpha[last, n_i + i] /= total
-        beta[last, i] = end[i]
-    for j in range(n_j - 1, 0, -1):
-        for ip in range(n_i):
-            acc = 0.0
-            for i in range(n_i):
-                acc += trans[ip, i] * emit[j, i] * beta[j, i]
-            beta[j - 1, ip] = (q * acc + p0 * emit_null[j] * beta[j, ip]) / scale[j]
-    ll = 0.0
-    for j in range(n_j):
-        ll += math.log(scale[j])
-    return ll
-
-
-@njit(cache=True)
-def _hmm_pair(
-    n_i: int,
-    n_j: int,
-    cells: I64,
-    base: int,
-    prob: F64,
-    jump: F64,
-    bounds: F64,
-    max_jump: int,
-    smooth: float,
-    p0: float,
-    w: float,
-    work: tuple[F64, F64, F64, F64, F64, F64, F64, F64],
-    post: F64,
-    jump_counts: F64,
-    bound_counts: F64,
-    null_counts: F64,
-) -> float:
-    """Forward-backward of one pair in one direction: fills ``post`` (``(J, I + 1)``) with the
-    link posteriors, the empty word last, and adds ``w ·`` the expected jump counts (index
-    ``d + max_jump``, from the pairwise marginals) to ``jump_counts``, ``w ·`` those of the
-    start and end distances (:func:`_transitions`) to ``bound_counts``, and ``w ·`` the expected
-    number of empty-word positions and of all positions to ``null_counts[0]`` and ``[1]``.
-    Returns the log-likelihood (:func:`_forward_backward`). ``work`` holds the buffers of
-    :func:`_hmm_work`, at least as large as the pair."""
-    trans, init, end, emit, emit_null, alpha, beta, scale = work
-    q = 1.0 - p0
-    _transitions(n_i, jump, bounds, max_jump, smooth, trans, init, end)
-    for j in range(n_j):
-        row = base + j * (n_i + 1)
-        for i in range(n_i):
-            emit[j, i] = prob[cells[row + i]]
-        emit_null[j] = prob[cells[row + n_i]]
-    ll = _forward_backward(n_i, n_j, emit, emit_null, trans, init, end, p0, alpha, beta, scale)
-    for j in range(n_j):
-        null_post = 0.0
-        for i in range(n_i):
-            post[j, i] = alpha[j, i] * beta[j, i]
-            null_post += alpha[j, n_i + i] * beta[j, i]
-        post[j, n_i] = null_post
-    if w == 0.0:
-        return ll
-    for j in range(n_j):
-        null_counts[0] += w * post[j, n_i]
-    null_counts[1] += w * n_j
-    last = n_j - 1
-    for i in range(n_i):
-        bound_counts[0, min(i + 1, max_jump)] += w * (post[0, i] + alpha[0, n_i + i] * beta[0, i])
-        bound_counts[1, min(n_i - i, max_jump)] += w * (
-            post[last, i] + alpha[last, n_i + i] * beta[last, i]
-        )
-    for j in range(1, n_j):
-        for ip in range(n_i):
-            prev = alpha[j - 1, ip] + alpha[j - 1, n_i + ip]
-            if prev == 0.0:
-                continue
-            for i in range(n_i):
-                xi = prev * q * trans[ip, i] * emit[j, i] * beta[j, i] / scale[j]
-                d = min(max(i - ip, -max_jump), max_jump)
-                jump_counts[d + max_jump] += w * xi
-    return ll
-
-
-@njit(cache=True)
-def _hmm_work(max_i: int, max_j: int) -> tuple[F64, F64, F64, F64, F64, F64, F64, F64]:
-    """Work buffers of :func:`_hmm_pair` for pairs of up to ``max_i`` × ``max_j`` words."""
-    return (
-        np.empty((max_i, max_i)),
-        np.empty(max_i),
-        np.empty(max_i),
-        np.empty((max_j, max_i)),
-        np.empty(max_j),
-        np.empty((max_j, 2 * max_i)),
-        np.empty((max_j, max_i)),
-        np.empty(max_j),
-    )
-
-
-@njit(cache=True)
-def _hmm_estep(
-    src_len: I64,
-    tgt_len: I64,
-    cells: I64,
-    cell_off: I64,
-    weights: F64,
-    align_weights: F64,
-    prob: F64,
-    jump: F64,
-    bounds: F64,
-    max_jump: int,
-    smooth: float,
-    p0: float,
-    counts: F64,
-    jump_counts: F64,
-    bound_counts: F64,
-    null_counts: F64,
-) -> float:
-    """One HMM E-step over all pairs: expected lexicon counts, weighted by ``weights``, into
-    ``counts``; the alignment model's, weighted by ``align_weights``: expected jump counts
-    (index ``d + max_jump``) into ``jump_counts``, start and end distance counts into
-    ``bound_counts`` (:func:`_transitions`), the expected number of empty-word positions and
-    of all positions into ``null_counts[0]`` and ``[1]``; returns the log-likelihood weighted
-    by ``weights``."""
-    max_i, max_j = _max_lengths(src_len, tgt_len)
-    work = _hmm_work(max_i, max_j)
-    post = np.empty((max_j, max_i + 1))
-    ll = 0.0
-    for k in range(src_len.shape[0]):
-        n_i = src_len[k]
-        n_j = tgt_len[k]
-        w = weights[k]
-        base = cell_off[k]
-        wa = align_weights[k]
-        ll += w * _hmm_pair(
-            n_i,
-            n_j,
-            cells,
-            base,
-            prob,
-            jump,
-            bounds,
-            max_jump,
-            smooth,
-            p0,
-            wa,
-            work,
-            post,
-            jump_counts,
-            bound_counts,
-            null_counts,
-        )
-        _add_counts(n_i, n_j, cells, base, post, w, counts)
-    return ll
-
-
-@njit(cache=True)
-def _agree(n_i: int, n_j: int, post_fwd: F64, post_bwd: F64, stats: F64) -> None:
-    """The approximate E-step of Liang, Taskar & Klein (2006, §3) for one pair, in place.
-
-    ``post_fwd`` (``(J, I + 1)``) holds the link posteriors of the direction generating the
-    ``J`` words from the ``I``, ``post_bwd`` (``(I, J + 1)``) those of the reverse, the empty
-    word last in both. Each word-word link of both becomes ``q(i, j) = post_fwd[j, i] ·
-    post_bwd[i, j]``; the empty-word columns keep each direction's own posterior, as in the
-    authors' cross-EM code (``mergeConsiderNull = false``). Adds ``Σ q`` and the sums of the
-    forward and of the backward word-word posteriors to ``stats[0..2]`` (unweighted: the
-    one-word identity pairs would swamp them)."""
-    for j in range(n_j):
-        for i in range(n_i):
-            a = post_fwd[j, i]
-            b = post_bwd[i, j]
-            stats[0] += a * b
-            stats[1] += a
-            stats[2] += b
-            post_fwd[j, i] = a * b
-            post_bwd[i, j] = a * b
-
-
-@njit(cache=True)
-def _model1_agreement_estep(
-    src_len: I64,
-    tgt_len: I64,
-    cells_st: I64,
-    off_st: I64,
-    cells_ts: I64,
-    off_ts: I64,
-    weights: F64,
-    prob_st: F64,
-    prob_ts: F64,
-    counts_st: F64,
-    counts_ts: F64,
-    stats: F64,
-) -> tuple[float, float]:
-    """One joint Model 1 E-step of both directions (``st`` generates the target words from the
-    source words, ``ts`` the reverse; each with its own cells, as in :func:`_model1_estep`):
-    expected counts from :func:`_agree` into ``counts_st`` and ``counts_ts``, agreement sums
-    into ``stats``; returns the two directions' weighted log-likelihoods."""
-    max_s, max_t = _max_lengths(src_len, tgt_len)
-    post_st = np.empty((max_t, max_s + 1))
-    post_ts = np.empty((max_s, max_t + 1))
-    ll_st = 0.0
-    ll_ts = 0.0
-    for k in range(src_len.shape[0]):
-        n_s = src_len[k]
-        n_t = tgt_len[k]
-        w = weights[k]
-        ll_st += w * _model1_pair(n_s, n_t, cells_st, off_st[k], prob_st, post_st)
-        ll_ts += w * _model1_pair(n_t, n_s, cells_ts, off_ts[k], prob_ts, post_ts)
-        _agree(n_s, n_t, post_st, post_ts, stats)
-        _add_counts(n_s, n_t, cells_st, off_st[k], post_st, w, counts_st)
-        _add_counts(n_t, n_s, cells_ts, off_ts[k], post_ts, w, counts_ts)
-    return ll_st, ll_ts
-
-
-@njit(cache=True)
-def _hmm_agreement_estep(
-    src_len: I64,
-    tgt_len: I64,
-    cells_st: I64,
-    off_st: I64,
-    cells_ts: I64,
-    off_ts: I64,
-    weights: F64,
-    align_weights: F64,
-    prob_st: F64,
-    prob_ts: F64,
-    jump_st: F64,
-    jump_ts: F64,
-    bounds_st: F64,
-    bounds_ts: F64,
-    max_jump: int,
-    smooth: float,
-    p0_st: float,
-    p0_ts: float,
-    counts_st: F64,
-    counts_ts: F64,
-    jump_counts_st: F64,
-    jump_counts_ts: F64,
-    bound_counts_st: F64,
-    bound_counts_ts: F64,
-    null_counts_st: F64,
-    null_counts_ts: F64,
-    stats: F64,
-) -> tuple[float, float]:
-    """One joint HMM E-step of both directions: lexicon counts from :func:`_agree`; jump and
-    empty-word counts from each direction's own posteriors (as :func:`_hmm_estep`); agreement
-    sums into ``stats``; returns the two directions' weighted log-likelihoods."""
-    max_s, max_t = _max_lengths(src_len, tgt_len)
-    work_st = _hmm_work(max_s, max_t)
-    work_ts = _hmm_work(max_t, max_s)
-    post_st = np.empty((max_t, max_s + 1))
-    post_ts = np.empty((max_s, max_t + 1))
-    ll_st = 0.0
-    ll_ts = 0.0
-    for k in range(src_len.shape[0]):
-        n_s = src_len[k]
-        n_t = tgt_len[k]
-        w = weights[k]
-        wa = align_weights[k]
-        ll_st += w * _hmm_pair(
-            n_s,
-            n_t,
-            cells_st,
-            off_st[k],
-            prob_st,
-            jump_st,
-            bounds_st,
-            max_jump,
-            smooth,
-            p0_st,
-            wa,
-            work_st,
-            post_st,
-            jump_counts_st,
-            bound_counts_st,
-            null_counts_st,
-        )
-        ll_ts += w * _hmm_pair(
-            n_t,
-            n_s,
-            cells_ts,
-            off_ts[k],
-            prob_ts,
-            jump_ts,
-            bounds_ts,
-            max_jump,
-            smooth,
-            p0_ts,
-            wa,
-            work_ts,
-            post_ts,
-            jump_counts_ts,
-            bound_counts_ts,
-            null_counts_ts,
-        )
-        _agree(n_s, n_t, post_st, post_ts, stats)
-        _add_counts(n_s, n_t, cells_st, off_st[k], post_st, w, counts_st)
-        _add_counts(n_t, n_s, cells_ts, off_ts[k], post_ts, w, counts_ts)
-    return ll_st, ll_ts
-
-
-@njit(cache=True)
-def _posteriors(
-    emit: F64,
-    emit_null: F64,
-    jump: F64,
-    bounds: F64,
-    max_jump: int,
-    smooth: float,
-    p0: float,
-) -> tuple[F64, F64, F64]:
-    """Posterior ``(J, I)`` of each link, ``(J,)`` of the empty word, and the Viterbi path
-    ``(J,)`` (source position, or −1 for the empty word) of one pair in one direction."""
-    n_j, n_i = emit.shape
-    trans = np.empty((n_i, n_i))
-    init = np.empty(n_i)
-    end = np.empty(n_i)
-    alpha = np.empty((n_j, 2 * n_i))
-    beta = np.empty((n_j, n_i))
-    scale = np.empty(n_j)
-    _transitions(n_i, jump, bounds, max_jump, smooth, trans, init, end)
-    _forward_backward(n_i, n_j, emit, emit_null, trans, init, end, p0, alpha, beta, scale)
-    post = np.empty((n_j, n_i))
-    post_null = np.zeros(n_j)
-    for j in range(n_j):
-        for i in range(n_i):
-            post[j, i] = alpha[j, i] * beta[j, i]
-            post_null[j] += alpha[j, n_i + i] * beta[j, i]
-    # Viterbi in log space over the 2I states.
-    tiny = 1e-300
-    delta = np.empty((n_j, 2 * n_i))
-    back = np.zeros((n_j, 2 * n_i), dtype=np.int64)
-    lq = math.log(1.0 - p0)
-    lp = math.log(p0)
-    for i in range(n_i):
-        delta[0, i] = lq + math.log(init[i] + tiny) + math.log(emit[0, i] + tiny)
-        delta[0, n_i + i] = lp + math.log(init[i] + tiny) + math.log(emit_null[0] + tiny)
-    for j in range(1, n_j):
-        for i in range(n_i):
-            best = -np.inf
-            arg = 0
-            for ip in range(2 * n_i):
-                v = delta[j - 1, ip] + math.log(trans[ip % n_i, i] + tiny)
-                if v > best:
-                    best = v
-                    arg = ip
-            delta[j, i] = best + lq + math.log(emit[j, i] + tiny)
-            back[j, i] = arg
-            a = delta[j - 1, i]
-            b = delta[j - 1, n_i + i]
-            if a >= b:
-                delta[j, n_i + i] = a + lp + math.log(emit_null[j] + tiny)
-                back[j, n_i + i] = i
-            else:
-                delta[j, n_i + i] = b + lp + math.log(emit_null[j] + tiny)
-                back[j, n_i + i] = n_i + i
-    path = np.empty(n_j)
-    state = 0
-    best = -np.inf
-    for s in range(2 * n_i):
-        v = delta[n_j - 1, s] + math.log(end[s % n_i] + tiny)
-        if v > best:
-            best = v
-            state = s
-    for j in range(n_j - 1, -1, -1):
-        path[j] = state if state < n_i else -1
-        state = back[j, state]
-    return post, post_null, path
-
-
-@njit(cache=True)
-def _grow_diag_final(forward: I8, backward: I8) -> I8:
-    """Symmetrize two directional ``(N, M)`` link matrices (Koehn et al. 2003): returns
-    2 for intersection links, 1 for links added by grow-diag-final, 0 otherwise."""
-    n, m = forward.shape
-    out = np.zeros((n, m), dtype=np.int8)
-    src_used = np.zeros(n, dtype=np.bool_)
-    tgt_used = np.zeros(m, dtype=np.bool_)
-    for i in range(n):
-        for j in range(m):
-            if forward[i, j] and backward[i, j]:
-                out[i, j] = 2
-                src_used[i] = True
-                tgt_used[j] = True
-    # Neighbour order of Moses' grow-diag-final (it decides ties between competing links).
-    di = np.array([-1, 0, 1, 0, -1, -1, 1, 1])
-    dj = np.array([0, -1, 0, 1, -1, 1, -1, 1])
-    changed = True
-    while changed:
-        changed = False
-        for i in range(n):
-            for j in range(m):
-                if out[i, j] == 0:
-                    continue
-                for k in range(8):
-                    a = i + di[k]
-                    b = j + dj[k]
-                    if a < 0 or a >= n or b < 0 or b >= m or out[a, b] != 0:
-                        continue
-                    if not (forward[a, b] or backward[a, b]):
-                        continue
-                    if not src_used[a] or not tgt_used[b]:
-                        out[a, b] = 1
-                        src_used[a] = True
-                        tgt_used[b] = True
-                        changed = True
-    for pass_ in range(2):
-        directional = forward if pass_ == 0 else backward
-        for i in range(n):
-            for j in range(m):
-                if directional[i, j] and out[i, j] == 0 and (not src_used[i] or not tgt_used[j]):
-                    out[i, j] = 1
-                    src_used[i] = True
-                    tgt_used[j] = True
-    return out
 
 
 # --- training data layout ----------------------------------------------------------------------
@@ -785,7 +134,7 @@ class _DirectionRun:
 
     def update_alignment(self, jump_counts: F64, bound_counts: F64) -> None:
         """M-step of the jump table and of the start and end tables (:func:`_boundary_tables`)
-        from the expected counts of :func:`_hmm_estep`."""
+        from the expected counts of :func:`hmm_estep`."""
         jc = jump_counts.copy()
         own = bound_counts.copy()
         for row, mode in enumerate((self.start, self.end)):
@@ -802,7 +151,7 @@ class _DirectionRun:
 
 
 def _boundary_tables(start: str, end: str, jump: F64, learned: F64) -> F64:
-    """The ``bounds`` of :func:`_transitions` (``(2, max_jump + 1)``): weights of the first
+    """The ``bounds`` of :func:`transitions` (``(2, max_jump + 1)``): weights of the first
     position by its distance from −1 (row 0) and of the last by its distance from ``I`` (row
     1). ``"jump"`` takes them from the jump table (a jump of that width), ``"learned"`` from
     ``learned`` (their own tables), ``"uniform"`` (start) and ``"none"`` (end) are constant."""
@@ -817,7 +166,7 @@ def _boundary_tables(start: str, end: str, jump: F64, learned: F64) -> F64:
 
 
 def _agreed_share(stats: F64) -> float:
-    """``2 Σ q / (Σ p_st + Σ p_ts)`` over the training pairs (:func:`_agree`): the share of the
+    """``2 Σ q / (Σ p_st + Σ p_ts)`` over the training pairs (:func:`agree`): the share of the
     directional word-word link mass on which the two directions agree, in ``[0, 1]``."""
     total = stats[1] + stats[2]
     return float(2.0 * stats[0] / total) if total > 0 else 0.0
@@ -928,7 +277,7 @@ class EMAligner(Aligner):
             counts = [np.zeros_like(run.prob) for run in runs]
             if agreement:
                 stats = np.zeros(3)
-                lls = _model1_agreement_estep(
+                lls = model1_agreement_estep(
                     st.cond_len,
                     st.gen_len,
                     st.cells,
@@ -945,7 +294,7 @@ class EMAligner(Aligner):
                 agreement_log["model1"].append(_agreed_share(stats))
             else:
                 lls = tuple(
-                    _model1_estep(
+                    model1_estep(
                         run.cond_len, run.gen_len, run.cells, run.cell_off, weights, run.prob, c
                     )
                     for run, c in zip(runs, counts, strict=True)
@@ -960,39 +309,28 @@ class EMAligner(Aligner):
             null_counts = [np.zeros(2) for _ in runs]
             if agreement:
                 stats = np.zeros(3)
-                lls = _hmm_agreement_estep(
-                    st.cond_len,
-                    st.gen_len,
-                    st.cells,
-                    st.cell_off,
-                    ts.cells,
-                    ts.cell_off,
-                    weights,
-                    align_weights,
-                    st.prob,
-                    ts.prob,
-                    st.jump,
-                    ts.jump,
-                    st.bounds,
-                    ts.bounds,
-                    max_jump,
-                    smooth,
-                    st.p0,
-                    ts.p0,
-                    counts[0],
-                    counts[1],
-                    jump_counts[0],
-                    jump_counts[1],
-                    bound_counts[0],
-                    bound_counts[1],
-                    null_counts[0],
-                    null_counts[1],
+                lls = hmm_agreement_estep(
+                    (
+                        st.cond_len,
+                        st.gen_len,
+                        st.cells,
+                        st.cell_off,
+                        ts.cells,
+                        ts.cell_off,
+                        weights,
+                        align_weights,
+                    ),
+                    (st.prob, st.jump, st.bounds, st.p0),
+                    (ts.prob, ts.jump, ts.bounds, ts.p0),
+                    (max_jump, smooth),
+                    (counts[0], jump_counts[0], bound_counts[0], null_counts[0]),
+                    (counts[1], jump_counts[1], bound_counts[1], null_counts[1]),
                     stats,
                 )
                 agreement_log["hmm"].append(_agreed_share(stats))
             else:
                 lls = tuple(
-                    _hmm_estep(
+                    hmm_estep(
                         run.cond_len,
                         run.gen_len,
                         run.cells,
@@ -1108,7 +446,7 @@ class EMAligner(Aligner):
         links: list[I8] = []
         for direction, (cond, gen) in enumerate(((s, t), (t, s))):
             emit, emit_null = self._lookup(direction, cond, gen)
-            post, post_null, path = _posteriors(
+            post, post_null, path = posteriors(
                 emit,
                 emit_null,
                 self.jumps[direction],
@@ -1138,7 +476,7 @@ class EMAligner(Aligner):
 
     def _align(self, source: list[str], target: list[str]) -> AlignerOutput:
         post_st, post_ts, fwd, bwd = self.directional(source, target)
-        codes = _grow_diag_final(fwd, bwd)
+        codes = grow_diag_final(fwd, bwd)
         if self.options["decode"] == "agreement":
             # Liang et al. (2006): sure = links whose product of posteriors reaches the threshold.
             codes[codes == 2] = 1

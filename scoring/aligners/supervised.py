@@ -1,58 +1,45 @@
 """Supervised aligner: a link classifier trained on gold alignments.
 
-Every cell ``(i, j)`` of a pair gets a feature vector (:data:`FEATURES`): the lexical match
-class (identical, lowercase, Porter stem, WordNet, PPDB) and whether the ``lexical`` aligner
-chose the cell, punctuation and stopword flags, string similarity (common prefix, character
-bigram Dice), relative position, the ``em`` aligner's posteriors in both directions, its
-Viterbi links and symmetrized code, the same evidence for the diagonal neighbours (the
-neighbouring decisions of the two underlying aligners), row and column ambiguity, whether the
-cell is the best of its row/column, POS agreement (averaged perceptron tagger), and context
-(version 2): whether the nearest content words before/after ``i`` and ``j`` match and whether
-any words within three before/after both do ("the X" / "X of"), which occurrence of a repeated
-word each side is and which lowercase-identical candidate is relatively closest, capitalisation,
-digits, one word containing the other, the identity of frequent function words and
-punctuation (:data:`FUNCTION_WORDS`), each word's inverse document frequency over the training
-sentences, and WordNet relations of two different content words (best Wu-Palmer similarity of
-their first senses, derivational relatedness, one a near hypernym of the other). On Edinburgh++
-and RTE-2 (5-fold) these context features added about 1 point of literature F1; a second
-(stacked) stage over the first stage's neighbouring probabilities added nothing more.
-Version 3 adds graded similarity in context from a pretrained sentence encoder
-(:mod:`scoring.neural.encoder`, option ``encoder``): at three of its layers, the cosine of the two
-words' vectors, its gap to the best of the row and of the column, and whether the cell is the
-best of both (measured gains in ``README.md``).
-Version 4 can blend in a fine-tuned cross-encoder (:mod:`scoring.neural.finetune`, option
-``fine_tune_epochs``, off by default): MiniLM's six layers are fine-tuned on the gold sure links
-of the training pairs read as one sequence, and its link probability makes up
-``fine_tune_weight`` of the final one.
-Version 5 can add the same four similarity features from a larger encoder, all-mpnet-base-v2
-(12 layers, 768 wide; option ``large_encoder``, off by default: it is about five times slower
-per sentence than MiniLM and holds 440 MB), at layers :data:`MPNET_LAYERS`.
+Every cell ``(i, j)`` of a pair gets a feature vector (:data:`FEATURES`):
+
+- lexical evidence: the match class (identical, lowercase, Porter stem, WordNet, PPDB) and
+  whether the ``lexical`` aligner chose the cell; punctuation and stop-word flags; common
+  prefix and character-bigram Dice; capitalisation, digits, one word containing the other;
+  WordNet relations of two different content words (:mod:`scoring.aligners.word_features`);
+- the ``em`` aligner's posteriors in both directions, its Viterbi links and symmetrized code,
+  and the same for the diagonal neighbours;
+- position and context: relative position, row and column ambiguity, whether the cell is the
+  best of its row/column, POS agreement, whether the content words before/after both words
+  match and whether any words within :data:`~scoring.aligners.word_features.CONTEXT_WINDOW`
+  do ("the X" / "X of"), which occurrence of a repeated word each side is, the identity of
+  frequent function words (:data:`FUNCTION_WORDS`), inverse document frequency;
+- graded similarity in context from a pretrained sentence encoder (option ``encoder``): at
+  :data:`ENCODER_LAYERS`, the cosine of the two words' vectors, its gap to the best of the
+  row and of the column, and whether the cell is the best of both; option ``large_encoder``
+  adds the same from all-mpnet-base-v2 at :data:`MPNET_LAYERS` (about five times slower).
 
 A gradient-boosted tree ensemble (scikit-learn's ``HistGradientBoostingClassifier``, fixed
-seed) learns ``p(cell ∈ gold S)`` from the pairs that have a gold alignment; the EM model is
-trained by EM on *every* pair given (with or without gold), as the ``em`` aligner is. A cell
-with ``p ≥ sure_threshold`` is a sure link, one with ``possible_threshold ≤ p`` a possible link;
-``p`` is the link's confidence.
-
-The trained trees are kept as plain arrays (feature, threshold, children, leaf values) and
-evaluated by a numba kernel, so a saved model is numbers only (no pickle); the tests check the
-kernel against scikit-learn's own ``predict_proba``.
+seed; kept as arrays by :mod:`scoring.aligners.trees`) learns ``p(cell ∈ gold S)`` from the
+pairs that have a gold alignment; the EM model is trained on *every* pair given, as the ``em``
+aligner is. Option ``fine_tune_epochs`` blends in a fine-tuned cross-encoder
+(:mod:`scoring.neural.finetune`) at weight ``fine_tune_weight``. A cell with
+``p ≥ sure_threshold`` is a sure link, one with ``possible_threshold ≤ p`` a possible link;
+``p`` is the link's confidence. What each feature group adds is measured in
+``docs/experiments.md``.
 """
 
 from __future__ import annotations
 
-import functools
-import math
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from scoring import resources
 from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
-from scoring.aligners.em import EMAligner, _grow_diag_final
+from scoring.aligners.em import EMAligner
+from scoring.aligners.em_kernels import grow_diag_final
 from scoring.aligners.lexical import (
     IDENTICAL,
     LOWER,
@@ -61,6 +48,15 @@ from scoring.aligners.lexical import (
     WORDNET,
     LexicalAligner,
     greedy_one_to_one,
+)
+from scoring.aligners.trees import TreeEnsemble
+from scoring.aligners.word_features import (
+    bigrams,
+    context_features,
+    is_punct,
+    occurrences,
+    prefix_similarity,
+    wordnet_relations,
 )
 from scoring.alignment.links import Alignment, Link
 from scoring.errors import ResourceMissingError
@@ -141,246 +137,6 @@ FUNCTION_WORDS = (
     ",", ".", "''", "``", "'s", "-", "(", ")", ":", "$",
 )  # fmt: skip
 _FUNCTION_INDEX = {w: k for k, w in enumerate(FUNCTION_WORDS)}
-#: Context window (words on each side) of the ``*_window_match`` features.
-CONTEXT_WINDOW = 3
-
-
-@njit(cache=True)
-def _ensemble_predict(
-    x: F64,
-    feature: I64,
-    threshold: F64,
-    left: I64,
-    right: I64,
-    is_leaf: npt.NDArray[np.bool_],
-    missing_left: npt.NDArray[np.bool_],
-    value: F64,
-    tree_offset: I64,
-    baseline: float,
-) -> F64:
-    """``sigmoid(baseline + Σ_trees leaf value)`` for each row of ``x`` ``(R, F)``; node ``k`` of
-    tree ``t`` is at ``tree_offset[t] + k``, children indices are tree-relative."""
-    out = np.empty(x.shape[0])
-    for r in range(x.shape[0]):
-        raw = baseline
-        for t in range(tree_offset.shape[0] - 1):
-            base = tree_offset[t]
-            node = 0
-            while not is_leaf[base + node]:
-                v = x[r, feature[base + node]]
-                if math.isnan(v):
-                    go_left = missing_left[base + node]
-                else:
-                    go_left = v <= threshold[base + node]
-                node = left[base + node] if go_left else right[base + node]
-            raw += value[base + node]
-        out[r] = 1.0 / (1.0 + math.exp(-raw))
-    return out
-
-
-class TreeEnsemble:
-    """A binary gradient-boosted tree ensemble as plain arrays."""
-
-    KEYS = ("feature", "threshold", "left", "right", "is_leaf", "missing_left", "value", "offset")
-
-    def __init__(self, arrays: dict[str, npt.NDArray[Any]], baseline: float) -> None:
-        self.feature = np.ascontiguousarray(arrays["feature"], dtype=np.int64)
-        self.threshold = np.ascontiguousarray(arrays["threshold"], dtype=np.float64)
-        self.left = np.ascontiguousarray(arrays["left"], dtype=np.int64)
-        self.right = np.ascontiguousarray(arrays["right"], dtype=np.int64)
-        self.is_leaf = np.ascontiguousarray(arrays["is_leaf"], dtype=np.bool_)
-        self.missing_left = np.ascontiguousarray(arrays["missing_left"], dtype=np.bool_)
-        self.value = np.ascontiguousarray(arrays["value"], dtype=np.float64)
-        self.offset = np.ascontiguousarray(arrays["offset"], dtype=np.int64)
-        self.baseline = float(baseline)
-
-    @classmethod
-    def from_sklearn(cls, model: Any) -> TreeEnsemble:
-        """Copy the trees of a fitted binary ``HistGradientBoostingClassifier``."""
-        nodes = [predictors[0].nodes for predictors in model._predictors]
-        if not nodes:
-            raise AlignerError("the tree ensemble has no trees")
-        if any(bool(n["is_categorical"].any()) for n in nodes):
-            raise AlignerError("categorical splits are not supported")
-        offset = np.zeros(len(nodes) + 1, dtype=np.int64)
-        offset[1:] = np.cumsum([len(n) for n in nodes])
-        cat: Any = np.concatenate(nodes)  # a structured array (one record per node)
-        arrays = {
-            "feature": cat["feature_idx"],
-            "threshold": cat["num_threshold"],
-            "left": cat["left"],
-            "right": cat["right"],
-            "is_leaf": cat["is_leaf"],
-            "missing_left": cat["missing_go_to_left"],
-            "value": cat["value"],
-            "offset": offset,
-        }
-        return cls(arrays, float(np.ravel(model._baseline_prediction)[0]))
-
-    def arrays(self) -> dict[str, npt.NDArray[Any]]:
-        return {
-            "feature": self.feature,
-            "threshold": self.threshold,
-            "left": self.left,
-            "right": self.right,
-            "is_leaf": self.is_leaf.astype(np.uint8),
-            "missing_left": self.missing_left.astype(np.uint8),
-            "value": self.value,
-            "offset": self.offset,
-        }
-
-    def predict(self, x: npt.ArrayLike) -> F64:
-        """Probability of the positive class for each row of ``x``."""
-        data = np.ascontiguousarray(x, dtype=np.float64)
-        if data.ndim != 2:
-            raise AlignerError(f"features must be a 2-D array, got shape {data.shape}")
-        if self.feature.size and data.shape[1] <= int(self.feature.max()):
-            raise AlignerError(f"the model needs more than {data.shape[1]} features")
-        return _ensemble_predict(
-            data,
-            self.feature,
-            self.threshold,
-            self.left,
-            self.right,
-            self.is_leaf,
-            self.missing_left,
-            self.value,
-            self.offset,
-            self.baseline,
-        )
-
-
-def _bigrams(word: str) -> set[str]:
-    padded = f"#{word}#"
-    return {padded[k : k + 2] for k in range(len(padded) - 1)}
-
-
-def _prefix_similarity(a: str, b: str) -> float:
-    k = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        k += 1
-    return k / max(len(a), len(b))
-
-
-def _is_punct(word: str) -> bool:
-    return not any(ch.isalnum() for ch in word)
-
-
-def _previous_content(content: npt.NDArray[np.bool_]) -> I64:
-    """Index of the nearest content word before each position (−1 if none)."""
-    out = np.full(content.size, -1, dtype=np.int64)
-    last = -1
-    for k in range(content.size):
-        out[k] = last
-        if content[k]:
-            last = k
-    return out
-
-
-def _next_content(content: npt.NDArray[np.bool_]) -> I64:
-    """Index of the nearest content word after each position (``len`` if none)."""
-    return content.size - 1 - _previous_content(content[::-1])[::-1]
-
-
-def _context_features(
-    match: npt.NDArray[np.bool_],
-    src_content: npt.NDArray[np.bool_],
-    tgt_content: npt.NDArray[np.bool_],
-) -> tuple[F64, F64, F64, F64]:
-    """Whether the content words just before (after) ``i`` and ``j`` match, and whether any
-    word pair within :data:`CONTEXT_WINDOW` words before (after) both matches: the "the X" /
-    "X of" evidence for function words and for repeated words."""
-    n, m = match.shape
-    padded = np.pad(match, ((0, 1), (0, 1)))  # row/column −1 and n/m read the zero padding
-    ps, pt = _previous_content(src_content), _previous_content(tgt_content)
-    ns, nt = _next_content(src_content), _next_content(tgt_content)
-    left = padded[ps[:, None], pt[None, :]].astype(np.float64)
-    right = padded[ns[:, None], nt[None, :]].astype(np.float64)
-    w = CONTEXT_WINDOW
-    z = np.pad(match.astype(np.float64), w)
-    left_window = np.zeros((n, m))
-    right_window = np.zeros((n, m))
-    for a in range(1, w + 1):
-        for b in range(1, w + 1):
-            left_window = np.maximum(left_window, z[w - a : w - a + n, w - b : w - b + m])
-            right_window = np.maximum(right_window, z[w + a : w + a + n, w + b : w + b + m])
-    return left, right, left_window, right_window
-
-
-def _occurrences(words: list[str]) -> tuple[F64, F64]:
-    """How often each word occurs in its sentence, and which occurrence (0, 1, …) it is."""
-    total: dict[str, int] = {}
-    for w in words:
-        total[w] = total.get(w, 0) + 1
-    seen: dict[str, int] = {}
-    index = np.zeros(len(words))
-    for k, w in enumerate(words):
-        index[k] = seen.get(w, 0)
-        seen[w] = seen.get(w, 0) + 1
-    return np.array([total[w] for w in words], dtype=np.float64), index
-
-
-# WordNet relations of content words beyond a shared synset, cached per word (pair).
-_WORDNET_SENSES = 4  # senses per word compared by Wu-Palmer similarity
-
-
-@functools.cache
-def _wordnet() -> Any:
-    """The WordNet reader, its version looked up once: nltk's ``get_version`` re-reads a data
-    file on every call, and Wu-Palmer similarity calls it for every noun sense pair."""
-    wn = resources.wordnet()
-    version = wn.get_version()
-    wn.get_version = lambda: version
-    return wn
-
-
-@functools.lru_cache(maxsize=100_000)
-def _senses(word: str) -> tuple[Any, ...]:
-    return tuple(_wordnet().synsets(word)[:_WORDNET_SENSES])
-
-
-@functools.lru_cache(maxsize=100_000)
-def _derivations(word: str) -> frozenset[str]:
-    """Lemma names of the word's synsets and their derivationally related forms."""
-    out: set[str] = set()
-    for synset in _wordnet().synsets(word):
-        for lemma in synset.lemmas():
-            out.add(lemma.name().lower())
-            out.update(r.name().lower() for r in lemma.derivationally_related_forms())
-    return frozenset(out)
-
-
-@functools.lru_cache(maxsize=100_000)
-def _ancestors(word: str) -> frozenset[Any]:
-    """The word's first senses and their (instance) hypernyms up to two steps up."""
-    out: set[Any] = set()
-    for synset in _senses(word):
-        out.add(synset)
-        out.update(synset.closure(lambda x: x.hypernyms() + x.instance_hypernyms(), depth=2))
-    return frozenset(out)
-
-
-@functools.lru_cache(maxsize=200_000)
-def _wup(x: Any, y: Any) -> float:
-    """Wu-Palmer similarity of two senses (0 if they have no common hypernym)."""
-    return float(x.wup_similarity(y) or 0.0)
-
-
-@functools.lru_cache(maxsize=200_000)
-def _wordnet_relations(a: str, b: str) -> tuple[float, float, float]:
-    """(best Wu-Palmer similarity of same-POS senses, derivationally related, one is a sense or
-    near hypernym of the other) for two different lowercase content words."""
-    best = 0.0
-    for x in _senses(a):
-        for y in _senses(b):
-            if x.pos() == y.pos() or {x.pos(), y.pos()} <= {"a", "s"}:
-                best = max(best, _wup(x, y))
-    da, db = _derivations(a), _derivations(b)
-    derived = b in da or a in db or bool(da & db)
-    hyper = bool(set(_senses(a)) & _ancestors(b)) or bool(set(_senses(b)) & _ancestors(a))
-    return best, float(derived), float(hyper)
 
 
 # Cross-validation trains one aligner per fold on the same pairs: the EM model (trained without
@@ -572,22 +328,22 @@ class SupervisedAligner(Aligner):
         for i, j, cls in greedy_one_to_one(classes.astype(np.int8)):
             choice[i, j] = 1.0 if cls >= STEM else 0.5
         post_st, post_ts, fwd, bwd = self.em.directional(source, target)
-        sym = _grow_diag_final(fwd, bwd).astype(np.float64)
+        sym = grow_diag_final(fwd, bwd).astype(np.float64)
         post_min = np.minimum(post_st, post_ts)
         src_lower = [w.lower() for w in source]
         tgt_lower = [w.lower() for w in target]
         stop = rules.stop
-        src_punct = np.array([_is_punct(w) for w in source], dtype=np.float64)
-        tgt_punct = np.array([_is_punct(w) for w in target], dtype=np.float64)
+        src_punct = np.array([is_punct(w) for w in source], dtype=np.float64)
+        tgt_punct = np.array([is_punct(w) for w in target], dtype=np.float64)
         src_stop = np.array([w in stop for w in src_lower], dtype=np.float64)
         tgt_stop = np.array([w in stop for w in tgt_lower], dtype=np.float64)
-        src_bi = [_bigrams(w) for w in src_lower]
-        tgt_bi = [_bigrams(w) for w in tgt_lower]
+        src_bi = [bigrams(w) for w in src_lower]
+        tgt_bi = [bigrams(w) for w in tgt_lower]
         prefix = np.zeros((n, m))
         dice = np.zeros((n, m))
         for i in range(n):
             for j in range(m):
-                prefix[i, j] = _prefix_similarity(src_lower[i], tgt_lower[j])
+                prefix[i, j] = prefix_similarity(src_lower[i], tgt_lower[j])
                 inter = len(src_bi[i] & tgt_bi[j])
                 dice[i, j] = 2.0 * inter / (len(src_bi[i]) + len(tgt_bi[j]))
         rel = np.abs((np.arange(n)[:, None] + 0.5) / n - (np.arange(m)[None, :] + 0.5) / m)
@@ -616,13 +372,13 @@ class SupervisedAligner(Aligner):
             ).reshape(n, m)
             content = s_content[:, None] * t_content[None, :]
         match = classes > 0
-        left_c, right_c, left_w, right_w = _context_features(
+        left_c, right_c, left_w, right_w = context_features(
             match,
             (src_punct + src_stop) == 0,
             (tgt_punct + tgt_stop) == 0,
         )
-        src_count, src_occ = _occurrences(src_lower)
-        tgt_count, tgt_occ = _occurrences(tgt_lower)
+        src_count, src_occ = occurrences(src_lower)
+        tgt_count, tgt_occ = occurrences(tgt_lower)
         lower = classes >= LOWER
         # among the lowercase-identical candidates of a column (row), the relatively closest
         rel_lower = np.where(lower, rel, np.inf)
@@ -648,7 +404,7 @@ class SupervisedAligner(Aligner):
                 for j in range(m):
                     if src_c[i] and tgt_c[j]:
                         a, b = src_lower[i], tgt_lower[j]
-                        relations[i, j] = (1.0, 1.0, 1.0) if a == b else _wordnet_relations(a, b)
+                        relations[i, j] = (1.0, 1.0, 1.0) if a == b else wordnet_relations(a, b)
         src_idf = self._idf(src_lower)
         tgt_idf = self._idf(tgt_lower)
         src_fw = np.array([_FUNCTION_INDEX.get(w, -1) for w in src_lower], dtype=np.float64)

@@ -12,17 +12,15 @@ import pytest
 
 from scoring.aligners import get_aligner
 from scoring.aligners.base import Aligner, AlignerError, read_model_file
-from scoring.aligners.em import (
-    EMAligner,
-    _agree,
-    _DirectionRun,
-    _grow_diag_final,
-    _hmm_agreement_estep,
-    _hmm_estep,
-    _layout,
-    _model1_agreement_estep,
-    _model1_estep,
-    _posteriors,
+from scoring.aligners.em import EMAligner, _DirectionRun, _layout
+from scoring.aligners.em_kernels import (
+    agree,
+    grow_diag_final,
+    hmm_agreement_estep,
+    hmm_estep,
+    model1_agreement_estep,
+    model1_estep,
+    posteriors,
 )
 
 # --- plain-Python references -------------------------------------------------------------------
@@ -130,7 +128,7 @@ def test_the_model1_e_step_matches_a_plain_computation() -> None:
     weights = np.array([1.0, 2.5])
     prob = rng.random(5) + 0.1
     counts = np.zeros(5)
-    ll = _model1_estep(src_len, tgt_len, cells, cell_off, weights, prob, counts)
+    ll = model1_estep(src_len, tgt_len, cells, cell_off, weights, prob, counts)
 
     ref_counts = np.zeros(5)
     ref_ll = 0.0
@@ -167,7 +165,7 @@ def test_hmm_posteriors_and_viterbi_match_brute_force(
     emit_null = rng.random(n_j) * 0.3 + 0.01
     jump = rng.random(2 * max_jump + 1) + 0.05
     bounds = _random_bounds(rng, max_jump, start, end)
-    post, post_null, path = _posteriors(emit, emit_null, jump, bounds, max_jump, smooth, p0)
+    post, post_null, path = posteriors(emit, emit_null, jump, bounds, max_jump, smooth, p0)
 
     trans, init, end_factor = _ref_transitions(n_i, jump, bounds, max_jump, smooth)
     if not end:
@@ -204,7 +202,7 @@ def test_the_hmm_e_step_counts_match_brute_force(align_weight: float) -> None:
     jump_counts = np.zeros(jump.size)
     bound_counts = np.zeros_like(bounds)
     null_counts = np.zeros(2)
-    ll = _hmm_estep(
+    ll = hmm_estep(
         np.array([n_i]),
         np.array([n_j]),
         cells,
@@ -265,7 +263,7 @@ def test_grow_diag_final_matches_the_reference_on_random_alignments() -> None:
         for i in range(n):
             if rng.random() < 0.8:
                 bwd[i, int(rng.integers(0, m))] = 1
-        np.testing.assert_array_equal(_grow_diag_final(fwd, bwd), _ref_grow_diag_final(fwd, bwd))
+        np.testing.assert_array_equal(grow_diag_final(fwd, bwd), _ref_grow_diag_final(fwd, bwd))
 
 
 def _random_posteriors(rng: np.random.Generator, n_rows: int, n_cols: int) -> np.ndarray:
@@ -282,7 +280,7 @@ def test_agreement_keeps_only_link_mass_both_directions_give() -> None:
         bwd = _random_posteriors(rng, n_i, n_j)
         q_fwd, q_bwd = fwd.copy(), bwd.copy()
         stats = np.zeros(3)
-        _agree(n_i, n_j, q_fwd, q_bwd, stats)
+        agree(n_i, n_j, q_fwd, q_bwd, stats)
         q = fwd[:, :n_i] * bwd[:, :n_j].T
         np.testing.assert_allclose(q_fwd[:, :n_i], q, rtol=1e-12)
         np.testing.assert_allclose(q_bwd[:, :n_j], q.T, rtol=1e-12)
@@ -313,7 +311,7 @@ def test_the_joint_model1_e_step_counts_the_product_of_both_directions() -> None
     counts_st = np.zeros_like(prob_st)
     counts_ts = np.zeros_like(prob_ts)
     stats = np.zeros(3)
-    ll_st, ll_ts = _model1_agreement_estep(
+    ll_st, ll_ts = model1_agreement_estep(
         st[0], st[1], st[2], st[3], ts[2], ts[3], weights, prob_st, prob_ts,
         counts_st, counts_ts, stats,
     )  # fmt: skip
@@ -371,14 +369,17 @@ def test_the_joint_hmm_e_step_takes_jumps_from_each_direction_and_links_from_bot
     joint = [fresh(p) for p in probs]
     alone = [fresh(p) for p in probs]
     st, ts = layouts
-    lls = _hmm_agreement_estep(
-        st[0], st[1], st[2], st[3], ts[2], ts[3], weights, align_weights, probs[0], probs[1],
-        jumps[0], jumps[1], bounds[0], bounds[1], max_jump, smooth, p0[0], p0[1],
-        joint[0][0], joint[1][0], joint[0][1], joint[1][1], joint[0][2], joint[1][2],
-        joint[0][3], joint[1][3], np.zeros(3),
-    )  # fmt: skip
+    lls = hmm_agreement_estep(
+        (st[0], st[1], st[2], st[3], ts[2], ts[3], weights, align_weights),
+        (probs[0], jumps[0], bounds[0], p0[0]),
+        (probs[1], jumps[1], bounds[1], p0[1]),
+        (max_jump, smooth),
+        tuple(joint[0]),
+        tuple(joint[1]),
+        np.zeros(3),
+    )
     for d, layout in enumerate(layouts):
-        ll = _hmm_estep(
+        ll = hmm_estep(
             layout[0], layout[1], layout[2], layout[3], weights, align_weights, probs[d],
             jumps[d], bounds[d], max_jump, smooth, p0[d], *alone[d],
         )  # fmt: skip
@@ -393,7 +394,7 @@ def test_the_joint_hmm_e_step_takes_jumps_from_each_direction_and_links_from_bot
         for d, (cond_len, gen_len, cells, off, _) in enumerate(layouts):
             n_i, n_j = int(cond_len[k]), int(gen_len[k])
             idx = cells[off[k] : off[k + 1]].reshape(n_j, n_i + 1)
-            post, post_null, _ = _posteriors(
+            post, post_null, _ = posteriors(
                 probs[d][idx[:, :n_i]].copy(), probs[d][idx[:, n_i]].copy(), jumps[d],
                 bounds[d], max_jump, smooth, p0[d],
             )  # fmt: skip

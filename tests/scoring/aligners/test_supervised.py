@@ -15,11 +15,9 @@ from scoring.aligners.supervised import (
     FEATURES,
     MPNET_LAYERS,
     SupervisedAligner,
-    TreeEnsemble,
-    _context_features,
-    _occurrences,
-    _wordnet_relations,
 )
+from scoring.aligners.trees import TreeEnsemble
+from scoring.aligners.word_features import context_features, occurrences, wordnet_relations
 from scoring.alignment.links import Alignment
 
 
@@ -139,7 +137,7 @@ def test_context_features_agree_with_a_plain_loop() -> None:
         match = rng.random((n, m)) < 0.3
         src_content = [bool(v) for v in rng.random(n) < 0.6]
         tgt_content = [bool(v) for v in rng.random(m) < 0.6]
-        fast = _context_features(match, np.array(src_content), np.array(tgt_content))
+        fast = context_features(match, np.array(src_content), np.array(tgt_content))
         for got, want in zip(fast, _slow_context(match, src_content, tgt_content), strict=True):
             np.testing.assert_array_equal(got, want)
 
@@ -147,21 +145,21 @@ def test_context_features_agree_with_a_plain_loop() -> None:
 def test_a_function_word_sees_that_the_next_content_words_match() -> None:
     # "the cat" / "a cat": the content words after "the" and "a" match
     match = np.array([[False, False], [False, True]])
-    left, right, _, _ = _context_features(match, np.array([False, True]), np.array([False, True]))
+    left, right, _, _ = context_features(match, np.array([False, True]), np.array([False, True]))
     assert right[0, 0] == 1.0 and left[1, 1] == 0.0
 
 
 def test_occurrences_count_and_number_repeated_words() -> None:
-    total, index = _occurrences(["the", "cat", "saw", "the", "the"])
+    total, index = occurrences(["the", "cat", "saw", "the", "the"])
     assert total.tolist() == [3, 1, 1, 3, 3]
     assert index.tolist() == [0, 0, 0, 1, 2]
 
 
 def test_wordnet_relations_find_derivations_and_hypernyms() -> None:
-    wup, derived, _ = _wordnet_relations("investigation", "investigate")
+    wup, derived, _ = wordnet_relations("investigation", "investigate")
     assert derived == 1.0 and 0.0 <= wup <= 1.0
-    assert _wordnet_relations("dog", "animal")[2] == 1.0
-    _, derived, hypernym = _wordnet_relations("dog", "theory")
+    assert wordnet_relations("dog", "animal")[2] == 1.0
+    _, derived, hypernym = wordnet_relations("dog", "theory")
     assert (derived, hypernym) == (0.0, 0.0)
 
 

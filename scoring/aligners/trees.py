@@ -1,0 +1,126 @@
+"""A binary gradient-boosted tree ensemble kept as plain arrays and evaluated by a numba kernel.
+
+scikit-learn's ``HistGradientBoostingClassifier`` trains the trees;
+:meth:`TreeEnsemble.from_sklearn` copies them into arrays (feature, threshold, children, leaf
+values), so a saved model is numbers only (no pickle). The tests check the kernel against
+scikit-learn's own ``predict_proba``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from scoring.aligners.base import AlignerError
+
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+
+
+@njit(cache=True)
+def _ensemble_predict(
+    x: F64,
+    feature: I64,
+    threshold: F64,
+    left: I64,
+    right: I64,
+    is_leaf: npt.NDArray[np.bool_],
+    missing_left: npt.NDArray[np.bool_],
+    value: F64,
+    tree_offset: I64,
+    baseline: float,
+) -> F64:
+    """``sigmoid(baseline + Σ_trees leaf value)`` for each row of ``x`` ``(R, F)``; node ``k`` of
+    tree ``t`` is at ``tree_offset[t] + k``, children indices are tree-relative."""
+    out = np.empty(x.shape[0])
+    for r in range(x.shape[0]):
+        raw = baseline
+        for t in range(tree_offset.shape[0] - 1):
+            base = tree_offset[t]
+            node = 0
+            while not is_leaf[base + node]:
+                v = x[r, feature[base + node]]
+                if math.isnan(v):
+                    go_left = missing_left[base + node]
+                else:
+                    go_left = v <= threshold[base + node]
+                node = left[base + node] if go_left else right[base + node]
+            raw += value[base + node]
+        out[r] = 1.0 / (1.0 + math.exp(-raw))
+    return out
+
+
+class TreeEnsemble:
+    """A binary gradient-boosted tree ensemble as plain arrays."""
+
+    KEYS = ("feature", "threshold", "left", "right", "is_leaf", "missing_left", "value", "offset")
+
+    def __init__(self, arrays: dict[str, npt.NDArray[Any]], baseline: float) -> None:
+        self.feature = np.ascontiguousarray(arrays["feature"], dtype=np.int64)
+        self.threshold = np.ascontiguousarray(arrays["threshold"], dtype=np.float64)
+        self.left = np.ascontiguousarray(arrays["left"], dtype=np.int64)
+        self.right = np.ascontiguousarray(arrays["right"], dtype=np.int64)
+        self.is_leaf = np.ascontiguousarray(arrays["is_leaf"], dtype=np.bool_)
+        self.missing_left = np.ascontiguousarray(arrays["missing_left"], dtype=np.bool_)
+        self.value = np.ascontiguousarray(arrays["value"], dtype=np.float64)
+        self.offset = np.ascontiguousarray(arrays["offset"], dtype=np.int64)
+        self.baseline = float(baseline)
+
+    @classmethod
+    def from_sklearn(cls, model: Any) -> TreeEnsemble:
+        """Copy the trees of a fitted binary ``HistGradientBoostingClassifier``."""
+        nodes = [predictors[0].nodes for predictors in model._predictors]
+        if not nodes:
+            raise AlignerError("the tree ensemble has no trees")
+        if any(bool(n["is_categorical"].any()) for n in nodes):
+            raise AlignerError("categorical splits are not supported")
+        offset = np.zeros(len(nodes) + 1, dtype=np.int64)
+        offset[1:] = np.cumsum([len(n) for n in nodes])
+        cat: Any = np.concatenate(nodes)  # a structured array (one record per node)
+        arrays = {
+            "feature": cat["feature_idx"],
+            "threshold": cat["num_threshold"],
+            "left": cat["left"],
+            "right": cat["right"],
+            "is_leaf": cat["is_leaf"],
+            "missing_left": cat["missing_go_to_left"],
+            "value": cat["value"],
+            "offset": offset,
+        }
+        return cls(arrays, float(np.ravel(model._baseline_prediction)[0]))
+
+    def arrays(self) -> dict[str, npt.NDArray[Any]]:
+        return {
+            "feature": self.feature,
+            "threshold": self.threshold,
+            "left": self.left,
+            "right": self.right,
+            "is_leaf": self.is_leaf.astype(np.uint8),
+            "missing_left": self.missing_left.astype(np.uint8),
+            "value": self.value,
+            "offset": self.offset,
+        }
+
+    def predict(self, x: npt.ArrayLike) -> F64:
+        """Probability of the positive class for each row of ``x``."""
+        data = np.ascontiguousarray(x, dtype=np.float64)
+        if data.ndim != 2:
+            raise AlignerError(f"features must be a 2-D array, got shape {data.shape}")
+        if self.feature.size and data.shape[1] <= int(self.feature.max()):
+            raise AlignerError(f"the model needs more than {data.shape[1]} features")
+        return _ensemble_predict(
+            data,
+            self.feature,
+            self.threshold,
+            self.left,
+            self.right,
+            self.is_leaf,
+            self.missing_left,
+            self.value,
+            self.offset,
+            self.baseline,
+        )
