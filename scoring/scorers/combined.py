@@ -3,14 +3,12 @@
 Every pair ``(tokens_1, tokens_2)`` becomes one float64 row of :func:`combined_features`, the
 union of these groups (names in :data:`GROUPS`; each group can be switched off):
 
-- ``perp`` (36): Heilman & Madnani's (2012) Table 1 edit features (intercept dropped) of the TERp
-alignment
-  under PERP's *initial* weights (:func:`scoring.edit.perp.initial_weights`; no training, so the
-  features of a pair do not depend on the training data), and that alignment's cost
-  ``w₀·f`` (a length-normalised TER with stems and synonyms).
-- ``mt`` (101): Finch, Hwang & Sumita's (2005) MT-metric features, each the mean of both directions
-  (:func:`scoring.mt.features.mt_features`); NIST's information weights come from the training
-  sentences, kept with the model.
+- ``perp`` (36): Heilman & Madnani's (2012) Table 1 edit features (intercept dropped) of the
+  TERp alignment under PERP's *initial* weights (no training, so a pair's features do not
+  depend on the training data), and that alignment's cost ``w₀·f``.
+- ``mt`` (101): Finch, Hwang & Sumita's (2005) MT-metric features, each the mean of both
+  directions (:func:`scoring.mt.features.mt_features`); NIST's information weights come from
+  the training sentences, kept with the model.
 - ``align`` (26): the lexical aligner's one-to-one links (:mod:`scoring.aligners.lexical`:
   identity, lowercase, Porter stem as sure links; WordNet and, with ``ppdb=PATH``, PPDB as
   possible links). Per side, the share of words, of content words (letters only, not an NLTK
@@ -23,12 +21,10 @@ alignment
   containments (Šarić et al. 2012, TakeLab); number features (count, overlap, one set
   containing the other; TakeLab's, decisive on MSRpar); lengths (log of each length, relative
   difference).
-- ``wordnet`` (6): soft matching through WordNet's hierarchy (TakeLab's WordNet-augmented
-  overlap, with Sultan et al.'s weighting): every content word gets its best similarity to a
-  content word of the other sentence (1 for the same word or Porter stem, else the largest
-  ``path_similarity`` between the first three synsets of each, same part of speech), averaged
-  per side plainly and weighted by information content; each with the harmonic mean of the
-  sides.
+- ``wordnet`` (6): TakeLab's WordNet-augmented overlap with Sultan et al.'s weighting: each
+  content word's best similarity to a content word of the other sentence (1 for the same word
+  or stem, else the best ``path_similarity`` of the first three synsets), averaged per side
+  plainly and by information content, with the harmonic mean of the sides.
 - ``encoder`` (13): a pretrained sentence encoder's graded similarity
   (:mod:`scoring.neural.encoder`, all-MiniLM-L6-v2 run in numpy): the cosine of the two sentence
   vectors, and at layers 3 and 6 the greedy soft matching of word vectors in context that
@@ -36,13 +32,11 @@ alignment
   sentence, averaged per side plainly and weighted by information content, with the harmonic
   mean of the sides.
 
-The learner (``learner="svm"``, the default) is an RBF SVM on standardised features with ``C``,
-``γ`` (and SVR's ``ε``) chosen by k-fold cross-validation on the training data only
-(:class:`scoring.mt.classifier.MtRegressor` for scores, :class:`~scoring.mt.classifier.MtClassifier`
-for 0/1 labels), stored as plain arrays in JSON (no pickle). ``learner="ridge"`` (scores only) is
-ridge regression on standardised features, ``α`` by k-fold Pearson: lower capacity, for models
-that must carry over to data unlike their training set. Shapes: ``(N, F)`` features, ``(N,)``
-scores.
+The learner (``learner="svm"``, the default) is an RBF SVM on standardised features with
+``C``, ``γ`` (and SVR's ``ε``) chosen by k-fold cross-validation on the training data only
+(:mod:`scoring.mt.classifier`), stored as plain arrays in JSON. ``learner="ridge"`` (scores
+only) is ridge regression, ``α`` by k-fold Pearson: lower capacity, for models that must carry
+over to data unlike their training set. Shapes: ``(N, F)`` features, ``(N,)`` scores.
 """
 
 from __future__ import annotations
