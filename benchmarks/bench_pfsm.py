@@ -8,7 +8,7 @@ first), the Pearson correlation on the 750 test pairs beside Wang & Cer's (2012)
 *Indi*:
 trained on MSRpar train, tested on MSRpar test, with synonym and paraphrase features), and, as
 the peer measured in the same run, one objective-and-gradient evaluation by walking the machine's
-configurations directly (``_kernels._sweep``) against the same evaluation over the edge lists
+configurations directly (``walk.sweep``) against the same evaluation over the edge lists
 that training uses. Exits 1 if a time target is missed.
 """
 
@@ -21,8 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.paths import data_dir
-from scoring.pfsm import PFSMScorer
-from scoring.pfsm import _kernels as kernels
+from scoring.pfsm import PFSMScorer, walk
 from scoring.pfsm.features import N_FEATURES, MatchTables
 from scoring.pfsm.lattice import CompiledPairs, node_count
 from scoring.text import tokenize
@@ -61,8 +60,8 @@ def _walk(model: PFSMScorer, tables: list[MatchTables], weights: np.ndarray) -> 
         size = node_count(n, m, model.jump_limit)
         alpha, beta = np.empty(size), np.empty(size)
         ids = np.empty(size, dtype=np.int64)
-        kernels._sweep(
-            kernels.MODE_BACKWARD, n, m, model.jump_limit, table.single, table.block, weights,
+        walk.sweep(
+            walk.MODE_BACKWARD, n, m, model.jump_limit, table.single, table.block, weights,
             alpha, beta, ids, np.zeros(N_FEATURES), np.zeros((0, 4), dtype=np.int64),
             np.zeros(2, dtype=np.int64),
         )  # fmt: skip
@@ -101,7 +100,7 @@ def main() -> int:
     print()
     print(
         f"{'model':<10}{'fit s':>8}{'target s':>10}{'featurize s':>13}{'iters':>7}{'feats':>7}"
-        f"{'test r':>9}{'Wang & Cer 2012':>10}{'Δ':>8}"
+        f"{'test r':>9}{'paper':>10}{'Δ':>8}"
     )
     for kind, seconds, pearson, info, _, _ in rows:
         name = "pFSM" if kind == "pfsm" else "pPDA j5"

@@ -10,8 +10,8 @@
 - :func:`support_counts`: how many lattice edges carry each feature (used for the cut-off).
 - :class:`CompiledPairs`: the edge lists of many pairs, for the training objective.
 
-The lattice is built once per pair by the kernels in :mod:`scoring.pfsm._kernels` (which walk
-the machine's configurations directly) and kept as an :class:`EdgeList`; the forward and
+The lattice is built once per pair by the kernels of :mod:`scoring.pfsm.walk` (which walk the
+machine's configurations directly) and kept as an :class:`EdgeList`; the forward and
 backward passes then run over that list.
 
 ``jump_limit = 0`` is the pFSM; ``jump_limit = D ≥ 1`` the pPDA whose forward jumps skip at most
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from scoring.pfsm import _kernels as k
+from scoring.pfsm import edges, walk
 from scoring.pfsm.features import (
     N_FEATURES,
     STATE_NAMES,
@@ -92,7 +92,7 @@ def node_count(n: int, m: int, jump_limit: int) -> int:
     """Slots the kernels need for an ``n × m`` pair (nodes of the lattice, plus the final one):
     ``8 (N+1)(M+1) (1 + 4 D (D+1)) + 1``. Raises :class:`PFSMInputError` above
     :data:`MAX_NODES`."""
-    size = int(k._layout(n, m, jump_limit)[1])
+    size = int(walk.layout(n, m, jump_limit)[1])
     if size > MAX_NODES:
         raise PFSMInputError(
             f"a {n}×{m}-token pair is too long for jump limit {jump_limit}: its lattice needs "
@@ -149,10 +149,12 @@ def _record(
     alpha, beta, ids = _buffers(node_count(n, m, d))
     meta = np.zeros(2, dtype=np.int64)
     columns = scratch[0].shape[1]
-    start, final = k._record_lattice(n, m, d, single, block, alpha, beta, ids, scratch[0], meta)
+    start, final = edges.record_lattice(n, m, d, single, block, alpha, beta, ids, scratch[0], meta)
     if meta[0] > scratch[0].shape[0]:  # too small: grow and record again
         scratch[0] = np.empty((int(meta[0]) * 2, columns), dtype=np.int64)
-        start, final = k._record_lattice(n, m, d, single, block, alpha, beta, ids, scratch[0], meta)
+        start, final = edges.record_lattice(
+            n, m, d, single, block, alpha, beta, ids, scratch[0], meta
+        )
     return scratch[0][: int(meta[0])], int(meta[1]), int(start), int(final)
 
 
@@ -170,8 +172,8 @@ def link_posteriors(
     f2 = np.ascontiguousarray(rec[:, 3], dtype=np.int16)
     alpha = np.empty(nodes)
     beta = np.empty(nodes)
-    y = k._edge_forward(src, dst, f1, f2, w, start, final, alpha)
-    k._edge_backward(src, dst, f1, f2, w, y, final, alpha, beta, np.zeros(N_FEATURES), 0.0)
+    y = edges.edge_forward(src, dst, f1, f2, w, start, final, alpha)
+    edges.edge_backward(src, dst, f1, f2, w, y, final, alpha, beta, np.zeros(N_FEATURES), 0.0)
     score = w[f1] + np.where(f2 >= 0, w[np.maximum(f2, 0)], 0.0)
     post = np.exp(alpha[src] + score + beta[dst] - y)
     n, m = tables.shape
@@ -198,8 +200,8 @@ def expected_counts(
     alpha = np.empty(lat.nodes)
     beta = np.empty(lat.nodes)
     counts = np.zeros(N_FEATURES)
-    y = k._edge_forward(lat.src, lat.dst, lat.f1, lat.f2, w, lat.start, lat.final, alpha)
-    k._edge_backward(lat.src, lat.dst, lat.f1, lat.f2, w, y, lat.final, alpha, beta, counts, 1.0)
+    y = edges.edge_forward(lat.src, lat.dst, lat.f1, lat.f2, w, lat.start, lat.final, alpha)
+    edges.edge_backward(lat.src, lat.dst, lat.f1, lat.f2, w, y, lat.final, alpha, beta, counts, 1.0)
     return float(y), counts
 
 
@@ -229,7 +231,7 @@ def viterbi(
     w = check_weights(weights)
     alpha, _, bp = _buffers(node_count(n, m, d))
     out = np.zeros((3 * (n + m) + 3, 5), dtype=np.int64)
-    rows, best = k._viterbi_path(n, m, d, single, block, w, alpha, bp, out)
+    rows, best = edges.viterbi_path(n, m, d, single, block, w, alpha, bp, out)
     ops = [EditOp(*(int(v) for v in out[r])) for r in range(rows)]
     return float(best), ops
 
@@ -274,12 +276,21 @@ class CompiledPairs:
     ) -> tuple[float, float, npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         counts = np.zeros(N_FEATURES)
         values = np.zeros(len(self))
-        loss, g_alpha = k._edge_batch(
-            with_gradient, np.ascontiguousarray(w, dtype=np.float64), float(alpha0),
-            np.ascontiguousarray(targets, dtype=np.float64), self.norms, self.edge_off,
-            self.node_off, self.starts, self.finals, self.src, self.dst, self.f1, self.f2,
-            self._alpha, self._beta, counts, values,
-        )  # fmt: skip
+        loss, g_alpha = edges.edge_batch(
+            with_gradient,
+            np.ascontiguousarray(w, dtype=np.float64),
+            float(alpha0),
+            (
+                np.ascontiguousarray(targets, dtype=np.float64),
+                self.norms,
+                self.edge_off,
+                self.node_off,
+                self.starts,
+                self.finals,
+            ),
+            (self.src, self.dst, self.f1, self.f2),
+            (self._alpha, self._beta, counts, values),
+        )
         return float(loss), float(g_alpha), counts, values
 
     def log_partitions(self, weights: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

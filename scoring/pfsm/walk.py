@@ -1,12 +1,12 @@
-"""numba kernels: forward, backward (expected feature counts), Viterbi over pFSM/pPDA lattices.
+"""The pFSM/pPDA machine walked configuration by configuration (numba kernels): forward,
+backward (expected feature counts), Viterbi, and recording the lattice as an edge list.
+:mod:`scoring.pfsm.lattice` validates input, allocates and calls :func:`sweep`.
 
-Private: call them through :mod:`scoring.pfsm.lattice`, which validates and allocates.
-
-Lattice (Wang & Manning 2012, §2 and §2.2). A node is a machine configuration: the position ``(i,
-j)`` (source
-and target tokens consumed so far), the jump memory, and the *shape* of the last operation. With
-the match tables (``single`` ``(N, M)``, ``block`` ``(N, M, 3)``) the shape and the position
-determine the last state, hence the transition feature of the next edge. Node families:
+Lattice (Wang & Manning 2012, §2 and §2.2). A node is a machine configuration: the position
+``(i, j)`` (source and target tokens consumed so far), the jump memory, and the *shape* of the
+last operation. With the match tables (``single`` ``(N, M)``, ``block`` ``(N, M, 3)``) the shape
+and the position determine the last state, hence the transition feature of the
+next edge. Node families:
 
 - normal ``(i, j, shape)``; shapes ``INS DEL S11 B12 B21 B22`` (0–5), ``START`` (6), ``J3`` (7).
 - landed, per side (``Y``: the jump is on the target side, ``X``: on the source side), in
@@ -31,8 +31,8 @@ be closed if some substitution lies at its first position (before its first subs
 admits only the other side's insert/delete), which :func:`_last_substitutions` tabulates; and
 only cells flagged live by an incoming edge are scanned. Then, because the lattice does not
 depend on the weights, training records it once per pair as an edge list (``MODE_RECORD``) and
-runs the forward and backward passes over that list (:func:`_edge_forward`,
-:func:`_edge_backward`), which is about ten times faster than walking the configurations.
+runs the forward and backward passes over that list (:mod:`scoring.pfsm.edges`), about ten
+times faster than walking the configurations.
 """
 
 from __future__ import annotations
@@ -68,10 +68,10 @@ KIND_LANDED = 1
 KIND_GAP = 2
 KIND_FINAL = 3
 
-_DX = np.array([0, 1, 1, 1, 2, 2], dtype=np.int64)
-_DY = np.array([1, 0, 1, 2, 1, 2], dtype=np.int64)
+DX = np.array([0, 1, 1, 1, 2, 2], dtype=np.int64)
+DY = np.array([1, 0, 1, 2, 1, 2], dtype=np.int64)
 _TRANS0 = N_STATES
-_STOP0 = N_STATES + N_STATES * N_STATES
+STOP0 = N_STATES + N_STATES * N_STATES
 _MAX_EDGES = 64
 
 I8 = npt.NDArray[np.int8]
@@ -81,14 +81,30 @@ I64_2D = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
 I16 = npt.NDArray[np.int16]
 U8 = npt.NDArray[np.uint8]
-_NEG = -np.inf
+#: A node's coordinates: ``(kind, side, q, p, x1, x2, shape)``.
+Node = tuple[int, int, int, int, int, int, int]
+#: One pair's machine: ``(n, m, jump limit, single, block, last substitutions, weights, offsets)``.
+Machine = tuple[int, int, int, I8, I8, I64, F64, I64]
+#: The dynamic programs' arrays: ``(alpha, beta, back-pointers, counts, log Z, scale)``.
+Passes = tuple[F64, F64, I64, F64, float, float]
+#: Scratch for the edges leaving one node: ``(targets, scores, states, flags, live cells)``.
+Edges = tuple[I64, F64, I64, I64, U8]
+#: Where ``MODE_RECORD`` writes edges: ``(rows, meta)``.
+Record = tuple[I64_2D, I64]
+#: Many pairs' recorded lattices: ``(targets, norms, edge offsets, node offsets, starts, finals)``.
+BatchPairs = tuple[F64, F64, I64, I64, I64, I64]
+#: Edge lists: ``(source node, target node, first feature, second feature)``.
+EdgeList = tuple[I32, I32, I16, I16]
+#: ``(alpha, beta, feature counts, y per pair)``.
+BatchWork = tuple[F64, F64, F64, F64]
+NEG = -np.inf
 
 
 @njit(cache=True)
-def _lae(a: float, b: float) -> float:
-    if a == _NEG:
+def lae(a: float, b: float) -> float:
+    if a == NEG:
         return b
-    if b == _NEG:
+    if b == NEG:
         return a
     if a > b:
         return float(a + np.log1p(np.exp(b - a)))
@@ -96,7 +112,7 @@ def _lae(a: float, b: float) -> float:
 
 
 @njit(cache=True)
-def _layout(n: int, m: int, d: int) -> tuple[npt.NDArray[np.int64], int]:
+def layout(n: int, m: int, d: int) -> tuple[npt.NDArray[np.int64], int]:
     """Offsets of the node families in the flat node array; returns (offsets[6], total)."""
     offs = np.zeros(6, dtype=np.int64)
     size_normal = (n + 1) * (m + 1) * N_SHAPES
@@ -112,7 +128,7 @@ def _layout(n: int, m: int, d: int) -> tuple[npt.NDArray[np.int64], int]:
 
 
 @njit(cache=True)
-def _normal_index(i: int, j: int, sh: int, m: int) -> int:
+def normal_index(i: int, j: int, sh: int, m: int) -> int:
     return (i * (m + 1) + j) * N_SHAPES + sh
 
 
@@ -133,13 +149,13 @@ def _gap_index(
 
 
 @njit(cache=True)
-def _op_state(sh: int, i0: int, j0: int, n: int, m: int, single: I8, block: I8) -> int:
+def op_state(sh: int, i0: int, j0: int, n: int, m: int, single: I8, block: I8) -> int:
     """State of the operation of shape ``sh`` (0–5) starting at ``(i0, j0)``, or −1."""
     if sh == SH_INS:
         return ST_INS if j0 < m else -1
     if sh == SH_DEL:
         return ST_DEL if i0 < n else -1
-    if i0 + _DX[sh] > n or j0 + _DY[sh] > m:
+    if i0 + DX[sh] > n or j0 + DY[sh] > m:
         return -1
     if sh == SH_S11:
         return int(single[i0, j0])
@@ -147,7 +163,7 @@ def _op_state(sh: int, i0: int, j0: int, n: int, m: int, single: I8, block: I8) 
 
 
 @njit(cache=True)
-def _to_ij(side: int, q: int, p: int) -> tuple[int, int]:
+def to_ij(side: int, q: int, p: int) -> tuple[int, int]:
     if side == 0:
         return q, p
     return p, q
@@ -156,8 +172,8 @@ def _to_ij(side: int, q: int, p: int) -> tuple[int, int]:
 @njit(cache=True)
 def _dq_dp(side: int, sh: int) -> tuple[int, int]:
     if side == 0:
-        return int(_DX[sh]), int(_DY[sh])
-    return int(_DY[sh]), int(_DX[sh])
+        return int(DX[sh]), int(DY[sh])
+    return int(DY[sh]), int(DX[sh])
 
 
 @njit(cache=True)
@@ -166,7 +182,7 @@ def _last_state(
 ) -> int:
     """State of the operation that led into a node at actual position ``(i, j)`` (−1: START)."""
     if sh < SH_SPECIAL:
-        return _op_state(sh, i - _DX[sh], j - _DY[sh], n, m, single, block)
+        return op_state(sh, i - DX[sh], j - DY[sh], n, m, single, block)
     if kind == KIND_NORMAL:
         return -1 if sh == SH_SPECIAL else ST_J3
     if kind == KIND_LANDED:
@@ -203,8 +219,8 @@ def _last_substitutions(n: int, m: int, d: int, single: I8, block: I8) -> I64:
     for i in range(n):
         for j in range(m):
             for sh in range(SH_S11, SH_SPECIAL):
-                di = _DX[sh]
-                dj = _DY[sh]
+                di = DX[sh]
+                dj = DY[sh]
                 if i + di > n or j + dj > m:
                     continue
                 s = single[i, j] if sh == SH_S11 else block[i, j, sh - 3]
@@ -221,34 +237,20 @@ def _last_substitutions(n: int, m: int, d: int, single: I8, block: I8) -> I64:
 
 @njit(cache=True)
 def _out_edges(
-    kind: int,
-    side: int,
-    q: int,
-    p: int,
-    x1: int,
-    x2: int,
-    sh: int,
-    n: int,
-    m: int,
-    d: int,
-    single: I8,
-    block: I8,
-    lastsub: I64,
-    w: F64,
-    offs: I64,
-    ev: I64,
-    esc: F64,
-    es: I64,
-    efl: I64,
-    flags: U8,
+    node: Node,
+    machine: Machine,
+    edges: Edges,
 ) -> tuple[int, int]:
     """Fill ``ev`` (target node), ``esc`` (score), ``es`` (state, −1 for stop) with the edges
     leaving one node; returns ``(count, previous state)``."""
+    kind, side, q, p, x1, x2, sh = node
+    n, m, d, single, block, lastsub, w, offs = machine
+    ev, esc, es, efl, _ = edges
     cnt = 0
     if kind == KIND_NORMAL:
         i, j = q, p
     else:
-        i, j = _to_ij(side, q, p)
+        i, j = to_ij(side, q, p)
     prev = _last_state(kind, side, sh, i, j, n, m, single, block)
     if kind == KIND_NORMAL:
         if sh == SH_SPECIAL and (i != 0 or j != 0):
@@ -256,15 +258,15 @@ def _out_edges(
         if i == n and j == m and prev >= 0:
             ev[cnt] = offs[5]
             efl[cnt] = -1
-            esc[cnt] = w[_STOP0 + prev]
+            esc[cnt] = w[STOP0 + prev]
             es[cnt] = -1
             cnt += 1
         for op in range(6):
-            s = _op_state(op, i, j, n, m, single, block)
+            s = op_state(op, i, j, n, m, single, block)
             if s < 0:
                 continue
-            ev[cnt] = _normal_index(i + _DX[op], j + _DY[op], op, m)
-            efl[cnt] = _flag(0, i + _DX[op], j + _DY[op], 0, n, m, d)
+            ev[cnt] = normal_index(i + DX[op], j + DY[op], op, m)
+            efl[cnt] = _flag(0, i + DX[op], j + DY[op], 0, n, m, d)
             esc[cnt] = _score(w, prev, s)
             es[cnt] = s
             cnt += 1
@@ -294,7 +296,7 @@ def _out_edges(
             dq, dp = _dq_dp(side, op)
             if k + dp > d or q + dq > big_q or p + dp > big_p:
                 continue
-            s = _op_state(op, i, j, n, m, single, block)
+            s = op_state(op, i, j, n, m, single, block)
             if s < 0 or lastsub[side, p - k - a, a] < q + dq:
                 continue
             ev[cnt] = _landed_index(offs, side, q + dq, p + dp, a, k + dp, op, big_p, d)
@@ -313,10 +315,10 @@ def _out_edges(
     r, b = x1, x2
     if r == 0:
         if side == 0:
-            ev[cnt] = _normal_index(q, p + b, SH_EXTRA, m)
+            ev[cnt] = normal_index(q, p + b, SH_EXTRA, m)
             efl[cnt] = _flag(0, q, p + b, 0, n, m, d)
         else:
-            ev[cnt] = _normal_index(p + b, q, SH_EXTRA, m)
+            ev[cnt] = normal_index(p + b, q, SH_EXTRA, m)
             efl[cnt] = _flag(0, p + b, q, 0, n, m, d)
         esc[cnt] = _score(w, prev, ST_J3)
         es[cnt] = ST_J3
@@ -328,7 +330,7 @@ def _out_edges(
             continue
         if dq == 0 and no_sub_yet:
             continue  # the jump side's own insertion/deletion waits for a substitution
-        s = _op_state(op, i, j, n, m, single, block)
+        s = op_state(op, i, j, n, m, single, block)
         if s < 0:
             continue
         target_shape = op
@@ -367,7 +369,7 @@ def _record(u: int, v: int, s: int, prev: int, ids: I64, rec: I64_2D, meta: I64)
     rec[e, 0] = a
     rec[e, 1] = b
     if s < 0:
-        rec[e, 2] = _STOP0 + prev
+        rec[e, 2] = STOP0 + prev
         rec[e, 3] = -1
     else:
         rec[e, 2] = s
@@ -379,65 +381,30 @@ def _record(u: int, v: int, s: int, prev: int, ids: I64, rec: I64_2D, meta: I64)
 def _visit(
     mode: int,
     u: int,
-    kind: int,
-    side: int,
-    q: int,
-    p: int,
-    x1: int,
-    x2: int,
-    sh: int,
-    n: int,
-    m: int,
-    d: int,
-    single: I8,
-    block: I8,
-    lastsub: I64,
-    w: F64,
-    offs: I64,
-    alpha: F64,
-    beta: F64,
-    bp: I64,
-    counts: F64,
-    log_z: float,
-    scale: float,
-    ev: I64,
-    esc: F64,
-    es: I64,
-    efl: I64,
-    flags: U8,
-    rec: I64_2D,
-    meta: I64,
+    node: Node,
+    machine: Machine,
+    passes: Passes,
+    edges: Edges,
+    record: Record,
 ) -> None:
     """Process one node: push (forward, Viterbi) or pull (backward, support)."""
-    if alpha[u] == _NEG:
+    kind, side, q, p, x1, x2, sh = node
+    n, m, d, _, _, _, _, offs = machine
+    alpha, beta, bp, counts, log_z, scale = passes
+    ev, esc, es, efl, flags = edges
+    rec, meta = record
+    if alpha[u] == NEG:
         return
     cnt, prev = _out_edges(
-        kind,
-        side,
-        q,
-        p,
-        x1,
-        x2,
-        sh,
-        n,
-        m,
-        d,
-        single,
-        block,
-        lastsub,
-        w,
-        offs,
-        ev,
-        esc,
-        es,
-        efl,
-        flags,
+        (kind, side, q, p, x1, x2, sh),
+        machine,
+        edges,
     )
     if mode == MODE_FORWARD:
         base = alpha[u]
         for e in range(cnt):
             v = ev[e]
-            alpha[v] = _lae(alpha[v], base + esc[e])
+            alpha[v] = lae(alpha[v], base + esc[e])
             if efl[e] >= 0:
                 flags[efl[e]] = 1
         return
@@ -452,19 +419,19 @@ def _visit(
                 if efl[e] >= 0:
                     flags[efl[e]] = 1
         return
-    acc = _NEG
+    acc = NEG
     for e in range(cnt):
         v = ev[e]
-        if beta[v] == _NEG:
+        if beta[v] == NEG:
             continue
         val = esc[e] + beta[v]
-        acc = _lae(acc, val)
+        acc = lae(acc, val)
         s = es[e]
         if mode == MODE_RECORD:
             e_rec = _record(u, v, s, prev, bp, rec, meta)
             if e_rec >= 0 and rec.shape[1] == 8:
-                iu, ju = (q, p) if kind == KIND_NORMAL else _to_ij(side, q, p)
-                _, _, iv, jv, _ = _decode_node(v, n, m, d, offs)
+                iu, ju = (q, p) if kind == KIND_NORMAL else to_ij(side, q, p)
+                _, _, iv, jv, _ = decode_node(v, n, m, d, offs)
                 rec[e_rec, 4] = iu
                 rec[e_rec, 5] = ju
                 rec[e_rec, 6] = iv
@@ -472,7 +439,7 @@ def _visit(
             continue
         post = scale * np.exp(alpha[u] + val - log_z) if mode == MODE_BACKWARD else 1.0
         if s < 0:
-            counts[_STOP0 + prev] += post
+            counts[STOP0 + prev] += post
         else:
             counts[s] += post
             if prev >= 0:
@@ -485,31 +452,17 @@ def _group(
     mode: int,
     group: int,
     c: int,
-    n: int,
-    m: int,
-    d: int,
-    single: I8,
-    block: I8,
-    lastsub: I64,
-    w: F64,
-    offs: I64,
-    alpha: F64,
-    beta: F64,
-    bp: I64,
-    counts: F64,
-    log_z: float,
-    scale: float,
-    ev: I64,
-    esc: F64,
-    es: I64,
-    efl: I64,
-    flags: U8,
-    rec: I64_2D,
-    meta: I64,
+    machine: Machine,
+    passes: Passes,
+    edges: Edges,
+    record: Record,
 ) -> None:
     """All nodes of one processing group with ``c`` tokens consumed.
 
     Groups: 0 landed with k ≥ 1, 1 gap, 2 normal, 3 landed with k = 0 (after J1)."""
+    n, m, d, _, _, _, _, offs = machine
+    alpha, _, _, _, _, _ = passes
+    _, _, _, _, flags = edges
     if group == 2:
         lo = max(0, c - m)
         hi = min(n, c)
@@ -518,40 +471,17 @@ def _group(
             if flags[_flag(0, i, j, 0, n, m, d)] == 0:
                 continue
             for sh in range(N_SHAPES):
-                u = _normal_index(i, j, sh, m)
-                if alpha[u] == _NEG:
+                u = normal_index(i, j, sh, m)
+                if alpha[u] == NEG:
                     continue
                 _visit(
                     mode,
                     u,
-                    KIND_NORMAL,
-                    0,
-                    i,
-                    j,
-                    0,
-                    0,
-                    sh,
-                    n,
-                    m,
-                    d,
-                    single,
-                    block,
-                    lastsub,
-                    w,
-                    offs,
-                    alpha,
-                    beta,
-                    bp,
-                    counts,
-                    log_z,
-                    scale,
-                    ev,
-                    esc,
-                    es,
-                    efl,
-                    flags,
-                    rec,
-                    meta,
+                    (KIND_NORMAL, 0, i, j, 0, 0, sh),
+                    machine,
+                    passes,
+                    edges,
+                    record,
                 )
         return
     if d == 0:
@@ -572,39 +502,16 @@ def _group(
                             break
                         for sh in range(N_SHAPES):
                             u = _gap_index(offs, side, q, p, r, b, sh, big_p, d)
-                            if alpha[u] == _NEG:
+                            if alpha[u] == NEG:
                                 continue
                             _visit(
                                 mode,
                                 u,
-                                KIND_GAP,
-                                side,
-                                q,
-                                p,
-                                r,
-                                b,
-                                sh,
-                                n,
-                                m,
-                                d,
-                                single,
-                                block,
-                                lastsub,
-                                w,
-                                offs,
-                                alpha,
-                                beta,
-                                bp,
-                                counts,
-                                log_z,
-                                scale,
-                                ev,
-                                esc,
-                                es,
-                                efl,
-                                flags,
-                                rec,
-                                meta,
+                                (KIND_GAP, side, q, p, r, b, sh),
+                                machine,
+                                passes,
+                                edges,
+                                record,
                             )
         else:
             for q in range(big_q + 1):
@@ -618,39 +525,16 @@ def _group(
                         if p - a < 0:
                             continue
                         u = _landed_index(offs, side, q, p, a, 0, SH_SPECIAL, big_p, d)
-                        if alpha[u] == _NEG:
+                        if alpha[u] == NEG:
                             continue
                         _visit(
                             mode,
                             u,
-                            KIND_LANDED,
-                            side,
-                            q,
-                            p,
-                            a,
-                            0,
-                            SH_SPECIAL,
-                            n,
-                            m,
-                            d,
-                            single,
-                            block,
-                            lastsub,
-                            w,
-                            offs,
-                            alpha,
-                            beta,
-                            bp,
-                            counts,
-                            log_z,
-                            scale,
-                            ev,
-                            esc,
-                            es,
-                            efl,
-                            flags,
-                            rec,
-                            meta,
+                            (KIND_LANDED, side, q, p, a, 0, SH_SPECIAL),
+                            machine,
+                            passes,
+                            edges,
+                            record,
                         )
                         continue
                     for k in range(1, d + 1):
@@ -658,44 +542,21 @@ def _group(
                             break
                         for sh in range(SH_SPECIAL):
                             u = _landed_index(offs, side, q, p, a, k, sh, big_p, d)
-                            if alpha[u] == _NEG:
+                            if alpha[u] == NEG:
                                 continue
                             _visit(
                                 mode,
                                 u,
-                                KIND_LANDED,
-                                side,
-                                q,
-                                p,
-                                a,
-                                k,
-                                sh,
-                                n,
-                                m,
-                                d,
-                                single,
-                                block,
-                                lastsub,
-                                w,
-                                offs,
-                                alpha,
-                                beta,
-                                bp,
-                                counts,
-                                log_z,
-                                scale,
-                                ev,
-                                esc,
-                                es,
-                                efl,
-                                flags,
-                                rec,
-                                meta,
+                                (KIND_LANDED, side, q, p, a, k, sh),
+                                machine,
+                                passes,
+                                edges,
+                                record,
                             )
 
 
 @njit(cache=True)
-def _sweep(
+def sweep(
     mode: int,
     n: int,
     m: int,
@@ -718,10 +579,10 @@ def _sweep(
     ``MODE_SUPPORT`` does the same but adds 1 per lattice edge that lies on a complete edit
     sequence. ``MODE_RECORD`` writes those edges into ``rec`` (see :func:`_record`), in reverse
     topological order of their sources, with node ids kept in ``bp``; the start node's id is
-    ``bp[_normal_index(0, 0, SH_SPECIAL, m)]`` and the final node's ``bp[offsets[5]]``.
-    ``alpha``/``beta``/``bp`` need ``_layout(n, m, d)[1]`` slots.
+    ``bp[normal_index(0, 0, SH_SPECIAL, m)]`` and the final node's ``bp[offsets[5]]``.
+    ``alpha``/``beta``/``bp`` need ``layout(n, m, d)[1]`` slots.
     """
-    offs, total = _layout(n, m, d)
+    offs, total = layout(n, m, d)
     lastsub = _last_substitutions(n, m, d, single, block)
     rr = max(n, m) + 1
     flags = np.zeros(5 * rr * rr * max(d, 1), dtype=np.uint8)
@@ -729,37 +590,50 @@ def _sweep(
     esc = np.empty(_MAX_EDGES, dtype=np.float64)
     es = np.empty(_MAX_EDGES, dtype=np.int64)
     efl = np.empty(_MAX_EDGES, dtype=np.int64)
+    machine = (n, m, d, single, block, lastsub, w, offs)
+    edges = (ev, esc, es, efl, flags)
+    record = (rec, meta)
     last_c = n + m
     forward_mode = MODE_VITERBI if mode == MODE_VITERBI else MODE_FORWARD
-    alpha[:total] = _NEG
+    alpha[:total] = NEG
     if mode == MODE_VITERBI:
         bp[:total] = -1
-    alpha[_normal_index(0, 0, SH_SPECIAL, m)] = 0.0
+    alpha[normal_index(0, 0, SH_SPECIAL, m)] = 0.0
     flags[_flag(0, 0, 0, 0, n, m, d)] = 1
     for c in range(last_c + 1):
         for group in range(4):
             _group(
-                forward_mode, group, c, n, m, d, single, block, lastsub, w, offs,
-                alpha, beta, bp, counts, 0.0, 0.0, ev, esc, es, efl, flags, rec, meta,
-            )  # fmt: skip
+                forward_mode,
+                group,
+                c,
+                machine,
+                (alpha, beta, bp, counts, 0.0, 0.0),
+                edges,
+                record,
+            )
     y = float(alpha[offs[5]])
-    if mode in (MODE_FORWARD, MODE_VITERBI) or y == _NEG:
+    if mode in (MODE_FORWARD, MODE_VITERBI) or y == NEG:
         return y
-    beta[:total] = _NEG
+    beta[:total] = NEG
     beta[offs[5]] = 0.0
     if mode == MODE_RECORD:
         bp[:total] = -1
     for c in range(last_c, -1, -1):
         for group in range(3, -1, -1):
             _group(
-                mode, group, c, n, m, d, single, block, lastsub, w, offs,
-                alpha, beta, bp, counts, y, 1.0, ev, esc, es, efl, flags, rec, meta,
-            )  # fmt: skip
+                mode,
+                group,
+                c,
+                machine,
+                (alpha, beta, bp, counts, y, 1.0),
+                edges,
+                record,
+            )
     return y
 
 
 @njit(cache=True)
-def _decode_node(u: int, n: int, m: int, d: int, offs: I64) -> tuple[int, int, int, int, int]:
+def decode_node(u: int, n: int, m: int, d: int, offs: I64) -> tuple[int, int, int, int, int]:
     """Inverse of the index functions: ``(kind, side, i, j, sh)`` of flat node ``u``."""
     if u >= offs[5]:
         return KIND_FINAL, 0, n, m, 0
@@ -780,177 +654,5 @@ def _decode_node(u: int, n: int, m: int, d: int, offs: I64) -> tuple[int, int, i
     rest //= d + 1  # first memory index
     p = rest % (big_p + 1)
     q = rest // (big_p + 1)
-    i, j = _to_ij(side, q, p)
+    i, j = to_ij(side, q, p)
     return kind, side, i, j, sh
-
-
-@njit(cache=True)
-def _viterbi_path(
-    n: int, m: int, d: int, single: I8, block: I8, w: F64, alpha: F64, bp: I64, out: I64
-) -> tuple[int, float]:
-    """Best edit sequence: fills ``out`` rows ``(state, i_start, j_start, di, dj)`` in order and
-    returns ``(row count, best score)``. Jumps have ``di = dj = 0`` and the position at which
-    they are taken. ``out`` needs ``3 (N + M) + 3`` rows."""
-    beta = alpha[:1]
-    counts = np.zeros(1)
-    best = _sweep(
-        MODE_VITERBI, n, m, d, single, block, w, alpha, beta, bp, counts,
-        np.zeros((0, 4), dtype=np.int64), np.zeros(2, dtype=np.int64),
-    )  # fmt: skip
-    offs, _ = _layout(n, m, d)
-    rows = 0
-    u = bp[offs[5]]
-    start = _normal_index(0, 0, SH_SPECIAL, m)
-    while u != start and u >= 0:
-        kind, side, i, j, sh = _decode_node(u, n, m, d, offs)
-        if sh < SH_SPECIAL:
-            di, dj = _DX[sh], _DY[sh]
-            out[rows, 0] = _op_state(sh, i - di, j - dj, n, m, single, block)
-            out[rows, 1] = i - di
-            out[rows, 2] = j - dj
-            out[rows, 3] = di
-            out[rows, 4] = dj
-        else:
-            if kind == KIND_GAP and sh == SH_EXTRA:
-                di = 1 if side == 0 else 0
-                dj = 1 - di
-                out[rows, 0] = ST_DEL if side == 0 else ST_INS
-                out[rows, 1] = i - di
-                out[rows, 2] = j - dj
-                out[rows, 3] = di
-                out[rows, 4] = dj
-            else:
-                state = ST_J3 if kind == KIND_NORMAL else (ST_J1 if kind == KIND_LANDED else ST_J2)
-                # a jump is reported where it is taken: the previous node's position
-                _, _, i_from, j_from, _ = _decode_node(bp[u], n, m, d, offs)
-                out[rows, 0] = state
-                out[rows, 1] = i_from
-                out[rows, 2] = j_from
-                out[rows, 3] = 0
-                out[rows, 4] = 0
-        rows += 1
-        u = bp[u]
-    # reverse in place
-    for r in range(rows // 2):
-        for col in range(5):
-            tmp = out[r, col]
-            out[r, col] = out[rows - 1 - r, col]
-            out[rows - 1 - r, col] = tmp
-    return rows, best
-
-
-@njit(cache=True)
-def _record_lattice(
-    n: int,
-    m: int,
-    d: int,
-    single: I8,
-    block: I8,
-    alpha: F64,
-    beta: F64,
-    ids: I64,
-    rec: I64_2D,
-    meta: I64,
-) -> tuple[int, int]:
-    """Write the lattice of one pair as an edge list (``MODE_RECORD``); returns the ids of the
-    start and final nodes. Call with a zero-row ``rec`` to learn the size (``meta[0]``) first."""
-    meta[0] = 0
-    meta[1] = 0
-    w = np.zeros(_STOP0 + N_STATES)
-    counts = np.zeros(1)
-    _sweep(MODE_RECORD, n, m, d, single, block, w, alpha, beta, ids, counts, rec, meta)
-    offs, _ = _layout(n, m, d)
-    return int(ids[_normal_index(0, 0, SH_SPECIAL, m)]), int(ids[offs[5]])
-
-
-@njit(cache=True)
-def _edge_forward(
-    src: I32, dst: I32, f1: I16, f2: I16, w: F64, start: int, final: int, alpha: F64
-) -> float:
-    """Forward pass over an edge list in reverse order (sources topologically ascending)."""
-    alpha[:] = _NEG
-    alpha[start] = 0.0
-    for e in range(src.shape[0] - 1, -1, -1):
-        a = alpha[src[e]]
-        if a == _NEG:
-            continue
-        sc = w[f1[e]]
-        if f2[e] >= 0:
-            sc += w[f2[e]]
-        alpha[dst[e]] = _lae(alpha[dst[e]], a + sc)
-    return float(alpha[final])
-
-
-@njit(cache=True)
-def _edge_backward(
-    src: I32,
-    dst: I32,
-    f1: I16,
-    f2: I16,
-    w: F64,
-    y: float,
-    final: int,
-    alpha: F64,
-    beta: F64,
-    counts: F64,
-    scale: float,
-) -> None:
-    """Backward pass; adds ``scale × E[f]`` to ``counts``."""
-    beta[:] = _NEG
-    beta[final] = 0.0
-    for e in range(src.shape[0]):
-        b = beta[dst[e]]
-        sc = w[f1[e]]
-        if f2[e] >= 0:
-            sc += w[f2[e]]
-        val = sc + b
-        u = src[e]
-        beta[u] = _lae(beta[u], val)
-        post = scale * np.exp(alpha[u] + val - y)
-        counts[f1[e]] += post
-        if f2[e] >= 0:
-            counts[f2[e]] += post
-
-
-@njit(cache=True)
-def _edge_batch(
-    with_gradient: bool,
-    w: F64,
-    alpha0: float,
-    targets: F64,
-    norms: F64,
-    edge_off: I64,
-    node_off: I64,
-    starts: I64,
-    finals: I64,
-    src: I32,
-    dst: I32,
-    f1: I16,
-    f2: I16,
-    alpha: F64,
-    beta: F64,
-    counts: F64,
-    values: F64,
-) -> tuple[float, float]:
-    """``values[k] = y_k`` for every pair; with ``with_gradient`` also the squared error
-    ``Σ_k (target_k − y_k / norm_k − alpha0)²`` (returned with its ``alpha0`` derivative) and its
-    gradient in ``w`` added to ``counts``."""
-    loss = 0.0
-    g_alpha = 0.0
-    for k in range(starts.shape[0]):
-        e0 = edge_off[k]
-        e1 = edge_off[k + 1]
-        nodes = node_off[k + 1] - node_off[k]
-        a = alpha[:nodes]
-        y = _edge_forward(src[e0:e1], dst[e0:e1], f1[e0:e1], f2[e0:e1], w, starts[k], finals[k], a)
-        values[k] = y
-        if not with_gradient:
-            continue
-        resid = targets[k] - (y / norms[k] + alpha0)
-        loss += resid * resid
-        g_alpha += -2.0 * resid
-        _edge_backward(
-            src[e0:e1], dst[e0:e1], f1[e0:e1], f2[e0:e1], w, y, finals[k], a, beta[:nodes],
-            counts, -2.0 * resid / norms[k],
-        )  # fmt: skip
-    return loss, g_alpha
