@@ -27,7 +27,8 @@ from annotate.services.jobs import (
     job_create,
     job_finish,
 )
-from scoring.alignment.agreement import AgreementParams, EditModel
+from scoring.alignment.agreement import AgreementParams
+from scoring.alignment.edit_model import EditModel
 from scoring.alignment.reports import build_report, fit_report_models, report_statistics
 from scoring.corpus import PairRecord
 

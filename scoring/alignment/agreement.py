@@ -42,19 +42,19 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-import numpy.typing as npt
-from numba import njit
 
 from scoring import __version__
-from scoring.alignment.links import Alignment
-from scoring.alignment.phrases import (
-    _count_pairs,
-    _identity_runs,
-    _span_tables,
-    _write_keys,
-    identity_matrix,
+from scoring.alignment.agreement_kernels import pair_kernel
+from scoring.alignment.edit_model import (
+    AgreementError,
+    EditModel,
+    alignment_matrix,
+    edit_count,
+    fit_edit_model,
 )
-from scoring.errors import AlignmentError, ScoringError
+from scoring.alignment.links import Alignment
+from scoring.alignment.phrases import identity_matrix
+from scoring.errors import AlignmentError
 
 AGREEMENT_VERSION = "1"
 Kind = Literal["possible", "sure"]
@@ -63,273 +63,6 @@ KINDS: tuple[Kind, ...] = ("possible", "sure")
 # Item sets compared, in the order of the kernel's output rows.
 LEVELS: tuple[str, ...] = ("word", "phrase_atomic", "phrase_all")
 ProgressCallback = Callable[[int, int], None]
-
-
-class AgreementError(ScoringError, ValueError):
-    """Agreement inputs that cannot be used (no prefill, no pairs to fit, bad parameters)."""
-
-
-# --- edit model --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class EditModel:
-    """``Pr(edit | r, N, M) = clip(intercept + slope·(N + M), 0, 1)`` for one annotator and kind."""
-
-    annotator: str
-    kind: str
-    intercept: float
-    slope: float
-    n_pairs: int
-
-    def probability(self, n_source: int, n_target: int) -> float:
-        value = self.intercept + self.slope * float(n_source + n_target)
-        return min(1.0, max(0.0, value))
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> EditModel:
-        return cls(
-            str(data["annotator"]),
-            str(data["kind"]),
-            float(data["intercept"]),
-            float(data["slope"]),
-            int(data["n_pairs"]),
-        )
-
-
-def _matrix(alignment: Alignment, kind: str) -> npt.NDArray[np.uint8]:
-    if kind == "possible":
-        return np.ascontiguousarray(alignment.possible_matrix(), dtype=np.uint8)
-    if kind == "sure":
-        return np.ascontiguousarray(alignment.sure_matrix(), dtype=np.uint8)
-    raise AgreementError(f"kind must be 'possible' or 'sure', got {kind!r}")
-
-
-def edit_count(annotation: Alignment, prefill: Alignment, kind: str = "possible") -> int:
-    """Cells of the ``N×M`` matrix (``P`` or ``S``) where an annotation differs from the prefill."""
-    if annotation.shape != prefill.shape:
-        raise AlignmentError(f"annotation is {annotation.shape} but the prefill is {prefill.shape}")
-    return int(np.count_nonzero(_matrix(annotation, kind) != _matrix(prefill, kind)))
-
-
-def fit_edit_model(
-    observations: Iterable[tuple[int, int, int]], *, annotator: str, kind: str = "possible"
-) -> EditModel:
-    """Least-squares line through the per-pair edit rates ``edits / (N·M)`` against ``N + M``.
-
-    ``observations`` are ``(N, M, edits)`` per pair the annotator corrected. With one pair, or
-    when every pair has the same ``N + M``, the slope is 0 and the intercept the mean rate (the
-    paper's single-pair example: 8 edits of 12×13 → 8/156 = 5.13%).
-    """
-    xs: list[float] = []
-    ys: list[float] = []
-    for n, m, edits in observations:
-        cells = n * m
-        if cells == 0:
-            continue
-        if not 0 <= edits <= cells:
-            raise AgreementError(f"{edits} edits do not fit a {n}×{m} matrix")
-        xs.append(float(n + m))
-        ys.append(edits / cells)
-    if not xs:
-        raise AgreementError(
-            f"annotator {annotator!r} has no non-empty pair with a prefill to fit Pr(edit) on"
-        )
-    x = np.array(xs)
-    y = np.array(ys)
-    x_mean = math.fsum(xs) / len(xs)
-    y_mean = math.fsum(ys) / len(ys)
-    var = math.fsum(((x - x_mean) ** 2).tolist())
-    covariance = math.fsum(((x - x_mean) * (y - y_mean)).tolist())
-    slope = 0.0 if var == 0.0 else covariance / var
-    intercept = y_mean - slope * x_mean
-    return EditModel(annotator, kind, intercept, slope, len(xs))
-
-
-# --- kernels -----------------------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True)
-def _side(
-    mat: npt.NDArray[np.uint8],
-    eq: npt.NDArray[np.uint8],
-    run: npt.NDArray[np.int32],
-    exclude_identical: bool,
-    boundary: bool,
-    max_len: int,
-    lo: npt.NDArray[np.int32],
-    hi: npt.NDArray[np.int32],
-    elo: npt.NDArray[np.int32],
-    ehi: npt.NDArray[np.int32],
-    scratch: npt.NDArray[np.int64],
-    words: npt.NDArray[np.int64],
-    atom_keys: npt.NDArray[np.int64],
-    all_keys: npt.NDArray[np.int64],
-) -> tuple[int, int, int, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The compared items of one matrix as sorted int64 keys.
-
-    Words: links ``i·M + j``; phrases: see :func:`scoring.alignment.phrases._write_keys`;
-    identical items dropped when ``exclude_identical``. Returns
-    ``(n_words, n_atomic, n_all, atom_keys, all_keys)``;
-    the key buffers are reallocated only when too small.
-    """
-    n = mat.shape[0]
-    m = mat.shape[1]
-    nw = 0
-    for i in range(n):
-        for j in range(m):
-            if mat[i, j] and not (exclude_identical and eq[i, j]):
-                words[nw] = i * m + j
-                nw += 1
-    _span_tables(mat, boundary, max_len, lo, hi, elo, ehi, scratch)
-    # With the boundary rule a source span licenses at most one target span, so N(N+1)/2 keys
-    # always fit; without it, count first.
-    count = n * (n + 1) // 2 if boundary else _count_pairs(lo, hi, elo, ehi, max_len)
-    if count > all_keys.shape[0]:
-        atom_keys = np.empty(2 * count, np.int64)
-        all_keys = np.empty(2 * count, np.int64)
-    na, nall = _write_keys(
-        lo, hi, elo, ehi, max_len, m, run, exclude_identical, atom_keys, all_keys
-    )
-    return nw, na, nall, atom_keys, all_keys
-
-
-@njit(cache=True, nogil=True)
-def _intersect_sorted(a: npt.NDArray[np.int64], na: int, b: npt.NDArray[np.int64], nb: int) -> int:
-    x = 0
-    y = 0
-    common = 0
-    while x < na and y < nb:
-        if a[x] == b[y]:
-            common += 1
-            x += 1
-            y += 1
-        elif a[x] < b[y]:
-            x += 1
-        else:
-            y += 1
-    return common
-
-
-@njit(cache=True, nogil=True)
-def _flip(
-    prefill: npt.NDArray[np.uint8],
-    p: float,
-    rng: np.random.Generator,
-    work: npt.NDArray[np.uint8],
-) -> None:
-    """``work`` = prefill with each cell flipped independently with probability ``p``.
-
-    Flip positions are drawn by geometric skips, so the cost is O(expected flips), not O(N·M).
-    """
-    n = prefill.shape[0]
-    m = prefill.shape[1]
-    for i in range(n):
-        for j in range(m):
-            work[i, j] = prefill[i, j]
-    if p <= 0.0:
-        return
-    cells = n * m
-    if p >= 1.0:
-        for i in range(n):
-            for j in range(m):
-                work[i, j] = 1 - work[i, j]
-        return
-    pos = np.int64(-1)
-    while True:
-        pos += rng.geometric(p)
-        if pos >= cells:
-            break
-        i = pos // m
-        j = pos - i * m
-        work[i, j] = 1 - work[i, j]
-
-
-@njit(cache=True, nogil=True)
-def _pair_kernel(
-    prefill: npt.NDArray[np.uint8],
-    obs_a: npt.NDArray[np.uint8],
-    obs_b: npt.NDArray[np.uint8],
-    eq: npt.NDArray[np.uint8],
-    p_a: float,
-    p_b: float,
-    samples: int,
-    exclude_identical: bool,
-    boundary: bool,
-    max_len: int,
-    rng: np.random.Generator,
-    observed: npt.NDArray[np.int64],
-    sampled: npt.NDArray[np.int64],
-    ratio_sum: npt.NDArray[np.float64],
-) -> None:
-    """Observed and Monte Carlo statistics of one sentence pair (Cohn et al. Equations 5, 7).
-
-    Rows follow :data:`LEVELS` (words, atomic phrase pairs, all phrase pairs).
-    ``observed[level] = (|A ∩ B|, min(|A|, |B|))``; ``sampled[level] = (Σ_j |A_j ∩ B_j|,
-    Σ_j min_j, number of samples with min_j > 0)``; ``ratio_sum[level] = Σ_j |A_j ∩ B_j| / min_j``
-    over those samples, summed in sample order. Each sample draws A's flips, then B's, from
-    ``rng``. Work arrays are allocated once per pair.
-    """
-    n = prefill.shape[0]
-    m = prefill.shape[1]
-    run = _identity_runs(eq)
-    lo = np.empty((n, n), np.int32)
-    hi = np.empty((n, n), np.int32)
-    elo = np.empty((n, n), np.int32)
-    ehi = np.empty((n, n), np.int32)
-    scratch = np.empty(2 * n + 4 * m, np.int64)
-    words_a = np.empty(n * m, np.int64)
-    words_b = np.empty(n * m, np.int64)
-    cap = n * (n + 1) // 2 + 1
-    atom_a = np.empty(cap, np.int64)
-    all_a = np.empty(cap, np.int64)
-    atom_b = np.empty(cap, np.int64)
-    all_b = np.empty(cap, np.int64)
-    work_a = np.empty((n, m), np.uint8)
-    work_b = np.empty((n, m), np.uint8)
-    out = np.zeros((3, 2), np.int64)
-    for level in range(3):
-        sampled[level, 0] = 0
-        sampled[level, 1] = 0
-        sampled[level, 2] = 0
-        ratio_sum[level] = 0.0
-    for sample in range(-1, samples):
-        if sample < 0:
-            mat_a = obs_a
-            mat_b = obs_b
-        else:
-            _flip(prefill, p_a, rng, work_a)
-            _flip(prefill, p_b, rng, work_b)
-            mat_a = work_a
-            mat_b = work_b
-        nwa, naa, nla, atom_a, all_a = _side(
-            mat_a, eq, run, exclude_identical, boundary, max_len,
-            lo, hi, elo, ehi, scratch, words_a, atom_a, all_a,
-        )  # fmt: skip
-        nwb, nab, nlb, atom_b, all_b = _side(
-            mat_b, eq, run, exclude_identical, boundary, max_len,
-            lo, hi, elo, ehi, scratch, words_b, atom_b, all_b,
-        )  # fmt: skip
-        out[0, 0] = _intersect_sorted(words_a, nwa, words_b, nwb)
-        out[0, 1] = min(nwa, nwb)
-        out[1, 0] = _intersect_sorted(atom_a, naa, atom_b, nab)
-        out[1, 1] = min(naa, nab)
-        out[2, 0] = _intersect_sorted(all_a, nla, all_b, nlb)
-        out[2, 1] = min(nla, nlb)
-        if sample < 0:
-            for level in range(3):
-                observed[level, 0] = out[level, 0]
-                observed[level, 1] = out[level, 1]
-            continue
-        for level in range(3):
-            sampled[level, 0] += out[level, 0]
-            sampled[level, 1] += out[level, 1]
-            if out[level, 1] > 0:
-                sampled[level, 2] += 1
-                ratio_sum[level] += out[level, 0] / out[level, 1]
 
 
 # --- parameters, inputs and statistics ---------------------------------------------------------
@@ -484,10 +217,10 @@ def _one_pair(
     observed = np.zeros((3, 2), np.int64)
     sampled = np.zeros((3, 3), np.int64)
     ratio = np.zeros(3, np.float64)
-    _pair_kernel(
-        _matrix(pair.prefill, kind),
-        _matrix(pair.a, kind),
-        _matrix(pair.b, kind),
+    pair_kernel(
+        alignment_matrix(pair.prefill, kind),
+        alignment_matrix(pair.a, kind),
+        alignment_matrix(pair.b, kind),
         identity_matrix(pair.source, pair.target),
         p_a,
         p_b,

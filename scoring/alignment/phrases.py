@@ -68,7 +68,7 @@ class PhrasePairs:
 
 
 @njit(cache=True)
-def _span_tables(
+def span_tables(
     mat: npt.NDArray[np.uint8],
     boundary: bool,
     max_len: int,
@@ -210,7 +210,7 @@ def _is_atomic(
 
 
 @njit(cache=True)
-def _count_pairs(
+def count_pairs(
     lo: npt.NDArray[np.int32],
     hi: npt.NDArray[np.int32],
     elo: npt.NDArray[np.int32],
@@ -262,7 +262,7 @@ def _fill_pairs(
 
 
 @njit(cache=True)
-def _write_keys(
+def write_keys(
     lo: npt.NDArray[np.int32],
     hi: npt.NDArray[np.int32],
     elo: npt.NDArray[np.int32],
@@ -277,8 +277,8 @@ def _write_keys(
     """Write sorted int64 keys ``((i1·N + i2)·M + j1)·M + j2`` of all and of the atomic pairs.
 
     The Monte Carlo loop's allocation-free variant of :func:`_fill_pairs`; identical pairs (per
-    ``run``, see :func:`_identity_runs`) are skipped when ``exclude_identical``. The buffers must
-    hold :func:`_count_pairs` entries. Returns ``(n_atomic, n_all)``.
+    ``run``, see :func:`identity_runs`) are skipped when ``exclude_identical``. The buffers must
+    hold :func:`count_pairs` entries. Returns ``(n_atomic, n_all)``.
     """
     n = lo.shape[0]
     na = 0
@@ -314,8 +314,8 @@ def _extract(
     elo = np.empty((n, n), np.int32)
     ehi = np.empty((n, n), np.int32)
     scratch = np.empty(2 * n + 4 * mat.shape[1], np.int64)
-    _span_tables(mat, boundary, max_len, lo, hi, elo, ehi, scratch)
-    count = _count_pairs(lo, hi, elo, ehi, max_len)
+    span_tables(mat, boundary, max_len, lo, hi, elo, ehi, scratch)
+    count = count_pairs(lo, hi, elo, ehi, max_len)
     spans = np.empty((count, 4), np.int32)
     atomic = np.empty(count, np.bool_)
     _fill_pairs(lo, hi, elo, ehi, max_len, spans, atomic)
@@ -323,7 +323,7 @@ def _extract(
 
 
 @njit(cache=True)
-def _identity_runs(eq: npt.NDArray[np.uint8]) -> npt.NDArray[np.int32]:
+def identity_runs(eq: npt.NDArray[np.uint8]) -> npt.NDArray[np.int32]:
     """``run[i, j]``: how many tokens from ``(i, j)`` on match along the diagonal."""
     n = eq.shape[0]
     m = eq.shape[1]
@@ -430,7 +430,7 @@ def identical_mask(
         or (arr[:, 3] < arr[:, 2]).any()
     ):
         raise AlignmentError(f"a phrase span lies outside the {n}×{m} sentence pair")
-    return _identical_mask(arr, _identity_runs(eq))
+    return _identical_mask(arr, identity_runs(eq))
 
 
 def drop_identical(pairs: PhrasePairs, source: Sequence[str], target: Sequence[str]) -> PhrasePairs:

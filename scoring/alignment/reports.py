@@ -36,13 +36,13 @@ from scoring import __version__
 from scoring.alignment.agreement import (
     AgreementPair,
     AgreementParams,
-    EditModel,
     PairStats,
     aggregate,
     fit_models,
     length_bins,
     pair_statistics,
 )
+from scoring.alignment.edit_model import EditModel
 from scoring.alignment.links import Alignment
 from scoring.alignment.metrics import (
     PhraseCounts,

@@ -15,19 +15,17 @@ from scoring.alignment.agreement import (
     LEVELS,
     AgreementPair,
     AgreementParams,
-    EditModel,
     PairStats,
     aggregate,
     aggregate_all,
     chance_corrected,
     chance_corrected_agreement,
-    edit_count,
-    fit_edit_model,
     fit_models,
     length_bins,
     pair_seed_sequence,
     pair_statistics,
 )
+from scoring.alignment.edit_model import EditModel, edit_count, fit_edit_model
 from scoring.alignment.links import Alignment
 from scoring.errors import ScoringError
 from tests.scoring import paper_example as fig2
