@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model
 
 from annotate.exceptions import DomainError
 from annotate.models import Assignment, Corpus, Job
+from annotate.queue import enqueue_agreement_chunks
 from annotate.selectors import corpus_pairs_with_alignments, pair_record
 from annotate.services.jobs import (
     DEFERRED,
@@ -129,10 +130,6 @@ def agreement_job_create(
 
 def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Any:
     """Job runner: fit edit models, then hand the Monte Carlo chunks to a Celery chord."""
-    from celery import chord
-
-    from annotate.tasks import agreement_chunk, agreement_failed, agreement_finish
-
     if job.corpus is None:
         raise AgreementReportError("an agreement job needs a corpus")
     annotators = list(job.parameters["annotators"])
@@ -153,9 +150,7 @@ def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Any:
         name: {k: m.to_dict() for k, m in by_kind.items()} for name, by_kind in models.items()
     }
     progress(5, f"Monte Carlo in {len(chunks)} chunk(s) of up to {size} pairs")
-    chord(agreement_chunk.s(job.pk, chunk, models_json, share) for chunk in chunks)(
-        agreement_finish.s(job.pk, models_json).on_error(agreement_failed.s(job.pk))
-    )
+    enqueue_agreement_chunks(job_id=job.pk, chunks=chunks, models=models_json, share=share)
     return DEFERRED
 
 

@@ -37,6 +37,7 @@ from django.utils import timezone
 
 from annotate.exceptions import DomainError
 from annotate.models import Corpus, Job
+from annotate.queue import enqueue_job
 from scoring.errors import ScoringError
 
 logger = logging.getLogger(__name__)
@@ -110,8 +111,6 @@ def job_create(
     seed: int | None = None,
 ) -> Job:
     """Create a pending job and enqueue it once the surrounding transaction commits."""
-    from annotate.tasks import run_job
-
     _runner(kind)  # fail now, not in the worker, on an unknown kind
     with transaction.atomic():
         job = Job.objects.create(
@@ -122,7 +121,7 @@ def job_create(
             seed=seed,
             message="waiting for a worker",
         )
-        run_job.delay_on_commit(job.pk)
+        enqueue_job(job.pk)
     return job
 
 

@@ -1,0 +1,68 @@
+"""Adjudication: pairs ready for it, one pair's annotations, the gold alignment."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotate import permissions
+from annotate import selectors_workspace as sel
+from annotate.services import adjudication
+from annotate.services.annotations import links_list
+
+if TYPE_CHECKING:
+    pass
+from annotate.apis.common import actor, link_field, name_nested_serializers, parse_links
+
+
+class AdjudicationListApi(APIView):
+    permission_classes = permissions.ADJUDICATORS
+
+    class OutputSerializer(serializers.Serializer[Any]):
+        id = serializers.IntegerField()
+        corpus = serializers.CharField(source="corpus.name")
+        external_id = serializers.CharField()
+        n_submitted = serializers.IntegerField()
+        has_gold = serializers.SerializerMethodField()
+
+        def get_has_gold(self, pair: Any) -> bool:
+            return hasattr(pair, "gold")
+
+    @extend_schema(responses=OutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        pairs = sel.pairs_for_adjudication().select_related("gold")[:500]
+        return Response(self.OutputSerializer(pairs, many=True).data)
+
+
+class AdjudicationDetailApi(APIView):
+    permission_classes = permissions.ADJUDICATORS
+
+    @extend_schema(responses=dict)
+    def get(self, request: Request, pair_id: int) -> Response:
+        return Response(sel.adjudication_of(sel.pair_get(pair_id)))
+
+
+class GoldSaveApi(APIView):
+    permission_classes = permissions.ADJUDICATORS
+
+    class InputSerializer(serializers.Serializer[Any]):
+        links = link_field()
+
+    @extend_schema(request=InputSerializer, responses=dict)
+    def put(self, request: Request, pair_id: int) -> Response:
+        pair = sel.pair_get(pair_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        links = parse_links(
+            data.validated_data["links"], n_source=pair.n_source, n_target=pair.n_target
+        )
+        gold = adjudication.gold_save(pair=pair, links=links, adjudicator=actor(request))
+        return Response({"pair": pair.pk, "links": links_list(links), "id": gold.pk})
+
+
+name_nested_serializers(globals())

@@ -1,0 +1,86 @@
+"""Who annotates which pair (admins): plan, reassign, release abandoned work."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotate import permissions
+from annotate import selectors_workspace as sel
+from annotate.exceptions import NotFound
+from annotate.models import Assignment
+from annotate.services import assignments
+
+if TYPE_CHECKING:
+    pass
+from annotate.apis.common import actor, name_nested_serializers, user_named
+
+
+class AssignmentsPlanApi(APIView):
+    permission_classes = permissions.ADMINS
+
+    class InputSerializer(serializers.Serializer[Any]):
+        annotators = serializers.ListField(child=serializers.CharField(), allow_empty=False)
+        per_pair = serializers.IntegerField(min_value=1, default=1)
+        double_fraction = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.0)
+        seed = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+    @extend_schema(request=InputSerializer, responses=dict)
+    def post(self, request: Request, corpus_id: int) -> Response:
+        corpus = sel.corpus_get(corpus_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        report = assignments.assignments_plan(
+            corpus=corpus,
+            annotators=[user_named(name) for name in data.validated_data["annotators"]],
+            per_pair=data.validated_data["per_pair"],
+            double_fraction=data.validated_data["double_fraction"],
+            seed=data.validated_data["seed"],
+        )
+        return Response(report.__dict__, status=status.HTTP_201_CREATED)
+
+
+class AssignmentReassignApi(APIView):
+    permission_classes = permissions.ADMINS
+
+    class InputSerializer(serializers.Serializer[Any]):
+        annotator = serializers.CharField()
+
+    @extend_schema(request=InputSerializer, responses=dict)
+    def post(self, request: Request, assignment_id: int) -> Response:
+        assignment = Assignment.objects.filter(pk=assignment_id).first()
+        if assignment is None:
+            raise NotFound(f"there is no assignment {assignment_id}")
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        updated = assignments.assignment_reassign(
+            assignment=assignment,
+            to=user_named(data.validated_data["annotator"]),
+            actor=actor(request),
+        )
+        return Response({"id": updated.pk, "annotator": updated.annotator.get_username()})
+
+
+class AssignmentsReleaseApi(APIView):
+    permission_classes = permissions.ADMINS
+
+    class InputSerializer(serializers.Serializer[Any]):
+        idle_hours = serializers.FloatField(min_value=0.0)
+
+    @extend_schema(request=InputSerializer, responses=dict)
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        report = assignments.assignments_release_abandoned(
+            idle=timedelta(hours=data.validated_data["idle_hours"]), actor=actor(request)
+        )
+        return Response(report)
+
+
+name_nested_serializers(globals())

@@ -1,0 +1,53 @@
+"""Shared pieces of the API views: link fields, the acting user, schema names."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.contrib.auth import get_user_model
+from drf_spectacular.utils import extend_schema_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from annotate.exceptions import DomainError, PermissionDenied
+from annotate.services.annotations import LinkMap, links_parse
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+
+def link_field() -> serializers.ListField:
+    """``[[i, j, "S"|"P"], ...]``; the content is checked by ``links_parse``."""
+    return serializers.ListField(child=serializers.JSONField(), allow_empty=True)
+
+
+def actor(request: Request) -> User:
+    """The logged-in user (every view requires authentication)."""
+    user = request.user
+    if not isinstance(user, get_user_model()):
+        raise PermissionDenied("log in first")
+    return user
+
+
+def parse_links(request_links: list[Any], *, n_source: int, n_target: int) -> LinkMap:
+    return links_parse(request_links, n_source=n_source, n_target=n_target)
+
+
+def user_named(username: str) -> Any:
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise DomainError(f"there is no user {username!r}")
+    return user
+
+
+def name_nested_serializers(namespace: dict[str, Any]) -> None:
+    """Give each nested ``InputSerializer``/``OutputSerializer`` of the views in ``namespace`` (a
+    module's ``globals()``) a unique OpenAPI component name (``MeApiOutput`` …); otherwise every
+    one of them would be called ``Input`` or ``Output``."""
+    for view in list(namespace.values()):
+        if isinstance(view, type) and issubclass(view, APIView):
+            for attr, nested in list(vars(view).items()):
+                if isinstance(nested, type) and issubclass(nested, serializers.BaseSerializer):
+                    name = f"{view.__name__}{attr.removesuffix('Serializer')}"
+                    setattr(view, attr, extend_schema_serializer(component_name=name)(nested))
