@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 
 from annotate import roles
+from annotate.selectors import users as users_reads
 
 #: The navigation entry a page belongs to, by the first word of its URL name
 #: (``corpus-pairs`` → Corpora), so every page of a section highlights the same entry.
@@ -32,7 +33,7 @@ def navigation(request: HttpRequest) -> dict[str, object]:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {"roles": [], "is_admin": False, "is_adjudicator": False, "section": section}
-    names = [role for role in roles.ROLES if roles.has_role(user, role)]
+    names = users_reads.role_names(user)
     return {
         "roles": names,
         "is_admin": roles.ADMIN in names,

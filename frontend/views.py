@@ -8,33 +8,33 @@ from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from annotate import roles
-from annotate import selectors_workspace as sel
 from annotate.exceptions import NotFound
-from annotate.selectors import scorer_models
+from annotate.selectors import corpora as corpora_reads
+from annotate.selectors import workspace as workspace_reads
+from annotate.selectors.scorers import scorer_models
 from annotate.services import guidelines
 from scoring.scorers.papers import PAPER_FIGURES
 
 
-def _roles(request: HttpRequest) -> dict[str, object]:
-    names = sel.role_names(request.user)
-    return {
-        "roles": names,
-        "is_admin": roles.ADMIN in names,
-        "is_adjudicator": roles.ADJUDICATOR in names or roles.ADMIN in names,
-    }
+def _is_adjudicator(request: HttpRequest) -> bool:
+    return roles.has_role(request.user, roles.ADJUDICATOR) or roles.has_role(
+        request.user, roles.ADMIN
+    )
 
 
 @login_required
 @ensure_csrf_cookie
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "frontend/home.html", _roles(request))
+    return render(request, "frontend/home.html")
 
 
 @login_required
 @ensure_csrf_cookie
 def workspace(request: HttpRequest, assignment_id: int) -> HttpResponse:
     try:
-        assignment = sel.assignment_of_user(user=request.user, assignment_id=assignment_id)
+        assignment = workspace_reads.assignment_of_user(
+            user=request.user, assignment_id=assignment_id
+        )
     except NotFound as error:
         raise Http404(error.message) from error
     return render(request, "frontend/workspace.html", {"assignment": assignment})
@@ -43,30 +43,28 @@ def workspace(request: HttpRequest, assignment_id: int) -> HttpResponse:
 @login_required
 @ensure_csrf_cookie
 def adjudication_list(request: HttpRequest) -> HttpResponse:
-    context = _roles(request)
-    if not context["is_adjudicator"]:
-        return render(request, "frontend/forbidden.html", context, status=403)
-    return render(request, "frontend/adjudication_list.html", context)
+    if not _is_adjudicator(request):
+        return render(request, "frontend/forbidden.html", status=403)
+    return render(request, "frontend/adjudication_list.html")
 
 
 @login_required
 @ensure_csrf_cookie
 def adjudicate(request: HttpRequest, pair_id: int) -> HttpResponse:
-    context = _roles(request)
-    if not context["is_adjudicator"]:
-        return render(request, "frontend/forbidden.html", context, status=403)
+    if not _is_adjudicator(request):
+        return render(request, "frontend/forbidden.html", status=403)
     try:
-        pair = sel.pair_get(pair_id)
+        pair = corpora_reads.pair_get(pair_id)
     except NotFound as error:
         raise Http404(error.message) from error
-    return render(request, "frontend/adjudicate.html", {**context, "pair": pair})
+    return render(request, "frontend/adjudicate.html", {"pair": pair})
 
 
 @login_required
 @ensure_csrf_cookie
 def guidelines_page(request: HttpRequest) -> HttpResponse:
     text = guidelines.guidelines_get()
-    context = {**_roles(request), "markdown": text, "html": guidelines.guidelines_html(text)}
+    context = {"markdown": text, "html": guidelines.guidelines_html(text)}
     return render(request, "frontend/guidelines.html", context)
 
 
@@ -118,6 +116,4 @@ def scorers_page(request: HttpRequest) -> HttpResponse:
         for data, values in paper.items()
         if isinstance(values, dict)
     ]
-    return render(
-        request, "frontend/scorers.html", {**_roles(request), "models": models, "papers": papers}
-    )
+    return render(request, "frontend/scorers.html", {"models": models, "papers": papers})

@@ -11,7 +11,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions
-from annotate import selectors_workspace as sel
+from annotate.selectors import adjudication as adjudication_reads
+from annotate.selectors import corpora as corpora_reads
 from annotate.services import adjudication
 from annotate.services.annotations import links_list
 
@@ -35,7 +36,7 @@ class AdjudicationListApi(APIView):
 
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        pairs = sel.pairs_for_adjudication().select_related("gold")[:500]
+        pairs = adjudication_reads.pairs_for_adjudication().select_related("gold")[:500]
         return Response(self.OutputSerializer(pairs, many=True).data)
 
 
@@ -44,7 +45,7 @@ class AdjudicationDetailApi(APIView):
 
     @extend_schema(responses=dict)
     def get(self, request: Request, pair_id: int) -> Response:
-        return Response(sel.adjudication_of(sel.pair_get(pair_id)))
+        return Response(adjudication_reads.adjudication_of(corpora_reads.pair_get(pair_id)))
 
 
 class GoldSaveApi(APIView):
@@ -55,7 +56,7 @@ class GoldSaveApi(APIView):
 
     @extend_schema(request=InputSerializer, responses=dict)
     def put(self, request: Request, pair_id: int) -> Response:
-        pair = sel.pair_get(pair_id)
+        pair = corpora_reads.pair_get(pair_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         links = parse_links(

@@ -11,8 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate import selectors_workspace as sel
 from annotate.models import Assignment
+from annotate.selectors import workspace as workspace_reads
 from annotate.services import annotations as edits
 
 if TYPE_CHECKING:
@@ -26,11 +26,15 @@ class AssignmentOpenApi(APIView):
 
     @extend_schema(request=None, responses=dict)
     def post(self, request: Request, assignment_id: int) -> Response:
-        assignment = sel.assignment_of_user(user=request.user, assignment_id=assignment_id)
+        assignment = workspace_reads.assignment_of_user(
+            user=request.user, assignment_id=assignment_id
+        )
         annotation = edits.annotation_open(assignment=assignment, actor=actor(request))
         assignment.refresh_from_db()
         return Response(
-            sel.workspace_of(user=request.user, assignment=assignment, annotation=annotation)
+            workspace_reads.workspace_of(
+                user=request.user, assignment=assignment, annotation=annotation
+            )
         )
 
 
@@ -49,7 +53,9 @@ class AnnotationSaveApi(APIView):
 
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def put(self, request: Request, assignment_id: int) -> Response:
-        assignment = sel.assignment_of_user(user=request.user, assignment_id=assignment_id)
+        assignment = workspace_reads.assignment_of_user(
+            user=request.user, assignment_id=assignment_id
+        )
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         links = parse_links(
@@ -90,7 +96,9 @@ class AnnotationSubmitApi(APIView):
 
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def post(self, request: Request, assignment_id: int) -> Response:
-        assignment = sel.assignment_of_user(user=request.user, assignment_id=assignment_id)
+        assignment = workspace_reads.assignment_of_user(
+            user=request.user, assignment_id=assignment_id
+        )
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         annotation = edits.annotation_submit(
@@ -105,8 +113,10 @@ class AnnotationSubmitApi(APIView):
             self.OutputSerializer(
                 {
                     "version": annotation.version,
-                    "next_id": sel.next_open_assignment(user=request.user, after=assignment),
-                    "trial": sel.is_trial(assignment.pair),
+                    "next_id": workspace_reads.next_open_assignment(
+                        user=request.user, after=assignment
+                    ),
+                    "trial": workspace_reads.is_trial(assignment.pair),
                 }
             ).data
         )
@@ -115,7 +125,9 @@ class AnnotationSubmitApi(APIView):
 class AnnotationReopenApi(APIView):
     @extend_schema(request=None, responses=dict)
     def post(self, request: Request, assignment_id: int) -> Response:
-        assignment = sel.assignment_of_user(user=request.user, assignment_id=assignment_id)
+        assignment = workspace_reads.assignment_of_user(
+            user=request.user, assignment_id=assignment_id
+        )
         annotation = edits.annotation_reopen(assignment=assignment, actor=actor(request))
         return Response({"version": annotation.version, "status": Assignment.Status.IN_PROGRESS})
 
@@ -123,7 +135,9 @@ class AnnotationReopenApi(APIView):
 class HeartbeatApi(APIView):
     @extend_schema(request=None, responses=dict)
     def post(self, request: Request, assignment_id: int) -> Response:
-        assignment = sel.assignment_of_user(user=request.user, assignment_id=assignment_id)
+        assignment = workspace_reads.assignment_of_user(
+            user=request.user, assignment_id=assignment_id
+        )
         updated = edits.activity_heartbeat(assignment=assignment)
         return Response({"active_seconds": round(updated.active_seconds, 1)})
 
@@ -131,8 +145,10 @@ class HeartbeatApi(APIView):
 class TrialFeedbackApi(APIView):
     @extend_schema(responses=dict)
     def get(self, request: Request, assignment_id: int) -> Response:
-        assignment = sel.assignment_of_user(user=request.user, assignment_id=assignment_id)
-        return Response(sel.trial_feedback(assignment=assignment))
+        assignment = workspace_reads.assignment_of_user(
+            user=request.user, assignment_id=assignment_id
+        )
+        return Response(workspace_reads.trial_feedback(assignment=assignment))
 
 
 name_nested_serializers(globals())

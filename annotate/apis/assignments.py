@@ -12,9 +12,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions
-from annotate import selectors_workspace as sel
 from annotate.exceptions import NotFound
 from annotate.models import Assignment
+from annotate.selectors import corpora as corpora_reads
 from annotate.services import assignments
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class AssignmentsPlanApi(APIView):
 
     @extend_schema(request=InputSerializer, responses=dict)
     def post(self, request: Request, corpus_id: int) -> Response:
-        corpus = sel.corpus_get(corpus_id)
+        corpus = corpora_reads.corpus_get(corpus_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         report = assignments.assignments_plan(

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions
-from annotate import selectors_workspace as sel
+from annotate.selectors import corpora as corpora_reads
 from annotate.services import prefill
 from annotate.services.jobs import job_create
 from scoring.aligners import available_aligners
@@ -37,7 +37,7 @@ class CorpusListApi(APIView):
 
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(self.OutputSerializer(sel.corpora_overview(), many=True).data)
+        return Response(self.OutputSerializer(corpora_reads.corpora_overview(), many=True).data)
 
 
 class CorpusStatsJobApi(APIView):
@@ -47,7 +47,7 @@ class CorpusStatsJobApi(APIView):
 
     @extend_schema(request=None, responses=JobOutputSerializer)
     def post(self, request: Request, corpus_id: int) -> Response:
-        corpus = sel.corpus_get(corpus_id)
+        corpus = corpora_reads.corpus_get(corpus_id)
         job = job_create(
             kind="corpus_stats",
             parameters={"corpus": corpus.name},
@@ -72,7 +72,7 @@ class CorpusPrefillJobApi(APIView):
 
     @extend_schema(request=InputSerializer, responses=JobOutputSerializer)
     def post(self, request: Request, corpus_id: int) -> Response:
-        corpus = sel.corpus_get(corpus_id)
+        corpus = corpora_reads.corpus_get(corpus_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         job = prefill.prefill_queue(

@@ -10,8 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate import selectors_workspace as sel
 from annotate.models import Job
+from annotate.selectors import jobs as jobs_reads
 
 if TYPE_CHECKING:
     pass
@@ -46,14 +46,14 @@ class JobListApi(APIView):
 
     @extend_schema(responses=JobOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        jobs = sel.jobs_visible(request.user)[: self.LIMIT]
+        jobs = jobs_reads.jobs_visible(request.user)[: self.LIMIT]
         return Response(JobOutputSerializer(jobs, many=True).data)
 
 
 class JobDetailApi(APIView):
     @extend_schema(responses=JobOutputSerializer)
     def get(self, request: Request, job_id: int) -> Response:
-        job = sel.job_visible(user=request.user, job_id=job_id)
+        job = jobs_reads.job_visible(user=request.user, job_id=job_id)
         return Response(JobOutputSerializer(job).data)
 
 

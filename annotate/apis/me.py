@@ -10,8 +10,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate import selectors_workspace as sel
 from annotate.models import Assignment
+from annotate.selectors import users as users_reads
+from annotate.selectors import workspace as workspace_reads
 
 if TYPE_CHECKING:
     pass
@@ -25,7 +26,10 @@ class MeApi(APIView):
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request) -> Response:
-        data = {"username": request.user.get_username(), "roles": sel.role_names(request.user)}
+        data = {
+            "username": request.user.get_username(),
+            "roles": users_reads.role_names(request.user),
+        }
         return Response(self.OutputSerializer(data).data)
 
 
@@ -59,7 +63,7 @@ class QueueApi(APIView):
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request) -> Response:
-        queue = sel.queue_of(request.user)
+        queue = workspace_reads.queue_of(request.user)
         return Response(
             {
                 "counts": queue.counts,

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from annotate import permissions
 from annotate.exceptions import NotFound
 from annotate.models import Corpus, ScorerModel
-from annotate.selectors import scorer_models
+from annotate.selectors.scorers import scorer_models
 from annotate.services import scorers
 from annotate.services.jobs import job_create
 from scoring.scorers.base import scorer_kinds

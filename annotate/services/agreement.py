@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from annotate.exceptions import DomainError
 from annotate.models import Assignment, Corpus, Job
 from annotate.queue import enqueue_agreement_chunks
-from annotate.selectors import corpus_pairs_with_alignments, pair_record
+from annotate.selectors.corpora import corpus_pairs_with_alignments, pair_record
 from annotate.services.jobs import (
     DEFERRED,
     Heartbeat,

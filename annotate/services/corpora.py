@@ -34,7 +34,7 @@ from annotate.models import (
     GoldLink,
     SentencePair,
 )
-from annotate.selectors import corpus_pair_records
+from annotate.selectors.corpora import corpus_pair_records
 from scoring import formats
 from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord

@@ -32,7 +32,6 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 
-from annotate import selectors
 from annotate.conversions import alignment_from_rows, link_rows
 from annotate.exceptions import DomainError
 from annotate.models import (
@@ -47,6 +46,7 @@ from annotate.models import (
     SentencePair,
     validate_learning_aligner,
 )
+from annotate.selectors import corpora as corpora_reads
 from annotate.services.jobs import job_create
 from scoring.aligners import AlignerError, AlignerOutput, available_aligners, get_aligner
 from scoring.aligners.base import aligner_class
@@ -124,7 +124,7 @@ def prefill_job_create(
         parameters={
             "aligner": aligner,
             "trigger": trigger,
-            "finished_pairs": selectors.corpus_finished_pair_count(corpus),
+            "finished_pairs": corpora_reads.corpus_finished_pair_count(corpus),
             "options": checked,
         },
     )
@@ -203,7 +203,7 @@ def prefill_retrain_if_due(*, corpus_id: int) -> Job | None:
         baseline = int(
             last.parameters.get("finished_pairs", (last.result or {}).get("trained_on_gold", 0))
         )
-    finished = selectors.corpus_finished_pair_count(corpus)
+    finished = corpora_reads.corpus_finished_pair_count(corpus)
     if finished - baseline < corpus.prefill_retrain_every:
         return None
     logger.info(

@@ -1,12 +1,14 @@
-"""Reads of the annotate app. Nothing here writes."""
+"""Reads of corpora and pairs: pairs with all their alignments, pairs as scoring
+records, counts. Nothing here writes."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from django.db.models import Exists, OuterRef, Prefetch, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, QuerySet
 
 from annotate.conversions import alignment_from_rows
+from annotate.exceptions import NotFound
 from annotate.models import (
     Annotation,
     AnnotationLink,
@@ -16,7 +18,6 @@ from annotate.models import (
     Corpus,
     GoldAlignment,
     GoldLink,
-    ScorerModel,
     SentencePair,
 )
 from scoring.corpus import AnnotationRecord, PairRecord
@@ -100,11 +101,6 @@ def corpus_pair_records(corpus: Corpus) -> Iterator[PairRecord]:
         yield pair_record(pair)
 
 
-def scorer_models() -> QuerySet[ScorerModel]:
-    """Trained scorers, newest first."""
-    return ScorerModel.objects.select_related("corpus").order_by("-created_at", "-id")
-
-
 def corpus_finished_pair_count(corpus: Corpus) -> int:
     """Pairs with finished work: a submitted annotation or an adjudicated gold alignment."""
     submitted = Assignment.objects.filter(
@@ -114,3 +110,21 @@ def corpus_finished_pair_count(corpus: Corpus) -> int:
     return (
         SentencePair.objects.filter(corpus=corpus).filter(Exists(submitted) | Exists(gold)).count()
     )
+
+
+def corpora_overview() -> QuerySet[Corpus]:
+    return Corpus.objects.annotate(n_pairs=Count("pairs")).order_by("name")
+
+
+def corpus_get(corpus_id: int) -> Corpus:
+    corpus = Corpus.objects.filter(pk=corpus_id).first()
+    if corpus is None:
+        raise NotFound(f"there is no corpus {corpus_id}")
+    return corpus
+
+
+def pair_get(pair_id: int) -> SentencePair:
+    pair = SentencePair.objects.select_related("corpus").filter(pk=pair_id).first()
+    if pair is None:
+        raise NotFound(f"there is no pair {pair_id}")
+    return pair

@@ -1,8 +1,5 @@
-"""Reads for the workspace, the queue, adjudication and the job lists. No writes.
-
-Visibility rules live here: an annotator reaches only their own assignments; adjudicators and
-admins read pairs for adjudication; admins read every job, everyone else only their own.
-"""
+"""Reads for the annotator's workspace and queue: an annotator reaches only their own
+assignments; the pair as the grid shows it; trial feedback. Nothing here writes."""
 
 from __future__ import annotations
 
@@ -10,36 +7,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Q, QuerySet
+from django.db.models import QuerySet
 
-from annotate import roles
 from annotate.exceptions import NotFound, PermissionDenied
 from annotate.models import (
     Annotation,
     AnnotationEvent,
     Assignment,
     AutoAlignment,
-    Corpus,
     GoldAlignment,
-    Job,
     SentencePair,
 )
 from annotate.services.annotations import LinkMap, annotation_links, links_list
 
 User = AbstractBaseUser | AnonymousUser
 TRIAL_SPLIT = "trial"
-
-
-def role_names(user: User) -> list[str]:
-    return [role for role in roles.ROLES if roles.has_role(user, role)]
-
-
-def require_role(user: User, *allowed: str) -> None:
-    if not any(roles.has_role(user, role) for role in allowed):
-        raise PermissionDenied(f"this needs the {' or '.join(allowed)} role")
-
-
-# --- queue ------------------------------------------------------------------------------------
 
 
 def assignments_of(user: User) -> QuerySet[Assignment]:
@@ -104,9 +86,6 @@ def next_open_assignment(*, user: User, after: Assignment) -> int | None:
     start = ids.index(after.pk) if after.pk in ids else -1
     ordered = rows[start + 1 :] + rows[: start + 1]
     return next((pk for pk, status in ordered if status != Assignment.Status.SUBMITTED), None)
-
-
-# --- pair views -------------------------------------------------------------------------------
 
 
 def prefill_of(pair: SentencePair) -> dict[str, Any] | None:
@@ -227,86 +206,3 @@ def _word_scores(candidate: Any, reference: Any, pair: SentencePair) -> dict[str
         "f1": scores.f1,
         "aer": scores.aer,
     }
-
-
-# --- adjudication -----------------------------------------------------------------------------
-
-
-def pairs_for_adjudication(*, min_annotations: int = 2) -> QuerySet[SentencePair]:
-    """Pairs with at least ``min_annotations`` submitted annotations, in corpus order."""
-    return (
-        SentencePair.objects.annotate(
-            n_submitted=Count(
-                "assignments", filter=Q(assignments__status=Assignment.Status.SUBMITTED)
-            )
-        )
-        .filter(n_submitted__gte=min_annotations)
-        .select_related("corpus")
-        .order_by("corpus__name", "position")
-    )
-
-
-def pair_get(pair_id: int) -> SentencePair:
-    pair = SentencePair.objects.select_related("corpus").filter(pk=pair_id).first()
-    if pair is None:
-        raise NotFound(f"there is no pair {pair_id}")
-    return pair
-
-
-def adjudication_of(pair: SentencePair) -> dict[str, Any]:
-    """Every annotator's alignment, the prefill and the gold of a pair."""
-    annotations = []
-    for assignment in (
-        Assignment.objects.filter(pair=pair)
-        .select_related("annotator", "annotation")
-        .order_by("annotator__username")
-    ):
-        annotation = Annotation.objects.filter(assignment=assignment).first()
-        if annotation is None:
-            continue
-        annotations.append(
-            {
-                "annotator": assignment.annotator.get_username(),
-                "status": assignment.status,
-                "version": annotation.version,
-                "links": links_list(annotation_links(annotation)),
-                "flags": list(annotation.flags),
-                "comment": annotation.comment,
-                "rating": annotation.rating,
-            }
-        )
-    gold = gold_links(pair)
-    return {
-        "pair": pair_payload(pair),
-        "prefill": prefill_of(pair),
-        "annotations": annotations,
-        "gold": None if gold is None else links_list(gold),
-    }
-
-
-# --- corpora and jobs -------------------------------------------------------------------------
-
-
-def corpora_overview() -> QuerySet[Corpus]:
-    return Corpus.objects.annotate(n_pairs=Count("pairs")).order_by("name")
-
-
-def corpus_get(corpus_id: int) -> Corpus:
-    corpus = Corpus.objects.filter(pk=corpus_id).first()
-    if corpus is None:
-        raise NotFound(f"there is no corpus {corpus_id}")
-    return corpus
-
-
-def jobs_visible(user: User) -> QuerySet[Job]:
-    jobs = Job.objects.select_related("corpus", "owner").order_by("-created_at", "-id")
-    if roles.has_role(user, roles.ADMIN):
-        return jobs
-    return jobs.filter(owner_id=user.pk)
-
-
-def job_visible(*, user: User, job_id: int) -> Job:
-    job = jobs_visible(user).filter(pk=job_id).first()
-    if job is None:
-        raise NotFound(f"there is no job {job_id} you can see")
-    return job

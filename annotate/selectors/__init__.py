@@ -1,0 +1,1 @@
+"""Reads of the annotate app, one module per resource. Nothing here writes."""

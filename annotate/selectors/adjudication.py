@@ -1,0 +1,61 @@
+"""Reads for adjudication: pairs ready for it and one pair's annotations side by side.
+Nothing here writes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+
+from annotate.models import (
+    Annotation,
+    Assignment,
+    SentencePair,
+)
+from annotate.selectors.workspace import gold_links, pair_payload, prefill_of
+from annotate.services.annotations import annotation_links, links_list
+
+
+def pairs_for_adjudication(*, min_annotations: int = 2) -> QuerySet[SentencePair]:
+    """Pairs with at least ``min_annotations`` submitted annotations, in corpus order."""
+    return (
+        SentencePair.objects.annotate(
+            n_submitted=Count(
+                "assignments", filter=Q(assignments__status=Assignment.Status.SUBMITTED)
+            )
+        )
+        .filter(n_submitted__gte=min_annotations)
+        .select_related("corpus")
+        .order_by("corpus__name", "position")
+    )
+
+
+def adjudication_of(pair: SentencePair) -> dict[str, Any]:
+    """Every annotator's alignment, the prefill and the gold of a pair."""
+    annotations = []
+    for assignment in (
+        Assignment.objects.filter(pair=pair)
+        .select_related("annotator", "annotation")
+        .order_by("annotator__username")
+    ):
+        annotation = Annotation.objects.filter(assignment=assignment).first()
+        if annotation is None:
+            continue
+        annotations.append(
+            {
+                "annotator": assignment.annotator.get_username(),
+                "status": assignment.status,
+                "version": annotation.version,
+                "links": links_list(annotation_links(annotation)),
+                "flags": list(annotation.flags),
+                "comment": annotation.comment,
+                "rating": annotation.rating,
+            }
+        )
+    gold = gold_links(pair)
+    return {
+        "pair": pair_payload(pair),
+        "prefill": prefill_of(pair),
+        "annotations": annotations,
+        "gold": None if gold is None else links_list(gold),
+    }
