@@ -29,4 +29,4 @@ def link_rows(alignment: Alignment) -> list[tuple[int, int, bool]]:
 
 def link_event_list(alignment: Alignment) -> list[list[int | str]]:
     """Links as stored in an event's ``added`` field: ``[i, j, "S" | "P"]``."""
-    return [[i, j, "S" if sure else "P"] for i, j, sure in link_rows(alignment)]
+    return alignment.to_triples()

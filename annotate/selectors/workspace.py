@@ -19,6 +19,7 @@ from annotate.models import (
     SentencePair,
 )
 from annotate.services.annotations import LinkMap, annotation_links, links_list
+from scoring.alignment.links import POSSIBLE, SURE
 
 User = AbstractBaseUser | AnonymousUser
 TRIAL_SPLIT = "trial"
@@ -95,7 +96,7 @@ def prefill_of(pair: SentencePair) -> dict[str, Any] | None:
     rows = prefill.links.order_by("i", "j").values_list("i", "j", "sure", "confidence")
     return {
         "aligner": prefill.aligner,
-        "links": [[i, j, "S" if sure else "P", conf] for i, j, sure, conf in rows],
+        "links": [[i, j, SURE if sure else POSSIBLE, conf] for i, j, sure, conf in rows],
     }
 
 

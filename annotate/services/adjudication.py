@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 
 from annotate.models import GoldAlignment, GoldLink, SentencePair
-from annotate.services.annotations import LinkMap, links_parse
+from annotate.services.annotations import InvalidLinks, LinkMap
+from scoring.alignment.links import check_bounds
+from scoring.errors import AlignmentError
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -16,11 +18,10 @@ if TYPE_CHECKING:
 @transaction.atomic
 def gold_save(*, pair: SentencePair, links: LinkMap, adjudicator: User) -> GoldAlignment:
     """Replace the pair's gold alignment with ``links`` (validated against the pair's size)."""
-    links_parse(
-        [[i, j, "S" if sure else "P"] for (i, j), sure in links.items()],
-        n_source=pair.n_source,
-        n_target=pair.n_target,
-    )
+    try:
+        check_bounds(links, pair.n_source, pair.n_target)
+    except AlignmentError as error:
+        raise InvalidLinks(str(error)) from None
     locked = SentencePair.objects.select_for_update().get(pk=pair.pk)
     gold, _ = GoldAlignment.objects.get_or_create(
         pair=locked, defaults={"adjudicator": adjudicator, "source": "adjudicated"}

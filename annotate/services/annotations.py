@@ -27,6 +27,12 @@ from annotate.models import (
     Assignment,
     AutoAlignment,
 )
+from scoring.alignment.links import (
+    check_bounds,
+    links_from_triples,
+    links_to_triples,
+)
+from scoring.errors import AlignmentError
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -61,30 +67,14 @@ class SaveResult:
 
 def links_parse(raw: Iterable[Sequence[Any]], *, n_source: int, n_target: int) -> LinkMap:
     """``[[i, j, "S"|"P"], ...]`` → ``{(i, j): sure}``, checked against the pair's size."""
-    links: LinkMap = {}
-    for index, item in enumerate(raw):
-        if not isinstance(item, list | tuple) or len(item) != 3 or item[2] not in ("S", "P"):
-            raise InvalidLinks(f"links[{index}]: expected [i, j, 'S' or 'P'], got {item!r}")
-        i, j = item[0], item[1]
-        if (
-            isinstance(i, bool)
-            or isinstance(j, bool)
-            or not isinstance(i, int)
-            or not isinstance(j, int)
-        ):
-            raise InvalidLinks(f"links[{index}]: indices must be integers, got {item!r}")
-        if not (0 <= i < n_source and 0 <= j < n_target):
-            raise InvalidLinks(
-                f"links[{index}]: link {i}-{j} is outside the {n_source}×{n_target} pair"
-            )
-        if (i, j) in links:
-            raise InvalidLinks(f"links[{index}]: link {i}-{j} is given twice")
-        links[(i, j)] = item[2] == "S"
-    return links
+    try:
+        return links_from_triples(raw, n_source, n_target)
+    except AlignmentError as error:
+        raise InvalidLinks(str(error)) from None
 
 
 def links_list(links: LinkMap) -> list[list[int | str]]:
-    return [[i, j, "S" if sure else "P"] for (i, j), sure in sorted(links.items())]
+    return links_to_triples(links)
 
 
 #: Rows per DELETE or INSERT statement of a save: well under SQLite's limit of bound variables.
@@ -267,10 +257,10 @@ def annotation_event_append(
 
 
 def _check_bounds(assignment: Assignment, links: LinkMap) -> None:
-    n, m = assignment.pair.n_source, assignment.pair.n_target
-    for i, j in links:
-        if not (0 <= i < n and 0 <= j < m):
-            raise InvalidLinks(f"link {i}-{j} is outside the {n}×{m} pair")
+    try:
+        check_bounds(links, assignment.pair.n_source, assignment.pair.n_target)
+    except AlignmentError as error:
+        raise InvalidLinks(str(error)) from None
 
 
 @transaction.atomic

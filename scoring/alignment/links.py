@@ -4,14 +4,18 @@ An alignment of a source sentence ``x_1..x_N`` and a target ``y_1..y_M`` is a se
 ``(i, j)`` with 0-based token positions. Links are *sure* (S) or *possible*; following Och & Ney
 (2003) and Cohn et al. (2008) we write ``P`` for "sure or possible", so always ``S ⊆ P``.
 
-Pharaoh notation, one pair per line: ``i-j`` is a sure link and ``i?j`` a possible link. On input
-``i-j-S`` and ``i-j-P`` are accepted as well.
+Two notations, each parsed and written here only:
+
+- Pharaoh, one pair per line: ``i-j`` is a sure link and ``i?j`` a possible link; on input
+  ``i-j-S`` and ``i-j-P`` are accepted as well.
+- Triples, as JSON carries them (the web API, the event log, the JSONL format):
+  ``[[i, j, "S" | "P"], ...]``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +24,49 @@ import numpy.typing as npt
 from scoring.errors import AlignmentError
 
 Link = tuple[int, int]
+#: A link's kind in the triple notation: sure or (merely) possible.
+SURE, POSSIBLE = "S", "P"
+
+
+def check_bounds(links: Iterable[Link], n_source: int, n_target: int) -> None:
+    """Raise :class:`AlignmentError` for the first link outside an ``n_source × n_target`` pair."""
+    for i, j in links:
+        if not (0 <= i < n_source and 0 <= j < n_target):
+            raise AlignmentError(
+                f"link {i}-{j} is outside the {n_source}×{n_target} sentence pair "
+                f"(source indices 0..{n_source - 1}, target 0..{n_target - 1})"
+            )
+
+
+def links_from_triples(items: Iterable[object], n_source: int, n_target: int) -> dict[Link, bool]:
+    """``[[i, j, "S"|"P"], ...]`` → ``{(i, j): sure}``, each item checked: its shape, integer
+    indices inside the pair, no link twice. The error names the item (``links[k]``)."""
+    links: dict[Link, bool] = {}
+    for index, item in enumerate(items):
+        if not isinstance(item, list | tuple) or len(item) != 3 or item[2] not in (SURE, POSSIBLE):
+            raise AlignmentError(f"links[{index}]: expected [i, j, 'S' or 'P'], got {item!r}")
+        i, j = item[0], item[1]
+        if (
+            isinstance(i, bool)
+            or isinstance(j, bool)
+            or not isinstance(i, int)
+            or not isinstance(j, int)
+        ):
+            raise AlignmentError(f"links[{index}]: indices must be integers, got {item!r}")
+        try:
+            check_bounds([(i, j)], n_source, n_target)
+        except AlignmentError as error:
+            raise AlignmentError(f"links[{index}]: {error}") from None
+        if (i, j) in links:
+            raise AlignmentError(f"links[{index}]: link {i}-{j} is given twice")
+        links[(i, j)] = item[2] == SURE
+    return links
+
+
+def links_to_triples(links: Mapping[Link, bool]) -> list[list[int | str]]:
+    """``{(i, j): sure}`` → ``[[i, j, "S"|"P"], ...]`` sorted by position."""
+    return [[i, j, SURE if sure else POSSIBLE] for (i, j), sure in sorted(links.items())]
+
 
 _TOKEN = re.compile(r"^(\d+)([-?])(\d+)(?:-([SPsp]))?$")
 
@@ -42,12 +89,7 @@ class Alignment:
             raise AlignmentError(
                 f"sentence lengths must be non-negative, got {self.n_source}×{self.n_target}"
             )
-        for i, j in self.possible:
-            if not (0 <= i < self.n_source and 0 <= j < self.n_target):
-                raise AlignmentError(
-                    f"link {i}-{j} is outside the {self.n_source}×{self.n_target} sentence pair "
-                    f"(source indices 0..{self.n_source - 1}, target 0..{self.n_target - 1})"
-                )
+        check_bounds(self.possible, self.n_source, self.n_target)
         if not self.sure <= self.possible:
             extra = sorted(self.sure - self.possible)[0]
             raise AlignmentError(f"sure link {extra[0]}-{extra[1]} is missing from P (S ⊆ P)")
@@ -105,6 +147,21 @@ class Alignment:
             is_possible = sep == "?" or (kind is not None and kind.upper() == "P")
             (poss if is_possible else sure).add(link)
         return cls.from_links(n_source, n_target, sure, poss)
+
+    @classmethod
+    def from_triples(cls, items: Iterable[object], n_source: int, n_target: int) -> Alignment:
+        """Alignment from ``[[i, j, "S"|"P"], ...]`` (see :func:`links_from_triples`)."""
+        links = links_from_triples(items, n_source, n_target)
+        sure = [key for key, is_sure in links.items() if is_sure]
+        return cls.from_links(n_source, n_target, sure, links)
+
+    def to_triples(self) -> list[list[int | str]]:
+        """``[[i, j, "S"|"P"], ...]`` sorted by position."""
+        return links_to_triples(self.link_map())
+
+    def link_map(self) -> dict[Link, bool]:
+        """``{(i, j): sure}`` for every link of ``P``."""
+        return {link: link in self.sure for link in self.possible}
 
     def to_pharaoh(self) -> str:
         """Pharaoh line, links sorted by (source, target); sure as ``i-j``, possible as ``i?j``."""

@@ -42,7 +42,7 @@ def test_a_save_with_a_link_outside_the_pair_is_a_400_naming_the_link() -> None:
         format="json",
     )
     assert response.status_code == 400
-    assert "0-99 is outside the 6×7 pair" in response.json()["error"]["message"]
+    assert "0-99 is outside the 6×7 sentence pair" in response.json()["error"]["message"]
     assert AnnotationEvent.objects.count() == 1
 
 

@@ -1,0 +1,53 @@
+"""The one alignment value type: both notations, bounds, and round trips."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring.alignment.links import (
+    Alignment,
+    check_bounds,
+    links_from_triples,
+    links_to_triples,
+)
+from scoring.errors import AlignmentError
+
+
+def test_triples_and_pharaoh_describe_the_same_alignment() -> None:
+    triples = [[0, 0, "S"], [1, 2, "P"], [2, 1, "S"]]
+    from_triples = Alignment.from_triples(triples, 3, 3)
+    assert from_triples == Alignment.from_pharaoh("0-0 1?2 2-1", 3, 3)
+    assert from_triples.to_triples() == triples
+    assert from_triples.to_pharaoh() == "0-0 1?2 2-1"
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        ([0, 0], "expected \\[i, j, 'S' or 'P'\\]"),
+        ([0, 0, "X"], "expected \\[i, j, 'S' or 'P'\\]"),
+        ([0, True, "S"], "indices must be integers"),
+        ([0, 1.0, "S"], "indices must be integers"),
+        ([3, 0, "S"], "link 3-0 is outside the 3×2 sentence pair"),
+        ([-1, 0, "S"], "link -1-0 is outside"),
+    ],
+)
+def test_a_bad_triple_is_refused_naming_its_position(item: list[object], message: str) -> None:
+    with pytest.raises(AlignmentError, match=f"links\\[1\\]: {message}"):
+        links_from_triples([[0, 0, "S"], item], 3, 2)
+
+
+def test_a_link_given_twice_is_refused() -> None:
+    with pytest.raises(AlignmentError, match="links\\[1\\]: link 0-0 is given twice"):
+        links_from_triples([[0, 0, "S"], [0, 0, "P"]], 1, 1)
+
+
+def test_the_same_bounds_check_guards_every_constructor() -> None:
+    with pytest.raises(AlignmentError, match="outside the 2×2 sentence pair"):
+        Alignment.from_links(2, 2, [(2, 0)])
+    with pytest.raises(AlignmentError, match="outside the 2×2 sentence pair"):
+        check_bounds([(0, 5)], 2, 2)
+
+
+def test_triples_are_written_sorted_by_position() -> None:
+    assert links_to_triples({(1, 0): False, (0, 1): True}) == [[0, 1, "S"], [1, 0, "P"]]
