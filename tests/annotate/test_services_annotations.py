@@ -102,7 +102,8 @@ def test_saving_the_same_links_writes_no_new_version() -> None:
 
 
 def test_it_rejects_links_outside_the_sentence() -> None:
-    with pytest.raises(svc.InvalidLinks, match="links\\[1\\]: link 6-0 is outside the 6×7 sentence pair"):
+    message = "links\\[1\\]: link 6-0 is outside the 6×7 sentence pair"
+    with pytest.raises(svc.InvalidLinks, match=message):
         svc.links_parse([[0, 0, "S"], [6, 0, "P"]], n_source=6, n_target=7)
 
 
