@@ -305,6 +305,13 @@ class Job(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    snapshot = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The input frozen when the job started (an agreement report's annotations, "
+        "as JSONL lines), so every chunk of the job reads the same data.",
+    )
+    snapshot_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

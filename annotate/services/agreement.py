@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from annotate.exceptions import DomainError
 from annotate.models import Assignment, Corpus, Job
@@ -30,8 +31,15 @@ from annotate.services.jobs import (
 )
 from scoring.alignment.agreement import AgreementParams
 from scoring.alignment.edit_model import EditModel
-from scoring.alignment.reports import build_report, fit_report_models, report_statistics
+from scoring.alignment.reports import (
+    CHANCE_MODELS,
+    build_report,
+    fit_report_models,
+    report_statistics,
+    resolve_chance_model,
+)
 from scoring.corpus import PairRecord
+from scoring.formats import jsonl
 
 #: Pairs per chunk task when the job does not say; a chunk of 50 pairs with J = 1,000 takes about
 #: a second, small enough to spread and large enough that task overhead does not matter.
@@ -109,9 +117,14 @@ def agreement_job_create(
     samples: int = 1000,
     seed: int = 0,
     chunk_pairs: int = DEFAULT_CHUNK_PAIRS,
+    chance_model: str = "auto",
     owner: Any = None,
 ) -> Job:
     _check_request(corpus, annotators)
+    if chance_model not in ("auto", *CHANCE_MODELS):
+        raise AgreementReportError(
+            f"chance_model must be auto, {' or '.join(CHANCE_MODELS)}, not {chance_model!r}"
+        )
     AgreementParams(samples=samples, seed=seed)  # validate now, not in the worker
     if chunk_pairs < 1:
         raise AgreementReportError("chunk_pairs must be at least 1")
@@ -124,6 +137,7 @@ def agreement_job_create(
             "annotators": list(annotators),
             "samples": samples,
             "chunk_pairs": chunk_pairs,
+            "chance_model": chance_model,
         },
     )
 
@@ -140,8 +154,15 @@ def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Any:
         raise AgreementReportError(
             f"none of {', '.join(annotators)} has submitted work in corpus {job.corpus.name!r}"
         )
-    progress(2, f"fitting edit models on {len(records)} pairs")
-    models = fit_report_models(records, annotators, kinds=params.kinds)
+    job_snapshot_store(job=job, records=records)
+    chance_model = resolve_chance_model(
+        records, annotators, job.parameters.get("chance_model", "auto")
+    )
+    Job.objects.filter(pk=job.pk).update(
+        parameters={**job.parameters, "chance_model": chance_model}
+    )
+    progress(2, f"fitting edit models on {len(records)} pairs ({chance_model} chance model)")
+    models = fit_report_models(records, annotators, kinds=params.kinds, chance_model=chance_model)
     size = int(job.parameters.get("chunk_pairs", DEFAULT_CHUNK_PAIRS))
     ids = [int(r.metadata["pk"]) for r in records]
     chunks = [ids[start : start + size] for start in range(0, len(ids), size)]
@@ -152,6 +173,21 @@ def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Any:
     progress(5, f"Monte Carlo in {len(chunks)} chunk(s) of up to {size} pairs")
     enqueue_agreement_chunks(job_id=job.pk, chunks=chunks, models=models_json, share=share)
     return DEFERRED
+
+
+def job_snapshot_store(*, job: Job, records: Sequence[PairRecord]) -> None:
+    """Freeze the job's input: the records as JSONL lines, and when they were read. Every chunk
+    and the final report read this, so edits made while the job runs cannot mix into it."""
+    Job.objects.filter(pk=job.pk).update(
+        snapshot=[jsonl.dumps(record) for record in records], snapshot_at=timezone.now()
+    )
+    job.refresh_from_db(fields=["snapshot", "snapshot_at"])
+
+
+def job_snapshot_records(job: Job) -> list[PairRecord]:
+    if job.snapshot is None:
+        raise AgreementReportError(f"job {job.pk} has no snapshot of its input")
+    return [jsonl.loads(line, source=f"job {job.pk} snapshot") for line in job.snapshot]
 
 
 def _models(models_json: dict[str, dict[str, dict[str, Any]]]) -> ModelMap:
@@ -168,12 +204,18 @@ def agreement_chunk_statistics(
     job = Job.objects.select_related("corpus").get(pk=job_id)
     annotators = list(job.parameters["annotators"])
     params = agreement_params(job.parameters, job.seed)
-    records = agreement_records(job.corpus, annotators, pair_ids)  # type: ignore[arg-type]
+    wanted = set(pair_ids)
+    records = [r for r in job_snapshot_records(job) if int(r.metadata["pk"]) in wanted]
     # One thread per chunk: the workers' processes already share the machine's cores. The
     # heartbeat keeps the job alive while a chunk computes (the runner's own has stopped).
     with Heartbeat(job_id):
         stats = report_statistics(
-            records, annotators, models=_models(models_json), params=params, threads=1
+            records,
+            annotators,
+            models=_models(models_json),
+            params=params,
+            threads=1,
+            chance_model=job.parameters["chance_model"],
         )
     job_chunk_done(job_id=job_id, share=share, message=f"Monte Carlo: {len(pair_ids)} more pairs")
     return stats
@@ -186,11 +228,21 @@ def agreement_finish_report(
     job = Job.objects.select_related("corpus").get(pk=job_id)
     annotators = list(job.parameters["annotators"])
     params = agreement_params(job.parameters, job.seed)
-    records = agreement_records(job.corpus, annotators)  # type: ignore[arg-type]
+    records = job_snapshot_records(job)
     statistics = [item for chunk in chunk_results for item in chunk]
     report = build_report(
-        records, annotators, params=params, models=_models(models_json), statistics=statistics
+        records,
+        annotators,
+        params=params,
+        models=_models(models_json),
+        statistics=statistics,
+        chance_model=job.parameters["chance_model"],
     )
     chunks = len(chunk_results)
-    result = {"corpus": job.corpus.name, "chunks": chunks, **report}  # type: ignore[union-attr]
+    result = {
+        "corpus": job.corpus.name,  # type: ignore[union-attr]
+        "chunks": chunks,
+        "snapshot_at": job.snapshot_at.isoformat() if job.snapshot_at else None,
+        **report,
+    }
     return job_finish(job_id=job_id, result=result)

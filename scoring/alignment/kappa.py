@@ -324,3 +324,130 @@ def cell_agreement(
         stat = cohen_kappa(ratings[:, x], ratings[:, y], raters=(names[x], names[y]))
         out["cohen_kappa"].append(stat.to_dict())
     return out
+
+
+# --- per-pair statistics and bootstrap intervals ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ItemStatistics:
+    """Sufficient statistics of Fleiss' κ and Krippendorff's α, one row per sentence pair.
+
+    ``agree[p]`` is pair ``p``'s sum over items of the share of agreeing rater pairs,
+    ``items[p]`` its item count, ``categories[p]`` its ratings per category ``(P, k)`` and
+    ``coincidence[p]`` its coincidence matrix ``(P, k, k)``; ``raters`` rate every item.
+    """
+
+    agree: npt.NDArray[np.float64]
+    items: npt.NDArray[np.int64]
+    categories: npt.NDArray[np.int64]
+    coincidence: npt.NDArray[np.float64]
+    raters: int
+
+
+def item_statistics(
+    blocks: Sequence[IntArray], raters: int, k: int = len(CATEGORIES)
+) -> ItemStatistics:
+    """Per-pair statistics of ``(items, raters)`` rating blocks (every rating present)."""
+    p = len(blocks)
+    agree = np.zeros(p)
+    items = np.zeros(p, np.int64)
+    categories = np.zeros((p, k), np.int64)
+    coincidence = np.zeros((p, k, k))
+    for index, block in enumerate(blocks):
+        if block.shape[0] == 0:
+            continue
+        counts = np.stack([(block == c).sum(axis=1) for c in range(k)], axis=1)
+        agree[index] = float(((counts * (counts - 1)).sum(axis=1) / (raters * (raters - 1))).sum())
+        items[index] = block.shape[0]
+        categories[index] = counts.sum(axis=0)
+        coincidence[index] = (counts.T @ counts - np.diag(counts.sum(axis=0))) / (raters - 1)
+    return ItemStatistics(agree, items, categories, coincidence, raters)
+
+
+def _fleiss_from(stats: ItemStatistics, weights: npt.NDArray[np.float64]) -> float | None:
+    n_items = float(weights @ stats.items)
+    if n_items == 0:
+        return None
+    observed = float(weights @ stats.agree) / n_items
+    shares = (weights @ stats.categories) / (n_items * stats.raters)
+    expected = float((shares**2).sum())
+    return None if expected >= 1.0 else (observed - expected) / (1.0 - expected)
+
+
+def _alpha_from(stats: ItemStatistics, weights: npt.NDArray[np.float64]) -> float | None:
+    coincidence = np.tensordot(weights, stats.coincidence, axes=1)
+    total = float(coincidence.sum())
+    if total <= 1.0:
+        return None
+    marginals = coincidence.sum(axis=0)
+    d_o = (total - float(np.trace(coincidence))) / total
+    d_e = (total * total - float((marginals**2).sum())) / (total * (total - 1))
+    return None if d_e == 0.0 else 1.0 - d_o / d_e
+
+
+def _interval(values: list[float | None]) -> tuple[list[float] | None, str]:
+    finite = [v for v in values if v is not None]
+    if len(finite) < len(values) / 2 or not finite:
+        return None, "undefined in most resamples"
+    low, high = np.percentile(finite, [2.5, 97.5])
+    return [float(low), float(high)], ""
+
+
+def agreement_with_intervals(
+    blocks: Sequence[IntArray],
+    raters: Sequence[str],
+    *,
+    items_label: str,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Fleiss' κ and Krippendorff's α (nominal) of per-pair rating blocks, each with the number
+    of items and pairs it rests on and a 95% percentile interval from ``resamples`` bootstrap
+    resamples of the pairs (``np.random.default_rng(seed)``). A statistic on no items, or whose
+    chance agreement is 1, is ``None`` with the reason; never 0 or 1 by default."""
+    stats = item_statistics(blocks, len(raters))
+    ones = np.ones(len(blocks))
+    n_items = int(stats.items.sum())
+    rng = np.random.default_rng(seed)
+    boot_k: list[float | None] = []
+    boot_a: list[float | None] = []
+    if len(blocks):
+        for _ in range(resamples):
+            weights = np.bincount(
+                rng.integers(0, len(blocks), len(blocks)), minlength=len(blocks)
+            ).astype(np.float64)
+            boot_k.append(_fleiss_from(stats, weights))
+            boot_a.append(_alpha_from(stats, weights))
+    out: dict[str, Any] = {
+        "items": items_label,
+        "n_items": n_items,
+        "n_pairs": len(blocks),
+        "raters": list(raters),
+        "resamples": resamples,
+        "seed": seed,
+    }
+    for key, name, value, boot in (
+        ("fleiss_kappa", "Fleiss' kappa", _fleiss_from(stats, ones), boot_k),
+        ("krippendorff_alpha", "Krippendorff's alpha (nominal)", _alpha_from(stats, ones), boot_a),
+    ):
+        if n_items == 0:
+            reason = "no items shared by all annotators"
+        elif value is None:
+            reason = "chance agreement is 1 (every rating is in one category)"
+        else:
+            reason = ""
+        interval, why = _interval(boot) if value is not None else (None, reason)
+        out[key] = {
+            "name": name,
+            "value": value,
+            "ci95": interval,
+            "undefined_reason": reason,
+            "ci_undefined_reason": why if interval is None else "",
+        }
+    return out
+
+
+def brockett_blocks(records: Sequence[PairRecord], annotators: Sequence[str]) -> list[IntArray]:
+    """:func:`brockett_items` per pair (one block per pair all ``annotators`` annotated)."""
+    return [brockett_items([record], annotators) for record in _annotated(records, annotators)]

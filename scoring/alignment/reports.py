@@ -43,6 +43,7 @@ from scoring.alignment.agreement import (
     pair_statistics,
 )
 from scoring.alignment.edit_model import EditModel
+from scoring.alignment.kappa import agreement_with_intervals, brockett_blocks
 from scoring.alignment.links import Alignment
 from scoring.alignment.metrics import (
     PhraseCounts,
@@ -87,16 +88,51 @@ def annotator_pairs(annotators: Sequence[str]) -> list[tuple[str, str]]:
     return list(combinations(annotators, 2))
 
 
+#: How π̂0 is sampled. ``prefill``: each annotator's edits of the automatic prefill (Cohn et al.
+#: 2008, §3). ``density``: for a corpus without prefill, the same Monte Carlo from an empty
+#: alignment, so each annotator's Pr(edit) becomes their link density (links per cell, fitted
+#: against ``N + M``): chance is two annotators linking cells at random at their own rates.
+CHANCE_MODELS: dict[str, str] = {
+    "prefill": "edits of the automatic prefill (Cohn et al. 2008, §3)",
+    "density": "random links at each annotator's own link density (no prefill in the corpus)",
+}
+
+
+def resolve_chance_model(
+    records: Sequence[PairRecord], annotators: Sequence[str], requested: str = "auto"
+) -> str:
+    """``prefill`` when every pair an annotator worked on has a prefill, else ``density``
+    (``requested="auto"``); an explicit name is checked and kept."""
+    if requested != "auto":
+        if requested not in CHANCE_MODELS:
+            choices = ", ".join(["auto", *CHANCE_MODELS])
+            raise ReportError(f"chance model must be one of {choices}, got {requested!r}")
+        return requested
+    worked = [r for r in records if any(a in r.annotations for a in annotators)]
+    return "prefill" if worked and all(r.prefill is not None for r in worked) else "density"
+
+
+def _chance_start(record: PairRecord, chance_model: str) -> Alignment | None:
+    if chance_model == "density":
+        return Alignment.empty(len(record.source_tokens), len(record.target_tokens))
+    return record.prefill
+
+
 def fit_report_models(
-    records: Sequence[PairRecord], annotators: Sequence[str], *, kinds: Sequence[str]
+    records: Sequence[PairRecord],
+    annotators: Sequence[str],
+    *,
+    kinds: Sequence[str],
+    chance_model: str = "prefill",
 ) -> dict[str, dict[str, EditModel]]:
-    """Each annotator's Pr(edit) lines, fitted on every pair they annotated that has a prefill."""
+    """Each annotator's Pr(edit) lines, fitted on every pair they annotated that has a start
+    alignment under ``chance_model`` (the prefill, or an empty one)."""
     models: dict[str, dict[str, EditModel]] = {}
     for name in annotators:
         observations = [
-            (r.annotations[name].alignment, r.prefill)
+            (r.annotations[name].alignment, start)
             for r in records
-            if name in r.annotations and r.prefill is not None
+            if name in r.annotations and (start := _chance_start(r, chance_model)) is not None
         ]
         models[name] = fit_models(observations, annotator=name, kinds=kinds)
     return models
@@ -106,18 +142,22 @@ def _doubly(records: Sequence[PairRecord], a: str, b: str) -> list[PairRecord]:
     return [r for r in records if a in r.annotations and b in r.annotations]
 
 
-def _agreement_pairs(records: Iterable[PairRecord], a: str, b: str) -> list[AgreementPair]:
+def _agreement_pairs(
+    records: Iterable[PairRecord], a: str, b: str, chance_model: str
+) -> list[AgreementPair]:
     return [
         AgreementPair(
             r.id,
             r.source_tokens,
             r.target_tokens,
-            r.prefill,
+            start,
             r.annotations[a].alignment,
             r.annotations[b].alignment,
         )
         for r in records
-        if a in r.annotations and b in r.annotations and r.prefill is not None
+        if a in r.annotations
+        and b in r.annotations
+        and (start := _chance_start(r, chance_model)) is not None
     ]
 
 
@@ -129,6 +169,7 @@ def report_statistics(
     params: AgreementParams,
     progress: ReportProgress | None = None,
     threads: int | None = None,
+    chance_model: str = "prefill",
 ) -> list[dict[str, Any]]:
     """Monte Carlo statistics of a chunk of records for every annotator pair (JSON-able).
 
@@ -137,7 +178,10 @@ def report_statistics(
     process that shares the machine with others).
     """
     out: list[dict[str, Any]] = []
-    todo = [(a, b, _agreement_pairs(records, a, b)) for a, b in annotator_pairs(annotators)]
+    todo = [
+        (a, b, _agreement_pairs(records, a, b, chance_model))
+        for a, b in annotator_pairs(annotators)
+    ]
     total = sum(len(pairs) for _, _, pairs in todo)
     done_before = 0
     for a, b, pairs in todo:
@@ -245,20 +289,34 @@ def build_report(
     length_edges: Sequence[int] = DEFAULT_LENGTH_EDGES,
     progress: ReportProgress | None = None,
     threads: int | None = None,
+    chance_model: str = "auto",
+    resamples: int = 1000,
 ) -> dict[str, Any]:
-    """The Table 3 / Table 4 / Figure 4 / Table 5 report as a JSON-able dict.
+    """The Table 3 / Table 4 / Figure 4 / Table 5 report as a JSON-able dict, with Fleiss' κ and
+    Krippendorff's α (bootstrap intervals over ``resamples`` resamples of the pairs), null-link
+    agreement and the pairs ranked by agreement.
 
     ``statistics``: the concatenated output of :func:`report_statistics` over chunks; when
-    omitted the Monte Carlo runs here. ``progress(stage, done, total)`` is called as work proceeds
-    (stages ``"monte_carlo"``, ``"tables"``).
+    omitted the Monte Carlo runs here. ``chance_model``: see :data:`CHANCE_MODELS` (``auto``
+    picks ``density`` when some pair has no prefill). ``progress(stage, done, total)`` is called
+    as work proceeds (stages ``"monte_carlo"``, ``"tables"``).
     """
     params = params or AgreementParams()
     _check(records, annotators)
+    chance_model = resolve_chance_model(records, annotators, chance_model)
     if models is None:
-        models = fit_report_models(records, annotators, kinds=params.kinds)
+        models = fit_report_models(
+            records, annotators, kinds=params.kinds, chance_model=chance_model
+        )
     if statistics is None:
         statistics = report_statistics(
-            records, annotators, models=models, params=params, progress=progress, threads=threads
+            records,
+            annotators,
+            models=models,
+            params=params,
+            progress=progress,
+            threads=threads,
+            chance_model=chance_model,
         )
     by_pair: dict[tuple[str, str], list[PairStats]] = {}
     for item in statistics:
@@ -276,6 +334,7 @@ def build_report(
         table3: dict[str, Any] = {}
         table4: dict[str, Any] = {}
         figure4: dict[str, Any] = {}
+        null: dict[str, Any] = {}
         for group, members in _groups(both).items():
             keys = {r.id for r in members}
             group_stats = [st for st in stats if st.key in keys]
@@ -308,6 +367,7 @@ def build_report(
                 },
                 "counts": {k: v.to_dict() for k, v in phrases.items()},
             }
+            null[group] = null_link_agreement(members, a, b)
             if "possible" in params.kinds:
                 figure4[group] = {
                     level: length_bins(
@@ -324,10 +384,11 @@ def build_report(
                 "candidate": a,
                 "reference": b,
                 "pairs": len(both),
-                "pairs_with_prefill": len({st.key for st in stats}),
+                "pairs_in_chance_model": len({st.key for st in stats}),
                 "table3": table3,
                 "table4": table4,
                 "figure4": figure4,
+                "null_links": null,
             }
         )
         step += 1
@@ -375,6 +436,9 @@ def build_report(
             "length_edges": list(length_edges),
             "word_columns": "poss: P vs P, sure: S vs S, eq2: Equation 2 (A_S vs B_P, A_P vs B_S)",
             "phrase_columns": "pairs extracted from P (poss) and S (sure); Equation 3",
+            "chance_model": chance_model,
+            "chance_model_description": CHANCE_MODELS[chance_model],
+            "resamples": resamples,
         },
         "annotators": list(annotators),
         "edit_models": {
@@ -383,7 +447,80 @@ def build_report(
         },
         "annotator_pairs": pair_reports,
         "table5": table5,
+        "standard": {
+            group: agreement_with_intervals(
+                brockett_blocks(members, annotators),
+                annotators,
+                items_label=BROCKETT_ITEMS,
+                resamples=resamples,
+                seed=params.seed,
+            )
+            for group, members in _groups(records).items()
+        },
+        "pair_ranking": pair_ranking(records, annotators),
     }
+
+
+BROCKETT_ITEMS = (
+    "Brockett (2007): every link some annotator made, every target word some annotator left "
+    "unaligned, and one NULL item per pair"
+)
+
+
+def null_link_agreement(records: Sequence[PairRecord], a: str, b: str) -> dict[str, Any]:
+    """F1 between two annotators' *unaligned* words (source and target words without a link in
+    ``P``), counts summed over the pairs: ``2·|both| / (|a| + |b|)``. Undefined when neither
+    left a word unaligned."""
+    only_a = only_b = both = 0
+    for record in records:
+        left = []
+        for name in (a, b):
+            alignment = record.annotations[name].alignment
+            src = {i for i, _ in alignment.possible}
+            tgt = {j for _, j in alignment.possible}
+            left.append(
+                {("s", i) for i in range(alignment.n_source) if i not in src}
+                | {("t", j) for j in range(alignment.n_target) if j not in tgt}
+            )
+        both += len(left[0] & left[1])
+        only_a += len(left[0] - left[1])
+        only_b += len(left[1] - left[0])
+    total = 2 * both + only_a + only_b
+    return {
+        "f1": None if total == 0 else 2 * both / total,
+        "both": both,
+        "only_candidate": only_a,
+        "only_reference": only_b,
+        "undefined_reason": "" if total else "neither annotator left a word unaligned",
+    }
+
+
+def pair_ranking(records: Sequence[PairRecord], annotators: Sequence[str]) -> list[dict[str, Any]]:
+    """Every pair two or more of ``annotators`` annotated, least agreement first: the lowest
+    link F1 (over ``P``, sure and possible alike) between any two of them."""
+    rows = []
+    for record in records:
+        names = [n for n in annotators if n in record.annotations]
+        if len(names) < 2:
+            continue
+        scores = {}
+        for a, b in combinations(names, 2):
+            pa = record.annotations[a].alignment.possible
+            pb = record.annotations[b].alignment.possible
+            total = len(pa) + len(pb)
+            scores[f"{a}|{b}"] = 1.0 if total == 0 else 2 * len(pa & pb) / total
+        rows.append(
+            {
+                "id": record.id,
+                "subcorpus": record.subcorpus or NO_SUBCORPUS,
+                "annotators": names,
+                "f1": scores,
+                "min_f1": min(scores.values()),
+                "metadata": dict(record.metadata),
+            }
+        )
+    rows.sort(key=lambda row: (row["min_f1"], row["id"]))
+    return rows
 
 
 def report_to_csv(report: Mapping[str, Any]) -> str:
@@ -449,6 +586,36 @@ def report_to_csv(report: Mapping[str, Any]) -> str:
                             b[measure],
                             b["undefined_reason"] if b[measure] is None else "",
                         )
+        for group, row in pr.get("null_links", {}).items():
+            put(
+                "null_links",
+                cand,
+                ref,
+                group,
+                "unaligned",
+                "f1",
+                row["f1"],
+                row["undefined_reason"],
+            )
+    for group, row in report.get("standard", {}).items():
+        everyone = "+".join(row["raters"])
+        for key in ("fleiss_kappa", "krippendorff_alpha"):
+            stat = row[key]
+            note = stat["undefined_reason"] or f"{row['n_items']} items in {row['n_pairs']} pairs"
+            put("standard", everyone, everyone, group, "brockett", key, stat["value"], note)
+            for bound, value in zip(
+                ("ci95_low", "ci95_high"), stat["ci95"] or (None, None), strict=True
+            ):
+                put(
+                    "standard",
+                    everyone,
+                    everyone,
+                    group,
+                    "brockett",
+                    f"{key}_{bound}",
+                    value,
+                    stat["ci_undefined_reason"],
+                )
     for entry in report["table5"]:
         for group, row in entry["groups"].items():
             for level in ("words", "phrases"):

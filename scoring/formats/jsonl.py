@@ -362,6 +362,12 @@ def write(
             handle.write("\n")
 
 
+def loads(line: str, *, source: str = "(text)") -> PairRecord:
+    """One record from its JSONL line, validated as a file's line is (``source`` names it in
+    errors)."""
+    return _parse_line(line.encode("utf-8"), path=Path(source), line=1)
+
+
 def dumps(record: PairRecord, *, output: Path | None = None) -> str:
     """One record as its canonical JSONL line (without the line end)."""
     data = to_json(record)

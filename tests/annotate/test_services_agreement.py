@@ -72,3 +72,41 @@ def test_a_failed_chunk_fails_the_job_with_its_reason(corpus: Corpus) -> None:
     job.refresh_from_db()
     assert job.status == "failed"
     assert job.error == "a chunk of the Monte Carlo failed: out of memory"
+
+
+def test_a_report_job_reads_the_snapshot_taken_when_it_started(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Edits saved while the Monte Carlo runs do not mix into the report."""
+    from annotate import queue
+    from annotate.models import AnnotationLink, Job
+    from annotate.services import agreement as service
+
+    sent: dict[str, object] = {}
+    monkeypatch.setattr(service, "enqueue_agreement_chunks", lambda **kwargs: sent.update(kwargs))
+    assert queue  # the real seam is replaced: chunks are run here, one by one
+    from annotate.services.jobs import job_claim
+
+    job = agreement_job_create(corpus=corpus, annotators=["ann1", "ann2"], samples=20, seed=3)
+    assert job_claim(job_id=job.pk, worker="here")
+    service.agreement_run(job, lambda percent, message: None)
+    job.refresh_from_db()
+    assert job.snapshot_at is not None and len(job.snapshot) == 24
+    assert job.parameters["chance_model"] == "prefill"
+    before = agreement_compute(
+        corpus=corpus, annotators=["ann1", "ann2"], params=agreement_params({"samples": 20}, 3)
+    )
+    # an annotator changes their work after the job started
+    AnnotationLink.objects.filter(annotation__assignment__annotator__username="ann2").delete()
+    chunks = [
+        service.agreement_chunk_statistics(
+            job_id=job.pk, pair_ids=chunk, models_json=sent["models"], share=1.0
+        )
+        for chunk in sent["chunks"]
+    ]
+    service.agreement_finish_report(job_id=job.pk, chunk_results=chunks, models_json=sent["models"])
+    job.refresh_from_db()
+    report = job.result
+    assert report["snapshot_at"] == job.snapshot_at.isoformat()
+    assert report["annotator_pairs"][0]["table3"] == before["annotator_pairs"][0]["table3"]
+    assert Job.objects.get(pk=job.pk).status == "succeeded"

@@ -167,7 +167,8 @@ def test_the_signature_records_seed_samples_and_parameters(report) -> None:
 
 def test_csv_has_one_measure_per_row_and_marks_undefined_values(report) -> None:
     rows = list(csv.DictReader(io.StringIO(report_to_csv(report))))
-    assert {r["table"] for r in rows} == {"table3", "table4", "figure4", "table5"}
+    tables = {"table3", "table4", "figure4", "table5", "null_links", "standard"}
+    assert {r["table"] for r in rows} == tables
     row = next(
         r
         for r in rows
@@ -222,3 +223,78 @@ def test_it_rejects_duplicate_pair_ids() -> None:
     records[1].id = records[0].id
     with pytest.raises(ScoringError, match="twice"):
         build_report(records, NAMES)
+
+
+def _without_prefill(records: list[PairRecord]) -> list[PairRecord]:
+    for record in records:
+        record.prefill = None
+    return records
+
+
+def test_a_corpus_without_prefill_gets_the_link_density_chance_model_labelled() -> None:
+    records = _without_prefill(_records())
+    report = build_report(records, NAMES, params=PARAMS, length_edges=(4, 6))
+    assert report["signature"]["chance_model"] == "density"
+    assert "link density" in report["signature"]["chance_model_description"]
+    c_hat = report["annotator_pairs"][0]["table3"][OVERALL]["c_hat"]["poss"]
+    assert c_hat["c_hat"] is not None and -1.0 <= c_hat["c_hat"] <= 1.0
+    # each annotator's Pr(edit) from an empty start is their share of linked cells
+    model = report["edit_models"]["ann"]["possible"]
+    linked = sum(len(r.annotations["ann"].alignment.possible) for r in records)
+    cells = sum(len(r.source_tokens) * len(r.target_tokens) for r in records)
+    assert model["n_pairs"] == len(records)
+    assert 0.0 < linked / cells < 1.0
+
+
+def test_the_prefill_model_is_kept_when_every_pair_has_one(report) -> None:
+    assert report["signature"]["chance_model"] == "prefill"
+
+
+def test_an_explicit_prefill_model_without_prefills_is_refused_clearly() -> None:
+    records = _without_prefill(_records())
+    with pytest.raises(ScoringError, match="no non-empty pair with a prefill|prefill"):
+        build_report(records, NAMES, params=PARAMS, chance_model="prefill")
+
+
+def test_kappa_and_alpha_come_with_item_counts_and_intervals(report) -> None:
+    overall = report["standard"][OVERALL]
+    assert overall["n_pairs"] == sum(1 for r in _records() if len(r.annotations) == 3)
+    assert overall["n_items"] > 0
+    for key in ("fleiss_kappa", "krippendorff_alpha"):
+        stat = overall[key]
+        low, high = stat["ci95"]
+        assert low <= stat["value"] <= high
+    assert set(report["standard"]) == {"mtc", "news", OVERALL}
+
+
+def test_null_link_agreement_counts_words_both_left_unaligned() -> None:
+    from scoring.alignment.reports import null_link_agreement
+
+    a = Alignment.from_links(3, 2, [(0, 0)])  # unaligned: s1 s2 t1
+    b = Alignment.from_links(3, 2, [(1, 1)])  # unaligned: s0 s2 t0
+    record = PairRecord(
+        id="p",
+        source_tokens=["x", "y", "z"],
+        target_tokens=["u", "v"],
+        annotations={"a": AnnotationRecord(a), "b": AnnotationRecord(b)},
+    )
+    result = null_link_agreement([record], "a", "b")
+    assert (result["both"], result["only_candidate"], result["only_reference"]) == (1, 2, 2)
+    assert result["f1"] == pytest.approx(2 * 1 / (2 * 1 + 2 + 2))
+    full = Alignment.from_links(1, 1, [(0, 0)])
+    linked = PairRecord(
+        id="q",
+        source_tokens=["x"],
+        target_tokens=["y"],
+        annotations={"a": AnnotationRecord(full), "b": AnnotationRecord(full)},
+    )
+    undefined = null_link_agreement([linked], "a", "b")
+    assert undefined["f1"] is None and "neither" in undefined["undefined_reason"]
+
+
+def test_pairs_are_ranked_least_agreement_first(report) -> None:
+    ranking = report["pair_ranking"]
+    assert [row["min_f1"] for row in ranking] == sorted(row["min_f1"] for row in ranking)
+    worst = ranking[0]
+    assert worst["min_f1"] == min(worst["f1"].values())
+    assert len(ranking) == len(_records())
