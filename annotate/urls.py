@@ -4,6 +4,7 @@ from django.urls import path
 
 from annotate.apis import (
     adjudication,
+    agreement,
     annotations,
     assignments,
     corpora,
@@ -58,6 +59,15 @@ urlpatterns = [
         name="assignments-release",
     ),
     path("corpora/", corpora.CorpusListApi.as_view(), name="corpus-list"),
+    path("corpora/create/", corpora.CorpusCreateApi.as_view(), name="corpus-create"),
+    path("corpora/import/", corpora.CorpusImportApi.as_view(), name="corpus-import"),
+    path("corpora/<int:corpus_id>/", corpora.CorpusDetailApi.as_view(), name="corpus-detail"),
+    path("corpora/<int:corpus_id>/pairs/", corpora.CorpusPairsApi.as_view(), name="corpus-pairs"),
+    path(
+        "corpora/<int:corpus_id>/agreement/",
+        agreement.AgreementReportJobApi.as_view(),
+        name="corpus-agreement",
+    ),
     path(
         "corpora/<int:corpus_id>/assignments/",
         assignments.AssignmentsPlanApi.as_view(),
@@ -76,6 +86,8 @@ urlpatterns = [
     path("scorers/train/", scorers.ScorerTrainJobApi.as_view(), name="scorer-train"),
     path("score", scorers.ScoreApi.as_view(), name="score"),
     path("jobs/<int:job_id>/", jobs.JobDetailApi.as_view(), name="job-detail"),
+    path("jobs/<int:job_id>/cancel/", jobs.JobCancelApi.as_view(), name="job-cancel"),
+    path("jobs/<int:job_id>/result/", jobs.JobResultApi.as_view(), name="job-result"),
     path("adjudication/", adjudication.AdjudicationListApi.as_view(), name="adjudication-list"),
     path(
         "pairs/<int:pair_id>/adjudication/",

@@ -248,6 +248,11 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3 * 3600 + 300)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
+# The largest upload the web import accepts (all files together); larger corpora are imported
+# with `manage.py import_corpus`, which streams from disk.
+MAX_UPLOAD_BYTES = env_int("MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BODY_BYTES", 5 * 1024 * 1024)
+
 # Active time per assignment: a gap between two signs of activity longer than this is a pause.
 ACTIVE_TIME_IDLE_SECONDS = env_int("ACTIVE_TIME_IDLE_SECONDS", 60)
 

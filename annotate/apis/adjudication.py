@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -11,14 +11,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions
+from annotate.apis.common import actor, link_field, name_nested_serializers, parse_links
 from annotate.selectors import adjudication as adjudication_reads
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import adjudication
 from annotate.services.annotations import links_list
-
-if TYPE_CHECKING:
-    pass
-from annotate.apis.common import actor, link_field, name_nested_serializers, parse_links
 
 
 class AdjudicationListApi(APIView):

@@ -3,7 +3,7 @@ trial feedback."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -11,13 +11,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotate.apis.common import actor, link_field, name_nested_serializers, parse_links
 from annotate.models import Assignment
 from annotate.selectors import workspace as workspace_reads
 from annotate.services import annotations as edits
-
-if TYPE_CHECKING:
-    pass
-from annotate.apis.common import actor, link_field, name_nested_serializers, parse_links
 
 
 class AssignmentOpenApi(APIView):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -12,14 +12,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions
+from annotate.apis.common import actor, name_nested_serializers, user_named
 from annotate.exceptions import NotFound
 from annotate.models import Assignment
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import assignments
-
-if TYPE_CHECKING:
-    pass
-from annotate.apis.common import actor, name_nested_serializers, user_named
 
 
 class AssignmentsPlanApi(APIView):

@@ -1,25 +1,30 @@
-"""Corpora: the list, statistics and prefill jobs."""
+"""Corpora: the list, creating one, uploading files into it, its figures, its pairs, statistics
+and prefill jobs."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import dataclasses
+import tempfile
+from pathlib import Path
+from typing import Any
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions
-from annotate.selectors import corpora as corpora_reads
-from annotate.services import prefill
-from annotate.services.jobs import job_create
-from scoring.aligners import available_aligners
-
-if TYPE_CHECKING:
-    pass
 from annotate.apis.common import actor, name_nested_serializers
 from annotate.apis.jobs import JobOutputSerializer
+from annotate.exceptions import DomainError
+from annotate.selectors import corpora as corpora_reads
+from annotate.services import corpora, prefill
+from annotate.services.jobs import job_create
+from scoring import formats
+from scoring.aligners import available_aligners
 
 
 class CorpusListApi(APIView):
@@ -84,6 +89,171 @@ class CorpusPrefillJobApi(APIView):
             options=data.validated_data.get("options"),
         )
         return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)
+
+
+class CorpusCreateApi(APIView):
+    permission_classes = permissions.ADMINS
+
+    class InputSerializer(serializers.Serializer[Any]):
+        name = serializers.CharField(max_length=100)
+        description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+
+    class OutputSerializer(serializers.Serializer[Any]):
+        id = serializers.IntegerField()
+        name = serializers.CharField()
+        description = serializers.CharField()
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        corpus = corpora.corpus_create(**data.validated_data)
+        return Response(self.OutputSerializer(corpus).data, status=status.HTTP_201_CREATED)
+
+
+class CorpusImportApi(APIView):
+    """Upload files in one import format into a corpus (created if new); all or nothing. An
+    error names the file, line and field (``error.file``, ``error.line``, ``error.field``)."""
+
+    permission_classes = permissions.ADMINS
+    parser_classes = [MultiPartParser]
+
+    class InputSerializer(serializers.Serializer[Any]):
+        corpus = serializers.CharField(max_length=100)
+        format = serializers.ChoiceField(choices=sorted(formats.FORMATS))
+        files = serializers.ListField(child=serializers.FileField(), min_length=1, max_length=20)
+        annotator = serializers.CharField(max_length=150, required=False, allow_blank=True)
+        subcorpus = serializers.CharField(max_length=100, required=False, allow_blank=True)
+        split = serializers.CharField(max_length=50, required=False, allow_blank=True)
+        description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+
+    class OutputSerializer(serializers.Serializer[Any]):
+        corpus_id = serializers.IntegerField()
+        corpus = serializers.CharField()
+        pairs = serializers.IntegerField()
+        annotations = serializers.IntegerField()
+        prefills = serializers.IntegerField()
+        gold_alignments = serializers.IntegerField()
+        created_users = serializers.ListField(child=serializers.CharField())
+        created_corpus = serializers.BooleanField()
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    def post(self, request: Request) -> Response:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+        if length > settings.MAX_UPLOAD_BYTES:
+            raise DomainError(
+                f"the upload is {length:,} bytes; at most {settings.MAX_UPLOAD_BYTES:,} are "
+                "accepted (import larger corpora with manage.py import_corpus)",
+                field="files",
+            )
+        fields = {**request.POST.dict(), "files": request.FILES.getlist("files")}
+        data = self.InputSerializer(data=fields)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        with tempfile.TemporaryDirectory(prefix="upload-") as folder:
+            paths = []
+            for upload in values["files"]:
+                path = Path(folder) / Path(upload.name).name
+                with path.open("wb") as handle:
+                    for chunk in upload.chunks():
+                        handle.write(chunk)
+                paths.append(path)
+            report = corpora.corpus_import(
+                corpus_name=values["corpus"].strip(),
+                format_name=values["format"],
+                paths=paths,
+                annotator=values.get("annotator") or None,
+                subcorpus=values.get("subcorpus") or None,
+                split=values.get("split") or None,
+                description=values.get("description", ""),
+            )
+        corpus = corpora_reads.corpus_named(report.corpus)
+        payload = {"corpus_id": corpus.pk, **dataclasses.asdict(report)}
+        return Response(self.OutputSerializer(payload).data, status=status.HTTP_201_CREATED)
+
+
+class CorpusDetailApi(APIView):
+    """A corpus and the figures of its page (aggregated in SQL)."""
+
+    permission_classes = permissions.ADMINS
+
+    @extend_schema(responses=dict)
+    def get(self, request: Request, corpus_id: int) -> Response:
+        corpus = corpora_reads.corpus_get(corpus_id)
+        return Response(
+            {
+                "id": corpus.pk,
+                "name": corpus.name,
+                "description": corpus.description,
+                "stats": corpus.stats,
+                "overview": corpora_reads.corpus_overview(corpus),
+            }
+        )
+
+
+NO_LABEL = "(none)"
+
+
+class CorpusPairsApi(APIView):
+    """A page of a corpus's pairs: filters, search, sorting."""
+
+    permission_classes = permissions.ADMINS
+    PAGE_SIZE = 50
+
+    class InputSerializer(serializers.Serializer[Any]):
+        subcorpus = serializers.CharField(required=False, allow_blank=True)
+        split = serializers.CharField(required=False, allow_blank=True)
+        status = serializers.ChoiceField(
+            choices=corpora_reads.PAIR_STATUSES, required=False, allow_blank=True
+        )
+        annotator = serializers.CharField(required=False, allow_blank=True)
+        min_length = serializers.IntegerField(min_value=0, required=False)
+        max_length = serializers.IntegerField(min_value=0, required=False)
+        q = serializers.CharField(required=False, allow_blank=True, max_length=200)
+        sort = serializers.ChoiceField(
+            choices=sorted(corpora_reads.PAIR_SORTS), required=False, default="position"
+        )
+        page = serializers.IntegerField(min_value=1, required=False, default=1)
+
+    class RowSerializer(serializers.Serializer[Any]):
+        id = serializers.IntegerField()
+        external_id = serializers.CharField()
+        subcorpus = serializers.CharField()
+        split = serializers.CharField()
+        n_source = serializers.IntegerField()
+        n_target = serializers.IntegerField()
+        source_text = serializers.CharField()
+        target_text = serializers.CharField()
+        assigned = serializers.IntegerField()
+        submitted = serializers.IntegerField()
+        has_gold = serializers.BooleanField()
+
+    @extend_schema(parameters=[InputSerializer], responses=dict)
+    def get(self, request: Request, corpus_id: int) -> Response:
+        corpus = corpora_reads.corpus_get(corpus_id)
+        data = self.InputSerializer(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        page = values.pop("page")
+        sort = values.pop("sort")
+        search = values.pop("q", "")
+        filters = {
+            key: value
+            for key, value in values.items()
+            if value not in ("", None) or (key in ("subcorpus", "split") and value == "")
+        }
+        pairs = corpora_reads.corpus_pairs_filtered(corpus, search=search, sort=sort, **filters)
+        total = pairs.count()
+        start = (page - 1) * self.PAGE_SIZE
+        rows = pairs[start : start + self.PAGE_SIZE]
+        return Response(
+            {
+                "total": total,
+                "page": page,
+                "pages": max(1, -(-total // self.PAGE_SIZE)),
+                "results": self.RowSerializer(rows, many=True).data,
+            }
+        )
 
 
 name_nested_serializers(globals())

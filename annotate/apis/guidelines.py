@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -11,11 +11,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions
-from annotate.services import guidelines
-
-if TYPE_CHECKING:
-    pass
 from annotate.apis.common import name_nested_serializers
+from annotate.services import guidelines
 
 
 class GuidelinesApi(APIView):

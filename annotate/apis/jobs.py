@@ -1,26 +1,42 @@
-"""Background jobs: the list and one job."""
+"""Background jobs: the list, one job, its result (JSON, or CSV for an agreement report), and
+cancelling one."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from typing import Any
 
+from django.http import HttpResponse
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotate.apis.common import name_nested_serializers
+from annotate.exceptions import Conflict, DomainError, NotFound
 from annotate.models import Job
 from annotate.selectors import jobs as jobs_reads
-
-if TYPE_CHECKING:
-    pass
-from annotate.apis.common import name_nested_serializers
+from annotate.services.jobs import job_cancel
+from scoring.alignment.reports import report_to_csv
 
 
 class JobOutputSerializer(serializers.ModelSerializer[Job]):
     corpus = serializers.CharField(source="corpus.name", default=None)
+    corpus_id = serializers.IntegerField(default=None)
     owner = serializers.CharField(source="owner.username", default=None)
+    duration_seconds = serializers.SerializerMethodField()
+    has_result = serializers.SerializerMethodField()
+
+    def get_duration_seconds(self, job: Job) -> float | None:
+        if job.started_at is None:
+            return None
+        end = job.finished_at or timezone.now()
+        return round((end - job.started_at).total_seconds(), 1)
+
+    def get_has_result(self, job: Job) -> bool:
+        return job.result is not None
 
     class Meta:
         model = Job
@@ -38,16 +54,37 @@ class JobOutputSerializer(serializers.ModelSerializer[Job]):
             "created_at",
             "started_at",
             "finished_at",
+            "snapshot_at",
+            "corpus_id",
+            "duration_seconds",
+            "has_result",
         )
 
 
 class JobListApi(APIView):
-    LIMIT = 50
+    """The newest jobs the user may see (admins: all), optionally of one kind, status or corpus."""
 
-    @extend_schema(responses=JobOutputSerializer(many=True))
+    LIMIT = 100
+
+    class InputSerializer(serializers.Serializer[Any]):
+        kind = serializers.CharField(required=False, allow_blank=True, max_length=50)
+        status = serializers.ChoiceField(
+            choices=Job.Status.values, required=False, allow_blank=True
+        )
+        corpus = serializers.IntegerField(required=False, min_value=1)
+
+    @extend_schema(parameters=[InputSerializer], responses=JobOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        jobs = jobs_reads.jobs_visible(request.user)[: self.LIMIT]
-        return Response(JobOutputSerializer(jobs, many=True).data)
+        data = self.InputSerializer(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        jobs = jobs_reads.jobs_visible(request.user)
+        if data.validated_data.get("kind"):
+            jobs = jobs.filter(kind=data.validated_data["kind"])
+        if data.validated_data.get("status"):
+            jobs = jobs.filter(status=data.validated_data["status"])
+        if "corpus" in data.validated_data:
+            jobs = jobs.filter(corpus_id=data.validated_data["corpus"])
+        return Response(JobOutputSerializer(jobs[: self.LIMIT], many=True).data)
 
 
 class JobDetailApi(APIView):
@@ -55,6 +92,43 @@ class JobDetailApi(APIView):
     def get(self, request: Request, job_id: int) -> Response:
         job = jobs_reads.job_visible(user=request.user, job_id=job_id)
         return Response(JobOutputSerializer(job).data)
+
+
+class JobCancelApi(APIView):
+    """Cancel a queued or running job (its owner or an admin); its worker stops at its next
+    progress step. Cancelling a finished job is a 409."""
+
+    @extend_schema(request=None, responses=JobOutputSerializer)
+    def post(self, request: Request, job_id: int) -> Response:
+        job = jobs_reads.job_visible(user=request.user, job_id=job_id)
+        if not job_cancel(job=job):
+            job.refresh_from_db()
+            raise Conflict(f"job {job.pk} is {job.status}; only a queued or running job can stop")
+        job.refresh_from_db()
+        return Response(JobOutputSerializer(job).data)
+
+
+class JobResultApi(APIView):
+    """A finished job's result: JSON, or ``?format=csv`` for an agreement report (one measure
+    per row), as a download."""
+
+    @extend_schema(responses=dict)
+    def get(self, request: Request, job_id: int) -> HttpResponse:
+        job = jobs_reads.job_visible(user=request.user, job_id=job_id)
+        if job.result is None:
+            raise NotFound(f"job {job.pk} has no result ({job.status})")
+        name = f"{job.kind}-{job.pk}"
+        if request.query_params.get("format") == "csv":
+            if job.kind != "agreement_report":
+                raise DomainError("only agreement reports have a CSV form", field="format")
+            response = HttpResponse(report_to_csv(job.result), content_type="text/csv")
+            response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+            return response
+        body = json.dumps(job.result, ensure_ascii=False, indent=1)
+        response = HttpResponse(body, content_type="application/json")
+        if request.query_params.get("download"):
+            response["Content-Disposition"] = f'attachment; filename="{name}.json"'
+        return response
 
 
 name_nested_serializers(globals())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -10,13 +10,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotate.apis.common import name_nested_serializers
 from annotate.models import Assignment
 from annotate.selectors import users as users_reads
 from annotate.selectors import workspace as workspace_reads
-
-if TYPE_CHECKING:
-    pass
-from annotate.apis.common import name_nested_serializers
 
 
 class MeApi(APIView):

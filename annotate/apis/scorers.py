@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -11,17 +11,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions
+from annotate.apis.common import actor, name_nested_serializers
+from annotate.apis.jobs import JobOutputSerializer
 from annotate.exceptions import NotFound
 from annotate.models import Corpus, ScorerModel
 from annotate.selectors.scorers import scorer_models
 from annotate.services import scorers
 from annotate.services.jobs import job_create
 from scoring.scorers.base import scorer_kinds
-
-if TYPE_CHECKING:
-    pass
-from annotate.apis.common import actor, name_nested_serializers
-from annotate.apis.jobs import JobOutputSerializer
 
 
 class ScorerModelOutputSerializer(serializers.ModelSerializer[ScorerModel]):

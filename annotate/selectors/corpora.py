@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Sum
+from django.db.models.functions import Least
 
 from annotate.conversions import alignment_from_rows
 from annotate.exceptions import NotFound
@@ -116,6 +117,13 @@ def corpora_overview() -> QuerySet[Corpus]:
     return Corpus.objects.annotate(n_pairs=Count("pairs")).order_by("name")
 
 
+def corpus_named(name: str) -> Corpus:
+    corpus = Corpus.objects.filter(name=name).first()
+    if corpus is None:
+        raise NotFound(f"there is no corpus {name!r}")
+    return corpus
+
+
 def corpus_get(corpus_id: int) -> Corpus:
     corpus = Corpus.objects.filter(pk=corpus_id).first()
     if corpus is None:
@@ -128,3 +136,127 @@ def pair_get(pair_id: int) -> SentencePair:
     if pair is None:
         raise NotFound(f"there is no pair {pair_id}")
     return pair
+
+
+#: Bins of the shorter sentence's length on the corpus page (tokens; the last is open).
+LENGTH_BINS: tuple[int, ...] = (1, 6, 11, 16, 21, 26, 31, 41, 61)
+
+
+def corpus_overview(corpus: Corpus) -> dict[str, object]:
+    """The corpus page's figures, aggregated in SQL: a handful of queries whatever its size."""
+    pairs = SentencePair.objects.filter(corpus=corpus)
+    shorter = Least("n_source", "n_target")
+    bins = {}
+    for low, high in zip(LENGTH_BINS, (*LENGTH_BINS[1:], None), strict=True):
+        condition = Q(shorter__gte=low) if high is None else Q(shorter__gte=low, shorter__lt=high)
+        label = f"{low}+" if high is None else f"{low}–{high - 1}"
+        bins[label] = Count("id", filter=condition)
+    totals = pairs.annotate(shorter=shorter).aggregate(
+        pairs=Count("id"),
+        source_tokens=Sum("n_source"),
+        target_tokens=Sum("n_target"),
+        **bins,
+    )
+    assignments = Assignment.objects.filter(pair__corpus=corpus)
+    annotators = list(
+        assignments.values("annotator__username")
+        .annotate(
+            assigned=Count("id"),
+            submitted=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
+            in_progress=Count("id", filter=Q(status=Assignment.Status.IN_PROGRESS)),
+        )
+        .order_by("annotator__username")
+    )
+    annotations = Annotation.objects.filter(assignment__pair__corpus=corpus).count()
+    links = AnnotationLink.objects.filter(annotation__assignment__pair__corpus=corpus).count()
+    return {
+        "pairs": totals["pairs"],
+        "tokens": (totals["source_tokens"] or 0) + (totals["target_tokens"] or 0),
+        "length_histogram": [{"label": label, "count": totals[label]} for label in bins],
+        "subcorpora": list(
+            pairs.values("subcorpus").annotate(pairs=Count("id")).order_by("subcorpus")
+        ),
+        "splits": list(pairs.values("split").annotate(pairs=Count("id")).order_by("split")),
+        "annotators": [
+            {
+                "username": row["annotator__username"],
+                "assigned": row["assigned"],
+                "submitted": row["submitted"],
+                "in_progress": row["in_progress"],
+            }
+            for row in annotators
+        ],
+        "annotations": annotations,
+        "links_per_annotation": round(links / annotations, 2) if annotations else None,
+        "prefilled_pairs": AutoAlignment.objects.filter(pair__corpus=corpus)
+        .values("pair")
+        .distinct()
+        .count(),
+        "gold_alignments": GoldAlignment.objects.filter(pair__corpus=corpus).count(),
+    }
+
+
+PAIR_SORTS = {
+    "position": ("position",),
+    "-position": ("-position",),
+    "id": ("external_id",),
+    "-id": ("-external_id",),
+    "length": ("shorter", "position"),
+    "-length": ("-shorter", "position"),
+    "subcorpus": ("subcorpus", "position"),
+    "-subcorpus": ("-subcorpus", "position"),
+}
+PAIR_STATUSES = ("unassigned", "new", "in_progress", "submitted", "adjudicated")
+
+
+def corpus_pairs_filtered(
+    corpus: Corpus,
+    *,
+    subcorpus: str | None = None,
+    split: str | None = None,
+    status: str | None = None,
+    annotator: str | None = None,
+    min_length: int | None = None,
+    max_length: int | None = None,
+    search: str = "",
+    sort: str = "position",
+) -> QuerySet[SentencePair]:
+    """The pair list's rows: filtered in SQL, each with its assignment counts and gold flag.
+
+    ``status``: ``unassigned`` (no assignment), ``adjudicated`` (has gold), or an assignment
+    status that some assignment of the pair has. Lengths are of the shorter sentence."""
+    pairs = SentencePair.objects.filter(corpus=corpus).annotate(
+        shorter=Least("n_source", "n_target"),
+        assigned=Count("assignments", distinct=True),
+        submitted=Count(
+            "assignments",
+            filter=Q(assignments__status=Assignment.Status.SUBMITTED),
+            distinct=True,
+        ),
+        has_gold=Exists(GoldAlignment.objects.filter(pair=OuterRef("pk"))),
+    )
+    if subcorpus is not None:
+        pairs = pairs.filter(subcorpus=subcorpus)
+    if split is not None:
+        pairs = pairs.filter(split=split)
+    if status == "unassigned":
+        pairs = pairs.filter(assigned=0)
+    elif status == "adjudicated":
+        pairs = pairs.filter(has_gold=True)
+    elif status:
+        pairs = pairs.filter(Exists(Assignment.objects.filter(pair=OuterRef("pk"), status=status)))
+    if annotator:
+        pairs = pairs.filter(
+            Exists(Assignment.objects.filter(pair=OuterRef("pk"), annotator__username=annotator))
+        )
+    if min_length is not None:
+        pairs = pairs.filter(shorter__gte=min_length)
+    if max_length is not None:
+        pairs = pairs.filter(shorter__lte=max_length)
+    if search:
+        pairs = pairs.filter(
+            Q(external_id__icontains=search)
+            | Q(source_text__icontains=search)
+            | Q(target_text__icontains=search)
+        )
+    return pairs.order_by(*PAIR_SORTS[sort])

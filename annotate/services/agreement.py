@@ -52,10 +52,13 @@ class AgreementReportError(DomainError):
 
 
 def agreement_records(
-    corpus: Corpus, annotators: Sequence[str], pair_ids: Sequence[int] | None = None
+    corpus: Corpus,
+    annotators: Sequence[str],
+    pair_ids: Sequence[int] | None = None,
+    subcorpora: Sequence[str] = (),
 ) -> list[PairRecord]:
     """Pairs with a submitted annotation by at least one of ``annotators``, in corpus order,
-    carrying only those annotators' submitted annotations."""
+    carrying only those annotators' submitted annotations; only the given sub-corpora if any."""
     wanted = set(annotators)
     pairs = corpus_pairs_with_alignments(corpus).filter(
         assignments__annotator__username__in=wanted,
@@ -63,6 +66,8 @@ def agreement_records(
     )
     if pair_ids is not None:
         pairs = pairs.filter(pk__in=pair_ids)
+    if subcorpora:
+        pairs = pairs.filter(subcorpus__in=list(subcorpora))
     records = []
     for pair in pairs.distinct():
         record = pair_record(pair)
@@ -118,6 +123,7 @@ def agreement_job_create(
     seed: int = 0,
     chunk_pairs: int = DEFAULT_CHUNK_PAIRS,
     chance_model: str = "auto",
+    subcorpora: Sequence[str] = (),
     owner: Any = None,
 ) -> Job:
     _check_request(corpus, annotators)
@@ -138,6 +144,7 @@ def agreement_job_create(
             "samples": samples,
             "chunk_pairs": chunk_pairs,
             "chance_model": chance_model,
+            "subcorpora": list(subcorpora),
         },
     )
 
@@ -149,7 +156,9 @@ def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Any:
     annotators = list(job.parameters["annotators"])
     params = agreement_params(job.parameters, job.seed)
     _check_request(job.corpus, annotators)
-    records = agreement_records(job.corpus, annotators)
+    records = agreement_records(
+        job.corpus, annotators, subcorpora=job.parameters.get("subcorpora", ())
+    )
     if not records:
         raise AgreementReportError(
             f"none of {', '.join(annotators)} has submitted work in corpus {job.corpus.name!r}"

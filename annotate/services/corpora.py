@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from annotate import roles
 from annotate.conversions import link_event_list, link_rows
-from annotate.exceptions import DomainError
+from annotate.exceptions import Conflict, DomainError
 from annotate.models import (
     Annotation,
     AnnotationEvent,
@@ -38,7 +38,7 @@ from annotate.selectors.corpora import corpus_pair_records
 from scoring import formats
 from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
-from scoring.errors import ScoringError
+from scoring.errors import FormatError, ScoringError
 
 BATCH_SIZE = 1000
 ALIGNMENT_CHOICES = ("annotator", "prefill", "gold")
@@ -63,6 +63,17 @@ class ImportReport:
     gold_alignments: int = 0
     created_users: list[str] = field(default_factory=list)
     created_corpus: bool = False
+
+
+@transaction.atomic
+def corpus_create(*, name: str, description: str = "") -> Corpus:
+    """A new, empty corpus; its name must be unused."""
+    name = name.strip()
+    if not name:
+        raise DomainError("a corpus needs a name", field="name")
+    if Corpus.objects.filter(name=name).exists():
+        raise Conflict(f"there is already a corpus named {name!r}", field="name")
+    return Corpus.objects.create(name=name, description=description.strip())
 
 
 def corpus_import(
@@ -97,7 +108,7 @@ def corpus_import(
             options["annotator"] = annotator
         records = spec.read([Path(p) for p in paths], **options)
     except ScoringError as error:
-        raise CorpusImportError(f"{error} (nothing was imported)") from error
+        raise CorpusImportError(f"{error} (nothing was imported)", **_where(error)) from error
     return corpus_import_records(
         corpus_name=corpus_name,
         records=records,
@@ -107,6 +118,17 @@ def corpus_import(
         description=description,
         progress=progress,
     )
+
+
+def _where(error: ScoringError) -> dict[str, object]:
+    """The file (its name), line and field a reader's error points at, for clients to show."""
+    if not isinstance(error, FormatError):
+        return {}
+    return {
+        "file": Path(error.path).name if error.path else None,
+        "line": error.line,
+        "field": error.field,
+    }
 
 
 def corpus_import_records(
@@ -133,9 +155,9 @@ def corpus_import_records(
             if report.pairs == 0:
                 raise CorpusImportError(f"{source}: no sentence pairs found")
     except ScoringError as error:
-        raise CorpusImportError(f"{error} (nothing was imported)") from error
+        raise CorpusImportError(f"{error} (nothing was imported)", **_where(error)) from error
     except CorpusImportError as error:
-        raise CorpusImportError(f"{error.message} (nothing was imported)") from error
+        raise CorpusImportError(f"{error.message} (nothing was imported)", **error.extra) from error
     return report
 
 

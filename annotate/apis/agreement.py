@@ -1,0 +1,57 @@
+"""Agreement reports of a corpus: start one as a job. Earlier reports are the corpus's
+``agreement_report`` jobs (``/api/jobs/?kind=agreement_report&corpus=ID``); a report is its
+job's result (``/api/jobs/ID/result/``, JSON or CSV)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotate import permissions
+from annotate.apis.common import actor, name_nested_serializers
+from annotate.apis.jobs import JobOutputSerializer
+from annotate.selectors import corpora as corpora_reads
+from annotate.services import agreement
+from annotate.throttles import JobRateThrottle
+from scoring.alignment.reports import CHANCE_MODELS
+
+
+class AgreementReportJobApi(APIView):
+    """Queue an agreement report: annotators (two or more), Monte Carlo samples J, seed,
+    chance model and, optionally, sub-corpora."""
+
+    permission_classes = permissions.ADMINS
+    throttle_classes = [JobRateThrottle]
+
+    class InputSerializer(serializers.Serializer[Any]):
+        annotators = serializers.ListField(
+            child=serializers.CharField(max_length=150), min_length=2, max_length=20
+        )
+        samples = serializers.IntegerField(min_value=1, max_value=100_000, default=1000)
+        seed = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0)
+        chance_model = serializers.ChoiceField(
+            choices=["auto", *CHANCE_MODELS], required=False, default="auto"
+        )
+        subcorpora = serializers.ListField(
+            child=serializers.CharField(max_length=100, allow_blank=True),
+            required=False,
+            default=list,
+        )
+
+    @extend_schema(request=InputSerializer, responses=JobOutputSerializer)
+    def post(self, request: Request, corpus_id: int) -> Response:
+        corpus = corpora_reads.corpus_get(corpus_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = agreement.agreement_job_create(
+            corpus=corpus, owner=actor(request), **data.validated_data
+        )
+        return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)
+
+
+name_nested_serializers(globals())
