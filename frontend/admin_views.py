@@ -16,7 +16,8 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from annotate import roles
-from annotate.models import Corpus, Job
+from annotate.models import Corpus
+from scoring import formats
 
 View = Callable[..., HttpResponse]
 
@@ -46,30 +47,30 @@ def _corpus_page(template: str, tab: str) -> View:
     return view
 
 
+def _import_formats() -> list[dict[str, object]]:
+    """The import formats for the upload form: name, what it reads, whether an annotator can be
+    named for its alignments, and whether its files are read together as one folder."""
+    return [
+        {
+            "name": name,
+            "description": spec.description,
+            "annotator": "annotator" in spec.options,
+            "folder": spec.input_kind != "file",
+        }
+        for name, spec in sorted(formats.FORMATS.items())
+    ]
+
+
 @admin_page
 def corpus_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "frontend/admin/corpus_list.html")
+    return render(request, "frontend/admin/corpus_list.html", {"formats": _import_formats()})
 
 
 corpus_detail = _corpus_page("frontend/admin/corpus_overview.html", "overview")
 corpus_pairs = _corpus_page("frontend/admin/corpus_pairs.html", "pairs")
-corpus_prefill = _corpus_page("frontend/admin/corpus_prefill.html", "prefill")
-corpus_assignments = _corpus_page("frontend/admin/corpus_assignments.html", "assignments")
 corpus_agreement = _corpus_page("frontend/admin/corpus_agreement.html", "agreement")
-corpus_export = _corpus_page("frontend/admin/corpus_export.html", "export")
 
 
 @admin_page
 def job_list(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/admin/job_list.html")
-
-
-@admin_page
-def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
-    job = get_object_or_404(Job, pk=job_id)
-    return render(request, "frontend/admin/job_detail.html", {"job": job})
-
-
-@admin_page
-def user_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "frontend/admin/user_list.html", {"all_roles": roles.ROLES})

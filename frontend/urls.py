@@ -21,19 +21,10 @@ urlpatterns = [
     path("corpora/", admin_views.corpus_list, name="corpus-list"),
     path("corpora/<int:corpus_id>/", admin_views.corpus_detail, name="corpus-detail"),
     path("corpora/<int:corpus_id>/pairs/", admin_views.corpus_pairs, name="corpus-pairs"),
-    path("corpora/<int:corpus_id>/prefill/", admin_views.corpus_prefill, name="corpus-prefill"),
-    path(
-        "corpora/<int:corpus_id>/assignments/",
-        admin_views.corpus_assignments,
-        name="corpus-assignments",
-    ),
     path(
         "corpora/<int:corpus_id>/agreement/",
         admin_views.corpus_agreement,
         name="corpus-agreement",
     ),
-    path("corpora/<int:corpus_id>/export/", admin_views.corpus_export, name="corpus-export"),
     path("jobs/", admin_views.job_list, name="job-list"),
-    path("jobs/<int:job_id>/", admin_views.job_detail, name="job-detail"),
-    path("users/", admin_views.user_list, name="user-list"),
 ]

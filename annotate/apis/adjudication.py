@@ -21,19 +21,51 @@ from annotate.services.annotations import links_list
 class AdjudicationListApi(APIView):
     permission_classes = permissions.ADJUDICATORS
 
+    """Pairs with two or more submitted annotations, waiting ones first: whether each is
+    adjudicated, and where its gold came from (an adjudicator, an import, a trial sample)."""
+
+    LIMIT = 500
+
+    class InputSerializer(serializers.Serializer[Any]):
+        status = serializers.ChoiceField(
+            choices=["waiting", "adjudicated", "imported"], required=False, allow_blank=True
+        )
+
     class OutputSerializer(serializers.Serializer[Any]):
         id = serializers.IntegerField()
         corpus = serializers.CharField(source="corpus.name")
         external_id = serializers.CharField()
         n_submitted = serializers.IntegerField()
         has_gold = serializers.SerializerMethodField()
+        status = serializers.SerializerMethodField()
+        gold_source = serializers.SerializerMethodField()
+        adjudicator = serializers.SerializerMethodField()
+        gold_updated_at = serializers.SerializerMethodField()
 
         def get_has_gold(self, pair: Any) -> bool:
             return hasattr(pair, "gold")
 
-    @extend_schema(responses=OutputSerializer(many=True))
+        def get_status(self, pair: Any) -> str:
+            return adjudication_reads.adjudication_status(pair)
+
+        def get_gold_source(self, pair: Any) -> str | None:
+            return pair.gold.source if hasattr(pair, "gold") else None
+
+        def get_adjudicator(self, pair: Any) -> str | None:
+            gold = getattr(pair, "gold", None)
+            return gold.adjudicator.get_username() if gold and gold.adjudicator else None
+
+        def get_gold_updated_at(self, pair: Any) -> str | None:
+            gold = getattr(pair, "gold", None)
+            return gold.updated_at.isoformat() if gold else None
+
+    @extend_schema(parameters=[InputSerializer], responses=OutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        pairs = adjudication_reads.pairs_for_adjudication().select_related("gold")[:500]
+        data = self.InputSerializer(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        pairs = adjudication_reads.pairs_for_adjudication(
+            status=data.validated_data.get("status") or None
+        ).select_related("gold", "gold__adjudicator")[: self.LIMIT]
         return Response(self.OutputSerializer(pairs, many=True).data)
 
 

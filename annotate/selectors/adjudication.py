@@ -5,29 +5,45 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from annotate.models import (
     Annotation,
     Assignment,
+    GoldAlignment,
     SentencePair,
 )
 from annotate.selectors.workspace import gold_links, pair_payload, prefill_of
 from annotate.services.annotations import annotation_links, links_list
 
+#: The gold source of an adjudicator's work (imports write "imported").
+ADJUDICATED = "adjudicated"
 
-def pairs_for_adjudication(*, min_annotations: int = 2) -> QuerySet[SentencePair]:
-    """Pairs with at least ``min_annotations`` submitted annotations, in corpus order."""
-    return (
-        SentencePair.objects.annotate(
-            n_submitted=Count(
-                "assignments", filter=Q(assignments__status=Assignment.Status.SUBMITTED)
-            )
-        )
-        .filter(n_submitted__gte=min_annotations)
-        .select_related("corpus")
-        .order_by("corpus__name", "position")
-    )
+
+def pairs_for_adjudication(
+    *, min_annotations: int = 2, status: str | None = None
+) -> QuerySet[SentencePair]:
+    """Pairs with at least ``min_annotations`` submitted annotations: the ones still waiting
+    for an adjudicator first, then in corpus order. ``status``: ``waiting`` (no gold, or only
+    imported gold), ``adjudicated`` (an adjudicator saved the gold) or ``imported`` (gold from
+    an import or a trial sample)."""
+    pairs = SentencePair.objects.annotate(
+        n_submitted=Count("assignments", filter=Q(assignments__status=Assignment.Status.SUBMITTED)),
+        adjudicated=Exists(GoldAlignment.objects.filter(pair=OuterRef("pk"), source=ADJUDICATED)),
+    ).filter(n_submitted__gte=min_annotations)
+    if status == "waiting":
+        pairs = pairs.filter(adjudicated=False)
+    elif status == "adjudicated":
+        pairs = pairs.filter(adjudicated=True)
+    elif status == "imported":
+        pairs = pairs.filter(gold__isnull=False, adjudicated=False)
+    return pairs.select_related("corpus").order_by("adjudicated", "corpus__name", "position")
+
+
+def adjudication_status(pair: SentencePair) -> str:
+    """``adjudicated`` once an adjudicator saved the gold, else ``waiting``."""
+    gold = getattr(pair, "gold", None)
+    return "adjudicated" if gold is not None and gold.source == ADJUDICATED else "waiting"
 
 
 def adjudication_of(pair: SentencePair) -> dict[str, Any]:

@@ -80,12 +80,8 @@ ADMIN_PAGES = (
     "/corpora/",
     "/corpora/{corpus}/",
     "/corpora/{corpus}/pairs/",
-    "/corpora/{corpus}/prefill/",
-    "/corpora/{corpus}/assignments/",
     "/corpora/{corpus}/agreement/",
-    "/corpora/{corpus}/export/",
     "/jobs/",
-    "/users/",
 )
 
 
@@ -115,7 +111,7 @@ def test_the_adjudication_list_is_for_adjudicators_and_admins(
 def test_the_navigation_shows_admin_sections_to_admins_only(world: dict[str, Any]) -> None:
     admin_home = world["clients"]["admin"].get("/").content.decode()
     annotator_home = world["clients"]["alice"].get("/").content.decode()
-    for link in ('href="/corpora/"', 'href="/jobs/"', 'href="/users/"'):
+    for link in ('href="/corpora/"', 'href="/jobs/"'):
         assert link in admin_home
         assert link not in annotator_home
     assert 'aria-current="page">My queue' in annotator_home

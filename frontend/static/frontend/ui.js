@@ -1,7 +1,7 @@
 // Building blocks shared by the admin pages: number formatting that never turns an undefined
 // figure into 0, a live job panel (progress bar, status, cancel), sortable paged tables and
 // inline display of API errors. Pages import what they use; no page logic lives here.
-import { api, ApiError, el } from "./api.js";
+import { api, ApiError, csrfToken, el } from "./api.js";
 
 export const $ = (id) => document.getElementById(id);
 
@@ -70,7 +70,7 @@ export function jobPanel(container, jobId, { onDone = () => {}, onUpdate = () =>
   const message = el("span", { class: "muted" });
   const cancel = el("button", { class: "btn", type: "button", text: "Cancel job" });
   const error = el("p", { class: "errors", role: "alert", hidden: true });
-  container.replaceChildren(el("div", { class: "jobline", "data-job": jobId }, el("a", { href: `/jobs/${jobId}/`, text: `Job #${jobId}` }), badge, progress, pct, message, cancel), error);
+  container.replaceChildren(el("div", { class: "jobline", "data-job": jobId }, el("a", { href: "/jobs/", text: `Job #${jobId}` }), badge, progress, pct, message, cancel), error);
   cancel.addEventListener("click", async () => {
     cancel.disabled = true;
     try {
@@ -141,4 +141,4 @@ export function emptyState(title, text, ...actions) {
   return el("div", { class: "empty" }, el("strong", { text: title }), el("p", { text }), actions.length ? el("p", { class: "btn-row", style: "justify-content:center" }, ...actions) : null);
 }
 
-export { api, ApiError, el };
+export { api, ApiError, csrfToken, el };

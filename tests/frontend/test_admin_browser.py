@@ -1,0 +1,139 @@
+"""The corpus admin's pages in headless chromium, as an admin uses them: a bad upload, the
+RTE-2 alignments (three annotators, no prefill), an agreement report read from the page and
+checked against the command line's numbers, a disagreement opened, a queued job cancelled."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+from annotate import roles
+from annotate.models import Corpus, Job, SentencePair
+from tests.annotate.factories import make_user
+from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+SAMPLES, SEED = 20, 5
+
+
+@pytest.fixture
+def admin() -> Any:
+    return make_user("admin", roles.ADMIN)
+
+
+@pytest.fixture
+def eager_jobs(settings: Any) -> Any:
+    """Jobs run inside the request that queues them (no worker in the unit suite)."""
+    from config.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous
+
+
+def _upload(page: Any, live_server: Any, corpus: str, fmt: str, files: list[Path]) -> None:
+    page.goto(f"{live_server.url}/corpora/")
+    page.fill("#up-corpus", corpus)
+    page.select_option("#up-format", fmt)
+    page.set_input_files("#up-files", [str(f) for f in files])
+    page.click("#upload-submit")
+    page.wait_for_selector(
+        "#upload-done:not([hidden]), #upload-error:not([hidden])", timeout=120_000
+    )
+
+
+def test_a_bad_upload_shows_the_file_and_field_and_stores_nothing(
+    page_for: Any, live_server: Any, admin: Any, shared_data: Path
+) -> None:
+    page = page_for(admin, viewport=(1280, 800))
+    _upload(page, live_server, "broken", "rte2", [shared_data / "msrp" / "msr_paraphrase_test.txt"])
+    error = page.locator("#upload-error")
+    assert error.is_visible()
+    text = error.inner_text()
+    assert "msr_paraphrase_test.txt" in text and "file name" in text
+    assert "/tmp/" not in text  # the file as the user named it, not where the server put it
+    page.screenshot(path=str(SCREENSHOTS / "admin_upload_error.png"))
+    with SERVER_LOCK:
+        assert not Corpus.objects.filter(name="broken").exists()
+        assert SentencePair.objects.count() == 0
+    assert page.js_errors == []
+
+
+def test_rte2_upload_agreement_report_disagreement_and_cancel(
+    page_for: Any, live_server: Any, admin: Any, shared_data: Path, eager_jobs: Any, tmp_path: Path
+) -> None:
+    page = page_for(admin, viewport=(1280, 800))
+    files = sorted((shared_data / "rte2-alignments").glob("RTE2_dev_*.align.txt"))
+    _upload(page, live_server, "RTE-2 dev", "rte2", files)
+    assert "Imported 800 pairs" in page.inner_text("#upload-done")
+    page.screenshot(path=str(SCREENSHOTS / "admin_corpora.png"))
+    with SERVER_LOCK:
+        corpus = Corpus.objects.get(name="RTE-2 dev")
+
+    page.goto(f"{live_server.url}/corpora/{corpus.pk}/")
+    page.wait_for_selector("#tiles .count")
+    assert "800" in page.inner_text("#tiles")
+    assert page.locator("#length-chart svg rect.bar").count() > 0
+    page.screenshot(path=str(SCREENSHOTS / "admin_corpus_overview.png"), full_page=True)
+
+    page.goto(f"{live_server.url}/corpora/{corpus.pk}/pairs/?q=FMLN")
+    page.wait_for_selector("#pairs-table tbody tr")
+    assert "FMLN" in page.inner_text("#pairs-table tbody")
+    page.screenshot(path=str(SCREENSHOTS / "admin_corpus_pairs.png"))
+
+    page.goto(f"{live_server.url}/corpora/{corpus.pk}/agreement/")
+    page.wait_for_selector("#run-annotators input")
+    page.fill("#run-samples", str(SAMPLES))
+    page.fill("#run-seed", str(SEED))
+    page.click("#run-submit")
+    page.wait_for_selector("#run-job .badge.succeeded", timeout=300_000)
+    assert page.get_attribute("#run-job [role=progressbar]", "aria-valuenow") == "100"
+    page.wait_for_selector("#table3 table.paper")
+    page.wait_for_selector("#figure4 svg polyline")
+    page.screenshot(path=str(SCREENSHOTS / "admin_agreement_report.png"), full_page=True)
+
+    output = tmp_path / "report.json"
+    call_command(
+        "agreement_report",
+        corpus="RTE-2 dev",
+        annotators=["A", "B", "C"],
+        samples=SAMPLES,
+        seed=SEED,
+        output=output,
+    )
+    expected = json.loads(output.read_text())
+    overall = expected["annotator_pairs"][0]["table3"]["overall"]
+    table3 = page.inner_text("#table3")
+    assert f"{100 * overall['poss']['f1']:.1f}%" in table3
+    assert f"{overall['c_hat']['poss']['c_hat']:.3f}" in table3
+    kappa = expected["standard"]["overall"]["fleiss_kappa"]["value"]
+    standard = page.inner_text("#standard")
+    assert f"{kappa:.3f}" in standard and "Fleiss" in standard
+    assert f"{expected['standard']['overall']['n_items']:,}" in standard
+    assert "95% CI" in standard
+
+    page.click("#disagreements a")
+    page.wait_for_selector("#grid td.agree-some")
+    assert page.locator("#grid td.agree-some").count() > 0
+    page.screenshot(path=str(SCREENSHOTS / "admin_disagreement.png"))
+
+    with SERVER_LOCK:  # a job waiting for a worker (the broker holds it)
+        from config.celery import app
+
+        app.conf.task_always_eager = False
+        from annotate.services.agreement import agreement_job_create
+
+        queued = agreement_job_create(corpus=corpus, annotators=["A", "B"], samples=10)
+    page.goto(f"{live_server.url}/jobs/")
+    row = page.locator(f"tr[data-job='{queued.pk}']")
+    row.locator("button", has_text="Cancel").click()
+    page.wait_for_selector(f"tr[data-job='{queued.pk}'] .badge.cancelled")
+    page.screenshot(path=str(SCREENSHOTS / "admin_jobs.png"))
+    with SERVER_LOCK:
+        assert Job.objects.get(pk=queued.pk).status == Job.Status.CANCELLED
+    assert page.js_errors == []
