@@ -5,6 +5,7 @@ from django.urls import path
 from annotate.apis import (
     adjudication,
     agreement,
+    aligners,
     annotations,
     assignments,
     corpora,
@@ -81,6 +82,7 @@ urlpatterns = [
         corpora.CorpusPrefillJobApi.as_view(),
         name="corpus-prefill",
     ),
+    path("aligners/", aligners.AlignerListApi.as_view(), name="aligner-list"),
     path("jobs/", jobs.JobListApi.as_view(), name="job-list"),
     path("scorers/", scorers.ScorerListApi.as_view(), name="scorer-list"),
     path("scorers/train/", scorers.ScorerTrainJobApi.as_view(), name="scorer-train"),

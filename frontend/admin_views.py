@@ -69,6 +69,7 @@ def corpus_list(request: HttpRequest) -> HttpResponse:
 corpus_detail = _corpus_page("frontend/admin/corpus_overview.html", "overview")
 corpus_pairs = _corpus_page("frontend/admin/corpus_pairs.html", "pairs")
 corpus_agreement = _corpus_page("frontend/admin/corpus_agreement.html", "agreement")
+corpus_prefill = _corpus_page("frontend/admin/corpus_prefill.html", "prefill")
 
 
 @admin_page

@@ -26,5 +26,6 @@ urlpatterns = [
         admin_views.corpus_agreement,
         name="corpus-agreement",
     ),
+    path("corpora/<int:corpus_id>/prefill/", admin_views.corpus_prefill, name="corpus-prefill"),
     path("jobs/", admin_views.job_list, name="job-list"),
 ]

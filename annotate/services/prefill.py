@@ -2,8 +2,12 @@
 
 The aligner is trained on every pair of the corpus (EM needs them all) and, if it learns from
 gold, on the corpus' finished work: the adjudicated gold alignment of a pair, else the majority
-of its submitted annotations. New prefills are written only for pairs nobody has started, so an
-annotator never finds the grid changed under them; the newest prefill of a pair is the one shown.
+of its submitted annotations. New prefills are written only for pairs nobody has started in this
+tool, so an annotator never finds the grid changed under them and every edit rate is counted
+against the prefill the annotator saw; the newest prefill of a pair is the one shown. Annotations
+that arrived by import were not made from any prefill here, so their pairs are prefilled too (a
+prefill never touches an annotator's links). Where gold exists, the job's result carries the new
+prefill's precision, recall and F1 against it.
 
 Retraining as annotations accumulate: a corpus may name a learning aligner
 (``Corpus.prefill_aligner``); Celery beat runs :func:`prefills_retrain_due` periodically, which
@@ -30,11 +34,12 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from annotate.conversions import alignment_from_rows, link_rows
 from annotate.exceptions import DomainError
 from annotate.models import (
+    AnnotationEvent,
     AnnotationLink,
     Assignment,
     AutoAlignment,
@@ -51,6 +56,7 @@ from annotate.services.jobs import job_create
 from scoring.aligners import AlignerError, AlignerOutput, available_aligners, get_aligner
 from scoring.aligners.base import aligner_class
 from scoring.alignment.links import Alignment
+from scoring.alignment.metrics import ComparePair, corpus_scores
 
 logger = logging.getLogger(__name__)
 
@@ -318,24 +324,25 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
     progress(2, f"training {name} on {len(pairs)} pairs")
     aligner.train(pairs, gold)
 
-    started = Assignment.objects.filter(pair=OuterRef("pk")).filter(
-        ~Q(status=Assignment.Status.NEW) | Q(annotation__isnull=False)
-    )
     targets = set(
         SentencePair.objects.filter(corpus=corpus)
-        .annotate(started=Exists(started))
+        .annotate(started=Exists(_started_here()))
         .filter(started=False)
         .values_list("id", flat=True)
     )
     todo = [(pid, src, tgt) for pid, src, tgt in rows if pid in targets]
     warnings: set[str] = set()
     links = 0
+    written: list[tuple[int, Alignment]] = []
     for start in range(0, len(todo), WRITE_CHUNK):
         chunk = todo[start : start + WRITE_CHUNK]
         outputs = [aligner.align(src, tgt) for _, src, tgt in chunk]
         for output in outputs:
             warnings.update(output.warnings)
         links += _write_prefills(name, aligner.version, chunk, outputs)
+        written.extend(
+            (pid, output.alignment) for (pid, _, _), output in zip(chunk, outputs, strict=True)
+        )
         done = start + len(chunk)
         progress(10 + 90 * done / len(todo), f"prefilled {done} of {len(todo)} pairs")
     return {
@@ -349,6 +356,63 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
         "skipped_started_pairs": len(rows) - len(todo),
         "links": links,
         "warnings": sorted(warnings),
+        "evaluation": _evaluate_against_gold(
+            corpus,
+            {pid: (list(src), list(tgt)) for pid, src, tgt in rows},
+            written,
+            trained_on_gold=aligner.uses_gold,
+        ),
+    }
+
+
+def _started_here() -> QuerySet[Assignment]:
+    """Assignments of the outer pair that an annotator opened here: opening one creates its
+    annotation from the prefill and logs a ``created`` event; imported annotations log
+    ``imported`` instead."""
+    return Assignment.objects.filter(pair=OuterRef("pk")).filter(
+        Q(status=Assignment.Status.IN_PROGRESS)
+        | Exists(
+            AnnotationEvent.objects.filter(
+                annotation__assignment=OuterRef("pk"), kind=AnnotationEvent.Kind.CREATED
+            )
+        )
+    )
+
+
+def _evaluate_against_gold(
+    corpus: Corpus,
+    tokens: Mapping[int, tuple[list[str], list[str]]],
+    written: Sequence[tuple[int, Alignment]],
+    *,
+    trained_on_gold: bool,
+) -> dict[str, Any] | None:
+    """Och & Ney precision, recall, F1 and AER of the new prefills against the adjudicated gold
+    (identical links kept and left out, Cohn et al. 2008, §3); ``None`` without gold."""
+    shapes = {pid: (len(src), len(tgt)) for pid, (src, tgt) in tokens.items()}
+    gold_links: dict[int, list[GoldLink]] = defaultdict(list)
+    for link in GoldLink.objects.filter(gold__pair__corpus=corpus).select_related("gold"):
+        gold_links[link.gold.pair_id].append(link)
+    gold_pairs = set(
+        GoldAlignment.objects.filter(pair__corpus=corpus).values_list("pair_id", flat=True)
+    )
+    compared = [
+        ComparePair(
+            candidate=prefill,
+            reference=alignment_from_rows(*shapes[pid], gold_links[pid]),
+            source=tokens[pid][0],
+            target=tokens[pid][1],
+        )
+        for pid, prefill in written
+        if pid in gold_pairs
+    ]
+    if not compared:
+        return None
+    return {
+        "pairs": len(compared),
+        "reference": "adjudicated gold",
+        "trained_on_gold": trained_on_gold,
+        "all_links": corpus_scores(compared, exclude_identical=False).overall.to_dict(),
+        "non_identical": corpus_scores(compared).overall.to_dict(),
     }
 
 

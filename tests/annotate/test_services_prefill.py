@@ -75,6 +75,67 @@ def test_it_prefills_the_pairs_nobody_started(corpus: Corpus) -> None:
     assert list(started[0].links.values_list("i", "j")) == [(1, 1)]
 
 
+def test_it_prefills_pairs_whose_annotations_were_imported_and_keeps_their_links() -> None:
+    corpus_import_records(
+        corpus_name="c",
+        records=[
+            make_record(
+                "imported",
+                "The cat sat",
+                "the cat was sitting",
+                prefill=None,
+                annotations={"A": "0-0 2?3", "B": "1-1"},
+            )
+        ],
+    )
+    job = run_prefill("identity")
+    assert job.status == "succeeded", job.error
+    assert job.result["prefilled_pairs"] == 1 and job.result["skipped_started_pairs"] == 0
+    prefill = AutoAlignment.objects.get(pair__external_id="imported")
+    assert set(prefill.links.values_list("i", "j")) == {(0, 0), (1, 1)}
+    kept = {
+        a.annotator.username: set(a.annotation.links.values_list("i", "j", "sure"))
+        for a in Assignment.objects.select_related("annotator", "annotation")
+    }
+    assert kept == {"A": {(0, 0, True), (2, 3, False)}, "B": {(1, 1, True)}}
+
+
+def test_a_pair_opened_by_an_annotator_is_not_prefilled_again_even_once_submitted() -> None:
+    corpus_import_records(
+        corpus_name="c", records=[make_record("p", "a dog ran", "the dog runs", prefill="1-1")]
+    )
+    user = get_user_model().objects.create(username="ann")
+    assignment = Assignment.objects.create(pair=SentencePair.objects.get(), annotator=user)
+    annotation = annotation_open(assignment=assignment, actor=user)
+    annotation_submit(assignment=assignment, actor=user, base_version=annotation.version)
+    job = run_prefill("identity")
+    assert job.result["prefilled_pairs"] == 0 and job.result["skipped_started_pairs"] == 1
+
+
+def test_the_result_scores_the_new_prefill_against_the_gold_where_there_is_gold() -> None:
+    corpus_import_records(
+        corpus_name="c",
+        records=[
+            # identity links 0-0 1-1 (two identical words: "the" and "cat")
+            make_record(
+                "g", "the cat sat", "the cat was sitting", prefill=None, gold="0-0 1-1 2-2"
+            ),
+            make_record("no-gold", "a dog", "a dog", prefill=None),
+        ],
+    )
+    job = run_prefill("identity")
+    evaluation = job.result["evaluation"]
+    assert evaluation["pairs"] == 1 and evaluation["reference"] == "adjudicated gold"
+    assert evaluation["all_links"]["precision"] == 1.0
+    assert evaluation["all_links"]["recall"] == pytest.approx(2 / 3)
+    assert evaluation["non_identical"]["precision"] is None, "no non-identical link predicted"
+    assert evaluation["non_identical"]["undefined"] == ["precision", "f1"]
+
+
+def test_without_gold_the_result_has_no_evaluation(corpus: Corpus) -> None:
+    assert run_prefill("identity").result["evaluation"] is None
+
+
 def test_an_unknown_aligner_fails_the_job_with_the_known_names(corpus: Corpus) -> None:
     job = run_prefill("giza")
     assert job.status == "failed"

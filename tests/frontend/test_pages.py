@@ -80,6 +80,7 @@ ADMIN_PAGES = (
     "/corpora/",
     "/corpora/{corpus}/",
     "/corpora/{corpus}/pairs/",
+    "/corpora/{corpus}/prefill/",
     "/corpora/{corpus}/agreement/",
     "/jobs/",
 )
