@@ -13,6 +13,7 @@ from annotate.apis import (
     jobs,
     me,
     scorers,
+    users,
 )
 
 app_name = "api"
@@ -75,6 +76,16 @@ urlpatterns = [
         name="assignments-plan",
     ),
     path(
+        "corpora/<int:corpus_id>/assignments/progress/",
+        assignments.AssignmentsProgressApi.as_view(),
+        name="assignments-progress",
+    ),
+    path(
+        "corpora/<int:corpus_id>/assignments/hand-over/",
+        assignments.AssignmentsHandOverApi.as_view(),
+        name="assignments-hand-over",
+    ),
+    path(
         "corpora/<int:corpus_id>/stats/", corpora.CorpusStatsJobApi.as_view(), name="corpus-stats"
     ),
     path(
@@ -98,4 +109,12 @@ urlpatterns = [
     ),
     path("pairs/<int:pair_id>/gold/", adjudication.GoldSaveApi.as_view(), name="gold-save"),
     path("guidelines/", guidelines.GuidelinesApi.as_view(), name="guidelines"),
+    path("users/", users.UserListApi.as_view(), name="user-list"),
+    path("users/create/", users.UserCreateApi.as_view(), name="user-create"),
+    path("users/<int:user_id>/", users.UserUpdateApi.as_view(), name="user-update"),
+    path(
+        "users/<int:user_id>/password-link/",
+        users.UserPasswordLinkApi.as_view(),
+        name="user-password-link",
+    ),
 ]

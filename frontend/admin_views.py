@@ -70,8 +70,14 @@ corpus_detail = _corpus_page("frontend/admin/corpus_overview.html", "overview")
 corpus_pairs = _corpus_page("frontend/admin/corpus_pairs.html", "pairs")
 corpus_agreement = _corpus_page("frontend/admin/corpus_agreement.html", "agreement")
 corpus_prefill = _corpus_page("frontend/admin/corpus_prefill.html", "prefill")
+corpus_assignments = _corpus_page("frontend/admin/corpus_assignments.html", "assignments")
 
 
 @admin_page
 def job_list(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/admin/job_list.html")
+
+
+@admin_page
+def user_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "frontend/admin/user_list.html", {"roles": roles.ROLES})

@@ -12,6 +12,19 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # the one-time page where an invited user (or one an admin reset) sets a password
+    path(
+        "password/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(template_name="frontend/password_set.html"),
+        name="password_reset_confirm",
+    ),
+    path(
+        "password/done/",
+        auth_views.PasswordResetCompleteView.as_view(
+            template_name="frontend/password_set_done.html"
+        ),
+        name="password_reset_complete",
+    ),
     path("work/<int:assignment_id>/", views.workspace, name="workspace"),
     path("adjudication/", views.adjudication_list, name="adjudication"),
     path("adjudicate/<int:pair_id>/", views.adjudicate, name="adjudicate"),
@@ -27,5 +40,11 @@ urlpatterns = [
         name="corpus-agreement",
     ),
     path("corpora/<int:corpus_id>/prefill/", admin_views.corpus_prefill, name="corpus-prefill"),
+    path(
+        "corpora/<int:corpus_id>/assignments/",
+        admin_views.corpus_assignments,
+        name="corpus-assignments",
+    ),
     path("jobs/", admin_views.job_list, name="job-list"),
+    path("users/", admin_views.user_list, name="user-list"),
 ]

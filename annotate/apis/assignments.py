@@ -15,6 +15,7 @@ from annotate import permissions
 from annotate.apis.common import actor, name_nested_serializers, user_named
 from annotate.exceptions import NotFound
 from annotate.models import Assignment
+from annotate.selectors import assignments as assignments_reads
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import assignments
 
@@ -78,6 +79,49 @@ class AssignmentsReleaseApi(APIView):
             idle=timedelta(hours=data.validated_data["idle_hours"]), actor=actor(request)
         )
         return Response(report)
+
+
+class AssignmentsProgressApi(APIView):
+    """Coverage (annotators per pair, the doubly annotated fraction) and progress per annotator
+    and per sub-corpus: new, in progress, submitted, median active time, edit rate."""
+
+    permission_classes = permissions.ADMINS
+
+    @extend_schema(responses=dict)
+    def get(self, request: Request, corpus_id: int) -> Response:
+        corpus = corpora_reads.corpus_get(corpus_id)
+        return Response(assignments_reads.corpus_progress(corpus))
+
+
+class AssignmentsHandOverApi(APIView):
+    """Share one annotator's open assignments in a corpus among others (least-loaded first)."""
+
+    permission_classes = permissions.ADMINS
+
+    class InputSerializer(serializers.Serializer[Any]):
+        annotator = serializers.CharField(help_text="whose open assignments move")
+        to = serializers.ListField(child=serializers.CharField(), allow_empty=False)
+        include_started = serializers.BooleanField(
+            default=False, help_text="also move pairs already opened (their work moves too)"
+        )
+
+    class OutputSerializer(serializers.Serializer[Any]):
+        moved = serializers.IntegerField()
+        stuck = serializers.IntegerField(help_text="pairs every target already has")
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    def post(self, request: Request, corpus_id: int) -> Response:
+        corpus = corpora_reads.corpus_get(corpus_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        report = assignments.assignments_hand_over(
+            corpus=corpus,
+            from_user=user_named(data.validated_data["annotator"]),
+            to=[user_named(name) for name in data.validated_data["to"]],
+            include_started=data.validated_data["include_started"],
+            actor=actor(request),
+        )
+        return Response(self.OutputSerializer(report).data)
 
 
 name_nested_serializers(globals())

@@ -188,3 +188,53 @@ def assignments_release_abandoned(
             load[previous_id] -= 1
         released += 1
     return {"released": released, "stuck": stuck}
+
+
+@transaction.atomic
+def assignments_hand_over(
+    *,
+    corpus: Corpus,
+    from_user: User,
+    to: Sequence[User],
+    include_started: bool = False,
+    actor: User | None = None,
+) -> dict[str, int]:
+    """Share ``from_user``'s open assignments in ``corpus`` among ``to``, least-loaded first,
+    never to someone who already has the pair: to rebalance, or when an annotator leaves.
+
+    Only assignments with no saved work (status new) move unless ``include_started`` (then
+    partial work travels with its pair and the hand-over is logged). Returns counts of moved
+    and stuck assignments."""
+    targets = [user for user in to if user.pk != from_user.pk]
+    if not targets:
+        raise DomainError("choose at least one annotator other than the one handing over")
+    for user in targets:
+        if not roles.has_role(user, roles.ANNOTATOR):
+            raise DomainError(f"{user.get_username()} does not have the annotator role")
+    statuses = [Assignment.Status.NEW]
+    if include_started:
+        statuses.append(Assignment.Status.IN_PROGRESS)
+    moving = list(
+        Assignment.objects.select_for_update()
+        .select_related("annotator")
+        .filter(pair__corpus=corpus, annotator=from_user, status__in=statuses)
+        .order_by("pair__position")
+    )
+    taken: dict[int, set[int]] = {}
+    for pair_id, annotator_id in Assignment.objects.filter(
+        pair_id__in=[a.pair_id for a in moving]
+    ).values_list("pair_id", "annotator_id"):
+        taken.setdefault(pair_id, set()).add(annotator_id)
+    load = _open_load([user.pk for user in targets])
+    moved = stuck = 0
+    for assignment in moving:
+        candidates = [u for u in targets if u.pk not in taken.get(assignment.pair_id, set())]
+        if not candidates:
+            stuck += 1
+            continue
+        target = min(candidates, key=lambda u: (load[u.pk], u.pk))
+        _hand_over(assignment, target, actor, f"handed over from {from_user.get_username()}")
+        taken[assignment.pair_id].add(target.pk)
+        load[target.pk] += 1
+        moved += 1
+    return {"moved": moved, "stuck": stuck}

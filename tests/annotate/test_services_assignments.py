@@ -101,3 +101,75 @@ def test_abandoned_pairs_go_to_the_least_loaded_other_annotator_with_their_work(
     assert fresh.annotator == alice
     links = annotations.annotation_links(abandoned.annotation)
     assert links == {(0, 0): True}
+
+
+def test_handing_over_shares_open_pairs_among_the_least_loaded_who_lack_them() -> None:
+    corpus = make_corpus()
+    leaving = make_user("leaving", roles.ANNOTATOR)
+    light = make_user("light", roles.ANNOTATOR)
+    heavy = make_user("heavy", roles.ANNOTATOR)
+    pairs = [make_pair(corpus) for _ in range(4)]
+    for pair in pairs:
+        make_assignment(pair, leaving)
+    make_assignment(make_pair(corpus), heavy)
+    make_assignment(make_pair(corpus), heavy)
+    make_assignment(pairs[0], light)  # light has pair 0 already: it must go to heavy
+    started = Assignment.objects.get(pair=pairs[3], annotator=leaving)
+    annotations.annotation_open(assignment=started, actor=leaving)
+    annotations.annotation_save(assignment=started, actor=leaving, base_version=1, links={})
+
+    report = assignments.assignments_hand_over(corpus=corpus, from_user=leaving, to=[light, heavy])
+
+    assert report == {"moved": 3, "stuck": 0}
+    owner = dict(
+        Assignment.objects.filter(pair__in=pairs[:3])
+        .values_list("pair_id", "annotator__username")
+        .exclude(annotator__username="light", pair=pairs[0])
+    )
+    assert owner[pairs[0].pk] == "heavy"
+    assert Counter(owner.values()) == Counter({"light": 2, "heavy": 1})
+    started.refresh_from_db()
+    assert started.annotator == leaving, "a pair with saved work stays unless asked"
+
+
+def test_handing_over_started_work_moves_it_with_its_links_and_logs_it() -> None:
+    corpus = make_corpus()
+    leaving = make_user("leaving", roles.ANNOTATOR)
+    other = make_user("other", roles.ANNOTATOR)
+    started = make_assignment(make_pair(corpus), leaving)
+    annotations.annotation_open(assignment=started, actor=leaving)
+    annotations.annotation_save(
+        assignment=started, actor=leaving, base_version=1, links={(0, 0): True}
+    )
+    report = assignments.assignments_hand_over(
+        corpus=corpus, from_user=leaving, to=[other], include_started=True, actor=leaving
+    )
+    assert report == {"moved": 1, "stuck": 0}
+    started.refresh_from_db()
+    assert started.annotator == other
+    assert annotations.annotation_links(started.annotation) == {(0, 0): True}
+    assert started.annotation.events.last().payload["reassigned_to"] == "other"
+
+
+def test_a_pair_every_target_already_has_stays_and_is_counted_stuck() -> None:
+    corpus = make_corpus()
+    leaving = make_user("leaving", roles.ANNOTATOR)
+    other = make_user("other", roles.ANNOTATOR)
+    pair = make_pair(corpus)
+    make_assignment(pair, leaving)
+    make_assignment(pair, other)
+    assert assignments.assignments_hand_over(corpus=corpus, from_user=leaving, to=[other]) == {
+        "moved": 0,
+        "stuck": 1,
+    }
+
+
+def test_handing_over_needs_another_annotator() -> None:
+    corpus = make_corpus()
+    leaving = make_user("leaving", roles.ANNOTATOR)
+    with pytest.raises(DomainError, match="other than the one handing over"):
+        assignments.assignments_hand_over(corpus=corpus, from_user=leaving, to=[leaving])
+    with pytest.raises(DomainError, match="does not have the annotator role"):
+        assignments.assignments_hand_over(
+            corpus=corpus, from_user=leaving, to=[make_user("carol", roles.ADJUDICATOR)]
+        )

@@ -81,8 +81,10 @@ ADMIN_PAGES = (
     "/corpora/{corpus}/",
     "/corpora/{corpus}/pairs/",
     "/corpora/{corpus}/prefill/",
+    "/corpora/{corpus}/assignments/",
     "/corpora/{corpus}/agreement/",
     "/jobs/",
+    "/users/",
 )
 
 

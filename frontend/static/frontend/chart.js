@@ -117,7 +117,8 @@ export function barChart({ bins, xLabel, yLabel, title, width = 640, height = 26
   const w = plotW / Math.max(bins.length, 1);
   const every = Math.ceil(bins.length / 12);
   bins.forEach((b, k) => {
-    const rect = node("rect", { x: margin.left + k * w + 1, y: yAt(b.count), width: Math.max(w - 2, 1), height: margin.top + plotH - yAt(b.count), class: "bar" });
+    const barW = Math.min(Math.max(w - 2, 1), 96); // a few bins do not make slabs
+    const rect = node("rect", { x: margin.left + k * w + (w - barW) / 2, y: yAt(b.count), width: barW, height: margin.top + plotH - yAt(b.count), class: "bar" });
     rect.append(node("title", {}, `${b.label}: ${b.count}`));
     svg.append(rect);
     if (k % every === 0) svg.append(node("text", { x: margin.left + k * w + w / 2, y: margin.top + plotH + 18, "text-anchor": "middle" }, String(b.label)));

@@ -1,0 +1,122 @@
+"""Users and roles (admins): create or invite, set roles, deactivate, issue a set-password link.
+
+Nobody is ever deleted: assignments protect their annotator, and a deactivated user keeps their
+work but can no longer log in or call the API. An admin cannot take the admin role from
+themselves or deactivate themselves, so a corpus is never left without a way back in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from django.contrib.auth import get_user_model, password_validation
+from django.contrib.auth.tokens import default_token_generator
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import transaction
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+
+from annotate import roles
+from annotate.exceptions import Conflict, DomainError
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+
+def _check_roles(names: Sequence[str]) -> list[str]:
+    unknown = sorted(set(names) - set(roles.ROLES))
+    if unknown:
+        raise DomainError(
+            f"unknown role {unknown[0]!r}; roles are {', '.join(roles.ROLES)}", field="roles"
+        )
+    return [role for role in roles.ROLES if role in names]
+
+
+def _check_email(email: str) -> str:
+    email = email.strip()
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            raise DomainError(f"{email!r} is not an e-mail address", field="email") from None
+    return email
+
+
+def _set_roles(user: User, names: Sequence[str]) -> None:
+    user.groups.remove(*(roles.role_group(role) for role in roles.ROLES if role not in names))
+    user.groups.add(*(roles.role_group(role) for role in names))
+
+
+@transaction.atomic
+def user_create(
+    *, username: str, email: str = "", role_names: Sequence[str] = (), password: str | None = None
+) -> User:
+    """A new user with the given roles. Without a password the account cannot log in until its
+    owner sets one through :func:`user_password_link` (an invitation)."""
+    model = get_user_model()
+    username = username.strip()
+    if not username:
+        raise DomainError("a username is required", field="username")
+    try:
+        model.username_validator(username)
+    except ValidationError as error:
+        raise DomainError(" ".join(error.messages), field="username") from None
+    if model.objects.filter(username__iexact=username).exists():
+        raise Conflict(f"there is already a user {username!r}", field="username")
+    chosen = _check_roles(role_names)
+    user = model(username=username, email=_check_email(email))
+    if password:
+        try:
+            password_validation.validate_password(password, user)
+        except ValidationError as error:
+            raise DomainError(" ".join(error.messages), field="password") from None
+        user.set_password(password)
+    else:
+        user.set_unusable_password()
+    user.save()
+    _set_roles(user, chosen)
+    return user
+
+
+@transaction.atomic
+def user_update(
+    *,
+    user: User,
+    actor: User,
+    role_names: Sequence[str] | None = None,
+    is_active: bool | None = None,
+    email: str | None = None,
+) -> User:
+    """Change a user's roles, active flag or e-mail; ``None`` leaves a field as it is."""
+    user = get_user_model().objects.select_for_update().get(pk=user.pk)
+    if user.pk == actor.pk:
+        if role_names is not None and roles.ADMIN not in role_names and not user.is_superuser:
+            raise Conflict("you cannot take the admin role from yourself", field="roles")
+        if is_active is False:
+            raise Conflict("you cannot deactivate yourself", field="is_active")
+    if role_names is not None:
+        _set_roles(user, _check_roles(role_names))
+    fields = []
+    if is_active is not None:
+        user.is_active = is_active
+        fields.append("is_active")
+    if email is not None:
+        user.email = _check_email(email)
+        fields.append("email")
+    if fields:
+        user.save(update_fields=fields)
+    return user
+
+
+def user_password_link(*, user: User) -> str:
+    """The path of a one-time page where ``user`` sets a password (an invitation, or a reset
+    an admin passes on). It stops working once used, when the password changes otherwise, or
+    after ``PASSWORD_RESET_TIMEOUT`` seconds."""
+    if not user.is_active:
+        raise Conflict(f"{user.get_username()} is deactivated; reactivate the account first")
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    token = default_token_generator.make_token(user)
+    return reverse("password_reset_confirm", kwargs={"uidb64": uid, "token": token})

@@ -1,0 +1,116 @@
+"""The Assignments tab's figures: coverage, progress per annotator and sub-corpus, active time
+and the edit rate against the prefill, checked against counts done by hand."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from annotate import roles
+from annotate.models import Assignment, AutoAlignment, AutoLink
+from annotate.selectors.assignments import corpus_progress
+from annotate.services import annotations
+from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
+
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+
+
+def _submit(assignment: Assignment, links: dict[tuple[int, int], bool], seconds: float) -> None:
+    user = assignment.annotator
+    annotations.annotation_open(assignment=assignment, actor=user)
+    result = annotations.annotation_save(
+        assignment=assignment, actor=user, base_version=1, links=links
+    )
+    annotations.annotation_submit(
+        assignment=assignment, actor=user, base_version=result.annotation.version
+    )
+    Assignment.objects.filter(pk=assignment.pk).update(active_seconds=seconds)
+
+
+def test_coverage_counts_pairs_by_their_number_of_annotators() -> None:
+    corpus = make_corpus()
+    alice, bob = make_user("alice", roles.ANNOTATOR), make_user("bob", roles.ANNOTATOR)
+    single, double, nobody = make_pair(corpus), make_pair(corpus), make_pair(corpus)
+    make_assignment(single, alice)
+    make_assignment(double, alice)
+    make_assignment(double, bob)
+    coverage = corpus_progress(corpus)["coverage"]
+    assert coverage["pairs"] == 3
+    assert coverage["annotators_per_pair"] == [
+        {"annotators": 0, "pairs": 1},
+        {"annotators": 1, "pairs": 1},
+        {"annotators": 2, "pairs": 1},
+    ]
+    assert coverage["doubly_annotated"] == 1
+    assert coverage["doubly_annotated_fraction"] == pytest.approx(1 / 3)
+    assert nobody.assignments.count() == 0
+
+
+def test_an_empty_corpus_has_undefined_fractions_not_zero() -> None:
+    progress = corpus_progress(make_corpus())
+    assert progress["coverage"]["doubly_annotated_fraction"] is None
+    assert progress["annotators"] == [] and progress["subcorpora"] == []
+
+
+def test_progress_per_annotator_and_sub_corpus_with_median_time_and_edit_rate() -> None:
+    corpus = make_corpus()
+    alice, bob = make_user("alice", roles.ANNOTATOR), make_user("bob", roles.ANNOTATOR)
+    # 6 × 7 = 42 cells; the prefill holds (1,1) sure and (3,4) possible
+    first, second, third = (make_pair(corpus) for _ in range(3))
+    type(first).objects.filter(pk=third.pk).update(subcorpus="news")
+    a1, a2 = make_assignment(first, alice), make_assignment(second, alice)
+    # P edits: (3,4) removed and (0,0) added; (1,1) sure → possible stays in P
+    _submit(a1, {(1, 1): False, (0, 0): True}, seconds=30)
+    _submit(a2, {(1, 1): True, (3, 4): False}, seconds=90)  # no edit
+    make_assignment(third, alice)  # left
+    b1 = make_assignment(first, bob)
+    annotations.annotation_open(assignment=b1, actor=bob)
+    annotations.annotation_save(assignment=b1, actor=bob, base_version=1, links={})
+
+    progress = corpus_progress(corpus)
+    rows = {row["username"]: row for row in progress["annotators"]}
+    assert rows["alice"] | {} == {
+        "username": "alice",
+        "is_active": True,
+        "assigned": 3,
+        "new": 1,
+        "in_progress": 0,
+        "submitted": 2,
+        "median_active_seconds": 60.0,
+        "edit_rate": pytest.approx(2 / 84),
+        "edit_rate_pairs": 2,
+    }
+    assert rows["bob"]["in_progress"] == 1 and rows["bob"]["edit_rate"] is None
+    assert rows["bob"]["median_active_seconds"] is None
+    subs = {row["subcorpus"]: row for row in progress["subcorpora"]}
+    assert subs[""] == {
+        "subcorpus": "",
+        "pairs": 2,
+        "unassigned": 0,
+        "doubly_annotated": 1,
+        "pairs_done": 1,  # second: its only assignment is submitted; first: bob is working
+        "new": 0,
+        "in_progress": 1,
+        "submitted": 2,
+        "median_active_seconds": 60.0,
+    }
+    assert subs["news"]["new"] == 1 and subs["news"]["pairs_done"] == 0
+
+
+def test_the_edit_rate_is_measured_against_the_newest_prefill() -> None:
+    corpus = make_corpus()
+    alice = make_user("alice", roles.ANNOTATOR)
+    pair = make_pair(corpus)
+    _submit(make_assignment(pair, alice), {(1, 1): True, (3, 4): False}, seconds=10)
+    newer = AutoAlignment.objects.create(pair=pair, aligner="em")
+    AutoLink.objects.create(alignment=newer, i=0, j=0, sure=True, confidence=1.0)
+    row = corpus_progress(corpus)["annotators"][0]
+    assert row["edit_rate"] == pytest.approx(3 / 42)  # (0,0) missing, (1,1) and (3,4) extra
+
+
+def test_imported_work_without_time_leaves_the_median_undefined() -> None:
+    corpus = make_corpus()
+    alice = make_user("alice", roles.ANNOTATOR)
+    _submit(make_assignment(make_pair(corpus), alice), {}, seconds=0)
+    assert corpus_progress(corpus)["annotators"][0]["median_active_seconds"] is None
+    assert get_user_model().objects.count() == 1

@@ -1,0 +1,112 @@
+"""Users and roles: create or invite, change roles and state, set-password links."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from annotate import roles
+from annotate.exceptions import Conflict, DomainError
+from annotate.selectors.users import role_names, users_listed
+from annotate.services.users import user_create, user_password_link, user_update
+from tests.annotate.factories import make_assignment, make_pair, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_user_created_with_a_password_logs_in_with_it_and_holds_the_roles_given() -> None:
+    user = user_create(
+        username="dora",
+        email="dora@example.org",
+        role_names=["adjudicator", "annotator"],
+        password="a-long-secret-99",
+    )
+    assert role_names(user) == ["annotator", "adjudicator"]
+    assert Client().login(username="dora", password="a-long-secret-99")
+
+
+def test_an_invited_user_cannot_log_in_until_they_set_a_password_with_the_link() -> None:
+    user = user_create(username="dora", role_names=["annotator"])
+    assert not user.has_usable_password()
+    client = Client()
+    page = client.get(user_password_link(user=user), follow=True)
+    assert page.status_code == 200 and b"Set your password" in page.content
+    form_url = page.redirect_chain[-1][0]
+    done = client.post(
+        form_url,
+        {"new_password1": "a-long-secret-99", "new_password2": "a-long-secret-99"},
+        follow=True,
+    )
+    assert b"Password set" in done.content
+    assert Client().login(username="dora", password="a-long-secret-99")
+    again = Client().get(form_url, follow=True)
+    assert b"does not work any more" in again.content, "the link works once"
+
+
+@pytest.mark.parametrize(
+    ("fields", "message", "field"),
+    [
+        ({"username": ""}, "a username is required", "username"),
+        ({"username": "two words"}, "Enter a valid username", "username"),
+        ({"username": "dora", "email": "not-mail"}, "is not an e-mail address", "email"),
+        ({"username": "dora", "role_names": ["boss"]}, "unknown role 'boss'", "roles"),
+        ({"username": "dora", "password": "short"}, "too short", "password"),
+    ],
+)
+def test_bad_new_users_are_refused_naming_the_field_and_nothing_is_stored(
+    fields: dict[str, object], message: str, field: str
+) -> None:
+    with pytest.raises(DomainError, match=message) as caught:
+        user_create(**fields)  # type: ignore[arg-type]
+    assert caught.value.extra["field"] == field
+    assert not get_user_model().objects.exists()
+
+
+def test_a_username_is_taken_whatever_its_case() -> None:
+    make_user("Dora")
+    with pytest.raises(Conflict, match="already a user 'dora'"):
+        user_create(username="dora")
+
+
+def test_roles_are_replaced_by_the_list_given_and_deactivation_keeps_the_work() -> None:
+    admin = make_user("admin", roles.ADMIN)
+    dora = make_user("dora", roles.ANNOTATOR)
+    assignment = make_assignment(make_pair(), dora)
+    user_update(user=dora, actor=admin, role_names=["adjudicator"])
+    assert role_names(dora) == ["adjudicator"]
+    user_update(user=dora, actor=admin, is_active=False)
+    dora.refresh_from_db()
+    assert not dora.is_active and role_names(dora) == [], "a deactivated user holds no role"
+    assert dora.assignments.get() == assignment
+
+
+def test_an_admin_cannot_lock_themselves_out() -> None:
+    admin = make_user("admin", roles.ADMIN)
+    with pytest.raises(Conflict, match="admin role from yourself"):
+        user_update(user=admin, actor=admin, role_names=["annotator"])
+    with pytest.raises(Conflict, match="cannot deactivate yourself"):
+        user_update(user=admin, actor=admin, is_active=False)
+    assert role_names(admin) == ["admin"]
+
+
+def test_a_deactivated_user_gets_no_password_link() -> None:
+    admin = make_user("admin", roles.ADMIN)
+    dora = make_user("dora", roles.ANNOTATOR)
+    dora = user_update(user=dora, actor=admin, is_active=False)
+    with pytest.raises(Conflict, match="deactivated"):
+        user_password_link(user=dora)
+
+
+def test_the_list_gives_roles_workload_and_filters_by_role_and_name() -> None:
+    make_user("root", roles.ADMIN).__class__.objects.filter(username="root").update(
+        is_superuser=True
+    )
+    dora = make_user("dora", roles.ANNOTATOR)
+    make_user("carol", roles.ADJUDICATOR)
+    make_assignment(make_pair(), dora)
+    rows = {row["username"]: row for row in users_listed()}
+    assert rows["dora"]["roles"] == ["annotator"] and rows["dora"]["assigned"] == 1
+    assert rows["root"]["roles"] == list(roles.ROLES), "a superuser holds every role"
+    assert [r["username"] for r in users_listed(role="annotator")] == ["dora", "root"]
+    assert [r["username"] for r in users_listed(search="CAR")] == ["carol"]
