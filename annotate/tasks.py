@@ -41,6 +41,13 @@ def retrain_prefills() -> list[int]:
     return [job.pk for job in prefills_retrain_due()]
 
 
+@shared_task(name="annotate.clean_exports", ignore_result=True)
+def clean_exports() -> int:
+    from annotate.services.exports import exports_clean
+
+    return exports_clean()
+
+
 # --- the agreement job's chord -----------------------------------------------------------------
 
 

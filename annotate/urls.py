@@ -86,6 +86,9 @@ urlpatterns = [
         name="assignments-hand-over",
     ),
     path(
+        "corpora/<int:corpus_id>/export/", corpora.CorpusExportApi.as_view(), name="corpus-export"
+    ),
+    path(
         "corpora/<int:corpus_id>/stats/", corpora.CorpusStatsJobApi.as_view(), name="corpus-stats"
     ),
     path(
@@ -101,6 +104,7 @@ urlpatterns = [
     path("jobs/<int:job_id>/", jobs.JobDetailApi.as_view(), name="job-detail"),
     path("jobs/<int:job_id>/cancel/", jobs.JobCancelApi.as_view(), name="job-cancel"),
     path("jobs/<int:job_id>/result/", jobs.JobResultApi.as_view(), name="job-result"),
+    path("jobs/<int:job_id>/download/", jobs.JobDownloadApi.as_view(), name="job-download"),
     path("adjudication/", adjudication.AdjudicationListApi.as_view(), name="adjudication-list"),
     path(
         "pairs/<int:pair_id>/adjudication/",

@@ -253,6 +253,12 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 MAX_UPLOAD_BYTES = env_int("MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BODY_BYTES", 5 * 1024 * 1024)
 
+# Where export jobs write their files for download: storage every worker and web process
+# shares (one machine: under var/; several: a shared mount). Files older than EXPORT_KEEP_DAYS
+# are removed by the periodic clean-up.
+EXPORT_DIR = Path(env_str("EXPORT_DIR", str(VAR_DIR / "exports")))
+EXPORT_KEEP_DAYS = env_int("EXPORT_KEEP_DAYS", 7)
+
 # Active time per assignment: a gap between two signs of activity longer than this is a pause.
 ACTIVE_TIME_IDLE_SECONDS = env_int("ACTIVE_TIME_IDLE_SECONDS", 60)
 
@@ -282,4 +288,5 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotate.retrain_prefills",
         "schedule": float(env_int("PREFILL_RETRAIN_CHECK_SECONDS", 300)),
     },
+    "clean-exports": {"task": "annotate.clean_exports", "schedule": 3600.0},
 }

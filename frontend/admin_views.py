@@ -71,6 +71,7 @@ corpus_pairs = _corpus_page("frontend/admin/corpus_pairs.html", "pairs")
 corpus_agreement = _corpus_page("frontend/admin/corpus_agreement.html", "agreement")
 corpus_prefill = _corpus_page("frontend/admin/corpus_prefill.html", "prefill")
 corpus_assignments = _corpus_page("frontend/admin/corpus_assignments.html", "assignments")
+corpus_export = _corpus_page("frontend/admin/corpus_export.html", "export")
 
 
 @admin_page

@@ -45,6 +45,7 @@ urlpatterns = [
         admin_views.corpus_assignments,
         name="corpus-assignments",
     ),
+    path("corpora/<int:corpus_id>/export/", admin_views.corpus_export, name="corpus-export"),
     path("jobs/", admin_views.job_list, name="job-list"),
     path("users/", admin_views.user_list, name="user-list"),
 ]

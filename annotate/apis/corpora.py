@@ -21,7 +21,7 @@ from annotate.apis.common import actor, name_nested_serializers
 from annotate.apis.jobs import JobOutputSerializer
 from annotate.exceptions import DomainError
 from annotate.selectors import corpora as corpora_reads
-from annotate.services import corpora, prefill
+from annotate.services import corpora, exports, prefill
 from annotate.services.jobs import job_create
 from scoring import formats
 from scoring.aligners import available_aligners
@@ -87,6 +87,53 @@ class CorpusPrefillJobApi(APIView):
             owner=actor(request),
             trigger="api",
             options=data.validated_data.get("options"),
+        )
+        return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)
+
+
+class CorpusExportApi(APIView):
+    """What a corpus can export (formats, annotators with work, prefill, gold), and queueing an
+    export job; its file is downloaded from ``/api/jobs/<id>/download/`` when it is done."""
+
+    permission_classes = permissions.ADMINS
+
+    class InputSerializer(serializers.Serializer[Any]):
+        format = serializers.ChoiceField(choices=list(exports.EXPORT_FORMATS))
+        which = serializers.ChoiceField(choices=exports.WHICH, default="all")
+        annotator = serializers.CharField(required=False, allow_blank=True, max_length=150)
+        use = serializers.ChoiceField(choices=exports.PHRASE_USES, default="possible")
+        max_length = serializers.IntegerField(
+            min_value=1, max_value=exports.MAX_PHRASE_LENGTH, default=7
+        )
+        keep_identical = serializers.BooleanField(default=False)
+
+    class OutputSerializer(serializers.Serializer[Any]):
+        formats = serializers.DictField(child=serializers.CharField())
+        annotators = serializers.ListField(child=serializers.CharField())
+        prefill = serializers.BooleanField()
+        gold = serializers.BooleanField()
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request: Request, corpus_id: int) -> Response:
+        corpus = corpora_reads.corpus_get(corpus_id)
+        body = {"formats": exports.EXPORT_FORMATS, **exports.export_sources(corpus)}
+        return Response(self.OutputSerializer(body).data)
+
+    @extend_schema(request=InputSerializer, responses={201: JobOutputSerializer})
+    def post(self, request: Request, corpus_id: int) -> Response:
+        corpus = corpora_reads.corpus_get(corpus_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        job = exports.export_job_create(
+            corpus=corpus,
+            owner=actor(request),
+            format_name=values["format"],
+            which=values["which"],
+            annotator=values.get("annotator", ""),
+            use=values["use"],
+            max_length=values["max_length"],
+            keep_identical=values["keep_identical"],
         )
         return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)
 

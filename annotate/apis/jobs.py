@@ -1,13 +1,14 @@
-"""Background jobs: the list, one job, its result (JSON, or CSV for an agreement report), and
-cancelling one."""
+"""Background jobs: the list, one job, its result (JSON, or CSV for an agreement report), an
+export's file, and cancelling one."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from django.http import HttpResponse
+from django.http import FileResponse, HttpResponse
 from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -18,6 +19,7 @@ from annotate.apis.common import name_nested_serializers
 from annotate.exceptions import Conflict, DomainError, NotFound
 from annotate.models import Job
 from annotate.selectors import jobs as jobs_reads
+from annotate.services import exports
 from annotate.services.jobs import job_cancel
 from scoring.alignment.reports import report_to_csv
 
@@ -129,6 +131,16 @@ class JobResultApi(APIView):
         if request.query_params.get("download"):
             response["Content-Disposition"] = f'attachment; filename="{name}.json"'
         return response
+
+
+class JobDownloadApi(APIView):
+    """The file a finished export job wrote (its owner or an admin)."""
+
+    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
+    def get(self, request: Request, job_id: int) -> FileResponse:
+        job = jobs_reads.job_visible(user=request.user, job_id=job_id)
+        path = exports.export_file(job)
+        return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)
 
 
 name_nested_serializers(globals())

@@ -51,6 +51,7 @@ JOB_KINDS: dict[str, str] = {
     "prefill": "annotate.services.prefill.prefill_run",
     "agreement_report": "annotate.services.agreement.agreement_run",
     "train_scorer": "annotate.services.scorers.train_scorer_run",
+    "export": "annotate.services.exports.export_run",
 }
 
 Progress = Callable[[float, str], None]

@@ -82,6 +82,7 @@ ADMIN_PAGES = (
     "/corpora/{corpus}/pairs/",
     "/corpora/{corpus}/prefill/",
     "/corpora/{corpus}/assignments/",
+    "/corpora/{corpus}/export/",
     "/corpora/{corpus}/agreement/",
     "/jobs/",
     "/users/",

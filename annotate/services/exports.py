@@ -1,0 +1,282 @@
+"""Export a corpus for training or for another tool: a background job writing a file to
+download.
+
+What is written:
+
+``jsonl``
+    Lossless: every pair with its prefill, every annotator's alignment and the gold. It is the
+    format to move a corpus between installations; importing it gives the same corpus back.
+``pharaoh``, ``jacana``
+    One alignment per pair: one annotator's, the prefill or the gold. ``all`` writes one of
+    each (every annotator with work in the corpus, the prefill, the gold) into a zip archive.
+``phrases``
+    A phrase table (:mod:`scoring.alignment.phrase_table`): the atomic and composite phrase
+    pairs the chosen alignments license, with counts. ``all`` counts every annotator's
+    alignments together.
+
+Files go to ``settings.EXPORT_DIR/job-<id>/``; a directory output (``pharaoh``) or several
+outputs are zipped. :func:`exports_clean` removes files older than ``EXPORT_KEEP_DAYS``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+
+from annotate.exceptions import DomainError, NotFound
+from annotate.models import Assignment, AutoAlignment, Corpus, GoldAlignment, Job, SentencePair
+from annotate.selectors.corpora import corpus_pair_records
+from annotate.services.jobs import job_create
+from scoring import formats
+from scoring.alignment.phrase_table import PhraseTable, phrase_table_add, write_phrase_table
+from scoring.corpus import PairRecord
+from scoring.errors import ScoringError
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+EXPORT_FORMATS = {
+    "jsonl": "the project's lossless JSON lines: every alignment, re-importable",
+    "pharaoh": "source.txt, target.txt, alignment.txt (i-j sure, i?j possible) and ids.txt",
+    "jacana": "Edinburgh++/jacana JSON (sureAlign, possibleAlign)",
+    "phrases": "phrase table: atomic and composite phrase pairs with counts (TSV)",
+}
+WHICH = ("all", "annotator", "prefill", "gold")
+PHRASE_USES = ("possible", "sure")
+MAX_PHRASE_LENGTH = 20
+
+Progress = Callable[[float, str], None]
+
+
+class ExportError(DomainError):
+    code = "export_failed"
+
+
+def export_sources(corpus: Corpus) -> dict[str, Any]:
+    """What a corpus can export: annotators with work in it, whether it has a prefill, gold."""
+    return {
+        "annotators": list(
+            Assignment.objects.filter(pair__corpus=corpus, annotation__isnull=False)
+            .order_by("annotator__username")  # not the model's ordering: distinct would see it
+            .values_list("annotator__username", flat=True)
+            .distinct()
+        ),
+        "prefill": AutoAlignment.objects.filter(pair__corpus=corpus).exists(),
+        "gold": GoldAlignment.objects.filter(pair__corpus=corpus).exists(),
+    }
+
+
+def export_parameters_check(
+    *,
+    corpus: Corpus,
+    format_name: str,
+    which: str,
+    annotator: str = "",
+    use: str = "possible",
+    max_length: int = 7,
+    keep_identical: bool = False,
+) -> dict[str, Any]:
+    """The job's parameters, checked against the corpus (errors name the field)."""
+    if format_name not in EXPORT_FORMATS:
+        raise ExportError(
+            f"unknown export format {format_name!r}; formats: {', '.join(EXPORT_FORMATS)}",
+            field="format",
+        )
+    if which not in WHICH:
+        raise ExportError(f"'which' must be one of {', '.join(WHICH)}", field="which")
+    if format_name == "jsonl" and which != "all":
+        raise ExportError(
+            "jsonl keeps every alignment of every pair; choose 'all' (or another format for "
+            "one alignment)",
+            field="which",
+        )
+    sources = export_sources(corpus)
+    if which == "annotator":
+        if annotator not in sources["annotators"]:
+            known = ", ".join(sources["annotators"]) or "nobody yet"
+            raise ExportError(
+                f"{annotator!r} has no work in corpus {corpus.name!r} (annotators: {known})",
+                field="annotator",
+            )
+    elif which in ("prefill", "gold") and not sources[which]:
+        raise ExportError(f"corpus {corpus.name!r} has no {which} alignment", field="which")
+    if use not in PHRASE_USES:
+        raise ExportError(f"'use' must be one of {', '.join(PHRASE_USES)}", field="use")
+    if not 1 <= max_length <= MAX_PHRASE_LENGTH:
+        raise ExportError(
+            f"max_length must be between 1 and {MAX_PHRASE_LENGTH}", field="max_length"
+        )
+    out: dict[str, Any] = {"format": format_name, "which": which}
+    if which == "annotator":
+        out["annotator"] = annotator
+    if format_name == "phrases":
+        out.update(use=use, max_length=max_length, keep_identical=keep_identical)
+    return out
+
+
+def export_job_create(*, corpus: Corpus, owner: User | None = None, **options: Any) -> Job:
+    """Queue an export job; bad options queue nothing."""
+    parameters = export_parameters_check(corpus=corpus, **options)
+    return job_create(kind="export", parameters=parameters, owner=owner, corpus=corpus)
+
+
+def _selectors(parameters: dict[str, Any], corpus: Corpus) -> list[tuple[str, Any]]:
+    """(name, selector) per alignment to write."""
+    which = parameters["which"]
+    if which == "annotator":
+        name = parameters["annotator"]
+        return [(f"annotator-{name}", formats.select_annotator(name))]
+    if which == "prefill":
+        return [("prefill", formats.select_prefill)]
+    if which == "gold":
+        return [("gold", formats.select_gold)]
+    sources = export_sources(corpus)
+    chosen = [(f"annotator-{n}", formats.select_annotator(n)) for n in sources["annotators"]]
+    if sources["prefill"]:
+        chosen.append(("prefill", formats.select_prefill))
+    if sources["gold"]:
+        chosen.append(("gold", formats.select_gold))
+    return chosen
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "corpus"
+
+
+class _Counted(Iterator[PairRecord]):
+    """Records of the corpus with progress reports every 200 pairs."""
+
+    def __init__(self, corpus: Corpus, progress: Progress, step: tuple[int, int], total: int):
+        self._records = corpus_pair_records(corpus)
+        self._progress, self._step, self._total = progress, step, max(total, 1)
+        self.count = 0
+
+    def __next__(self) -> PairRecord:
+        record = next(self._records)
+        self.count += 1
+        if self.count % 200 == 0:
+            done, steps = self._step
+            share = (done + self.count / self._total) / steps
+            self._progress(100 * share, f"written {self.count} of {self._total} pairs")
+        return record
+
+
+def export_run(job: Job, progress: Progress) -> dict[str, Any]:
+    """Job runner: write the export and return where it is."""
+    if job.corpus is None:
+        raise ExportError("an export job needs a corpus")
+    corpus, parameters = job.corpus, job.parameters
+    format_name = parameters["format"]
+    total = SentencePair.objects.filter(corpus=corpus).count()
+    folder = Path(settings.EXPORT_DIR) / f"job-{job.pk}"
+    shutil.rmtree(folder, ignore_errors=True)  # a retried job starts clean
+    build = folder / "build"
+    build.mkdir(parents=True)
+    base = f"{_slug(corpus.name)}-{format_name}-{parameters['which']}"
+    if parameters["which"] == "annotator":
+        base = f"{_slug(corpus.name)}-{format_name}-{_slug(parameters['annotator'])}"
+    try:
+        outputs = _write(corpus, parameters, build, base, progress, total)
+    except ScoringError as error:
+        raise ExportError(str(error)) from error
+    if len(outputs) == 1 and outputs[0].is_file():
+        final = folder / outputs[0].name
+        outputs[0].replace(final)
+    else:
+        final = folder / f"{base}.zip"
+        with zipfile.ZipFile(final, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(build.rglob("*")):
+                if path.is_file():
+                    archive.write(path, path.relative_to(build))
+    shutil.rmtree(build)
+    return {
+        "corpus": corpus.name,
+        "format": format_name,
+        "which": parameters["which"],
+        "alignments": [path.name for path in outputs],
+        "pairs": total,
+        "file": final.name,
+        "bytes": final.stat().st_size,
+    }
+
+
+def _write(
+    corpus: Corpus,
+    parameters: dict[str, Any],
+    build: Path,
+    base: str,
+    progress: Progress,
+    total: int,
+) -> list[Path]:
+    format_name = parameters["format"]
+    if format_name == "jsonl":
+        output = build / f"{base}.jsonl"
+        formats.get_format("jsonl").write(_Counted(corpus, progress, (0, 1), total), output)
+        return [output]
+    selectors = _selectors(parameters, corpus)
+    if not selectors:
+        raise ExportError(f"corpus {corpus.name!r} has no alignment to export yet")
+    if format_name == "phrases":
+        output = build / f"{base}.tsv"
+        table: PhraseTable = {}
+        for record in _Counted(corpus, progress, (0, 1), total):
+            for _, select in selectors:
+                alignment = select(record)
+                if alignment is not None:
+                    phrase_table_add(
+                        table,
+                        record.source_tokens,
+                        record.target_tokens,
+                        alignment,
+                        use=parameters["use"],
+                        max_length=parameters["max_length"],
+                        keep_identical=parameters["keep_identical"],
+                    )
+        write_phrase_table(table, output)
+        return [output]
+    spec = formats.get_format(format_name)
+    outputs = []
+    for step, (name, select) in enumerate(selectors):
+        suffix = "" if spec.output_kind == "directory" else ".json"
+        output = build / f"{name}{suffix}" if len(selectors) > 1 else build / f"{base}{suffix}"
+        spec.write(
+            _Counted(corpus, progress, (step, len(selectors)), total), output, alignment=select
+        )
+        outputs.append(output)
+    return outputs
+
+
+def export_file(job: Job) -> Path:
+    """The file a finished export job wrote; :class:`NotFound` if it is gone."""
+    if job.kind != "export":
+        raise DomainError(f"job {job.pk} is a {job.kind} job, not an export")
+    if job.status != Job.Status.SUCCEEDED or not job.result:
+        raise NotFound(f"export job {job.pk} has no file ({job.status})")
+    path = Path(settings.EXPORT_DIR) / f"job-{job.pk}" / str(job.result["file"])
+    if not path.is_file():
+        raise NotFound(
+            f"the file of export job {job.pk} was removed after {settings.EXPORT_KEEP_DAYS} "
+            "days; run the export again"
+        )
+    return path
+
+
+def exports_clean(*, now: float | None = None) -> int:
+    """Remove export folders older than ``EXPORT_KEEP_DAYS``; returns how many."""
+    root = Path(settings.EXPORT_DIR)
+    if not root.is_dir():
+        return 0
+    limit = (now or time.time()) - settings.EXPORT_KEEP_DAYS * 86400
+    removed = 0
+    for folder in root.glob("job-*"):
+        if folder.is_dir() and folder.stat().st_mtime < limit:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += 1
+    return removed

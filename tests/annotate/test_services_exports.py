@@ -1,0 +1,169 @@
+"""Export jobs: every format, for one annotator, the prefill, the gold or all; phrase tables;
+the file to download; and an export that re-imports to the same corpus."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from annotate.exceptions import DomainError, NotFound
+from annotate.models import Corpus, Job
+from annotate.services import jobs
+from annotate.services.corpora import corpus_import, corpus_import_records
+from annotate.services.exports import export_file, export_job_create, exports_clean
+from scoring.alignment.links import Alignment
+from scoring.alignment.phrase_table import phrase_table_build, phrase_table_rows
+from tests.annotate.records import make_record
+
+pytestmark = [pytest.mark.django_db]
+
+
+@pytest.fixture(autouse=True)
+def export_dir(settings: Any, tmp_path: Path) -> Path:
+    settings.EXPORT_DIR = tmp_path / "exports"
+    return settings.EXPORT_DIR
+
+
+@pytest.fixture
+def corpus() -> Corpus:
+    corpus_import_records(
+        corpus_name="c",
+        records=[
+            make_record(
+                "p1",
+                annotations={"A": "1-1 3-4 4?5", "B": "1-1 2-3"},
+                gold="1-1 3-4",
+            ),
+            make_record(
+                "p2",
+                "a dog ran home",
+                "the dog runs home",
+                prefill="1-1 3-3",
+                annotations={"A": "0-0 1-1 2-2 3-3"},
+            ),
+        ],
+    )
+    return Corpus.objects.get(name="c")
+
+
+def run_export(corpus: Corpus, **options: Any) -> Job:
+    job = export_job_create(corpus=corpus, **options)
+    jobs.job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    assert job.status == "succeeded", job.error
+    return job
+
+
+def test_a_jsonl_export_re_imports_to_the_same_corpus(corpus: Corpus, tmp_path: Path) -> None:
+    first = export_file(run_export(corpus, format_name="jsonl", which="all"))
+    assert first.name == "c-jsonl-all.jsonl"
+    corpus_import(corpus_name="copy", format_name="jsonl", paths=[first])
+    again = export_file(
+        run_export(Corpus.objects.get(name="copy"), format_name="jsonl", which="all")
+    )
+    assert again.read_bytes() == first.read_bytes()
+
+
+def test_one_annotator_in_pharaoh_re_imports_as_that_annotators_work(corpus: Corpus) -> None:
+    job = run_export(corpus, format_name="pharaoh", which="annotator", annotator="A")
+    path = export_file(job)
+    assert path.name == "c-pharaoh-A.zip"
+    with zipfile.ZipFile(path) as archive:
+        names = ("alignment.txt", "ids.txt", "source.txt", "target.txt")
+        assert sorted(archive.namelist()) == [f"c-pharaoh-A/{name}" for name in names]
+        assert archive.read("c-pharaoh-A/alignment.txt").decode().splitlines() == [
+            "1-1 3-4 4?5",
+            "0-0 1-1 2-2 3-3",
+        ]
+        folder = path.parent / "unpacked"
+        archive.extractall(folder)
+    corpus_import(
+        corpus_name="copy", format_name="pharaoh", paths=[folder / "c-pharaoh-A"], annotator="A"
+    )
+    again = export_file(
+        run_export(
+            Corpus.objects.get(name="copy"), format_name="pharaoh", which="annotator", annotator="A"
+        )
+    )
+    with zipfile.ZipFile(again) as copy, zipfile.ZipFile(path) as original:
+        # the same files, in a folder named after the other corpus
+        assert {Path(n).name: copy.read(n) for n in copy.namelist()} == {
+            Path(n).name: original.read(n) for n in original.namelist()
+        }
+
+
+def test_all_alignments_in_a_single_alignment_format_make_one_entry_each(corpus: Corpus) -> None:
+    job = run_export(corpus, format_name="jacana", which="all")
+    assert job.result["alignments"] == [
+        "annotator-A.json",
+        "annotator-B.json",
+        "prefill.json",
+        "gold.json",
+    ]
+    with zipfile.ZipFile(export_file(job)) as archive:
+        assert sorted(archive.namelist()) == sorted(job.result["alignments"])
+
+
+def test_the_gold_alone_is_a_single_file(corpus: Corpus) -> None:
+    job = run_export(corpus, format_name="jacana", which="gold")
+    assert export_file(job).name == "c-jacana-gold.json"
+    assert job.result["pairs"] == 2
+
+
+def test_a_phrase_table_counts_every_annotators_phrase_pairs(corpus: Corpus) -> None:
+    job = run_export(corpus, format_name="phrases", which="all", max_length=3)
+    lines = export_file(job).read_text(encoding="utf-8").splitlines()
+    s1, t1 = "the cat sat on the mat".split(), "a cat was sitting on the mat".split()
+    s2, t2 = "a dog ran home".split(), "the dog runs home".split()
+    items = [
+        (s1, t1, Alignment.from_pharaoh("1-1 3-4 4?5", 6, 7)),
+        (s1, t1, Alignment.from_pharaoh("1-1 2-3", 6, 7)),
+        (s1, t1, Alignment.from_pharaoh("1-1 3-4", 6, 7)),  # the gold
+        (s2, t2, Alignment.from_pharaoh("1-1 3-3", 4, 4)),  # the prefill
+        (s2, t2, Alignment.from_pharaoh("0-0 1-1 2-2 3-3", 4, 4)),
+        (s1, t1, Alignment.from_pharaoh("1-1 3-4 4-5 5-6", 6, 7)),  # p1's prefill
+    ]
+    expected = phrase_table_rows(phrase_table_build(items, max_length=3))
+    assert lines[1:] == ["\t".join(str(v) for v in row) for row in expected]
+
+
+@pytest.mark.parametrize(
+    ("options", "message", "field"),
+    [
+        ({"format_name": "jsonl", "which": "gold"}, "jsonl keeps every alignment", "which"),
+        (
+            {"format_name": "pharaoh", "which": "annotator", "annotator": "Z"},
+            "'Z' has no work",
+            "annotator",
+        ),
+        ({"format_name": "xml", "which": "all"}, "unknown export format 'xml'", "format"),
+        ({"format_name": "phrases", "which": "all", "max_length": 0}, "max_length", "max_length"),
+        ({"format_name": "phrases", "which": "all", "use": "both"}, "'use' must be", "use"),
+    ],
+)
+def test_bad_export_options_queue_nothing_and_name_the_field(
+    corpus: Corpus, options: dict[str, Any], message: str, field: str
+) -> None:
+    with pytest.raises(DomainError, match=message) as caught:
+        export_job_create(corpus=corpus, **options)
+    assert caught.value.extra["field"] == field
+    assert not Job.objects.exists()
+
+
+def test_asking_for_gold_a_corpus_lacks_is_refused() -> None:
+    corpus_import_records(corpus_name="bare", records=[make_record("p", prefill=None)])
+    with pytest.raises(DomainError, match="has no gold alignment"):
+        export_job_create(
+            corpus=Corpus.objects.get(name="bare"), format_name="jacana", which="gold"
+        )
+
+
+def test_old_export_files_are_cleaned_and_then_reported_gone(corpus: Corpus) -> None:
+    job = run_export(corpus, format_name="jsonl", which="all")
+    assert exports_clean() == 0
+    assert exports_clean(now=4e9) == 1
+    with pytest.raises(NotFound, match="run the export again"):
+        export_file(job)
