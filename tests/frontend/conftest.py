@@ -98,6 +98,17 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
+def eager_jobs(settings: Any) -> Any:
+    """Jobs run inside the request that queues them (no worker in the unit suite)."""
+    from config.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture
 def fast_passwords(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

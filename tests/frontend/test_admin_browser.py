@@ -25,17 +25,6 @@ def admin() -> Any:
     return make_user("admin", roles.ADMIN)
 
 
-@pytest.fixture
-def eager_jobs(settings: Any) -> Any:
-    """Jobs run inside the request that queues them (no worker in the unit suite)."""
-    from config.celery import app
-
-    previous = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = previous
-
-
 def _upload(page: Any, live_server: Any, corpus: str, fmt: str, files: list[Path]) -> None:
     page.goto(f"{live_server.url}/corpora/")
     page.fill("#up-corpus", corpus)

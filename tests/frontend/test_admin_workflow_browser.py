@@ -1,0 +1,174 @@
+"""The rest of the corpus admin's work in headless chromium: prefill an imported annotated
+corpus, plan and hand over assignments, invite a user who sets a password and logs in, and
+export a corpus that re-imports identically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from annotate import roles
+from annotate.models import Assignment, AutoAlignment, Corpus
+from annotate.services.corpora import corpus_import_records
+from tests.annotate.factories import make_user
+from tests.annotate.records import make_record
+from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def corpus() -> Corpus:
+    """Pairs with imported annotations of two annotators and no prefill."""
+    records = [
+        make_record(
+            f"p{k}",
+            "the cat sat on the mat",
+            "a cat was sitting on the mat",
+            prefill=None,
+            annotations={"A": "1-1 3-4 4-5 5-6", "B": "1-1 4-5"},
+            subcorpus="news" if k % 2 else "novels",
+        )
+        for k in range(6)
+    ]
+    corpus_import_records(corpus_name="imported", records=records)
+    return Corpus.objects.get(name="imported")
+
+
+@pytest.fixture
+def admin() -> Any:
+    return make_user("admin", roles.ADMIN)
+
+
+def test_prefill_runs_on_an_imported_annotated_corpus_with_live_progress(
+    page_for: Any, live_server: Any, admin: Any, corpus: Corpus, eager_jobs: Any
+) -> None:
+    page = page_for(admin, viewport=(1280, 800))
+    page.goto(f"{live_server.url}/corpora/{corpus.pk}/prefill/")
+    page.wait_for_selector("#prefill-options .field", state="attached")
+    page.screenshot(path=str(SCREENSHOTS / "admin_prefill.png"), full_page=True)
+    page.select_option("#prefill-aligner", "identity")
+    page.click("#prefill-submit")
+    page.wait_for_selector("#prefill-job .badge.succeeded", timeout=120_000)
+    assert page.get_attribute("#prefill-job [role=progressbar]", "aria-valuenow") == "100"
+    row = page.locator("#runs-table tbody tr").first
+    row.wait_for()
+    assert "identity" in row.inner_text() and "6" in row.inner_text()
+    assert "6" in page.inner_text("#prefill-tiles")
+    page.screenshot(path=str(SCREENSHOTS / "admin_prefill_done.png"), full_page=True)
+    with SERVER_LOCK:
+        assert AutoAlignment.objects.filter(pair__corpus=corpus).count() == 6
+        kept = Assignment.objects.get(annotator__username="B", pair__external_id="p0")
+        assert set(kept.annotation.links.values_list("i", "j")) == {(1, 1), (4, 5)}
+    assert page.js_errors == []
+
+
+def test_plan_assignments_read_progress_and_hand_over(
+    page_for: Any, live_server: Any, admin: Any, corpus: Corpus
+) -> None:
+    with SERVER_LOCK:
+        alice = make_user("alice", roles.ANNOTATOR)
+        make_user("bob", roles.ANNOTATOR)
+        Assignment.objects.filter(annotator__username="B").delete()
+    page = page_for(admin, viewport=(1280, 800))
+    page.goto(f"{live_server.url}/corpora/{corpus.pk}/assignments/")
+    page.wait_for_selector("#plan-annotators input")
+    for name in ("A", "B", "admin"):
+        box = page.locator(f"#plan-annotators input[value='{name}']")
+        if box.count():
+            box.uncheck()
+    page.fill("#plan-double", "50")
+    page.fill("#plan-seed", "3")
+    page.click("#plan-submit")
+    page.wait_for_selector("#plan-done:not([hidden])")
+    # A already annotates all 6 pairs (K = 1 holds); half of them get a second annotator
+    assert "Created 3 assignments" in page.inner_text("#plan-done")
+    page.wait_for_selector("#annotators-table tr[data-annotator='alice']")
+    assert "50.0%" in page.inner_text("#tiles")
+    page.wait_for_selector("#handover-from option[value='alice']", state="attached")
+    page.screenshot(path=str(SCREENSHOTS / "admin_assignments.png"), full_page=True)
+
+    page.select_option("#handover-from", "alice")
+    page.check("#handover-to input[value='bob']")
+    page.click("#handover-submit")
+    page.wait_for_selector("#handover-done:not([hidden])")
+    assert "Moved" in page.inner_text("#handover-done")
+    with SERVER_LOCK:
+        kept = Assignment.objects.filter(pair__corpus=corpus, annotator=alice)
+        assert not kept.exclude(pair__assignments__annotator__username="bob").exists(), (
+            "alice keeps only pairs bob already has"
+        )
+    assert page.js_errors == []
+
+
+def test_an_invited_user_sets_a_password_and_logs_in(
+    page_for: Any, live_server: Any, admin: Any, browser: Browser
+) -> None:
+    page = page_for(admin, viewport=(1280, 800))
+    page.goto(f"{live_server.url}/users/")
+    page.wait_for_selector("#users-table tbody tr")
+    page.fill("#user-username", "dora")
+    page.click("#user-submit")
+    page.wait_for_selector("#invite .link-field")
+    link = page.input_value("#invite .link-field")
+    page.wait_for_selector("#users-table tr[data-user='dora'] .badge.no-password")
+    page.screenshot(path=str(SCREENSHOTS / "admin_users.png"), full_page=True)
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        invited: Page = context.new_page()
+        invited.goto(link)
+        invited.wait_for_selector("#id_new_password1")
+        invited.screenshot(path=str(SCREENSHOTS / "password_set.png"))
+        invited.fill("#id_new_password1", "a-long-secret-99")
+        invited.fill("#id_new_password2", "a-long-secret-99")
+        invited.click("button[type=submit]")
+        invited.wait_for_selector("text=Password set")
+        invited.goto(f"{live_server.url}/login/")
+        invited.fill("#id_username", "dora")
+        invited.fill("#id_password", "a-long-secret-99")
+        invited.click("button[type=submit]")
+        invited.wait_for_url(f"{live_server.url}/")
+        assert "dora" in invited.inner_text(".whoami")
+    finally:
+        context.close()
+    page.reload()
+    page.wait_for_selector("#users-table tr[data-user='dora'] .badge.active")
+    page.locator("#users-table tr[data-user='dora'] button", has_text="Deactivate").click()
+    page.wait_for_selector("#users-table tr[data-user='dora'] .badge.deactivated")
+    assert page.js_errors == []
+
+
+def test_export_downloads_and_re_imports_identically(
+    page_for: Any, live_server: Any, admin: Any, corpus: Corpus, eager_jobs: Any, tmp_path: Path
+) -> None:
+    page = page_for(admin, viewport=(1280, 800))
+
+    def export(corpus_id: int, name: str) -> Path:
+        page.goto(f"{live_server.url}/corpora/{corpus_id}/export/")
+        page.wait_for_selector("#export-formats input")
+        page.check("input[name=format][value=jsonl]")
+        page.click("#export-submit")
+        page.wait_for_selector("#export-ready a", timeout=120_000)
+        with page.expect_download() as download:
+            page.click("#export-ready a")
+        target = tmp_path / name
+        download.value.save_as(target)
+        return target
+
+    first = export(corpus.pk, "first.jsonl")
+    page.screenshot(path=str(SCREENSHOTS / "admin_export.png"), full_page=True)
+    page.goto(f"{live_server.url}/corpora/")
+    page.fill("#up-corpus", "round trip")
+    page.select_option("#up-format", "jsonl")
+    page.set_input_files("#up-files", [str(first)])
+    page.click("#upload-submit")
+    page.wait_for_selector("#upload-done:not([hidden])", timeout=60_000)
+    with SERVER_LOCK:
+        copy = Corpus.objects.get(name="round trip")
+    second = export(copy.pk, "second.jsonl")
+    assert second.read_bytes() == first.read_bytes()
+    assert page.js_errors == []
