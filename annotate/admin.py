@@ -72,15 +72,27 @@ class AssignmentAdmin(admin.ModelAdmin[Assignment]):
 
 
 class AnnotationLinkInline(admin.TabularInline[AnnotationLink, Any]):
+    """Read-only: an annotator's links change only through the workspace, which logs every
+    change and keeps the annotation's edit count."""
+
     model = AnnotationLink
     extra = 0
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(Annotation)
 class AnnotationAdmin(admin.ModelAdmin[Annotation]):
     list_display = ("assignment", "version", "rating", "updated_at")
     raw_id_fields = ("assignment",)
-    readonly_fields = ("version",)
+    readonly_fields = ("version", "prefill_edits")
     inlines = (AnnotationLinkInline,)
 
 

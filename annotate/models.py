@@ -106,6 +106,14 @@ class SentencePair(models.Model):
                 condition=Q(n_source__gte=1) & Q(n_target__gte=1), name="pair_nonempty"
             ),
         ]
+        # Covers the corpus page's figures and the pair list's filters and length sort, so
+        # they read the index, not the wide rows with their token lists.
+        indexes = [
+            models.Index(
+                fields=["corpus", "subcorpus", "split", "n_source", "n_target", "position"],
+                name="pair_figures",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.corpus.name}:{self.external_id}"
@@ -194,6 +202,17 @@ class Annotation(models.Model):
     flags = models.JSONField(default=list, blank=True)
     rating = models.FloatField(null=True, blank=True, help_text="Optional 0–5 similarity.")
     comment = models.TextField(blank=True)
+    link_count = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Links in the alignment (kept by every write of the links).",
+    )
+    prefill_edits = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Cells of the pair's N×M grid whose P state differs from its newest prefill "
+        "(kept by every write of the links); empty without a prefill.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -296,10 +296,9 @@ class CorpusPairsApi(APIView):
             for key, value in values.items()
             if value not in ("", None) or (key in ("subcorpus", "split") and value == "")
         }
-        pairs = corpora_reads.corpus_pairs_filtered(corpus, search=search, sort=sort, **filters)
-        total = pairs.count()
-        start = (page - 1) * self.PAGE_SIZE
-        rows = pairs[start : start + self.PAGE_SIZE]
+        rows, total = corpora_reads.corpus_pairs_page(
+            corpus, page=page, per_page=self.PAGE_SIZE, search=search, sort=sort, **filters
+        )
         return Response(
             {
                 "total": total,

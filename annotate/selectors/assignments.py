@@ -12,17 +12,9 @@ from collections import defaultdict
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q, Sum
 
-from annotate.models import (
-    Annotation,
-    AnnotationLink,
-    Assignment,
-    AutoAlignment,
-    AutoLink,
-    Corpus,
-    SentencePair,
-)
+from annotate.models import Assignment, Corpus, SentencePair
 
 _STATUS = Assignment.Status
 
@@ -94,44 +86,28 @@ def _coverage(corpus: Corpus) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 def _edit_counts(corpus: Corpus) -> dict[int, dict[str, int]]:
     """Per annotator, over their submitted pairs that have a prefill: pairs, cells (``N·M``) and
-    cells whose state in ``P`` differs from the pair's newest prefill (``|A Δ prefill|``)."""
-    tables = {
-        "pair": SentencePair._meta.db_table,
-        "assignment": Assignment._meta.db_table,
-        "annotation": Annotation._meta.db_table,
-        "link": AnnotationLink._meta.db_table,
-        "prefill": AutoAlignment._meta.db_table,
-        "autolink": AutoLink._meta.db_table,
-    }
-    sql = """
-        SELECT w.annotator_id, COUNT(*), SUM(w.cells),
-               SUM((SELECT COUNT(*) FROM {link} x WHERE x.annotation_id = w.annotation_id)),
-               SUM((SELECT COUNT(*) FROM {autolink} y WHERE y.alignment_id = w.prefill_id)),
-               SUM((SELECT COUNT(*) FROM {link} x JOIN {autolink} y
-                    ON y.alignment_id = w.prefill_id AND y.i = x.i AND y.j = x.j
-                    WHERE x.annotation_id = w.annotation_id))
-        FROM (
-            SELECT a.annotator_id AS annotator_id, an.id AS annotation_id,
-                   sp.n_source * sp.n_target AS cells, latest.prefill_id AS prefill_id
-            FROM {assignment} a
-            JOIN {annotation} an ON an.assignment_id = a.id
-            JOIN {pair} sp ON sp.id = a.pair_id
-            JOIN (SELECT pair_id, MAX(id) AS prefill_id FROM {prefill} GROUP BY pair_id) latest
-                ON latest.pair_id = a.pair_id
-            WHERE sp.corpus_id = %s AND a.status = %s
-        ) w
-        GROUP BY w.annotator_id
-    """.format(**tables)
-    out = {}
-    for annotator_id, pairs, cells, mine, prefilled, common in _rows(
-        sql, [corpus.pk, _STATUS.SUBMITTED]
-    ):
-        out[annotator_id] = {
-            "pairs": int(pairs),
-            "cells": int(cells or 0),
-            "edits": int((mine or 0) + (prefilled or 0) - 2 * (common or 0)),
+    cells whose state in ``P`` differs from the pair's newest prefill (stored with each
+    annotation, :attr:`Annotation.prefill_edits`)."""
+    with_prefill = Q(annotation__prefill_edits__isnull=False)
+    rows = (
+        Assignment.objects.filter(pair__corpus=corpus, status=_STATUS.SUBMITTED)
+        .filter(with_prefill)
+        .values("annotator_id")
+        .annotate(
+            pairs=Count("id"),
+            cells=Sum(F("pair__n_source") * F("pair__n_target")),
+            edits=Sum("annotation__prefill_edits"),
+        )
+        .order_by()
+    )
+    return {
+        row["annotator_id"]: {
+            "pairs": row["pairs"],
+            "cells": int(row["cells"] or 0),
+            "edits": int(row["edits"] or 0),
         }
-    return out
+        for row in rows
+    }
 
 
 def _median(values: list[float]) -> float | None:

@@ -4,6 +4,7 @@ records, counts. Nothing here writes."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Sum
 from django.db.models.functions import Least
@@ -167,8 +168,10 @@ def corpus_overview(corpus: Corpus) -> dict[str, object]:
         )
         .order_by("annotator__username")
     )
-    annotations = Annotation.objects.filter(assignment__pair__corpus=corpus).count()
-    links = AnnotationLink.objects.filter(annotation__assignment__pair__corpus=corpus).count()
+    sizes = Annotation.objects.filter(assignment__pair__corpus=corpus).aggregate(
+        annotations=Count("id"), links=Sum("link_count")
+    )
+    annotations, links = sizes["annotations"], sizes["links"] or 0
     return {
         "pairs": totals["pairs"],
         "tokens": (totals["source_tokens"] or 0) + (totals["target_tokens"] or 0),
@@ -221,28 +224,22 @@ def corpus_pairs_filtered(
     search: str = "",
     sort: str = "position",
 ) -> QuerySet[SentencePair]:
-    """The pair list's rows: filtered in SQL, each with its assignment counts and gold flag.
+    """The pair list's pairs, filtered and sorted in SQL (without per-pair counts, so counting
+    and slicing stay cheap; :func:`corpus_pairs_page` adds them to one page).
 
     ``status``: ``unassigned`` (no assignment), ``adjudicated`` (has gold), or an assignment
     status that some assignment of the pair has. Lengths are of the shorter sentence."""
     pairs = SentencePair.objects.filter(corpus=corpus).annotate(
-        shorter=Least("n_source", "n_target"),
-        assigned=Count("assignments", distinct=True),
-        submitted=Count(
-            "assignments",
-            filter=Q(assignments__status=Assignment.Status.SUBMITTED),
-            distinct=True,
-        ),
-        has_gold=Exists(GoldAlignment.objects.filter(pair=OuterRef("pk"))),
+        shorter=Least("n_source", "n_target")
     )
     if subcorpus is not None:
         pairs = pairs.filter(subcorpus=subcorpus)
     if split is not None:
         pairs = pairs.filter(split=split)
     if status == "unassigned":
-        pairs = pairs.filter(assigned=0)
+        pairs = pairs.filter(~Exists(Assignment.objects.filter(pair=OuterRef("pk"))))
     elif status == "adjudicated":
-        pairs = pairs.filter(has_gold=True)
+        pairs = pairs.filter(Exists(GoldAlignment.objects.filter(pair=OuterRef("pk"))))
     elif status:
         pairs = pairs.filter(Exists(Assignment.objects.filter(pair=OuterRef("pk"), status=status)))
     if annotator:
@@ -260,3 +257,26 @@ def corpus_pairs_filtered(
             | Q(target_text__icontains=search)
         )
     return pairs.order_by(*PAIR_SORTS[sort])
+
+
+def corpus_pairs_page(
+    corpus: Corpus, *, page: int, per_page: int, **filters: Any
+) -> tuple[list[SentencePair], int]:
+    """One page of :func:`corpus_pairs_filtered` and the number of matching pairs. The page's
+    ids are chosen first (the sort reads only the index), then only those rows are read, each
+    with its assignment counts and gold flag."""
+    pairs = corpus_pairs_filtered(corpus, **filters)
+    total = pairs.count()
+    start = (page - 1) * per_page
+    ids = list(pairs.values_list("id", flat=True)[start : start + per_page])
+    rows = SentencePair.objects.filter(id__in=ids).annotate(
+        assigned=Count("assignments", distinct=True),
+        submitted=Count(
+            "assignments",
+            filter=Q(assignments__status=Assignment.Status.SUBMITTED),
+            distinct=True,
+        ),
+        has_gold=Exists(GoldAlignment.objects.filter(pair=OuterRef("pk"))),
+    )
+    by_id = {row.pk: row for row in rows}
+    return [by_id[pk] for pk in ids], total

@@ -28,6 +28,7 @@ from annotate.models import (
     AutoAlignment,
 )
 from scoring.alignment.links import (
+    Link,
     check_bounds,
     links_from_triples,
     links_to_triples,
@@ -114,15 +115,20 @@ def _locked_assignment(assignment_id: int) -> Assignment:
     return Assignment.objects.select_for_update().select_related("pair").get(pk=assignment_id)
 
 
-def _prefill_links(assignment: Assignment) -> LinkMap:
-    prefill = (
-        AutoAlignment.objects.filter(pair_id=assignment.pair_id)
-        .order_by("-created_at", "-id")
-        .first()
-    )
+def prefill_links(pair_id: int) -> LinkMap | None:
+    """The links of the pair's newest prefill; ``None`` if it has none."""
+    prefill = AutoAlignment.objects.filter(pair_id=pair_id).order_by("-created_at", "-id").first()
     if prefill is None:
-        return {}
+        return None
     return {(i, j): sure for i, j, sure in prefill.links.values_list("i", "j", "sure")}
+
+
+def edits_from_prefill(links: Iterable[Link], prefill: Iterable[Link] | None) -> int | None:
+    """Cells whose state in ``P`` (linked or not) differs between an alignment and its prefill:
+    the edits of Cohn et al. (2008, §3); ``None`` without a prefill."""
+    if prefill is None:
+        return None
+    return len(set(links) ^ set(prefill))
 
 
 @transaction.atomic
@@ -134,8 +140,14 @@ def annotation_open(
     locked = _locked_assignment(assignment.pk)
     annotation = Annotation.objects.filter(assignment=locked).first()
     if annotation is None:
-        links = _prefill_links(locked)
-        annotation = Annotation.objects.create(assignment=locked, version=1)
+        prefill = prefill_links(locked.pair_id)
+        links = prefill or {}
+        annotation = Annotation.objects.create(
+            assignment=locked,
+            version=1,
+            link_count=len(links),
+            prefill_edits=edits_from_prefill(links, prefill),
+        )
         AnnotationLink.objects.bulk_create(
             AnnotationLink(annotation=annotation, i=i, j=j, sure=sure)
             for (i, j), sure in sorted(links.items())
@@ -218,6 +230,8 @@ def annotation_save(
         ),
         batch_size=SAVE_BATCH,
     )
+    annotation.link_count = len(links)
+    annotation.prefill_edits = edits_from_prefill(links, prefill_links(locked.pair_id))
     annotation_event_append(
         annotation=annotation,
         kind=AnnotationEvent.Kind.EDITED,
@@ -225,6 +239,7 @@ def annotation_save(
         added=links_list(added),
         removed=[[i, j] for i, j in removed],
         payload=client,
+        also_save=["link_count", "prefill_edits"],
     )
     return SaveResult(annotation, True, locked.status)
 

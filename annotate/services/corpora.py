@@ -35,6 +35,7 @@ from annotate.models import (
     SentencePair,
 )
 from annotate.selectors.corpora import corpus_pair_records
+from annotate.services.annotations import edits_from_prefill
 from scoring import formats
 from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
@@ -315,6 +316,11 @@ def _insert_batch(
             flags=list(record.annotations[name].flags),
             rating=record.annotations[name].rating,
             comment=record.annotations[name].comment,
+            link_count=len(record.annotations[name].alignment.possible),
+            prefill_edits=edits_from_prefill(
+                record.annotations[name].alignment.possible,
+                None if record.prefill is None else record.prefill.possible,
+            ),
         )
         for assignment, record, name in annotation_rows
     ]

@@ -39,6 +39,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from annotate.conversions import alignment_from_rows, link_rows
 from annotate.exceptions import DomainError
 from annotate.models import (
+    Annotation,
     AnnotationEvent,
     AnnotationLink,
     Assignment,
@@ -52,6 +53,7 @@ from annotate.models import (
     validate_learning_aligner,
 )
 from annotate.selectors import corpora as corpora_reads
+from annotate.services.annotations import edits_from_prefill
 from annotate.services.jobs import job_create
 from scoring.aligners import AlignerError, AlignerOutput, available_aligners, get_aligner
 from scoring.aligners.base import aligner_class
@@ -433,4 +435,35 @@ def _write_prefills(
         for i, j, sure in link_rows(output.alignment)
     ]
     AutoLink.objects.bulk_create(links)
+    _recount_edits(
+        {pid: output.alignment for (pid, _, _), output in zip(chunk, outputs, strict=True)}
+    )
     return len(links)
+
+
+def _recount_edits(prefills: Mapping[int, Alignment]) -> None:
+    """Annotations on pairs that just got a new prefill (imported work: nobody opened them
+    here) count their edits against it."""
+    annotations = dict(
+        Annotation.objects.filter(assignment__pair_id__in=list(prefills)).values_list(
+            "id", "assignment__pair_id"
+        )
+    )
+    if not annotations:
+        return
+    links: dict[int, set[tuple[int, int]]] = defaultdict(set)
+    for annotation_id, i, j in AnnotationLink.objects.filter(
+        annotation_id__in=list(annotations)
+    ).values_list("annotation_id", "i", "j"):
+        links[annotation_id].add((i, j))
+    Annotation.objects.bulk_update(
+        [
+            Annotation(
+                id=annotation_id,
+                prefill_edits=edits_from_prefill(links[annotation_id], prefills[pid].possible),
+            )
+            for annotation_id, pid in annotations.items()
+        ],
+        ["prefill_edits"],
+        batch_size=WRITE_CHUNK,
+    )

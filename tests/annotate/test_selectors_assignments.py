@@ -7,10 +7,12 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from annotate import roles
-from annotate.models import Assignment, AutoAlignment, AutoLink
+from annotate.models import Assignment, Corpus, Job
 from annotate.selectors.assignments import corpus_progress
-from annotate.services import annotations
+from annotate.services import annotations, jobs
+from annotate.services.corpora import corpus_import_records
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
+from tests.annotate.records import make_record
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
@@ -97,15 +99,40 @@ def test_progress_per_annotator_and_sub_corpus_with_median_time_and_edit_rate() 
     assert subs["news"]["new"] == 1 and subs["news"]["pairs_done"] == 0
 
 
-def test_the_edit_rate_is_measured_against_the_newest_prefill() -> None:
-    corpus = make_corpus()
+def test_imported_work_counts_its_edits_against_a_prefill_added_later() -> None:
+    corpus_import_records(
+        corpus_name="c",
+        records=[
+            make_record(
+                "p", "the cat sat", "the cat slept", prefill=None, annotations={"A": "0-0 2-2"}
+            )
+        ],
+    )
+    corpus = Corpus.objects.get(name="c")
+    assert corpus_progress(corpus)["annotators"][0]["edit_rate"] is None, "no prefill yet"
+    job = Job.objects.create(kind="prefill", corpus=corpus, parameters={"aligner": "identity"})
+    jobs.job_run(job_id=job.pk, worker="test")
+    # identity links 0-0 1-1: A lacks 1-1 and adds 2-2 → 2 of 9 cells
+    assert corpus_progress(corpus)["annotators"][0]["edit_rate"] == pytest.approx(2 / 9)
+
+
+def test_the_stored_edit_counts_follow_every_save() -> None:
     alice = make_user("alice", roles.ANNOTATOR)
-    pair = make_pair(corpus)
-    _submit(make_assignment(pair, alice), {(1, 1): True, (3, 4): False}, seconds=10)
-    newer = AutoAlignment.objects.create(pair=pair, aligner="em")
-    AutoLink.objects.create(alignment=newer, i=0, j=0, sure=True, confidence=1.0)
-    row = corpus_progress(corpus)["annotators"][0]
-    assert row["edit_rate"] == pytest.approx(3 / 42)  # (0,0) missing, (1,1) and (3,4) extra
+    assignment = make_assignment(make_pair(make_corpus()), alice)
+    annotation = annotations.annotation_open(assignment=assignment, actor=alice)
+    assert annotation.prefill_edits == 0 and annotation.link_count == 2
+    saved = annotations.annotation_save(
+        assignment=assignment, actor=alice, base_version=1, links={(0, 0): True, (1, 1): False}
+    )
+    assert saved.annotation.prefill_edits == 2  # (0,0) added, (3,4) removed; (1,1) only sure→P
+    assert saved.annotation.link_count == 2
+    bare = make_pair(make_corpus(), prefill=None)
+    assert (
+        annotations.annotation_open(
+            assignment=make_assignment(bare, alice), actor=alice
+        ).prefill_edits
+        is None
+    )
 
 
 def test_imported_work_without_time_leaves_the_median_undefined() -> None:

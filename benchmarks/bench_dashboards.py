@@ -1,0 +1,255 @@
+"""Server time of the corpus admin's pages and the API calls behind them.
+
+Targets: every dashboard page and API call ≤ 300 ms at p95 for a corpus of 10,000 pairs with 3
+annotators (every pair annotated by all three, with a prefill); the corpus figures and the pair
+list also at 100,000 pairs. Each request goes through Django's full stack in this process
+(``django.test.Client``: URL routing, session, permissions, serialization), on a fresh SQLite
+database in a temporary directory, or on ``--database-url``. The peer is the smallest API call
+(``/api/me/``) measured in the same rounds, so the ratio shows what the figures cost beyond a
+request's fixed overhead.
+
+    python -m benchmarks.bench_dashboards [--pairs 10000] [--large 100000] [--rounds 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+TARGET_MS = 300.0
+WORDS = (
+    "the a council approved new budget on tuesday after three hour debate police arrested two "
+    "men in connection with burglary shop minister resigned friday citing personal reasons"
+).split()
+
+
+def _setup(var: Path, database_url: str | None) -> None:
+    os.environ["VAR_DIR"] = str(var)
+    os.environ["DATABASE_URL"] = database_url or f"sqlite:///{var}/bench.sqlite3"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["CACHE_URL"] = "locmem://"
+    os.environ["API_RATE_USER"] = "1000000/min"
+    os.environ["API_RATE_ADDRESS"] = "1000000/min"
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    if database_url:
+        call_command("flush", "--no-input", verbosity=0)
+    call_command("migrate", "--no-input", verbosity=0)
+
+
+def build_corpus(name: str, pairs: int, annotators: int, seed: int = 0) -> int:
+    """A corpus of ``pairs`` pairs, each with a prefill and, when ``annotators`` > 0, a
+    submitted annotation by each annotator (about 12 links). Returns its id."""
+    from django.contrib.auth import get_user_model
+
+    from annotate import roles
+    from annotate.models import (
+        Annotation,
+        AnnotationLink,
+        Assignment,
+        AutoAlignment,
+        AutoLink,
+        Corpus,
+        SentencePair,
+    )
+    from annotate.services.annotations import edits_from_prefill
+
+    rng = random.Random(seed)
+    corpus = Corpus.objects.create(name=name)
+    rows = []
+    for index in range(pairs):
+        src = [rng.choice(WORDS) for _ in range(rng.randint(10, 30))]
+        tgt = [rng.choice(WORDS) for _ in range(rng.randint(10, 30))]
+        rows.append(
+            SentencePair(
+                corpus=corpus,
+                external_id=f"p{index}",
+                subcorpus=("news", "mtc", "novels")[index % 3],
+                split="train",
+                source_text=" ".join(src),
+                target_text=" ".join(tgt),
+                source_tokens=src,
+                target_tokens=tgt,
+                n_source=len(src),
+                n_target=len(tgt),
+                position=index,
+            )
+        )
+    created = SentencePair.objects.bulk_create(rows, batch_size=2000)
+
+    def links(pair: SentencePair) -> list[tuple[int, int, bool]]:
+        cells = {(rng.randrange(pair.n_source), rng.randrange(pair.n_target)) for _ in range(12)}
+        return [(i, j, k % 3 != 0) for k, (i, j) in enumerate(sorted(cells))]
+
+    prefills = AutoAlignment.objects.bulk_create(
+        (AutoAlignment(pair=pair, aligner="identity") for pair in created), batch_size=2000
+    )
+    prefill_links = {pair.pk: links(pair) for pair in created}
+    AutoLink.objects.bulk_create(
+        (
+            AutoLink(alignment=auto, i=i, j=j, sure=sure, confidence=0.5)
+            for auto, pair in zip(prefills, created, strict=True)
+            for i, j, sure in prefill_links[pair.pk]
+        ),
+        batch_size=5000,
+    )
+    group = roles.role_group(roles.ANNOTATOR)
+    for k in range(annotators):
+        user, _ = get_user_model().objects.get_or_create(username=f"annotator{k}")
+        user.groups.add(group)
+        assignments = Assignment.objects.bulk_create(
+            (
+                Assignment(
+                    pair=pair,
+                    annotator=user,
+                    status=Assignment.Status.SUBMITTED,
+                    active_seconds=rng.uniform(20, 200),
+                )
+                for pair in created
+            ),
+            batch_size=2000,
+        )
+        work = {pair.pk: links(pair) for pair in created}
+        annotations = Annotation.objects.bulk_create(
+            (
+                Annotation(
+                    assignment=a,
+                    link_count=len(work[a.pair_id]),
+                    prefill_edits=edits_from_prefill(
+                        [(i, j) for i, j, _ in work[a.pair_id]],
+                        [(i, j) for i, j, _ in prefill_links[a.pair_id]],
+                    ),
+                )
+                for a in assignments
+            ),
+            batch_size=2000,
+        )
+        AnnotationLink.objects.bulk_create(
+            (
+                AnnotationLink(annotation=annotation, i=i, j=j, sure=sure)
+                for annotation, pair in zip(annotations, created, strict=True)
+                for i, j, sure in work[pair.pk]
+            ),
+            batch_size=5000,
+        )
+    return int(corpus.pk)
+
+
+def _timed(get: Callable[[str], object], url: str) -> float:
+    start = time.perf_counter()
+    response = get(url)
+    elapsed = (time.perf_counter() - start) * 1000
+    status = getattr(response, "status_code", 0)
+    if status != 200:
+        raise SystemExit(f"{url} answered {status}")
+    return elapsed
+
+
+def measure(urls: list[str], rounds: int) -> dict[str, list[float]]:
+    """Milliseconds per request for every URL, interleaved over ``rounds`` rounds after one
+    warm-up round (the peer ``/api/me/`` is measured in every round too)."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from annotate import roles
+
+    admin, _ = get_user_model().objects.get_or_create(username="bench-admin")
+    admin.groups.add(roles.role_group(roles.ADMIN))
+    client = Client()
+    client.force_login(admin)
+    everything = ["/api/me/", *urls]
+    times: dict[str, list[float]] = {url: [] for url in everything}
+    for round_ in range(rounds + 1):
+        for url in everything:
+            elapsed = _timed(client.get, url)
+            if round_:
+                times[url].append(elapsed)
+    return times
+
+
+def report(title: str, times: dict[str, list[float]]) -> bool:
+    peer = statistics.median(times["/api/me/"])
+    print(f"\n{title}")
+    print(f"{'request':58} {'p50 ms':>8} {'p95 ms':>8} {'× /api/me/':>11}")
+    ok = True
+    for url, values in times.items():
+        values = sorted(values)
+        p50 = statistics.median(values)
+        p95 = values[min(len(values) - 1, round(0.95 * (len(values) - 1)))]
+        missed = url != "/api/me/" and p95 > TARGET_MS
+        ok &= not missed
+        flag = "  MISSED" if missed else ""
+        print(f"{url:58} {p50:8.1f} {p95:8.1f} {p50 / peer:11.1f}{flag}")
+    return ok
+
+
+def dashboard_urls(corpus: int) -> list[str]:
+    pages = [f"/corpora/{corpus}/{tab}" for tab in ("", "pairs/", "prefill/", "assignments/")]
+    pages += [f"/corpora/{corpus}/{tab}" for tab in ("agreement/", "export/")]
+    return [
+        "/corpora/",
+        *pages,
+        "/jobs/",
+        "/users/",
+        "/api/corpora/",
+        f"/api/corpora/{corpus}/",
+        f"/api/corpora/{corpus}/pairs/",
+        f"/api/corpora/{corpus}/pairs/?status=submitted&sort=-length&q=council",
+        f"/api/corpora/{corpus}/assignments/progress/",
+        f"/api/corpora/{corpus}/export/",
+        f"/api/jobs/?corpus={corpus}",
+        "/api/users/?role=annotator",
+        "/api/aligners/",
+        "/api/adjudication/",
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--pairs", type=int, default=10_000)
+    parser.add_argument("--large", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--database-url", default=None, help="default: a fresh SQLite file")
+    args = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    with tempfile.TemporaryDirectory() as tmp:
+        _setup(Path(tmp), args.database_url)
+        start = time.perf_counter()
+        corpus = build_corpus("dashboard", args.pairs, annotators=3)
+        print(f"built {args.pairs:,} pairs × 3 annotators in {time.perf_counter() - start:.0f} s")
+        ok = report(
+            f"{args.pairs:,} pairs, 3 annotators (target p95 ≤ {TARGET_MS:.0f} ms)",
+            measure(dashboard_urls(corpus), args.rounds),
+        )
+        if args.large:
+            start = time.perf_counter()
+            large = build_corpus("large", args.large, annotators=1, seed=1)
+            print(
+                f"\nbuilt {args.large:,} pairs × 1 annotator in {time.perf_counter() - start:.0f} s"
+            )
+            urls = [
+                f"/corpora/{large}/",
+                f"/api/corpora/{large}/",
+                f"/api/corpora/{large}/pairs/",
+                f"/api/corpora/{large}/pairs/?page=400&sort=-length",
+                f"/api/corpora/{large}/pairs/?q=minister&subcorpus=news",
+            ]
+            ok &= report(
+                f"{args.large:,} pairs: the corpus figures and the pair list",
+                measure(urls, args.rounds),
+            )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,52 @@
+"""Data migrations: the stored link and edit counts are filled in for existing annotations."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BEFORE = [("annotate", "0005_job_snapshot")]
+AFTER = [("annotate", "0006_annotation_prefill_edits")]
+
+
+def test_link_and_edit_counts_are_computed_for_annotations_made_before_them() -> None:
+    executor = MigrationExecutor(connection)
+    executor.migrate(BEFORE)
+    apps = executor.loader.project_state(BEFORE).apps
+    corpus = apps.get_model("annotate", "Corpus").objects.create(name="old")
+    pair_model = apps.get_model("annotate", "SentencePair")
+    common = {"corpus": corpus, "source_tokens": ["a", "b"], "target_tokens": ["a", "b"]}
+    pair = pair_model.objects.create(external_id="p", position=0, n_source=2, n_target=2, **common)
+    bare = pair_model.objects.create(external_id="q", position=1, n_source=2, n_target=2, **common)
+    auto = apps.get_model("annotate", "AutoAlignment")
+    older = auto.objects.create(pair=pair, aligner="identity")
+    newer = auto.objects.create(pair=pair, aligner="em")
+    auto_link = apps.get_model("annotate", "AutoLink")
+    auto_link.objects.create(alignment=older, i=1, j=1, sure=True, confidence=1.0)
+    auto_link.objects.create(alignment=newer, i=0, j=0, sure=True, confidence=1.0)
+    user = apps.get_model("auth", "User").objects.create(username="ann")
+    assignment = apps.get_model("annotate", "Assignment")
+    annotation = apps.get_model("annotate", "Annotation")
+    link = apps.get_model("annotate", "AnnotationLink")
+    edited = annotation.objects.create(
+        assignment=assignment.objects.create(pair=pair, annotator=user)
+    )
+    link.objects.create(annotation=edited, i=0, j=0, sure=False)
+    link.objects.create(annotation=edited, i=1, j=0, sure=True)
+    unprefilled = annotation.objects.create(
+        assignment=assignment.objects.create(pair=bare, annotator=user)
+    )
+    link.objects.create(annotation=unprefilled, i=1, j=1, sure=True)
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(AFTER)
+    apps = executor.loader.project_state(AFTER).apps
+    rows = apps.get_model("annotate", "Annotation").objects.in_bulk()
+    assert rows[edited.pk].link_count == 2
+    assert rows[edited.pk].prefill_edits == 1, "against the newest prefill: 1-0 is extra"
+    assert rows[unprefilled.pk].link_count == 1
+    assert rows[unprefilled.pk].prefill_edits is None
+    MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())
