@@ -107,11 +107,15 @@ def agreement_compute(
     annotators: Sequence[str],
     params: AgreementParams,
     progress: Callable[[str, int, int], None] | None = None,
+    chance_model: str = "auto",
+    subcorpora: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The whole report in this process (the management command, small corpora)."""
     _check_request(corpus, annotators)
-    records = agreement_records(corpus, annotators)
-    report = build_report(records, annotators, params=params, progress=progress)
+    records = agreement_records(corpus, annotators, subcorpora=subcorpora)
+    report = build_report(
+        records, annotators, params=params, progress=progress, chance_model=chance_model
+    )
     return {"corpus": corpus.name, **report}
 
 

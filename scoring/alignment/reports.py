@@ -103,12 +103,17 @@ def resolve_chance_model(
 ) -> str:
     """``prefill`` when every pair an annotator worked on has a prefill, else ``density``
     (``requested="auto"``); an explicit name is checked and kept."""
+    worked = [r for r in records if any(a in r.annotations for a in annotators)]
     if requested != "auto":
         if requested not in CHANCE_MODELS:
             choices = ", ".join(["auto", *CHANCE_MODELS])
             raise ReportError(f"chance model must be one of {choices}, got {requested!r}")
+        if requested == "prefill" and not any(r.prefill is not None for r in worked):
+            raise ReportError(
+                "the prefill chance model needs a prefill, and none of the annotated pairs has "
+                "one: prefill the corpus first, or use the density chance model"
+            )
         return requested
-    worked = [r for r in records if any(a in r.annotations for a in annotators)]
     return "prefill" if worked and all(r.prefill is not None for r in worked) else "density"
 
 

@@ -14,7 +14,7 @@ from annotate.services.agreement import (
     agreement_job_create,
     agreement_params,
 )
-from scoring.alignment.reports import report_to_csv
+from scoring.alignment.reports import CHANCE_MODELS, report_to_csv
 
 
 class Command(JobCommand):
@@ -33,6 +33,20 @@ class Command(JobCommand):
         parser.add_argument(
             "--job", action="store_true", help="run as a background job on the Celery workers"
         )
+        parser.add_argument(
+            "--chance-model",
+            choices=("auto", *CHANCE_MODELS),
+            default="auto",
+            help="π̂0's chance model: edits of the prefill, link density without one, or auto "
+            "(the prefill where every annotator has pairs with one)",
+        )
+        parser.add_argument(
+            "--subcorpus",
+            action="append",
+            default=[],
+            dest="subcorpora",
+            help="only this sub-corpus (repeat for several; default: all)",
+        )
         parser.add_argument("--chunk-pairs", type=int, default=DEFAULT_CHUNK_PAIRS)
         self.add_wait_argument(parser)
 
@@ -45,6 +59,8 @@ class Command(JobCommand):
                 samples=options["samples"],
                 seed=options["seed"],
                 chunk_pairs=options["chunk_pairs"],
+                chance_model=options["chance_model"],
+                subcorpora=options["subcorpora"],
             )
             self.report(job, options["wait"])
             if options["output"] and job.status == "succeeded" and job.result is not None:
@@ -53,17 +69,30 @@ class Command(JobCommand):
         if options["output"] is None:
             raise CommandError("--output is required unless --job is given")
 
+        live = sys.stderr.isatty()
+        shown: dict[str, int] = {}
+
         def progress(stage: str, done: int, total: int) -> None:
-            if options["verbosity"] > 0 and (done == total or done % 25 == 0):
-                print(f"\r{stage}: {done}/{total}", end="", file=sys.stderr, flush=True)
+            """One line updated in place on a terminal; a line per tenth in a log."""
+            if options["verbosity"] == 0:
+                return
+            if live:
+                end = "\n" if done == total else ""
+                print(f"\r{stage}: {done}/{total}\x1b[K", end=end, file=sys.stderr, flush=True)
+                return
+            tenth = 10 * done // max(total, 1)
+            if done == total or tenth > shown.get(stage, 0):
+                shown[stage] = tenth
+                print(f"{stage}: {done}/{total}", file=sys.stderr, flush=True)
 
         report = agreement_compute(
             corpus=corpus,
             annotators=options["annotators"],
             params=agreement_params({"samples": options["samples"]}, options["seed"]),
             progress=progress,
+            chance_model=options["chance_model"],
+            subcorpora=options["subcorpora"],
         )
-        print(file=sys.stderr)
         self._write(report, options["output"])
 
     def _write(self, report: dict[str, Any], output: Path) -> None:
