@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from django.core.management import call_command
 
 from annotate.models import Corpus
 from annotate.services.agreement import (
@@ -46,6 +49,33 @@ def test_the_stored_corpus_gives_the_same_report_as_the_records_it_came_from(
     assert stored["table5"] == direct["table5"]
     assert pair["table4"]["overall"]["c_hat"]["poss"]["c_hat"] is not None
     assert stored["signature"]["seed"] == 11
+
+
+def test_the_command_takes_the_chance_model_and_sub_corpora(corpus: Corpus, tmp_path) -> None:
+    output = tmp_path / "report.json"
+    call_command(
+        "agreement_report",
+        corpus="agr",
+        annotators=["ann1", "ann2"],
+        samples=20,
+        chance_model="density",
+        subcorpora=["news"],
+        output=output,
+        verbosity=0,
+    )
+    report = json.loads(output.read_text())
+    assert report["signature"]["chance_model"] == "density"
+    params = agreement_params({"samples": 20}, 0)
+    direct = agreement_compute(
+        corpus=corpus,
+        annotators=["ann1", "ann2"],
+        params=params,
+        chance_model="density",
+        subcorpora=["news"],
+    )
+    assert report["annotator_pairs"] == direct["annotator_pairs"]
+    everything = agreement_compute(corpus=corpus, annotators=["ann1", "ann2"], params=params)
+    assert direct["annotator_pairs"] != everything["annotator_pairs"], "only the sub-corpus"
 
 
 def test_a_report_needs_two_known_annotators(corpus: Corpus) -> None:

@@ -252,7 +252,7 @@ def test_the_prefill_model_is_kept_when_every_pair_has_one(report) -> None:
 
 def test_an_explicit_prefill_model_without_prefills_is_refused_clearly() -> None:
     records = _without_prefill(_records())
-    with pytest.raises(ScoringError, match="has no non-empty pair with a prefill"):
+    with pytest.raises(ScoringError, match=r"needs a prefill.*use the density chance model"):
         build_report(records, NAMES, params=PARAMS, chance_model="prefill")
 
 
