@@ -34,7 +34,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 
 from annotate.conversions import alignment_from_rows, link_rows
 from annotate.exceptions import DomainError
@@ -372,8 +372,7 @@ def _started_here() -> QuerySet[Assignment]:
     annotation from the prefill and logs a ``created`` event; imported annotations log
     ``imported`` instead."""
     return Assignment.objects.filter(pair=OuterRef("pk")).filter(
-        Q(status=Assignment.Status.IN_PROGRESS)
-        | Exists(
+        Exists(
             AnnotationEvent.objects.filter(
                 annotation__assignment=OuterRef("pk"), kind=AnnotationEvent.Kind.CREATED
             )

@@ -53,11 +53,9 @@ def corpus() -> Corpus:
         ],
     )
     started = SentencePair.objects.get(external_id="started")
-    Assignment.objects.create(
-        pair=started,
-        annotator=get_user_model().objects.create(username="ann"),
-        status=Assignment.Status.IN_PROGRESS,
-    )
+    annotator = get_user_model().objects.create(username="ann")
+    assignment = Assignment.objects.create(pair=started, annotator=annotator)
+    annotation_open(assignment=assignment, actor=annotator)  # from the prefill it has now
     return Corpus.objects.get(name="c")
 
 
@@ -98,6 +96,15 @@ def test_it_prefills_pairs_whose_annotations_were_imported_and_keeps_their_links
         for a in Assignment.objects.select_related("annotator", "annotation")
     }
     assert kept == {"A": {(0, 0, True), (2, 3, False)}, "B": {(1, 1, True)}}
+
+
+def test_imported_work_in_progress_does_not_keep_a_pair_from_its_prefill() -> None:
+    record = make_record("p", "a dog ran", "the dog runs", prefill=None, annotations={"A": "1-1"})
+    record.annotations["A"].status = "in_progress"
+    corpus_import_records(corpus_name="c", records=[record])
+    job = run_prefill("identity")
+    assert job.result["prefilled_pairs"] == 1
+    assert Assignment.objects.get().status == Assignment.Status.IN_PROGRESS
 
 
 def test_a_pair_opened_by_an_annotator_is_not_prefilled_again_even_once_submitted() -> None:
