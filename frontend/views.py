@@ -108,12 +108,15 @@ def scorers_page(request: HttpRequest) -> HttpResponse:
         {
             "kind": kind,
             "source": paper["source"],
-            "measure": paper["measure"],
             "data": data,
+            # one measure for the kind, or one per data set (the combined scorer's targets)
+            "measure": paper["measure"][data]
+            if isinstance(paper["measure"], dict)
+            else paper["measure"],
             "values": list(values.items()),
         }
         for kind, paper in PAPER_FIGURES.items()
         for data, values in paper.items()
-        if isinstance(values, dict)
+        if isinstance(values, dict) and data != "measure"
     ]
     return render(request, "frontend/scorers.html", {"models": models, "papers": papers})
