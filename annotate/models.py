@@ -38,6 +38,10 @@ def validate_learning_aligner(name: str) -> None:
         )
 
 
+#: The split whose pairs with a gold alignment train annotators (feedback after submitting).
+TRIAL_SPLIT = "trial"
+
+
 class Corpus(models.Model):
     name = models.CharField(max_length=100, unique=True)
     description = models.TextField(blank=True)
@@ -117,6 +121,11 @@ class SentencePair(models.Model):
 
     def __str__(self) -> str:
         return f"{self.corpus.name}:{self.external_id}"
+
+    @property
+    def is_trial(self) -> bool:
+        """A training pair: in the trial split and with a gold alignment to give feedback."""
+        return self.split == TRIAL_SPLIT and GoldAlignment.objects.filter(pair=self).exists()
 
 
 class LinkBase(models.Model):

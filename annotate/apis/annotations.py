@@ -113,7 +113,7 @@ class AnnotationSubmitApi(APIView):
                     "next_id": workspace_reads.next_open_assignment(
                         user=request.user, after=assignment
                     ),
-                    "trial": workspace_reads.is_trial(assignment.pair),
+                    "trial": assignment.pair.is_trial,
                 }
             ).data
         )

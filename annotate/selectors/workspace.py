@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 
 from annotate.exceptions import NotFound, PermissionDenied
 from annotate.models import (
+    TRIAL_SPLIT,
     Annotation,
     AnnotationEvent,
     Assignment,
@@ -22,7 +23,6 @@ from annotate.services.annotations import LinkMap, annotation_links, links_list
 from scoring.alignment.links import POSSIBLE, SURE
 
 User = AbstractBaseUser | AnonymousUser
-TRIAL_SPLIT = "trial"
 
 
 def assignments_of(user: User) -> QuerySet[Assignment]:
@@ -121,10 +121,6 @@ def gold_links(pair: SentencePair) -> LinkMap | None:
     return {(i, j): sure for i, j, sure in gold.links.values_list("i", "j", "sure")}
 
 
-def is_trial(pair: SentencePair) -> bool:
-    return pair.split == TRIAL_SPLIT and GoldAlignment.objects.filter(pair=pair).exists()
-
-
 def touched_cells(annotation: Annotation) -> list[list[int]]:
     """Cells the annotator has changed since the prefill (from the event log), sorted."""
     cells: set[tuple[int, int]] = set()
@@ -155,7 +151,7 @@ def workspace_of(*, user: User, assignment: Assignment, annotation: Annotation) 
             "rating": annotation.rating,
             "touched": touched_cells(annotation),
         },
-        "trial": is_trial(assignment.pair),
+        "trial": assignment.pair.is_trial,
     }
 
 

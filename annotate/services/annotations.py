@@ -337,11 +337,16 @@ def annotation_submit(
 def annotation_reopen(
     *, assignment: Assignment, actor: User, now: datetime | None = None
 ) -> Annotation:
-    """Move a submitted assignment back to in progress so it can be edited again."""
+    """Move a submitted assignment back to in progress so it can be edited again.
+
+    A submitted trial pair is final: its feedback shows the gold alignment, which a reopened
+    pair could copy into a new submission."""
     now = now or timezone.now()
     locked = _locked_assignment(assignment.pk)
     if locked.status != Assignment.Status.SUBMITTED:
         raise Conflict("only a submitted pair can be reopened")
+    if locked.pair.is_trial:
+        raise Conflict("a trial pair is final once submitted: its feedback shows the gold")
     annotation = Annotation.objects.select_for_update().get(assignment=locked)
     annotation_event_append(annotation=annotation, kind=AnnotationEvent.Kind.REOPENED, actor=actor)
     locked.status = Assignment.Status.IN_PROGRESS

@@ -6,7 +6,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotate.exceptions import DomainError
+from annotate.exceptions import Conflict, DomainError
 from annotate.models import AnnotationEvent, Assignment
 from annotate.services import annotations as svc
 from tests.annotate.factories import make_assignment, make_pair
@@ -226,3 +226,15 @@ def test_clearing_a_block_removes_every_link_of_it_in_one_version() -> None:
     event = AnnotationEvent.objects.get(annotation=result.annotation, version=2)
     assert event.removed == [[1, 1], [3, 4]] and event.added == []
     assert result.status == Assignment.Status.IN_PROGRESS
+
+
+def test_a_submitted_trial_pair_is_final_so_its_gold_cannot_be_copied_back() -> None:
+    pair = make_pair(split="trial", gold=[(1, 1, True)])
+    assignment = make_assignment(pair)
+    user = assignment.annotator
+    svc.annotation_open(assignment=assignment, actor=user)
+    svc.annotation_submit(assignment=assignment, actor=user, base_version=1)
+    with pytest.raises(Conflict, match="trial pair is final"):
+        svc.annotation_reopen(assignment=assignment, actor=user)
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SUBMITTED

@@ -243,6 +243,8 @@ def test_a_trial_pair_shows_feedback_against_gold_after_submitting(
     assert "Precision 100.0%" in scores and "Recall 50.0%" in scores and "F1 66.7%" in scores
     assert "fb-miss" in (cell(page, 0, 1).get_attribute("class") or "")
     assert "fb-ok" in (cell(page, 1, 1).get_attribute("class") or "")
+    assert page.locator("#reopen").is_hidden(), "a submitted trial pair is final"
+    assert "final" in page.inner_text("#readonly-text")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "trial_feedback.png"))
 

@@ -126,6 +126,8 @@ async function main() {
     $("grid-wrap").setAttribute("aria-readonly", String(submitted));
     $("readonly").hidden = !submitted;
     $("show-feedback").hidden = !(submitted && data.trial);
+    $("reopen").hidden = Boolean(data.trial); // a submitted trial pair is final
+    $("readonly-text").textContent = data.trial ? "This trial pair is submitted and final; its feedback shows the gold alignment." : "This pair is submitted; the grid shows your links but does not change.";
     $("submit-button").disabled = submitted;
   }
   setAssignmentStatus(data.assignment.status);
