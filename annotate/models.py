@@ -306,6 +306,9 @@ class GoldLink(LinkBase):
 class Job(models.Model):
     """A background computation run by a Celery worker."""
 
+    #: Set by ``job_create``: ``True`` when an identical queued or running job was returned.
+    reused: bool = False
+
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
         RUNNING = "running", "Running"

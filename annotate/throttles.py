@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.throttling import SimpleRateThrottle
 
 
@@ -43,6 +44,16 @@ class AddressRateThrottle(SimpleRateThrottle):
 
 
 class JobRateThrottle(UserRateThrottle):
-    """Starting background jobs, per user: a job can hold a worker for minutes."""
+    """Starting background jobs, per user: a job can hold a worker for minutes. Reads of the
+    same view are not counted."""
 
     scope = "jobs"
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        if request.method in SAFE_METHODS:
+            return True
+        return super().allow_request(request, view)
+
+
+#: The throttles of a view that starts jobs: the defaults plus the per-user job rate.
+JOB_STARTING = [AnonymousRateThrottle, UserRateThrottle, AddressRateThrottle, JobRateThrottle]

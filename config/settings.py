@@ -264,6 +264,9 @@ ACTIVE_TIME_IDLE_SECONDS = env_int("ACTIVE_TIME_IDLE_SECONDS", 60)
 
 # A running job whose worker has not written a heartbeat for this long is marked failed.
 JOB_HEARTBEAT_TIMEOUT_SECONDS = env_int("JOB_HEARTBEAT_TIMEOUT_SECONDS", 120)
+# How often such jobs are looked for: by Celery beat, and by the web process when the jobs are
+# read (so a pool whose every worker died is still detected).
+JOB_REAP_INTERVAL_SECONDS = env_int("JOB_REAP_INTERVAL_SECONDS", 30)
 
 # Optional resources used by aligners and scorers (empty = feature reports it is unavailable).
 PPDB_PATH = env_str("PPDB_PATH", "")
@@ -281,7 +284,7 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-jobs": {
         "task": "annotate.reap_stale_jobs",
-        "schedule": float(env_int("JOB_REAP_INTERVAL_SECONDS", 30)),
+        "schedule": float(JOB_REAP_INTERVAL_SECONDS),
     },
     # Corpora with a learning prefill aligner: retrain once enough new pairs are finished.
     "retrain-prefills": {

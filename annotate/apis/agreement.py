@@ -7,17 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate import permissions
+from annotate import permissions, throttles
 from annotate.apis.common import actor, name_nested_serializers
-from annotate.apis.jobs import JobOutputSerializer
+from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import agreement
-from annotate.throttles import JobRateThrottle
 from scoring.alignment.reports import CHANCE_MODELS
 
 
@@ -26,7 +25,7 @@ class AgreementReportJobApi(APIView):
     chance model and, optionally, sub-corpora."""
 
     permission_classes = permissions.ADMINS
-    throttle_classes = [JobRateThrottle]
+    throttle_classes = throttles.JOB_STARTING
 
     class InputSerializer(serializers.Serializer[Any]):
         annotators = serializers.ListField(
@@ -43,7 +42,7 @@ class AgreementReportJobApi(APIView):
             default=list,
         )
 
-    @extend_schema(request=InputSerializer, responses=JobOutputSerializer)
+    @extend_schema(request=InputSerializer, responses=JOB_STARTED)
     def post(self, request: Request, corpus_id: int) -> Response:
         corpus = corpora_reads.corpus_get(corpus_id)
         data = self.InputSerializer(data=request.data)
@@ -51,7 +50,7 @@ class AgreementReportJobApi(APIView):
         job = agreement.agreement_job_create(
             corpus=corpus, owner=actor(request), **data.validated_data
         )
-        return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)
+        return job_started(job)
 
 
 name_nested_serializers(globals())

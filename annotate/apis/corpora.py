@@ -16,9 +16,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate import permissions
+from annotate import permissions, throttles
 from annotate.apis.common import actor, name_nested_serializers
-from annotate.apis.jobs import JobOutputSerializer
+from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.exceptions import DomainError
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import corpora, exports, prefill
@@ -49,8 +49,9 @@ class CorpusStatsJobApi(APIView):
     """Admins queue a ``corpus_stats`` job that recomputes a corpus's statistics."""
 
     permission_classes = permissions.ADMINS
+    throttle_classes = throttles.JOB_STARTING
 
-    @extend_schema(request=None, responses=JobOutputSerializer)
+    @extend_schema(request=None, responses=JOB_STARTED)
     def post(self, request: Request, corpus_id: int) -> Response:
         corpus = corpora_reads.corpus_get(corpus_id)
         job = job_create(
@@ -59,7 +60,7 @@ class CorpusStatsJobApi(APIView):
             owner=actor(request),
             corpus=corpus,
         )
-        return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)
+        return job_started(job)
 
 
 class CorpusPrefillJobApi(APIView):
@@ -67,6 +68,7 @@ class CorpusPrefillJobApi(APIView):
     ``options`` are the aligner's options (also used by the retraining), checked by the service."""
 
     permission_classes = permissions.ADMINS
+    throttle_classes = throttles.JOB_STARTING
 
     class InputSerializer(serializers.Serializer[Any]):
         aligner = serializers.ChoiceField(choices=available_aligners())
@@ -75,7 +77,7 @@ class CorpusPrefillJobApi(APIView):
         )
         options = serializers.DictField(required=False)
 
-    @extend_schema(request=InputSerializer, responses=JobOutputSerializer)
+    @extend_schema(request=InputSerializer, responses=JOB_STARTED)
     def post(self, request: Request, corpus_id: int) -> Response:
         corpus = corpora_reads.corpus_get(corpus_id)
         data = self.InputSerializer(data=request.data)
@@ -88,7 +90,7 @@ class CorpusPrefillJobApi(APIView):
             trigger="api",
             options=data.validated_data.get("options"),
         )
-        return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)
+        return job_started(job)
 
 
 class CorpusExportApi(APIView):
@@ -96,6 +98,7 @@ class CorpusExportApi(APIView):
     export job; its file is downloaded from ``/api/jobs/<id>/download/`` when it is done."""
 
     permission_classes = permissions.ADMINS
+    throttle_classes = throttles.JOB_STARTING
 
     class InputSerializer(serializers.Serializer[Any]):
         format = serializers.ChoiceField(choices=list(exports.EXPORT_FORMATS))
@@ -119,7 +122,7 @@ class CorpusExportApi(APIView):
         body = {"formats": exports.EXPORT_FORMATS, **exports.export_sources(corpus)}
         return Response(self.OutputSerializer(body).data)
 
-    @extend_schema(request=InputSerializer, responses={201: JobOutputSerializer})
+    @extend_schema(request=InputSerializer, responses=JOB_STARTED)
     def post(self, request: Request, corpus_id: int) -> Response:
         corpus = corpora_reads.corpus_get(corpus_id)
         data = self.InputSerializer(data=request.data)
@@ -135,7 +138,7 @@ class CorpusExportApi(APIView):
             max_length=values["max_length"],
             keep_identical=values["keep_identical"],
         )
-        return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)
+        return job_started(job)
 
 
 class CorpusCreateApi(APIView):

@@ -10,7 +10,7 @@ from django.http import FileResponse, HttpResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -20,7 +20,7 @@ from annotate.exceptions import Conflict, DomainError, NotFound
 from annotate.models import Job
 from annotate.selectors import jobs as jobs_reads
 from annotate.services import exports
-from annotate.services.jobs import job_cancel
+from annotate.services.jobs import job_cancel, jobs_reap_if_due
 from scoring.alignment.reports import report_to_csv
 
 
@@ -63,6 +63,17 @@ class JobOutputSerializer(serializers.ModelSerializer[Job]):
         )
 
 
+#: The responses of a view that queues a job (for the schema).
+JOB_STARTED = {201: JobOutputSerializer, 200: JobOutputSerializer}
+
+
+def job_started(job: Job) -> Response:
+    """The answer of a view that queued ``job``: 201, or 200 when an identical queued or running
+    job was returned instead of a new one (see ``job_create``)."""
+    code = status.HTTP_200_OK if job.reused else status.HTTP_201_CREATED
+    return Response(JobOutputSerializer(job).data, status=code)
+
+
 class JobListApi(APIView):
     """The newest jobs the user may see (admins: all), optionally of one kind, status or corpus."""
 
@@ -79,6 +90,7 @@ class JobListApi(APIView):
     def get(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
+        jobs_reap_if_due()  # the list never shows a job of a dead worker as running
         jobs = jobs_reads.jobs_visible(request.user)
         if data.validated_data.get("kind"):
             jobs = jobs.filter(kind=data.validated_data["kind"])
@@ -92,6 +104,7 @@ class JobListApi(APIView):
 class JobDetailApi(APIView):
     @extend_schema(responses=JobOutputSerializer)
     def get(self, request: Request, job_id: int) -> Response:
+        jobs_reap_if_due()  # a progress bar polling a job of a dead worker sees it fail
         job = jobs_reads.job_visible(user=request.user, job_id=job_id)
         return Response(JobOutputSerializer(job).data)
 

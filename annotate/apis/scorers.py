@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate import permissions
+from annotate import permissions, throttles
 from annotate.apis.common import actor, name_nested_serializers
-from annotate.apis.jobs import JobOutputSerializer
+from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.exceptions import NotFound
 from annotate.models import Corpus, ScorerModel
 from annotate.selectors.scorers import scorer_models
@@ -85,6 +85,7 @@ class ScorerTrainJobApi(APIView):
     """Admins queue a ``train_scorer`` job on a corpus split."""
 
     permission_classes = permissions.ADMINS
+    throttle_classes = throttles.JOB_STARTING
 
     class InputSerializer(serializers.Serializer[Any]):
         kind = serializers.ChoiceField(choices=scorer_kinds())
@@ -95,7 +96,7 @@ class ScorerTrainJobApi(APIView):
         options = serializers.DictField(required=False, default=dict)
         name = serializers.CharField(required=False, allow_null=True, default=None)
 
-    @extend_schema(request=InputSerializer, responses=JobOutputSerializer)
+    @extend_schema(request=InputSerializer, responses=JOB_STARTED)
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -106,7 +107,7 @@ class ScorerTrainJobApi(APIView):
         job = job_create(
             kind="train_scorer", parameters=params, owner=actor(request), corpus=corpus
         )
-        return Response(JobOutputSerializer(job).data, status=status.HTTP_201_CREATED)
+        return job_started(job)
 
 
 name_nested_serializers(globals())

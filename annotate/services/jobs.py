@@ -30,6 +30,7 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
 from django.db.models.functions import Least
@@ -111,17 +112,30 @@ def job_create(
     corpus: Corpus | None = None,
     seed: int | None = None,
 ) -> Job:
-    """Create a pending job and enqueue it once the surrounding transaction commits."""
+    """Create a pending job and enqueue it once the surrounding transaction commits.
+
+    The same request twice (kind, corpus, parameters and seed) while the first is still queued
+    or running returns the first job, marked ``job.reused = True``, instead of queueing the
+    work again: a double click, a retried request or a script in a loop costs one job."""
     _runner(kind)  # fail now, not in the worker, on an unknown kind
+    parameters = parameters or {}
     with transaction.atomic():
+        active = Job.objects.select_for_update().filter(
+            kind=kind, corpus=corpus, seed=seed, status__in=[Job.Status.PENDING, Job.Status.RUNNING]
+        )
+        for existing in active.order_by("pk"):
+            if existing.parameters == parameters:
+                existing.reused = True
+                return existing
         job = Job.objects.create(
             kind=kind,
-            parameters=parameters or {},
+            parameters=parameters,
             owner=owner,
             corpus=corpus,
             seed=seed,
             message="waiting for a worker",
         )
+        job.reused = False
         enqueue_job(job.pk)
     return job
 
@@ -219,6 +233,15 @@ def jobs_reap_stale(*, now: Any = None) -> int:
     if count:
         logger.warning("marked %d job(s) failed after their worker stopped responding", count)
     return count
+
+
+def jobs_reap_if_due() -> int:
+    """:func:`jobs_reap_stale` at most once per ``JOB_REAP_INTERVAL_SECONDS`` across the web
+    processes (a flag in the shared cache). The job pages call it, so a job whose workers all
+    died is marked failed even when no worker (and no beat) is left to do it."""
+    if not cache.add("jobs:reap-due", True, timeout=settings.JOB_REAP_INTERVAL_SECONDS):
+        return 0
+    return jobs_reap_stale()
 
 
 class Heartbeat:

@@ -48,3 +48,29 @@ def test_one_address_is_limited_across_accounts(monkeypatch: Any) -> None:
         client.force_authenticate(make_user(f"user{n}", roles.ANNOTATOR))
         statuses.append(client.get("/api/queue/").status_code)
     assert statuses == [200] * 4 + [429] * 2
+
+
+def test_starting_jobs_has_its_own_rate_and_reads_are_not_counted(monkeypatch: Any) -> None:
+    monkeypatch.setattr(
+        throttles.SimpleRateThrottle,
+        "THROTTLE_RATES",
+        {"user": "100/min", "anon": "100/min", "address": "100/min", "jobs": "3/min"},
+    )
+    from tests.annotate.factories import make_pair
+
+    corpus_id = make_pair().corpus_id
+    client = APIClient()
+    client.force_authenticate(make_user("admin", roles.ADMIN))
+    for _ in range(5):
+        assert client.get(f"/api/corpora/{corpus_id}/export/").status_code == 200
+    statuses = [
+        client.post(
+            f"/api/corpora/{corpus_id}/prefill/",
+            {"aligner": "identity", "options": {"max_length": 100 + k}},
+            format="json",
+        ).status_code
+        for k in range(5)
+    ]
+    assert statuses == [201, 201, 201, 429, 429]
+    again = client.get(f"/api/corpora/{corpus_id}/export/")
+    assert again.status_code == 200, "reads of a job-starting view are not counted"

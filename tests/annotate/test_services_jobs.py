@@ -29,11 +29,12 @@ def corpus_name() -> str:
     return "c"
 
 
-def stats_job(corpus_name: str, capture) -> Job:
+def stats_job(corpus_name: str, capture, seed: int | None = None) -> Job:
     from annotate.models import Corpus
 
     with capture(execute=False) as callbacks:
-        job = jobs.job_create(kind="corpus_stats", corpus=Corpus.objects.get(name=corpus_name))
+        corpus = Corpus.objects.get(name=corpus_name)
+        job = jobs.job_create(kind="corpus_stats", corpus=corpus, seed=seed)
     assert len(callbacks) == 1, "the task is enqueued once, after commit"
     return job
 
@@ -90,7 +91,7 @@ def test_a_job_whose_worker_stopped_is_marked_failed_with_the_reason(
     settings.JOB_HEARTBEAT_TIMEOUT_SECONDS = 60
     job = stats_job(corpus_name, django_capture_on_commit_callbacks)
     jobs.job_claim(job_id=job.pk, worker="dead-worker")
-    fresh = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    fresh = stats_job(corpus_name, django_capture_on_commit_callbacks, seed=1)  # not a repeat
     jobs.job_claim(job_id=fresh.pk, worker="live-worker")
     Job.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=61))
 
@@ -204,3 +205,40 @@ def test_the_task_retries_through_celery_until_the_job_succeeds(
     run_job.apply(args=[job.pk])  # eager: Celery re-runs the task on retry
     job.refresh_from_db()
     assert (job.status, job.attempts, len(calls)) == ("succeeded", 3, 3)
+
+
+def test_the_same_request_while_the_first_is_queued_or_running_returns_the_first(
+    corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    first = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    assert first.reused is False
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        again = jobs.job_create(kind="corpus_stats", corpus=first.corpus)
+    assert again.pk == first.pk and again.reused is True
+    assert callbacks == [], "nothing is queued twice"
+    jobs.job_claim(job_id=first.pk, worker="w")
+    assert jobs.job_create(kind="corpus_stats", corpus=first.corpus).pk == first.pk
+    other = jobs.job_create(kind="corpus_stats", corpus=first.corpus, parameters={"x": 1})
+    assert other.pk != first.pk, "different parameters are a different job"
+    Job.objects.filter(pk=first.pk).update(status=Job.Status.SUCCEEDED)
+    assert jobs.job_create(kind="corpus_stats", corpus=first.corpus).pk != first.pk
+
+
+def test_reading_the_jobs_marks_those_of_dead_workers_failed_without_any_worker(
+    corpus_name: str, django_capture_on_commit_callbacks, settings
+) -> None:
+    from django.core.cache import cache
+    from rest_framework.test import APIClient
+
+    from annotate import roles
+    from tests.annotate.factories import make_user
+
+    cache.delete("jobs:reap-due")
+    settings.JOB_HEARTBEAT_TIMEOUT_SECONDS = 60
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    jobs.job_claim(job_id=job.pk, worker="dead-worker")
+    Job.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=61))
+    client = APIClient()
+    client.force_authenticate(make_user("admin", roles.ADMIN))
+    body = client.get(f"/api/jobs/{job.pk}/").json()
+    assert body["status"] == "failed" and "dead-worker stopped responding" in body["error"]
