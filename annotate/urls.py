@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+import annotate.converters  # noqa: F401 - registers the <id:...> converter
 from annotate.apis import (
     adjudication,
     agreement,
@@ -21,37 +22,37 @@ urlpatterns = [
     path("me/", me.MeApi.as_view(), name="me"),
     path("queue/", me.QueueApi.as_view(), name="queue"),
     path(
-        "assignments/<int:assignment_id>/open/",
+        "assignments/<id:assignment_id>/open/",
         annotations.AssignmentOpenApi.as_view(),
         name="assignment-open",
     ),
     path(
-        "assignments/<int:assignment_id>/annotation/",
+        "assignments/<id:assignment_id>/annotation/",
         annotations.AnnotationSaveApi.as_view(),
         name="annotation-save",
     ),
     path(
-        "assignments/<int:assignment_id>/submit/",
+        "assignments/<id:assignment_id>/submit/",
         annotations.AnnotationSubmitApi.as_view(),
         name="annotation-submit",
     ),
     path(
-        "assignments/<int:assignment_id>/reopen/",
+        "assignments/<id:assignment_id>/reopen/",
         annotations.AnnotationReopenApi.as_view(),
         name="annotation-reopen",
     ),
     path(
-        "assignments/<int:assignment_id>/heartbeat/",
+        "assignments/<id:assignment_id>/heartbeat/",
         annotations.HeartbeatApi.as_view(),
         name="assignment-heartbeat",
     ),
     path(
-        "assignments/<int:assignment_id>/feedback/",
+        "assignments/<id:assignment_id>/feedback/",
         annotations.TrialFeedbackApi.as_view(),
         name="trial-feedback",
     ),
     path(
-        "assignments/<int:assignment_id>/reassign/",
+        "assignments/<id:assignment_id>/reassign/",
         assignments.AssignmentReassignApi.as_view(),
         name="assignment-reassign",
     ),
@@ -63,36 +64,32 @@ urlpatterns = [
     path("corpora/", corpora.CorpusListApi.as_view(), name="corpus-list"),
     path("corpora/create/", corpora.CorpusCreateApi.as_view(), name="corpus-create"),
     path("corpora/import/", corpora.CorpusImportApi.as_view(), name="corpus-import"),
-    path("corpora/<int:corpus_id>/", corpora.CorpusDetailApi.as_view(), name="corpus-detail"),
-    path("corpora/<int:corpus_id>/pairs/", corpora.CorpusPairsApi.as_view(), name="corpus-pairs"),
+    path("corpora/<id:corpus_id>/", corpora.CorpusDetailApi.as_view(), name="corpus-detail"),
+    path("corpora/<id:corpus_id>/pairs/", corpora.CorpusPairsApi.as_view(), name="corpus-pairs"),
     path(
-        "corpora/<int:corpus_id>/agreement/",
+        "corpora/<id:corpus_id>/agreement/",
         agreement.AgreementReportJobApi.as_view(),
         name="corpus-agreement",
     ),
     path(
-        "corpora/<int:corpus_id>/assignments/",
+        "corpora/<id:corpus_id>/assignments/",
         assignments.AssignmentsPlanApi.as_view(),
         name="assignments-plan",
     ),
     path(
-        "corpora/<int:corpus_id>/assignments/progress/",
+        "corpora/<id:corpus_id>/assignments/progress/",
         assignments.AssignmentsProgressApi.as_view(),
         name="assignments-progress",
     ),
     path(
-        "corpora/<int:corpus_id>/assignments/hand-over/",
+        "corpora/<id:corpus_id>/assignments/hand-over/",
         assignments.AssignmentsHandOverApi.as_view(),
         name="assignments-hand-over",
     ),
+    path("corpora/<id:corpus_id>/export/", corpora.CorpusExportApi.as_view(), name="corpus-export"),
+    path("corpora/<id:corpus_id>/stats/", corpora.CorpusStatsJobApi.as_view(), name="corpus-stats"),
     path(
-        "corpora/<int:corpus_id>/export/", corpora.CorpusExportApi.as_view(), name="corpus-export"
-    ),
-    path(
-        "corpora/<int:corpus_id>/stats/", corpora.CorpusStatsJobApi.as_view(), name="corpus-stats"
-    ),
-    path(
-        "corpora/<int:corpus_id>/prefill/",
+        "corpora/<id:corpus_id>/prefill/",
         corpora.CorpusPrefillJobApi.as_view(),
         name="corpus-prefill",
     ),
@@ -101,23 +98,23 @@ urlpatterns = [
     path("scorers/", scorers.ScorerListApi.as_view(), name="scorer-list"),
     path("scorers/train/", scorers.ScorerTrainJobApi.as_view(), name="scorer-train"),
     path("score", scorers.ScoreApi.as_view(), name="score"),
-    path("jobs/<int:job_id>/", jobs.JobDetailApi.as_view(), name="job-detail"),
-    path("jobs/<int:job_id>/cancel/", jobs.JobCancelApi.as_view(), name="job-cancel"),
-    path("jobs/<int:job_id>/result/", jobs.JobResultApi.as_view(), name="job-result"),
-    path("jobs/<int:job_id>/download/", jobs.JobDownloadApi.as_view(), name="job-download"),
+    path("jobs/<id:job_id>/", jobs.JobDetailApi.as_view(), name="job-detail"),
+    path("jobs/<id:job_id>/cancel/", jobs.JobCancelApi.as_view(), name="job-cancel"),
+    path("jobs/<id:job_id>/result/", jobs.JobResultApi.as_view(), name="job-result"),
+    path("jobs/<id:job_id>/download/", jobs.JobDownloadApi.as_view(), name="job-download"),
     path("adjudication/", adjudication.AdjudicationListApi.as_view(), name="adjudication-list"),
     path(
-        "pairs/<int:pair_id>/adjudication/",
+        "pairs/<id:pair_id>/adjudication/",
         adjudication.AdjudicationDetailApi.as_view(),
         name="adjudication-detail",
     ),
-    path("pairs/<int:pair_id>/gold/", adjudication.GoldSaveApi.as_view(), name="gold-save"),
+    path("pairs/<id:pair_id>/gold/", adjudication.GoldSaveApi.as_view(), name="gold-save"),
     path("guidelines/", guidelines.GuidelinesApi.as_view(), name="guidelines"),
     path("users/", users.UserListApi.as_view(), name="user-list"),
     path("users/create/", users.UserCreateApi.as_view(), name="user-create"),
-    path("users/<int:user_id>/", users.UserUpdateApi.as_view(), name="user-update"),
+    path("users/<id:user_id>/", users.UserUpdateApi.as_view(), name="user-update"),
     path(
-        "users/<int:user_id>/password-link/",
+        "users/<id:user_id>/password-link/",
         users.UserPasswordLinkApi.as_view(),
         name="user-password-link",
     ),

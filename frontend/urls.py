@@ -5,6 +5,7 @@ Names are not namespaced: ``settings.LOGIN_URL`` is the bare name ``login``."""
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+import annotate.converters  # noqa: F401 - registers the <id:...> converter
 from frontend import admin_views, views
 from frontend.login import ThrottledLoginView
 
@@ -25,27 +26,27 @@ urlpatterns = [
         ),
         name="password_reset_complete",
     ),
-    path("work/<int:assignment_id>/", views.workspace, name="workspace"),
+    path("work/<id:assignment_id>/", views.workspace, name="workspace"),
     path("adjudication/", views.adjudication_list, name="adjudication"),
-    path("adjudicate/<int:pair_id>/", views.adjudicate, name="adjudicate"),
+    path("adjudicate/<id:pair_id>/", views.adjudicate, name="adjudicate"),
     path("guidelines/", views.guidelines_page, name="guidelines"),
     path("scorers/", views.scorers_page, name="scorers"),
     # the corpus admin's pages
     path("corpora/", admin_views.corpus_list, name="corpus-list"),
-    path("corpora/<int:corpus_id>/", admin_views.corpus_detail, name="corpus-detail"),
-    path("corpora/<int:corpus_id>/pairs/", admin_views.corpus_pairs, name="corpus-pairs"),
+    path("corpora/<id:corpus_id>/", admin_views.corpus_detail, name="corpus-detail"),
+    path("corpora/<id:corpus_id>/pairs/", admin_views.corpus_pairs, name="corpus-pairs"),
     path(
-        "corpora/<int:corpus_id>/agreement/",
+        "corpora/<id:corpus_id>/agreement/",
         admin_views.corpus_agreement,
         name="corpus-agreement",
     ),
-    path("corpora/<int:corpus_id>/prefill/", admin_views.corpus_prefill, name="corpus-prefill"),
+    path("corpora/<id:corpus_id>/prefill/", admin_views.corpus_prefill, name="corpus-prefill"),
     path(
-        "corpora/<int:corpus_id>/assignments/",
+        "corpora/<id:corpus_id>/assignments/",
         admin_views.corpus_assignments,
         name="corpus-assignments",
     ),
-    path("corpora/<int:corpus_id>/export/", admin_views.corpus_export, name="corpus-export"),
+    path("corpora/<id:corpus_id>/export/", admin_views.corpus_export, name="corpus-export"),
     path("jobs/", admin_views.job_list, name="job-list"),
     path("users/", admin_views.user_list, name="user-list"),
 ]

@@ -39,7 +39,7 @@ class AnnotationSaveApi(APIView):
     """Save the whole link set on top of ``version``; 409 with the server's state if stale."""
 
     class InputSerializer(serializers.Serializer[Any]):
-        version = serializers.IntegerField(min_value=1)
+        version = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
         links = link_field()
         client = serializers.DictField(required=False)
 
@@ -81,7 +81,7 @@ class AnnotationSaveApi(APIView):
 
 class AnnotationSubmitApi(APIView):
     class InputSerializer(serializers.Serializer[Any]):
-        version = serializers.IntegerField(min_value=1)
+        version = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
         flags = serializers.ListField(child=serializers.CharField(), required=False, default=list)
         comment = serializers.CharField(required=False, allow_blank=True, default="")
         rating = serializers.FloatField(required=False, allow_null=True, default=None)

@@ -69,7 +69,7 @@ class AssignmentsReleaseApi(APIView):
     permission_classes = permissions.ADMINS
 
     class InputSerializer(serializers.Serializer[Any]):
-        idle_hours = serializers.FloatField(min_value=0.0)
+        idle_hours = serializers.FloatField(min_value=0.0, max_value=24.0 * 365)
 
     @extend_schema(request=InputSerializer, responses=dict)
     def post(self, request: Request) -> Response:

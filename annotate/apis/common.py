@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 
+#: The largest row id a query parameter may name (a 64-bit signed integer).
+MAX_ID = 2**63 - 1
+
+
 def link_field() -> serializers.ListField:
     """``[[i, j, "S"|"P"], ...]``; the content is checked by ``links_parse``."""
     return serializers.ListField(child=serializers.JSONField(), allow_empty=True)

@@ -264,13 +264,13 @@ class CorpusPairsApi(APIView):
             choices=corpora_reads.PAIR_STATUSES, required=False, allow_blank=True
         )
         annotator = serializers.CharField(required=False, allow_blank=True)
-        min_length = serializers.IntegerField(min_value=0, required=False)
-        max_length = serializers.IntegerField(min_value=0, required=False)
+        min_length = serializers.IntegerField(min_value=0, max_value=1_000_000, required=False)
+        max_length = serializers.IntegerField(min_value=0, max_value=1_000_000, required=False)
         q = serializers.CharField(required=False, allow_blank=True, max_length=200)
         sort = serializers.ChoiceField(
             choices=sorted(corpora_reads.PAIR_SORTS), required=False, default="position"
         )
-        page = serializers.IntegerField(min_value=1, required=False, default=1)
+        page = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False, default=1)
 
     class RowSerializer(serializers.Serializer[Any]):
         id = serializers.IntegerField()

@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate.apis.common import name_nested_serializers
+from annotate.apis.common import MAX_ID, name_nested_serializers
 from annotate.exceptions import Conflict, DomainError, NotFound
 from annotate.models import Job
 from annotate.selectors import jobs as jobs_reads
@@ -84,7 +84,7 @@ class JobListApi(APIView):
         status = serializers.ChoiceField(
             choices=Job.Status.values, required=False, allow_blank=True
         )
-        corpus = serializers.IntegerField(required=False, min_value=1)
+        corpus = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
 
     @extend_schema(parameters=[InputSerializer], responses=JobOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
