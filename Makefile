@@ -74,10 +74,11 @@ format: install  ## apply ruff's formatting and safe fixes
 typecheck: install  ## mypy (strict on scoring/)
 	$(BIN)/mypy scoring annotate config frontend
 
-bench: install services  ## benchmarks: figures and ratios against peers measured in the same run
+bench: install services browsers  ## benchmarks: figures and ratios against peers (benchmarks/results/, README table)
 	@missed=""; for b in benchmarks/bench_*.py; do \
 		name=$$(basename $$b .py); echo "== $$name"; \
 		$(PY) -m benchmarks.$$name || missed="$$missed $$name"; done; \
+	$(PY) -m benchmarks.summary --readme; \
 	if [ -n "$$missed" ]; then echo "targets missed in:$$missed"; exit 1; fi
 
 # Each script exits 1 when a figure falls outside the issue's tolerance; `-` runs the rest anyway

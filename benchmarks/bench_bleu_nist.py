@@ -18,6 +18,7 @@ from nltk.translate.bleu_score import sentence_bleu
 from nltk.translate.nist_score import sentence_nist
 
 from benchmarks.paths import data_dir
+from benchmarks.results import Row, save
 from benchmarks.timing import interleaved_best
 from scoring.mt.metrics import bleu, ngram_stats, nist, read_mteval_sgml, tokenize_13a
 
@@ -60,6 +61,22 @@ def main() -> int:
         print(f"{name}: nltk {peer_name}: {n / t_peer:10.1f} seg/s ({t_peer * 1e3:.1f} ms CPU)")
         print(f"{name}: scoring.mt.metrics:  {n / t_ours:10.1f} seg/s ({t_ours * 1e3:.1f} ms CPU)")
         print(f"{name}: speed-up {ratio:.1f}x (target >= {TARGET:.0f}x)")
+    save(
+        "bench_bleu_nist",
+        [
+            Row(
+                f"sentence {name}, {n:,} WMT17 segments",
+                n / t_ours,
+                "seg/s",
+                f"nltk {peer_name}",
+                n / t_peer,
+                t_peer / t_ours,
+                f"≥ {TARGET:.0f}×",
+                t_peer / t_ours >= TARGET,
+            )
+            for name, (t_peer, t_ours, peer_name) in results.items()
+        ],
+    )
     return 0 if ok else 1
 
 

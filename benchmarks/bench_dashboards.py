@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks.results import Row, save
+
 TARGET_MS = 300.0
 WORDS = (
     "the a council approved new budget on tuesday after three hour debate police arrested two "
@@ -177,20 +179,30 @@ def measure(urls: list[str], rounds: int) -> dict[str, list[float]]:
     return times
 
 
-def report(title: str, times: dict[str, list[float]]) -> bool:
+def report(title: str, times: dict[str, list[float]]) -> Row:
+    """Prints every request's p50/p95; the row of the slowest (by p95) against the peer."""
     peer = statistics.median(times["/api/me/"])
     print(f"\n{title}")
     print(f"{'request':58} {'p50 ms':>8} {'p95 ms':>8} {'× /api/me/':>11}")
-    ok = True
+    worst = ("", 0.0)
     for url, values in times.items():
         values = sorted(values)
         p50 = statistics.median(values)
         p95 = values[min(len(values) - 1, round(0.95 * (len(values) - 1)))]
-        missed = url != "/api/me/" and p95 > TARGET_MS
-        ok &= not missed
-        flag = "  MISSED" if missed else ""
+        if url != "/api/me/" and p95 > worst[1]:
+            worst = (url, p95)
+        flag = "  MISSED" if url != "/api/me/" and p95 > TARGET_MS else ""
         print(f"{url:58} {p50:8.1f} {p95:8.1f} {p50 / peer:11.1f}{flag}")
-    return ok
+    return Row(
+        f"{title}: the slowest request, p95 ({worst[0]})",
+        worst[1],
+        "ms",
+        "/api/me/ (p50)",
+        peer,
+        None,
+        f"p95 ≤ {TARGET_MS:.0f} ms",
+        worst[1] <= TARGET_MS,
+    )
 
 
 def dashboard_urls(corpus: int) -> list[str]:
@@ -227,10 +239,12 @@ def main() -> int:
         start = time.perf_counter()
         corpus = build_corpus("dashboard", args.pairs, annotators=3)
         print(f"built {args.pairs:,} pairs × 3 annotators in {time.perf_counter() - start:.0f} s")
-        ok = report(
-            f"{args.pairs:,} pairs, 3 annotators (target p95 ≤ {TARGET_MS:.0f} ms)",
-            measure(dashboard_urls(corpus), args.rounds),
-        )
+        rows = [
+            report(
+                f"{args.pairs:,} pairs × 3 annotators, every admin page and API call",
+                measure(dashboard_urls(corpus), args.rounds),
+            )
+        ]
         if args.large:
             start = time.perf_counter()
             large = build_corpus("large", args.large, annotators=1, seed=1)
@@ -244,11 +258,14 @@ def main() -> int:
                 f"/api/corpora/{large}/pairs/?page=400&sort=-length",
                 f"/api/corpora/{large}/pairs/?q=minister&subcorpus=news",
             ]
-            ok &= report(
-                f"{args.large:,} pairs: the corpus figures and the pair list",
-                measure(urls, args.rounds),
+            rows.append(
+                report(
+                    f"{args.large:,} pairs, the corpus figures and the pair list",
+                    measure(urls, args.rounds),
+                )
             )
-    return 0 if ok else 1
+    save("bench_dashboards", rows)
+    return 0 if all(row.met for row in rows) else 1
 
 
 if __name__ == "__main__":

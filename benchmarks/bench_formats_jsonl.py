@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.results import Row, save
 from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord, PairRecord
 from scoring.formats import jsonl
@@ -102,6 +103,26 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ratio read / peer: {read_seconds / peer_seconds:.2f}× the time")
     print(
         f"peak RSS: {peak:.0f} MB (before reading: {before_read:.0f} MB; limit {PEAK_LIMIT_MB:.0f})"
+    )
+    save(
+        "bench_formats_jsonl",
+        [
+            Row(
+                f"reading {count:,} JSONL pairs with full validation",
+                count / read_seconds,
+                "pairs/s",
+                "json.loads alone",
+                peer_count / peer_seconds,
+                peer_seconds / read_seconds,
+            ),
+            Row(
+                "peak memory while reading",
+                peak,
+                "MB",
+                target=f"≤ {PEAK_LIMIT_MB:.0f} MB",
+                met=peak <= PEAK_LIMIT_MB,
+            ),
+        ],
     )
     if peak > PEAK_LIMIT_MB:
         print("FAIL: peak memory above the limit", file=sys.stderr)

@@ -4,6 +4,8 @@ Not run on its own: ``bench_workspace`` writes the users file (token and assignm
 and starts ``locust --headless`` with this file. Each user owns one assignment, opens it once,
 then every 2 s toggles a random cell and saves on top of the version it holds (so there are no
 409s unless the server loses a write), plus a ``GET /api/me/`` as the framework-baseline peer.
+When it stops it writes the last save the server acknowledged (version and links) to
+``$WORKSPACE_BENCH_ACKS/<assignment>.json``, which the benchmark compares with the database.
 
 ``FastHttpUser`` (geventhttpclient) rather than ``HttpUser`` (requests): the load generator
 shares this machine's two cores with the server, and requests' per-call CPU cost was measured
@@ -56,6 +58,13 @@ class Annotator(FastHttpUser):
         self.m = len(data["pair"]["target_tokens"])
         self.version = data["annotation"]["version"]
         self.links = {(i, j): kind for i, j, kind in data["annotation"]["links"]}
+        self.assignment = me["assignment"]
+        self.acknowledged: dict[str, Any] | None = None
+
+    def on_stop(self) -> None:
+        if self.acknowledged is not None:
+            folder = Path(os.environ["WORKSPACE_BENCH_ACKS"])
+            (folder / f"{self.assignment}.json").write_text(json.dumps(self.acknowledged))
 
     @task
     def save(self) -> None:
@@ -77,6 +86,7 @@ class Annotator(FastHttpUser):
         ) as response:
             if response.status_code == 200:
                 self.version = response.json()["version"]
+                self.acknowledged = {"version": self.version, "links": body["links"]}
             else:
                 response.failure(f"HTTP {response.status_code}: {response.text[:200]}")
         self.client.get("/api/me/", headers=self.headers, name="me (peer)")

@@ -309,10 +309,11 @@ def _extract(
     mat: npt.NDArray[np.uint8], boundary: bool, max_len: int
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.bool_]]:
     n = mat.shape[0]
-    lo = np.empty((n, n), np.int32)
-    hi = np.empty((n, n), np.int32)
-    elo = np.empty((n, n), np.int32)
-    ehi = np.empty((n, n), np.int32)
+    tables = np.empty((4, n, n), np.int32)  # one allocation: short sentences are common
+    lo = tables[0]
+    hi = tables[1]
+    elo = tables[2]
+    ehi = tables[3]
     scratch = np.empty(2 * n + 4 * mat.shape[1], np.int64)
     span_tables(mat, boundary, max_len, lo, hi, elo, ehi, scratch)
     count = count_pairs(lo, hi, elo, ehi, max_len)
@@ -349,6 +350,13 @@ def _identical_mask(spans: npt.NDArray[np.int32], run: npt.NDArray[np.int32]) ->
 
 
 def _as_matrix(matrix: npt.ArrayLike | Alignment, *, use: str) -> npt.NDArray[np.uint8]:
+    if (
+        type(matrix) is np.ndarray
+        and matrix.dtype == np.bool_
+        and matrix.ndim == 2
+        and matrix.flags.c_contiguous
+    ):
+        return matrix.view(np.uint8)  # the common case, without a copy or a check of values
     if isinstance(matrix, Alignment):
         if use == "sure":
             arr = matrix.sure_matrix()
