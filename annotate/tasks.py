@@ -31,6 +31,9 @@ def run_job(self: Any, job_id: int) -> str:
 
 @shared_task(name="annotate.reap_stale_jobs", ignore_result=True)
 def reap_stale_jobs() -> int:
+    from annotate.queue import jobs_send_unsent
+
+    jobs_send_unsent()
     return jobs_reap_stale()
 
 

@@ -38,7 +38,7 @@ from django.utils import timezone
 
 from annotate.exceptions import DomainError
 from annotate.models import Corpus, Job
-from annotate.queue import enqueue_job
+from annotate.queue import enqueue_job, jobs_send_unsent
 from scoring.errors import ScoringError
 
 logger = logging.getLogger(__name__)
@@ -236,11 +236,13 @@ def jobs_reap_stale(*, now: Any = None) -> int:
 
 
 def jobs_reap_if_due() -> int:
-    """:func:`jobs_reap_stale` at most once per ``JOB_REAP_INTERVAL_SECONDS`` across the web
-    processes (a flag in the shared cache). The job pages call it, so a job whose workers all
-    died is marked failed even when no worker (and no beat) is left to do it."""
+    """:func:`jobs_reap_stale` (and a new try at sending jobs the broker did not take) at most
+    once per ``JOB_REAP_INTERVAL_SECONDS`` across the web processes (a flag in the shared
+    cache). The job pages call it, so a job whose workers all died is marked failed even when
+    no worker (and no beat) is left to do it."""
     if not cache.add("jobs:reap-due", True, timeout=settings.JOB_REAP_INTERVAL_SECONDS):
         return 0
+    jobs_send_unsent()
     return jobs_reap_stale()
 
 

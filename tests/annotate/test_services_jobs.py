@@ -242,3 +242,36 @@ def test_reading_the_jobs_marks_those_of_dead_workers_failed_without_any_worker(
     client.force_authenticate(make_user("admin", roles.ADMIN))
     body = client.get(f"/api/jobs/{job.pk}/").json()
     assert body["status"] == "failed" and "dead-worker stopped responding" in body["error"]
+
+
+def test_a_job_queued_while_the_broker_is_down_waits_and_goes_when_it_answers(
+    corpus_name: str, django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    from kombu.exceptions import OperationalError
+    from rest_framework.test import APIClient
+
+    from annotate import queue, roles, tasks
+    from annotate.models import Corpus
+    from tests.annotate.factories import make_user
+
+    def down(*args, **kwargs):
+        raise OperationalError("[Errno 111] Connection refused")
+
+    monkeypatch.setattr(tasks.run_job, "apply_async", down)
+    client = APIClient()
+    client.force_authenticate(make_user("admin", roles.ADMIN))
+    corpus = Corpus.objects.get(name=corpus_name)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/api/corpora/{corpus.pk}/stats/")
+    assert response.status_code == 201, "the request succeeds while the broker is down"
+    job = Job.objects.get(pk=response.json()["id"])
+    assert job.status == "pending" and job.message == queue.UNSENT
+    assert queue.jobs_send_unsent() == 0, "still down: nothing goes"
+
+    sent = []
+    monkeypatch.setattr(tasks.run_job, "apply_async", lambda args, **kwargs: sent.append(args))
+    assert queue.jobs_send_unsent() == 1
+    assert sent == [(job.pk,)]
+    job.refresh_from_db()
+    assert job.message == "waiting for a worker"
+    assert queue.jobs_send_unsent() == 0, "sent once"
