@@ -16,7 +16,7 @@ REDIS_URL ?= redis://127.0.0.1:6379/15
 AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
 
 .PHONY: help install demo run worker test test-unit test-integration services browsers lint \
-	format typecheck bench reproduce clean
+	format typecheck bench faults reproduce clean
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -80,6 +80,9 @@ bench: install services browsers  ## benchmarks: figures and ratios against peer
 		$(PY) -m benchmarks.$$name || missed="$$missed $$name"; done; \
 	$(PY) -m benchmarks.summary --readme; \
 	if [ -n "$$missed" ]; then echo "targets missed in:$$missed"; exit 1; fi
+
+faults: install  ## fault tests on real processes (broker down, worker killed); benchmarks/results/faults.json
+	$(PY) -m benchmarks.faults
 
 # Each script exits 1 when a figure falls outside the issue's tolerance; `-` runs the rest anyway
 # and make prints "(ignored)" so that a miss stays visible.

@@ -30,7 +30,7 @@ def table() -> str:
         "| benchmark | what | figure | peer (same run) | ratio | target | machine, date |",
         "|---|---|---|---|---|---|---|",
     ]
-    for path in sorted(RESULTS.glob("bench_*.json")):
+    for path in sorted(RESULTS.glob("*.json")):
         body = json.loads(path.read_text(encoding="utf-8"))
         where = f"{body['machine']['cores']} cores, {body['date']}"
         for row in body["rows"]:

@@ -1,0 +1,298 @@
+"""Fault tests on real processes (``make faults``); the last output goes to
+``benchmarks/results/faults.json``.
+
+1. **Broker down.** Jobs are requested while the broker (a Redis server of this script's own)
+   is stopped: each request answers at once, the job waits as pending with the reason, and
+   saving annotations keeps working. When the broker is back, the jobs are sent and a worker
+   runs them.
+2. **Worker killed mid-job.** An EM prefill of 3,000 pairs runs on a worker that is killed
+   (SIGKILL) while it computes. The job is marked failed with the reason, never left running;
+   run again on another worker it succeeds, and its prefills equal those of the same aligner
+   run in one process.
+
+Each scenario uses its own SQLite database and file result store in a temporary directory, so
+nothing here touches the services other tests use. Exit status 1 if a check fails.
+
+    python -m benchmarks.faults
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks.paths import ROOT
+from benchmarks.results import Row, save
+
+BIN = Path(sys.executable).parent
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait(predicate: Callable[[], bool], timeout: float, what: str) -> float:
+    start = time.perf_counter()
+    while time.perf_counter() - start < timeout:
+        if predicate():
+            return time.perf_counter() - start
+        time.sleep(0.25)
+    raise SystemExit(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def _redis(port: int, folder: Path) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(folder),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return process
+        time.sleep(0.1)
+    raise SystemExit("redis-server did not start")
+
+
+def _worker(folder: Path, name: str, beat: bool = False) -> subprocess.Popen[bytes]:
+    command = [
+        str(BIN / "celery"),
+        "-A",
+        "config",
+        "worker",
+        "--concurrency",
+        "1",
+        "--loglevel",
+        "INFO",
+        "--hostname",
+        f"{name}@%h",
+    ]
+    if beat:
+        command += ["--beat", "--schedule", str(folder / f"beat-{name}")]
+    log = open(folder / f"{name}.log", "wb")  # noqa: SIM115 - lives as long as the worker
+    return subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=os.environ.copy(),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+def _stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
+    """Stop a worker's process group (or a lone process such as redis-server)."""
+    if process.poll() is None:
+        if os.getpgid(process.pid) == process.pid:
+            os.killpg(process.pid, sig)
+        else:
+            process.send_signal(sig)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def _setup(folder: Path, broker_port: int) -> None:
+    os.environ.update(
+        VAR_DIR=str(folder / "var"),
+        DATABASE_URL=f"sqlite:///{folder}/faults.sqlite3",
+        CELERY_BROKER_URL=f"redis://127.0.0.1:{broker_port}/0",
+        CELERY_RESULT_BACKEND=f"file://{folder}/results",
+        CACHE_URL="locmem://",
+        JOB_HEARTBEAT_TIMEOUT_SECONDS="6",
+        JOB_REAP_INTERVAL_SECONDS="2",
+        DJANGO_SETTINGS_MODULE="config.settings",
+    )
+    (folder / "results").mkdir()
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", "--no-input", verbosity=0)
+
+
+def _corpus(pairs: int) -> Any:
+    import numpy as np
+
+    from annotate.models import Corpus
+    from annotate.services.corpora import corpus_import_records
+    from benchmarks.bench_em import synthetic_corpus
+    from scoring.corpus import PairRecord
+
+    rng = np.random.default_rng(3)
+    records = [
+        PairRecord(id=f"p{k}", source_tokens=src, target_tokens=tgt)
+        for k, (src, tgt) in enumerate(synthetic_corpus(pairs, rng, vocab=2000))
+    ]
+    corpus_import_records(corpus_name="faults", records=records)
+    return Corpus.objects.get(name="faults")
+
+
+def broker_down(folder: Path, port: int) -> list[Row]:
+    from django.db import transaction
+
+    from annotate import queue, roles
+    from annotate.models import Job
+    from annotate.services.annotations import annotation_open, annotation_save
+    from annotate.services.jobs import job_create
+    from tests.annotate.factories import make_assignment, make_user
+
+    corpus = _corpus(50)
+    print("1. broker down: requesting jobs while the broker is stopped", flush=True)
+    start = time.perf_counter()
+    with transaction.atomic():
+        job = job_create(kind="corpus_stats", corpus=corpus)
+    answered = time.perf_counter() - start
+    job.refresh_from_db()
+    waiting = job.status == Job.Status.PENDING and job.message == queue.UNSENT
+    print(
+        f"   the request answered in {answered:.2f} s; job {job.pk}: {job.status}, “{job.message}”"
+    )
+    annotator = make_user("ann", roles.ANNOTATOR)
+    assignment = make_assignment(corpus.pairs.first(), annotator)
+    annotation_open(assignment=assignment, actor=annotator)
+    saved = annotation_save(
+        assignment=assignment, actor=annotator, base_version=1, links={(0, 0): True}
+    ).changed
+    print(f"   an annotation save while the broker is down: {'stored' if saved else 'FAILED'}")
+
+    redis = _redis(port, folder)
+    worker = _worker(folder, "faults-broker", beat=True)
+    try:
+        # the worker's beat sends the waiting job (no call from here)
+        seconds = _wait(lambda: Job.objects.get(pk=job.pk).is_finished, 120, "the job to run")
+        job.refresh_from_db()
+        print(
+            f"   broker back: job {job.pk} {job.status} {seconds:.1f} s after the broker "
+            "started (sent by the worker's beat)",
+            flush=True,
+        )
+    finally:
+        _stop(worker)
+        _stop(redis)
+    ok = waiting and saved and answered < 5 and job.status == Job.Status.SUCCEEDED
+    return [
+        Row(
+            "broker down: the request answers, the job waits, saves work; then it runs",
+            answered,
+            "s",
+            target="request < 5 s, job succeeds after",
+            met=ok,
+        )
+    ]
+
+
+def worker_killed(folder: Path, port: int) -> list[Row]:
+    from annotate.models import AutoAlignment, Job
+    from annotate.services.jobs import jobs_reap_stale
+    from annotate.services.prefill import prefill_job_create
+    from scoring.aligners import get_aligner
+
+    big = _corpus_big()
+    redis = _redis(port, folder)
+    try:
+        print(
+            "2. worker killed: an EM prefill of 3,000 pairs, SIGKILL while it computes", flush=True
+        )
+        doomed = _worker(folder, "faults-doomed")
+        job = prefill_job_create(corpus=big, aligner="em")
+        _wait(lambda: Job.objects.get(pk=job.pk).progress >= 2, 120, "the prefill to start")
+        time.sleep(1.0)
+        os.killpg(doomed.pid, signal.SIGKILL)
+        doomed.wait()
+        print(f"   killed the worker at {Job.objects.get(pk=job.pk).progress:.0f}%", flush=True)
+        _wait(
+            lambda: jobs_reap_stale() > 0 or Job.objects.get(pk=job.pk).is_finished,
+            60,
+            "the dead worker's job to be marked",
+        )
+        job.refresh_from_db()
+        print(f"   job {job.pk}: {job.status}: {job.error}")
+        marked = job.status == Job.Status.FAILED and "stopped responding" in job.error
+
+        survivor = _worker(folder, "faults-survivor")
+        try:
+            again = prefill_job_create(corpus=big, aligner="em")
+            _wait(lambda: Job.objects.get(pk=again.pk).is_finished, 300, "the re-run")
+            again.refresh_from_db()
+        finally:
+            _stop(survivor)
+        print(f"   re-run, job {again.pk}: {again.status}", flush=True)
+        rows = list(
+            big.pairs.order_by("position").values_list("id", "source_tokens", "target_tokens")
+        )
+        aligner = get_aligner("em")
+        aligner.train([(list(s), list(t)) for _, s, t in rows])
+        same = 0
+        for pid, src, tgt in rows[:200]:
+            newest = AutoAlignment.objects.filter(pair_id=pid).order_by("-id").first()
+            stored = {(i, j, sure) for i, j, sure in newest.links.values_list("i", "j", "sure")}
+            output = aligner.align(list(src), list(tgt)).alignment
+            expected = {(i, j, (i, j) in output.sure) for i, j in output.possible}
+            same += stored == expected
+        print(f"   prefills equal to one process's on {same} of 200 pairs checked")
+    finally:
+        _stop(redis)
+    ok = marked and again.status == Job.Status.SUCCEEDED and same == 200
+    return [
+        Row(
+            "worker killed mid-job: marked failed with the reason; re-run identical",
+            float(same),
+            "of 200 pairs identical",
+            target="failed, then identical",
+            met=ok,
+        )
+    ]
+
+
+def _corpus_big() -> Any:
+    from annotate.models import Corpus
+
+    Corpus.objects.filter(name="faults").delete()
+    return _corpus(3000)
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        port = _free_port()
+        _setup(folder, port)
+        rows = broker_down(folder, port) + worker_killed(folder, port)
+        logs = {
+            path.name: path.read_text(errors="replace")[-2000:] for path in folder.glob("*.log")
+        }
+    save("faults", rows, worker_logs=logs)
+    failed = [row.what for row in rows if not row.met]
+    print(json.dumps({"failed": failed}, ensure_ascii=False))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
