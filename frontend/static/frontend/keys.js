@@ -1,4 +1,4 @@
-// The keyboard map shared by the workspace and the adjudication page (issue 4).
+// The keyboard map shared by the workspace and the adjudication page.
 import { EMPTY, POSSIBLE, SURE } from "./state.js";
 
 const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
