@@ -102,7 +102,8 @@ def main() -> int:
             for label, url in databases.items():
                 big, small = _child(url)
                 print(
-                    f"{label}: replacing 7,200 links {big * 1000:7.1f} ms; one cell {small * 1000:6.1f} ms"
+                    f"{label}: replacing 7,200 links {big * 1000:7.1f} ms; "
+                    f"one cell {small * 1000:6.1f} ms"
                 )
                 rows.append(
                     Row(
