@@ -81,8 +81,9 @@ bench: install services browsers  ## benchmarks: figures and ratios against peer
 	$(PY) -m benchmarks.summary --readme; \
 	if [ -n "$$missed" ]; then echo "targets missed in:$$missed"; exit 1; fi
 
-faults: install  ## fault tests on real processes (broker down, worker killed); benchmarks/results/faults.json
-	$(PY) -m benchmarks.faults
+faults: install services  ## fault tests on real processes (broker, worker, server, PostgreSQL); benchmarks/results/faults.json
+	$(PY) -m benchmarks.faults --postgres-restart
+	$(PY) -m benchmarks.summary --readme
 
 # Each script exits 1 when a figure falls outside the issue's tolerance; `-` runs the rest anyway
 # and make prints "(ignored)" so that a miss stays visible.

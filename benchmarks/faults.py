@@ -9,11 +9,19 @@
    (SIGKILL) while it computes. The job is marked failed with the reason, never left running;
    run again on another worker it succeeds, and its prefills equal those of the same aligner
    run in one process.
+3. **Server killed mid-upload.** gunicorn is killed (SIGKILL) while it imports an uploaded
+   corpus of 20,000 pairs; after a restart the corpus is not there at all (the import is one
+   transaction), and the same upload then succeeds whole.
+4. **PostgreSQL restarted during saves** (``--postgres-restart``; it restarts the machine's
+   PostgreSQL cluster, so nothing else should be using it): an annotator saves every 50 ms
+   through gunicorn, retrying what failed as the workspace's save queue does, while the
+   database restarts. Afterwards the stored alignment is the last acknowledged one, and the
+   version counts each change once (nothing lost, nothing applied twice).
 
-Each scenario uses its own SQLite database and file result store in a temporary directory, so
-nothing here touches the services other tests use. Exit status 1 if a check fails.
+Scenarios 1–3 use their own SQLite database, broker and file result store in a temporary
+directory; scenario 4 a scratch PostgreSQL database. Exit status 1 if a check fails.
 
-    python -m benchmarks.faults
+    python -m benchmarks.faults [--postgres-restart]
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -272,6 +281,250 @@ def worker_killed(folder: Path, port: int) -> list[Row]:
     ]
 
 
+def _gunicorn(
+    port: int, folder: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    log = open(folder / "gunicorn.log", "ab")  # noqa: SIM115 - lives as long as the server
+    process = subprocess.Popen(
+        [
+            str(BIN / "gunicorn"),
+            "config.wsgi:application",
+            "--workers",
+            "2",
+            "--timeout",
+            "300",
+            "--bind",
+            f"127.0.0.1:{port}",
+        ],
+        cwd=ROOT,
+        env=env or os.environ.copy(),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return process
+        time.sleep(0.2)
+    raise SystemExit("gunicorn did not start")
+
+
+def server_killed_mid_upload(folder: Path) -> list[Row]:
+    import requests
+    from rest_framework.authtoken.models import Token
+
+    from annotate import roles
+    from annotate.models import SentencePair
+    from benchmarks.bench_import import write_corpus
+    from tests.annotate.factories import make_user
+
+    print(
+        "3. server killed mid-upload: 20,000 pairs uploaded, gunicorn killed while importing",
+        flush=True,
+    )
+    token = Token.objects.create(user=make_user("uploader", roles.ADMIN)).key
+    corpus_file = folder / "upload.jsonl"
+    write_corpus(corpus_file, 20_000)
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/api/corpora/import/"
+    headers = {"Authorization": f"Token {token}"}
+
+    def upload() -> requests.Response:
+        with corpus_file.open("rb") as handle:
+            return requests.post(
+                url,
+                headers=headers,
+                timeout=600,
+                data={"corpus": "uploaded", "format": "jsonl"},
+                files={"files": ("upload.jsonl", handle)},
+            )
+
+    server = _gunicorn(port, folder)
+    outcome: dict[str, Any] = {}
+    thread = threading.Thread(target=lambda: outcome.update(error=_try(upload)))
+    thread.start()
+    time.sleep(4.0)  # the upload is in and the import is writing
+    _stop(server, signal.SIGKILL)
+    thread.join(timeout=60)
+    server = _gunicorn(port, folder)
+    try:
+        left = SentencePair.objects.filter(corpus__name="uploaded").count()
+        print(
+            f"   after the kill and a restart: {left} pairs of the corpus stored "
+            f"(the client saw: {outcome.get('error')})"
+        )
+        again = upload()
+        stored = SentencePair.objects.filter(corpus__name="uploaded").count()
+        print(
+            f"   the same upload again: HTTP {again.status_code}, {stored:,} pairs stored",
+            flush=True,
+        )
+    finally:
+        _stop(server)
+    ok = left == 0 and again.status_code == 201 and stored == 20_000
+    return [
+        Row(
+            "server killed mid-upload: nothing stored, the upload again stores it whole",
+            float(left),
+            "pairs left behind",
+            target="0, then 20,000",
+            met=ok,
+        )
+    ]
+
+
+def _try(call: Callable[[], Any]) -> str:
+    try:
+        response = call()
+    except Exception as error:  # the connection dies with the server
+        return type(error).__name__
+    return f"HTTP {response.status_code}"
+
+
+PG_URL = "postgres://postgres@127.0.0.1:5432/faults_saves"
+
+
+def _cluster_restart() -> None:
+    version = sorted(os.listdir("/etc/postgresql"))[-1]
+    subprocess.run(
+        ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "restart"],
+        check=True,
+        capture_output=True,
+    )
+
+
+def postgres_restart(folder: Path) -> list[Row]:
+    print("4. PostgreSQL restarted while an annotator saves every 50 ms", flush=True)
+    base = PG_URL.rsplit("/", 1)[0] + "/postgres"
+    name = PG_URL.rsplit("/", 1)[1]
+    subprocess.run(["psql", base, "-q", "-c", f'DROP DATABASE IF EXISTS "{name}"'], check=True)
+    subprocess.run(["psql", base, "-q", "-c", f'CREATE DATABASE "{name}"'], check=True)
+    env = {
+        **os.environ,
+        "DATABASE_URL": PG_URL,
+        "DATABASE_CONN_MAX_AGE": "60",
+        "FAULTS_FOLDER": str(folder),
+    }
+    try:
+        child = subprocess.run(
+            [sys.executable, "-m", "benchmarks.faults", "--postgres-saves"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    finally:
+        subprocess.run(["psql", base, "-q", "-c", f'DROP DATABASE IF EXISTS "{name}"'], check=False)
+    print(child.stdout.rstrip())
+    if not child.stdout.strip():
+        raise SystemExit(f"scenario 4 failed:\n{child.stderr[-3000:]}")
+    result = json.loads(child.stdout.strip().splitlines()[-1])
+    return [
+        Row(
+            f"PostgreSQL restarted during saves: {result['acknowledged']} acknowledged "
+            f"saves, {result['retries']} retried, {result['lost']} lost, "
+            f"{result['duplicated']} applied twice",
+            float(result["lost"]),
+            "saves lost",
+            target="0 lost, 0 applied twice",
+            met=result["ok"],
+        )
+    ]
+
+
+def postgres_saves() -> int:
+    """Child of scenario 4: the database is ``DATABASE_URL`` (PostgreSQL)."""
+    import django
+
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", "--no-input", verbosity=0)
+    import requests
+    from django.db import connections
+    from rest_framework.authtoken.models import Token
+
+    from annotate import roles
+    from annotate.models import Annotation, AnnotationEvent
+    from annotate.services.annotations import annotation_links, annotation_open
+    from tests.annotate.factories import make_assignment, make_pair, make_user
+
+    folder = Path(os.environ["FAULTS_FOLDER"])
+    user = make_user("saver", roles.ANNOTATOR)
+    words = " ".join(f"w{k}" for k in range(20))
+    assignment = make_assignment(make_pair(source=words, target=words, prefill=None), user)
+    annotation_open(assignment=assignment, actor=user)
+    token = Token.objects.create(user=user).key
+    port = _free_port()
+    server = _gunicorn(port, folder)
+    url = f"http://127.0.0.1:{port}/api/assignments/{assignment.pk}/annotation/"
+    headers = {"Authorization": f"Token {token}"}
+    links: dict[tuple[int, int], str] = {}
+    version, acknowledged, retries, changes = 1, 0, 0, 0
+    restarted = False
+    start = time.monotonic()
+    try:
+        for k in range(160):
+            cell = (k % 20, (k * 7) % 20)
+            if cell in links:
+                del links[cell]
+            else:
+                links[cell] = "S"
+            changes += 1
+            body = {"version": version, "links": [[i, j, v] for (i, j), v in sorted(links.items())]}
+            while True:  # the save queue's rule: resend the same change until it is answered
+                try:
+                    response = requests.put(url, json=body, headers=headers, timeout=10)
+                except requests.RequestException:
+                    response = None
+                if response is not None and response.status_code == 200:
+                    version = response.json()["version"]
+                    acknowledged += 1
+                    break
+                retries += 1
+                time.sleep(0.2)
+                if time.monotonic() - start > 300:
+                    raise SystemExit("saves did not recover within 300 s")
+            if k == 40 and not restarted:  # restart while the saves go on
+                restarter = threading.Thread(target=_cluster_restart)
+                restarter.start()
+                restarted = True
+            time.sleep(0.05)
+        restarter.join()
+    finally:
+        _stop(server)
+    connections.close_all()  # this process's own connection died with the server
+    annotation = Annotation.objects.get(assignment=assignment)
+    stored = {
+        (i, j): ("S" if sure else "P") for (i, j), sure in annotation_links(annotation).items()
+    }
+    edits = AnnotationEvent.objects.filter(annotation=annotation, kind="edited").count()
+    lost = int(stored != links)
+    duplicated = max(0, edits - changes)
+    ok = lost == 0 and duplicated == 0 and edits == changes and annotation.version == version
+    print(
+        f"   {acknowledged} saves acknowledged, {retries} retries across the restart; stored "
+        f"version {annotation.version} (last acknowledged {version}), {edits} edits logged "
+        f"for {changes} changes"
+    )
+    print(
+        json.dumps(
+            {
+                "acknowledged": acknowledged,
+                "retries": retries,
+                "lost": lost,
+                "duplicated": duplicated,
+                "ok": ok,
+            }
+        )
+    )
+    return 0 if ok else 1
+
+
 def _corpus_big() -> Any:
     from annotate.models import Corpus
 
@@ -280,11 +533,16 @@ def _corpus_big() -> Any:
 
 
 def main() -> int:
+    if "--postgres-saves" in sys.argv:  # the child of scenario 4, on the scratch database
+        return postgres_saves()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         port = _free_port()
         _setup(folder, port)
         rows = broker_down(folder, port) + worker_killed(folder, port)
+        rows += server_killed_mid_upload(folder)
+        if "--postgres-restart" in sys.argv:
+            rows += postgres_restart(folder)
         logs = {
             path.name: path.read_text(errors="replace")[-2000:] for path in folder.glob("*.log")
         }
