@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.paths import ROOT, data_dir
+from benchmarks.paths import data_dir
+from benchmarks.processes import celery_worker, stop
 from benchmarks.results import Row, save
 
 TARGET_SECONDS = 60.0
@@ -43,32 +42,7 @@ def _setup(var: Path) -> None:
 
 
 def _workers(count: int, var: Path) -> list[subprocess.Popen[bytes]]:
-    celery = str(Path(sys.executable).with_name("celery"))
-    processes = []
-    for k in range(count):
-        log = open(var / f"worker-{k}.log", "wb")  # noqa: SIM115 - closed with the process
-        processes.append(
-            subprocess.Popen(
-                [
-                    celery,
-                    "-A",
-                    "config",
-                    "worker",
-                    "--concurrency",
-                    "1",
-                    "--loglevel",
-                    "WARNING",
-                    "--hostname",
-                    f"bench{k}@%h",
-                ],
-                cwd=ROOT,
-                env=os.environ.copy(),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        )
-    return processes
+    return [celery_worker(f"bench{k}", var / f"worker-{k}.log") for k in range(count)]
 
 
 def _wait(job_id: int, timeout: float) -> float:
@@ -126,9 +100,7 @@ def main() -> int:
             seconds = _wait(job.pk, 10 * TARGET_SECONDS)
         finally:
             for process in workers:
-                os.killpg(process.pid, signal.SIGTERM)
-            for process in workers:
-                process.wait(timeout=30)
+                stop(process)
         job.refresh_from_db()
         start = time.perf_counter()
         local = agreement_compute(

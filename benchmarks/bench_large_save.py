@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from benchmarks.paths import ROOT
+from benchmarks.processes import drop_database, recreate_database
 from benchmarks.results import Row, save
 
 N = 120
@@ -74,11 +75,6 @@ def _child(database_url: str) -> tuple[float, float]:
     return float(output[-2]), float(output[-1])
 
 
-def _psql(url: str, sql: str) -> None:
-    base = url.rsplit("/", 1)[0] + "/postgres"
-    subprocess.run(["psql", base, "-q", "-c", sql], check=True, capture_output=True)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/bench_large_save")
@@ -95,9 +91,7 @@ def main() -> int:
             "SQLite": f"sqlite:///{Path(tmp) / 'bench.sqlite3'}",
             "PostgreSQL": args.postgres,
         }
-        name = args.postgres.rsplit("/", 1)[1]
-        _psql(args.postgres, f'DROP DATABASE IF EXISTS "{name}"')
-        _psql(args.postgres, f'CREATE DATABASE "{name}"')
+        recreate_database(args.postgres)
         try:
             for label, url in databases.items():
                 big, small = _child(url)
@@ -118,7 +112,7 @@ def main() -> int:
                     )
                 )
         finally:
-            _psql(args.postgres, f'DROP DATABASE IF EXISTS "{name}"')
+            drop_database(args.postgres)
     save("bench_large_save", rows)
     return 0 if all(row.met for row in rows) else 1
 

@@ -27,7 +27,6 @@ import contextlib
 import csv
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,13 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from benchmarks.processes import (
+    celery_worker,
+    drop_database,
+    free_port,
+    recreate_database,
+    stop,
+)
 from benchmarks.results import Row
 from benchmarks.results import save as save_results
 
@@ -57,31 +63,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _recreate_database(url: str) -> None:
-    import psycopg
-
-    name = url.rsplit("/", 1)[1]
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def _drop_database(url: str) -> None:
-    import psycopg
-
-    name = url.rsplit("/", 1)[1]
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _populate(n_users: int, users_file: Path) -> dict[str, Any]:
@@ -353,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         (tmp_path / "results").mkdir()
         os.environ.update(env)
-        _recreate_database(args.database_url)
+        recreate_database(args.database_url)
         gunicorn = worker = None
         try:
             manage = [sys.executable, str(ROOT / "manage.py")]
@@ -361,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
             subprocess.run([*manage, "collectstatic", "--no-input", "-v", "0"], env=env, check=True)
             users_file = tmp_path / "users.json"
             setup = _populate(max(levels), users_file)
-            port = _free_port()
+            port = free_port()
             host = f"http://127.0.0.1:{port}"
             gunicorn = subprocess.Popen(
                 [
@@ -453,25 +434,7 @@ def main(argv: list[str] | None = None) -> int:
                 ),
             ]
             if not args.skip_server:
-                worker = subprocess.Popen(
-                    [
-                        str(BIN / "celery"),
-                        "-A",
-                        "config",
-                        "worker",
-                        "--concurrency",
-                        "1",
-                        "--loglevel",
-                        "WARNING",
-                        "--hostname",
-                        "bench@%h",
-                    ],
-                    env=env,
-                    cwd=ROOT,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    start_new_session=True,
-                )
+                worker = celery_worker("bench", tmp_path / "worker.log", env=env)
                 # Warm-up, not reported: each gunicorn worker's first requests pay for lazy
                 # imports and its database connection, which a 1-user level would report as p95.
                 _locust(host, max(levels), 5, users_file, tmp_path)
@@ -521,12 +484,11 @@ def main(argv: list[str] | None = None) -> int:
                 gunicorn.terminate()
                 gunicorn.wait(timeout=30)
             if worker is not None:
-                os.killpg(worker.pid, 15)
-                worker.wait(timeout=60)
+                stop(worker)
             from django.db import connections
 
             connections.close_all()
-            _drop_database(args.database_url)
+            drop_database(args.database_url)
     if failed:
         print("MISSED: " + "; ".join(failed))
         return 1

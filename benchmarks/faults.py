@@ -29,26 +29,27 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from benchmarks.paths import ROOT
+from benchmarks.processes import (
+    BIN,
+    celery_worker,
+    drop_database,
+    free_port,
+    recreate_database,
+    stop,
+    wait_for_port,
+)
 from benchmarks.results import Row, save
-
-BIN = Path(sys.executable).parent
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _wait(predicate: Callable[[], bool], timeout: float, what: str) -> float:
@@ -78,53 +79,13 @@ def _redis(port: int, folder: Path) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return process
-        time.sleep(0.1)
-    raise SystemExit("redis-server did not start")
+    wait_for_port(port, "redis-server")
+    return process
 
 
 def _worker(folder: Path, name: str, beat: bool = False) -> subprocess.Popen[bytes]:
-    command = [
-        str(BIN / "celery"),
-        "-A",
-        "config",
-        "worker",
-        "--concurrency",
-        "1",
-        "--loglevel",
-        "INFO",
-        "--hostname",
-        f"{name}@%h",
-    ]
-    if beat:
-        command += ["--beat", "--schedule", str(folder / f"beat-{name}")]
-    log = open(folder / f"{name}.log", "wb")  # noqa: SIM115 - lives as long as the worker
-    return subprocess.Popen(
-        command,
-        cwd=ROOT,
-        env=os.environ.copy(),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-
-
-def _stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
-    """Stop a worker's process group (or a lone process such as redis-server)."""
-    if process.poll() is None:
-        if os.getpgid(process.pid) == process.pid:
-            os.killpg(process.pid, sig)
-        else:
-            process.send_signal(sig)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+    schedule = folder / f"beat-{name}" if beat else None
+    return celery_worker(name, folder / f"{name}.log", beat_schedule=schedule, loglevel="INFO")
 
 
 def _setup(folder: Path, broker_port: int) -> None:
@@ -204,8 +165,8 @@ def broker_down(folder: Path, port: int) -> list[Row]:
             flush=True,
         )
     finally:
-        _stop(worker)
-        _stop(redis)
+        stop(worker)
+        stop(redis)
     ok = waiting and saved and answered < 5 and job.status == Job.Status.SUCCEEDED
     return [
         Row(
@@ -252,7 +213,7 @@ def worker_killed(folder: Path, port: int) -> list[Row]:
             _wait(lambda: Job.objects.get(pk=again.pk).is_finished, 300, "the re-run")
             again.refresh_from_db()
         finally:
-            _stop(survivor)
+            stop(survivor)
         print(f"   re-run, job {again.pk}: {again.status}", flush=True)
         rows = list(
             big.pairs.order_by("position").values_list("id", "source_tokens", "target_tokens")
@@ -268,7 +229,7 @@ def worker_killed(folder: Path, port: int) -> list[Row]:
             same += stored == expected
         print(f"   prefills equal to one process's on {same} of 200 pairs checked")
     finally:
-        _stop(redis)
+        stop(redis)
     ok = marked and again.status == Job.Status.SUCCEEDED and same == 200
     return [
         Row(
@@ -302,13 +263,15 @@ def _gunicorn(
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    wait_for_port(port, "gunicorn")
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
+    while time.monotonic() < deadline:  # answering, not only listening
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/login/", timeout=5):
                 return process
-        time.sleep(0.2)
-    raise SystemExit("gunicorn did not start")
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit("gunicorn does not answer")
 
 
 def server_killed_mid_upload(folder: Path) -> list[Row]:
@@ -327,7 +290,7 @@ def server_killed_mid_upload(folder: Path) -> list[Row]:
     token = Token.objects.create(user=make_user("uploader", roles.ADMIN)).key
     corpus_file = folder / "upload.jsonl"
     write_corpus(corpus_file, 20_000)
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}/api/corpora/import/"
     headers = {"Authorization": f"Token {token}"}
 
@@ -346,7 +309,7 @@ def server_killed_mid_upload(folder: Path) -> list[Row]:
     thread = threading.Thread(target=lambda: outcome.update(error=_try(upload)))
     thread.start()
     time.sleep(4.0)  # the upload is in and the import is writing
-    _stop(server, signal.SIGKILL)
+    stop(server, signal.SIGKILL)
     thread.join(timeout=60)
     server = _gunicorn(port, folder)
     try:
@@ -362,7 +325,7 @@ def server_killed_mid_upload(folder: Path) -> list[Row]:
             flush=True,
         )
     finally:
-        _stop(server)
+        stop(server)
     ok = left == 0 and again.status_code == 201 and stored == 20_000
     return [
         Row(
@@ -397,10 +360,7 @@ def _cluster_restart() -> None:
 
 def postgres_restart(folder: Path) -> list[Row]:
     print("4. PostgreSQL restarted while an annotator saves every 50 ms", flush=True)
-    base = PG_URL.rsplit("/", 1)[0] + "/postgres"
-    name = PG_URL.rsplit("/", 1)[1]
-    subprocess.run(["psql", base, "-q", "-c", f'DROP DATABASE IF EXISTS "{name}"'], check=True)
-    subprocess.run(["psql", base, "-q", "-c", f'CREATE DATABASE "{name}"'], check=True)
+    recreate_database(PG_URL)
     env = {
         **os.environ,
         "DATABASE_URL": PG_URL,
@@ -417,7 +377,7 @@ def postgres_restart(folder: Path) -> list[Row]:
             timeout=600,
         )
     finally:
-        subprocess.run(["psql", base, "-q", "-c", f'DROP DATABASE IF EXISTS "{name}"'], check=False)
+        drop_database(PG_URL)
     print(child.stdout.rstrip())
     if not child.stdout.strip():
         raise SystemExit(f"scenario 4 failed:\n{child.stderr[-3000:]}")
@@ -459,7 +419,7 @@ def postgres_saves() -> int:
     assignment = make_assignment(make_pair(source=words, target=words, prefill=None), user)
     annotation_open(assignment=assignment, actor=user)
     token = Token.objects.create(user=user).key
-    port = _free_port()
+    port = free_port()
     server = _gunicorn(port, folder)
     url = f"http://127.0.0.1:{port}/api/assignments/{assignment.pk}/annotation/"
     headers = {"Authorization": f"Token {token}"}
@@ -496,7 +456,7 @@ def postgres_saves() -> int:
             time.sleep(0.05)
         restarter.join()
     finally:
-        _stop(server)
+        stop(server)
     connections.close_all()  # this process's own connection died with the server
     annotation = Annotation.objects.get(assignment=assignment)
     stored = {
@@ -537,7 +497,7 @@ def main() -> int:
         return postgres_saves()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        port = _free_port()
+        port = free_port()
         _setup(folder, port)
         rows = broker_down(folder, port) + worker_killed(folder, port)
         rows += server_killed_mid_upload(folder)
