@@ -85,7 +85,7 @@ faults: install services  ## fault tests on real processes (broker, worker, serv
 	$(PY) -m benchmarks.faults --postgres-restart
 	$(PY) -m benchmarks.summary --readme
 
-# Each script exits 1 when a figure falls outside the issue's tolerance; `-` runs the rest anyway
+# Each script exits 1 when a figure falls outside its tolerance; `-` runs the rest anyway
 # and make prints "(ignored)" so that a miss stays visible.
 reproduce: install  ## the papers' experiments on DATA_DIR; results/*.json (quoted in docs/results.md)
 	mkdir -p results

@@ -15,6 +15,7 @@ def count_links(apps, schema_editor):
         .annotate(n=models.Count("id"))
         .values_list("annotation_id", "n")
     )
+    Annotation.objects.update(link_count=0)
     rows = [Annotation(id=pk, link_count=n) for pk, n in counts.items()]
     Annotation.objects.bulk_update(rows, ["link_count"], batch_size=CHUNK)
 

@@ -40,6 +40,10 @@ def test_link_and_edit_counts_are_computed_for_annotations_made_before_them() ->
         assignment=assignment.objects.create(pair=bare, annotator=user)
     )
     link.objects.create(annotation=unprefilled, i=1, j=1, sure=True)
+    other = apps.get_model("auth", "User").objects.create(username="other")
+    empty = annotation.objects.create(  # no link: the prefill's one link is its only edit
+        assignment=assignment.objects.create(pair=pair, annotator=other)
+    )
 
     executor = MigrationExecutor(connection)
     executor.migrate(AFTER)
@@ -49,4 +53,5 @@ def test_link_and_edit_counts_are_computed_for_annotations_made_before_them() ->
     assert rows[edited.pk].prefill_edits == 1, "against the newest prefill: 1-0 is extra"
     assert rows[unprefilled.pk].link_count == 1
     assert rows[unprefilled.pk].prefill_edits is None
+    assert rows[empty.pk].link_count == 0 and rows[empty.pk].prefill_edits == 1
     MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())

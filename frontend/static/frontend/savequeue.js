@@ -1,4 +1,4 @@
-// Autosave with versions and an offline queue (issue 4: "nothing is ever lost").
+// Autosave with versions and an offline queue: nothing an annotator does is ever lost.
 //
 // The latest unsent state of the grid is written to storage (localStorage) *before* any
 // request, keyed by assignment, together with the server version it was based on. A debounced
