@@ -12,20 +12,24 @@
 3. **Server killed mid-upload.** gunicorn is killed (SIGKILL) while it imports an uploaded
    corpus of 20,000 pairs; after a restart the corpus is not there at all (the import is one
    transaction), and the same upload then succeeds whole.
-4. **PostgreSQL restarted during saves** (``--postgres-restart``; it restarts the machine's
+4. **Oversized and malicious uploads.** A body above ``MAX_UPLOAD_BYTES`` is refused before it
+   is read; a 150 MB file that is one JSON line is refused naming the file, line and field.
+   The peak memory of every gunicorn process stays bounded (well under the file's size).
+5. **PostgreSQL restarted during saves** (``--postgres-restart``; it restarts the machine's
    PostgreSQL cluster, so nothing else should be using it): an annotator saves every 50 ms
    through gunicorn, retrying what failed as the workspace's save queue does, while the
    database restarts. Afterwards the stored alignment is the last acknowledged one, and the
    version counts each change once (nothing lost, nothing applied twice).
 
-Scenarios 1–3 use their own SQLite database, broker and file result store in a temporary
-directory; scenario 4 a scratch PostgreSQL database. Exit status 1 if a check fails.
+Scenarios 1–4 use their own SQLite database, broker and file result store in a temporary
+directory; scenario 5 a scratch PostgreSQL database. Exit status 1 if a check fails.
 
     python -m benchmarks.faults [--postgres-restart]
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -338,6 +342,85 @@ def server_killed_mid_upload(folder: Path) -> list[Row]:
     ]
 
 
+def _peak_rss_mb(process: subprocess.Popen[bytes]) -> float:
+    """The largest peak resident set (VmHWM) of a process and its children, in MB."""
+    pids = [process.pid]
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    if children.exists():
+        pids += [int(pid) for pid in children.read_text().split()]
+    peak = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]))
+    return peak / 1024
+
+
+def malicious_uploads(folder: Path) -> list[Row]:
+    import requests
+    from rest_framework.authtoken.models import Token
+
+    from annotate import roles
+    from annotate.models import Corpus
+    from tests.annotate.factories import make_user
+
+    print("4. oversized and malicious uploads", flush=True)
+    token = Token.objects.create(user=make_user("attacker-admin", roles.ADMIN)).key
+    headers = {"Authorization": f"Token {token}"}
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/api/corpora/import/"
+    limit = 32 * 1024 * 1024
+    env = {**os.environ, "MAX_UPLOAD_BYTES": str(limit)}
+    huge = folder / "huge.jsonl"  # over the limit
+    with huge.open("wb") as out:
+        for _ in range(40):
+            out.write(b"x" * (1024 * 1024))
+    line = folder / "one-line.jsonl"  # under the limit, one line of 30 MB
+    with line.open("wb") as out:
+        out.write(b'{"id": "p", "source_tokens": ["')
+        for _ in range(30):
+            out.write(b"a" * (1024 * 1024))
+        out.write(b'"], "target_tokens": ["b"]}\n')
+    server = _gunicorn(port, folder, env)
+    try:
+        base = _peak_rss_mb(server)
+        answers = {}
+        for name, path in (("over the limit", huge), ("one 30 MB line", line)):
+            with path.open("rb") as handle:
+                response = requests.post(
+                    url,
+                    headers=headers,
+                    timeout=300,
+                    data={"corpus": "evil", "format": "jsonl"},
+                    files={"files": (path.name, handle)},
+                )
+            error = response.json().get("error", {}) if response.status_code == 400 else {}
+            answers[name] = (response.status_code, error.get("message", ""))
+            print(f"   {name}: HTTP {response.status_code}: {error.get('message', '')[:120]}")
+        peak = _peak_rss_mb(server)
+    finally:
+        stop(server)
+    print(
+        f"   peak memory of a gunicorn process: {peak:.0f} MB (at start {base:.0f} MB; the "
+        f"files are {huge.stat().st_size >> 20} and {line.stat().st_size >> 20} MB)"
+    )
+    refused = all(code == 400 for code, _ in answers.values())
+    named = "one-line.jsonl" in answers["one 30 MB line"][1]
+    stored = Corpus.objects.filter(name="evil").exists()
+    ok = refused and named and not stored and peak < base + 100
+    return [
+        Row(
+            "oversized and one-line uploads refused with the file named, nothing stored; "
+            "peak memory of a server process",
+            peak,
+            "MB",
+            target="400s, ≤ start + 100 MB",
+            met=ok,
+        )
+    ]
+
+
 def _try(call: Callable[[], Any]) -> str:
     try:
         response = call()
@@ -359,7 +442,7 @@ def _cluster_restart() -> None:
 
 
 def postgres_restart(folder: Path) -> list[Row]:
-    print("4. PostgreSQL restarted while an annotator saves every 50 ms", flush=True)
+    print("5. PostgreSQL restarted while an annotator saves every 50 ms", flush=True)
     recreate_database(PG_URL)
     env = {
         **os.environ,
@@ -501,6 +584,7 @@ def main() -> int:
         _setup(folder, port)
         rows = broker_down(folder, port) + worker_killed(folder, port)
         rows += server_killed_mid_upload(folder)
+        rows += malicious_uploads(folder)
         if "--postgres-restart" in sys.argv:
             rows += postgres_restart(folder)
         logs = {
