@@ -17,6 +17,8 @@ function params(job) {
 function resultLink(job) {
   if (!job.has_result) return job.error ? el("span", { class: "errors small", text: job.error }) : "—";
   if (job.kind === "agreement_report" && job.corpus_id) return el("a", { href: `/corpora/${job.corpus_id}/agreement/?report=${job.id}`, text: "open report" });
+  if (job.kind === "export" && job.status === "succeeded") return el("a", { href: `/api/jobs/${job.id}/download/`, download: "", text: "download file" });
+  if (job.kind === "prefill" && job.corpus_id) return el("a", { href: `/corpora/${job.corpus_id}/prefill/`, text: "see the run" });
   return el("a", { href: `/api/jobs/${job.id}/result/`, text: "JSON" });
 }
 
