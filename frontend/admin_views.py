@@ -17,6 +17,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 
 from annotate import roles
 from annotate.models import Corpus
+from annotate.services.jobs import JOB_KINDS
 from scoring import formats
 
 View = Callable[..., HttpResponse]
@@ -74,9 +75,14 @@ corpus_assignments = _corpus_page("frontend/admin/corpus_assignments.html", "ass
 corpus_export = _corpus_page("frontend/admin/corpus_export.html", "export")
 
 
+#: How the jobs page names each kind of job.
+JOB_LABELS = {"corpus_stats": "corpus statistics", "train_scorer": "scorer training"}
+
+
 @admin_page
 def job_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "frontend/admin/job_list.html")
+    kinds = [(kind, JOB_LABELS.get(kind, kind.replace("_", " "))) for kind in sorted(JOB_KINDS)]
+    return render(request, "frontend/admin/job_list.html", {"kinds": kinds})
 
 
 @admin_page
