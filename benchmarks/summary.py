@@ -2,8 +2,9 @@
 
     python -m benchmarks.summary [--readme]
 
-Prints the table as Markdown, writes it to ``benchmarks/results/summary.md`` and, with
-``--readme``, puts it into the README between the ``bench:start``/``bench:end`` markers.
+Prints the table as Markdown (every figure), writes it to ``benchmarks/results/summary.md`` and,
+with ``--readme``, puts a short form (one line per benchmark: its first missed figure, else its
+first) into the README between the ``bench:start``/``bench:end`` markers.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from typing import Any
 
 from benchmarks.paths import ROOT
 from benchmarks.results import RESULTS
@@ -25,23 +27,46 @@ def _number(value: float | None, unit: str = "") -> str:
     return f"{text} {unit}".strip()
 
 
+def _results() -> list[dict[str, Any]]:
+    return [json.loads(path.read_text(encoding="utf-8")) for path in sorted(RESULTS.glob("*.json"))]
+
+
+def _cells(row: dict[str, Any]) -> list[str]:
+    peer = f"{row['peer']} {_number(row['peer_figure'], row['unit'])}".strip()
+    ratio = "—" if row["ratio"] is None else f"{row['ratio']:,.3g}×"
+    target = f"{row['target']} {'✓' if row['met'] else '✗ missed'}".strip()
+    return [row["what"], _number(row["figure"], row["unit"]), peer or "—", ratio, target]
+
+
 def table() -> str:
+    """Every figure of every benchmark."""
     lines = [
         "| benchmark | what | figure | peer (same run) | ratio | target | machine, date |",
         "|---|---|---|---|---|---|---|",
     ]
-    for path in sorted(RESULTS.glob("*.json")):
-        body = json.loads(path.read_text(encoding="utf-8"))
+    for body in _results():
         where = f"{body['machine']['cores']} cores, {body['date']}"
+        name = body["benchmark"].removeprefix("bench_")
         for row in body["rows"]:
-            peer = f"{row['peer']} {_number(row['peer_figure'], row['unit'])}".strip()
-            ratio = "—" if row["ratio"] is None else f"{row['ratio']:,.3g}×"
-            target = f"{row['target']} {'✓' if row['met'] else '✗ missed'}".strip()
-            lines.append(
-                f"| {body['benchmark'].removeprefix('bench_')} | {row['what']} | "
-                f"{_number(row['figure'], row['unit'])} | {peer or '—'} | {ratio} | {target} | "
-                f"{where} |"
-            )
+            lines.append("| " + " | ".join([name, *_cells(row), where]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def short_table() -> str:
+    """One line per benchmark: its first missed figure, else its first; and how many of its
+    targets were met."""
+    lines = [
+        "| benchmark | figure | value | peer (same run) | ratio | target | targets met | date |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for body in _results():
+        rows = body["rows"]
+        shown = next((row for row in rows if not row["met"]), rows[0])
+        met = sum(row["met"] for row in rows)
+        name = body["benchmark"].removeprefix("bench_")
+        lines.append(
+            "| " + " | ".join([name, *_cells(shown), f"{met} of {len(rows)}", body["date"]]) + " |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -56,7 +81,7 @@ def main() -> int:
     if args.readme:
         readme = ROOT / "README.md"
         content = readme.read_text(encoding="utf-8")
-        block = f"{START}\n{text}{END}"
+        block = f"{START}\n{short_table()}{END}"
         pattern = re.compile(re.escape(START) + ".*?" + re.escape(END), re.S)
         if not pattern.search(content):
             raise SystemExit(f"README.md has no {START} … {END} block")
