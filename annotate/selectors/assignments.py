@@ -25,61 +25,61 @@ def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
         return list(cursor.fetchall())
 
 
-def _per_pair_sql() -> str:
-    """Per pair of a corpus: its sub-corpus, number of assignments and how many are new, in
-    progress and submitted (0 for a pair nobody has)."""
+def _coverage_rows(corpus: Corpus) -> list[tuple[Any, ...]]:
+    """Pairs of a corpus grouped by sub-corpus and number of assignments ``k``: per group the
+    pairs, those whose every assignment is submitted (``k`` > 0), and the new, in-progress
+    and submitted assignments. One statement; only the corpus's assignments are read."""
     pair, assignment = SentencePair._meta.db_table, Assignment._meta.db_table
-    return f"""
-        SELECT sp.subcorpus AS subcorpus,
-               COALESCE(s.k, 0) AS k,
-               COALESCE(s.new, 0) AS new,
-               COALESCE(s.started, 0) AS started,
-               COALESCE(s.done, 0) AS done
-        FROM {pair} sp LEFT JOIN (
-            SELECT pair_id, COUNT(*) AS k,
-                   SUM(CASE WHEN status = %s THEN 1 ELSE 0 END) AS new,
-                   SUM(CASE WHEN status = %s THEN 1 ELSE 0 END) AS started,
-                   SUM(CASE WHEN status = %s THEN 1 ELSE 0 END) AS done
-            FROM {assignment} GROUP BY pair_id
-        ) s ON s.pair_id = sp.id
-        WHERE sp.corpus_id = %s
+    sql = f"""
+        SELECT p.subcorpus, p.k, COUNT(*),
+               SUM(CASE WHEN p.k > 0 AND p.done = p.k THEN 1 ELSE 0 END),
+               SUM(p.new), SUM(p.started), SUM(p.done)
+        FROM (
+            SELECT sp.subcorpus AS subcorpus, COALESCE(s.k, 0) AS k,
+                   COALESCE(s.new, 0) AS new, COALESCE(s.started, 0) AS started,
+                   COALESCE(s.done, 0) AS done
+            FROM {pair} sp LEFT JOIN (
+                SELECT a.pair_id, COUNT(*) AS k,
+                       SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END) AS new,
+                       SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END) AS started,
+                       SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END) AS done
+                FROM {assignment} a JOIN {pair} q ON q.id = a.pair_id
+                WHERE q.corpus_id = %s
+                GROUP BY a.pair_id
+            ) s ON s.pair_id = sp.id
+            WHERE sp.corpus_id = %s
+        ) p
+        GROUP BY p.subcorpus, p.k
+        ORDER BY p.subcorpus, p.k
     """
+    params = [_STATUS.NEW, _STATUS.IN_PROGRESS, _STATUS.SUBMITTED, corpus.pk, corpus.pk]
+    return _rows(sql, params)
 
 
 def _coverage(corpus: Corpus) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    params = [_STATUS.NEW, _STATUS.IN_PROGRESS, _STATUS.SUBMITTED, corpus.pk]
-    histogram = _rows(
-        f"SELECT k, COUNT(*) FROM ({_per_pair_sql()}) p GROUP BY k ORDER BY k", params
-    )
-    by_sub = _rows(
-        f"""SELECT subcorpus, COUNT(*),
-               SUM(CASE WHEN k = 0 THEN 1 ELSE 0 END),
-               SUM(CASE WHEN k >= 2 THEN 1 ELSE 0 END),
-               SUM(CASE WHEN k > 0 AND done = k THEN 1 ELSE 0 END),
-               SUM(new), SUM(started), SUM(done)
-            FROM ({_per_pair_sql()}) p GROUP BY subcorpus ORDER BY subcorpus""",
-        params,
-    )
-    pairs = sum(n for _, n in histogram)
-    doubled = sum(n for k, n in histogram if k >= 2)
+    histogram: dict[int, int] = defaultdict(int)
+    by_sub: dict[str, list[int]] = {}
+    for sub, k, n, done_pairs, new, started, done in _coverage_rows(corpus):
+        histogram[int(k)] += int(n)
+        totals = by_sub.setdefault(sub, [0] * 7)
+        for index, value in enumerate(
+            (n, n if k == 0 else 0, n if k >= 2 else 0, done_pairs, new, started, done)
+        ):
+            totals[index] += int(value or 0)
+    pairs = sum(histogram.values())
+    doubled = sum(n for k, n in histogram.items() if k >= 2)
     coverage = {
         "pairs": pairs,
-        "annotators_per_pair": [{"annotators": int(k), "pairs": int(n)} for k, n in histogram],
+        "annotators_per_pair": [
+            {"annotators": k, "pairs": n} for k, n in sorted(histogram.items())
+        ],
         "doubly_annotated": doubled,
         "doubly_annotated_fraction": doubled / pairs if pairs else None,
     }
+    names = ("pairs", "unassigned", "doubly_annotated", "pairs_done", "new", "in_progress")
     subcorpora = [
-        {
-            "subcorpus": sub,
-            "pairs": int(n),
-            "unassigned": int(unassigned or 0),
-            "doubly_annotated": int(doubled_sub or 0),
-            "pairs_done": int(pairs_done or 0),
-            "new": int(new or 0),
-            "in_progress": int(started or 0),
-            "submitted": int(done or 0),
-        }
-        for sub, n, unassigned, doubled_sub, pairs_done, new, started, done in by_sub
+        {"subcorpus": sub, **dict(zip((*names, "submitted"), totals, strict=True))}
+        for sub, totals in by_sub.items()
     ]
     return coverage, subcorpora
 
