@@ -289,13 +289,18 @@ def _finished_work(corpus: Corpus) -> dict[int, Alignment]:
         annotations_of[pid].append(alignment_from_rows(*shapes[pid], links_of[annotation_id]))
     result = {pid: majority_alignment(found) for pid, found in annotations_of.items()}
 
-    gold_links: dict[int, list[GoldLink]] = defaultdict(list)
-    for gold_link in GoldLink.objects.filter(gold__pair__corpus=corpus).select_related("gold"):
-        gold_links[gold_link.gold.pair_id].append(gold_link)
-    gold_pairs = GoldAlignment.objects.filter(pair__corpus=corpus).values_list("pair_id", flat=True)
-    for pid in gold_pairs:  # an adjudicated alignment wins, even an empty one
-        result[pid] = alignment_from_rows(*shapes[pid], gold_links[pid])
+    result.update(_gold_alignments(corpus, shapes))  # adjudicated gold wins, even an empty one
     return result
+
+
+def _gold_alignments(corpus: Corpus, shapes: Mapping[int, tuple[int, int]]) -> dict[int, Alignment]:
+    """The adjudicated gold alignment of every pair of the corpus that has one, by pair id;
+    ``shapes`` gives each pair's ``(N, M)``."""
+    links: dict[int, list[GoldLink]] = defaultdict(list)
+    for link in GoldLink.objects.filter(gold__pair__corpus=corpus).select_related("gold"):
+        links[link.gold.pair_id].append(link)
+    pairs = GoldAlignment.objects.filter(pair__corpus=corpus).values_list("pair_id", flat=True)
+    return {pid: alignment_from_rows(*shapes[pid], links[pid]) for pid in pairs}
 
 
 def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
@@ -390,21 +395,16 @@ def _evaluate_against_gold(
     """Och & Ney precision, recall, F1 and AER of the new prefills against the adjudicated gold
     (identical links kept and left out, Cohn et al. 2008, §3); ``None`` without gold."""
     shapes = {pid: (len(src), len(tgt)) for pid, (src, tgt) in tokens.items()}
-    gold_links: dict[int, list[GoldLink]] = defaultdict(list)
-    for link in GoldLink.objects.filter(gold__pair__corpus=corpus).select_related("gold"):
-        gold_links[link.gold.pair_id].append(link)
-    gold_pairs = set(
-        GoldAlignment.objects.filter(pair__corpus=corpus).values_list("pair_id", flat=True)
-    )
+    gold = _gold_alignments(corpus, shapes)
     compared = [
         ComparePair(
             candidate=prefill,
-            reference=alignment_from_rows(*shapes[pid], gold_links[pid]),
+            reference=gold[pid],
             source=tokens[pid][0],
             target=tokens[pid][1],
         )
         for pid, prefill in written
-        if pid in gold_pairs
+        if pid in gold
     ]
     if not compared:
         return None
