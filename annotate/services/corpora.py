@@ -36,6 +36,7 @@ from annotate.models import (
 )
 from annotate.selectors.corpora import corpus_pair_records
 from annotate.services.annotations import edits_from_prefill
+from annotate.services.exports import selector_for
 from scoring import formats
 from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
@@ -398,11 +399,9 @@ def corpus_export(
     if annotator is not None:
         if not get_user_model().objects.filter(username=annotator).exists():
             raise CorpusExportError(f"no user named {annotator!r}")
-        pick = formats.select_annotator(annotator)
-    elif prefill:
-        pick = formats.select_prefill
-    elif gold:
-        pick = formats.select_gold
+        pick = selector_for("annotator", annotator)[1]
+    elif prefill or gold:
+        pick = selector_for("prefill" if prefill else "gold")[1]
     spec = _writable(format_name)
     if pick is not None and not spec.selects_alignment:
         raise CorpusExportError(

@@ -127,22 +127,27 @@ def export_job_create(*, corpus: Corpus, owner: User | None = None, **options: A
     return job_create(kind="export", parameters=parameters, owner=owner, corpus=corpus)
 
 
-def _selectors(parameters: dict[str, Any], corpus: Corpus) -> list[tuple[str, Any]]:
+def selector_for(which: str, annotator: str = "") -> tuple[str, formats.AlignmentSelector]:
+    """The name and selector of one alignment: ``annotator`` (named), ``prefill`` or ``gold``."""
+    if which == "annotator":
+        return f"annotator-{annotator}", formats.select_annotator(annotator)
+    if which == "prefill":
+        return "prefill", formats.select_prefill
+    if which == "gold":
+        return "gold", formats.select_gold
+    raise ExportError(f"'which' must be annotator, prefill or gold, not {which!r}", field="which")
+
+
+def _selectors(
+    parameters: dict[str, Any], corpus: Corpus
+) -> list[tuple[str, formats.AlignmentSelector]]:
     """(name, selector) per alignment to write."""
     which = parameters["which"]
-    if which == "annotator":
-        name = parameters["annotator"]
-        return [(f"annotator-{name}", formats.select_annotator(name))]
-    if which == "prefill":
-        return [("prefill", formats.select_prefill)]
-    if which == "gold":
-        return [("gold", formats.select_gold)]
+    if which != "all":
+        return [selector_for(which, parameters.get("annotator", ""))]
     sources = export_sources(corpus)
-    chosen = [(f"annotator-{n}", formats.select_annotator(n)) for n in sources["annotators"]]
-    if sources["prefill"]:
-        chosen.append(("prefill", formats.select_prefill))
-    if sources["gold"]:
-        chosen.append(("gold", formats.select_gold))
+    chosen = [selector_for("annotator", name) for name in sources["annotators"]]
+    chosen += [selector_for(kind) for kind in ("prefill", "gold") if sources[kind]]
     return chosen
 
 
