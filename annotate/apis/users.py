@@ -34,7 +34,7 @@ class UserOutputSerializer(serializers.Serializer[Any]):
 
 
 def _user_row(user_id: int) -> dict[str, Any]:
-    return next(row for row in users_reads.users_listed() if row["id"] == user_id)
+    return users_reads.users_listed(user_id=user_id)[0]
 
 
 class UserListApi(APIView):

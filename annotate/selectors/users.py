@@ -27,10 +27,15 @@ def user_get(user_id: int) -> Any:
     return user
 
 
-def users_listed(*, role: str | None = None, search: str = "") -> list[dict[str, Any]]:
+def users_listed(
+    *, role: str | None = None, search: str = "", user_id: int | None = None
+) -> list[dict[str, Any]]:
     """Every user with roles, state and workload, by username; optionally one role's holders
-    (superusers hold every role) or usernames containing ``search``."""
+    (superusers hold every role), usernames containing ``search``, or the one user
+    ``user_id``."""
     users = get_user_model().objects.prefetch_related("groups").order_by("username")
+    if user_id is not None:
+        users = users.filter(pk=user_id)
     if role:
         users = users.filter(Q(groups__name=role) | Q(is_superuser=True)).distinct()
     if search:
