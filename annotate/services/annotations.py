@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Subquery
 from django.utils import timezone
 
 from annotate.exceptions import Conflict, DomainError
@@ -26,6 +27,7 @@ from annotate.models import (
     AnnotationLink,
     Assignment,
     AutoAlignment,
+    AutoLink,
 )
 from scoring.alignment.links import (
     Link,
@@ -116,11 +118,16 @@ def _locked_assignment(assignment_id: int) -> Assignment:
 
 
 def prefill_links(pair_id: int) -> LinkMap | None:
-    """The links of the pair's newest prefill; ``None`` if it has none."""
-    prefill = AutoAlignment.objects.filter(pair_id=pair_id).order_by("-created_at", "-id").first()
-    if prefill is None:
+    """The links of the pair's newest prefill; ``None`` if it has none. One query when the
+    prefill has links (every save asks)."""
+    newest = (
+        AutoAlignment.objects.filter(pair_id=pair_id).order_by("-created_at", "-id").values("id")
+    )
+    rows = AutoLink.objects.filter(alignment_id=Subquery(newest[:1])).values_list("i", "j", "sure")
+    links = {(i, j): sure for i, j, sure in rows}
+    if not links and not newest.exists():
         return None
-    return {(i, j): sure for i, j, sure in prefill.links.values_list("i", "j", "sure")}
+    return links
 
 
 def edits_from_prefill(links: Iterable[Link], prefill: Iterable[Link] | None) -> int | None:
