@@ -1,6 +1,6 @@
 // Export tab: every export format for one annotator, the prefill, the gold or all of them, and
 // phrase tables; built by a job with live progress, then downloaded.
-import { $, api, el, emptyState, integer, jobPanel, showError, clearError, when } from "./ui.js";
+import { $, api, el, emptyState, jobsWithResults, integer, jobPanel, showError, clearError, when } from "./ui.js";
 
 const corpusId = document.getElementById("corpus-page").dataset.corpusId;
 
@@ -20,13 +20,12 @@ function describeWhich(p) {
 const downloadLink = (job) => el("a", { href: `/api/jobs/${job.id}/download/`, class: "btn small", download: "", text: `Download ${job.result?.file ?? ""}` });
 
 async function loadExports() {
-  const jobs = await api("GET", `/api/jobs/?kind=export&corpus=${corpusId}`);
+  const jobs = await jobsWithResults(`kind=export&corpus=${corpusId}`);
   $("exports-table").hidden = jobs.length === 0;
   $("exports-empty").hidden = jobs.length > 0;
   $("exports-empty").replaceChildren(emptyState("No export yet", "Choose a format above and build one."));
-  const rows = await Promise.all(jobs.map(async (j) => (j.has_result ? { ...j, result: await api("GET", `/api/jobs/${j.id}/result/`) } : j)));
   $("exports-table").tBodies[0].replaceChildren(
-    ...rows.map((j) =>
+    ...jobs.map((j) =>
       el(
         "tr",
         { "data-job": j.id },

@@ -1,6 +1,6 @@
 // Prefill tab: choose an aligner and its options, run it as a job with live progress, and read
 // every earlier run with its precision/recall/F1 against the gold.
-import { $, api, el, emptyState, figure, integer, jobPanel, showError, clearError, when } from "./ui.js";
+import { $, api, el, emptyState, jobsWithResults, figure, integer, jobPanel, showError, clearError, when } from "./ui.js";
 
 const corpusId = document.getElementById("corpus-page").dataset.corpusId;
 let aligners = [];
@@ -69,13 +69,12 @@ function scoreCells(evaluation) {
 }
 
 async function loadRuns() {
-  const jobs = await api("GET", `/api/jobs/?kind=prefill&corpus=${corpusId}`);
+  const jobs = await jobsWithResults(`kind=prefill&corpus=${corpusId}`);
   $("runs-table").hidden = jobs.length === 0;
   $("runs-empty").hidden = jobs.length > 0;
   $("runs-empty").replaceChildren(emptyState("No prefill yet", "Choose an aligner above and run it."));
-  const details = await Promise.all(jobs.map(async (j) => (j.has_result ? { ...j, result: await api("GET", `/api/jobs/${j.id}/result/`) } : j)));
   $("runs-table").tBodies[0].replaceChildren(
-    ...details.map((j) => {
+    ...jobs.map((j) => {
       const r = j.result || {};
       return el(
         "tr",

@@ -137,6 +137,12 @@ export function pager(container, { page, pages, total, noun = "rows" }, onPage) 
   container.replaceChildren(el("span", { class: "muted", text: `Page ${page} of ${Math.max(pages, 1)} · ${integer(total)} ${noun}` }), prev, next);
 }
 
+// The jobs the list API gives for `query`, each finished one with its result attached.
+export async function jobsWithResults(query) {
+  const jobs = await api("GET", `/api/jobs/?${query}`);
+  return Promise.all(jobs.map(async (j) => (j.has_result ? { ...j, result: await api("GET", `/api/jobs/${j.id}/result/`) } : j)));
+}
+
 export function emptyState(title, text, ...actions) {
   return el("div", { class: "empty" }, el("strong", { text: title }), el("p", { text }), actions.length ? el("p", { class: "btn-row", style: "justify-content:center" }, ...actions) : null);
 }
