@@ -35,7 +35,7 @@ from annotate.models import Assignment, AutoAlignment, Corpus, GoldAlignment, Jo
 from annotate.selectors.corpora import corpus_pair_records
 from annotate.services.jobs import job_create
 from scoring import formats
-from scoring.alignment.phrase_table import PhraseTable, phrase_table_add, write_phrase_table
+from scoring.alignment.phrase_table import phrase_table_build, write_phrase_table
 from scoring.corpus import PairRecord
 from scoring.errors import ScoringError
 
@@ -230,20 +230,18 @@ def _write(
         raise ExportError(f"corpus {corpus.name!r} has no alignment to export yet")
     if format_name == "phrases":
         output = build / f"{base}.tsv"
-        table: PhraseTable = {}
-        for record in _Counted(corpus, progress, (0, 1), total):
-            for _, select in selectors:
-                alignment = select(record)
-                if alignment is not None:
-                    phrase_table_add(
-                        table,
-                        record.source_tokens,
-                        record.target_tokens,
-                        alignment,
-                        use=parameters["use"],
-                        max_length=parameters["max_length"],
-                        keep_identical=parameters["keep_identical"],
-                    )
+        items = (
+            (record.source_tokens, record.target_tokens, alignment)
+            for record in _Counted(corpus, progress, (0, 1), total)
+            for alignment in (select(record) for _, select in selectors)
+            if alignment is not None
+        )
+        table = phrase_table_build(
+            items,
+            use=parameters["use"],
+            max_length=parameters["max_length"],
+            keep_identical=parameters["keep_identical"],
+        )
         write_phrase_table(table, output)
         return [output]
     spec = formats.get_format(format_name)

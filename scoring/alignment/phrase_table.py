@@ -1,10 +1,11 @@
 """Phrase tables: the phrase pairs a corpus' alignments license, counted over the corpus.
 
 For each sentence pair the phrase pairs consistent with its alignment are extracted with Cohn,
-Callison-Burch & Lapata's (2008, §3) boundary rule (:func:`extract_phrase_pairs`), each labelled
-atomic or composite; a table counts, per (source phrase, target phrase), in how many places it
-was extracted as an atomic pair and as a composite one. Lexically identical phrase pairs (the
-same tokens ignoring case) are left out by default, as in the paper's agreement figures.
+Callison-Burch & Lapata's (2008, §3) boundary rule (:func:`extract_phrase_pairs_batch`), each
+labelled atomic or composite; a table counts, per (source phrase, target phrase), in how many
+places it was extracted as an atomic pair and as a composite one. Lexically identical phrase
+pairs (the same tokens ignoring case) are left out by default, as in the paper's agreement
+figures.
 
 The file form is UTF-8 TSV with a header line: ``source``, ``target``, ``atomic``,
 ``composite``, ``total``; rows by descending total, then source and target text.
@@ -16,12 +17,20 @@ import os
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 from scoring.alignment.links import Alignment
-from scoring.alignment.phrases import extract_phrase_pairs, identical_mask, phrase_text
+from scoring.alignment.phrases import (
+    PhrasePairs,
+    extract_phrase_pairs_batch,
+    identical_mask,
+    phrase_text,
+)
 
 HEADER = ("source", "target", "atomic", "composite", "total")
+BATCH = 1024
+"""Sentence pairs extracted per kernel call when building a table (bounds the memory held)."""
 
 
 @dataclass(slots=True)
@@ -37,22 +46,36 @@ class PhraseCount:
 PhraseTable = dict[tuple[str, str], PhraseCount]
 
 
-def phrase_table_add(
-    table: PhraseTable,
-    source: Sequence[str],
-    target: Sequence[str],
-    alignment: Alignment,
+def phrase_table_build(
+    items: Iterable[tuple[Sequence[str], Sequence[str], Alignment]],
     *,
     use: str = "possible",
     max_length: int | None = 7,
     keep_identical: bool = False,
-) -> int:
-    """Add one sentence pair's phrase pairs to ``table``; returns how many were added.
+) -> PhraseTable:
+    """The phrase table of ``(source tokens, target tokens, alignment)`` items.
 
-    ``use``: the alignment's ``"possible"`` links (``P``, the default) or its ``"sure"`` ones;
-    ``max_length`` bounds both spans in tokens (Moses' default 7; ``None``: no bound).
+    The items are read lazily, :data:`BATCH` at a time, and each batch is extracted in one call
+    (:func:`extract_phrase_pairs_batch`).
     """
-    pairs = extract_phrase_pairs(alignment, use=use, max_length=max_length)
+    table: PhraseTable = {}
+    iterator = iter(items)
+    while chunk := list(islice(iterator, BATCH)):
+        batch = extract_phrase_pairs_batch(
+            [alignment for _, _, alignment in chunk], use=use, max_length=max_length
+        )
+        for (source, target, _), pairs in zip(chunk, batch, strict=True):
+            _add_pairs(table, source, target, pairs, keep_identical)
+    return table
+
+
+def _add_pairs(
+    table: PhraseTable,
+    source: Sequence[str],
+    target: Sequence[str],
+    pairs: PhrasePairs,
+    keep_identical: bool,
+) -> int:
     spans, atomic = pairs.spans, pairs.atomic
     if not keep_identical and len(spans):
         keep = ~identical_mask(spans, source, target)
@@ -64,28 +87,6 @@ def phrase_table_add(
         else:
             entry.composite += 1
     return len(spans)
-
-
-def phrase_table_build(
-    items: Iterable[tuple[Sequence[str], Sequence[str], Alignment]],
-    *,
-    use: str = "possible",
-    max_length: int | None = 7,
-    keep_identical: bool = False,
-) -> PhraseTable:
-    """The phrase table of ``(source tokens, target tokens, alignment)`` items."""
-    table: PhraseTable = {}
-    for source, target, alignment in items:
-        phrase_table_add(
-            table,
-            source,
-            target,
-            alignment,
-            use=use,
-            max_length=max_length,
-            keep_identical=keep_identical,
-        )
-    return table
 
 
 def phrase_table_rows(table: PhraseTable) -> list[tuple[str, str, int, int, int]]:

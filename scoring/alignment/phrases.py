@@ -22,8 +22,9 @@ public entry point. Run it on the sure matrix for the paper's "Sure" columns and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +35,8 @@ from scoring.errors import AlignmentError, ScoringError
 
 SpanArray = npt.NDArray[np.int32]
 BoolArray = npt.NDArray[np.bool_]
+MatrixArray = npt.NDArray[np.uint8] | BoolArray
+"""A 0/1 alignment matrix as the kernels read it: uint8 or boolean."""
 
 
 class PhraseExtractionError(ScoringError, ValueError):
@@ -64,12 +67,43 @@ class PhrasePairs:
         return ((s[:, 0] * n_source + s[:, 1]) * n_target + s[:, 2]) * n_target + s[:, 3]
 
 
+@dataclass(frozen=True, slots=True)
+class PhrasePairsBatch:
+    """Phrase pairs of many alignment matrices, stored flat.
+
+    ``spans`` and ``atomic`` are as in :class:`PhrasePairs`, matrix after matrix; the pairs of
+    matrix ``b`` are rows ``offsets[b]:offsets[b + 1]`` (int64 ``(B + 1,)``). ``len()`` is the
+    number of matrices and ``batch[b]`` their :class:`PhrasePairs` (views, no copy).
+    """
+
+    spans: SpanArray
+    atomic: BoolArray
+    offsets: npt.NDArray[np.int64]
+
+    def __len__(self) -> int:
+        return int(self.offsets.shape[0]) - 1
+
+    def __getitem__(self, index: int) -> PhrasePairs:
+        if not -len(self) <= index < len(self):
+            raise IndexError(f"batch index {index} out of range for {len(self)} alignments")
+        index %= len(self)
+        start, stop = int(self.offsets[index]), int(self.offsets[index + 1])
+        return PhrasePairs(self.spans[start:stop], self.atomic[start:stop])
+
+    def __iter__(self) -> Iterator[PhrasePairs]:
+        return (self[index] for index in range(len(self)))
+
+    def counts(self) -> npt.NDArray[np.int64]:
+        """Number of phrase pairs of each matrix, ``(B,)``."""
+        return np.diff(self.offsets)
+
+
 # --- kernels -----------------------------------------------------------------------------------
 
 
 @njit(cache=True)
 def span_tables(
-    mat: npt.NDArray[np.uint8],
+    mat: MatrixArray,
     boundary: bool,
     max_len: int,
     lo: npt.NDArray[np.int32],
@@ -191,8 +225,10 @@ def _is_atomic(
     cap = max_len if max_len > 0 else 1 << 30
     for s in range(i1, i2):
         la = lo[i1, s]
+        if la < 0:
+            continue
         ra = lo[s + 1, i2]
-        if la < 0 or ra < 0:
+        if ra < 0:
             continue
         # Straight: left source part takes [j1, t], right part [t + 1, j2].
         if elo[i1, s] <= j1 <= la and hi[s + 1, i2] <= j2 <= ehi[s + 1, i2]:
@@ -240,25 +276,47 @@ def _fill_pairs(
     max_len: int,
     spans: npt.NDArray[np.int32],
     atomic: npt.NDArray[np.bool_],
+    k: int,
 ) -> int:
-    """Write pairs in lexicographic ``(i1, i2, j1, j2)`` order; return how many."""
+    """Write pairs from row ``k`` on in lexicographic ``(i1, i2, j1, j2)`` order; return the row
+    after the last one written, or -1 if the buffers ran out (the caller grows them and calls
+    again with the same ``k``)."""
     n = lo.shape[0]
-    k = 0
+    capacity = spans.shape[0]
     for i1 in range(n):
         for i2 in range(i1, n):
-            if lo[i1, i2] < 0:
+            first = lo[i1, i2]
+            if first < 0:
                 continue
-            for j1 in range(elo[i1, i2], lo[i1, i2] + 1):
-                for j2 in range(hi[i1, i2], ehi[i1, i2] + 1):
+            last = hi[i1, i2]
+            stretch = ehi[i1, i2]
+            for j1 in range(elo[i1, i2], first + 1):
+                for j2 in range(last, stretch + 1):
                     if max_len > 0 and j2 - j1 + 1 > max_len:
                         break
+                    if k == capacity:
+                        return -1
                     spans[k, 0] = i1
                     spans[k, 1] = i2
                     spans[k, 2] = j1
                     spans[k, 3] = j2
-                    atomic[k] = _is_atomic(lo, hi, elo, ehi, max_len, i1, i2, j1, j2)
+                    # A one-word source span has no split point.
+                    atomic[k] = i1 == i2 or _is_atomic(lo, hi, elo, ehi, max_len, i1, i2, j1, j2)
                     k += 1
     return k
+
+
+@njit(cache=True)
+def _grown(
+    spans: npt.NDArray[np.int32], atomic: npt.NDArray[np.bool_], keep: int
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.bool_]]:
+    """Buffers of twice the capacity holding the first ``keep`` rows of ``spans``/``atomic``."""
+    capacity = 2 * spans.shape[0]
+    new_spans = np.empty((capacity, 4), np.int32)
+    new_spans[:keep] = spans[:keep]
+    new_atomic = np.empty(capacity, np.bool_)
+    new_atomic[:keep] = atomic[:keep]
+    return new_spans, new_atomic
 
 
 @njit(cache=True)
@@ -306,7 +364,7 @@ def write_keys(
 
 @njit(cache=True)
 def _extract(
-    mat: npt.NDArray[np.uint8], boundary: bool, max_len: int
+    mat: MatrixArray, boundary: bool, max_len: int
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.bool_]]:
     n = mat.shape[0]
     tables = np.empty((4, n, n), np.int32)  # one allocation: short sentences are common
@@ -319,8 +377,54 @@ def _extract(
     count = count_pairs(lo, hi, elo, ehi, max_len)
     spans = np.empty((count, 4), np.int32)
     atomic = np.empty(count, np.bool_)
-    _fill_pairs(lo, hi, elo, ehi, max_len, spans, atomic)
+    _fill_pairs(lo, hi, elo, ehi, max_len, spans, atomic, 0)
     return spans, atomic
+
+
+@njit(cache=True)
+def _extract_batch(
+    flat: MatrixArray,
+    shapes: npt.NDArray[np.int64],
+    boundary: bool,
+    max_len: int,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+    """:func:`_extract` over many matrices stored row-major one after another in ``flat``
+    (``shapes[b] = (N_b, M_b)``); the pairs of matrix ``b`` are rows ``offsets[b]:offsets[b + 1]``.
+    One set of work tables serves every matrix."""
+    count = shapes.shape[0]
+    offsets = np.zeros(count + 1, np.int64)
+    max_n = 0
+    max_m = 0
+    words = 0
+    for b in range(count):
+        max_n = max(max_n, shapes[b, 0])
+        max_m = max(max_m, shapes[b, 1])
+        words += shapes[b, 0]
+    work = np.empty(4 * max_n * max_n, np.int32)
+    scratch = np.empty(2 * max_n + 4 * max_m, np.int64)
+    # About three pairs per source word is typical; the buffers double when that is too few.
+    spans = np.empty((max(16, 3 * words), 4), np.int32)
+    atomic = np.empty(spans.shape[0], np.bool_)
+    start = 0
+    k = 0
+    for b in range(count):
+        n = shapes[b, 0]
+        m = shapes[b, 1]
+        mat = flat[start : start + n * m].reshape((n, m))
+        start += n * m
+        tables = work[: 4 * n * n].reshape((4, n, n))
+        lo = tables[0]
+        hi = tables[1]
+        elo = tables[2]
+        ehi = tables[3]
+        span_tables(mat, boundary, max_len, lo, hi, elo, ehi, scratch)
+        end = _fill_pairs(lo, hi, elo, ehi, max_len, spans, atomic, k)
+        while end < 0:
+            spans, atomic = _grown(spans, atomic, k)
+            end = _fill_pairs(lo, hi, elo, ehi, max_len, spans, atomic, k)
+        k = end
+        offsets[b + 1] = k
+    return spans[:k].copy(), atomic[:k].copy(), offsets
 
 
 @njit(cache=True)
@@ -349,14 +453,14 @@ def _identical_mask(spans: npt.NDArray[np.int32], run: npt.NDArray[np.int32]) ->
 # --- public API --------------------------------------------------------------------------------
 
 
-def _as_matrix(matrix: npt.ArrayLike | Alignment, *, use: str) -> npt.NDArray[np.uint8]:
-    if (
-        type(matrix) is np.ndarray
-        and matrix.dtype == np.bool_
-        and matrix.ndim == 2
-        and matrix.flags.c_contiguous
-    ):
-        return matrix.view(np.uint8)  # the common case, without a copy or a check of values
+_BOOL = np.dtype(np.bool_)
+
+
+def _as_matrix(matrix: npt.ArrayLike | Alignment, *, use: str) -> npt.NDArray[np.uint8] | BoolArray:
+    """The 2-D 0/1 matrix the kernels read: a boolean array as it is (the common case, without a
+    copy or a look at its values), anything else checked and converted to contiguous uint8."""
+    if type(matrix) is np.ndarray and matrix.dtype is _BOOL and matrix.ndim == 2:
+        return matrix
     if isinstance(matrix, Alignment):
         if use == "sure":
             arr = matrix.sure_matrix()
@@ -403,6 +507,35 @@ def extract_phrase_pairs(
     mat = _as_matrix(alignment, use=use)
     spans, atomic = _extract(mat, bool(boundary_rule), _max_len(max_length))
     return PhrasePairs(spans, atomic)
+
+
+def extract_phrase_pairs_batch(
+    alignments: Iterable[npt.ArrayLike | Alignment],
+    *,
+    use: str = "possible",
+    boundary_rule: bool = True,
+    max_length: int | None = None,
+) -> PhrasePairsBatch:
+    """:func:`extract_phrase_pairs` over many alignments in one call of the kernel.
+
+    The way to extract from a corpus: the per-call cost of crossing into the kernel and of
+    building two arrays is paid once for the batch instead of once per sentence pair. The
+    arguments mean what they mean for :func:`extract_phrase_pairs`, and ``batch[b]`` equals
+    ``extract_phrase_pairs(alignments[b], ...)``.
+    """
+    max_len = _max_len(max_length)
+    matrices = [_as_matrix(alignment, use=use) for alignment in alignments]
+    shapes = np.fromiter(
+        chain.from_iterable([matrix.shape for matrix in matrices]), np.int64, 2 * len(matrices)
+    ).reshape(-1, 2)
+    # Boolean when every matrix is (the kernel reads either dtype the same way).
+    flat = (
+        np.concatenate([matrix.ravel() for matrix in matrices])
+        if matrices
+        else np.empty(0, np.uint8)
+    )
+    spans, atomic, offsets = _extract_batch(flat, shapes, bool(boundary_rule), max_len)
+    return PhrasePairsBatch(spans, atomic, offsets)
 
 
 def identity_matrix(source: Sequence[str], target: Sequence[str]) -> npt.NDArray[np.uint8]:

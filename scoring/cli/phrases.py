@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.alignment.links import Alignment
-from scoring.alignment.phrases import extract_phrase_pairs, identical_mask, phrase_text
+from scoring.alignment.phrases import extract_phrase_pairs_batch, identical_mask, phrase_text
 from scoring.errors import AlignmentError, FormatError
 
 BOM = "\ufeff"
@@ -147,16 +147,14 @@ def run(args: argparse.Namespace) -> int:
     alignments = read_alignments(
         args.alignment, sources, targets, field="--alignment", source_path=args.source
     )
+    batch = extract_phrase_pairs_batch(
+        alignments,
+        use=args.use,
+        boundary_rule=not args.no_boundary_rule,
+        max_length=args.max_length,
+    )
     result = []
-    for number, (src, tgt, alignment) in enumerate(
-        zip(sources, targets, alignments, strict=True), start=1
-    ):
-        pairs = extract_phrase_pairs(
-            alignment,
-            use=args.use,
-            boundary_rule=not args.no_boundary_rule,
-            max_length=args.max_length,
-        )
+    for number, (src, tgt, pairs) in enumerate(zip(sources, targets, batch, strict=True), start=1):
         identical = identical_mask(pairs.spans, src, tgt)
         rows = []
         for span, atomic, same in zip(pairs.spans.tolist(), pairs.atomic, identical, strict=True):

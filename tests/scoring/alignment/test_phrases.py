@@ -12,6 +12,7 @@ from scoring.alignment.links import Alignment
 from scoring.alignment.phrases import (
     drop_identical,
     extract_phrase_pairs,
+    extract_phrase_pairs_batch,
     identical_mask,
     phrase_text,
 )
@@ -183,3 +184,55 @@ def test_it_rejects_a_maximum_length_below_one() -> None:
 def test_it_rejects_spans_outside_the_sentence() -> None:
     with pytest.raises(ScoringError, match="outside"):
         identical_mask(np.array([[0, 3, 0, 0]]), ["a", "b"], ["a"])
+
+
+def _same(a: object, b: object) -> bool:
+    return np.array_equal(a.spans, b.spans) and np.array_equal(a.atomic, b.atomic)  # type: ignore[attr-defined]
+
+
+def test_a_batch_gives_each_alignment_what_one_call_gives_it() -> None:
+    rng = np.random.default_rng(7)
+    alignments: list[object] = []
+    for _ in range(300):
+        n, m = (int(v) for v in rng.integers(0, 12, size=2))
+        alignments.append(rng.random((n, m)) < float(rng.choice([0.05, 0.15, 0.4])))
+    wide = rng.random((9, 14)) < 0.2
+    alignments += [
+        wide[:, ::2],  # not contiguous
+        wide.astype(np.uint8),  # 0/1 integers
+        wide.tolist(),  # nested lists
+        Alignment.from_pharaoh("0-0 1?2 2-1", 3, 4),
+    ]
+    for boundary in (True, False):
+        for max_length in (None, 2):
+            options = {"boundary_rule": boundary, "max_length": max_length}
+            batch = extract_phrase_pairs_batch(alignments, **options)  # type: ignore[arg-type]
+            assert len(batch) == len(alignments)
+            assert batch.counts().sum() == len(batch.spans)
+            for alignment, pairs in zip(alignments, batch, strict=True):
+                assert _same(pairs, extract_phrase_pairs(alignment, **options))  # type: ignore[arg-type]
+
+
+def test_a_batch_grows_its_buffers_when_an_alignment_licenses_many_pairs() -> None:
+    # One link among many unaligned words: without the boundary rule every stretch of the
+    # target span over them is a pair, far more than the buffers first hold.
+    sparse = np.zeros((2, 40), dtype=bool)
+    sparse[0, 20] = True
+    batch = extract_phrase_pairs_batch([np.eye(3, dtype=bool), sparse], boundary_rule=False)
+    assert len(batch[1]) == 2 * 21 * 20  # source spans [0] and [0, 1]; j1 ≤ 20 ≤ j2
+    assert _same(batch[1], extract_phrase_pairs(sparse, boundary_rule=False))
+    assert _same(batch[0], extract_phrase_pairs(np.eye(3, dtype=bool), boundary_rule=False))
+
+
+def test_a_batch_is_indexed_like_a_list() -> None:
+    batch = extract_phrase_pairs_batch([np.eye(2, dtype=bool), np.ones((1, 1), dtype=bool)])
+    assert _same(batch[-1], batch[1]) and len(batch[1]) == 1
+    with pytest.raises(IndexError, match="out of range"):
+        batch[2]
+    empty = extract_phrase_pairs_batch([])
+    assert len(empty) == 0 and empty.spans.shape == (0, 4) and list(empty) == []
+
+
+def test_a_batch_rejects_a_bad_matrix_like_one_call_does() -> None:
+    with pytest.raises(ScoringError, match="boolean"):
+        extract_phrase_pairs_batch([np.eye(2, dtype=bool), np.array([[0, 2]])])
