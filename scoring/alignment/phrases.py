@@ -15,9 +15,10 @@ swapped order; the other pairs are **atomic** (the paper's ``A_atom``). "Extract
 boundary rule and maximum length, so ``reached an ↔ arrived at a`` is atomic when ``at`` is
 unaligned and the rule is on (the paper's Table 2).
 
-The numba kernels work on one ``(N, M)`` boolean matrix; :func:`extract_phrase_pairs` is the
-public entry point. Run it on the sure matrix for the paper's "Sure" columns and on ``P`` for
-"Poss".
+The numba kernels work on one ``(N, M)`` boolean matrix. :func:`extract_phrase_pairs` is the
+public entry point for one alignment, :func:`extract_phrase_pairs_batch` for a corpus (one call
+of the kernel for many alignments, which saves the fixed cost of a call per sentence pair). Run
+them on the sure matrix for the paper's "Sure" columns and on ``P`` for "Poss".
 """
 
 from __future__ import annotations
