@@ -10,13 +10,20 @@ ADMIN = "admin"
 ROLES = (ANNOTATOR, ADJUDICATOR, ADMIN)
 
 
+def roles_of(user: AbstractBaseUser | AnonymousUser) -> tuple[str, ...]:
+    """The roles the user holds, in :data:`ROLES` order (one query): none for an inactive user,
+    every role for a superuser."""
+    if not user.is_authenticated or not user.is_active:
+        return ()
+    if getattr(user, "is_superuser", False):
+        return ROLES
+    held = set(user.groups.filter(name__in=ROLES).values_list("name", flat=True))  # type: ignore[attr-defined]
+    return tuple(role for role in ROLES if role in held)
+
+
 def has_role(user: AbstractBaseUser | AnonymousUser, role: str) -> bool:
     """True if the user is active and in the role's group; superusers hold every role."""
-    if not user.is_authenticated or not user.is_active:
-        return False
-    if getattr(user, "is_superuser", False):
-        return True
-    return bool(user.groups.filter(name=role).exists())  # type: ignore[attr-defined]
+    return role in roles_of(user)
 
 
 def role_group(role: str) -> Group:

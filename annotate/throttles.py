@@ -1,4 +1,5 @@
-"""API rate limits, per user and per address, with rates from settings (``API_RATE_*``).
+"""API rate limits, per user and per address, with rates from settings (``API_RATE_*``), and
+the client address that both they and the login lockout count by.
 
 Counts live in the shared cache, so every web process sees the same counts. A refused request
 gets 429 with a ``Retry-After`` header.
@@ -6,13 +7,68 @@ gets 429 with a ``Retry-After`` header.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from django.conf import settings
+from django.http import HttpRequest
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.throttling import SimpleRateThrottle
 
 
-class AnonymousRateThrottle(SimpleRateThrottle):
+def client_address(request: HttpRequest) -> str:
+    """The address a request came from.
+
+    ``REMOTE_ADDR``, unless ``TRUSTED_PROXIES`` (the number of reverse proxies in front that
+    append to ``X-Forwarded-For``) is set: then the entry that many places from the right of
+    that header, the address the outermost trusted proxy saw. Without trusted proxies the header
+    is ignored, since a client can write anything in it.
+    """
+    proxies = settings.TRUSTED_PROXIES
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if proxies > 0 and forwarded:
+        hops = [hop.strip() for hop in str(forwarded).split(",")]
+        return hops[-min(proxies, len(hops))][:100]
+    return str(request.META.get("REMOTE_ADDR", ""))
+
+
+class _WindowThrottle(SimpleRateThrottle):
+    """At most ``num_requests`` per ``duration`` seconds, counted from a window's first request.
+
+    The cache entry is ``(window start, count)``: constant size, where DRF's own throttle keeps
+    the time of every request in the window (thousands for a busy address) and reads and writes
+    them all on each request.
+    """
+
+    cache_format = "throttle-window:%(scope)s:%(ident)s"
+    num_requests: int  # set from the rate by SimpleRateThrottle.__init__
+    duration: int
+    wait_seconds: float = 0.0
+
+    def get_ident(self, request: Any) -> str:
+        return client_address(request)
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        if self.rate is None:
+            return True
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        now = self.timer()
+        start, count = self.cache.get(self.key) or (now, 0)
+        if now - start >= self.duration:
+            start, count = now, 0
+        self.wait_seconds = start + self.duration - now
+        if count >= self.num_requests:
+            return False
+        self.cache.set(self.key, (start, count + 1), timeout=math.ceil(self.wait_seconds))
+        return True
+
+    def wait(self) -> float:
+        return self.wait_seconds
+
+
+class AnonymousRateThrottle(_WindowThrottle):
     """Requests without a login, per address."""
 
     scope = "anon"
@@ -23,7 +79,7 @@ class AnonymousRateThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
-class UserRateThrottle(SimpleRateThrottle):
+class UserRateThrottle(_WindowThrottle):
     """Requests of one signed-in user, whichever address they come from."""
 
     scope = "user"
@@ -34,7 +90,7 @@ class UserRateThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
 
 
-class AddressRateThrottle(SimpleRateThrottle):
+class AddressRateThrottle(_WindowThrottle):
     """All requests from one address, signed in or not: many accounts behind one attacker."""
 
     scope = "address"

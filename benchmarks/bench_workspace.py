@@ -8,16 +8,20 @@
   nothing to do (the peer, measured in the same page).
   Peer in the same run: a full re-render of the same grid (what a non-incremental editor pays
   per toggle); the ratio toggle / full render is printed.
-- Server: gunicorn on PostgreSQL, locust users saving every 2 s for 60 s at each of 10, 50, 100
-  and 200 users; prints save p50/p95/p99 and errors; target at 50 users: p95 ≤ 100 ms and zero
-  errors, and at every level zero lost saves: afterwards each user's last acknowledged save is
-  compared with the database (its version stored, with exactly its links, or a later one).
+- Server: gunicorn on PostgreSQL, locust annotators (``locust_workspace.py``) for 60 s at each
+  of 10, 50, 100 and 200 users, each opening the pair its queue names, saving every 2 s and
+  submitting after 10 saves, then opening the next; prints saves, submissions, requests/s,
+  errors and save p50/p95/p99; target at 50 users: p95 ≤ 100 ms and zero errors, and at every
+  level zero lost saves: afterwards the last acknowledged state of every assignment worked on
+  is compared with the database (its version stored with exactly its links, or a later one;
+  a submission stored as submitted with exactly its links).
   During every level a Celery worker runs an agreement report and an export of the corpus.
   Peer in the same run: ``GET /api/me/`` (authentication + one query), ratio printed.
 
 Run: ``.venv/bin/python -m benchmarks.bench_workspace [--users 10,50,100,200] [--seconds 60]``.
-Needs PostgreSQL (``make services``); a scratch database ``bench_workspace`` is created and
-dropped. Exits non-zero if a target is missed.
+Needs PostgreSQL and Redis (``make services``); a scratch database ``bench_workspace`` is
+created and dropped, and Redis database 13 (the rate limits' cache) is emptied. Exits non-zero
+if a target is missed.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+import redis
 
 from benchmarks.processes import (
     celery_worker,
@@ -53,6 +59,9 @@ FRAME_MS = 1000 / 60
 SAVE_P95_TARGET_MS = 100.0
 TARGET_USERS = 50
 PAGE_LOADS = 7
+WARM_UP_S = 5
+PERIOD_S = 2  # an annotator's pace: one save (or a submission) every PERIOD_S seconds
+SAVES_PER_PAIR = 10  # then the pair is submitted and the next one opened
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -65,8 +74,9 @@ CHROMIUM_ARGS = [
 ]
 
 
-def _populate(n_users: int, users_file: Path) -> dict[str, Any]:
-    """Annotators with a token and one 20×20 pair each; an 80×80 pair for the browser."""
+def _populate(n_users: int, pairs_each: int, users_file: Path) -> dict[str, Any]:
+    """Annotators with a token and a queue of ``pairs_each`` 20×20 pairs each; an 80×80 pair for
+    the browser."""
     import django
 
     django.setup()
@@ -76,7 +86,6 @@ def _populate(n_users: int, users_file: Path) -> dict[str, Any]:
     from rest_framework.authtoken.models import Token
 
     from annotate import roles
-    from annotate.services.annotations import annotation_open
     from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 
     corpus = make_corpus("bench")
@@ -84,10 +93,10 @@ def _populate(n_users: int, users_file: Path) -> dict[str, Any]:
     users = []
     for k in range(n_users):
         user = make_user(f"annotator{k}", roles.ANNOTATOR)
-        pair = make_pair(corpus, words, words, prefill=[(t, t, True) for t in range(20)])
-        assignment = make_assignment(pair, user)
-        annotation_open(assignment=assignment, actor=user)
-        users.append({"token": Token.objects.create(user=user).key, "assignment": assignment.pk})
+        for _ in range(pairs_each):
+            pair = make_pair(corpus, words, words, prefill=[(t, t, True) for t in range(20)])
+            make_assignment(pair, user)
+        users.append({"token": Token.objects.create(user=user).key})
     users_file.write_text(json.dumps(users))
     big = " ".join(f"t{k}" for k in range(80))
     prefill = [(k, k, k % 3 != 0) for k in range(80)]
@@ -148,20 +157,29 @@ def _job_states(job_ids: list[int]) -> str:
 
 
 def _lost_saves(acks: Path) -> tuple[int, int]:
-    """(acknowledged saves checked, lost ones): a save is lost when the database holds an
-    older version, or the same version with other links."""
-    from annotate.models import Annotation
+    """(assignments checked, lost ones), from the last acknowledged state of every assignment
+    the users worked on: it is lost when the database holds an older version, the same version
+    with other links, or an acknowledged submission is not submitted with exactly its links."""
+    from annotate.models import Annotation, Assignment
     from annotate.services.annotations import annotation_links
 
     checked = lost = 0
     for path in acks.glob("*.json"):
         ack = json.loads(path.read_text())
-        annotation = Annotation.objects.get(assignment_id=int(path.stem))
+        annotation = Annotation.objects.select_related("assignment").get(
+            assignment_id=int(path.stem)
+        )
         stored = sorted(
             [i, j, "S" if sure else "P"] for (i, j), sure in annotation_links(annotation).items()
         )
         checked += 1
-        if annotation.version < ack["version"] or (
+        if ack["submitted"]:
+            lost += (
+                annotation.assignment.status != Assignment.Status.SUBMITTED
+                or annotation.version != ack["version"]
+                or stored != sorted(ack["links"])
+            )
+        elif annotation.version < ack["version"] or (
             annotation.version == ack["version"] and stored != sorted(ack["links"])
         ):
             lost += 1
@@ -176,6 +194,8 @@ def _locust(host: str, users: int, seconds: int, users_file: Path, out: Path) ->
         **os.environ,
         "WORKSPACE_BENCH_USERS": str(users_file),
         "WORKSPACE_BENCH_ACKS": str(acks),
+        "WORKSPACE_BENCH_PERIOD_S": str(PERIOD_S),
+        "WORKSPACE_BENCH_SAVES_PER_PAIR": str(SAVES_PER_PAIR),
     }
     subprocess.run(
         [
@@ -316,6 +336,11 @@ def main(argv: list[str] | None = None) -> int:
         help="the broker of the Celery worker that runs an agreement report and an export "
         "during every level",
     )
+    parser.add_argument(
+        "--cache",
+        default=os.environ.get("BENCH_CACHE_URL", "redis://127.0.0.1:6379/13"),
+        help="the shared cache (rate limits), emptied first; the README's deployment uses Redis",
+    )
     args = parser.parse_args(argv)
     levels = [int(x) for x in args.users.split(",")]
     failed = []
@@ -330,18 +355,23 @@ def main(argv: list[str] | None = None) -> int:
             "DEBUG": "false",
             "LOG_LEVEL": "WARNING",
             "CELERY_BROKER_URL": args.broker,
+            "CACHE_URL": args.cache,
             "CELERY_RESULT_BACKEND": f"file://{tmp_path / 'results'}",
         }
         (tmp_path / "results").mkdir()
         os.environ.update(env)
         recreate_database(args.database_url)
+        redis.Redis.from_url(args.cache).flushdb()
         gunicorn = worker = None
         try:
             manage = [sys.executable, str(ROOT / "manage.py")]
             subprocess.run([*manage, "migrate", "--no-input", "-v", "0"], env=env, check=True)
             subprocess.run([*manage, "collectstatic", "--no-input", "-v", "0"], env=env, check=True)
             users_file = tmp_path / "users.json"
-            setup = _populate(max(levels), users_file)
+            # Enough queued pairs that no user runs out: a pair takes SAVES_PER_PAIR + 1 periods.
+            busy = len(levels) * args.seconds + WARM_UP_S
+            pairs_each = 2 + busy // int(PERIOD_S * (SAVES_PER_PAIR + 1))
+            setup = _populate(max(levels), pairs_each, users_file)
             port = free_port()
             host = f"http://127.0.0.1:{port}"
             gunicorn = subprocess.Popen(
@@ -396,11 +426,12 @@ def main(argv: list[str] | None = None) -> int:
 
             print(
                 f"server: gunicorn ({args.workers} workers × {args.threads} threads) on "
-                "PostgreSQL, saves every 2 s:"
+                f"PostgreSQL; each user saves every {PERIOD_S} s and submits after "
+                f"{SAVES_PER_PAIR} saves:"
             )
             print(
-                "  users   saves  errors   p50    p95    p99 (ms)   peer p95   save/peer p95"
-                "   acknowledged  lost"
+                "  users   saves  submits  req/s  errors   p50    p95    p99 (ms)   peer p95"
+                "   save/peer p95   checked  lost"
             )
             results = [
                 Row(
@@ -437,23 +468,44 @@ def main(argv: list[str] | None = None) -> int:
                 worker = celery_worker("bench", tmp_path / "worker.log", env=env)
                 # Warm-up, not reported: each gunicorn worker's first requests pay for lazy
                 # imports and its database connection, which a 1-user level would report as p95.
-                _locust(host, max(levels), 5, users_file, tmp_path)
+                _locust(host, max(levels), WARM_UP_S, users_file, tmp_path)
+            load_table: list[dict[str, Any]] = []
             for users in [] if args.skip_server else levels:
                 background = _background_jobs(seed=users)
                 rows = _locust(host, users, args.seconds, users_file, tmp_path)
                 jobs_seen = _job_states(background)
                 save = rows.get("save", {})
                 peer = rows.get("me (peer)", {})
+                everything = rows.get("Aggregated", {})
                 count = int(save.get("Request Count", 0))
-                errors = int(save.get("Failure Count", 0)) + int(peer.get("Failure Count", 0))
+                submits = int(rows.get("submit", {}).get("Request Count", 0))
+                errors = int(everything.get("Failure Count", 0))
+                throughput = float(everything.get("Requests/s", "nan"))
                 p50, p95, p99 = (float(save.get(q, "nan")) for q in ("50%", "95%", "99%"))
                 peer95 = float(peer.get("95%", "nan"))
                 checked, lost = rows["acknowledged"]
                 print(
-                    f"  {users:5d} {count:7d} {errors:7d} {p50:6.0f} {p95:6.0f} {p99:6.0f}"
-                    f"      {peer95:6.0f}      {p95 / peer95 if peer95 else float('nan'):6.2f}"
-                    f"   {checked:12d} {lost:5d}   jobs: {jobs_seen}",
+                    f"  {users:5d} {count:7d} {submits:8d} {throughput:6.0f} {errors:7d} "
+                    f"{p50:6.0f} {p95:6.0f} {p99:6.0f}      {peer95:6.0f}"
+                    f"      {p95 / peer95 if peer95 else float('nan'):6.2f}"
+                    f"        {checked:6d} {lost:5d}   jobs: {jobs_seen}",
                     flush=True,
+                )
+                load_table.append(
+                    {
+                        "users": users,
+                        "saves": count,
+                        "submissions": submits,
+                        "requests_per_s": throughput,
+                        "errors": errors,
+                        "save_p50_ms": p50,
+                        "save_p95_ms": p95,
+                        "save_p99_ms": p99,
+                        "peer_p95_ms": peer95,
+                        "assignments_checked": checked,
+                        "lost": lost,
+                        "jobs": jobs_seen,
+                    }
                 )
                 if "failed" in jobs_seen:
                     failed.append(f"the background jobs at {users} users")
@@ -464,9 +516,12 @@ def main(argv: list[str] | None = None) -> int:
                 target = users == TARGET_USERS
                 results.append(
                     Row(
-                        f"saves at {users} users every 2 s for {args.seconds} s while an "
-                        f"agreement report and an export run (p95; {count:,} saves, {errors} "
-                        f"errors, {lost} of {checked} acknowledged lost; jobs {jobs_seen})",
+                        f"saves at {users} users for {args.seconds} s, each saving every "
+                        f"{PERIOD_S} s and submitting after {SAVES_PER_PAIR} saves, while an "
+                        f"agreement report and an export run (p95; p50 {p50:.0f} ms, p99 "
+                        f"{p99:.0f} ms; {count:,} saves, {submits:,} submissions, "
+                        f"{throughput:.0f} requests/s, {errors} errors; acknowledged state of "
+                        f"{checked} assignments checked, {lost} lost; jobs {jobs_seen})",
                         p95,
                         "ms",
                         "GET /api/me/ p95",
@@ -478,7 +533,7 @@ def main(argv: list[str] | None = None) -> int:
                         and (not target or (p95 <= SAVE_P95_TARGET_MS and not errors)),
                     )
                 )
-            save_results("bench_workspace", results)
+            save_results("bench_workspace", results, load=load_table)
         finally:
             if gunicorn is not None:
                 gunicorn.terminate()

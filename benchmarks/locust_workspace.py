@@ -1,11 +1,14 @@
-"""Locust user for ``bench_workspace``: an annotator who saves every 2 seconds.
+"""Locust user for ``bench_workspace``: an annotator who saves every few seconds and submits.
 
-Not run on its own: ``bench_workspace`` writes the users file (token and assignment per user)
-and starts ``locust --headless`` with this file. Each user owns one assignment, opens it once,
-then every 2 s toggles a random cell and saves on top of the version it holds (so there are no
-409s unless the server loses a write), plus a ``GET /api/me/`` as the framework-baseline peer.
-When it stops it writes the last save the server acknowledged (version and links) to
-``$WORKSPACE_BENCH_ACKS/<assignment>.json``, which the benchmark compares with the database.
+Not run on its own: ``bench_workspace`` writes the users file (a token per user, each user with
+a queue of assignments) and starts ``locust --headless`` with this file. Each user asks for its
+queue, opens the assignment it should work on, then every :data:`PERIOD_S` seconds toggles a
+random cell and saves on top of the version it holds (so there are no 409s unless the server
+loses a write); after :data:`SAVES_PER_PAIR` saves it submits and opens the next assignment the
+server names. Every save is followed by a ``GET /api/me/``, the framework-baseline peer. The
+last state the server acknowledged for each assignment (version, links, whether submitted) is
+written to ``$WORKSPACE_BENCH_ACKS/<assignment>.json`` when the user leaves it or stops, and
+the benchmark compares those files with the database.
 
 ``FastHttpUser`` (geventhttpclient) rather than ``HttpUser`` (requests): the load generator
 shares this machine's two cores with the server, and requests' per-call CPU cost was measured
@@ -29,11 +32,12 @@ USERS = json.loads(Path(os.environ["WORKSPACE_BENCH_USERS"]).read_text(encoding=
 _NEXT = itertools.count()
 
 
-PERIOD_S = 2.0
+PERIOD_S = float(os.environ["WORKSPACE_BENCH_PERIOD_S"])
+SAVES_PER_PAIR = int(os.environ["WORKSPACE_BENCH_SAVES_PER_PAIR"])
 
 
 class Annotator(FastHttpUser):
-    """One save every 2 s, each user at its own random phase.
+    """One request every period, each user at its own random phase.
 
     Annotators do not save in lockstep. locust's ``constant_pacing`` counts from the moment the
     user object was created, which is the same instant for every user, so it re-synchronised
@@ -47,27 +51,49 @@ class Annotator(FastHttpUser):
 
     def on_start(self) -> None:
         me = USERS[next(_NEXT) % len(USERS)]
-        gevent.sleep(random.Random(me["assignment"]).uniform(0, PERIOD_S))
+        gevent.sleep(random.Random(me["token"]).uniform(0, PERIOD_S))
         self.next_at = time.monotonic()
         self.headers = {"Authorization": f"Token {me['token']}"}
-        self.url = f"/api/assignments/{me['assignment']}"
-        self.rng = random.Random(me["assignment"])
+        self.rng = random.Random(me["token"])
+        self.assignment: int | None = None
+        self.acknowledged: dict[str, Any] | None = None
+        queue = self.client.get("/api/queue/", headers=self.headers, name="queue").json()
+        self._open(queue["next_id"])
+
+    def _open(self, assignment: int | None) -> None:
+        self.assignment = assignment
+        self.acknowledged = None
+        self.saves = 0
+        if assignment is None:  # nothing left to annotate
+            return
+        self.url = f"/api/assignments/{assignment}"
         response = self.client.post(f"{self.url}/open/", headers=self.headers, name="open")
         data: dict[str, Any] = response.json()
         self.n = len(data["pair"]["source_tokens"])
         self.m = len(data["pair"]["target_tokens"])
         self.version = data["annotation"]["version"]
         self.links = {(i, j): kind for i, j, kind in data["annotation"]["links"]}
-        self.assignment = me["assignment"]
-        self.acknowledged: dict[str, Any] | None = None
 
-    def on_stop(self) -> None:
-        if self.acknowledged is not None:
+    def _record(self) -> None:
+        if self.assignment is not None and self.acknowledged is not None:
             folder = Path(os.environ["WORKSPACE_BENCH_ACKS"])
             (folder / f"{self.assignment}.json").write_text(json.dumps(self.acknowledged))
 
+    def on_stop(self) -> None:
+        self._record()
+
     @task
-    def save(self) -> None:
+    def work(self) -> None:
+        if self.assignment is None:
+            self.client.get("/api/me/", headers=self.headers, name="me (peer)")
+            return
+        if self.saves >= SAVES_PER_PAIR:
+            self._submit()
+        else:
+            self._save()
+        self.client.get("/api/me/", headers=self.headers, name="me (peer)")
+
+    def _save(self) -> None:
         cell = (self.rng.randrange(self.n), self.rng.randrange(self.m))
         if cell in self.links:
             del self.links[cell]
@@ -86,7 +112,29 @@ class Annotator(FastHttpUser):
         ) as response:
             if response.status_code == 200:
                 self.version = response.json()["version"]
-                self.acknowledged = {"version": self.version, "links": body["links"]}
+                self.acknowledged = {
+                    "version": self.version,
+                    "links": body["links"],
+                    "submitted": False,
+                }
+                self.saves += 1
             else:
                 response.failure(f"HTTP {response.status_code}: {response.text[:200]}")
-        self.client.get("/api/me/", headers=self.headers, name="me (peer)")
+
+    def _submit(self) -> None:
+        with self.client.post(
+            f"{self.url}/submit/",
+            json={"version": self.version},
+            headers=self.headers,
+            name="submit",
+            catch_response=True,
+        ) as response:
+            if response.status_code != 200:
+                response.failure(f"HTTP {response.status_code}: {response.text[:200]}")
+                return
+            answer = response.json()
+        self.version = answer["version"]
+        links = [[i, j, kind] for (i, j), kind in sorted(self.links.items())]
+        self.acknowledged = {"version": self.version, "links": links, "submitted": True}
+        self._record()
+        self._open(answer["next_id"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 import django_stubs_ext
@@ -162,6 +163,7 @@ SILENCED_SYSTEM_CHECKS = [] if PRODUCTION else ["security.W004", "security.W008"
 # A file cache under var/ serves one machine; a team on several machines sets CACHE_URL=redis://;
 # CACHE_URL=locmem:// keeps it inside one process (the unit tests).
 _cache_url = env_str("CACHE_URL", "")
+_cache: dict[str, Any]
 if _cache_url.startswith(("redis://", "rediss://")):
     _cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
 elif _cache_url == "locmem://":
@@ -172,12 +174,25 @@ else:
     _cache = {
         "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
         "LOCATION": str(VAR_DIR / "cache"),
+        # Its default (300 entries, then a third deleted at random) would drop live lockouts
+        # and rate counts once a few hundred users and addresses are counted.
+        "OPTIONS": {"MAX_ENTRIES": 100_000},
     }
 CACHES = {"default": _cache}
 
-# Failed logins per account and per address before the login form refuses further tries for
-# LOGIN_LOCKOUT_SECONDS (each failure also restarts that window).
+# Reverse proxies in front of the web processes that append the client's address to
+# X-Forwarded-For (nginx with $proxy_add_x_forwarded_for: 1). With 0 the header is ignored,
+# since a client can write anything in it; behind a proxy every client would then share the
+# proxy's address for the login lockout and the per-address API rate.
+TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)
+if TRUSTED_PROXIES < 0:
+    raise ImproperlyConfigured(f"TRUSTED_PROXIES={TRUSTED_PROXIES} must be 0 or more")
+
+# Failed logins per account, and per address, before the login form refuses further tries for
+# LOGIN_LOCKOUT_SECONDS (each failure also restarts that window). An address allows more: a
+# team behind one office address shares it.
 LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5)
+LOGIN_MAX_FAILURES_PER_ADDRESS = env_int("LOGIN_MAX_FAILURES_PER_ADDRESS", 50)
 LOGIN_LOCKOUT_SECONDS = env_int("LOGIN_LOCKOUT_SECONDS", 15 * 60)
 
 REST_FRAMEWORK = {
@@ -187,7 +202,8 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    # Per user and per address; a save every 2 s is 30 a minute, far below the user rate.
+    # Per user and per address; a save every 2 s is 30 a minute, far below the user rate. The
+    # address rate leaves room for a few hundred annotators behind one office address.
     "DEFAULT_THROTTLE_CLASSES": [
         "annotate.throttles.AnonymousRateThrottle",
         "annotate.throttles.UserRateThrottle",
@@ -196,7 +212,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("API_RATE_ANONYMOUS", "60/min"),
         "user": env_str("API_RATE_USER", "600/min"),
-        "address": env_str("API_RATE_ADDRESS", "6000/min"),
+        "address": env_str("API_RATE_ADDRESS", "30000/min"),
         "jobs": env_str("API_RATE_JOBS", "30/hour"),
     },
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -243,6 +259,11 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Workers lower their CPU priority to this niceness (0: leave it), so that on a machine shared
+# with the web processes background jobs yield the CPU to the annotators' requests.
+WORKER_NICE = env_int("WORKER_NICE", 10)
+if not 0 <= WORKER_NICE <= 19:
+    raise ImproperlyConfigured(f"WORKER_NICE={WORKER_NICE} must be between 0 and 19")
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 3 * 3600)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3 * 3600 + 300)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

@@ -9,10 +9,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
 
 from annotate.services.logins import login_failed, login_seconds_locked, login_succeeded
-
-
-def client_address(request: HttpRequest) -> str:
-    return str(request.META.get("REMOTE_ADDR", ""))
+from annotate.throttles import client_address
 
 
 class ThrottledLoginView(auth_views.LoginView):

@@ -17,7 +17,7 @@ User = AbstractBaseUser | AnonymousUser
 
 
 def role_names(user: User) -> list[str]:
-    return [role for role in roles.ROLES if roles.has_role(user, role)]
+    return list(roles.roles_of(user))
 
 
 def user_get(user_id: int) -> Any:

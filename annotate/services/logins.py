@@ -1,9 +1,12 @@
-"""Login throttling: after ``LOGIN_MAX_FAILURES`` wrong passwords for one account, or from one
-address, further tries are refused for ``LOGIN_LOCKOUT_SECONDS``.
+"""Login throttling: after ``LOGIN_MAX_FAILURES`` wrong passwords for one account, or
+``LOGIN_MAX_FAILURES_PER_ADDRESS`` from one address, further tries are refused for
+``LOGIN_LOCKOUT_SECONDS``.
 
 Counting both keys stops a password guesser on one account from any address and a sprayer trying
-many accounts from one address. Counts live in the shared cache; each failure restarts the
-window, a success clears the account's count (not the address's).
+many accounts from one address. The address allows more failures than an account: a team behind
+one office address shares it, and their typos must not lock each other out. Counts live in the
+shared cache; each failure restarts the window, a success clears the account's count (not the
+address's).
 """
 
 from __future__ import annotations
@@ -16,18 +19,20 @@ from django.core.cache import cache
 
 
 def _keys(username: str, address: str) -> list[str]:
-    # Hash the username: cache keys must be short and free of control characters.
+    # Hash both: cache keys must be short and free of control characters.
     account = hashlib.sha256(username.strip().lower().encode("utf-8")).hexdigest()[:32]
-    return [f"login-fail:user:{account}", f"login-fail:addr:{address}"]
+    where = hashlib.sha256(address.encode("utf-8")).hexdigest()[:32]
+    return [f"login-fail:user:{account}", f"login-fail:addr:{where}"]
 
 
 def login_seconds_locked(*, username: str, address: str) -> int:
     """Seconds until the next try is allowed; 0 when it is allowed now."""
     now = time.time()
+    limits = (settings.LOGIN_MAX_FAILURES, settings.LOGIN_MAX_FAILURES_PER_ADDRESS)
     waits = []
-    for key in _keys(username, address):
+    for key, limit in zip(_keys(username, address), limits, strict=True):
         entry = cache.get(key)
-        if entry and entry[0] >= settings.LOGIN_MAX_FAILURES:
+        if entry and entry[0] >= limit:
             waits.append(int(entry[1] + settings.LOGIN_LOCKOUT_SECONDS - now) + 1)
     return max([0, *waits])
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.core.cache import cache
+from django.test import RequestFactory, override_settings
 from rest_framework.test import APIClient
 
 from annotate import roles, throttles
@@ -74,3 +76,53 @@ def test_starting_jobs_has_its_own_rate_and_reads_are_not_counted(monkeypatch: A
     assert statuses == [201, 201, 201, 429, 429]
     again = client.get(f"/api/corpora/{corpus_id}/export/")
     assert again.status_code == 200, "reads of a job-starting view are not counted"
+
+
+def test_a_forged_forwarded_for_header_does_not_escape_the_address_rate(monkeypatch: Any) -> None:
+    monkeypatch.setattr(
+        throttles.SimpleRateThrottle,
+        "THROTTLE_RATES",
+        {"user": "100/min", "anon": "100/min", "address": "3/min", "jobs": "100/min"},
+    )
+    statuses = []
+    for n in range(5):
+        client = APIClient(REMOTE_ADDR="10.1.1.2", HTTP_X_FORWARDED_FOR=f"203.0.113.{n}")
+        client.force_authenticate(make_user(f"forger{n}", roles.ANNOTATOR))
+        statuses.append(client.get("/api/queue/").status_code)
+    assert statuses == [200] * 3 + [429] * 2
+
+
+@pytest.mark.parametrize(
+    ("proxies", "forwarded", "expected"),
+    [
+        (0, "203.0.113.5", "10.0.0.9"),  # the header is ignored without trusted proxies
+        (1, "198.18.0.1, 203.0.113.5", "203.0.113.5"),  # what the one proxy saw
+        (2, "198.18.0.1, 203.0.113.5, 10.0.0.3", "203.0.113.5"),
+        (3, "203.0.113.5", "203.0.113.5"),  # fewer entries than proxies: the first
+        (1, "", "10.0.0.9"),  # not through the proxy
+    ],
+)
+def test_the_client_address_trusts_only_the_configured_proxies(
+    proxies: int, forwarded: str, expected: str
+) -> None:
+    request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.9", HTTP_X_FORWARDED_FOR=forwarded)
+    with override_settings(TRUSTED_PROXIES=proxies):
+        assert throttles.client_address(request) == expected
+
+
+def test_a_rate_window_is_one_small_entry_and_opens_again_when_it_ends(monkeypatch: Any) -> None:
+    monkeypatch.setattr(
+        throttles.SimpleRateThrottle,
+        "THROTTLE_RATES",
+        {"user": "1000/min", "anon": "100/min", "address": "3/min", "jobs": "100/min"},
+    )
+    now = [1_000_000.0]
+    monkeypatch.setattr(throttles.SimpleRateThrottle, "timer", lambda self: now[0])
+    client = APIClient(REMOTE_ADDR="10.1.1.3")
+    client.force_authenticate(make_user("carol", roles.ANNOTATOR))
+    assert [client.get("/api/queue/").status_code for _ in range(4)] == [200, 200, 200, 429]
+    assert cache.get("throttle-window:address:10.1.1.3") == (1_000_000.0, 3)
+    now[0] += 59
+    assert client.get("/api/queue/").status_code == 429
+    now[0] += 1
+    assert client.get("/api/queue/").status_code == 200

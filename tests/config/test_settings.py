@@ -34,11 +34,10 @@ def test_check_deploy_is_clean_with_the_documented_production_settings() -> None
         "--deploy",
         "--fail-level",
         "WARNING",
-        "--tag",
-        "security",
         PRODUCTION="true",
         SECRET_KEY=SECRET,
         ALLOWED_HOSTS="align.example.org",
+        CACHE_URL="redis://cache:6379/1",
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
@@ -58,3 +57,17 @@ def test_production_refuses_to_start_without_what_it_needs(
     result = _manage("check", PRODUCTION="true", **env)
     assert result.returncode != 0
     assert message in result.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("cache", "warned"), [("", True), ("redis://127.0.0.1:6379/1", False)])
+def test_check_deploy_asks_for_a_shared_cache_in_production(cache: str, warned: bool) -> None:
+    result = _manage(
+        "check",
+        "--deploy",
+        PRODUCTION="true",
+        SECRET_KEY=SECRET,
+        ALLOWED_HOSTS="align.example.org",
+        CACHE_URL=cache,
+    )
+    assert ("annotate.W001" in result.stdout + result.stderr) is warned

@@ -43,7 +43,7 @@ def test_the_lock_holds_for_the_account_from_another_address(alice: Any) -> None
     assert _login(Client(), "alice", PASSWORD, address="10.9.9.9").status_code == 429
 
 
-@override_settings(LOGIN_MAX_FAILURES=5)
+@override_settings(LOGIN_MAX_FAILURES=5, LOGIN_MAX_FAILURES_PER_ADDRESS=5)
 def test_one_address_spraying_many_accounts_is_locked(alice: Any) -> None:
     for n in range(5):
         _login(Client(), f"user{n}", "guess", address="10.0.0.7")
@@ -71,3 +71,45 @@ def test_the_lock_ends_after_the_lockout(alice: Any, monkeypatch: Any) -> None:
     real = time.time
     monkeypatch.setattr(time, "time", lambda: real() + 5)
     assert _login(Client(), "alice", PASSWORD).status_code == 302
+
+
+@override_settings(LOGIN_MAX_FAILURES=5, LOGIN_MAX_FAILURES_PER_ADDRESS=50)
+def test_a_team_behind_one_address_does_not_lock_itself_out_with_typos(alice: Any) -> None:
+    for n in range(12):  # twelve colleagues, one typo each
+        make_user(f"colleague{n}", roles.ANNOTATOR, password=PASSWORD)
+        assert _login(Client(), f"colleague{n}", "typo", address="192.0.2.1").status_code == 200
+    assert _login(Client(), "alice", PASSWORD, address="192.0.2.1").status_code == 302
+
+
+@override_settings(LOGIN_MAX_FAILURES=100, LOGIN_MAX_FAILURES_PER_ADDRESS=3, TRUSTED_PROXIES=0)
+def test_a_forged_forwarded_for_header_does_not_escape_the_address_lock(alice: Any) -> None:
+    for n in range(3):
+        Client().post(
+            "/login/",
+            {"username": f"user{n}", "password": "guess"},
+            REMOTE_ADDR="198.51.100.9",
+            HTTP_X_FORWARDED_FOR=f"203.0.113.{n}",
+        )
+    forged = Client().post(
+        "/login/",
+        {"username": "alice", "password": PASSWORD},
+        REMOTE_ADDR="198.51.100.9",
+        HTTP_X_FORWARDED_FOR="203.0.113.77",
+    )
+    assert forged.status_code == 429
+
+
+@override_settings(LOGIN_MAX_FAILURES=100, LOGIN_MAX_FAILURES_PER_ADDRESS=3, TRUSTED_PROXIES=1)
+def test_behind_a_trusted_proxy_each_client_address_counts_apart(alice: Any) -> None:
+    def through_proxy(username: str, password: str, client_ip: str) -> Any:
+        return Client().post(
+            "/login/",
+            {"username": username, "password": password},
+            REMOTE_ADDR="10.0.0.254",  # the proxy
+            HTTP_X_FORWARDED_FOR=f"198.18.0.1, {client_ip}",  # a forged entry, then the real one
+        )
+
+    for n in range(3):
+        through_proxy(f"user{n}", "guess", "198.51.100.20")
+    assert through_proxy("alice", PASSWORD, "198.51.100.20").status_code == 429
+    assert through_proxy("alice", PASSWORD, "198.51.100.21").status_code == 302
