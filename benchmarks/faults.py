@@ -465,7 +465,7 @@ def postgres_restart(folder: Path) -> list[Row]:
         drop_database(PG_URL)
     print(child.stdout.rstrip())
     if not child.stdout.strip():
-        raise SystemExit(f"scenario 4 failed:\n{child.stderr[-3000:]}")
+        raise SystemExit(f"scenario 5 failed:\n{child.stderr[-3000:]}")
     result = json.loads(child.stdout.strip().splitlines()[-1])
     return [
         Row(
@@ -481,7 +481,7 @@ def postgres_restart(folder: Path) -> list[Row]:
 
 
 def postgres_saves() -> int:
-    """Child of scenario 4: the database is ``DATABASE_URL`` (PostgreSQL)."""
+    """Child of scenario 5: the database is ``DATABASE_URL`` (PostgreSQL)."""
     import django
 
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
@@ -578,7 +578,7 @@ def _corpus_big() -> Any:
 
 
 def main() -> int:
-    if "--postgres-saves" in sys.argv:  # the child of scenario 4, on the scratch database
+    if "--postgres-saves" in sys.argv:  # the child of scenario 5, on the scratch database
         return postgres_saves()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

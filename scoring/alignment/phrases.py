@@ -457,7 +457,7 @@ def _identical_mask(spans: npt.NDArray[np.int32], run: npt.NDArray[np.int32]) ->
 _BOOL = np.dtype(np.bool_)
 
 
-def _as_matrix(matrix: npt.ArrayLike | Alignment, *, use: str) -> npt.NDArray[np.uint8] | BoolArray:
+def _as_matrix(matrix: npt.ArrayLike | Alignment, *, use: str) -> MatrixArray:
     """The 2-D 0/1 matrix the kernels read: a boolean array as it is (the common case, without a
     copy or a look at its values), anything else checked and converted to contiguous uint8."""
     if type(matrix) is np.ndarray and matrix.dtype is _BOOL and matrix.ndim == 2:
