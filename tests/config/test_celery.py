@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from config.celery import _nice_autogroup
 from tests.paths import ROOT
 
 SCRIPT = """
@@ -40,3 +42,60 @@ def test_a_worker_lowers_its_priority_to_the_configured_niceness(
     )
     assert result.returncode == 0, result.stderr
     assert int(result.stdout.split()[-1]) == expected
+
+
+AUTOGROUP_SCRIPT = """
+import django
+django.setup()
+from config.celery import _yield_to_the_web
+_yield_to_the_web()
+print(open("/proc/self/autogroup").read().rsplit("nice", 1)[1].strip())
+"""
+
+
+def _autogroup_nice_after_worker_init(*, own_session: bool) -> int:
+    result = subprocess.run(
+        [sys.executable, "-c", AUTOGROUP_SCRIPT],
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "WORKER_NICE": "10"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        start_new_session=own_session,
+    )
+    assert result.returncode == 0, result.stderr
+    return int(result.stdout.split()[-1])
+
+
+@pytest.mark.skipif(not Path("/proc/self/autogroup").exists(), reason="no autogroup scheduling")
+def test_a_worker_in_a_session_of_its_own_nices_the_session_too() -> None:
+    # Autogroup scheduling shares the CPU between sessions first; the process nice alone would
+    # leave such a worker a whole core beside the web server's session.
+    assert _autogroup_nice_after_worker_init(own_session=True) == 10
+
+
+@pytest.mark.skipif(not Path("/proc/self/autogroup").exists(), reason="no autogroup scheduling")
+def test_a_worker_sharing_a_session_leaves_the_session_alone() -> None:
+    # Started beside the web server (``make demo``) or from a shell: niceing the session would
+    # slow them as well.
+    if not Path(f"/proc/{os.getsid(0)}").exists():
+        pytest.skip("the leader of this test run's session has gone: the session counts as own")
+    before = int(Path("/proc/self/autogroup").read_text().rsplit("nice", 1)[1])
+    assert _autogroup_nice_after_worker_init(own_session=False) == before
+
+
+@pytest.mark.parametrize(
+    ("content", "written"),
+    [("/autogroup-7 nice 0\n", "10\n"), ("/autogroup-7 nice 15\n", None), ("garbage", None)],
+)
+def test_the_session_nice_is_raised_never_lowered(
+    tmp_path: Path, content: str, written: str | None
+) -> None:
+    path = tmp_path / "autogroup"
+    path.write_text(content)
+    _nice_autogroup(10, path)
+    assert path.read_text() == (content if written is None else written)
+
+
+def test_a_kernel_without_autogroups_is_no_error(tmp_path: Path) -> None:
+    _nice_autogroup(10, tmp_path / "missing")
