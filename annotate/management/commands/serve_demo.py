@@ -71,9 +71,11 @@ class Command(BaseCommand):
             while not stopping and all(child.poll() is None for child in children):
                 time.sleep(0.3)
         finally:
+            # The worker's main process alone: it stops its pool itself after the running
+            # tasks (a signal to the whole group would kill them mid-task).
             for child in children:
                 if child.poll() is None:
-                    os.killpg(child.pid, signal.SIGTERM)
+                    child.send_signal(signal.SIGTERM)
             deadline = time.monotonic() + GRACE_SECONDS
             for child in children:
                 try:
