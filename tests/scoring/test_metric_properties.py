@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from scoring.alignment.agreement import (
@@ -43,17 +43,11 @@ from scoring.alignment.kappa import (
     fleiss_kappa_from_counts,
     krippendorff_alpha_nominal,
 )
-from scoring.alignment.links import Alignment
 from scoring.edit.ter import ter, ter_batch
 from scoring.mt.metrics import bleu, ngram_stats, nist, per, wer
 from tests.scoring.edit.ter_reference import perform_shift
+from tests.scoring.strategies import SETTINGS, alignments
 
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
 IntArray = npt.NDArray[np.int64]
 
 
@@ -393,14 +387,6 @@ def test_c_hat_is_undefined_with_a_reason_when_pi0_is_one_or_missing(
 ) -> None:
     value, why = chance_corrected(pi, pi0)
     assert value is None and why
-
-
-@st.composite
-def alignments(draw: st.DrawFn, n: int, m: int) -> Alignment:
-    cells = st.tuples(st.integers(0, n - 1), st.integers(0, m - 1))
-    possible = draw(st.frozensets(cells, max_size=n * m))
-    sure = draw(st.frozensets(st.sampled_from(sorted(possible)))) if possible else frozenset()
-    return Alignment.from_links(n, m, sure, possible - sure)
 
 
 @st.composite

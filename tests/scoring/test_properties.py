@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from scoring.alignment.links import Alignment
@@ -25,22 +25,9 @@ from scoring.alignment.phrases import extract_phrase_pairs
 from scoring.corpus import AnnotationRecord, PairRecord
 from scoring.errors import FormatError, ScoringError
 from scoring.formats import get_format, select_annotator
+from tests.scoring.strategies import SETTINGS, alignments
 
-SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
 TOKEN = st.text(alphabet=string.ascii_letters + "'.,-", min_size=1, max_size=6)
-
-
-@st.composite
-def alignments(draw: st.DrawFn, n: int, m: int) -> Alignment:
-    cells = st.tuples(st.integers(0, n - 1), st.integers(0, m - 1))
-    possible = draw(st.frozensets(cells, max_size=n * m))
-    sure = draw(st.frozensets(st.sampled_from(sorted(possible)))) if possible else frozenset()
-    return Alignment.from_links(n, m, sure, possible - sure)
 
 
 @st.composite
@@ -209,8 +196,8 @@ def test_an_alignment_agrees_with_itself_wherever_it_is_defined(case) -> None:  
 @SETTINGS
 @given(comparisons(), st.booleans())
 def test_extracted_phrase_pairs_are_consistent_and_atomic_ones_are_among_them(
-    case, boundary
-) -> None:  # type: ignore[no-untyped-def]
+    case: tuple[list[str], list[str], Alignment, Alignment], boundary: bool
+) -> None:
     _, _, a, _ = case
     pairs = extract_phrase_pairs(a, boundary_rule=boundary)
     links = a.possible
