@@ -38,7 +38,9 @@ class JobOutputSerializer(serializers.ModelSerializer[Job]):
         return round((end - job.started_at).total_seconds(), 1)
 
     def get_has_result(self, job: Job) -> bool:
-        return job.result is not None
+        # Annotated by the job selectors, which leave the result itself out of lists.
+        has_result = getattr(job, "has_result", None)
+        return job.result is not None if has_result is None else bool(has_result)
 
     class Meta:
         model = Job

@@ -4,7 +4,7 @@ here writes."""
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 
 from annotate import roles
 from annotate.exceptions import NotFound
@@ -15,15 +15,30 @@ from annotate.models import (
 User = AbstractBaseUser | AnonymousUser
 
 
-def jobs_visible(user: User) -> QuerySet[Job]:
-    jobs = Job.objects.select_related("corpus", "owner").order_by("-created_at", "-id")
+def _jobs_of(user: User) -> QuerySet[Job]:
+    """Newest first, without the input snapshot (an agreement report's every annotation, which
+    only the job itself reads) and with ``has_result``."""
+    jobs = (
+        Job.objects.select_related("corpus", "owner")
+        .defer("snapshot")
+        .annotate(
+            has_result=ExpressionWrapper(Q(result__isnull=False), output_field=BooleanField())
+        )
+        .order_by("-created_at", "-id")
+    )
     if roles.has_role(user, roles.ADMIN):
         return jobs
     return jobs.filter(owner_id=user.pk)
 
 
+def jobs_visible(user: User) -> QuerySet[Job]:
+    """The jobs a list shows: their results are left out too (a report can be megabytes, and
+    the jobs page asks for the list every few seconds)."""
+    return _jobs_of(user).defer("result")
+
+
 def job_visible(*, user: User, job_id: int) -> Job:
-    job = jobs_visible(user).filter(pk=job_id).first()
+    job = _jobs_of(user).filter(pk=job_id).first()
     if job is None:
         raise NotFound(f"there is no job {job_id} you can see")
     return job
