@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Any
 
 from celery import chord
@@ -66,9 +67,14 @@ def enqueue_agreement_chunks(
     *, job_id: int, chunks: Sequence[list[int]], models: dict[str, Any], share: float
 ) -> None:
     """The agreement job's Monte Carlo: one task per chunk of pairs, then one that builds the
-    report from their statistics, or one that fails the job if a chunk fails."""
+    report from their statistics, or one that fails the job if a chunk fails. The chunks cut
+    the job's snapshot in order; each task is told the line its pairs start at."""
     from annotate import tasks
 
-    header = [tasks.agreement_chunk.s(job_id, chunk, models, share) for chunk in chunks]
+    starts = list(accumulate((len(chunk) for chunk in chunks), initial=0))[:-1]
+    header = [
+        tasks.agreement_chunk.s(job_id, chunk, models, share, start)
+        for chunk, start in zip(chunks, starts, strict=True)
+    ]
     body = tasks.agreement_finish.s(job_id, models).on_error(tasks.agreement_failed.s(job_id))
     chord(header)(body)

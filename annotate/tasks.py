@@ -56,12 +56,16 @@ def clean_exports() -> int:
 
 @shared_task(name="annotate.agreement_chunk", acks_late=True)
 def agreement_chunk(
-    job_id: int, pair_ids: list[int], models: dict[str, Any], share: float
+    job_id: int,
+    pair_ids: list[int],
+    models: dict[str, Any],
+    share: float,
+    start: int | None = None,
 ) -> list[dict[str, Any]]:
     from annotate.services.agreement import agreement_chunk_statistics
 
     return agreement_chunk_statistics(
-        job_id=job_id, pair_ids=pair_ids, models_json=models, share=share
+        job_id=job_id, pair_ids=pair_ids, models_json=models, share=share, start=start
     )
 
 

@@ -197,10 +197,31 @@ def job_snapshot_store(*, job: Job, records: Sequence[PairRecord]) -> None:
     job.refresh_from_db(fields=["snapshot", "snapshot_at"])
 
 
-def job_snapshot_records(job: Job) -> list[PairRecord]:
+def job_snapshot_records(job: Job, *, start: int = 0, stop: int | None = None) -> list[PairRecord]:
+    """The snapshot's records, or those of lines ``start`` to ``stop`` (0-based, ``stop``
+    excluded): only those lines are parsed."""
     if job.snapshot is None:
         raise AgreementReportError(f"job {job.pk} has no snapshot of its input")
-    return [jsonl.loads(line, source=f"job {job.pk} snapshot") for line in job.snapshot]
+    return [
+        jsonl.loads(line, source=f"job {job.pk} snapshot, line {number}")
+        for number, line in enumerate(job.snapshot[start:stop], start=start + 1)
+    ]
+
+
+def _chunk_records(job: Job, pair_ids: list[int], start: int | None) -> list[PairRecord]:
+    """A chunk's records. The chunks cut the snapshot in order, so a chunk that knows where it
+    starts parses its own lines only: parsing the whole snapshot in every chunk grows with
+    pairs² / chunk size (5,000 pairs: 0.2 s in each of 100 chunks, a fifth of the Monte Carlo)."""
+    if start is None:  # a chunk queued without its position
+        wanted = set(pair_ids)
+        return [r for r in job_snapshot_records(job) if int(r.metadata["pk"]) in wanted]
+    records = job_snapshot_records(job, start=start, stop=start + len(pair_ids))
+    if [int(r.metadata["pk"]) for r in records] != pair_ids:
+        raise AgreementReportError(
+            f"the snapshot of job {job.pk} does not hold the chunk's {len(pair_ids)} pairs "
+            f"from line {start + 1}"
+        )
+    return records
 
 
 def _models(models_json: dict[str, dict[str, dict[str, Any]]]) -> ModelMap:
@@ -211,14 +232,19 @@ def _models(models_json: dict[str, dict[str, dict[str, Any]]]) -> ModelMap:
 
 
 def agreement_chunk_statistics(
-    *, job_id: int, pair_ids: list[int], models_json: dict[str, Any], share: float
+    *,
+    job_id: int,
+    pair_ids: list[int],
+    models_json: dict[str, Any],
+    share: float,
+    start: int | None = None,
 ) -> list[dict[str, Any]]:
-    """One chunk's JSON statistics; reports its share of progress when done."""
+    """One chunk's JSON statistics (the pairs ``pair_ids``, lines ``start`` on of the job's
+    snapshot); reports its share of progress when done."""
     job = Job.objects.select_related("corpus").get(pk=job_id)
     annotators = list(job.parameters["annotators"])
     params = agreement_params(job.parameters, job.seed)
-    wanted = set(pair_ids)
-    records = [r for r in job_snapshot_records(job) if int(r.metadata["pk"]) in wanted]
+    records = _chunk_records(job, pair_ids, start)
     # One thread per chunk: the workers' processes already share the machine's cores. The
     # heartbeat keeps the job alive while a chunk computes (the runner's own has stopped).
     with Heartbeat(job_id):

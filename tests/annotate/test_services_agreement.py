@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -104,39 +105,92 @@ def test_a_failed_chunk_fails_the_job_with_its_reason(corpus: Corpus) -> None:
     assert job.error == "a chunk of the Monte Carlo failed: out of memory"
 
 
+def _run_report_job_here(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch, between: Any = None, chunk_pairs: int = 50
+) -> tuple[Any, list[Any]]:
+    """Start a report job whose chord is run in this process, chunk by chunk as a worker
+    would call the tasks (``between`` runs after the snapshot is taken); the job and the
+    chunk signatures."""
+    from annotate import queue
+    from annotate.services import agreement as service
+    from annotate.services.jobs import job_claim
+
+    sent: dict[str, Any] = {}
+    monkeypatch.setattr(queue, "chord", lambda header: lambda body: sent.update(header=header))
+    job = agreement_job_create(
+        corpus=corpus, annotators=["ann1", "ann2"], samples=20, seed=3, chunk_pairs=chunk_pairs
+    )
+    assert job_claim(job_id=job.pk, worker="here")
+    service.agreement_run(job, lambda percent, message: None)
+    if between is not None:
+        between()
+    header = sent["header"]
+    chunks = [signature() for signature in header]  # the task bodies, called here
+    models = header[0].args[2]
+    service.agreement_finish_report(job_id=job.pk, chunk_results=chunks, models_json=models)
+    job.refresh_from_db()
+    return job, header
+
+
 def test_a_report_job_reads_the_snapshot_taken_when_it_started(
     corpus: Corpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Edits saved while the Monte Carlo runs do not mix into the report."""
-    from annotate import queue
     from annotate.models import AnnotationLink, Job
-    from annotate.services import agreement as service
 
-    sent: dict[str, object] = {}
-    monkeypatch.setattr(service, "enqueue_agreement_chunks", lambda **kwargs: sent.update(kwargs))
-    assert queue  # the real seam is replaced: chunks are run here, one by one
-    from annotate.services.jobs import job_claim
-
-    job = agreement_job_create(corpus=corpus, annotators=["ann1", "ann2"], samples=20, seed=3)
-    assert job_claim(job_id=job.pk, worker="here")
-    service.agreement_run(job, lambda percent, message: None)
-    job.refresh_from_db()
-    assert job.snapshot_at is not None and len(job.snapshot) == 24
-    assert job.parameters["chance_model"] == "prefill"
     before = agreement_compute(
         corpus=corpus, annotators=["ann1", "ann2"], params=agreement_params({"samples": 20}, 3)
     )
-    # an annotator changes their work after the job started
-    AnnotationLink.objects.filter(annotation__assignment__annotator__username="ann2").delete()
-    chunks = [
-        service.agreement_chunk_statistics(
-            job_id=job.pk, pair_ids=chunk, models_json=sent["models"], share=1.0
-        )
-        for chunk in sent["chunks"]
-    ]
-    service.agreement_finish_report(job_id=job.pk, chunk_results=chunks, models_json=sent["models"])
-    job.refresh_from_db()
+
+    def an_annotator_changes_their_work() -> None:
+        AnnotationLink.objects.filter(annotation__assignment__annotator__username="ann2").delete()
+
+    job, _ = _run_report_job_here(corpus, monkeypatch, an_annotator_changes_their_work)
+    assert job.snapshot_at is not None and len(job.snapshot) == 24
+    assert job.parameters["chance_model"] == "prefill"
     report = job.result
     assert report["snapshot_at"] == job.snapshot_at.isoformat()
     assert report["annotator_pairs"][0]["table3"] == before["annotator_pairs"][0]["table3"]
     assert Job.objects.get(pk=job.pk).status == "succeeded"
+
+
+def test_each_chunk_parses_only_its_own_lines_of_the_snapshot(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from annotate.services import agreement as service
+
+    parsed: list[str] = []
+    loads = service.jsonl.loads
+
+    def counting_loads(line: str, **kwargs: Any) -> Any:
+        parsed.append(line)
+        return loads(line, **kwargs)
+
+    monkeypatch.setattr(service.jsonl, "loads", counting_loads)
+    job, header = _run_report_job_here(corpus, monkeypatch, chunk_pairs=5)
+    assert job.status == "succeeded"
+    assert [signature.args[4] for signature in header] == [0, 5, 10, 15, 20]
+    # Every line once in the chunks, and once more for the report.
+    assert sorted(parsed) == sorted(job.snapshot * 2)
+
+
+def test_a_chunk_that_does_not_match_its_lines_is_an_error_and_one_without_a_start_reads_all(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from annotate.services import agreement as service
+
+    job, header = _run_report_job_here(corpus, monkeypatch)
+    job_id, pair_ids, models, share, start = header[0].args
+    assert start == 0
+    job.status = "running"
+    job.save(update_fields=["status"])
+    whole = service.agreement_chunk_statistics(
+        job_id=job_id, pair_ids=pair_ids, models_json=models, share=share, start=None
+    )
+    assert whole == service.agreement_chunk_statistics(
+        job_id=job_id, pair_ids=pair_ids, models_json=models, share=share, start=0
+    )
+    with pytest.raises(service.AgreementReportError, match="does not hold the chunk's"):
+        service.agreement_chunk_statistics(
+            job_id=job_id, pair_ids=pair_ids, models_json=models, share=share, start=1
+        )
