@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -15,7 +17,9 @@ from tests.annotate.factories import make_user
 pytestmark = pytest.mark.django_db
 
 # An agreement report's frozen input: one JSONL line per pair.
-SNAPSHOT = ['{"id": "p%d", "source_tokens": ["a"], "target_tokens": ["b"]}' % k for k in range(50)]
+SNAPSHOT = [
+    json.dumps({"id": f"p{k}", "source_tokens": ["a"], "target_tokens": ["b"]}) for k in range(50)
+]
 
 
 def _jobs() -> tuple[APIClient, Job, Job]:
