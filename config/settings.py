@@ -109,10 +109,16 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets the worker write job progress while the web process reads; the busy timeout
-    # makes concurrent writers wait instead of failing with "database is locked".
+    # makes concurrent writers wait instead of failing with "database is locked". Reading the
+    # file through a memory map (shared by every connection through the OS page cache) and a
+    # larger page cache than SQLite's 2 MB: the dashboards' aggregates over 100,000 assignments
+    # look up rows all over a file of hundreds of MB, and took a third longer without them.
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 20,
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "init_command": (
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+            "PRAGMA mmap_size=268435456; PRAGMA cache_size=-32768;"
+        ),
         "transaction_mode": "IMMEDIATE",
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -84,32 +84,6 @@ def _coverage(corpus: Corpus) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return coverage, subcorpora
 
 
-def _edit_counts(corpus: Corpus) -> dict[int, dict[str, int]]:
-    """Per annotator, over their submitted pairs that have a prefill: pairs, cells (``N·M``) and
-    cells whose state in ``P`` differs from the pair's newest prefill (stored with each
-    annotation, :attr:`Annotation.prefill_edits`)."""
-    with_prefill = Q(annotation__prefill_edits__isnull=False)
-    rows = (
-        Assignment.objects.filter(pair__corpus=corpus, status=_STATUS.SUBMITTED)
-        .filter(with_prefill)
-        .values("annotator_id")
-        .annotate(
-            pairs=Count("id"),
-            cells=Sum(F("pair__n_source") * F("pair__n_target")),
-            edits=Sum("annotation__prefill_edits"),
-        )
-        .order_by()
-    )
-    return {
-        row["annotator_id"]: {
-            "pairs": row["pairs"],
-            "cells": int(row["cells"] or 0),
-            "edits": int(row["edits"] or 0),
-        }
-        for row in rows
-    }
-
-
 def _median(values: list[float]) -> float | None:
     return round(statistics.median(values), 1) if values else None
 
@@ -126,6 +100,9 @@ def corpus_progress(corpus: Corpus) -> dict[str, Any]:
     """
     coverage, subcorpora = _coverage(corpus)
     assignments = Assignment.objects.filter(pair__corpus=corpus)
+    # The edit rate counts submitted pairs with a prefill, against the newest prefill (stored
+    # with each annotation, :attr:`Annotation.prefill_edits`).
+    edited = Q(status=_STATUS.SUBMITTED, annotation__prefill_edits__isnull=False)
     per_annotator = (
         assignments.values("annotator_id", "annotator__username", "annotator__is_active")
         .annotate(
@@ -133,21 +110,23 @@ def corpus_progress(corpus: Corpus) -> dict[str, Any]:
             new=Count("id", filter=Q(status=_STATUS.NEW)),
             in_progress=Count("id", filter=Q(status=_STATUS.IN_PROGRESS)),
             submitted=Count("id", filter=Q(status=_STATUS.SUBMITTED)),
+            edit_pairs=Count("id", filter=edited),
+            cells=Sum(F("pair__n_source") * F("pair__n_target"), filter=edited),
+            edits=Sum("annotation__prefill_edits", filter=edited),
         )
         .order_by("annotator__username")
     )
     times: dict[int, list[float]] = defaultdict(list)
     times_by_sub: dict[str, list[float]] = defaultdict(list)
-    for annotator_id, subcorpus, seconds in assignments.filter(
-        status=_STATUS.SUBMITTED
-    ).values_list("annotator_id", "pair__subcorpus", "active_seconds"):
-        if seconds > 0:  # imported work was never timed
-            times[annotator_id].append(seconds)
-            times_by_sub[subcorpus].append(seconds)
-    edits = _edit_counts(corpus)
+    for annotator_id, subcorpus, seconds in (
+        assignments.filter(status=_STATUS.SUBMITTED, active_seconds__gt=0)  # imported: untimed
+        .values_list("annotator_id", "pair__subcorpus", "active_seconds")
+        .order_by()
+    ):
+        times[annotator_id].append(seconds)
+        times_by_sub[subcorpus].append(seconds)
     annotators = []
     for row in per_annotator:
-        counted = edits.get(row["annotator_id"])
         annotators.append(
             {
                 "username": row["annotator__username"],
@@ -157,10 +136,8 @@ def corpus_progress(corpus: Corpus) -> dict[str, Any]:
                 "in_progress": row["in_progress"],
                 "submitted": row["submitted"],
                 "median_active_seconds": _median(times[row["annotator_id"]]),
-                "edit_rate": counted["edits"] / counted["cells"]
-                if counted and counted["cells"]
-                else None,
-                "edit_rate_pairs": counted["pairs"] if counted else 0,
+                "edit_rate": row["edits"] / row["cells"] if row["cells"] else None,
+                "edit_rate_pairs": row["edit_pairs"],
             }
         )
     for sub in subcorpora:

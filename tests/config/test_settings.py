@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -71,3 +72,33 @@ def test_check_deploy_asks_for_a_shared_cache_in_production(cache: str, warned: 
         CACHE_URL=cache,
     )
     assert ("annotate.W001" in result.stdout + result.stderr) is warned
+
+
+def test_the_embedded_database_reads_through_a_memory_map_with_a_larger_page_cache(
+    tmp_path: Path,
+) -> None:
+    script = (
+        "from django.db import connection\n"
+        "cursor = connection.cursor()\n"
+        "for name in ('journal_mode', 'synchronous', 'mmap_size', 'cache_size'):\n"
+        "    print('pragma', name, cursor.execute(f'PRAGMA {name}').fetchone()[0])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env={**env, "VAR_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    pragmas = dict(
+        line.split()[1:] for line in result.stdout.splitlines() if line.startswith("pragma ")
+    )
+    assert pragmas == {
+        "journal_mode": "wal",
+        "synchronous": "1",  # NORMAL
+        "mmap_size": str(256 << 20),
+        "cache_size": "-32768",  # KiB
+    }
