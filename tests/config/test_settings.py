@@ -14,10 +14,13 @@ from tests.paths import ROOT
 SECRET = "k" * 20 + "-Zq8#vX2!pL9@wR4$tY6^uI1&oP3*aS5(dF7)gH0"
 
 
+# Not from this test run: the browser tests relax Django's async guard for their session,
+# which ``check --deploy`` rightly reports.
+NOT_INHERITED = {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+
+
 def _manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {
-        k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS"}
-    }
+    clean = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
