@@ -1,9 +1,10 @@
 """On PostgreSQL, check link bounds once per statement instead of once per row.
 
 The row trigger ran a three-table lookup for every link inserted: a save replacing 7,200 links
-of a 120×120 pair took 600–770 ms with it and 500–620 ms with one check per statement. A statement trigger reads the statement's new rows as a
-transition table and checks them all in one join; the error names the first offending link as
-before. SQLite keeps its row triggers (plain ``WHEN`` clauses, cheap there).
+of a 120×120 pair took 600–770 ms with it and 500–620 ms with one check per statement. A
+statement trigger reads the statement's new rows as a transition table and checks them all in
+one join; the error names the first offending link as before. SQLite keeps its row triggers
+(plain ``WHEN`` clauses, cheap there).
 """
 
 from django.db import migrations
