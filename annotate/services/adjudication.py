@@ -8,6 +8,7 @@ from django.db import transaction
 
 from annotate.models import GoldAlignment, GoldLink, SentencePair
 from annotate.services.annotations import InvalidLinks, LinkMap
+from annotate.services.links import links_insert
 from scoring.alignment.links import check_bounds
 from scoring.errors import AlignmentError
 
@@ -30,7 +31,9 @@ def gold_save(*, pair: SentencePair, links: LinkMap, adjudicator: User) -> GoldA
     gold.source = "adjudicated"
     gold.save(update_fields=["adjudicator", "source", "updated_at"])
     gold.links.all().delete()
-    GoldLink.objects.bulk_create(
-        GoldLink(gold=gold, i=i, j=j, sure=sure) for (i, j), sure in sorted(links.items())
+    links_insert(
+        model=GoldLink,
+        parent_column="gold_id",
+        rows=((gold.pk, i, j, sure) for (i, j), sure in sorted(links.items())),
     )
     return gold

@@ -29,6 +29,7 @@ from annotate.models import (
     AutoAlignment,
     AutoLink,
 )
+from annotate.services.links import links_delete, links_insert
 from scoring.alignment.links import (
     Link,
     check_bounds,
@@ -78,10 +79,6 @@ def links_parse(raw: Iterable[Sequence[Any]], *, n_source: int, n_target: int) -
 
 def links_list(links: LinkMap) -> list[list[int | str]]:
     return links_to_triples(links)
-
-
-#: Rows per DELETE or INSERT statement of a save: well under SQLite's limit of bound variables.
-SAVE_BATCH = 500
 
 
 def annotation_links(annotation: Annotation) -> LinkMap:
@@ -155,9 +152,10 @@ def annotation_open(
             link_count=len(links),
             prefill_edits=edits_from_prefill(links, prefill),
         )
-        AnnotationLink.objects.bulk_create(
-            AnnotationLink(annotation=annotation, i=i, j=j, sure=sure)
-            for (i, j), sure in sorted(links.items())
+        links_insert(
+            model=AnnotationLink,
+            parent_column="annotation_id",
+            rows=((annotation.pk, i, j, sure) for (i, j), sure in sorted(links.items())),
         )
         AnnotationEvent.objects.create(
             annotation=annotation,
@@ -228,14 +226,11 @@ def annotation_save(
     stale = [row_ids[key][0] for key in removed] + [
         row_ids[key][0] for key in added if key in row_ids
     ]
-    for start in range(0, len(stale), SAVE_BATCH):
-        AnnotationLink.objects.filter(pk__in=stale[start : start + SAVE_BATCH]).delete()
-    AnnotationLink.objects.bulk_create(
-        (
-            AnnotationLink(annotation=annotation, i=i, j=j, sure=sure)
-            for (i, j), sure in sorted(added.items())
-        ),
-        batch_size=SAVE_BATCH,
+    links_delete(model=AnnotationLink, ids=stale)
+    links_insert(
+        model=AnnotationLink,
+        parent_column="annotation_id",
+        rows=((annotation.pk, i, j, sure) for (i, j), sure in sorted(added.items())),
     )
     annotation.link_count = len(links)
     annotation.prefill_edits = edits_from_prefill(links, prefill_links(locked.pair_id))

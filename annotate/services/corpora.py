@@ -15,7 +15,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
@@ -37,6 +37,7 @@ from annotate.models import (
 from annotate.selectors.corpora import corpus_pair_records
 from annotate.services.annotations import edits_from_prefill
 from annotate.services.exports import selector_for
+from annotate.services.links import links_insert
 from scoring import formats
 from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
@@ -358,17 +359,10 @@ def _insert_links(
     *,
     with_confidence: bool = False,
 ) -> None:
-    """Insert link rows with one ``executemany``: an import writes millions of them, and
-    building ORM objects for each costs ten times the database work. The database still checks
-    every row (constraints and the bounds trigger)."""
-    columns = [parent_column, "i", "j", "sure"] + (["confidence"] if with_confidence else [])
-    sql = (
-        f"INSERT INTO {model._meta.db_table} ({', '.join(columns)}) "
-        f"VALUES ({', '.join(['%s'] * len(columns))})"
-    )
     try:
-        with connection.cursor() as cursor:
-            cursor.executemany(sql, list(rows))
+        links_insert(
+            model=model, parent_column=parent_column, rows=rows, with_confidence=with_confidence
+        )
     except IntegrityError as error:
         raise CorpusImportError(f"the database refused a link: {error}") from error
 

@@ -55,6 +55,7 @@ from annotate.models import (
 from annotate.selectors import corpora as corpora_reads
 from annotate.services.annotations import edits_from_prefill
 from annotate.services.jobs import job_create
+from annotate.services.links import links_insert
 from scoring.aligners import AlignerError, AlignerOutput, available_aligners, get_aligner
 from scoring.aligners.base import aligner_class
 from scoring.alignment.links import Alignment
@@ -428,16 +429,20 @@ def _write_prefills(
         AutoAlignment(pair_id=pid, aligner=name, aligner_version=str(version))
         for pid, _, _ in chunk
     )
-    links = [
-        AutoLink(alignment=row, i=i, j=j, sure=sure, confidence=output.confidence[(i, j)])
-        for row, output in zip(alignments, outputs, strict=True)
-        for i, j, sure in link_rows(output.alignment)
-    ]
-    AutoLink.objects.bulk_create(links)
+    written = links_insert(
+        model=AutoLink,
+        parent_column="alignment_id",
+        rows=(
+            (row.pk, i, j, sure, output.confidence[(i, j)])
+            for row, output in zip(alignments, outputs, strict=True)
+            for i, j, sure in link_rows(output.alignment)
+        ),
+        with_confidence=True,
+    )
     _recount_edits(
         {pid: output.alignment for (pid, _, _), output in zip(chunk, outputs, strict=True)}
     )
-    return len(links)
+    return written
 
 
 def _recount_edits(prefills: Mapping[int, Alignment]) -> None:
