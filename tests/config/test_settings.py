@@ -105,3 +105,31 @@ def test_the_embedded_database_reads_through_a_memory_map_with_a_larger_page_cac
         "mmap_size": str(256 << 20),
         "cache_size": "-32768",  # KiB
     }
+
+
+def test_the_embedded_broker_hands_out_work_within_a_tenth_of_a_second(tmp_path: Path) -> None:
+    # kombu's filesystem transport polls its folder (1 s apart by default) and Celery polls for
+    # the end of a chord on a file result backend (also 1 s): a chunked job waited for both.
+    script = (
+        "from config.celery import app\n"
+        "print('poll', app.conf.broker_transport_options['polling_interval'])\n"
+        "print('chord', app.conf.result_chord_retry_interval)\n"
+    )
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND"}
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env={**env, "VAR_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    figures = dict(
+        line.split() for line in result.stdout.splitlines() if line[:5] in {"poll ", "chord"}
+    )
+    assert figures == {"poll": "0.1", "chord": "0.25"}
