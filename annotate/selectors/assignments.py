@@ -30,29 +30,25 @@ def _coverage_rows(corpus: Corpus) -> list[tuple[Any, ...]]:
     pairs, those whose every assignment is submitted (``k`` > 0), and the new, in-progress
     and submitted assignments. One statement; only the corpus's assignments are read."""
     pair, assignment = SentencePair._meta.db_table, Assignment._meta.db_table
+    # The inner query groups each pair with its assignments in one pass over the corpus's pairs
+    # (selecting the sub-corpus is allowed: it depends on the grouped primary key).
     sql = f"""
         SELECT p.subcorpus, p.k, COUNT(*),
                SUM(CASE WHEN p.k > 0 AND p.done = p.k THEN 1 ELSE 0 END),
                SUM(p.new), SUM(p.started), SUM(p.done)
         FROM (
-            SELECT sp.subcorpus AS subcorpus, COALESCE(s.k, 0) AS k,
-                   COALESCE(s.new, 0) AS new, COALESCE(s.started, 0) AS started,
-                   COALESCE(s.done, 0) AS done
-            FROM {pair} sp LEFT JOIN (
-                SELECT a.pair_id, COUNT(*) AS k,
-                       SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END) AS new,
-                       SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END) AS started,
-                       SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END) AS done
-                FROM {assignment} a JOIN {pair} q ON q.id = a.pair_id
-                WHERE q.corpus_id = %s
-                GROUP BY a.pair_id
-            ) s ON s.pair_id = sp.id
+            SELECT sp.subcorpus AS subcorpus, COUNT(a.id) AS k,
+                   SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END) AS new,
+                   SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END) AS started,
+                   SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END) AS done
+            FROM {pair} sp LEFT JOIN {assignment} a ON a.pair_id = sp.id
             WHERE sp.corpus_id = %s
+            GROUP BY sp.id
         ) p
         GROUP BY p.subcorpus, p.k
         ORDER BY p.subcorpus, p.k
     """
-    params = [_STATUS.NEW, _STATUS.IN_PROGRESS, _STATUS.SUBMITTED, corpus.pk, corpus.pk]
+    params = [_STATUS.NEW, _STATUS.IN_PROGRESS, _STATUS.SUBMITTED, corpus.pk]
     return _rows(sql, params)
 
 
