@@ -109,7 +109,7 @@ def test_the_embedded_database_reads_through_a_memory_map_with_a_larger_page_cac
 
 def test_the_embedded_broker_hands_out_work_within_a_tenth_of_a_second(tmp_path: Path) -> None:
     # kombu's filesystem transport polls its folder (1 s apart by default) and Celery polls for
-    # the end of a chord on a file result backend (also 1 s): a chunked job waited for both.
+    # the end of a chord on a file result backend (also 1 s): a chunked job waits for both.
     script = (
         "from config.celery import app\n"
         "print('poll', app.conf.broker_transport_options['polling_interval'])\n"
