@@ -65,7 +65,7 @@ class AdjudicationListApi(APIView):
         data.is_valid(raise_exception=True)
         pairs = adjudication_reads.pairs_for_adjudication(
             status=data.validated_data.get("status") or None
-        ).select_related("gold", "gold__adjudicator")[: self.LIMIT]
+        )[: self.LIMIT]
         return Response(self.OutputSerializer(pairs, many=True).data)
 
 

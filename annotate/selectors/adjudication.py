@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from annotate.models import (
     Annotation,
@@ -27,8 +28,17 @@ def pairs_for_adjudication(
     for an adjudicator first, then in corpus order. ``status``: ``waiting`` (no gold, or only
     imported gold), ``adjudicated`` (an adjudicator saved the gold) or ``imported`` (gold from
     an import or a trial sample)."""
+    # Counted per pair by a subquery, not by joining and grouping: grouping would make SQLite
+    # sort every pair row by all its columns, token lists included.
+    submitted = (
+        Assignment.objects.filter(pair=OuterRef("pk"), status=Assignment.Status.SUBMITTED)
+        .order_by()
+        .values("pair")
+        .annotate(count=Count("*"))
+        .values("count")
+    )
     pairs = SentencePair.objects.annotate(
-        n_submitted=Count("assignments", filter=Q(assignments__status=Assignment.Status.SUBMITTED)),
+        n_submitted=Coalesce(Subquery(submitted), 0),
         adjudicated=Exists(GoldAlignment.objects.filter(pair=OuterRef("pk"), source=ADJUDICATED)),
     ).filter(n_submitted__gte=min_annotations)
     if status == "waiting":
@@ -37,7 +47,20 @@ def pairs_for_adjudication(
         pairs = pairs.filter(adjudicated=True)
     elif status == "imported":
         pairs = pairs.filter(gold__isnull=False, adjudicated=False)
-    return pairs.select_related("corpus").order_by("adjudicated", "corpus__name", "position")
+    # Only what the list shows: a pair row also holds its texts and token lists.
+    return (
+        pairs.select_related("corpus", "gold", "gold__adjudicator")
+        .only(
+            "id",
+            "external_id",
+            "position",
+            "corpus__name",
+            "gold__source",
+            "gold__updated_at",
+            "gold__adjudicator__username",
+        )
+        .order_by("adjudicated", "corpus__name", "position")
+    )
 
 
 def adjudication_status(pair: SentencePair) -> str:

@@ -44,13 +44,14 @@ def make_pair(
     split: str = "train",
     prefill: Links | None = ((1, 1, True), (3, 4, False)),
     gold: Links | None = None,
+    external_id: str | None = None,
 ) -> SentencePair:
     corpus = corpus or make_corpus()
     src, tgt = source.split(), target.split()
     position = SentencePair.objects.filter(corpus=corpus).count()
     pair = SentencePair.objects.create(
         corpus=corpus,
-        external_id=f"pair-{next(_counter)}",
+        external_id=external_id or f"pair-{next(_counter)}",
         split=split,
         source_text=source,
         target_text=target,
