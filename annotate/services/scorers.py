@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Avg, Q
+from django.db.models import Avg, OuterRef, Subquery
 from django.utils import timezone
 
 from annotate.exceptions import DomainError, NotFound
@@ -40,11 +40,21 @@ def training_data(corpus: Corpus, split: str, target: str) -> tuple[list[TokenPa
         raise ScorerTrainingError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     pairs = SentencePair.objects.filter(corpus=corpus, split=split).order_by("position")
     if target == "rating":
-        rated = Q(assignments__status=Assignment.Status.SUBMITTED) & Q(
-            assignments__annotation__rating__isnull=False
+        # The mean rating per pair by a subquery: grouping pair rows would make SQLite sort
+        # every row by all its columns, token lists included.
+        ratings = (
+            Assignment.objects.filter(
+                pair=OuterRef("pk"),
+                status=Assignment.Status.SUBMITTED,
+                annotation__rating__isnull=False,
+            )
+            .order_by()
+            .values("pair")
+            .annotate(mean=Avg("annotation__rating"))
+            .values("mean")
         )
         rows: Any = (
-            pairs.annotate(value=Avg("assignments__annotation__rating", filter=rated))
+            pairs.annotate(value=Subquery(ratings))
             .filter(value__isnull=False)
             .values_list("source_tokens", "target_tokens", "value")
         )

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from django.db.models import Count, Q
+from django.db.models import Count
 
 from annotate.exceptions import DomainError
 from annotate.models import (
@@ -63,10 +63,19 @@ def corpus_stats_compute(
     status_counts = dict(
         assignments.values_list("status").annotate(n=Count("id")).order_by("status")
     )
-    annotated = pairs.annotate(
-        n=Count("assignments", filter=Q(assignments__annotation__isnull=False))
-    ).values_list("n", flat=True)
-    per_pair = Counter(int(n) for n in annotated)
+    # Pairs by how many annotations they have: counted from the annotated assignments (grouping
+    # pair rows instead would sort every row by all its columns on SQLite).
+    per_pair = Counter(
+        int(n)
+        for n in assignments.filter(annotation__isnull=False)
+        .values("pair")
+        .annotate(n=Count("*"))
+        .values_list("n", flat=True)
+        .order_by()
+    )
+    unannotated = pairs.count() - sum(per_pair.values())
+    if unannotated:
+        per_pair[0] = unannotated
     links = AnnotationLink.objects.filter(annotation__assignment__pair__corpus=corpus)
     if progress is not None:
         progress(95.0, "annotation counts")
