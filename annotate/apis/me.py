@@ -31,6 +31,15 @@ class MeApi(APIView):
 
 
 class QueueApi(APIView):
+    """The signed-in user's queue: counts by status, where they stopped, what comes next, and
+    one page of their assignments in queue order (``status`` keeps one status only)."""
+
+    class InputSerializer(serializers.Serializer[Any]):
+        page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
+        status = serializers.ChoiceField(
+            choices=Assignment.Status.values, required=False, allow_blank=True
+        )
+
     class ItemSerializer(serializers.ModelSerializer[Assignment]):
         corpus = serializers.CharField(source="pair.corpus.name")
         external_id = serializers.CharField(source="pair.external_id")
@@ -56,16 +65,28 @@ class QueueApi(APIView):
         counts = serializers.DictField(child=serializers.IntegerField())
         continue_id = serializers.IntegerField(allow_null=True)
         next_id = serializers.IntegerField(allow_null=True)
+        total = serializers.IntegerField(help_text="Assignments in the listed status (or all).")
+        page = serializers.IntegerField()
+        per_page = serializers.IntegerField()
         assignments = serializers.ListField(child=serializers.DictField())
 
-    @extend_schema(responses=OutputSerializer)
+    @extend_schema(parameters=[InputSerializer], responses=OutputSerializer)
     def get(self, request: Request) -> Response:
-        queue = workspace_reads.queue_of(request.user)
+        data = self.InputSerializer(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        queue = workspace_reads.queue_of(
+            request.user,
+            page=data.validated_data["page"],
+            status=data.validated_data.get("status") or None,
+        )
         return Response(
             {
                 "counts": queue.counts,
                 "continue_id": queue.continue_id,
                 "next_id": queue.next_id,
+                "total": queue.total,
+                "page": queue.page,
+                "per_page": queue.per_page,
                 "assignments": self.ItemSerializer(queue.assignments, many=True).data,
             }
         )

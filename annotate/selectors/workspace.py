@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import QuerySet
+from django.db.models import Count, F, QuerySet
 
 from annotate.exceptions import NotFound, PermissionDenied
 from annotate.models import (
@@ -41,33 +41,71 @@ def assignment_of_user(*, user: User, assignment_id: int) -> Assignment:
     return assignment
 
 
+#: Rows of the queue per page: an annotator may hold thousands of assignments.
+QUEUE_PAGE = 100
+
+
 @dataclass
 class Queue:
+    """One page of an annotator's queue (in queue order, optionally of one status), the counts
+    of the whole queue by status, where they stopped and what comes next."""
+
     assignments: list[Assignment]
     counts: dict[str, int] = field(default_factory=dict)
     continue_id: int | None = None
     next_id: int | None = None
+    total: int = 0
+    page: int = 1
+    per_page: int = QUEUE_PAGE
 
 
-def queue_of(user: User) -> Queue:
-    """The user's assignments, counts by status, where they stopped and what comes next."""
-    assignments = list(assignments_of(user))
-    counts = {status: 0 for status in Assignment.Status.values}
-    for assignment in assignments:
-        counts[assignment.status] += 1
-    in_progress = [a for a in assignments if a.status == Assignment.Status.IN_PROGRESS]
-    last = max(
-        in_progress,
-        key=lambda a: (a.last_activity_at is not None, a.last_activity_at, a.pk),
-        default=None,
+def queue_of(
+    user: User, *, page: int = 1, status: str | None = None, per_page: int = QUEUE_PAGE
+) -> Queue:
+    """The user's queue, read in a few queries whatever its length: counts by status, the pair
+    worked on last (``continue_id``: the in-progress one with the latest activity), the next
+    pair to open (``next_id``: that one, else the first not submitted in queue order) and one
+    page of assignments (only the columns the list shows)."""
+    mine = Assignment.objects.filter(annotator_id=user.pk)
+    counts = {name: 0 for name in Assignment.Status.values}
+    for name, count in mine.order_by().values_list("status").annotate(count=Count("*")):
+        counts[name] = count
+    last = (
+        mine.filter(status=Assignment.Status.IN_PROGRESS)
+        .order_by(F("last_activity_at").desc(nulls_last=True), "-pk")
+        .values_list("pk", flat=True)
+        .first()
     )
-    upcoming = next((a for a in assignments if a.status != Assignment.Status.SUBMITTED), None)
-    following = last or upcoming
+    upcoming = (
+        assignments_of(user)
+        .exclude(status=Assignment.Status.SUBMITTED)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    listed = assignments_of(user)
+    if status is not None:
+        listed = listed.filter(status=status)
+    total = counts[status] if status is not None else sum(counts.values())
+    start = (page - 1) * per_page
+    rows = listed.only(
+        "id",
+        "status",
+        "last_activity_at",
+        "active_seconds",
+        "pair__external_id",
+        "pair__split",
+        "pair__n_source",
+        "pair__n_target",
+        "pair__corpus__name",
+    )[start : start + per_page]
     return Queue(
-        assignments=assignments,
+        assignments=list(rows),
         counts=counts,
-        continue_id=last.pk if last else None,
-        next_id=following.pk if following else None,
+        continue_id=last,
+        next_id=last if last is not None else upcoming,
+        total=total,
+        page=page,
+        per_page=per_page,
     )
 
 

@@ -263,6 +263,35 @@ def test_the_home_page_shows_my_queue_and_n_opens_the_next_pair(
     page.wait_for_url(f"**/work/{first.pk}/")
 
 
+def test_a_long_queue_pages_and_filters_by_status(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    corpus = make_corpus()
+    assignments = [make_assignment(make_pair(corpus, prefill=None), alice) for _ in range(130)]
+    Assignment.objects.filter(pk__in=[a.pk for a in assignments[100:103]]).update(
+        status=Assignment.Status.SUBMITTED
+    )
+    page = page_for(alice)
+    page.goto(live_server.url + "/")
+    page.wait_for_selector("#queue-counts .count")
+    assert page.locator("[data-status=new] b").inner_text() == "127"
+    assert page.locator("#queue-table tbody tr").count() == 100
+    assert "Page 1 of 2 · 130 pairs" in page.inner_text("#queue-pager")
+    page.get_by_role("button", name="Next →").click()
+    page.wait_for_selector("#queue-pager:has-text('Page 2 of 2')")
+    assert page.locator("#queue-table tbody tr").count() == 30
+    assert "page=2" in page.url
+    page.select_option("#queue-status", "submitted")
+    page.wait_for_selector("#queue-pager", state="hidden")
+    rows = page.locator("#queue-table tbody tr")
+    assert rows.count() == 3 and "Submitted" in rows.first.inner_text()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "home_queue_filtered.png"), full_page=True)
+    page.select_option("#queue-status", "")
+    page.wait_for_selector("#queue-pager:has-text('Page 1 of 2')")
+    page.screenshot(path=str(SCREENSHOTS / "home_queue_long.png"))
+
+
 def test_logging_in_through_the_form_reaches_the_home_page(
     browser: Any, live_server: Any, fast_passwords: None
 ) -> None:

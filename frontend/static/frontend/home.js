@@ -1,17 +1,29 @@
 // Home page: My queue for annotators, corpora and jobs for admins, pairs to adjudicate.
 import { api, el } from "./api.js";
+import { integer, pager } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
 const roles = ($("queue").dataset.roles || "").split(",");
 const workUrl = (id) => `/work/${id}/`;
 const minutes = (seconds) => `${Math.round(seconds / 60)} min`;
 
+// The queue comes a page at a time (an annotator may hold thousands of pairs); the page and the
+// status shown are kept in the address, so going back to the home page returns to them.
+const queueParams = new URLSearchParams(window.location.search);
+let queuePage = Number(queueParams.get("page") || 1);
+let queueStatus = queueParams.get("status") || "";
+let nextId = null;
+
 async function loadQueue() {
-  const queue = await api("GET", "/api/queue/");
+  const q = new URLSearchParams();
+  if (queueStatus) q.set("status", queueStatus);
+  if (queuePage > 1) q.set("page", String(queuePage));
+  history.replaceState(null, "", q.toString() ? `?${q}` : window.location.pathname);
+  const queue = await api("GET", `/api/queue/?${q}`);
   const labels = { new: "New", in_progress: "In progress", submitted: "Submitted" };
   $("queue-counts").replaceChildren(
     ...Object.entries(labels).map(([key, label]) =>
-      el("div", { class: "count", "data-status": key }, el("b", { text: queue.counts[key] ?? 0 }), label),
+      el("div", { class: "count", "data-status": key }, el("b", { text: integer(queue.counts[key] ?? 0) }), label),
     ),
   );
   const tbody = $("queue-table").tBodies[0];
@@ -29,21 +41,35 @@ async function loadQueue() {
       ),
     ),
   );
+  const everything = Object.values(queue.counts).reduce((sum, n) => sum + n, 0);
+  $("queue-empty").textContent = everything ? "No pairs with this status." : "No pairs are assigned to you yet.";
   $("queue-empty").hidden = queue.assignments.length > 0;
   $("queue-table").hidden = queue.assignments.length === 0;
-  if (queue.next_id) {
-    $("open-next").href = workUrl(queue.next_id);
-    $("open-next").hidden = false;
-  }
-  if (queue.continue_id) {
-    $("continue").href = workUrl(queue.continue_id);
-    $("continue").hidden = false;
-  }
-  document.addEventListener("keydown", (event) => {
-    if (event.ctrlKey || event.metaKey || event.altKey || /^(INPUT|TEXTAREA|SELECT)$/.test(event.target.tagName)) return;
-    if (event.key === "n" && queue.next_id) window.location.href = workUrl(queue.next_id);
+  // The filter and the pages only where a queue is longer than one page.
+  $("queue-filter").hidden = everything <= queue.per_page;
+  const pages = Math.ceil(queue.total / queue.per_page);
+  $("queue-pager").hidden = pages <= 1;
+  pager($("queue-pager"), { page: queue.page, pages, total: queue.total, noun: "pairs" }, (page) => {
+    queuePage = page;
+    loadQueue();
   });
+  nextId = queue.next_id;
+  $("open-next").hidden = !nextId;
+  if (nextId) $("open-next").href = workUrl(nextId);
+  $("continue").hidden = !queue.continue_id;
+  if (queue.continue_id) $("continue").href = workUrl(queue.continue_id);
 }
+
+$("queue-status").value = queueStatus;
+$("queue-status").addEventListener("change", () => {
+  queueStatus = $("queue-status").value;
+  queuePage = 1;
+  loadQueue();
+});
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey || /^(INPUT|TEXTAREA|SELECT)$/.test(event.target.tagName)) return;
+  if (event.key === "n" && nextId) window.location.href = workUrl(nextId);
+});
 
 async function loadAdjudication() {
   const table = $("adjudication-table");
