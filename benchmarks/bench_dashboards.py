@@ -2,11 +2,11 @@
 
 Targets: every dashboard page and API call ≤ 300 ms at p95 for a corpus of 10,000 pairs with 3
 annotators (every pair annotated by all three, with a prefill); the corpus figures and the pair
-list also at 100,000 pairs. Each request goes through Django's full stack in this process
-(``django.test.Client``: URL routing, session, permissions, serialization), on a fresh SQLite
-database in a temporary directory, or on ``--database-url``. The peer is the smallest API call
-(``/api/me/``) measured in the same rounds, so the ratio shows what the figures cost beyond a
-request's fixed overhead.
+list also at 100,000 pairs; and an annotator's home page and queue when they hold all 10,000.
+Each request goes through Django's full stack in this process (``django.test.Client``: URL
+routing, session, permissions, serialization), on a fresh SQLite database in a temporary
+directory, or on ``--database-url``. The peer is the smallest API call (``/api/me/``) measured
+in the same rounds, so the ratio shows what the figures cost beyond a request's fixed overhead.
 
     python -m benchmarks.bench_dashboards [--pairs 10000] [--large 100000] [--rounds 15]
 """
@@ -157,18 +157,20 @@ def _timed(get: Callable[[str], object], url: str) -> float:
     return elapsed
 
 
-def measure(urls: list[str], rounds: int) -> dict[str, list[float]]:
+def measure(urls: list[str], rounds: int, username: str = "bench-admin") -> dict[str, list[float]]:
     """Milliseconds per request for every URL, interleaved over ``rounds`` rounds after one
-    warm-up round (the peer ``/api/me/`` is measured in every round too)."""
+    warm-up round (the peer ``/api/me/`` is measured in every round too), signed in as
+    ``username`` (created as an admin if missing)."""
     from django.contrib.auth import get_user_model
     from django.test import Client
 
     from annotate import roles
 
-    admin, _ = get_user_model().objects.get_or_create(username="bench-admin")
-    admin.groups.add(roles.role_group(roles.ADMIN))
+    user, created = get_user_model().objects.get_or_create(username=username)
+    if created:
+        user.groups.add(roles.role_group(roles.ADMIN))
     client = Client()
-    client.force_login(admin)
+    client.force_login(user)
     everything = ["/api/me/", *urls]
     times: dict[str, list[float]] = {url: [] for url in everything}
     for round_ in range(rounds + 1):
@@ -243,7 +245,15 @@ def main() -> int:
             report(
                 f"{args.pairs:,} pairs × 3 annotators, every admin page and API call",
                 measure(dashboard_urls(corpus), args.rounds),
-            )
+            ),
+            report(
+                f"an annotator holding {args.pairs:,} pairs: the home page and the queue",
+                measure(
+                    ["/", "/api/queue/", f"/api/queue/?page={args.pairs // 200}&status=submitted"],
+                    args.rounds,
+                    username="annotator0",
+                ),
+            ),
         ]
         if args.large:
             start = time.perf_counter()
