@@ -359,6 +359,7 @@ def _insert_links(
     *,
     with_confidence: bool = False,
 ) -> None:
+    """:func:`links_insert`, with the database's refusal of a row reported as an import error."""
     try:
         links_insert(
             model=model, parent_column=parent_column, rows=rows, with_confidence=with_confidence
