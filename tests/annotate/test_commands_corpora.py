@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -171,6 +172,21 @@ def test_a_wrong_column_count_is_refused_with_file_and_line(tmp_path: Path) -> N
         encoding="utf-8",
     )
     refused("--corpus", "x", "--format", "msrp", bad, match=rf"{bad.name}:3")
+
+
+def test_a_pair_of_10000_tokens_is_refused_and_nothing_stored(tmp_path: Path) -> None:
+    good = {"id": "p1", "source_tokens": ["a", "b"], "target_tokens": ["a", "c"]}
+    huge = {"id": "p2", "source_tokens": ["w"] * 10_000, "target_tokens": ["w"] * 10_000}
+    path = tmp_path / "long.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps(huge) + "\n")
+    refused("--corpus", "x", "--format", "jsonl", path, match=rf"{path.name}:2.*10,000 tokens")
+
+
+def test_a_line_nested_100000_deep_is_refused_and_nothing_stored(tmp_path: Path) -> None:
+    good = {"id": "p1", "source_tokens": ["a", "b"], "target_tokens": ["a", "c"]}
+    path = tmp_path / "deep.jsonl"
+    path.write_text(json.dumps(good) + "\n" + "[" * 100_000 + "]" * 100_000 + "\n")
+    refused("--corpus", "x", "--format", "jsonl", path, match=rf"{path.name}:2.*nested too deeply")
 
 
 def test_a_link_outside_the_sentence_is_refused(tmp_path: Path) -> None:
