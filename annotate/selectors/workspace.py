@@ -76,12 +76,14 @@ def queue_of(
         .values_list("pk", flat=True)
         .first()
     )
-    upcoming = (
-        assignments_of(user)
-        .exclude(status=Assignment.Status.SUBMITTED)
-        .values_list("pk", flat=True)
-        .first()
-    )
+    following = last
+    if following is None:
+        following = (
+            assignments_of(user)
+            .exclude(status=Assignment.Status.SUBMITTED)
+            .values_list("pk", flat=True)
+            .first()
+        )
     listed = assignments_of(user)
     if status is not None:
         listed = listed.filter(status=status)
@@ -102,7 +104,7 @@ def queue_of(
         assignments=list(rows),
         counts=counts,
         continue_id=last,
-        next_id=last if last is not None else upcoming,
+        next_id=following,
         total=total,
         page=page,
         per_page=per_page,
