@@ -1,10 +1,11 @@
-# One command per developer task (house style §11). `make help` lists them.
+# One command per developer task. `make help` lists them.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
-SHARED := $(abspath ../shared)
+# The public data sets and NLTK resources, in the `shared` folder beside the checkout.
+SHARED := $(dir $(CURDIR))shared
 export NLTK_DATA ?= $(SHARED)/nltk_data
 # The public data sets the tests, benchmarks and experiments read (never the product).
 export DATA_DIR ?= $(SHARED)/data
@@ -15,7 +16,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/test
 REDIS_URL ?= redis://127.0.0.1:6379/15
 AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
 
-.PHONY: help install demo run worker test test-unit test-integration services browsers lint \
+.PHONY: help install demo run worker test test-unit test-integration test-package services browsers lint \
 	format typecheck bench faults reproduce clean
 
 help:  ## list the commands
@@ -47,7 +48,7 @@ worker: install  ## a Celery worker (with the beat that reaps jobs of dead worke
 	$(BIN)/celery -A config worker --beat --loglevel INFO \
 		--schedule var/celerybeat-schedule
 
-test: install services browsers lint typecheck test-unit test-integration  ## install and run every test (and lint, typecheck)
+test: install services browsers lint typecheck test-package test-unit test-integration  ## install and run every test (and lint, typecheck)
 
 test-unit: install  ## unit, conformance and browser tests on SQLite
 	CACHE_URL=locmem:// $(BIN)/pytest -m "not integration" -n 2 --dist loadfile
@@ -55,6 +56,9 @@ test-unit: install  ## unit, conformance and browser tests on SQLite
 test-integration: install services  ## the same flows on PostgreSQL + Redis/RabbitMQ + a real worker
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) AMQP_URL=$(AMQP_URL) \
 		$(BIN)/pytest -m "integration or postgres" -v -p no:xdist
+
+test-package:  ## build the scoring wheel, install it without Django, run its command line
+	.ci/check-package
 
 services:  ## start PostgreSQL, Redis and RabbitMQ if they are not answering
 	@.ci/services

@@ -30,7 +30,7 @@ def _fresh_cache() -> None:
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """``../shared/data``; a missing folder is an error, never a silent skip."""
+    """The public data sets (``DATA_DIR``); a missing folder is an error, never a silent skip."""
     if not SHARED_DATA.is_dir():
         raise FileNotFoundError(f"the shared test data is missing: {SHARED_DATA}")
     return SHARED_DATA

@@ -1,4 +1,5 @@
-"""Command line for :mod:`scoring`: one sub-command per module listed in ``COMMAND_MODULES``.
+"""Command line for :mod:`scoring` (``scoring`` once installed, or ``python -m scoring``): one
+sub-command per module in ``COMMANDS``.
 
 Each module defines ``register(subparsers)``, which adds its parser and sets
 ``handler=<function(args) -> int>`` as the parser default. Errors the user caused
@@ -9,34 +10,34 @@ else is caught, so a bug still shows its traceback.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 
 from scoring import __version__
+from scoring.cli import (
+    agreement,
+    align,
+    compare,
+    convert,
+    evaluate_aligner,
+    install_encoder,
+    phrases,
+    scorers,
+)
 from scoring.errors import ScoringError
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "scoring.cli.convert",
-    "scoring.cli.align",
-    "scoring.cli.evaluate_aligner",
-    "scoring.cli.phrases",
-    "scoring.cli.compare",
-    "scoring.cli.agreement",
-    "scoring.cli.scorers",
-    "scoring.cli.install_encoder",
-)
+COMMANDS = (convert, align, evaluate_aligner, phrases, compare, agreement, scorers, install_encoder)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m scoring",
+        prog="scoring",
         description="Paraphrase alignment tools: phrase pairs, agreement, aligners, scorers.",
     )
     parser.add_argument("--version", action="version", version=f"scoring {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+    for command in COMMANDS:
+        command.register(subparsers)
     return parser
 
 

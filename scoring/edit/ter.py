@@ -190,7 +190,7 @@ class TerStats:
 
 
 def signature(costs: TerCosts | None = None, params: TerParams | None = None) -> str:
-    """A one-line record of the settings, stored with results (house style: sacrebleu's)."""
+    """A one-line record of the settings, stored with results (as sacrebleu's signatures)."""
     c = costs or TerCosts()
     p = params or TerParams()
     return (

@@ -31,7 +31,7 @@ Which occurrences of a repeated word count as matched only matters to the POS ve
 when the occurrences carry different tags: occurrences are first matched to occurrences of the
 same word *and* tag, left to right, then to the same word with another tag.
 
-Two stages (house style): :func:`pair_statistics` gives per-pair sufficient statistics
+Two stages: :func:`pair_statistics` gives per-pair sufficient statistics
 (:class:`PairStatistics`: lengths, edit distance, matched and unmatched counts per tag, n-gram
 statistics both ways); :func:`features` turns them into a float64 ``(N, F)`` matrix for any list
 of feature names. :func:`mt_features` does both. :data:`TABLE3_SUBSETS` lists the feature subsets

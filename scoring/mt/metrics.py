@@ -20,7 +20,7 @@ the two. The metrics, as computed here:
 - **PER** (§2.2): ``max(diff(s, r), diff(r, s)) / |r|``, ``diff(s, r)`` the number of words of
   ``s`` (as a bag) that ``r`` does not have.
 
-Two stages (house style): :func:`ngram_stats` gives per-segment sufficient statistics
+Two stages, as sacrebleu's: :func:`ngram_stats` gives per-segment sufficient statistics
 (:class:`NgramStats`: lengths, n-gram counts, clipped matches, information-weighted matches) with
 numba kernels; :func:`bleu`, :func:`nist` turn statistics into scores, per segment or, after
 :meth:`NgramStats.total`, for a whole system exactly as mteval's system score. Text goes through
@@ -600,7 +600,7 @@ def nist(stats: NgramStats, *, order: int = 5) -> F64:
 def signature(
     metric: str, *, order: int, smoothing: str = "mteval", brevity_penalty: bool = True
 ) -> str:
-    """A one-line record of a BLEU or NIST setting, stored with results (house style)."""
+    """A one-line record of a BLEU or NIST setting, stored with results."""
     if metric == "bleu":
         bp = "yes" if brevity_penalty else "no"
         return f"bleu:mteval-v13a|order:{order}|smooth:{smoothing}|bp:{bp}"

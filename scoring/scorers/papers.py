@@ -1,4 +1,4 @@
-"""Figures the seed papers report, to print beside ours.
+"""Figures the papers report, to print beside ours.
 
 Keys: scorer kind → evaluation setting → sub-corpus → value. Values are as printed in the papers
 (Pearson for STS-2012 test, accuracy in % for the MSRP test set).

@@ -1,4 +1,4 @@
-"""Permission matrix of every API endpoint (house style §6): each persona gets an explicit status.
+"""Permission matrix of every API endpoint: each persona gets an explicit status.
 
 Personas, after healthchecks' alice/bob/charlie: ``alice`` owns the assignment, ``bob`` is
 another annotator, ``carol`` adjudicates, ``admin`` administers, ``anon`` is logged out.

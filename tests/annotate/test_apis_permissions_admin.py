@@ -1,4 +1,4 @@
-"""Permission matrix of the corpus admin's endpoints (house style §6): each persona gets an
+"""Permission matrix of the corpus admin's endpoints: each persona gets an
 explicit status. Personas and their world come from :mod:`test_apis_permissions`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-// DOM rendering of a GridModel: built once, then repainted cell by cell (design.md §13).
+// DOM rendering of a GridModel: built once, then repainted cell by cell (see docs/architecture.md).
 //
 // The model is always source × target; `transposed` only swaps how it is laid out.
 // `decorate(index)` lets a page add overlay classes/attributes (trial diff, agreement).

@@ -1,4 +1,4 @@
-// Editing state of one alignment grid, independent of the DOM (design.md §13).
+// Editing state of one alignment grid, independent of the DOM (see docs/architecture.md).
 //
 // Cells are source × target (rows i, columns j) stored as EMPTY / SURE / POSSIBLE codes.
 // Every edit is a list of cell changes [index, before, after]; undo/redo replay them, so
