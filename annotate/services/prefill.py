@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -59,6 +59,7 @@ from annotate.services.links import links_insert
 from scoring.aligners import AlignerError, AlignerOutput, available_aligners, get_aligner
 from scoring.aligners.base import aligner_class
 from scoring.alignment.links import Alignment
+from scoring.alignment.majority import majority_alignment
 from scoring.alignment.metrics import ComparePair, corpus_scores
 
 logger = logging.getLogger(__name__)
@@ -243,20 +244,6 @@ def prefills_retrain_due() -> list[Job]:
         if job is not None:
             queued.append(job)
     return queued
-
-
-def majority_alignment(alignments: Sequence[Alignment]) -> Alignment:
-    """Links that more than half of the alignments hold: sure if more than half say sure."""
-    first = alignments[0]
-    half = len(alignments) / 2
-    sure_votes = Counter(link for a in alignments for link in a.sure)
-    any_votes = Counter(link for a in alignments for link in a.possible)
-    return Alignment.from_links(
-        first.n_source,
-        first.n_target,
-        [link for link, n in sure_votes.items() if n > half],
-        [link for link, n in any_votes.items() if n > half],
-    )
 
 
 def _aligner_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ import numpy as np
 
 from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
 from scoring.alignment.links import Alignment, Link
+from scoring.alignment.majority import majority_alignment
 from scoring.alignment.metrics import (
     PhraseCounts,
     WordCounts,
@@ -369,8 +370,8 @@ def predict_all(
 
 def references(records: Sequence[PairRecord]) -> dict[str, list[Alignment]]:
     """The gold alignments to evaluate against, by name: ``gold`` (every record has a gold
-    alignment), each annotator who annotated every record, and ``majority`` (links marked by
-    more than half of them) when there are three or more annotators."""
+    alignment), each annotator who annotated every record, and ``majority`` (the majority rule of
+    :mod:`scoring.alignment.majority`) when there are three or more annotators."""
     out: dict[str, list[Alignment]] = {}
     if records and all(r.gold_alignment is not None for r in records):
         out["gold"] = [r.gold_alignment for r in records if r.gold_alignment is not None]
@@ -378,9 +379,8 @@ def references(records: Sequence[PairRecord]) -> dict[str, list[Alignment]]:
     for name in names:
         out[name] = [r.annotations[name].alignment for r in records]
     if len(names) >= 3:
-        needed = len(names) // 2 + 1
         out["majority"] = [
-            majority_alignment([r.annotations[n].alignment for n in names], needed) for r in records
+            majority_alignment([r.annotations[n].alignment for n in names]) for r in records
         ]
     if not out:
         raise AlignerError(
@@ -392,15 +392,12 @@ def references(records: Sequence[PairRecord]) -> dict[str, list[Alignment]]:
 
 def training_gold(record: PairRecord) -> Alignment | None:
     """The alignment a supervised aligner learns from: the gold alignment, else the majority of
-    three or more annotators, else a single annotator's alignment."""
+    the annotators' alignments (:mod:`scoring.alignment.majority`; one annotator's is their
+    own), as the web app's retraining takes it; ``None`` for a pair nobody aligned."""
     if record.gold_alignment is not None:
         return record.gold_alignment
     alignments = [a.alignment for _, a in sorted(record.annotations.items())]
-    if len(alignments) >= 3:
-        return majority_alignment(alignments, len(alignments) // 2 + 1)
-    if len(alignments) == 1:
-        return alignments[0]
-    return None
+    return majority_alignment(alignments) if alignments else None
 
 
 def evaluate_records(
@@ -459,20 +456,3 @@ def evaluate_records(
             for name, gold in refs.items()
         },
     }
-
-
-def majority_alignment(alignments: Sequence[Alignment], needed: int = 2) -> Alignment:
-    """Links marked by at least ``needed`` annotators: ``S`` from their sure links, ``P`` from
-    their ``P`` (RTE-2 gold, Brockett 2007: 2 of 3 annotators)."""
-    if not alignments:
-        raise AlignerError("majority of no alignments")
-    shape = alignments[0].shape
-    if any(a.shape != shape for a in alignments):
-        raise AlignerError("the annotators' alignments are for pairs of different sizes")
-    if not 1 <= needed <= len(alignments):
-        raise AlignerError(f"needed must be in 1..{len(alignments)}, got {needed}")
-    sure_votes = sum(a.sure_matrix().astype(np.int64) for a in alignments)
-    poss_votes = sum(a.possible_matrix().astype(np.int64) for a in alignments)
-    return Alignment.from_matrices(
-        np.asarray(sure_votes) >= needed, np.asarray(poss_votes) >= needed
-    )

@@ -22,7 +22,6 @@ from annotate.services.prefill import (
     _aligner_options,
     _finished_work,
     corpus_prefill_configure,
-    majority_alignment,
     prefill_job_create,
     prefill_queue,
     prefills_retrain_due,
@@ -30,6 +29,7 @@ from annotate.services.prefill import (
 from scoring.alignment.links import Alignment
 from tests.annotate.factories import make_assignment, make_corpus, make_pair
 from tests.annotate.records import make_record
+from tests.scoring.alignment.majority_reference import reference_majority
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
@@ -217,16 +217,6 @@ def test_the_servers_ppdb_goes_to_every_aligner_with_a_ppdb_option_but_identity(
     assert set(baseline.links.values_list("i", "j")) == {(0, 0), (1, 1)}
 
 
-def test_majority_keeps_links_more_than_half_hold() -> None:
-    a = Alignment.from_pharaoh("0-0 1-1 2?2", 3, 3)
-    b = Alignment.from_pharaoh("0-0 1?1", 3, 3)
-    c = Alignment.from_pharaoh("0?0 2?2", 3, 3)
-    majority = majority_alignment([a, b, c])
-    assert majority.sure == {(0, 0)}
-    assert majority.possible == {(0, 0), (1, 1), (2, 2)}
-    assert majority_alignment([a]) == a
-
-
 def test_finished_work_prefers_gold_over_submitted_annotations() -> None:
     corpus_import_records(
         corpus_name="g",
@@ -243,6 +233,29 @@ def test_finished_work_prefers_gold_over_submitted_annotations() -> None:
     assert set(work) == {"with-gold", "annotated"}
     assert work["with-gold"].sure == {(1, 1)}
     assert work["annotated"].sure == {(0, 0)}
+
+
+def test_the_gold_a_prefill_learns_from_is_the_majority_by_the_one_rule() -> None:
+    rng = random.Random(7)
+    source, target = "a b c d", "a b c"
+    expected = {}
+    records = []
+    for index in range(30):
+        found = {}
+        for name in (f"ann{k}" for k in range(rng.randint(2, 5))):
+            cells = [(i, j) for i in range(4) for j in range(3) if rng.random() < 0.4]
+            found[name] = " ".join(f"{i}{rng.choice('-?')}{j}" for i, j in cells)
+        records.append(make_record(f"p{index}", source, target, prefill=None, annotations=found))
+        sure, linked, _, _ = reference_majority(
+            [Alignment.from_pharaoh(links, 4, 3) for links in found.values()]
+        )
+        expected[f"p{index}"] = (sure, linked)
+    corpus_import_records(corpus_name="votes", records=records)
+    work = {
+        SentencePair.objects.get(pk=pid).external_id: (alignment.sure, alignment.possible)
+        for pid, alignment in _finished_work(Corpus.objects.get(name="votes")).items()
+    }
+    assert work == expected
 
 
 # --- retraining as annotations accumulate ---------------------------------------------------

@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
 from scoring.aligners.evaluation import (
@@ -15,11 +17,13 @@ from scoring.aligners.evaluation import (
     evaluate_records,
     fold_assignment,
     format_summary,
-    majority_alignment,
     references,
+    training_gold,
 )
 from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord, PairRecord
+from tests.scoring.alignment.majority_reference import reference_majority
+from tests.scoring.strategies import SETTINGS, alignments
 
 PAIRS: list[TokenPair] = [(["a", "b", "c"], ["a", "x", "c"]), (["d", "e"], ["d", "f"])]
 GOLD = [
@@ -113,15 +117,6 @@ def test_mismatched_inputs_are_refused() -> None:
         evaluate_predictions(PAIRS, PREDICTED[::-1], GOLD)
 
 
-def test_the_majority_keeps_links_of_at_least_two_annotators() -> None:
-    a = Alignment.from_links(2, 2, sure=[(0, 0), (1, 1)])
-    b = Alignment.from_links(2, 2, sure=[(0, 0)], possible=[(1, 1), (0, 1)])
-    c = Alignment.from_links(2, 2, sure=[(1, 0)], possible=[(0, 1)])
-    majority = majority_alignment([a, b, c])
-    assert majority.sure == {(0, 0)}
-    assert majority.possible == {(0, 0), (1, 1), (0, 1)}
-
-
 def _record(key: str, alignments: dict[str, Alignment]) -> PairRecord:
     return PairRecord(
         id=key,
@@ -197,3 +192,21 @@ def test_evaluating_records_reports_every_reference() -> None:
     assert list(result["references"]) == ["A"]
     lit = result["references"]["A"]["literature"]
     assert lit["f1"] == pytest.approx(1.0) and lit["exact_match"] == pytest.approx(100.0)
+
+
+@SETTINGS
+@given(st.lists(alignments(3, 4), min_size=2, max_size=5))
+def test_evaluation_takes_the_majority_by_the_one_rule(found: list[Alignment]) -> None:
+    record = PairRecord(
+        id="p",
+        source_tokens=["a", "b", "c"],
+        target_tokens=["a", "b", "c", "d"],
+        annotations={f"r{k}": AnnotationRecord(alignment=a) for k, a in enumerate(found)},
+    )
+    sure, linked, _, _ = reference_majority(found)
+    taught = training_gold(record)
+    assert taught is not None
+    assert (taught.sure, taught.possible) == (sure, linked)
+    if len(found) >= 3:
+        reference = references([record])["majority"][0]
+        assert (reference.sure, reference.possible) == (sure, linked)
