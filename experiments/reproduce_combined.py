@@ -41,7 +41,8 @@ from sklearn.svm import SVR
 from benchmarks.paths import data_dir
 from scoring import __version__
 from scoring.formats import get_format
-from scoring.mt.classifier import classification_report, pearson
+from scoring.measures import pearson
+from scoring.mt.classifier import classification_report
 from scoring.mt.features import normalise
 from scoring.resources import pos_tag
 from scoring.scorers.combined import (

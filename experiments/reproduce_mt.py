@@ -34,7 +34,8 @@ import sklearn
 from benchmarks.paths import data_dir
 from scoring import __version__
 from scoring.formats import get_format
-from scoring.mt.classifier import MtClassifier, MtRegressor, classification_report, pearson
+from scoring.measures import pearson
+from scoring.mt.classifier import MtClassifier, MtRegressor, classification_report
 from scoring.mt.features import FEATURE_NAMES, TABLE3_SUBSETS, mt_features
 
 #: Finch, Hwang & Sumita 2005, Table 3 (Microsoft's train and test sets): accuracy, precision,

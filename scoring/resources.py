@@ -44,6 +44,14 @@ def porter_stemmer(mode: str = "NLTK_EXTENSIONS") -> Any:
     return PorterStemmer(mode=mode)
 
 
+@functools.lru_cache(maxsize=1 << 18)
+def stem(word: str, *, lowercase: bool = True, mode: str = "NLTK_EXTENSIONS") -> str:
+    """The Porter stem of ``word`` (lowercased first unless ``lowercase=False``); ``mode`` as for
+    :func:`porter_stemmer`. Cached: stemming costs about 20 µs a word and a corpus repeats its
+    words."""
+    return str(porter_stemmer(mode).stem(word, to_lowercase=lowercase))
+
+
 @functools.cache
 def wordnet() -> Any:
     """The WordNet 3.0 corpus reader, loaded once."""

@@ -24,7 +24,7 @@ Every figure is labelled in :meth:`EvaluationReport.to_dict`:
     phrase pairs left out, from the sure alignments and from ``P``
     (:mod:`scoring.alignment.metrics`).
 
-Two stages, as everywhere in :mod:`scoring`: :func:`pair_statistics` gives per-pair integer
+Two stages, as everywhere in :mod:`scoring`: :func:`prediction_counts` gives per-pair integer
 counts, :func:`aggregate` turns a list of them into scores.
 """
 
@@ -51,6 +51,7 @@ from scoring.alignment.metrics import (
     word_scores,
 )
 from scoring.corpus import PairRecord
+from scoring.measures import f1
 
 LITERATURE_LABEL = (
     "literature metric (jacana/Sultan/Lan): gold = sure links only; P and R per pair, averaged "
@@ -73,7 +74,7 @@ class SetCounts:
 
 
 @dataclass(frozen=True, slots=True)
-class PairStatistics:
+class PredictionCounts:
     """All per-pair sufficient statistics of one prediction against one gold alignment."""
 
     literature_all: SetCounts
@@ -91,21 +92,21 @@ def _non_identical(
     return frozenset((i, j) for i, j in links if source[i].lower() != target[j].lower())
 
 
-def pair_statistics(
+def prediction_counts(
     source: Sequence[str],
     target: Sequence[str],
     predicted: Alignment,
     gold: Alignment,
     *,
     phrases: bool = True,
-) -> PairStatistics:
+) -> PredictionCounts:
     """Per-pair counts of ``predicted`` against ``gold`` (see the module docstring)."""
     if predicted.shape != gold.shape or gold.shape != (len(source), len(target)):
         raise AlignerError(
             f"prediction {predicted.shape}, gold {gold.shape} and tokens "
             f"{(len(source), len(target))} disagree on the pair's size"
         )
-    return PairStatistics(
+    return PredictionCounts(
         literature_all=SetCounts.of(predicted.possible, gold.sure),
         literature_sure=SetCounts.of(predicted.sure, gold.sure),
         non_identical=SetCounts.of(
@@ -123,12 +124,6 @@ def pair_statistics(
     )
 
 
-def _f1(p: float | None, r: float | None) -> float | None:
-    if p is None or r is None:
-        return None
-    return 0.0 if p + r == 0 else 2 * p * r / (p + r)
-
-
 def literature_scores(items: Sequence[SetCounts]) -> dict[str, Any]:
     """Per-pair precision and recall averaged over pairs; F1 of the averages; exact match."""
     precisions = [c.correct / c.predicted for c in items if c.predicted]
@@ -138,7 +133,7 @@ def literature_scores(items: Sequence[SetCounts]) -> dict[str, Any]:
     return {
         "precision": p,
         "recall": r,
-        "f1": _f1(p, r),
+        "f1": f1(p, r),
         "exact_match": (100.0 * sum(c.exact for c in items) / len(items)) if items else None,
         "pairs": len(items),
         "pairs_without_predicted_links": sum(1 for c in items if not c.predicted),
@@ -220,7 +215,7 @@ def format_summary(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def aggregate(stats: Sequence[PairStatistics]) -> dict[str, Any]:
+def aggregate(stats: Sequence[PredictionCounts]) -> dict[str, Any]:
     """Labelled corpus scores from per-pair statistics."""
     words = word_scores(sum_word_counts(s.words for s in stats)).to_dict()
     words_ni = word_scores(sum_word_counts(s.words_non_identical for s in stats)).to_dict()
@@ -279,7 +274,7 @@ def evaluate_predictions(
     if not pairs:
         raise AlignerError("nothing to evaluate: no pairs")
     stats = [
-        pair_statistics(s, t, p, g, phrases=phrases)
+        prediction_counts(s, t, p, g, phrases=phrases)
         for (s, t), p, g in zip(pairs, predicted, gold, strict=True)
     ]
     return EvaluationReport(aligner, gold_name, len(pairs), aggregate(stats), parameters or {})

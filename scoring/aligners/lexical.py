@@ -97,11 +97,6 @@ def _load_ppdb_cached(path: str, mtime_ns: int) -> PpdbTable:
 
 
 @functools.lru_cache(maxsize=200_000)
-def _stem(word: str) -> str:
-    return str(resources.porter_stemmer().stem(word))
-
-
-@functools.lru_cache(maxsize=200_000)
 def _synsets(word: str) -> frozenset[str]:
     wn = resources.wordnet()
     return frozenset(s.name() for s in wn.synsets(word))
@@ -150,8 +145,8 @@ class MatchRules:
         out = np.zeros((n, m), dtype=np.int8)
         src_lower = [w.lower() for w in source]
         tgt_lower = [w.lower() for w in target]
-        src_stem = [_stem(w) for w in src_lower] if self.stem else []
-        tgt_stem = [_stem(w) for w in tgt_lower] if self.stem else []
+        src_stem = [resources.stem(w) for w in src_lower] if self.stem else []
+        tgt_stem = [resources.stem(w) for w in tgt_lower] if self.stem else []
         synonyms = self.wordnet or self.ppdb is not None
         src_content = [_is_content(w, self.stop) for w in src_lower]
         tgt_content = [_is_content(w, self.stop) for w in tgt_lower]

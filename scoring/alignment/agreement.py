@@ -334,7 +334,8 @@ def chance_corrected(pi_hat: float | None, pi0_hat: float | None) -> tuple[float
 
 @dataclass(frozen=True, slots=True)
 class AgreementResult:
-    """π̂, π̂0 and Ĉ for one kind and item set, with the counts behind them and a signature."""
+    """π̂, π̂0 and Ĉ for one kind and item set, with the counts behind them, a one-line
+    signature and the full provenance."""
 
     kind: str
     level: str
@@ -349,7 +350,8 @@ class AgreementResult:
     samples_total: int
     pooled: dict[str, float | None]
     paper: dict[str, float | None]
-    signature: dict[str, Any] = field(default_factory=dict)
+    signature: str = ""
+    provenance: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -386,7 +388,17 @@ def _pooled_estimates(stats: Sequence[PairStats], level: str) -> tuple[float | N
     return (inter / low if low else None), (s_inter / s_low if s_low else None)
 
 
-def signature(
+def signature(params: AgreementParams, *, kind: str, level: str) -> str:
+    """A one-line record of the settings behind a Ĉ, stored with results (as TER's and BLEU's)."""
+    return (
+        f"Chat|kind:{kind}|items:{level}|est:{params.estimator}|J:{params.samples}"
+        f"|seed:{params.seed}|boundary:{int(params.boundary_rule)}"
+        f"|maxlen:{params.max_length or 0}|noident:{int(params.exclude_identical)}"
+        f"|v:{__version__}.{AGREEMENT_VERSION}"
+    )
+
+
+def provenance(
     params: AgreementParams,
     *,
     kind: str,
@@ -395,7 +407,8 @@ def signature(
     annotator_b: str,
     models: Sequence[EditModel] = (),
 ) -> dict[str, Any]:
-    """What produced a number: versions, parameters, seed, J, edit models, RNG derivation."""
+    """What produced a number in full: versions, parameters, seed, J, the edit models and how
+    the random streams are derived."""
     return {
         "statistic": "C_hat (Cohn, Callison-Burch & Lapata 2008, Eq. 5-7)",
         "version": f"scoring {__version__} / agreement {AGREEMENT_VERSION}",
@@ -407,12 +420,6 @@ def signature(
         "samples": params.samples,
         "edit_models": [m.to_dict() for m in models],
         "rng": "numpy PCG64, SeedSequence(seed, spawn_key=sha256(pair key|A|B|kind))",
-        "short": (
-            f"Chat|kind:{kind}|items:{level}|est:{params.estimator}|J:{params.samples}"
-            f"|seed:{params.seed}|boundary:{int(params.boundary_rule)}"
-            f"|maxlen:{params.max_length or 0}|noident:{int(params.exclude_identical)}"
-            f"|v:{__version__}.{AGREEMENT_VERSION}"
-        ),
     }
 
 
@@ -464,7 +471,8 @@ def aggregate(
         samples_total=len(chosen) * params.samples,
         pooled={"pi_hat": pooled_pi, "pi0_hat": pooled_pi0, "c_hat": pooled_c},
         paper={"pi_hat": paper_pi, "pi0_hat": paper_pi0, "c_hat": paper_c},
-        signature=signature(
+        signature=signature(params, kind=kind, level=level),
+        provenance=provenance(
             params,
             kind=kind,
             level=level,

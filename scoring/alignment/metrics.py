@@ -28,6 +28,7 @@ import numpy.typing as npt
 from scoring.alignment.links import Alignment, Link
 from scoring.alignment.phrases import extract_phrase_pairs, identical_mask, identity_matrix
 from scoring.errors import AlignmentError, ScoringError
+from scoring.measures import f1
 
 Kind = Literal["sure", "possible"]
 WordKind = Literal["mixed", "sure", "possible"]
@@ -40,14 +41,6 @@ class MetricsError(ScoringError, ValueError):
 
 def _ratio(numerator: int, denominator: int) -> float | None:
     return None if denominator == 0 else numerator / denominator
-
-
-def _f1(precision: float | None, recall: float | None) -> float | None:
-    if precision is None or recall is None:
-        return None
-    if precision + recall == 0.0:
-        return 0.0
-    return 2.0 * precision * recall / (precision + recall)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +202,7 @@ def word_scores(counts: WordCounts, kind: str = "mixed") -> Scores:
         )
         / aer_den
     )
-    return Scores(precision, recall, _f1(precision, recall), aer, with_aer=True)
+    return Scores(precision, recall, f1(precision, recall), aer, with_aer=True)
 
 
 def _phrase_keys(
@@ -280,7 +273,7 @@ def phrase_scores(counts: PhraseCounts) -> Scores:
     """Precision, recall and F1 from (summed) :class:`PhraseCounts`."""
     precision = _ratio(counts.candidate_atomic_in_reference, counts.candidate_atomic)
     recall = _ratio(counts.candidate_in_reference_atomic, counts.reference_atomic)
-    return Scores(precision, recall, _f1(precision, recall))
+    return Scores(precision, recall, f1(precision, recall))
 
 
 def sum_word_counts(items: Iterable[WordCounts]) -> WordCounts:

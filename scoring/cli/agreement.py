@@ -151,6 +151,6 @@ def run(args: argparse.Namespace) -> int:
                     f"{fmt(r['c_hat']):>10}  {fmt(prf['precision']):>8}{fmt(prf['recall']):>8}"
                     f"{fmt(prf['f1']):>8}{note}"
                 )
-        sig = agreement["results"]["possible"]["phrase_atomic"]["signature"]["short"]
+        sig = agreement["results"]["possible"]["phrase_atomic"]["signature"]
         print(f"  signature: {sig}")
     return 0

@@ -46,7 +46,6 @@ from scoring.edit.perp_features import (
     Search,
     WordFeatures,
     features_all,
-    levenshtein,
     pack_pairs,
     perceptron_train,
 )
@@ -64,7 +63,6 @@ __all__ = [
     "PerpError",
     "WordFeatures",
     "initial_weights",
-    "levenshtein",
 ]
 
 F64 = npt.NDArray[np.float64]

@@ -49,6 +49,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from scoring.edit.distance import levenshtein
 from scoring.edit.shifts import OP_DEL, OP_INS, OP_PHRASE, OP_STEM, OP_SUB, OP_SYNONYM
 from scoring.edit.terp import PhraseEntry, TerpSegment
 from scoring.edit.terp_search import terp_search
@@ -147,19 +148,6 @@ _NUMBER = re.compile(r"[-+]?[\d.,:/-]*\d[\d.,:/-]*%?")
 MIN_SHIFT_WEIGHT = 0.01
 
 # --- word features -----------------------------------------------------------------------------
-
-
-def levenshtein(a: str, b: str) -> int:
-    """Character edit distance (unit insertions, deletions, substitutions)."""
-    if len(a) < len(b):
-        a, b = b, a
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        current = [i]
-        for j, cb in enumerate(b, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
 
 
 @functools.lru_cache(maxsize=500_000)

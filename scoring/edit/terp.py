@@ -241,10 +241,9 @@ def _synsets(word: str) -> frozenset[str]:
     return frozenset(s.name() for s in resources.wordnet().synsets(word))
 
 
-@functools.lru_cache(maxsize=200_000)
 def porter_stem(word: str) -> str:
     """TERp's Porter stem (Martin Porter's own implementation; nltk's MARTIN_EXTENSIONS)."""
-    return str(resources.porter_stemmer("MARTIN_EXTENSIONS").stem(word, to_lowercase=False))
+    return resources.stem(word, lowercase=False, mode="MARTIN_EXTENSIONS")
 
 
 def are_synonyms(a: str, b: str) -> bool:

@@ -17,8 +17,9 @@ classifier (Vapnik, 1995) with radial basis function kernels". Here:
   says ``classes[1]`` when ``f(x) > 0``), so a model gives the same figures before and after
   :meth:`save` / :meth:`load`, which write and read JSON (floats written by ``repr`` read back
   exactly; no pickle, so loading a file never runs code).
-- :func:`classification_report` (accuracy, precision, recall, F1 of the positive class, as seed
-  003's Tables 2–3) and :func:`pearson` (STS) evaluate predictions.
+- :func:`classification_report` (accuracy, precision, recall, F1 of the positive class, as
+  Finch, Hwang & Sumita's (2005) Tables 2–3) and :func:`scoring.measures.pearson` (STS)
+  evaluate predictions.
 
 Inputs are float64 feature matrices ``(N, F)`` with the model's :attr:`feature_names` as
 columns (:func:`scoring.mt.features.mt_features` gives them).
@@ -37,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scoring.errors import FormatError, ScoringError
+from scoring.measures import f1, pearson
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -86,24 +88,13 @@ def classification_report(
     tp = float(np.sum((g == 1) & (p == 1)))
     precision = tp / float(np.sum(p == 1)) if np.any(p == 1) else 0.0
     recall = tp / float(np.sum(g == 1)) if np.any(g == 1) else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    f_measure = f1(precision, recall) or 0.0
     return {
         "accuracy": 100.0 * float(np.mean(g == p)),
         "precision": 100.0 * precision,
         "recall": 100.0 * recall,
-        "f1": 100.0 * f1,
+        "f1": 100.0 * f_measure,
     }
-
-
-def pearson(gold: Sequence[float] | F64, predicted: Sequence[float] | F64) -> float:
-    """Pearson's r between gold and predicted scores (the STS measure); NaN if either is
-    constant."""
-    g = _vector(gold, "gold scores")
-    p = _vector(predicted, "predicted scores")
-    _same_length(g, p)
-    gc, pc = g - g.mean(), p - p.mean()
-    denominator = math.sqrt(float(gc @ gc) * float(pc @ pc))
-    return float(gc @ pc) / denominator if denominator > 0 else math.nan
 
 
 # --- the fitted parameters ---------------------------------------------------------------------
@@ -511,7 +502,7 @@ class MtRegressor(_RbfModel):
 
         def correlation(gold: F64, predicted: F64) -> float:
             r = pearson(gold, predicted)
-            return -1.0 if math.isnan(r) else r
+            return -1.0 if r is None else r
 
         self._search(
             m,
@@ -527,8 +518,8 @@ class MtRegressor(_RbfModel):
         """Predicted scores, float64 ``(N,)``."""
         return self.decision_function(x)
 
-    def score(self, x: object, y: Sequence[float] | F64) -> float:
-        """Pearson's r of the predictions against ``y``."""
+    def score(self, x: object, y: Sequence[float] | F64) -> float | None:
+        """Pearson's r of the predictions against ``y`` (``None`` if undefined)."""
         return pearson(y, self.predict(x))
 
     def _extra_json(self) -> dict[str, Any]:

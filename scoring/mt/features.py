@@ -40,8 +40,7 @@ of the rows of the paper's Tables 2 and 3.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,7 +49,7 @@ from numba import njit
 
 from scoring.errors import ScoringError
 from scoring.mt import metrics as mtmetrics
-from scoring.resources import porter_stemmer, pos_tag
+from scoring.resources import pos_tag, stem
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -150,17 +149,10 @@ def normalise(tokens: Sequence[str], tags: Sequence[str], *, lowercase: bool = T
     out = []
     for token, tag in zip(tokens, tags, strict=True):
         if tag.startswith(_NOUN_VERB):
-            out.append(_stem(token, lowercase))
+            out.append(stem(token, lowercase=lowercase))
         else:
             out.append(token.lower() if lowercase else token)
     return out
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _stem(token: str, lowercase: bool) -> str:
-    # Porter stemming costs ~20 µs a word; a corpus repeats its nouns and verbs.
-    stem: Callable[..., str] = porter_stemmer().stem
-    return stem(token, to_lowercase=lowercase)
 
 
 # --- stage 1: per-pair statistics --------------------------------------------------------------

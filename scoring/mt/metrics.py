@@ -41,6 +41,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from scoring.edit.distance import levenshtein
 from scoring.errors import FormatError, ScoringError
 
 F64 = npt.NDArray[np.float64]
@@ -612,26 +613,6 @@ def signature(
 # --- WER and PER -------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _levenshtein(a: I64, b: I64) -> int:
-    """Unit-cost word edit distance (insertions + deletions + substitutions), O(|a|·|b|)."""
-    n = b.shape[0]
-    row = np.arange(n + 1)
-    for i in range(a.shape[0]):
-        diag = row[0]
-        row[0] = i + 1
-        for j in range(n):
-            up = row[j + 1]
-            best = diag + (0 if a[i] == b[j] else 1)
-            if up + 1 < best:
-                best = up + 1
-            if row[j] + 1 < best:
-                best = row[j] + 1
-            row[j + 1] = best
-            diag = up
-    return int(row[n])
-
-
 def _rate(errors: float, ref_len: int) -> float:
     # An empty reference: tercom's convention (1 if anything is wrong, else 0).
     if ref_len == 0:
@@ -642,10 +623,7 @@ def _rate(errors: float, ref_len: int) -> float:
 def wer(hyp: Sequence[str], ref: Sequence[str]) -> float:
     """Finch, Hwang & Sumita 2005, §2.1: ``(I + D + S) / |r|`` by word Levenshtein distance."""
     h, r = _token_list(hyp, "hypothesis"), _token_list(ref, "reference")
-    vocab: dict[str, int] = {}
-    a = np.array([vocab.setdefault(w, len(vocab)) for w in h], np.int64)
-    b = np.array([vocab.setdefault(w, len(vocab)) for w in r], np.int64)
-    return _rate(float(_levenshtein(a, b)), len(r))
+    return _rate(float(levenshtein(h, r)), len(r))
 
 
 def per(hyp: Sequence[str], ref: Sequence[str]) -> float:

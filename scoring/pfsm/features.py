@@ -204,18 +204,13 @@ class Lexicon:
     def __init__(self, *, synonyms: bool, paraphrases: ParaphraseTable | None) -> None:
         from scoring import resources
 
-        self._stemmer = resources.porter_stemmer()
+        self._stem = resources.stem
         self._wordnet = resources.wordnet() if synonyms else None
         self.paraphrases = paraphrases
-        self._stems: dict[str, str] = {}
         self._synsets: dict[str, frozenset[str]] = {}
 
     def stem(self, lower: str) -> str:
-        stem = self._stems.get(lower)
-        if stem is None:
-            stem = str(self._stemmer.stem(lower))
-            self._stems[lower] = stem
-        return stem
+        return self._stem(lower)
 
     def synsets(self, lower: str) -> frozenset[str]:
         if self._wordnet is None:

@@ -50,6 +50,7 @@ from scipy.optimize import minimize
 
 from scoring.alignment.links import Alignment, Link
 from scoring.errors import FormatError
+from scoring.measures import pearson
 from scoring.pfsm.features import (
     N_FEATURES,
     SUBSTITUTION_STATES,
@@ -307,7 +308,7 @@ class PFSMScorer:
             "evaluations": evaluations,
             "converged": bool(result.success),
             "message": str(result.message),
-            "train_pearson": _pearson(predictions, y_hat),
+            "train_pearson": pearson(predictions, y_hat),
             **start,
             "seconds_featurize": featurized - started,
             "seconds_total": finished - started,
@@ -454,12 +455,6 @@ class PFSMScorer:
         training = data.get("training", {})
         model.training = dict(training) if isinstance(training, Mapping) else {}
         return model
-
-
-def _pearson(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> float | None:
-    if a.size < 2 or np.std(a) == 0 or np.std(b) == 0:
-        return None
-    return float(np.corrcoef(a, b)[0, 1])
 
 
 def _json_safe(value: Any) -> Any:

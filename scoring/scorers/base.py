@@ -19,7 +19,6 @@ measures: Pearson (STS), Spearman (MT evaluation), accuracy and F1 (MSRP).
 from __future__ import annotations
 
 import json
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -30,6 +29,7 @@ import numpy.typing as npt
 
 from scoring import __version__
 from scoring.errors import FormatError, ScoringError
+from scoring.measures import f1, pearson, spearman
 
 TokenPair = tuple[list[str], list[str]]
 F64 = npt.NDArray[np.float64]
@@ -380,8 +380,8 @@ def evaluate(
         raise ScorerError(f"{y.size} gold values but {p.size} predictions")
     out: dict[str, Any] = {"task": task, "n": int(y.size)}
     if task == "regression":
-        out["pearson"] = _correlation(y, p)
-        out["spearman"] = _correlation(_ranks(y), _ranks(p))
+        out["pearson"] = pearson(y, p)
+        out["spearman"] = spearman(y, p)
         return out
     if task != "classification":
         raise ScorerError(f"task must be one of {TASKS}, got {task!r}")
@@ -392,31 +392,5 @@ def evaluate(
     precision = tp / (tp + fp) if tp + fp else None
     recall = tp / (tp + fn) if tp + fn else None
     out["precision"], out["recall"] = precision, recall
-    out["f1"] = (
-        2 * precision * recall / (precision + recall)
-        if precision is not None and recall is not None and precision + recall > 0
-        else None
-    )
+    out["f1"] = f1(precision, recall)
     return out
-
-
-def _correlation(a: F64, b: F64) -> float | None:
-    if a.size < 2 or float(np.std(a)) == 0.0 or float(np.std(b)) == 0.0:
-        return None  # undefined: fewer than two values or a constant series
-    value = float(np.corrcoef(a, b)[0, 1])
-    return value if math.isfinite(value) else None
-
-
-def _ranks(values: F64) -> F64:
-    """Average ranks (ties share the mean of their positions), as Spearman's ρ needs."""
-    order = np.argsort(values, kind="mergesort")
-    ranks = np.empty(values.size, dtype=np.float64)
-    sorted_values = values[order]
-    start = 0
-    while start < values.size:
-        end = start
-        while end + 1 < values.size and sorted_values[end + 1] == sorted_values[start]:
-            end += 1
-        ranks[order[start : end + 1]] = (start + end) / 2.0
-        start = end + 1
-    return ranks

@@ -53,6 +53,7 @@ import numpy.typing as npt
 
 from scoring import resources
 from scoring.errors import ScoringError
+from scoring.measures import pearson
 
 F64 = npt.NDArray[np.float64]
 TokenPair = tuple[list[str], list[str]]
@@ -77,11 +78,6 @@ def information_content(word: str) -> float:
     from wordfreq import word_frequency
 
     return -math.log10(max(float(word_frequency(word.lower(), "en")), _MIN_FREQUENCY))
-
-
-@functools.lru_cache(maxsize=200_000)
-def _stem(word: str) -> str:
-    return str(resources.porter_stemmer().stem(word))
 
 
 def _content(word: str, stop: frozenset[str]) -> bool:
@@ -221,8 +217,8 @@ def overlap_features(pairs: Sequence[TokenPair]) -> F64:
     for first, second in pairs:
         low1 = [w.lower() for w in first]
         low2 = [w.lower() for w in second]
-        stems1 = [_stem(w) for w in low1 if _content(w, stop)]
-        stems2 = [_stem(w) for w in low2 if _content(w, stop)]
+        stems1 = [resources.stem(w) for w in low1 if _content(w, stop)]
+        stems2 = [resources.stem(w) for w in low2 if _content(w, stop)]
         text1, text2 = " ".join(low1), " ".join(low2)
         row = [_overlap(_ngrams(low1, n), _ngrams(low2, n)) for n in (1, 2, 3)]
         row += [_overlap(_ngrams(stems1, n), _ngrams(stems2, n)) for n in (1, 2)]
@@ -272,7 +268,7 @@ def word_similarity(a: str, b: str) -> float:
     """1 for the same lowercase word or Porter stem, else the largest WordNet
     ``path_similarity`` between the first three synsets of each word of one part of speech
     (0 when there is none)."""
-    if a == b or _stem(a) == _stem(b):
+    if a == b or resources.stem(a) == resources.stem(b):
         return 1.0
     best = 0.0
     for s in _first_synsets(a):
@@ -443,8 +439,6 @@ class RidgeModel:
     def fit(self, x: F64, y: F64) -> RidgeModel:
         from sklearn.model_selection import KFold
 
-        from scoring.mt.classifier import pearson
-
         if x.shape[0] < 2 * self.folds:
             raise CombinedError(
                 f"{self.folds}-fold cross-validation needs ≥ {2 * self.folds} pairs"
@@ -457,7 +451,7 @@ class RidgeModel:
                 mean, scale, coef, intercept = self._solve(x[train], y[train], alpha)
                 predicted[test] = ((x[test] - mean) / scale) @ coef + intercept
             r = pearson(y, predicted)
-            r = -1.0 if math.isnan(r) else r
+            r = -1.0 if r is None else r
             if best is None or r > best[0]:
                 best = (r, alpha)
         assert best is not None

@@ -134,7 +134,8 @@ def test_agreement_matches_the_library_and_is_reproducible(files, capsys) -> Non
     )
     got = data["comparisons"][0]["agreement"]["results"]["possible"]["phrase_atomic"]
     assert got["c_hat"] == library.results["possible"]["phrase_atomic"].c_hat
-    assert got["signature"]["seed"] == 3 and got["signature"]["samples"] == 50
+    assert got["provenance"]["seed"] == 3 and got["provenance"]["samples"] == 50
+    assert "seed:3" in got["signature"] and "J:50" in got["signature"]
     code, again, _ = _run(capsys, *argv)
     assert again == out
     code, table, _ = _run(capsys, *argv[:-1])

@@ -312,11 +312,12 @@ def test_the_same_seed_gives_the_same_numbers_and_another_seed_other_samples() -
 
 def test_results_carry_a_signature_with_seed_samples_and_parameters() -> None:
     report = chance_corrected_agreement(_corpus(3), params=AgreementParams(samples=7, seed=42))
-    sig = report.results["sure"]["word"].signature
-    assert sig["seed"] == 42 and sig["samples"] == 7
-    assert sig["params"]["estimator"] == "paper" and sig["params"]["boundary_rule"] is True
-    assert "J:7" in sig["short"] and "seed:42" in sig["short"]
-    assert [m["annotator"] for m in sig["edit_models"]] == ["A", "B"]
+    result = report.results["sure"]["word"]
+    assert "J:7" in result.signature and "seed:42" in result.signature
+    full = result.provenance
+    assert full["seed"] == 42 and full["samples"] == 7
+    assert full["params"]["estimator"] == "paper" and full["params"]["boundary_rule"] is True
+    assert [m["annotator"] for m in full["edit_models"]] == ["A", "B"]
 
 
 def test_progress_is_reported_per_pair() -> None:

@@ -23,7 +23,6 @@ from scoring.edit.perp import (
     PerpError,
     WordFeatures,
     initial_weights,
-    levenshtein,
 )
 from scoring.edit.terp import PhraseEntry, PhraseTable
 
@@ -93,11 +92,6 @@ def test_substitution_features_of_word_pairs() -> None:
     assert both[sub["Sub-Pronoun-Both"]] == 1 and both[sub["Sub-Pronoun-1only"]] == 0
     one = words.substitute("the", "cat")
     assert one[sub["Sub-Stopword-1only"]] == 1 and one[sub["Sub-Stopword-Both"]] == 0
-
-
-@pytest.mark.parametrize(("a", "b"), [("kitten", "sitting"), ("", "abc"), ("flaw", "lawn")])
-def test_levenshtein_equals_nltks_edit_distance(a: str, b: str) -> None:
-    assert levenshtein(a, b) == nltk.edit_distance(a, b)
 
 
 # --- features of an alignment -------------------------------------------------------------------
