@@ -6,7 +6,7 @@ What is written:
 ``jsonl``
     Lossless: every pair with its prefill, every annotator's alignment and the gold. It is the
     format to move a corpus between installations; importing it gives the same corpus back.
-``pharaoh``, ``jacana``
+``pharaoh``, ``jacana``, ``multimwa``
     One alignment per pair: one annotator's, the prefill or the gold. ``all`` writes one of
     each (every annotator with work in the corpus, the prefill, the gold) into a zip archive.
 ``phrases``
@@ -46,8 +46,11 @@ EXPORT_FORMATS = {
     "jsonl": "the project's lossless JSON lines: every alignment, re-importable",
     "pharaoh": "source.txt, target.txt, alignment.txt (i-j sure, i?j possible) and ids.txt",
     "jacana": "Edinburgh++/jacana JSON (sureAlign, possibleAlign)",
+    "multimwa": "MultiMWA benchmark TSV (id, sentences, sure links, possible links)",
     "phrases": "phrase table: atomic and composite phrase pairs with counts (TSV)",
 }
+#: The file name ending of each single-file format (``pharaoh`` writes a directory).
+FILE_SUFFIXES = {"jacana": ".json", "multimwa": ".tsv"}
 WHICH = ("all", "annotator", "prefill", "gold")
 PHRASE_USES = ("possible", "sure")
 MAX_PHRASE_LENGTH = 20
@@ -247,7 +250,7 @@ def _write(
     spec = formats.get_format(format_name)
     outputs = []
     for step, (name, select) in enumerate(selectors):
-        suffix = "" if spec.output_kind == "directory" else ".json"
+        suffix = FILE_SUFFIXES.get(format_name, "")
         output = build / f"{name}{suffix}" if len(selectors) > 1 else build / f"{base}{suffix}"
         spec.write(
             _Counted(corpus, progress, (step, len(selectors)), total), output, alignment=select

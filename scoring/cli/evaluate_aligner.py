@@ -26,7 +26,7 @@ from scoring.cli.align import load_or_build
 from scoring.errors import FormatError
 from scoring.formats import read_corpus
 
-GOLD_FORMATS = ("jacana", "rte2", "pharaoh")
+GOLD_FORMATS = ("jacana", "multimwa", "rte2", "pharaoh")
 
 
 def register(subparsers: Any) -> None:

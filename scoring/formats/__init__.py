@@ -38,7 +38,7 @@ from typing import Any, Literal
 from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
 from scoring.errors import FormatError
-from scoring.formats import jacana, jsonl, msrp, pharaoh, rte2, sts
+from scoring.formats import jacana, jsonl, msrp, multimwa, pharaoh, rte2, sts
 from scoring.formats._common import AlignmentSelector, default_alignment
 
 __all__ = [
@@ -157,6 +157,17 @@ FORMATS: Mapping[str, FormatSpec] = MappingProxyType(
                 input_kind="file",
                 output_kind="file",
                 input_count=(1, 2),
+                options={"annotator": _ANNOTATOR},
+                selects_alignment=True,
+            ),
+            FormatSpec(
+                name="multimwa",
+                description="MultiMWA benchmark TSV: id, sentences, sure and possible links",
+                reader=multimwa.read,
+                writer=multimwa.write,
+                input_kind="file",
+                output_kind="file",
+                input_count=(1, None),
                 options={"annotator": _ANNOTATOR},
                 selects_alignment=True,
             ),

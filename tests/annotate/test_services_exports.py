@@ -67,6 +67,21 @@ def test_a_jsonl_export_re_imports_to_the_same_corpus(corpus: Corpus, tmp_path: 
     assert again.read_bytes() == first.read_bytes()
 
 
+def test_a_multimwa_file_imported_and_exported_as_gold_is_byte_identical(tmp_path: Path) -> None:
+    original = (
+        "wiki-1\tThe  cat sat .\tN/A\tA cat was sitting .\tN/A\t1\t1\t3-4 1-1\t2-3 2-2\t\n"
+        "wiki-2\tHe left\tx\the went away\tN/A\t0\t1\t0-0\t1-1 1-2\n"
+    )
+    path = tmp_path / "benchmark.tsv"
+    path.write_bytes(original.encode("utf-8"))
+    corpus_import(corpus_name="mwa", format_name="multimwa", paths=[path])
+    exported = export_file(
+        run_export(Corpus.objects.get(name="mwa"), format_name="multimwa", which="gold")
+    )
+    assert exported.name == "mwa-multimwa-gold.tsv"
+    assert exported.read_bytes() == original.encode("utf-8")
+
+
 def test_one_annotator_in_pharaoh_re_imports_as_that_annotators_work(corpus: Corpus) -> None:
     job = run_export(corpus, format_name="pharaoh", which="annotator", annotator="A")
     path = export_file(job)

@@ -122,6 +122,25 @@ def test_evaluate_aligner_on_edinburgh_matches_the_library(
         assert got[key]["f1"] == pytest.approx(want[key]["f1"])
 
 
+def test_evaluate_aligner_reads_multimwa_gold_as_it_reads_the_same_corpus_in_jacana(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    jacana = [
+        str(shared_data / "edinburgh" / "gold.train.sure.json"),
+        str(shared_data / "edinburgh" / "gold.train.sure+poss.json"),
+    ]
+    multimwa = tmp_path / "edinburgh.tsv"
+    convert = ["convert", "--from", "jacana", "--to", "multimwa", *jacana, "--output"]
+    assert main([*convert, str(multimwa)]) == 0
+    capsys.readouterr()
+    reports = []
+    for form, files in (("jacana", jacana), ("multimwa", [str(multimwa)])):
+        args = ["evaluate-aligner", "--aligner", "identity", "--gold-format", form, *files]
+        assert main([*args, "--no-phrases", "--json"]) == 0
+        reports.append(json.loads(capsys.readouterr().out)["references"]["gold"])
+    assert reports[0] == reports[1]
+
+
 def test_evaluate_aligner_on_rte2_scores_each_annotator_and_the_majority(
     shared_data: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

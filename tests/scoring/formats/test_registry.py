@@ -12,13 +12,21 @@ from scoring.formats import FORMATS, format_names, get_format, read_corpus, writ
 from tests.scoring.formats._helpers import assert_points_at
 
 
-def test_it_knows_the_six_formats() -> None:
-    assert set(format_names()) == {"jsonl", "pharaoh", "jacana", "rte2", "msrp", "sts"}
+def test_it_knows_the_seven_formats() -> None:
+    assert set(format_names()) == {
+        "jsonl",
+        "pharaoh",
+        "jacana",
+        "multimwa",
+        "rte2",
+        "msrp",
+        "sts",
+    }
     assert set(FORMATS) == set(format_names())
 
 
 def test_it_says_which_formats_can_be_written() -> None:
-    assert set(writable_formats()) == {"jsonl", "pharaoh", "jacana"}
+    assert set(writable_formats()) == {"jsonl", "pharaoh", "jacana", "multimwa"}
     assert not get_format("msrp").writable
 
 
@@ -38,8 +46,9 @@ def test_it_rejects_an_unknown_format_listing_the_known_ones(tmp_path: Path) -> 
     with pytest.raises(FormatError) as caught:
         get_format("csv", path=path)
     assert_points_at(caught.value, path, None, "format")
-    assert "unknown format 'csv'; known formats: jsonl, pharaoh, jacana, rte2, msrp, sts" in str(
-        caught.value
+    assert (
+        "unknown format 'csv'; known formats: jsonl, pharaoh, jacana, multimwa, rte2, msrp, sts"
+        in str(caught.value)
     )
     with pytest.raises(FormatError, match="known formats"):
         read_corpus("csv", [path])
@@ -54,7 +63,7 @@ def test_it_rejects_an_option_the_format_does_not_take(tmp_path: Path) -> None:
 
 def test_it_rejects_writing_a_read_only_format(tmp_path: Path) -> None:
     record = PairRecord(id="p", source_tokens=["a"], target_tokens=["b"])
-    with pytest.raises(FormatError, match="writable formats: jsonl, pharaoh, jacana"):
+    with pytest.raises(FormatError, match="writable formats: jsonl, pharaoh, jacana, multimwa"):
         get_format("sts").write([record], tmp_path / "out.txt")
 
 
