@@ -67,13 +67,19 @@ browsers:  ## Debian's chromium for the browser tests (no browser downloads)
 	@command -v chromium >/dev/null || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-lint: install  ## ruff lint and format check
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+lint: install node_modules/.installed  ## ruff and ESLint: lint and format checks of Python and JavaScript
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	npx --no-install eslint frontend/static tests/frontend/js
 
-format: install  ## apply ruff's formatting and safe fixes
+format: install node_modules/.installed  ## apply ruff's and ESLint's formatting and safe fixes
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+	npx --no-install eslint --fix frontend/static tests/frontend/js
 
 typecheck: install  ## mypy (strict on scoring/)
 	$(BIN)/mypy scoring annotate config frontend
@@ -102,5 +108,5 @@ reproduce: install  ## the papers' experiments on DATA_DIR; results/*.json (quot
 		--data edinburgh_train --large-encoder
 	-$(PY) -m experiments.reproduce_combined --output results/combined.json
 
-clean:  ## remove the virtualenv and var/ (database, broker files, secrets of this checkout)
-	rm -rf $(VENV) var
+clean:  ## remove the virtualenv, node_modules and var/ (database, broker files, secrets of this checkout)
+	rm -rf $(VENV) node_modules var

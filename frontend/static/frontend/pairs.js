@@ -1,6 +1,6 @@
 // A corpus's pairs: filters, search, sorting and pages, all done by the server. The filters are
 // kept in the address, so a filtered list can be bookmarked and shared.
-import { $, api, el, emptyState, integer, pager, showError, clearError, sortableHead } from "./ui.js";
+import { $, api, el, emptyState, pager, showError, clearError, sortableHead } from "./ui.js";
 
 const corpusId = document.getElementById("corpus-page").dataset.corpusId;
 const form = $("filters");
