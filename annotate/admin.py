@@ -20,6 +20,7 @@ from annotate.models import (
     GoldAlignment,
     GoldLink,
     Job,
+    LoginAttempts,
     ScorerModel,
     SentencePair,
 )
@@ -152,3 +153,19 @@ class JobAdmin(admin.ModelAdmin[Job]):
 class ScorerModelAdmin(admin.ModelAdmin[ScorerModel]):
     list_display = ("name", "kind", "corpus", "created_at")
     list_filter = ("kind",)
+
+
+@admin.register(LoginAttempts)
+class LoginAttemptsAdmin(admin.ModelAdmin[LoginAttempts]):
+    """The login lockout's counts, keyed by a hash of the account or address (see
+    ``annotate.services.logins``). Deleting a row lifts its lock; ``manage.py
+    axes_reset_username NAME`` and ``axes_reset_ip ADDRESS`` find the row by name."""
+
+    list_display = ("key", "count", "last_attempt_at")
+    readonly_fields = ("key", "count", "last_attempt_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

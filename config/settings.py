@@ -8,6 +8,7 @@ With no environment at all the project runs on its embedded defaults: SQLite and
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "annotate",
     "frontend",
 ]
@@ -79,6 +81,15 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns a login refused by the lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
+]
+
+# django-axes' backend comes first: every authenticate() asks the login lockout before a
+# password is checked (see annotate/lockout.py).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -165,7 +176,7 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SILENCED_SYSTEM_CHECKS = [] if PRODUCTION else ["security.W004", "security.W008"]
 
-# Shared between the web processes and the workers: login throttling and API rate limits.
+# Shared between the web processes and the workers: the API rate limits.
 # A file cache under var/ serves one machine; a team on several machines sets CACHE_URL=redis://;
 # CACHE_URL=locmem:// keeps it inside one process (the unit tests).
 _cache_url = env_str("CACHE_URL", "")
@@ -194,12 +205,33 @@ TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)
 if TRUSTED_PROXIES < 0:
     raise ImproperlyConfigured(f"TRUSTED_PROXIES={TRUSTED_PROXIES} must be 0 or more")
 
-# Failed logins per account, and per address, before the login form refuses further tries for
+# Failed logins per account, and per address, before every login path refuses further tries for
 # LOGIN_LOCKOUT_SECONDS (each failure also restarts that window). An address allows more: a
-# team behind one office address shares it.
+# team behind one office address shares it. Counted in the database (annotate/services/logins.py).
 LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5)
 LOGIN_MAX_FAILURES_PER_ADDRESS = env_int("LOGIN_MAX_FAILURES_PER_ADDRESS", 50)
 LOGIN_LOCKOUT_SECONDS = env_int("LOGIN_LOCKOUT_SECONDS", 15 * 60)
+for _name, _value in (
+    ("LOGIN_MAX_FAILURES", LOGIN_MAX_FAILURES),
+    ("LOGIN_MAX_FAILURES_PER_ADDRESS", LOGIN_MAX_FAILURES_PER_ADDRESS),
+    ("LOGIN_LOCKOUT_SECONDS", LOGIN_LOCKOUT_SECONDS),
+):
+    if _value < 1:
+        raise ImproperlyConfigured(f"{_name}={_value} must be 1 or more")
+
+# django-axes runs the lockout on every authentication path with our handler, which reads the
+# LOGIN_* settings above; the AXES_* values below describe the same policy to axes itself.
+AXES_HANDLER = "annotate.lockout.LoginLockoutHandler"
+AXES_FAILURE_LIMIT = LOGIN_MAX_FAILURES
+AXES_COOLOFF_TIME = timedelta(seconds=LOGIN_LOCKOUT_SECONDS)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_USERNAME_CALLABLE = "annotate.lockout.lockout_username"
+AXES_CLIENT_IP_CALLABLE = "annotate.throttles.client_address"
+AXES_LOCKOUT_CALLABLE = "frontend.login.lockout_response"
+AXES_RESET_ON_SUCCESS = True
+# Axes' own tables (attempts, access logs) stay empty with our handler: no admin pages for them.
+AXES_ENABLE_ADMIN = False
+AXES_VERBOSE = False
 
 REST_FRAMEWORK = {
     # Token first: an anonymous API call is answered 401 with "WWW-Authenticate: Token", which
