@@ -6,9 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from annotate import roles
 from annotate.models import (
     Annotation,
     AnnotationEvent,
@@ -25,6 +28,36 @@ from annotate.models import (
     SentencePair,
 )
 from annotate.services.jobs import job_cancel
+
+#: What only a superuser grants: the Django admin, superuser status, and permissions (directly
+#: or through groups, which also hold the roles).
+PRIVILEGE_FIELDS = ("is_superuser", "is_staff", "groups", "user_permissions")
+
+
+class AccountAdmin(UserAdmin):  # type: ignore[type-arg]
+    """Django's user admin, where nobody changes (or deletes, or sets the password of) an
+    account more privileged than their own (:func:`annotate.roles.may_change_account`), and
+    only a superuser grants privileges."""
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if obj is not None and not roles.may_change_account(request.user, obj):
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if obj is not None and not roles.may_change_account(request.user, obj):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        fields = tuple(super().get_readonly_fields(request, obj))
+        if getattr(request.user, "is_superuser", False):
+            return fields
+        return fields + tuple(f for f in PRIVILEGE_FIELDS if f not in fields)
+
+
+admin.site.unregister(get_user_model())
+admin.site.register(get_user_model(), AccountAdmin)
 
 
 @admin.register(Corpus)

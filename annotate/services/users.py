@@ -2,7 +2,9 @@
 
 Nobody is ever deleted: assignments protect their annotator, and a deactivated user keeps their
 work but can no longer log in or call the API. An admin cannot take the admin role from
-themselves or deactivate themselves, so a corpus is never left without a way back in.
+themselves or deactivate themselves, so a corpus is never left without a way back in. Nobody
+acts on an account more privileged than their own: only a superuser changes a superuser or a
+staff account, or issues their set-password link (:func:`annotate.roles.may_change_account`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
 from annotate import roles
-from annotate.exceptions import Conflict, DomainError
+from annotate.exceptions import Conflict, DomainError, PermissionDenied
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -43,6 +45,14 @@ def _check_email(email: str) -> str:
         except ValidationError:
             raise DomainError(f"{email!r} is not an e-mail address", field="email") from None
     return email
+
+
+def _check_may_change(actor: User, user: User) -> None:
+    if not roles.may_change_account(actor, user):
+        rank = "a superuser" if user.is_superuser else "staff"
+        raise PermissionDenied(
+            f"{user.get_username()} is {rank}: only a superuser can change that account"
+        )
 
 
 def _set_roles(user: User, names: Sequence[str]) -> None:
@@ -92,6 +102,7 @@ def user_update(
 ) -> User:
     """Change a user's roles, active flag or e-mail; ``None`` leaves a field as it is."""
     user = get_user_model().objects.select_for_update().get(pk=user.pk)
+    _check_may_change(actor, user)
     if user.pk == actor.pk:
         if role_names is not None and roles.ADMIN not in role_names and not user.is_superuser:
             raise Conflict("you cannot take the admin role from yourself", field="roles")
@@ -111,10 +122,11 @@ def user_update(
     return user
 
 
-def user_password_link(*, user: User) -> str:
+def user_password_link(*, user: User, actor: User) -> str:
     """The path of a one-time page where ``user`` sets a password (an invitation, or a reset
-    an admin passes on). It stops working once used, when the password changes otherwise, or
+    ``actor`` passes on). It stops working once used, when the password changes otherwise, or
     after ``PASSWORD_RESET_TIMEOUT`` seconds."""
+    _check_may_change(actor, user)
     if not user.is_active:
         raise Conflict(f"{user.get_username()} is deactivated; reactivate the account first")
     uid = urlsafe_base64_encode(force_bytes(user.pk))

@@ -32,10 +32,11 @@ def test_a_user_created_with_a_password_logs_in_with_it_and_holds_the_roles_give
 
 
 def test_an_invited_user_cannot_log_in_until_they_set_a_password_with_the_link() -> None:
+    admin = make_user("admin", roles.ADMIN)
     user = user_create(username="dora", role_names=["annotator"])
     assert not user.has_usable_password()
     client = Client()
-    page = client.get(user_password_link(user=user), follow=True)
+    page = client.get(user_password_link(user=user, actor=admin), follow=True)
     assert page.status_code == 200 and b"Set your password" in page.content
     form_url = page.redirect_chain[-1][0]
     done = client.post(
@@ -100,18 +101,21 @@ def test_a_deactivated_user_gets_no_password_link() -> None:
     dora = make_user("dora", roles.ANNOTATOR)
     dora = user_update(user=dora, actor=admin, is_active=False)
     with pytest.raises(Conflict, match="deactivated"):
-        user_password_link(user=dora)
+        user_password_link(user=dora, actor=admin)
 
 
 def test_the_list_gives_roles_workload_and_filters_by_role_and_name() -> None:
+    admin = make_user("admin", roles.ADMIN)
     make_user("root", roles.ADMIN).__class__.objects.filter(username="root").update(
         is_superuser=True
     )
     dora = make_user("dora", roles.ANNOTATOR)
     make_user("carol", roles.ADJUDICATOR)
     make_assignment(make_pair(), dora)
-    rows = {row["username"]: row for row in users_listed()}
+    rows = {row["username"]: row for row in users_listed(viewer=admin)}
     assert rows["dora"]["roles"] == ["annotator"] and rows["dora"]["assigned"] == 1
     assert rows["root"]["roles"] == list(roles.ROLES), "a superuser holds every role"
-    assert [r["username"] for r in users_listed(role="annotator")] == ["dora", "root"]
-    assert [r["username"] for r in users_listed(search="CAR")] == ["carol"]
+    assert rows["dora"]["can_change"] and not rows["root"]["can_change"]
+    by_role = users_listed(viewer=admin, role="annotator")
+    assert [r["username"] for r in by_role] == ["dora", "root"]
+    assert [r["username"] for r in users_listed(viewer=admin, search="CAR")] == ["carol"]
