@@ -10,16 +10,20 @@ staff account, or issues their set-password link (:func:`annotate.roles.may_chan
 from __future__ import annotations
 
 from collections.abc import Sequence
+from importlib import import_module
 from typing import TYPE_CHECKING
 
-from django.contrib.auth import get_user_model, password_validation
+from django.conf import settings
+from django.contrib.auth import SESSION_KEY, get_user_model, password_validation
 from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
+from rest_framework.authtoken.models import Token
 
 from annotate import roles
 from annotate.exceptions import Conflict, DomainError, PermissionDenied
@@ -132,3 +136,28 @@ def user_password_link(*, user: User, actor: User) -> str:
     uid = urlsafe_base64_encode(force_bytes(user.pk))
     token = default_token_generator.make_token(user)
     return reverse("password_reset_confirm", kwargs={"uidb64": uid, "token": token})
+
+
+def user_token_rotate(*, user: User) -> None:
+    """Replace ``user``'s API token, if they have one, with a new key: the old key stops
+    working. Called on every password change and deactivation (see :mod:`annotate.signals`)."""
+    if Token.objects.filter(user=user).delete()[0]:
+        Token.objects.create(user=user)
+
+
+def user_sessions_end(*, user: User) -> int:
+    """Log ``user`` out everywhere: delete every session they are logged in with, so that
+    reactivating the account later does not bring an old session back. Returns how many.
+
+    Django's sessions are not indexed by user, so this reads every unexpired session; it runs
+    only when an account is deactivated."""
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    sessions = store.get_model_class().objects.filter(expire_date__gt=timezone.now())
+    theirs = [
+        key
+        for key, data in sessions.values_list("session_key", "session_data").iterator()
+        if store().decode(data).get(SESSION_KEY) == str(user.pk)
+    ]
+    for key in theirs:
+        store(session_key=key).delete()
+    return len(theirs)
