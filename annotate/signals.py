@@ -1,5 +1,5 @@
-"""What every save of a user account triggers, whichever path changed it: our API, the
-set-password page, the Django admin, ``manage.py changepassword``.
+"""What every save of a user account triggers, whichever path changed it (our API, the
+set-password page, the Django admin, ``manage.py changepassword``), and what a login starts.
 
 A new password or a deactivation replaces the account's API token
 (:func:`~annotate.services.users.user_token_rotate`); a deactivation also ends its sessions
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from annotate.middleware import session_start
 from annotate.services.users import user_sessions_end, user_token_rotate
 
 #: Set on a user instance between its pre_save and post_save: (password changed, deactivated).
@@ -45,3 +46,9 @@ def credentials_revoke(sender: Any, instance: Any, **kwargs: Any) -> None:
         user_token_rotate(user=instance)
     if deactivated:
         user_sessions_end(user=instance)
+
+
+def session_started(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    """user_logged_in: the session's maximum age counts from this login."""
+    if request is not None and hasattr(request, "session"):
+        session_start(request.session)

@@ -79,6 +79,7 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "annotate.middleware.SessionTimeoutMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -190,6 +191,20 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 SESSION_COOKIE_HTTPONLY = True
+# A session ends after SESSION_IDLE_SECONDS without a request (a working day by default: lunch or
+# a meeting keeps it, a night does not) and SESSION_MAX_AGE_SECONDS after its login, however
+# busy (a stolen cookie is not good forever). See annotate/middleware.py. The cookie and the
+# stored row outlive the idle limit by a little, so that the middleware decides.
+SESSION_IDLE_SECONDS = env_int("SESSION_IDLE_SECONDS", 8 * 3600)
+SESSION_MAX_AGE_SECONDS = env_int("SESSION_MAX_AGE_SECONDS", 24 * 3600)
+if SESSION_IDLE_SECONDS < 300:
+    raise ImproperlyConfigured(f"SESSION_IDLE_SECONDS={SESSION_IDLE_SECONDS} must be 300 or more")
+if SESSION_MAX_AGE_SECONDS < SESSION_IDLE_SECONDS:
+    raise ImproperlyConfigured(
+        f"SESSION_MAX_AGE_SECONDS={SESSION_MAX_AGE_SECONDS} must be at least "
+        f"SESSION_IDLE_SECONDS={SESSION_IDLE_SECONDS}"
+    )
+SESSION_COOKIE_AGE = SESSION_IDLE_SECONDS + 180
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
