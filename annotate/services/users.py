@@ -9,7 +9,8 @@ staff account, or issues their set-password link (:func:`annotate.roles.may_chan
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Iterable, Sequence
 from importlib import import_module
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ from rest_framework.authtoken.models import Token
 
 from annotate import roles
 from annotate.exceptions import Conflict, DomainError, PermissionDenied
+from annotate.services.logins import login_username_key
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -39,6 +41,49 @@ def _check_roles(names: Sequence[str]) -> list[str]:
             f"unknown role {unknown[0]!r}; roles are {', '.join(roles.ROLES)}", field="roles"
         )
     return [role for role in roles.ROLES if role in names]
+
+
+#: The longest username (Django's ``User.username`` column).
+USERNAME_MAX_LENGTH = 150
+
+
+def username_check(username: str) -> None:
+    """Raise :class:`DomainError` (``field="username"``) unless ``username`` may name a new
+    account: not empty, no surrounding space, at most 150 characters, letters, digits and
+    ``@.+-_`` only (Django's rule), and written the way the login form reads it (NFKC: no
+    fullwidth or mathematical look-alikes, which could never log in under their own name).
+    Every way of creating an account checks this: the API and imports."""
+    if not username:
+        raise DomainError("a username is required", field="username")
+    if username != username.strip():
+        raise DomainError(
+            f"{username!r} begins or ends with a space or a line break", field="username"
+        )
+    if len(username) > USERNAME_MAX_LENGTH:
+        raise DomainError(
+            f"a username has at most {USERNAME_MAX_LENGTH} characters; this one has "
+            f"{len(username)}",
+            field="username",
+        )
+    normal = unicodedata.normalize("NFKC", username)
+    if normal != username:
+        raise DomainError(
+            f"{username!r} is written with look-alike characters; write it as {normal!r}",
+            field="username",
+        )
+    try:
+        get_user_model().username_validator(username)
+    except ValidationError as error:
+        raise DomainError(" ".join(error.messages), field="username") from None
+
+
+def username_twin(username: str, existing: Iterable[str] | None = None) -> str | None:
+    """The existing username that ``username`` differs from only in case or look-alike
+    characters (``ALICE`` for ``alice``), or ``None``; ``existing`` defaults to every account."""
+    if existing is None:
+        existing = get_user_model().objects.values_list("username", flat=True).iterator()
+    key = login_username_key(username)
+    return next((name for name in existing if login_username_key(name) == key), None)
 
 
 def _check_email(email: str) -> str:
@@ -72,14 +117,11 @@ def user_create(
     owner sets one through :func:`user_password_link` (an invitation)."""
     model = get_user_model()
     username = username.strip()
-    if not username:
-        raise DomainError("a username is required", field="username")
-    try:
-        model.username_validator(username)
-    except ValidationError as error:
-        raise DomainError(" ".join(error.messages), field="username") from None
-    if model.objects.filter(username__iexact=username).exists():
-        raise Conflict(f"there is already a user {username!r}", field="username")
+    username_check(username)
+    twin = username_twin(username)
+    if twin is not None:
+        written = "" if twin == username else f" (written {twin!r})"
+        raise Conflict(f"there is already a user {username!r}{written}", field="username")
     chosen = _check_roles(role_names)
     user = model(username=username, email=_check_email(email))
     if password:
