@@ -55,6 +55,9 @@ def test_an_invited_user_cannot_log_in_until_they_set_a_password_with_the_link()
     [
         ({"username": ""}, "a username is required", "username"),
         ({"username": "two words"}, "Enter a valid username", "username"),
+        ({"username": "ｄｏｒａ"}, "look-alike characters; write it as 'dora'", "username"),
+        ({"username": "x" * 151}, "at most 150 characters; this one has 151", "username"),
+        ({"username": "<b>dora</b>"}, "Enter a valid username", "username"),
         ({"username": "dora", "email": "not-mail"}, "is not an e-mail address", "email"),
         ({"username": "dora", "role_names": ["boss"]}, "unknown role 'boss'", "roles"),
         ({"username": "dora", "password": "short"}, "too short", "password"),
@@ -73,6 +76,8 @@ def test_a_username_is_taken_whatever_its_case() -> None:
     make_user("Dora")
     with pytest.raises(Conflict, match="already a user 'dora'"):
         user_create(username="dora")
+    with pytest.raises(Conflict, match=r"already a user 'DORA' \(written 'Dora'\)"):
+        user_create(username=" DORA\n")
 
 
 def test_roles_are_replaced_by_the_list_given_and_deactivation_keeps_the_work() -> None:
