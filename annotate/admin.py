@@ -6,9 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from annotate import roles
 from annotate.models import (
     Annotation,
     AnnotationEvent,
@@ -20,10 +23,41 @@ from annotate.models import (
     GoldAlignment,
     GoldLink,
     Job,
+    LoginAttempts,
     ScorerModel,
     SentencePair,
 )
 from annotate.services.jobs import job_cancel
+
+#: What only a superuser grants: the Django admin, superuser status, and permissions (directly
+#: or through groups, which also hold the roles).
+PRIVILEGE_FIELDS = ("is_superuser", "is_staff", "groups", "user_permissions")
+
+
+class AccountAdmin(UserAdmin):  # type: ignore[type-arg]
+    """Django's user admin, where nobody changes (or deletes, or sets the password of) an
+    account more privileged than their own (:func:`annotate.roles.may_change_account`), and
+    only a superuser grants privileges."""
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if obj is not None and not roles.may_change_account(request.user, obj):
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if obj is not None and not roles.may_change_account(request.user, obj):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        fields = tuple(super().get_readonly_fields(request, obj))
+        if getattr(request.user, "is_superuser", False):
+            return fields
+        return fields + tuple(f for f in PRIVILEGE_FIELDS if f not in fields)
+
+
+admin.site.unregister(get_user_model())
+admin.site.register(get_user_model(), AccountAdmin)
 
 
 @admin.register(Corpus)
@@ -152,3 +186,19 @@ class JobAdmin(admin.ModelAdmin[Job]):
 class ScorerModelAdmin(admin.ModelAdmin[ScorerModel]):
     list_display = ("name", "kind", "corpus", "created_at")
     list_filter = ("kind",)
+
+
+@admin.register(LoginAttempts)
+class LoginAttemptsAdmin(admin.ModelAdmin[LoginAttempts]):
+    """The login lockout's counts, keyed by a hash of the account or address (see
+    ``annotate.services.logins``). Deleting a row lifts its lock; ``manage.py
+    axes_reset_username NAME`` and ``axes_reset_ip ADDRESS`` find the row by name."""
+
+    list_display = ("key", "count", "last_attempt_at")
+    readonly_fields = ("key", "count", "last_attempt_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -380,3 +380,20 @@ class ScorerModel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.name}"
+
+
+class LoginAttempts(models.Model):
+    """Login tries of one account or one address within the lockout window (see
+    :mod:`annotate.services.logins`): failures, and tries whose password is being checked."""
+
+    #: sha256 of ``user:<normalised username>`` or ``address:<client address>``: fixed length,
+    #: and no username or address an attacker made up is stored as it was typed.
+    key = models.CharField(max_length=64, unique=True)
+    count = models.PositiveIntegerField(default=0)
+    last_attempt_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        verbose_name_plural = "login attempts"
+
+    def __str__(self) -> str:
+        return f"{self.key[:12]}…: {self.count} since {self.last_attempt_at:%Y-%m-%d %H:%M}"

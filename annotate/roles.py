@@ -32,3 +32,15 @@ def role_group(role: str) -> Group:
     # Created by migration 0002; get_or_create also survives a flushed database.
     group, _ = Group.objects.get_or_create(name=role)
     return group
+
+
+def may_change_account(actor: AbstractBaseUser | AnonymousUser, account: AbstractBaseUser) -> bool:
+    """Whether ``actor`` may act on ``account`` (its roles, state, e-mail, password): nobody acts
+    on an account more privileged than their own. Superusers and staff (who can use the Django
+    admin) are changed only by a superuser, or by themselves; other accounts by any admin (the
+    views require the admin role)."""
+    if actor.pk is not None and actor.pk == account.pk:
+        return True
+    if getattr(account, "is_superuser", False) or getattr(account, "is_staff", False):
+        return bool(getattr(actor, "is_superuser", False))
+    return True

@@ -8,11 +8,13 @@ With no environment at all the project runs on its embedded defaults: SQLite and
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import dj_database_url
 import django_stubs_ext
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_int, env_list, env_str
@@ -66,19 +68,32 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
+    "csp",
     "annotate",
     "frontend",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "annotate.middleware.SessionTimeoutMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns a login refused by the lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
+]
+
+# django-axes' backend comes first: every authenticate() asks the login lockout before a
+# password is checked (see annotate/lockout.py).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -159,13 +174,43 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", PRODUCTION)
 if env_bool("BEHIND_HTTPS_PROXY", False):
     # The proxy terminates TLS and says so in this header; trust it only when told to.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Content-Security-Policy on every response: scripts, styles, images and connections only from
+# this site, no inline script or style (not even a style attribute), no plugins, no framing, and
+# forms only posting here. A page that needs more says so with csp.decorators (the API docs).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    }
+}
 SESSION_COOKIE_HTTPONLY = True
+# A session ends after SESSION_IDLE_SECONDS without a request (a working day by default: lunch or
+# a meeting keeps it, a night does not) and SESSION_MAX_AGE_SECONDS after its login, however
+# busy (a stolen cookie is not good forever). See annotate/middleware.py. The cookie and the
+# stored row outlive the idle limit by a little, so that the middleware decides.
+SESSION_IDLE_SECONDS = env_int("SESSION_IDLE_SECONDS", 8 * 3600)
+SESSION_MAX_AGE_SECONDS = env_int("SESSION_MAX_AGE_SECONDS", 24 * 3600)
+if SESSION_IDLE_SECONDS < 300:
+    raise ImproperlyConfigured(f"SESSION_IDLE_SECONDS={SESSION_IDLE_SECONDS} must be 300 or more")
+if SESSION_MAX_AGE_SECONDS < SESSION_IDLE_SECONDS:
+    raise ImproperlyConfigured(
+        f"SESSION_MAX_AGE_SECONDS={SESSION_MAX_AGE_SECONDS} must be at least "
+        f"SESSION_IDLE_SECONDS={SESSION_IDLE_SECONDS}"
+    )
+SESSION_COOKIE_AGE = SESSION_IDLE_SECONDS + 180
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SILENCED_SYSTEM_CHECKS = [] if PRODUCTION else ["security.W004", "security.W008"]
 
-# Shared between the web processes and the workers: login throttling and API rate limits.
+# Shared between the web processes and the workers: the API rate limits.
 # A file cache under var/ serves one machine; a team on several machines sets CACHE_URL=redis://;
 # CACHE_URL=locmem:// keeps it inside one process (the unit tests).
 _cache_url = env_str("CACHE_URL", "")
@@ -194,12 +239,33 @@ TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)
 if TRUSTED_PROXIES < 0:
     raise ImproperlyConfigured(f"TRUSTED_PROXIES={TRUSTED_PROXIES} must be 0 or more")
 
-# Failed logins per account, and per address, before the login form refuses further tries for
+# Failed logins per account, and per address, before every login path refuses further tries for
 # LOGIN_LOCKOUT_SECONDS (each failure also restarts that window). An address allows more: a
-# team behind one office address shares it.
+# team behind one office address shares it. Counted in the database (annotate/services/logins.py).
 LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5)
 LOGIN_MAX_FAILURES_PER_ADDRESS = env_int("LOGIN_MAX_FAILURES_PER_ADDRESS", 50)
 LOGIN_LOCKOUT_SECONDS = env_int("LOGIN_LOCKOUT_SECONDS", 15 * 60)
+for _name, _value in (
+    ("LOGIN_MAX_FAILURES", LOGIN_MAX_FAILURES),
+    ("LOGIN_MAX_FAILURES_PER_ADDRESS", LOGIN_MAX_FAILURES_PER_ADDRESS),
+    ("LOGIN_LOCKOUT_SECONDS", LOGIN_LOCKOUT_SECONDS),
+):
+    if _value < 1:
+        raise ImproperlyConfigured(f"{_name}={_value} must be 1 or more")
+
+# django-axes runs the lockout on every authentication path with our handler, which reads the
+# LOGIN_* settings above; the AXES_* values below describe the same policy to axes itself.
+AXES_HANDLER = "annotate.lockout.LoginLockoutHandler"
+AXES_FAILURE_LIMIT = LOGIN_MAX_FAILURES
+AXES_COOLOFF_TIME = timedelta(seconds=LOGIN_LOCKOUT_SECONDS)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_USERNAME_CALLABLE = "annotate.lockout.lockout_username"
+AXES_CLIENT_IP_CALLABLE = "annotate.throttles.client_address"
+AXES_LOCKOUT_CALLABLE = "frontend.login.lockout_response"
+AXES_RESET_ON_SUCCESS = True
+# Axes' own tables (attempts, access logs) stay empty with our handler: no admin pages for them.
+AXES_ENABLE_ADMIN = False
+AXES_VERBOSE = False
 
 REST_FRAMEWORK = {
     # Token first: an anonymous API call is answered 401 with "WWW-Authenticate: Token", which
@@ -222,6 +288,10 @@ REST_FRAMEWORK = {
         "jobs": env_str("API_RATE_JOBS", "30/hour"),
     },
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "annotate.renderers.BrowsableAPIRenderer",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "annotate.exceptions.exception_handler",
 }

@@ -7,11 +7,10 @@ from django.urls import path
 
 import annotate.converters  # noqa: F401 - registers the <id:...> converter
 from frontend import admin_views, views
-from frontend.login import ThrottledLoginView
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("login/", ThrottledLoginView.as_view(), name="login"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     # the one-time page where an invited user (or one an admin reset) sets a password
     path(

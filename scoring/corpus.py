@@ -23,6 +23,9 @@ class AnnotationRecord:
     flags: tuple[str, ...] = ()
     rating: float | None = None
     comment: str = ""
+    #: Where the annotator's name was read, for error messages: (file, 1-based line or None,
+    #: field). Not part of the annotation: records compare equal without it.
+    origin: tuple[str, int | None, str] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(slots=True)

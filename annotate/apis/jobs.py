@@ -127,11 +127,11 @@ class JobCancelApi(APIView):
 
 class JobResultApi(APIView):
     """A finished job's result: JSON, or ``?format=csv`` for an agreement report (one measure
-    per row), as a download."""
+    per row), as a download. Its owner reads it while they hold the role the job needs."""
 
     @extend_schema(responses=dict)
     def get(self, request: Request, job_id: int) -> HttpResponse:
-        job = jobs_reads.job_visible(user=request.user, job_id=job_id)
+        job = jobs_reads.job_output_visible(user=request.user, job_id=job_id)
         if job.result is None:
             raise NotFound(f"job {job.pk} has no result ({job.status})")
         name = f"{job.kind}-{job.pk}"
@@ -149,11 +149,11 @@ class JobResultApi(APIView):
 
 
 class JobDownloadApi(APIView):
-    """The file a finished export job wrote (its owner or an admin)."""
+    """The file a finished export job wrote (an admin; its owner only while an admin)."""
 
     @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
     def get(self, request: Request, job_id: int) -> FileResponse:
-        job = jobs_reads.job_visible(user=request.user, job_id=job_id)
+        job = jobs_reads.job_output_visible(user=request.user, job_id=job_id)
         path = exports.export_file(job)
         return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)
 

@@ -23,6 +23,11 @@ class UserOutputSerializer(serializers.Serializer[Any]):
     email = serializers.CharField()
     roles = serializers.ListField(child=serializers.ChoiceField(choices=roles.ROLES))
     is_superuser = serializers.BooleanField()
+    is_staff = serializers.BooleanField(help_text="Can use the Django admin")
+    can_change = serializers.BooleanField(
+        help_text="Whether the caller may change this account (only superusers change "
+        "superusers and staff)"
+    )
     is_active = serializers.BooleanField()
     has_password = serializers.BooleanField(
         help_text="False until an invited user has set a password"
@@ -33,8 +38,8 @@ class UserOutputSerializer(serializers.Serializer[Any]):
     submitted = serializers.IntegerField()
 
 
-def _user_row(user_id: int) -> dict[str, Any]:
-    return users_reads.users_listed(user_id=user_id)[0]
+def _user_row(user_id: int, viewer: Any) -> dict[str, Any]:
+    return users_reads.users_listed(user_id=user_id, viewer=viewer)[0]
 
 
 class UserListApi(APIView):
@@ -49,6 +54,7 @@ class UserListApi(APIView):
         query = self.InputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         rows = users_reads.users_listed(
+            viewer=request.user,
             role=query.validated_data.get("role"),
             search=query.validated_data.get("search", ""),
         )
@@ -84,8 +90,10 @@ class UserCreateApi(APIView):
             role_names=data.validated_data.get("roles", []),
             password=data.validated_data.get("password") or None,
         )
-        invite = None if user.has_usable_password() else users.user_password_link(user=user)
-        body = {**_user_row(user.pk), "invite_path": invite}
+        invite = None
+        if not user.has_usable_password():
+            invite = users.user_password_link(user=user, actor=actor(request))
+        body = {**_user_row(user.pk, request.user), "invite_path": invite}
         return Response(self.OutputSerializer(body).data, status=status.HTTP_201_CREATED)
 
 
@@ -113,7 +121,7 @@ class UserUpdateApi(APIView):
             is_active=data.validated_data.get("is_active"),
             email=data.validated_data.get("email"),
         )
-        return Response(UserOutputSerializer(_user_row(user.pk)).data)
+        return Response(UserOutputSerializer(_user_row(user.pk, request.user)).data)
 
 
 class UserPasswordLinkApi(APIView):
@@ -126,7 +134,7 @@ class UserPasswordLinkApi(APIView):
 
     @extend_schema(request=None, responses={201: OutputSerializer})
     def post(self, request: Request, user_id: int) -> Response:
-        path = users.user_password_link(user=users_reads.user_get(user_id))
+        path = users.user_password_link(user=users_reads.user_get(user_id), actor=actor(request))
         return Response({"path": path}, status=status.HTTP_201_CREATED)
 
 

@@ -1,5 +1,5 @@
-"""Reads of background jobs: admins see every job, everyone else only their own. Nothing
-here writes."""
+"""Reads of background jobs: admins see every job, everyone else only their own; what a job
+produced only while its reader holds the role the job needs. Nothing here writes."""
 
 from __future__ import annotations
 
@@ -7,12 +7,23 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 
 from annotate import roles
-from annotate.exceptions import NotFound
+from annotate.exceptions import NotFound, PermissionDenied
 from annotate.models import (
     Job,
 )
 
 User = AbstractBaseUser | AnonymousUser
+
+#: The role that starting a job of each kind takes. What a job produced (its result, its file)
+#: is read only by a holder of that role, checked at every read: an admin demoted to annotator
+#: no longer reads the exports (every annotator's work) and reports they started.
+JOB_OUTPUT_ROLES: dict[str, str] = {
+    "corpus_stats": roles.ADMIN,
+    "prefill": roles.ADMIN,
+    "agreement_report": roles.ADMIN,
+    "train_scorer": roles.ADMIN,
+    "export": roles.ADMIN,
+}
 
 
 def _jobs_of(user: User) -> QuerySet[Job]:
@@ -41,4 +52,14 @@ def job_visible(*, user: User, job_id: int) -> Job:
     job = _jobs_of(user).filter(pk=job_id).first()
     if job is None:
         raise NotFound(f"there is no job {job_id} you can see")
+    return job
+
+
+def job_output_visible(*, user: User, job_id: int) -> Job:
+    """A job whose result or file ``user`` may read: one they see (:func:`job_visible`), while
+    they hold the role its kind needs (:data:`JOB_OUTPUT_ROLES`)."""
+    job = job_visible(user=user, job_id=job_id)
+    role = JOB_OUTPUT_ROLES.get(job.kind, roles.ADMIN)
+    if not roles.has_role(user, role):
+        raise PermissionDenied(f"what job {job.pk} produced is for the {role} role only")
     return job

@@ -28,11 +28,11 @@ def user_get(user_id: int) -> Any:
 
 
 def users_listed(
-    *, role: str | None = None, search: str = "", user_id: int | None = None
+    *, viewer: User, role: str | None = None, search: str = "", user_id: int | None = None
 ) -> list[dict[str, Any]]:
-    """Every user with roles, state and workload, by username; optionally one role's holders
-    (superusers hold every role), usernames containing ``search``, or the one user
-    ``user_id``."""
+    """Every user with roles, state and workload, by username, and whether ``viewer`` may
+    change them; optionally one role's holders (superusers hold every role), usernames
+    containing ``search``, or the one user ``user_id``."""
     users = get_user_model().objects.prefetch_related("groups").order_by("username")
     if user_id is not None:
         users = users.filter(pk=user_id)
@@ -58,6 +58,8 @@ def users_listed(
                 "email": user.email,
                 "roles": [r for r in roles.ROLES if user.is_superuser or r in groups],
                 "is_superuser": user.is_superuser,
+                "is_staff": user.is_staff,
+                "can_change": roles.may_change_account(viewer, user),
                 "is_active": user.is_active,
                 "has_password": user.has_usable_password(),
                 "last_login": user.last_login,

@@ -38,6 +38,7 @@ from annotate.selectors.corpora import corpus_pair_records
 from annotate.services.annotations import edits_from_prefill
 from annotate.services.exports import selector_for
 from annotate.services.links import links_insert
+from annotate.services.users import username_check, username_twin
 from scoring import formats
 from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
@@ -96,7 +97,9 @@ def corpus_import(
     user as a submitted annotation; without it such alignments become the pairs' gold alignment
     (the readers decide this, see :mod:`scoring.formats`).
     Annotations keyed by name in the file (RTE-2 letters, JSONL usernames) are attributed to users
-    of those names, created in the annotator group when missing.
+    of exactly those names, created in the annotator group when missing if the API would accept
+    the name (:func:`~annotate.services.users.username_check`) and it is no twin of an existing
+    user in case or look-alike characters; otherwise nothing is imported.
     """
     try:
         spec = formats.get_format(format_name)
@@ -108,6 +111,10 @@ def corpus_import(
                     f"--annotator does not apply to the {spec.name} format (it applies to "
                     f"single-alignment formats: {', '.join(takers)}); nothing was imported"
                 )
+            if not get_user_model().objects.filter(username=annotator).exists():
+                problem = _annotator_problem(annotator)
+                if problem is not None:
+                    raise CorpusImportError(f"{problem}; nothing was imported", field="annotator")
             options["annotator"] = annotator
         records = spec.read([Path(p) for p in paths], **options)
     except ScoringError as error:
@@ -207,20 +214,48 @@ def _reject_existing_ids(corpus: Corpus, ids: list[str]) -> None:
         raise CorpusImportError(f"pair id {clash!r} already exists in corpus {corpus.name!r}")
 
 
+def _annotator_problem(name: str, usernames: Iterable[str] | None = None) -> str | None:
+    """Why ``name`` cannot become a new annotator account (the API's username rule, and no
+    twin of an existing user in case or look-alike characters), or ``None``."""
+    try:
+        username_check(name)
+    except DomainError as error:
+        return f"annotator name {name!r}: {error.message}"
+    twin = username_twin(name, usernames)
+    if twin is not None:
+        return (
+            f"annotator name {name!r} differs from the existing user {twin!r} only in case or "
+            f"look-alike characters; write {twin!r} to attribute the work to them"
+        )
+    return None
+
+
 class _UserCache:
+    """The accounts an import attributes work to: existing users by their exact name, new
+    annotator accounts only for names the API would accept."""
+
     def __init__(self, report: ImportReport) -> None:
         self._users: dict[str, User] = {}
         self._report = report
+        self._usernames: list[str] | None = None
 
-    def get(self, username: str) -> User:
+    def get(self, username: str, origin: tuple[str, int | None, str] | None = None) -> User:
         if username not in self._users:
             user_model = get_user_model()
-            user, created = user_model.objects.get_or_create(username=username)
-            if created:
+            user = user_model.objects.filter(username=username).first()
+            if user is None:
+                if self._usernames is None:
+                    self._usernames = list(user_model.objects.values_list("username", flat=True))
+                problem = _annotator_problem(username, self._usernames)
+                if problem is not None:
+                    file, line, field = origin or (None, None, "annotations")
+                    raise FormatError(problem, path=file, line=line, field=field)
+                user = user_model(username=username)
                 user.set_unusable_password()
-                user.save(update_fields=["password"])
+                user.save()
                 user.groups.add(roles.role_group(roles.ANNOTATOR))
                 self._report.created_users.append(username)
+                self._usernames.append(username)
             self._users[username] = user
         return self._users[username]
 
@@ -284,7 +319,7 @@ def _insert_batch(
                 )
             assignment = Assignment(
                 pair=pair,
-                annotator=users.get(name),
+                annotator=users.get(name, annotation.origin),
                 status=status,
                 submitted_at=now if status == Assignment.Status.SUBMITTED else None,
             )

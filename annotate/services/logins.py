@@ -1,48 +1,143 @@
-"""Login throttling: after ``LOGIN_MAX_FAILURES`` wrong passwords for one account, or
-``LOGIN_MAX_FAILURES_PER_ADDRESS`` from one address, further tries are refused for
-``LOGIN_LOCKOUT_SECONDS``.
+"""The login lockout: after ``LOGIN_MAX_FAILURES`` failed logins for one account, or
+``LOGIN_MAX_FAILURES_PER_ADDRESS`` from one address, further tries are refused until
+``LOGIN_LOCKOUT_SECONDS`` have passed since the last counted one.
 
 Counting both keys stops a password guesser on one account from any address and a sprayer trying
 many accounts from one address. The address allows more failures than an account: a team behind
-one office address shares it, and their typos must not lock each other out. Counts live in the
-shared cache; each failure restarts the window, a success clears the account's count (not the
-address's).
+one office address shares it, and their typos must not lock each other out.
+
+Every way into an account goes through here: django-axes' authentication backend calls
+:func:`login_try_begin` inside ``django.contrib.auth.authenticate`` (our login page, the Django
+admin's, anything else that authenticates), see :mod:`annotate.lockout`.
+
+A try is counted *before* its password is checked, in one transaction that locks the account's
+and the address's rows, so of any number of tries sent in parallel at most the limit reach the
+password check. A success takes its try back (:func:`login_try_succeeded`): it clears the
+account's count and removes its one from the address's. So a count is the window's failures plus
+the tries whose password is being checked. The counts live in the database, which every web
+process shares and whose row locks make the count exact on SQLite and PostgreSQL alike.
 """
 
 from __future__ import annotations
 
 import hashlib
-import time
+import math
+import unicodedata
+from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.core.cache import cache
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from annotate.models import LoginAttempts
 
 
-def _keys(username: str, address: str) -> list[str]:
-    # Hash both: cache keys must be short and free of control characters.
-    account = hashlib.sha256(username.strip().lower().encode("utf-8")).hexdigest()[:32]
-    where = hashlib.sha256(address.encode("utf-8")).hexdigest()[:32]
-    return [f"login-fail:user:{account}", f"login-fail:addr:{where}"]
+def login_username_key(username: str) -> str:
+    """The form of a username that its failures are counted under: NFKC-normalised (as Django's
+    login form normalises the username it authenticates), case-folded and stripped, so that
+    ``ALICE``, ``ａｌｉｃｅ`` (fullwidth) and ``𝖺𝗅𝗂𝖼𝖾`` (mathematical) share alice's count."""
+    folded = unicodedata.normalize("NFKC", username).casefold()
+    return unicodedata.normalize("NFKC", folded).strip()
 
 
-def login_seconds_locked(*, username: str, address: str) -> int:
-    """Seconds until the next try is allowed; 0 when it is allowed now."""
-    now = time.time()
-    limits = (settings.LOGIN_MAX_FAILURES, settings.LOGIN_MAX_FAILURES_PER_ADDRESS)
-    waits = []
-    for key, limit in zip(_keys(username, address), limits, strict=True):
-        entry = cache.get(key)
-        if entry and entry[0] >= limit:
-            waits.append(int(entry[1] + settings.LOGIN_LOCKOUT_SECONDS - now) + 1)
-    return max([0, *waits])
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
-def login_failed(*, username: str, address: str) -> None:
-    now = time.time()
-    for key in _keys(username, address):
-        count = (cache.get(key) or (0, now))[0]
-        cache.set(key, (count + 1, now), timeout=settings.LOGIN_LOCKOUT_SECONDS)
+def _account_key(username: str) -> str:
+    return _digest(f"user:{login_username_key(username)}")
 
 
-def login_succeeded(*, username: str, address: str) -> None:
-    cache.delete(_keys(username, address)[0])
+def _address_key(address: str) -> str:
+    return _digest(f"address:{address}")
+
+
+def _limits(username: str, address: str) -> dict[str, int]:
+    return {
+        _account_key(username): settings.LOGIN_MAX_FAILURES,
+        _address_key(address): settings.LOGIN_MAX_FAILURES_PER_ADDRESS,
+    }
+
+
+def _window() -> timedelta:
+    return timedelta(seconds=settings.LOGIN_LOCKOUT_SECONDS)
+
+
+def _expired_delete(before: datetime) -> None:
+    """Remove counts whose window has ended. Rows another transaction holds are skipped, not
+    waited for, so this never takes part in a lock wait (and never in a deadlock)."""
+    with transaction.atomic():
+        stale = list(
+            LoginAttempts.objects.select_for_update(skip_locked=True)
+            .filter(last_attempt_at__lte=before)
+            .values_list("pk", flat=True)[:1000]
+        )
+        if stale:
+            LoginAttempts.objects.filter(pk__in=stale).delete()
+
+
+def login_try_begin(*, username: str, address: str) -> int:
+    """Count a login try of ``username`` from ``address`` before its password is checked, or
+    refuse it: the seconds until a try is allowed again, 0 when this one was counted.
+
+    A refused try is not counted: it does not move the end of the lockout."""
+    now = timezone.now()
+    start = now - _window()
+    _expired_delete(start)
+    limits = _limits(username, address)
+    with transaction.atomic():
+        # Create missing rows first so that two first tries lock the same row.
+        LoginAttempts.objects.bulk_create(
+            [LoginAttempts(key=key, count=0, last_attempt_at=now) for key in sorted(limits)],
+            ignore_conflicts=True,
+        )
+        rows = list(
+            LoginAttempts.objects.select_for_update().filter(key__in=limits).order_by("key")
+        )
+        waits = []
+        for row in rows:
+            if row.last_attempt_at <= start:
+                row.count = 0
+            if row.count >= limits[row.key]:
+                waits.append((row.last_attempt_at - start).total_seconds())
+        if waits:
+            LoginAttempts.objects.filter(key__in=limits, count=0).delete()
+            return max(1, math.ceil(max(waits)))
+        for row in rows:
+            row.count += 1
+            row.last_attempt_at = now
+        LoginAttempts.objects.bulk_update(rows, ["count", "last_attempt_at"])
+    return 0
+
+
+@transaction.atomic
+def login_try_succeeded(*, username: str, address: str) -> None:
+    """A try counted by :func:`login_try_begin` logged in: the account's count is cleared and
+    the address's loses this try (a success is not a failure)."""
+    LoginAttempts.objects.filter(key=_account_key(username)).delete()
+    LoginAttempts.objects.filter(key=_address_key(address), count__gt=0).update(
+        count=F("count") - 1
+    )
+
+
+def login_failures(*, username: str, address: str) -> int:
+    """The larger of the account's and the address's count in the current window."""
+    start = timezone.now() - _window()
+    counts = LoginAttempts.objects.filter(
+        key__in=_limits(username, address), last_attempt_at__gt=start
+    ).values_list("count", flat=True)
+    return max(counts, default=0)
+
+
+@transaction.atomic
+def login_attempts_clear(*, username: str | None = None, address: str | None = None) -> int:
+    """Lift the lockout of an account, an address or both; returns how many counts were removed
+    (``manage.py axes_reset_username NAME`` and ``axes_reset_ip ADDRESS`` call this)."""
+    keys = []
+    if username is not None:
+        keys.append(_account_key(username))
+    if address is not None:
+        keys.append(_address_key(address))
+    removed, _ = LoginAttempts.objects.filter(key__in=keys).delete()
+    return removed

@@ -2,25 +2,33 @@
 
 Nobody is ever deleted: assignments protect their annotator, and a deactivated user keeps their
 work but can no longer log in or call the API. An admin cannot take the admin role from
-themselves or deactivate themselves, so a corpus is never left without a way back in.
+themselves or deactivate themselves, so a corpus is never left without a way back in. Nobody
+acts on an account more privileged than their own: only a superuser changes a superuser or a
+staff account, or issues their set-password link (:func:`annotate.roles.may_change_account`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Iterable, Sequence
+from importlib import import_module
 from typing import TYPE_CHECKING
 
-from django.contrib.auth import get_user_model, password_validation
+from django.conf import settings
+from django.contrib.auth import SESSION_KEY, get_user_model, password_validation
 from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
+from rest_framework.authtoken.models import Token
 
 from annotate import roles
-from annotate.exceptions import Conflict, DomainError
+from annotate.exceptions import Conflict, DomainError, PermissionDenied
+from annotate.services.logins import login_username_key
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -35,6 +43,49 @@ def _check_roles(names: Sequence[str]) -> list[str]:
     return [role for role in roles.ROLES if role in names]
 
 
+#: The longest username (Django's ``User.username`` column).
+USERNAME_MAX_LENGTH = 150
+
+
+def username_check(username: str) -> None:
+    """Raise :class:`DomainError` (``field="username"``) unless ``username`` may name a new
+    account: not empty, no surrounding space, at most 150 characters, letters, digits and
+    ``@.+-_`` only (Django's rule), and written the way the login form reads it (NFKC: no
+    fullwidth or mathematical look-alikes, which could never log in under their own name).
+    Every way of creating an account checks this: the API and imports."""
+    if not username:
+        raise DomainError("a username is required", field="username")
+    if username != username.strip():
+        raise DomainError(
+            f"{username!r} begins or ends with a space or a line break", field="username"
+        )
+    if len(username) > USERNAME_MAX_LENGTH:
+        raise DomainError(
+            f"a username has at most {USERNAME_MAX_LENGTH} characters; this one has "
+            f"{len(username)}",
+            field="username",
+        )
+    normal = unicodedata.normalize("NFKC", username)
+    if normal != username:
+        raise DomainError(
+            f"{username!r} is written with look-alike characters; write it as {normal!r}",
+            field="username",
+        )
+    try:
+        get_user_model().username_validator(username)
+    except ValidationError as error:
+        raise DomainError(" ".join(error.messages), field="username") from None
+
+
+def username_twin(username: str, existing: Iterable[str] | None = None) -> str | None:
+    """The existing username that ``username`` differs from only in case or look-alike
+    characters (``ALICE`` for ``alice``), or ``None``; ``existing`` defaults to every account."""
+    if existing is None:
+        existing = get_user_model().objects.values_list("username", flat=True).iterator()
+    key = login_username_key(username)
+    return next((name for name in existing if login_username_key(name) == key), None)
+
+
 def _check_email(email: str) -> str:
     email = email.strip()
     if email:
@@ -43,6 +94,14 @@ def _check_email(email: str) -> str:
         except ValidationError:
             raise DomainError(f"{email!r} is not an e-mail address", field="email") from None
     return email
+
+
+def _check_may_change(actor: User, user: User) -> None:
+    if not roles.may_change_account(actor, user):
+        rank = "a superuser" if user.is_superuser else "staff"
+        raise PermissionDenied(
+            f"{user.get_username()} is {rank}: only a superuser can change that account"
+        )
 
 
 def _set_roles(user: User, names: Sequence[str]) -> None:
@@ -58,14 +117,11 @@ def user_create(
     owner sets one through :func:`user_password_link` (an invitation)."""
     model = get_user_model()
     username = username.strip()
-    if not username:
-        raise DomainError("a username is required", field="username")
-    try:
-        model.username_validator(username)
-    except ValidationError as error:
-        raise DomainError(" ".join(error.messages), field="username") from None
-    if model.objects.filter(username__iexact=username).exists():
-        raise Conflict(f"there is already a user {username!r}", field="username")
+    username_check(username)
+    twin = username_twin(username)
+    if twin is not None:
+        written = "" if twin == username else f" (written {twin!r})"
+        raise Conflict(f"there is already a user {username!r}{written}", field="username")
     chosen = _check_roles(role_names)
     user = model(username=username, email=_check_email(email))
     if password:
@@ -92,6 +148,7 @@ def user_update(
 ) -> User:
     """Change a user's roles, active flag or e-mail; ``None`` leaves a field as it is."""
     user = get_user_model().objects.select_for_update().get(pk=user.pk)
+    _check_may_change(actor, user)
     if user.pk == actor.pk:
         if role_names is not None and roles.ADMIN not in role_names and not user.is_superuser:
             raise Conflict("you cannot take the admin role from yourself", field="roles")
@@ -111,12 +168,38 @@ def user_update(
     return user
 
 
-def user_password_link(*, user: User) -> str:
+def user_password_link(*, user: User, actor: User) -> str:
     """The path of a one-time page where ``user`` sets a password (an invitation, or a reset
-    an admin passes on). It stops working once used, when the password changes otherwise, or
+    ``actor`` passes on). It stops working once used, when the password changes otherwise, or
     after ``PASSWORD_RESET_TIMEOUT`` seconds."""
+    _check_may_change(actor, user)
     if not user.is_active:
         raise Conflict(f"{user.get_username()} is deactivated; reactivate the account first")
     uid = urlsafe_base64_encode(force_bytes(user.pk))
     token = default_token_generator.make_token(user)
     return reverse("password_reset_confirm", kwargs={"uidb64": uid, "token": token})
+
+
+def user_token_rotate(*, user: User) -> None:
+    """Replace ``user``'s API token, if they have one, with a new key: the old key stops
+    working. Called on every password change and deactivation (see :mod:`annotate.signals`)."""
+    if Token.objects.filter(user=user).delete()[0]:
+        Token.objects.create(user=user)
+
+
+def user_sessions_end(*, user: User) -> int:
+    """Log ``user`` out everywhere: delete every session they are logged in with, so that
+    reactivating the account later does not bring an old session back. Returns how many.
+
+    Django's sessions are not indexed by user, so this reads every unexpired session; it runs
+    only when an account is deactivated."""
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    sessions = store.get_model_class().objects.filter(expire_date__gt=timezone.now())
+    theirs = [
+        key
+        for key, data in sessions.values_list("session_key", "session_data").iterator()
+        if store().decode(data).get(SESSION_KEY) == str(user.pk)
+    ]
+    for key in theirs:
+        store(session_key=key).delete()
+    return len(theirs)

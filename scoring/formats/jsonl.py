@@ -273,6 +273,7 @@ def _parse_line(raw: bytes, *, path: Path, line: int) -> PairRecord:
             flags=tuple(flags),
             rating=rating,
             comment=ctx.string(value.get("comment", ""), f"{field}.comment"),
+            origin=(str(ctx.path), ctx.line, field),
         )
 
     gold = data.get("gold_alignment")

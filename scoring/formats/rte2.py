@@ -169,7 +169,10 @@ def read_rte2(paths: Sequence[Path]) -> list[PairRecord]:
                 split=split,
                 annotations={
                     letter: AnnotationRecord(
-                        alignment=Alignment.from_links(n, m, per[letter].sure, per[letter].possible)
+                        alignment=Alignment.from_links(
+                            n, m, per[letter].sure, per[letter].possible
+                        ),
+                        origin=(str(by_letter[letter]), None, "(file name)"),
                     )
                     for letter in letters
                 },

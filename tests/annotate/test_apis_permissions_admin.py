@@ -130,13 +130,23 @@ CASES: list[Case] = [
         200,
         {"alice": 200, "bob": 404, "carol": 404},
     ),
+    # what a job produced: an admin, or its owner only while they hold the admin role (alice,
+    # an annotator, owns these jobs)
     (
         "download an export",
         "get",
         lambda w: f"/api/jobs/{_export_job(w).pk}/download/",
         lambda w: None,
         200,
-        {"alice": 200, "bob": 404, "carol": 404},
+        {"alice": 403, "bob": 404, "carol": 404},
+    ),
+    (
+        "read a job's result",
+        "get",
+        lambda w: f"/api/jobs/{_export_job(w).pk}/result/",
+        lambda w: None,
+        200,
+        {"alice": 403, "bob": 404, "carol": 404},
     ),
 ]
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import authenticate
+from django.test import RequestFactory
 
 from annotate import roles
 from annotate.models import Assignment, AutoAlignment, GoldAlignment, SentencePair
@@ -33,7 +34,8 @@ def test_it_loads_the_sample_corpus_in_three_subcorpora_with_a_prefill() -> None
 def test_it_creates_a_user_of_every_role_who_can_log_in() -> None:
     report = demo_setup()
     for username, role in (("admin", "admin"), ("alice", "annotator"), ("carol", "adjudicator")):
-        user = authenticate(username=username, password=report.credentials[username])
+        request = RequestFactory().post("/login/")
+        user = authenticate(request, username=username, password=report.credentials[username])
         assert user is not None and roles.has_role(user, role)
     assert Assignment.objects.filter(annotator__username="alice").count() == report.pairs
 

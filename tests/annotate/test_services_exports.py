@@ -8,14 +8,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rest_framework.test import APIClient
 
+from annotate import roles
 from annotate.exceptions import DomainError, NotFound
 from annotate.models import Corpus, Job
+from annotate.selectors.jobs import JOB_OUTPUT_ROLES
 from annotate.services import jobs
 from annotate.services.corpora import corpus_import, corpus_import_records
 from annotate.services.exports import export_file, export_job_create, exports_clean
 from scoring.alignment.links import Alignment
 from scoring.alignment.phrase_table import phrase_table_build, phrase_table_rows
+from tests.annotate.factories import make_user
 from tests.annotate.records import make_record
 
 pytestmark = [pytest.mark.django_db]
@@ -182,3 +186,28 @@ def test_old_export_files_are_cleaned_and_then_reported_gone(corpus: Corpus) -> 
     assert exports_clean(now=4e9) == 1
     with pytest.raises(NotFound, match="run the export again"):
         export_file(job)
+
+
+def test_an_admin_demoted_to_annotator_no_longer_downloads_the_export_they_started(
+    corpus: Corpus,
+) -> None:
+    owner = make_user("erin", roles.ADMIN)
+    job = run_export(corpus, format_name="jsonl", which="all", owner=owner)
+    client = APIClient()
+    client.force_authenticate(owner)
+    assert client.get(f"/api/jobs/{job.pk}/download/").status_code == 200
+    owner.groups.set([roles.role_group(roles.ANNOTATOR)])
+    refused = client.get(f"/api/jobs/{job.pk}/download/")
+    assert refused.status_code == 403
+    assert (
+        refused.json()["error"]["message"]
+        == f"what job {job.pk} produced is for the admin role only"
+    )
+    assert client.get(f"/api/jobs/{job.pk}/result/").status_code == 403
+    assert client.get(f"/api/jobs/{job.pk}/").status_code == 200, "the job itself stays listed"
+    owner.groups.add(roles.role_group(roles.ADMIN))
+    assert client.get(f"/api/jobs/{job.pk}/download/").status_code == 200
+
+
+def test_every_kind_of_job_names_the_role_its_output_needs() -> None:
+    assert set(JOB_OUTPUT_ROLES) == set(jobs.JOB_KINDS)

@@ -15,6 +15,11 @@ from tests.annotate.factories import make_assignment, make_pair, make_user
 pytestmark = pytest.mark.django_db
 
 
+def _logs_in(username: str, password: str) -> bool:
+    response = Client().post("/login/", {"username": username, "password": password})
+    return response.status_code == 302
+
+
 def test_a_user_created_with_a_password_logs_in_with_it_and_holds_the_roles_given() -> None:
     user = user_create(
         username="dora",
@@ -23,14 +28,15 @@ def test_a_user_created_with_a_password_logs_in_with_it_and_holds_the_roles_give
         password="a-long-secret-99",
     )
     assert role_names(user) == ["annotator", "adjudicator"]
-    assert Client().login(username="dora", password="a-long-secret-99")
+    assert _logs_in("dora", "a-long-secret-99")
 
 
 def test_an_invited_user_cannot_log_in_until_they_set_a_password_with_the_link() -> None:
+    admin = make_user("admin", roles.ADMIN)
     user = user_create(username="dora", role_names=["annotator"])
     assert not user.has_usable_password()
     client = Client()
-    page = client.get(user_password_link(user=user), follow=True)
+    page = client.get(user_password_link(user=user, actor=admin), follow=True)
     assert page.status_code == 200 and b"Set your password" in page.content
     form_url = page.redirect_chain[-1][0]
     done = client.post(
@@ -39,7 +45,7 @@ def test_an_invited_user_cannot_log_in_until_they_set_a_password_with_the_link()
         follow=True,
     )
     assert b"Password set" in done.content
-    assert Client().login(username="dora", password="a-long-secret-99")
+    assert _logs_in("dora", "a-long-secret-99")
     again = Client().get(form_url, follow=True)
     assert b"does not work any more" in again.content, "the link works once"
 
@@ -49,6 +55,9 @@ def test_an_invited_user_cannot_log_in_until_they_set_a_password_with_the_link()
     [
         ({"username": ""}, "a username is required", "username"),
         ({"username": "two words"}, "Enter a valid username", "username"),
+        ({"username": "ｄｏｒａ"}, "look-alike characters; write it as 'dora'", "username"),
+        ({"username": "x" * 151}, "at most 150 characters; this one has 151", "username"),
+        ({"username": "<b>dora</b>"}, "Enter a valid username", "username"),
         ({"username": "dora", "email": "not-mail"}, "is not an e-mail address", "email"),
         ({"username": "dora", "role_names": ["boss"]}, "unknown role 'boss'", "roles"),
         ({"username": "dora", "password": "short"}, "too short", "password"),
@@ -67,6 +76,8 @@ def test_a_username_is_taken_whatever_its_case() -> None:
     make_user("Dora")
     with pytest.raises(Conflict, match="already a user 'dora'"):
         user_create(username="dora")
+    with pytest.raises(Conflict, match=r"already a user 'DORA' \(written 'Dora'\)"):
+        user_create(username=" DORA\n")
 
 
 def test_roles_are_replaced_by_the_list_given_and_deactivation_keeps_the_work() -> None:
@@ -95,18 +106,21 @@ def test_a_deactivated_user_gets_no_password_link() -> None:
     dora = make_user("dora", roles.ANNOTATOR)
     dora = user_update(user=dora, actor=admin, is_active=False)
     with pytest.raises(Conflict, match="deactivated"):
-        user_password_link(user=dora)
+        user_password_link(user=dora, actor=admin)
 
 
 def test_the_list_gives_roles_workload_and_filters_by_role_and_name() -> None:
+    admin = make_user("admin", roles.ADMIN)
     make_user("root", roles.ADMIN).__class__.objects.filter(username="root").update(
         is_superuser=True
     )
     dora = make_user("dora", roles.ANNOTATOR)
     make_user("carol", roles.ADJUDICATOR)
     make_assignment(make_pair(), dora)
-    rows = {row["username"]: row for row in users_listed()}
+    rows = {row["username"]: row for row in users_listed(viewer=admin)}
     assert rows["dora"]["roles"] == ["annotator"] and rows["dora"]["assigned"] == 1
     assert rows["root"]["roles"] == list(roles.ROLES), "a superuser holds every role"
-    assert [r["username"] for r in users_listed(role="annotator")] == ["dora", "root"]
-    assert [r["username"] for r in users_listed(search="CAR")] == ["carol"]
+    assert rows["dora"]["can_change"] and not rows["root"]["can_change"]
+    by_role = users_listed(viewer=admin, role="annotator")
+    assert [r["username"] for r in by_role] == ["dora", "root"]
+    assert [r["username"] for r in users_listed(viewer=admin, search="CAR")] == ["carol"]

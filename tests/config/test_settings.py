@@ -128,3 +128,30 @@ def test_the_embedded_broker_hands_out_work_within_a_tenth_of_a_second(tmp_path:
     )
     figures = _embedded_shell(script, tmp_path)
     assert (figures.get("poll"), figures.get("chord")) == ("0.1", "0.25")
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"SESSION_IDLE_SECONDS": "10"}, "SESSION_IDLE_SECONDS=10 must be 300 or more"),
+        ({"SESSION_IDLE_SECONDS": "soon"}, "SESSION_IDLE_SECONDS='soon' is not an integer"),
+        (
+            {"SESSION_IDLE_SECONDS": "7200", "SESSION_MAX_AGE_SECONDS": "3600"},
+            "SESSION_MAX_AGE_SECONDS=3600 must be at least SESSION_IDLE_SECONDS=7200",
+        ),
+        ({"LOGIN_MAX_FAILURES": "0"}, "LOGIN_MAX_FAILURES=0 must be 1 or more"),
+    ],
+)
+def test_bad_session_and_login_limits_are_refused_by_name(
+    env: dict[str, str], message: str
+) -> None:
+    result = _manage("check", **env)
+    assert result.returncode != 0
+    assert message in result.stderr
+
+
+def test_the_session_cookie_outlives_the_idle_limit_so_the_idle_check_decides() -> None:
+    from django.conf import settings
+
+    assert settings.SESSION_COOKIE_AGE >= settings.SESSION_IDLE_SECONDS + 120
+    assert settings.SESSION_SAVE_EVERY_REQUEST is False

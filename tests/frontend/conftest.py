@@ -113,9 +113,49 @@ def fast_passwords(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+# Reports every Content-Security-Policy violation of every document a page loads to the test.
+_CSP_LISTENER = """
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.__cspViolation(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} `
+    + `at ${e.sourceFile || document.location.pathname}:${e.lineNumber}`);
+});
+"""
+
+
+def watched_context(browser: Any, **options: Any) -> Any:
+    """A browser context whose pages (opened with :func:`watched_page`) record script errors
+    (``page.js_errors``) and Content-Security-Policy violations (``context.csp_violations``, from
+    each document's ``securitypolicyviolation`` events and from the console, where Chromium
+    reports them)."""
+    context = browser.new_context(**options)
+    violations: list[str] = []
+    context.expose_function("__cspViolation", lambda text: violations.append(text))
+    context.add_init_script(_CSP_LISTENER)
+    context.csp_violations = violations
+    return context
+
+
+def watched_page(context: Any) -> Any:
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on(
+        "console",
+        lambda message: (
+            context.csp_violations.append(message.text)
+            if "Content Security Policy" in message.text
+            else None
+        ),
+    )
+    page.js_errors = errors
+    page.csp_violations = context.csp_violations
+    return page
+
+
 @pytest.fixture
 def page_for(browser: Any, live_server: Any, fast_passwords: None) -> Iterator[Callable[..., Any]]:
-    """``page_for(user)`` → a Playwright page logged in as ``user`` (a session cookie)."""
+    """``page_for(user)`` → a Playwright page logged in as ``user`` (a session cookie). At the
+    end of the test no page may have broken the Content-Security-Policy."""
     from django.conf import settings
     from django.test import Client
 
@@ -124,7 +164,7 @@ def page_for(browser: Any, live_server: Any, fast_passwords: None) -> Iterator[C
     def make(user: Any, viewport: tuple[int, int] = (1400, 1000)) -> Any:
         client = Client()
         client.force_login(user)
-        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        context = watched_context(browser, viewport={"width": viewport[0], "height": viewport[1]})
         context.add_cookies(
             [
                 {
@@ -135,18 +175,17 @@ def page_for(browser: Any, live_server: Any, fast_passwords: None) -> Iterator[C
             ]
         )
         contexts.append(context)
-        page = context.new_page()
+        page = watched_page(context)
         page.set_default_timeout(10_000)
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.js_errors = errors
         return page
 
     yield make
+    violations = [v for context in contexts for v in context.csp_violations]
     for context in contexts:
         context.close()
     with SERVER_LOCK:  # a request in flight finishes; later ones are refused
         ACCEPTING.clear()
+    assert violations == [], "Content-Security-Policy violations"
 
 
 @pytest.fixture(autouse=True)

@@ -1,19 +1,22 @@
 """Every page, as the user it is for, at a laptop's 1280×800 and on a large screen: it renders
-its heading with no script error and nothing wider than the window. Screenshots of each go to
-``var/screenshots/`` to be looked at."""
+its heading with no script error, no Content-Security-Policy violation and nothing wider than
+the window. Screenshots of each go to ``var/screenshots/`` to be looked at."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.test import override_settings
 
 from annotate import roles
 from annotate.models import Assignment, Corpus
 from annotate.services.corpora import corpus_import_records
+from annotate.services.users import user_password_link
 from tests.annotate.factories import make_user
 from tests.annotate.records import make_record
-from tests.frontend.conftest import SCREENSHOTS
+from tests.frontend.conftest import SCREENSHOTS, watched_context, watched_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -31,11 +34,14 @@ def world() -> dict[str, Any]:
         for k in range(8)
     ]
     corpus_import_records(corpus_name="gallery", records=records)  # creates alice and bob
+    alice_work = Assignment.objects.filter(annotator__username="alice").first()
     return {
         "corpus": Corpus.objects.get(name="gallery"),
         "admin": make_user("admin", roles.ADMIN),
         "carol": make_user("carol", roles.ADJUDICATOR),
-        "alice": Assignment.objects.filter(annotator__username="alice").first().annotator,
+        "alice": alice_work.annotator,
+        "root": get_user_model().objects.create_superuser("root", password="a-long-Password-1"),
+        "assignment": alice_work,
     }
 
 
@@ -58,6 +64,8 @@ def _pages(world: dict[str, Any]) -> list[tuple[str, str, str]]:
         ],
         ("jobs", "admin", "/jobs/"),
         ("users", "admin", "/users/"),
+        ("workspace", "alice", f"/work/{world['assignment'].pk}/"),
+        ("adjudicate", "carol", f"/adjudicate/{world['assignment'].pair_id}/"),
     ]
 
 
@@ -75,9 +83,55 @@ def test_every_page_renders_without_errors_or_overflow(
         assert page.locator("h1").count() >= 1, f"{path} has no heading"
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"{path} is {overflow}px wider than a {size} window"
+        assert page.csp_violations == [], path
         page.screenshot(path=str(SCREENSHOTS / f"gallery_{size}_{name}.png"), full_page=True)
     for user, page in pages.items():
         assert page.js_errors == [], (user, page.js_errors)
+
+
+def test_the_django_admin_the_api_pages_and_the_account_pages_keep_to_the_policy(
+    page_for: Any, browser: Any, live_server: Any, world: dict[str, Any]
+) -> None:
+    """The pages that are not ours alone: the Django admin, the API docs (Swagger UI, with its
+    own allowance for data: images) and the browsable API; and the pages of a stranger: the
+    login page, its lockout and the set-password page."""
+    root = page_for(world["root"])
+    alice_id = world["alice"].pk
+    for name, path, ready in [
+        ("admin_index", "/admin/", "#site-name"),
+        ("admin_users", "/admin/auth/user/", "#result_list"),
+        ("admin_user", f"/admin/auth/user/{alice_id}/change/", "#user_form"),
+        ("admin_jobs", "/admin/annotate/job/", "#changelist"),
+        ("api_docs", "/api/docs/", ".swagger-ui .info"),
+        ("browsable_api", "/api/queue/", ".response-info"),
+    ]:
+        root.goto(f"{live_server.url}{path}")
+        root.wait_for_selector(ready)
+        root.wait_for_load_state("networkidle")
+        assert root.csp_violations == [], path
+        root.screenshot(path=str(SCREENSHOTS / f"gallery_laptop_{name}.png"), full_page=True)
+    assert root.js_errors == []
+
+    context = watched_context(browser, viewport={"width": 1280, "height": 800})
+    try:
+        page = watched_page(context)
+        link = user_password_link(user=world["alice"], actor=world["root"])
+        page.goto(f"{live_server.url}{link}")
+        page.wait_for_selector("#id_new_password1")
+        page.screenshot(path=str(SCREENSHOTS / "gallery_laptop_password_set.png"))
+        with override_settings(LOGIN_MAX_FAILURES=1):
+            page.goto(f"{live_server.url}/login/")
+            for _ in range(2):
+                page.fill("#id_username", "nobody")
+                page.fill("#id_password", "wrong-password")
+                page.click("button[type=submit]")
+                page.wait_for_load_state("networkidle")
+        assert "Too many failed logins" in page.content()
+        page.screenshot(path=str(SCREENSHOTS / "gallery_laptop_lockout.png"))
+        assert page.js_errors == []
+        assert context.csp_violations == []
+    finally:
+        context.close()
 
 
 def test_the_login_page_renders_for_strangers(browser: Any, live_server: Any) -> None:

@@ -9,9 +9,10 @@ const ZOOM = [14, 18, 22, 26, 32, 40];
 const escapeHtml = (s) =>
   String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
-function cellMarkup({ cls, conf, agree, title }) {
+// No style attribute in the markup: the Content-Security-Policy refuses inline styles, so a
+// prefill's confidence is set through the CSSOM once the cells exist (see render()).
+function cellMarkup({ cls, agree, title }) {
   let attrs = cls ? ` class="${cls}"` : "";
-  if (conf !== null) attrs += ` style="--conf:${conf}"`;
   if (agree !== undefined) attrs += ` data-agree="${escapeHtml(agree)}"`;
   if (title) attrs += ` title="${escapeHtml(title)}"`;
   return `<td${attrs}></td>`;
@@ -64,11 +65,14 @@ export class GridView {
     // Each cell's state goes into the markup, so the browser styles the table once instead of
     // after 6,400 className writes at 80×80 (the first render was 70–120 ms that way).
     this.pinned = null;
+    const confident = [];
     rows.forEach((word, r) => {
       parts.push(`<tr><th scope="row" data-row="${r}" title="${rowName} word ${r + 1}: ${escapeHtml(word)}">${escapeHtml(word)}</th>`);
       for (let c = 0; c < cols.length; c++) {
         const [i, j] = this.toModel(r, c);
-        parts.push(cellMarkup(this.cellState(i * m + j)));
+        const state = this.cellState(i * m + j);
+        if (state.conf !== null) confident.push([i * m + j, state.conf]);
+        parts.push(cellMarkup(state));
       }
       parts.push("</tr>");
     });
@@ -83,6 +87,7 @@ export class GridView {
         this.cellEls[i * m + j] = tds[c];
       }
     }
+    for (const [k, conf] of confident) this.cellEls[k].style.setProperty("--conf", conf);
     this.colHeads = Array.from(this.table.tHead.rows[0].cells).slice(1);
     this.rowHeads = Array.from(trs, (tr) => tr.cells[0]);
     this.applyZoom();

@@ -34,17 +34,19 @@ async function change(user, body, box) {
 
 function row(user) {
   const box = $("list-error");
+  // Only a superuser changes a superuser or a staff account (the server refuses it too).
+  const locked = user.can_change ? "" : "only a superuser can change this account";
   const roleCells = ROLES.map((role) => {
-    const box2 = el("input", { type: "checkbox", checked: user.roles.includes(role), disabled: user.is_superuser, "aria-label": `${user.username} is ${role}`, title: user.is_superuser ? "a superuser holds every role" : "" });
+    const box2 = el("input", { type: "checkbox", checked: user.roles.includes(role), disabled: user.is_superuser || !user.can_change, "aria-label": `${user.username} is ${role}`, title: user.is_superuser ? "a superuser holds every role" : locked });
     box2.addEventListener("change", () => {
       const roles = ROLES.filter((r) => (r === role ? box2.checked : user.roles.includes(r)));
       change(user, { roles }, box);
     });
     return el("td", { class: "center" }, box2);
   });
-  const toggle = el("button", { class: "btn small", type: "button", text: user.is_active ? "Deactivate" : "Reactivate" });
+  const toggle = el("button", { class: "btn small", type: "button", text: user.is_active ? "Deactivate" : "Reactivate", disabled: !user.can_change, title: locked });
   toggle.addEventListener("click", () => change(user, { is_active: !user.is_active }, box));
-  const link = el("button", { class: "btn small", type: "button", text: user.has_password ? "Reset link" : "Invite link", disabled: !user.is_active });
+  const link = el("button", { class: "btn small", type: "button", text: user.has_password ? "Reset link" : "Invite link", disabled: !user.is_active || !user.can_change, title: locked });
   link.addEventListener("click", async () => {
     clearError(box);
     try {
@@ -59,7 +61,7 @@ function row(user) {
   return el(
     "tr",
     { "data-user": user.username, class: user.is_active ? "" : "inactive" },
-    el("td", {}, el("b", { text: user.username }), user.is_superuser ? el("span", { class: "badge", text: "superuser", title: "holds every role" }) : null, el("div", { class: "muted small", text: user.email || "" })),
+    el("td", {}, el("b", { text: user.username }), user.is_superuser ? el("span", { class: "badge", text: "superuser", title: "holds every role" }) : null, user.is_staff && !user.is_superuser ? el("span", { class: "badge", text: "staff", title: "can use the Django admin" }) : null, el("div", { class: "muted small", text: user.email || "" })),
     ...roleCells,
     el("td", { class: "num", text: integer(user.assigned) }),
     el("td", { class: "num", text: integer(user.submitted) }),
