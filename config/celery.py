@@ -1,12 +1,13 @@
 """The Celery application: ``celery -A config worker``."""
 
+import gc
 import os
 import time
 from pathlib import Path
 from typing import Any
 
 from celery import Celery, bootsteps
-from celery.signals import worker_init
+from celery.signals import worker_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -105,3 +106,16 @@ def _nice_autogroup(target: int, path: Path = AUTOGROUP) -> None:
 
 
 worker_init.connect(_yield_to_the_web)
+
+
+def _freeze_startup_objects(sender: Any = None, **kwargs: Any) -> None:
+    """Keep the objects of the ready worker's main process (the whole application, a couple of
+    hundred thousand objects) out of every later garbage collection: they live as long as the
+    process. Without this the interpreter's collections at exit took about ten seconds, which
+    made a warm shutdown overrun a supervisor's grace period; the collections while it runs get
+    cheaper too. Once per process (the worker is "ready" again after each reconnection)."""
+    if not gc.get_freeze_count():
+        gc.freeze()
+
+
+worker_ready.connect(_freeze_startup_objects)
