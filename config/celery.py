@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from celery import Celery, bootsteps
-from celery.signals import worker_init, worker_ready
+from celery.signals import worker_init, worker_ready, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -108,6 +108,20 @@ def _nice_autogroup(target: int, path: Path = AUTOGROUP) -> None:
 worker_init.connect(_yield_to_the_web)
 
 
+def _start_worker_heartbeat(sender: Any = None, **kwargs: Any) -> None:
+    """The worker is ready: it says so every ``WORKER_HEARTBEAT_SECONDS`` from now on."""
+    from annotate.services.workers import WorkerHeartbeatThread
+
+    WorkerHeartbeatThread.start_for(hostname=sender.hostname)
+
+
+def _stop_worker_heartbeat(sender: Any = None, **kwargs: Any) -> None:
+    """The worker stops cleanly: it is gone as of now, not once its heartbeat is stale."""
+    from annotate.services.workers import WorkerHeartbeatThread
+
+    WorkerHeartbeatThread.stop_for(hostname=sender.hostname)
+
+
 def _freeze_startup_objects(sender: Any = None, **kwargs: Any) -> None:
     """Keep the objects of the ready worker's main process (the whole application, a couple of
     hundred thousand objects) out of every later garbage collection: they live as long as the
@@ -119,3 +133,5 @@ def _freeze_startup_objects(sender: Any = None, **kwargs: Any) -> None:
 
 
 worker_ready.connect(_freeze_startup_objects)
+worker_ready.connect(_start_worker_heartbeat)
+worker_shutdown.connect(_stop_worker_heartbeat)

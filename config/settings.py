@@ -314,6 +314,18 @@ JOB_HEARTBEAT_TIMEOUT_SECONDS = env_int("JOB_HEARTBEAT_TIMEOUT_SECONDS", 120)
 # read (so a pool whose every worker died is still detected).
 JOB_REAP_INTERVAL_SECONDS = env_int("JOB_REAP_INTERVAL_SECONDS", 30)
 
+# Every worker writes a sign of life this often (seconds); one not heard from for
+# WORKER_ALIVE_SECONDS counts as gone, and the pages showing a queued job say that no worker is
+# running (a worker that stops cleanly is gone at once). The pages poll every 1-2 s, so they say
+# it within WORKER_ALIVE_SECONDS + 2 s of a worker being killed.
+WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 2)
+WORKER_ALIVE_SECONDS = env_int("WORKER_ALIVE_SECONDS", 8)
+if not 1 <= WORKER_HEARTBEAT_SECONDS < WORKER_ALIVE_SECONDS:
+    raise ImproperlyConfigured(
+        f"WORKER_HEARTBEAT_SECONDS={WORKER_HEARTBEAT_SECONDS} must be at least 1 and below "
+        f"WORKER_ALIVE_SECONDS={WORKER_ALIVE_SECONDS}"
+    )
+
 # Optional resources used by aligners and scorers (empty = feature reports it is unavailable).
 PPDB_PATH = env_str("PPDB_PATH", "")
 

@@ -113,8 +113,9 @@ JOB_STATES = """
 import json
 import django
 django.setup()
-from annotate.models import Job
+from annotate.models import Job, WorkerHeartbeat
 print("RESULT", json.dumps(list(Job.objects.values_list("status", "attempts"))))
+print("WORKERS", json.dumps(list(WorkerHeartbeat.objects.values_list("hostname", flat=True))))
 """
 
 
@@ -129,7 +130,8 @@ def _manage_python(script: str, env: dict[str, str]) -> subprocess.Popen[str]:
     )
 
 
-def _job_states(env: dict[str, str]) -> list[tuple[str, int]]:
+def _job_states(env: dict[str, str]) -> tuple[list[tuple[str, int]], list[str]]:
+    """The jobs' (status, attempts), and the workers with a heartbeat row."""
     done = subprocess.run(
         [sys.executable, "-c", JOB_STATES],
         cwd=ROOT,
@@ -139,7 +141,8 @@ def _job_states(env: dict[str, str]) -> list[tuple[str, int]]:
         timeout=60,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return [tuple(row) for row in json.loads(done.stdout.split("RESULT ", 1)[1])]
+    jobs, workers = done.stdout.split("RESULT ", 1)[1].split("WORKERS ")
+    return [tuple(row) for row in json.loads(jobs)], json.loads(workers)
 
 
 @pytest.mark.integration
@@ -151,8 +154,9 @@ def test_jobs_published_by_four_processes_at_once_each_run_once_on_a_worker(
     subprocess.run([*manage, "migrate", "--no-input", "-v", "0"], env=env, cwd=ROOT, check=True)
     log = (tmp_path / "worker.log").open("wb")
     celery = str(Path(sys.executable).with_name("celery"))
+    options = ["--concurrency", "2", "--loglevel", "INFO", "--hostname", "embedded@test"]
     worker = subprocess.Popen(
-        [celery, "-A", "config", "worker", "--concurrency", "2", "--loglevel", "INFO"],
+        [celery, "-A", "config", "worker", *options],
         cwd=ROOT,
         env=env,
         stdout=log,
@@ -168,12 +172,13 @@ def test_jobs_published_by_four_processes_at_once_each_run_once_on_a_worker(
             assert producer.returncode == 0, errors[-3000:]
         deadline = time.monotonic() + 180
         while True:
-            states = _job_states(env)
+            states, workers = _job_states(env)
             if all(status == "succeeded" for status, _ in states) or time.monotonic() > deadline:
                 break
             assert worker.poll() is None, (tmp_path / "worker.log").read_text()[-3000:]
             time.sleep(1)
         assert worker.poll() is None, "the worker is still running"
+        assert workers == ["embedded@test"], "it reports that it is alive"
     finally:
         worker.send_signal(signal.SIGTERM)  # a warm shutdown, as serve_demo does
         try:
@@ -183,3 +188,4 @@ def test_jobs_published_by_four_processes_at_once_each_run_once_on_a_worker(
             worker.wait()
         log.close()
     assert states == [("succeeded", 1)] * 60, (tmp_path / "worker.log").read_text()[-3000:]
+    assert _job_states(env)[1] == [], "a worker that stopped cleanly removed its heartbeat"
