@@ -397,3 +397,19 @@ class LoginAttempts(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key[:12]}…: {self.count} since {self.last_attempt_at:%Y-%m-%d %H:%M}"
+
+
+class WorkerHeartbeat(models.Model):
+    """A Celery worker's sign of life: written every few seconds by the worker's main process,
+    removed when it stops cleanly. A worker killed outright leaves its row to go stale."""
+
+    hostname = models.CharField(max_length=255, unique=True)
+    pid = models.PositiveIntegerField()
+    started_at = models.DateTimeField()
+    beat_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-beat_at"]
+
+    def __str__(self) -> str:
+        return f"{self.hostname} (pid {self.pid}, last seen {self.beat_at:%Y-%m-%d %H:%M:%S})"

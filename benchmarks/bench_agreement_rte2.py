@@ -3,9 +3,9 @@
 Target: the report for MSR RTE-2 dev (800 pairs, annotators A, B and C pairwise, J = 1,000)
 finishes within 60 s of being queued, on two worker processes. The corpus is imported and
 prefilled with the EM aligner first (the prefill chance model of Cohn et al. 2008, §3), on the
-embedded defaults (SQLite, the filesystem broker, file results) in a temporary directory. The
-peer is the same report computed in this one process (``manage.py agreement_report``'s path),
-timed in the same run; the two reports must be identical.
+embedded defaults (SQLite, and the broker and result store in SQLite files too) in a temporary
+directory. The peer is the same report computed in this one process (``manage.py
+agreement_report``'s path), timed in the same run; the two reports must be identical.
 
     python -m benchmarks.bench_agreement_rte2 [--samples 1000] [--workers 2]
 """
@@ -30,7 +30,7 @@ ANNOTATORS = ["A", "B", "C"]
 def _setup(var: Path) -> None:
     os.environ["VAR_DIR"] = str(var)
     os.environ["DATABASE_URL"] = f"sqlite:///{var}/bench.sqlite3"
-    os.environ["CELERY_BROKER_URL"] = f"filesystem://{var}/broker"
+    os.environ.pop("CELERY_BROKER_URL", None)  # the embedded broker and results under var/
     os.environ.pop("CELERY_RESULT_BACKEND", None)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django

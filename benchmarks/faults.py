@@ -21,15 +21,20 @@
    through gunicorn, retrying what failed as the workspace's save queue does, while the
    database restarts. Afterwards the stored alignment is the last acknowledged one, and the
    version counts each change once (nothing lost, nothing applied twice).
+6. **Many jobs at once**, 7. **worker killed under serve_demo**, 8. **no worker**: on the
+   embedded defaults, see :mod:`benchmarks.faults_embedded`.
 
-Scenarios 1–4 use their own SQLite database, broker and file result store in a temporary
-directory; scenario 5 a scratch PostgreSQL database. Exit status 1 if a check fails.
+Scenarios 1–4 use their own SQLite database, a Redis broker and a file result store in a
+temporary directory; scenario 5 a scratch PostgreSQL database; scenarios 6–8 the embedded
+defaults (SQLite, the SQLAlchemy broker and result store) in a child process. ``--only`` runs
+some scenarios and keeps the others' last rows. Exit status 1 if a check fails.
 
-    python -m benchmarks.faults [--postgres-restart]
+    python -m benchmarks.faults [--postgres-restart] [--only embedded_load,no_worker_notice]
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -39,22 +44,21 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from benchmarks.paths import ROOT
 from benchmarks.processes import (
-    BIN,
     celery_worker,
     drop_database,
     free_port,
+    gunicorn,
     recreate_database,
     stop,
     wait_for_port,
 )
-from benchmarks.results import Row, save
+from benchmarks.results import RESULTS, Row, save
 
 
 def _wait(predicate: Callable[[], bool], timeout: float, what: str) -> float:
@@ -247,38 +251,6 @@ def worker_killed(folder: Path, port: int) -> list[Row]:
     ]
 
 
-def _gunicorn(
-    port: int, folder: Path, env: dict[str, str] | None = None
-) -> subprocess.Popen[bytes]:
-    log = open(folder / "gunicorn.log", "ab")  # noqa: SIM115 - lives as long as the server
-    process = subprocess.Popen(
-        [
-            str(BIN / "gunicorn"),
-            "config.wsgi:application",
-            "--workers",
-            "2",
-            "--timeout",
-            "300",
-            "--bind",
-            f"127.0.0.1:{port}",
-        ],
-        cwd=ROOT,
-        env=env or os.environ.copy(),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    wait_for_port(port, "gunicorn")
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:  # answering, not only listening
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/login/", timeout=5):
-                return process
-        except OSError:
-            time.sleep(0.2)
-    raise SystemExit("gunicorn does not answer")
-
-
 def server_killed_mid_upload(folder: Path) -> list[Row]:
     import requests
     from rest_framework.authtoken.models import Token
@@ -309,14 +281,14 @@ def server_killed_mid_upload(folder: Path) -> list[Row]:
                 files={"files": ("upload.jsonl", handle)},
             )
 
-    server = _gunicorn(port, folder)
+    server = gunicorn(port, folder)
     outcome: dict[str, Any] = {}
     thread = threading.Thread(target=lambda: outcome.update(error=_try(upload)))
     thread.start()
     time.sleep(4.0)  # the upload is in and the import is writing
     stop(server, signal.SIGKILL)
     thread.join(timeout=60)
-    server = _gunicorn(port, folder)
+    server = gunicorn(port, folder)
     try:
         left = SentencePair.objects.filter(corpus__name="uploaded").count()
         print(
@@ -384,7 +356,7 @@ def malicious_uploads(folder: Path) -> list[Row]:
         for _ in range((limit >> 20) - 1):
             out.write(megabyte)
         out.write(b'"], "target_tokens": ["b"]}\n')
-    server = _gunicorn(port, folder)
+    server = gunicorn(port, folder)
     try:
         base = _peak_rss_mb(server)
         answers = {}
@@ -505,7 +477,7 @@ def postgres_saves() -> int:
     annotation_open(assignment=assignment, actor=user)
     token = Token.objects.create(user=user).key
     port = free_port()
-    server = _gunicorn(port, folder)
+    server = gunicorn(port, folder)
     url = f"http://127.0.0.1:{port}/api/assignments/{assignment.pk}/annotation/"
     headers = {"Authorization": f"Token {token}"}
     links: dict[tuple[int, int], str] = {}
@@ -577,25 +549,129 @@ def _corpus_big() -> Any:
     return _corpus(3000)
 
 
+#: Every scenario, in the order they run and report; the first of each row's text says which.
+SCENARIOS = {
+    "broker_down": "broker down:",
+    "worker_killed": "worker killed mid-job",
+    "server_killed": "server killed mid-upload",
+    "uploads": "oversized and one-line uploads",
+    "postgres_restart": "PostgreSQL restarted",
+    "embedded_load": "500 jobs started over HTTP",
+    "demo_worker_killed": "worker killed (SIGKILL) under serve_demo",
+    "no_worker_notice": "no worker (killed by SIGKILL)",
+}
+#: Scenarios of the embedded defaults, run by ``benchmarks.faults_embedded`` in a child process.
+EMBEDDED = ("embedded_load", "demo_worker_killed", "no_worker_notice")
+#: What a child process on the embedded defaults must not inherit from this one.
+SERVICES = ("DATABASE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL")
+
+
+def embedded(folder: Path, names: list[str]) -> list[Row]:
+    """Scenarios 6-8 in a child process on the embedded defaults under ``folder/embedded``."""
+    env = {k: v for k, v in os.environ.items() if k not in SERVICES}
+    env.pop("JOB_HEARTBEAT_TIMEOUT_SECONDS", None)
+    env.pop("JOB_REAP_INTERVAL_SECONDS", None)
+    env.update(
+        VAR_DIR=str(folder / "embedded" / "var"),
+        DJANGO_SETTINGS_MODULE="config.settings",
+        # Four clients start 500 jobs within a minute or two: far above the per-user rates.
+        API_RATE_JOBS="100000/hour",
+        API_RATE_USER="100000/min",
+        # The browser of scenario 8 runs an event loop in the thread that reads the database.
+        DJANGO_ALLOW_ASYNC_UNSAFE="true",
+    )
+    (folder / "embedded").mkdir(exist_ok=True)
+    child = subprocess.run(
+        [sys.executable, "-m", "benchmarks.faults_embedded", *names],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    lines = child.stdout.strip().splitlines()
+    print("\n".join(lines[:-1]), flush=True)
+    try:
+        return [Row(**row) for row in json.loads(lines[-1])]
+    except (IndexError, ValueError, TypeError):
+        raise SystemExit(f"the embedded scenarios failed:\n{child.stderr[-3000:]}") from None
+
+
+def _previous_rows(names: set[str]) -> tuple[list[tuple[str, Row]], dict[str, str]]:
+    """The rows of the scenarios ``names`` in the last results file, with their scenario, and
+    when each of those scenarios ran (a row carried over keeps the date it was measured)."""
+    path = RESULTS / "faults.json"
+    if not path.exists():
+        return [], {}
+    body = json.loads(path.read_text(encoding="utf-8"))
+    dates = body["details"].get("carried_over") or {}
+    kept, when = [], {}
+    for row in body["rows"]:
+        for name in names:
+            if row["what"].startswith(SCENARIOS[name]):
+                kept.append((name, Row(**row)))
+                when[name] = dates.get(name, body["date"])
+    return kept, when
+
+
 def main() -> int:
     if "--postgres-saves" in sys.argv:  # the child of scenario 5, on the scratch database
         return postgres_saves()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--postgres-restart",
+        action="store_true",
+        help="also scenario 5, which restarts the machine's PostgreSQL cluster",
+    )
+    parser.add_argument(
+        "--only",
+        metavar="NAMES",
+        help="run only these comma-separated scenarios (the others keep their last rows in the "
+        f"results file): {', '.join(SCENARIOS)}",
+    )
+    args = parser.parse_args()
+    chosen = set(SCENARIOS) if not args.only else set(args.only.split(","))
+    if unknown := chosen - set(SCENARIOS):
+        parser.error(f"unknown scenarios: {', '.join(sorted(unknown))}")
+    if not args.postgres_restart:
+        chosen.discard("postgres_restart")
+    ran: list[tuple[str, Row]] = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        port = free_port()
-        _setup(folder, port)
-        rows = broker_down(folder, port) + worker_killed(folder, port)
-        rows += server_killed_mid_upload(folder)
-        rows += malicious_uploads(folder)
-        if "--postgres-restart" in sys.argv:
-            rows += postgres_restart(folder)
+        if chosen & {"broker_down", "worker_killed", "server_killed", "uploads"}:
+            port = free_port()
+            _setup(folder, port)
+            steps: dict[str, Callable[[], list[Row]]] = {
+                "broker_down": lambda: broker_down(folder, port),
+                "worker_killed": lambda: worker_killed(folder, port),
+                "server_killed": lambda: server_killed_mid_upload(folder),
+                "uploads": lambda: malicious_uploads(folder),
+            }
+            for name, step in steps.items():
+                if name in chosen:
+                    ran += [(name, row) for row in step()]
+        if "postgres_restart" in chosen:
+            ran += [("postgres_restart", row) for row in postgres_restart(folder)]
+        if names := [name for name in EMBEDDED if name in chosen]:
+            rows = embedded(folder, names)
+            ran += [(_scenario_of(row), row) for row in rows]
         logs = {
-            path.name: path.read_text(errors="replace")[-2000:] for path in folder.glob("*.log")
+            path.name: path.read_text(errors="replace")[-2000:] for path in folder.rglob("*.log")
         }
-    save("faults", rows, worker_logs=logs)
+    carried, dates = _previous_rows(set(SCENARIOS) - chosen)
+    order = list(SCENARIOS)
+    results = sorted(ran + carried, key=lambda item: order.index(item[0]))
+    rows = [row for _, row in results]
+    # The scenarios not run this time (scenario 5 without --postgres-restart, the others
+    # without --only naming them) keep their last rows, with the date they ran.
+    save("faults", rows, worker_logs=logs, carried_over=dates)
     failed = [row.what for row in rows if not row.met]
     print(json.dumps({"failed": failed}, ensure_ascii=False))
     return 1 if failed else 0
+
+
+def _scenario_of(row: Row) -> str:
+    return next(name for name, start in SCENARIOS.items() if row.what.startswith(start))
 
 
 if __name__ == "__main__":

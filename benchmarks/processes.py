@@ -1,4 +1,5 @@
-"""The processes benchmarks and fault tests start: Celery workers, ports, scratch databases."""
+"""The processes benchmarks and fault tests start: Celery workers, gunicorn, ports, scratch
+databases."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from benchmarks.paths import ROOT
@@ -39,16 +41,17 @@ def celery_worker(
     env: dict[str, str] | None = None,
     beat_schedule: Path | None = None,
     loglevel: str = "WARNING",
+    concurrency: int = 1,
 ) -> subprocess.Popen[bytes]:
-    """``celery -A config worker`` with one process, in a session of its own (so that
-    :func:`stop` reaches its children), logging to ``log``."""
+    """``celery -A config worker`` with ``concurrency`` pool processes, in a session of its own
+    (so that :func:`stop` reaches its children), logging to ``log``."""
     command = [
         str(BIN / "celery"),
         "-A",
         "config",
         "worker",
         "--concurrency",
-        "1",
+        str(concurrency),
         "--loglevel",
         loglevel,
         "--hostname",
@@ -65,6 +68,40 @@ def celery_worker(
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+
+
+def gunicorn(
+    port: int, folder: Path, env: dict[str, str] | None = None, workers: int = 2
+) -> subprocess.Popen[bytes]:
+    """gunicorn serving the project on ``port`` with ``workers`` processes, logging to
+    ``folder/gunicorn.log``; returned once it answers a page."""
+    log = open(folder / "gunicorn.log", "ab")  # noqa: SIM115 - lives as long as the server
+    process = subprocess.Popen(
+        [
+            str(BIN / "gunicorn"),
+            "config.wsgi:application",
+            "--workers",
+            str(workers),
+            "--timeout",
+            "300",
+            "--bind",
+            f"127.0.0.1:{port}",
+        ],
+        cwd=ROOT,
+        env=env or os.environ.copy(),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    wait_for_port(port, "gunicorn")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # answering, not only listening
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/login/", timeout=5):
+                return process
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit("gunicorn does not answer")
 
 
 def stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:

@@ -1,8 +1,9 @@
 """Django settings, read from the environment only.
 
-With no environment at all the project runs on its embedded defaults: SQLite and a kombu
-``filesystem://`` broker, both under ``var/``. Teams set ``DATABASE_URL`` (PostgreSQL) and
-``CELERY_BROKER_URL`` (Redis or RabbitMQ); see README.md.
+With no environment at all the project runs on its embedded defaults: SQLite for the data, and
+a Celery broker and result store in SQLite files too (through SQLAlchemy), all under ``var/``.
+Teams set ``DATABASE_URL`` (PostgreSQL) and ``CELERY_BROKER_URL`` (Redis or RabbitMQ); see
+README.md.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import django_stubs_ext
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_str
+from config.env import env_bool, env_float, env_int, env_list, env_str
 
 django_stubs_ext.monkeypatch()
 
@@ -307,34 +308,46 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Celery -------------------------------------------------------------------------------------
-_broker_dir = VAR_DIR / "broker"
-# kombu warns "No hostname was supplied" on every connection to a bare filesystem:// URL.
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://localhost//")
-if CELERY_BROKER_URL.startswith("filesystem://"):
-    for sub in ("out", "processed", "control"):
-        (_broker_dir / sub).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        # kombu's default control folder is ./control, relative to whatever directory the
-        # process started in; keep every broker file under var/.
-        "control_folder": str(_broker_dir / "control"),
-        "data_folder_in": str(_broker_dir / "out"),
-        "data_folder_out": str(_broker_dir / "out"),
-        "processed_folder": str(_broker_dir / "processed"),
-        "store_processed": False,
-        # A worker looks for new messages this often (kombu's default is 1 s): a chunked job
-        # hands each worker its next chunk as soon as it is free, not up to a second later.
-        # Listing the folder ten times a second costs a worker well under 1 % of a core.
-        "polling_interval": 0.1,
-    }
+# The embedded broker: kombu's SQLAlchemy transport on a SQLite file, one row per message, safe
+# with any number of web processes publishing and worker processes consuming at once.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", f"sqla+sqlite:///{VAR_DIR / 'broker.sqlite3'}")
+# How often a worker looks for new messages on the embedded broker, which it polls (seconds):
+# while it has work and for BROKER_BUSY_SECONDS after, so that a chunked job hands each worker
+# its next chunk as soon as it is free; and while idle, so that polling costs an idle worker well
+# under 1 % of a core while a new job still starts within a second. The worker sets them on its
+# connection (config/celery.py): kombu's SQLAlchemy transport hands every transport option to
+# SQLAlchemy's create_engine, which refuses a polling_interval.
+BROKER_POLLING_INTERVAL = env_float("BROKER_POLLING_INTERVAL", 0.1)
+BROKER_IDLE_POLLING_INTERVAL = env_float("BROKER_IDLE_POLLING_INTERVAL", 1.0)
+BROKER_BUSY_SECONDS = env_float("BROKER_BUSY_SECONDS", 10.0)
+for _name in ("BROKER_POLLING_INTERVAL", "BROKER_IDLE_POLLING_INTERVAL"):
+    if not 0.01 <= globals()[_name] <= 10:
+        raise ImproperlyConfigured(
+            f"{_name}={globals()[_name]} must be between 0.01 and 10 seconds"
+        )
+if CELERY_BROKER_URL.startswith("sqla+sqlite:///"):
+    from config.embedded import engine_options
+
+    _broker_file = Path(CELERY_BROKER_URL.removeprefix("sqla+sqlite:///"))
+    _broker_file.parent.mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = engine_options(_broker_file)
 # Job results live in Job rows. Celery still needs a result backend shared by all workers for
-# chords (the chunked Monte Carlo jobs): the broker's Redis when there is one, else files under
-# var/ (fine for one machine; a team on RabbitMQ sets CELERY_RESULT_BACKEND=redis://...).
-_default_backend = f"file://{VAR_DIR / 'results'}"
+# chords (the chunked Monte Carlo jobs): the broker's Redis when there is one, else a SQLite
+# file under var/ through SQLAlchemy (one machine; a team on RabbitMQ with workers on several
+# machines sets CELERY_RESULT_BACKEND=redis://... or db+postgresql://...).
+_default_backend = f"db+sqlite:///{VAR_DIR / 'results.sqlite3'}"
 if CELERY_BROKER_URL.startswith("redis://"):
     _default_backend = CELERY_BROKER_URL
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", _default_backend)
-if CELERY_RESULT_BACKEND.startswith("file://"):
-    Path(CELERY_RESULT_BACKEND.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+if CELERY_RESULT_BACKEND.startswith("db+sqlite:///"):
+    from config.embedded import engine_options
+
+    _results_file = Path(CELERY_RESULT_BACKEND.removeprefix("db+sqlite:///"))
+    _results_file.parent.mkdir(parents=True, exist_ok=True)
+    CELERY_DATABASE_ENGINE_OPTIONS = engine_options(_results_file)
+if CELERY_RESULT_BACKEND.startswith(("db+", "file://")):
+    if CELERY_RESULT_BACKEND.startswith("file://"):
+        Path(CELERY_RESULT_BACKEND.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
     # Without native chord support Celery polls for a chord's end (every 1 s by default).
     CELERY_RESULT_CHORD_RETRY_INTERVAL = 0.25
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
@@ -370,6 +383,20 @@ JOB_HEARTBEAT_TIMEOUT_SECONDS = env_int("JOB_HEARTBEAT_TIMEOUT_SECONDS", 120)
 # How often such jobs are looked for: by Celery beat, and by the web process when the jobs are
 # read (so a pool whose every worker died is still detected).
 JOB_REAP_INTERVAL_SECONDS = env_int("JOB_REAP_INTERVAL_SECONDS", 30)
+
+# Every worker writes a sign of life this often (seconds); one not heard from for
+# WORKER_ALIVE_SECONDS counts as gone, and the pages showing a queued job say that no worker is
+# running (a worker that stops cleanly is gone at once). The pages poll every 1-2 s, so they say
+# it within WORKER_ALIVE_SECONDS + 2 s of a worker being killed: 9 s, under the 10 s promised.
+# A worker's beat may come up to WORKER_ALIVE_SECONDS - WORKER_HEARTBEAT_SECONDS late (a busy
+# database) before it counts as gone.
+WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 2)
+WORKER_ALIVE_SECONDS = env_int("WORKER_ALIVE_SECONDS", 7)
+if not 1 <= WORKER_HEARTBEAT_SECONDS < WORKER_ALIVE_SECONDS:
+    raise ImproperlyConfigured(
+        f"WORKER_HEARTBEAT_SECONDS={WORKER_HEARTBEAT_SECONDS} must be at least 1 and below "
+        f"WORKER_ALIVE_SECONDS={WORKER_ALIVE_SECONDS}"
+    )
 
 # Optional resources used by aligners and scorers (empty = feature reports it is unavailable).
 PPDB_PATH = env_str("PPDB_PATH", "")

@@ -12,6 +12,7 @@ from annotate.exceptions import NotFound
 from annotate.selectors import corpora as corpora_reads
 from annotate.selectors import workspace as workspace_reads
 from annotate.selectors.scorers import scorer_models
+from annotate.selectors.workers import waiting_job_notice
 from annotate.services import guidelines
 from scoring.scorers.papers import PAPER_FIGURES
 
@@ -25,7 +26,11 @@ def _is_adjudicator(request: HttpRequest) -> bool:
 @login_required
 @ensure_csrf_cookie
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "frontend/home.html")
+    # Admins see the recent jobs here, with the notice when queued ones wait for no worker.
+    notice = (
+        waiting_job_notice(user=request.user) if roles.has_role(request.user, roles.ADMIN) else ""
+    )
+    return render(request, "frontend/home.html", {"worker_notice": notice})
 
 
 @login_required

@@ -19,17 +19,23 @@ from annotate.apis.common import MAX_ID, name_nested_serializers
 from annotate.exceptions import Conflict, DomainError, NotFound
 from annotate.models import Job
 from annotate.selectors import jobs as jobs_reads
+from annotate.selectors import workers as workers_reads
 from annotate.services import exports
 from annotate.services.jobs import job_cancel, jobs_reap_if_due
 from scoring.alignment.reports import report_to_csv
 
 
 class JobOutputSerializer(serializers.ModelSerializer[Job]):
+    """A job. ``worker_notice`` is set on a queued job while no worker is alive to run it (it
+    says how to start one), and null otherwise. The views pass whether a worker is alive as
+    ``workers_alive`` in the context, so a list asks the database once."""
+
     corpus = serializers.CharField(source="corpus.name", default=None)
     corpus_id = serializers.IntegerField(default=None)
     owner = serializers.CharField(source="owner.username", default=None)
     duration_seconds = serializers.SerializerMethodField()
     has_result = serializers.SerializerMethodField()
+    worker_notice = serializers.SerializerMethodField()
 
     def get_duration_seconds(self, job: Job) -> float | None:
         if job.started_at is None:
@@ -41,6 +47,14 @@ class JobOutputSerializer(serializers.ModelSerializer[Job]):
         # Annotated by the job selectors, which leave the result itself out of lists.
         has_result = getattr(job, "has_result", None)
         return job.result is not None if has_result is None else bool(has_result)
+
+    def get_worker_notice(self, job: Job) -> str | None:
+        if job.status != Job.Status.PENDING:
+            return None
+        alive = self.context.get("workers_alive")
+        if alive is None:
+            alive = workers_reads.any_worker_alive()
+        return None if alive else workers_reads.NO_WORKER_NOTICE
 
     class Meta:
         model = Job
@@ -62,6 +76,7 @@ class JobOutputSerializer(serializers.ModelSerializer[Job]):
             "corpus_id",
             "duration_seconds",
             "has_result",
+            "worker_notice",
         )
 
 
@@ -77,7 +92,8 @@ def job_started(job: Job) -> Response:
 
 
 class JobListApi(APIView):
-    """The newest jobs the user may see (admins: all), optionally of one kind, status or corpus."""
+    """The newest jobs the user may see (admins: all), optionally of one kind, status or corpus.
+    While no worker is alive, each queued job's ``worker_notice`` says so and how to start one."""
 
     LIMIT = 100
 
@@ -100,7 +116,8 @@ class JobListApi(APIView):
             jobs = jobs.filter(status=data.validated_data["status"])
         if "corpus" in data.validated_data:
             jobs = jobs.filter(corpus_id=data.validated_data["corpus"])
-        return Response(JobOutputSerializer(jobs[: self.LIMIT], many=True).data)
+        context = {"workers_alive": workers_reads.any_worker_alive()}
+        return Response(JobOutputSerializer(jobs[: self.LIMIT], many=True, context=context).data)
 
 
 class JobDetailApi(APIView):

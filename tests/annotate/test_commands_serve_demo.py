@@ -1,21 +1,30 @@
 """``manage.py serve_demo``: the web server and a worker on the embedded defaults, stopped
-together and cleanly."""
+together and cleanly; a worker that dies is restarted while the server keeps serving."""
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
 
-from annotate.management.commands.serve_demo import GRACE_SECONDS
+import pytest
+
+from annotate.management.commands.serve_demo import (
+    GRACE_SECONDS,
+    Backoff,
+    WorkerSupervisor,
+    exit_reason,
+)
 from tests.paths import ROOT
 
-# The embedded defaults: SQLite and the filesystem broker under VAR_DIR.
+# The embedded defaults: SQLite, and the broker and result store in SQLite files, under VAR_DIR.
 SERVICE_VARIABLES = ("DATABASE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL")
 
 
@@ -88,3 +97,193 @@ def test_sigterm_stops_the_server_and_lets_the_worker_shut_down_warm(tmp_path: P
     # The pool's processes were stopped by the worker, not signalled from outside mid-task.
     assert "exited with 'signal" not in output
     assert _processes_mentioning(str(tmp_path)) == []
+
+
+def _serve_demo(tmp_path: Path) -> tuple[subprocess.Popen[bytes], int, Path, dict[str, str]]:
+    """``serve_demo`` on the embedded defaults under ``tmp_path``, once it answers and its
+    worker is ready: (process, port, log, environment)."""
+    env = {k: v for k, v in os.environ.items() if k not in SERVICE_VARIABLES}
+    env.update(VAR_DIR=str(tmp_path / "var"), DJANGO_SETTINGS_MODULE="config.settings")
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run([*manage, "migrate", "--no-input", "-v", "0"], env=env, cwd=ROOT, check=True)
+    port = _free_port()
+    log = tmp_path / "serve_demo.log"
+    with log.open("wb") as out:
+        demo = subprocess.Popen(
+            [*manage, "serve_demo", "--port", str(port)],
+            env=env,
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    _wait_until(lambda: _answers(port), "the server answered")
+    _wait_until(lambda: log.read_text(errors="replace").count(" ready.") == 1, "worker ready")
+    return demo, port, log, env
+
+
+def _answers(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/login/", timeout=2) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+def _worker_pid(demo: subprocess.Popen[bytes]) -> int:
+    """The worker's main process: the child of serve_demo that runs celery."""
+    children = Path(f"/proc/{demo.pid}/task/{demo.pid}/children").read_text().split()
+    for pid in map(int, children):
+        if b"celery" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            return pid
+    raise AssertionError("serve_demo has no worker")
+
+
+QUEUE_A_JOB = """
+import django
+django.setup()
+from django.db import transaction
+from annotate.models import Corpus
+from annotate.services.corpora import corpus_import_records
+from annotate.services.jobs import job_create
+from scoring.corpus import PairRecord
+
+records = [PairRecord(id="a", source_tokens=["a", "cat"], target_tokens=["the", "cat"])]
+corpus_import_records(corpus_name="after-restart", records=records)
+with transaction.atomic():
+    job = job_create(kind="corpus_stats", corpus=Corpus.objects.get(name="after-restart"))
+print("JOB", job.pk)
+"""
+
+JOB_STATUS = """
+import django
+django.setup()
+from annotate.models import Job
+print("STATUS", Job.objects.get(pk={job_id}).status)
+"""
+
+
+def _python(script: str, env: dict[str, str], marker: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.split(marker, 1)[1].strip()
+
+
+@pytest.mark.slow
+def test_a_killed_worker_is_restarted_while_the_server_keeps_answering(tmp_path: Path) -> None:
+    demo, port, log, env = _serve_demo(tmp_path)
+    try:
+        answers: list[bool] = []
+        stop_asking = threading.Event()
+
+        def ask() -> None:
+            while not stop_asking.is_set():
+                answers.append(_answers(port))
+                time.sleep(0.2)
+
+        asker = threading.Thread(target=ask)
+        asker.start()
+        killed = _worker_pid(demo)
+        os.kill(killed, signal.SIGKILL)
+        _wait_until(
+            lambda: log.read_text(errors="replace").count(" ready.") == 2, "a new worker ready"
+        )
+        stop_asking.set()
+        asker.join()
+        assert answers and all(answers), "the web server answered all along"
+        assert _worker_pid(demo) != killed
+        output = log.read_text(errors="replace")
+        assert f"the worker (pid {killed}) killed by signal 9 (SIGKILL)" in output
+        assert "restarting the worker in 1 s" in output
+
+        # The new worker takes jobs from the embedded broker.
+        job_id = _python(QUEUE_A_JOB, env, "JOB ")
+        status = JOB_STATUS.format(job_id=job_id)
+        _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the job ran")
+
+        demo.send_signal(signal.SIGTERM)
+        assert demo.wait(timeout=GRACE_SECONDS + 15) == 0
+    finally:
+        if demo.poll() is None:
+            os.killpg(demo.pid, signal.SIGKILL)
+    assert "stopped server and worker" in log.read_text(errors="replace")
+    assert _processes_mentioning(str(tmp_path)) == []
+
+
+@pytest.mark.slow
+def test_serve_demo_stops_its_worker_and_exits_when_the_web_server_dies(tmp_path: Path) -> None:
+    demo, _, log, _ = _serve_demo(tmp_path)
+    try:
+        children = Path(f"/proc/{demo.pid}/task/{demo.pid}/children").read_text().split()
+        server = next(
+            int(pid)
+            for pid in children
+            if b"runserver" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        )
+        os.killpg(server, signal.SIGKILL)
+        assert demo.wait(timeout=GRACE_SECONDS + 15) == 1
+    finally:
+        if demo.poll() is None:
+            os.killpg(demo.pid, signal.SIGKILL)
+    output = log.read_text(errors="replace")
+    assert "the web server killed by signal 9 (SIGKILL); stopped the worker too" in output
+    assert "Warm shutdown" in output
+    assert _processes_mentioning(str(tmp_path)) == []
+
+
+def test_an_exit_is_told_by_its_signal_or_its_status() -> None:
+    assert exit_reason(-signal.SIGKILL) == "killed by signal 9 (SIGKILL)"
+    assert exit_reason(-signal.SIGSEGV) == "killed by signal 11 (SIGSEGV)"
+    assert exit_reason(1) == "exited with status 1"
+    assert exit_reason(0) == "exited with status 0"
+
+
+def test_the_wait_doubles_while_the_worker_dies_young_and_resets_after_a_healthy_run() -> None:
+    backoff = Backoff(first=1, longest=8, healthy=60)
+    assert [backoff.after(ran) for ran in (2, 2, 2, 2, 2)] == [1, 2, 4, 8, 8]
+    assert backoff.after(61) == 1, "a worker that ran a minute was healthy"
+    assert backoff.after(2) == 2
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _dying_worker() -> subprocess.Popen[bytes]:
+    """A process that dies at once, as a worker killed by the kernel would."""
+    return subprocess.Popen(
+        [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"],
+        start_new_session=True,
+    )
+
+
+def test_a_dead_worker_is_logged_forgotten_and_restarted_after_its_wait() -> None:
+    clock, log, dead = _Clock(), io.StringIO(), []
+    supervisor = WorkerSupervisor(
+        _dying_worker, log, backoff=Backoff(first=1), on_death=dead.append, clock=clock
+    )
+    supervisor.start()
+    first = supervisor.process
+    assert first is not None
+    first.wait()
+    clock.now += 5
+    supervisor.check()
+    assert dead == [first.pid]
+    assert f"the worker (pid {first.pid}) killed by signal 9 (SIGKILL) after 5 s" in log.getvalue()
+    assert "restarting the worker in 1 s" in log.getvalue()
+    supervisor.check()
+    assert supervisor.process is first, "not before its wait is over"
+    clock.now += 1
+    supervisor.check()
+    assert supervisor.process is not first and supervisor.restarts == 1
+    assert supervisor.process is not None
+    supervisor.process.wait()
+    clock.now += 1
+    supervisor.check()
+    assert "restarting the worker in 2 s" in log.getvalue(), "it died young again"

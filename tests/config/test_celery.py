@@ -1,4 +1,5 @@
-"""The Celery application: workers yield the CPU to the web processes."""
+"""The Celery application: workers yield the CPU to the web processes and poll the embedded
+broker often while they have work, seldom while idle."""
 
 from __future__ import annotations
 
@@ -6,10 +7,15 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
+from celery.worker import state as worker_state
+from django.conf import settings
+from kombu import Connection
 
-from config.celery import _nice_autogroup
+from config.celery import BrokerPolling, _nice_autogroup
 from tests.paths import ROOT
 
 SCRIPT = """
@@ -99,3 +105,55 @@ def test_the_session_nice_is_raised_never_lowered(
 
 def test_a_kernel_without_autogroups_is_no_error(tmp_path: Path) -> None:
     _nice_autogroup(10, tmp_path / "missing")
+
+
+class _Timer:
+    """The worker's timer, recording what is scheduled on it."""
+
+    def __init__(self) -> None:
+        self.scheduled: list[tuple[float, Any]] = []
+
+    def call_repeatedly(self, seconds: float, fun: Any, args: tuple[Any, ...]) -> Any:
+        self.scheduled.append((seconds, fun))
+        return SimpleNamespace(cancel=lambda: self.scheduled.clear())
+
+
+class _Request:
+    """Stands for a task the worker holds (its state keeps weak references)."""
+
+
+def test_a_worker_on_the_embedded_broker_polls_fast_while_busy_and_slowly_when_idle(
+    tmp_path: Path,
+) -> None:
+    connection = Connection(f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}")
+    consumer = SimpleNamespace(connection=connection, timer=_Timer())
+    step = BrokerPolling(consumer)
+    step.start(consumer)
+    transport = connection.transport
+    # Just started: work may be waiting.
+    assert transport.polling_interval == settings.BROKER_POLLING_INTERVAL == 0.1
+    assert [seconds for seconds, _ in consumer.timer.scheduled] == [BrokerPolling.CHECK_SECONDS]
+
+    step._busy_at -= settings.BROKER_BUSY_SECONDS + 1  # nothing to do for a while
+    step.adjust(transport)
+    assert transport.polling_interval == settings.BROKER_IDLE_POLLING_INTERVAL == 1.0
+
+    request = _Request()
+    worker_state.reserved_requests.add(request)
+    try:
+        step.adjust(transport)
+    finally:
+        worker_state.reserved_requests.discard(request)
+    assert transport.polling_interval == 0.1
+
+    step.stop(consumer)
+    assert consumer.timer.scheduled == []
+
+
+def test_a_worker_on_a_pushing_broker_is_left_alone() -> None:
+    connection = Connection("redis://127.0.0.1:6379/0")
+    consumer = SimpleNamespace(connection=connection, timer=_Timer())
+    before = connection.transport.polling_interval
+    BrokerPolling(consumer).start(consumer)
+    assert connection.transport.polling_interval == before
+    assert consumer.timer.scheduled == []

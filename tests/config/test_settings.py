@@ -118,16 +118,39 @@ def test_the_embedded_database_reads_through_a_memory_map_with_a_larger_page_cac
     }
 
 
-def test_the_embedded_broker_hands_out_work_within_a_tenth_of_a_second(tmp_path: Path) -> None:
-    # kombu's filesystem transport polls its folder (1 s apart by default) and Celery polls for
-    # the end of a chord on a file result backend (also 1 s): a chunked job waits for both.
+def test_the_embedded_broker_and_result_store_are_sqlite_files_under_var(tmp_path: Path) -> None:
+    # Transactional stores (kombu's SQLAlchemy transport, Celery's database backend), safe with
+    # several processes writing at once; files under var/ need no server.
     script = (
         "from config.celery import app\n"
-        "print('poll', app.conf.broker_transport_options['polling_interval'])\n"
+        "print('broker', app.conf.broker_url)\n"
+        "print('results', app.conf.result_backend)\n"
         "print('chord', app.conf.result_chord_retry_interval)\n"
     )
     figures = _embedded_shell(script, tmp_path)
-    assert (figures.get("poll"), figures.get("chord")) == ("0.1", "0.25")
+    assert {name: figures.get(name) for name in ("broker", "results", "chord")} == {
+        "broker": f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}",
+        "results": f"db+sqlite:///{tmp_path / 'results.sqlite3'}",
+        # Celery polls for a chord's end on a database backend (1 s apart by default).
+        "chord": "0.25",
+    }
+
+
+def test_the_embedded_stores_are_in_wal_mode_and_wait_for_a_lock(tmp_path: Path) -> None:
+    script = (
+        "from django.conf import settings\n"
+        "for name, options in (('broker', settings.CELERY_BROKER_TRANSPORT_OPTIONS),\n"
+        "                      ('results', settings.CELERY_DATABASE_ENGINE_OPTIONS)):\n"
+        "    connection = options['creator']()\n"
+        "    mode = connection.execute('PRAGMA journal_mode').fetchone()[0]\n"
+        "    wait = connection.execute('PRAGMA busy_timeout').fetchone()[0]\n"
+        "    print(name, mode, wait, options['poolclass'].__name__)\n"
+    )
+    figures = _embedded_shell(script, tmp_path)
+    assert {name: figures.get(name) for name in ("broker", "results")} == {
+        "broker": "wal 20000 NullPool",
+        "results": "wal 20000 NullPool",
+    }
 
 
 @pytest.mark.parametrize(

@@ -30,16 +30,31 @@ def _database_url() -> str:
     return f"postgres://{user}{password}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
 
 
+#: Stands for the embedded defaults' broker, a SQLite file under the worker's VAR_DIR.
+EMBEDDED = "embedded"
+
+
 def broker_urls() -> list[str]:
+    """The brokers to test on: ``CELERY_BROKER_URL`` first, RabbitMQ at ``AMQP_URL``, and the
+    embedded broker (:data:`EMBEDDED`)."""
     urls = [os.environ.get("CELERY_BROKER_URL", "")]
     if os.environ.get("AMQP_URL"):
         urls.append(os.environ["AMQP_URL"])
-    return [u for u in urls if u and not u.startswith(("filesystem://", "memory://"))]
+    return [u for u in urls if u and not u.startswith(("sqla+", "memory://"))] + [EMBEDDED]
+
+
+def embedded_broker_url(tmp_path: Path) -> str:
+    """The URL of the broker that a worker started by ``start_worker(EMBEDDED)`` consumes (its
+    folder made, should this process publish before the worker has started)."""
+    (tmp_path / "var").mkdir(exist_ok=True)
+    return f"sqla+sqlite:///{tmp_path / 'var' / 'broker.sqlite3'}"
 
 
 @pytest.fixture
 def start_worker(tmp_path: Path) -> Iterator:
-    """Start ``celery -A config worker --beat`` on a broker; stopped at the end of the test."""
+    """Start ``celery -A config worker --beat`` on a broker; stopped at the end of the test.
+    Its result backend is the default for that broker (Redis: the broker; else a SQLite file
+    under the test's VAR_DIR)."""
     processes: list[subprocess.Popen[bytes]] = []
 
     def start(broker_url: str, **extra_env: str) -> subprocess.Popen[bytes]:
@@ -47,10 +62,12 @@ def start_worker(tmp_path: Path) -> Iterator:
             **os.environ,
             "DATABASE_URL": _database_url(),
             "CELERY_BROKER_URL": broker_url,
-            "CELERY_RESULT_BACKEND": f"file://{tmp_path / 'results'}",
             "VAR_DIR": str(tmp_path / "var"),
             **extra_env,
         }
+        env.pop("CELERY_RESULT_BACKEND", None)
+        if broker_url == EMBEDDED:
+            env.pop("CELERY_BROKER_URL")
         log = open(tmp_path / f"worker-{len(processes)}.log", "wb")  # noqa: SIM115
         process = subprocess.Popen(
             [

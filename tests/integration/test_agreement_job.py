@@ -7,21 +7,31 @@ import pytest
 from annotate.models import Corpus, Job
 from annotate.services.agreement import agreement_compute, agreement_job_create, agreement_params
 from annotate.services.corpora import corpus_import_records
+from annotate.tasks import run_job
+from config.celery import app as celery_app
 from tests.annotate.agreement_data import agreement_records
-from tests.integration.conftest import broker_urls, wait_until
+from tests.integration.conftest import EMBEDDED, broker_urls, embedded_broker_url, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
-def test_two_workers_split_the_monte_carlo_and_agree_with_one_process(start_worker) -> None:
+# The suite's broker (its chord results in Redis), and the embedded defaults: the SQLAlchemy
+# transport and Celery's database result backend, both SQLite files.
+@pytest.mark.parametrize("broker", [broker_urls()[0], EMBEDDED])
+def test_two_workers_split_the_monte_carlo_and_agree_with_one_process(
+    start_worker, broker, tmp_path, django_capture_on_commit_callbacks
+) -> None:
     corpus_import_records(corpus_name="agr", records=agreement_records(pairs=40))
     corpus = Corpus.objects.get(name="agr")
-    broker = broker_urls()[0]
     first = start_worker(broker)
     start_worker(broker)
-    job = agreement_job_create(
-        corpus=corpus, annotators=["ann1", "ann2"], samples=200, seed=5, chunk_pairs=7
-    )
+    with django_capture_on_commit_callbacks(execute=broker != EMBEDDED):
+        job = agreement_job_create(
+            corpus=corpus, annotators=["ann1", "ann2"], samples=200, seed=5, chunk_pairs=7
+        )
+    if broker == EMBEDDED:  # this process publishes to the suite's broker: send it there
+        with celery_app.connection_for_write(embedded_broker_url(tmp_path)) as connection:
+            run_job.apply_async((job.pk,), connection=connection)
 
     def finished() -> bool:
         job.refresh_from_db()

@@ -15,13 +15,15 @@ from annotate.services.jobs import job_claim, job_create
 from annotate.tasks import run_job
 from config.celery import app as celery_app
 from tests.annotate.records import make_record
-from tests.integration.conftest import broker_urls, wait_until
+from tests.integration.conftest import EMBEDDED, broker_urls, embedded_broker_url, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.mark.parametrize("broker_url", broker_urls())
-def test_a_worker_process_runs_a_job_and_its_result_is_stored(start_worker, broker_url) -> None:
+def test_a_worker_process_runs_a_job_and_its_result_is_stored(
+    start_worker, broker_url, tmp_path
+) -> None:
     corpus_import_records(
         corpus_name="itest",
         records=[make_record(f"p{i}", annotations={"a": "1-1", "b": "1-1"}) for i in range(25)],
@@ -32,7 +34,8 @@ def test_a_worker_process_runs_a_job_and_its_result_is_stored(start_worker, brok
         job = job_create(kind="corpus_stats", corpus=corpus)
     else:  # this process' producer is configured for the first broker: publish explicitly
         job = Job.objects.create(kind="corpus_stats", corpus=corpus)
-        with celery_app.connection_for_write(broker_url) as connection:
+        url = embedded_broker_url(tmp_path) if broker_url == EMBEDDED else broker_url
+        with celery_app.connection_for_write(url) as connection:
             run_job.apply_async((job.pk,), connection=connection)
 
     def finished() -> bool:

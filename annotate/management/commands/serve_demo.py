@@ -1,16 +1,24 @@
 """Run the web server and a Celery worker together on the embedded defaults (``make demo``).
 
+The worker is supervised: whatever ends it (an error at start-up, an out-of-memory kill, a
+SIGKILL), the reason is logged and a new worker is started, sooner after a worker that ran for
+a while than after one that died at once (:class:`Backoff`). The web server keeps serving all
+along. If the web server itself ends, the worker is stopped and the command exits with status 1.
+
 Ctrl-C (or SIGTERM) stops both: the worker gets a warm shutdown, finishing its current task,
 and is killed only if it has not stopped within the grace period.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from io import TextIOBase
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +26,128 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 GRACE_SECONDS = 15
+#: How often the command looks at its two processes (seconds).
+CHECK_SECONDS = 0.3
+
+
+def exit_reason(returncode: int) -> str:
+    """How a process ended, in words: ``killed by signal 9 (SIGKILL)`` or ``exited with
+    status 1``."""
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = "an unknown signal"
+        return f"killed by signal {-returncode} ({name})"
+    return f"exited with status {returncode}"
+
+
+class Backoff:
+    """The wait before restarting a worker that died: ``first`` seconds, doubled after each
+    death of a worker that had run less than ``healthy`` seconds (one failing at start-up is
+    not restarted in a tight loop), at most ``longest``; back to ``first`` after a worker that
+    ran ``healthy`` seconds or more."""
+
+    def __init__(self, first: float = 1.0, longest: float = 60.0, healthy: float = 60.0):
+        self.first, self.longest, self.healthy = first, longest, healthy
+        self._next = first
+
+    def after(self, ran_seconds: float) -> float:
+        """The wait before the next start, for a worker that ran ``ran_seconds``."""
+        if ran_seconds >= self.healthy:
+            self._next = self.first
+        wait = self._next
+        self._next = min(self._next * 2, self.longest)
+        return wait
+
+
+class WorkerSupervisor:
+    """Starts the worker (``start`` returns its process), notices when it has ended, logs why
+    and starts another after the :class:`Backoff`'s wait."""
+
+    def __init__(
+        self,
+        start: Callable[[], subprocess.Popen[bytes]],
+        log: TextIOBase,
+        *,
+        backoff: Backoff | None = None,
+        on_death: Callable[[int], object] = lambda pid: None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._start, self._log, self._on_death, self._clock = start, log, on_death, clock
+        self.backoff = backoff or Backoff()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.restarts = 0
+        self._started_at = 0.0
+        self._restart_at: float | None = None
+
+    def start(self) -> None:
+        self.process = self._start()
+        self._started_at = self._clock()
+        self._restart_at = None
+
+    def check(self) -> None:
+        """Restart the worker if it has ended and its wait is over; call this often."""
+        now = self._clock()
+        if self._restart_at is not None:
+            if now >= self._restart_at:
+                self.restarts += 1
+                self._log.write(f"serve_demo: starting a new worker (restart {self.restarts})\n")
+                self.start()
+            return
+        process = self.process
+        if process is None or process.poll() is None:
+            return
+        ran = now - self._started_at
+        wait = self.backoff.after(ran)
+        _kill_group(process.pid)  # pool processes left behind by their killed parent
+        self._on_death(process.pid)
+        self._log.write(
+            f"serve_demo: the worker (pid {process.pid}) {exit_reason(process.returncode)} "
+            f"after {ran:.0f} s; the web server keeps running; restarting the worker in "
+            f"{wait:.0f} s\n"
+        )
+        self._log.flush()
+        self._restart_at = now + wait
+
+    def stop(self, deadline: float) -> None:
+        """Warm shutdown: SIGTERM to the worker's main process alone (it stops its pool after
+        the running tasks; a signal to the whole group would kill them mid-task), SIGKILL to
+        the group if it is still there at ``deadline`` (a monotonic time)."""
+        process = self.process
+        if process is None:
+            return
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _kill_group(process.pid)
+            process.wait()
+        _kill_group(process.pid)
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL what is left of the process group ``pid`` leads (none: nothing happens)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _forget_worker(pid: int) -> None:
+    """A dead worker is gone as of now for the pages, not once its heartbeat goes stale."""
+    from annotate.services.workers import worker_heartbeat_clear
+
+    try:
+        worker_heartbeat_clear(pid=pid)
+    except Exception as error:  # the database being busy must not stop the supervision
+        sys.stderr.write(f"serve_demo: could not clear the dead worker's heartbeat: {error}\n")
 
 
 class Command(BaseCommand):
-    help = "Start the web server and a Celery worker (with beat); Ctrl-C stops both cleanly."
+    help = (
+        "Start the web server and a Celery worker (with beat), restarting the worker whenever "
+        "it dies; Ctrl-C stops both cleanly."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1")
@@ -32,27 +158,29 @@ class Command(BaseCommand):
         var.mkdir(parents=True, exist_ok=True)
         python = sys.executable
         celery = str(Path(python).with_name("celery"))
-        worker = subprocess.Popen(
-            [
-                celery,
-                "-A",
-                "config",
-                "worker",
-                "--beat",
-                "--loglevel",
-                "INFO",
-                "--concurrency",
-                "2",
-                "--schedule",
-                str(var / "celerybeat-schedule"),
-            ],
-            start_new_session=True,
+        worker_command = [
+            celery,
+            "-A",
+            "config",
+            "worker",
+            "--beat",
+            "--loglevel",
+            "INFO",
+            "--concurrency",
+            "2",
+            "--schedule",
+            str(var / "celerybeat-schedule"),
+        ]
+        supervisor = WorkerSupervisor(
+            lambda: subprocess.Popen(worker_command, start_new_session=True),
+            self.stderr,
+            on_death=_forget_worker,
         )
+        supervisor.start()
         address = f"{options['host']}:{options['port']}"
         server = subprocess.Popen(
             [python, "manage.py", "runserver", "--noreload", address], start_new_session=True
         )
-        children = (server, worker)
         stopping = False
 
         def stop(signum: int, frame: Any) -> None:
@@ -68,23 +196,23 @@ class Command(BaseCommand):
             + f"\n  broker: {settings.CELERY_BROKER_URL}   (Ctrl-C stops server and worker)\n"
         )
         try:
-            while not stopping and all(child.poll() is None for child in children):
-                time.sleep(0.3)
+            while not stopping and server.poll() is None:
+                supervisor.check()
+                time.sleep(CHECK_SECONDS)
         finally:
-            # The worker's main process alone: it stops its pool itself after the running
-            # tasks (a signal to the whole group would kill them mid-task).
-            for child in children:
-                if child.poll() is None:
-                    child.send_signal(signal.SIGTERM)
             deadline = time.monotonic() + GRACE_SECONDS
-            for child in children:
-                try:
-                    child.wait(timeout=max(0.1, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    os.killpg(child.pid, signal.SIGKILL)
-                    child.wait()
-        failed = [c for c in children if c.returncode not in (0, -signal.SIGTERM, None)]
-        if failed and not stopping:
-            self.stderr.write("a process exited unexpectedly; see its output above")
+            if server.poll() is None:
+                server.send_signal(signal.SIGTERM)
+            supervisor.stop(deadline)
+            try:
+                server.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _kill_group(server.pid)
+                server.wait()
+        if not stopping:
+            self.stderr.write(
+                f"serve_demo: the web server {exit_reason(server.returncode)}; stopped the "
+                "worker too (see the server's output above)"
+            )
             sys.exit(1)
         self.stdout.write("stopped server and worker")

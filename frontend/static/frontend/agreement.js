@@ -47,7 +47,7 @@ async function loadReports(openId) {
         el("td", { text: (j.parameters.annotators || []).join(", ") }),
         el("td", { class: "num", text: integer(j.parameters.samples) }),
         el("td", { class: "num", text: j.seed ?? "—" }),
-        el("td", {}, el("span", { class: `badge ${j.status}`, text: j.status })),
+        el("td", {}, el("span", { class: `badge ${j.status}`, text: j.status }), j.worker_notice ? el("div", { class: "small notice warn worker-notice", role: "status", text: j.worker_notice }) : null),
       ),
     ),
   );

@@ -32,7 +32,7 @@ async function loadExports() {
         el("td", {}, `#${j.id}`, el("div", { class: "muted small", text: `${when(j.created_at)} · ${j.owner ?? ""}` })),
         el("td", { text: j.parameters.format }),
         el("td", { text: describeWhich(j.parameters) }),
-        el("td", {}, el("span", { class: `badge ${j.status}`, text: j.status }), j.error ? el("div", { class: "small errors-inline", text: j.error }) : null),
+        el("td", {}, el("span", { class: `badge ${j.status}`, text: j.status }), j.error ? el("div", { class: "small errors-inline", text: j.error }) : null, j.worker_notice ? el("div", { class: "small notice warn worker-notice", role: "status", text: j.worker_notice }) : null),
         el("td", { class: "num", text: integer(j.result?.pairs) }),
         el("td", { class: "num", text: size(j.result?.bytes) }),
         el("td", {}, j.status === "succeeded" ? downloadLink(j) : "—"),

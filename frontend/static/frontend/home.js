@@ -1,6 +1,6 @@
 // Home page: My queue for annotators, corpora and jobs for admins, pairs to adjudicate.
 import { api, el } from "./api.js";
-import { integer, pager } from "./ui.js";
+import { integer, pager, showWorkerNotice } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
 const roles = ($("queue").dataset.roles || "").split(",");
@@ -133,6 +133,7 @@ async function loadJobs() {
   const table = $("jobs-table");
   if (!table) return;
   const jobs = await api("GET", "/api/jobs/");
+  showWorkerNotice($("worker-notice"), jobs);
   table.tBodies[0].replaceChildren(
     ...jobs.slice(0, 15).map((j) =>
       el(

@@ -1,6 +1,6 @@
 // Jobs page: every job with its parameters, live status and progress, duration, result and
 // error; queued and running jobs can be cancelled. Refreshes while any job is active.
-import { $, api, el, emptyState, duration, showError, clearError, when } from "./ui.js";
+import { $, api, el, emptyState, duration, showError, clearError, showWorkerNotice, when } from "./ui.js";
 
 const form = $("job-filters");
 let timer = null;
@@ -45,6 +45,7 @@ async function load() {
     timer = setTimeout(load, 5000);
     return;
   }
+  showWorkerNotice($("worker-notice"), jobs);
   $("jobs-table").hidden = jobs.length === 0;
   $("jobs-empty").hidden = jobs.length > 0;
   $("jobs-empty").replaceChildren(emptyState("No job", "Jobs appear here when a report, a prefill or a training is started."));

@@ -81,7 +81,7 @@ async function loadRuns() {
         { "data-job": j.id },
         el("td", {}, `#${j.id}`, el("div", { class: "muted small", text: `${when(j.created_at)} · ${j.parameters.trigger || "request"}` })),
         el("td", {}, j.parameters.aligner, el("div", { class: "muted small", text: Object.entries(j.parameters.options || {}).map(([k, v]) => `${k}=${v}`).join(", ") })),
-        el("td", {}, el("span", { class: `badge ${j.status}`, text: j.status }), j.error ? el("div", { class: "small errors-inline", text: j.error }) : null),
+        el("td", {}, el("span", { class: `badge ${j.status}`, text: j.status }), j.error ? el("div", { class: "small errors-inline", text: j.error }) : null, j.worker_notice ? el("div", { class: "small notice warn worker-notice", role: "status", text: j.worker_notice }) : null),
         el("td", { class: "num", text: integer(r.prefilled_pairs) }),
         el("td", { class: "num", text: integer(r.skipped_started_pairs) }),
         el("td", { class: "num", text: integer(r.links) }),

@@ -70,7 +70,8 @@ export function jobPanel(container, jobId, { onDone = () => {}, onUpdate = () =>
   const message = el("span", { class: "muted" });
   const cancel = el("button", { class: "btn", type: "button", text: "Cancel job" });
   const error = el("p", { class: "errors", role: "alert", hidden: true });
-  container.replaceChildren(el("div", { class: "jobline", "data-job": jobId }, el("a", { href: "/jobs/", text: `Job #${jobId}` }), badge, progress, pct, message, cancel), error);
+  const notice = el("p", { class: "notice warn worker-notice", role: "status", hidden: true });
+  container.replaceChildren(el("div", { class: "jobline", "data-job": jobId }, el("a", { href: "/jobs/", text: `Job #${jobId}` }), badge, progress, pct, message, cancel), notice, error);
   cancel.addEventListener("click", async () => {
     cancel.disabled = true;
     try {
@@ -97,6 +98,7 @@ export function jobPanel(container, jobId, { onDone = () => {}, onUpdate = () =>
     progress.setAttribute("aria-valuenow", job.progress);
     pct.textContent = `${job.progress}%`;
     message.textContent = job.error || job.message || "";
+    showWorkerNotice(notice, [job]);
     cancel.hidden = FINISHED.has(job.status);
     onUpdate(job);
     if (FINISHED.has(job.status)) onDone(job);
@@ -107,6 +109,15 @@ export function jobPanel(container, jobId, { onDone = () => {}, onUpdate = () =>
     stopped = true;
     clearTimeout(timer);
   };
+}
+
+// The server's "no worker is running" notice, which it sets on a queued job while no worker is
+// alive to run it, shown in `box` while any of `jobs` carries it.
+export function showWorkerNotice(box, jobs) {
+  if (!box) return;
+  const notice = jobs.find((j) => j.worker_notice)?.worker_notice || "";
+  box.hidden = !notice;
+  box.textContent = notice;
 }
 
 // Sort buttons in a table head: each <th data-sort="key"> gets a button; clicking calls

@@ -1,0 +1,134 @@
+"""Workers' signs of life: each Celery worker's main process writes its
+:class:`~annotate.models.WorkerHeartbeat` row every ``WORKER_HEARTBEAT_SECONDS`` from a thread
+of its own, and removes it when it stops cleanly. The pages read them
+(:mod:`annotate.selectors.workers`) to tell a job that waits for a free worker from one that
+waits for a worker nobody started.
+
+Each write is one short statement in its own transaction, so on SQLite it holds the write lock
+for a moment only and never keeps a web request waiting.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from datetime import datetime, timedelta
+from typing import ClassVar
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from annotate.models import WorkerHeartbeat
+
+logger = logging.getLogger(__name__)
+
+#: Rows of workers gone this long are removed when a worker starts.
+FORGET_AFTER = timedelta(days=1)
+
+
+@transaction.atomic
+def worker_heartbeat_beat(*, hostname: str, pid: int, started_at: datetime) -> None:
+    """Record that the worker ``hostname`` (main process ``pid``) is alive now."""
+    now = timezone.now()
+    updated = WorkerHeartbeat.objects.filter(hostname=hostname).update(
+        pid=pid, started_at=started_at, beat_at=now
+    )
+    if updated:
+        return
+    try:
+        with transaction.atomic():
+            WorkerHeartbeat.objects.create(
+                hostname=hostname, pid=pid, started_at=started_at, beat_at=now
+            )
+    except IntegrityError:  # another process of the same name wrote it first
+        WorkerHeartbeat.objects.filter(hostname=hostname).update(pid=pid, beat_at=now)
+
+
+def worker_heartbeat_clear(*, hostname: str | None = None, pid: int | None = None) -> int:
+    """Remove the row of a worker that stopped: by ``hostname`` and, when given, only while it
+    is still the row of process ``pid`` (a restarted worker of the same name keeps its own).
+    ``pid`` alone removes the rows of that process. Returns how many were removed."""
+    rows = WorkerHeartbeat.objects.all()
+    if hostname is None and pid is None:
+        raise ValueError("say which worker: a hostname, a pid or both")
+    if hostname is not None:
+        rows = rows.filter(hostname=hostname)
+    if pid is not None:
+        rows = rows.filter(pid=pid)
+    removed, _ = rows.delete()
+    return removed
+
+
+def worker_heartbeats_forget(*, now: datetime | None = None) -> int:
+    """Remove the rows of workers not seen for :data:`FORGET_AFTER` (killed ones, renamed
+    hosts), so the table holds only workers that may still be around."""
+    limit = (now or timezone.now()) - FORGET_AFTER
+    removed, _ = WorkerHeartbeat.objects.filter(beat_at__lt=limit).delete()
+    return removed
+
+
+class WorkerHeartbeatThread(threading.Thread):
+    """Beats for one worker until :meth:`stop`. Started when the worker is ready to take
+    tasks (``worker_ready``) and stopped when it shuts down (``worker_shutdown``), in the
+    worker's main process: its pool processes may all be busy with long tasks while it is
+    perfectly alive."""
+
+    _running: ClassVar[dict[str, WorkerHeartbeatThread]] = {}
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, hostname: str, interval: float) -> None:
+        super().__init__(name=f"worker-heartbeat-{hostname}", daemon=True)
+        self.hostname = hostname
+        self.interval = interval
+        self.pid = os.getpid()
+        self.started_at = timezone.now()
+        self._stop_event = threading.Event()
+
+    @classmethod
+    def start_for(cls, *, hostname: str) -> WorkerHeartbeatThread:
+        """Start beating for ``hostname`` unless this process already does (the worker is
+        ready again after reconnecting to its broker)."""
+        with cls._lock:
+            thread = cls._running.get(hostname)
+            if thread is None or not thread.is_alive():
+                thread = cls(hostname, settings.WORKER_HEARTBEAT_SECONDS)
+                cls._running[hostname] = thread
+                thread.start()
+            return thread
+
+    @classmethod
+    def stop_for(cls, *, hostname: str) -> None:
+        with cls._lock:
+            thread = cls._running.pop(hostname, None)
+        if thread is not None:
+            thread.stop()
+
+    def run(self) -> None:
+        self._beat(forget=True)
+        while not self._stop_event.wait(self.interval):
+            self._beat()
+
+    def _beat(self, *, forget: bool = False) -> None:
+        try:
+            if forget:
+                worker_heartbeats_forget()
+            worker_heartbeat_beat(hostname=self.hostname, pid=self.pid, started_at=self.started_at)
+        except Exception:  # the database may be away for a while: beat again next time
+            logger.exception("the heartbeat of worker %s failed", self.hostname)
+        finally:
+            # No connection is kept between beats: a pool process the worker forks later
+            # must not inherit an open one, and a restarted database costs one beat at most.
+            connection.close()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop beating and remove the row: the worker is gone as of now."""
+        self._stop_event.set()
+        self.join(timeout)
+        try:
+            worker_heartbeat_clear(hostname=self.hostname, pid=self.pid)
+        except Exception:
+            logger.exception("could not remove the heartbeat of worker %s", self.hostname)
+        finally:
+            connection.close()

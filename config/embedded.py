@@ -1,0 +1,46 @@
+"""The embedded defaults' job queue and result store: SQLite files under ``VAR_DIR``, reached
+through SQLAlchemy by kombu's ``sqla`` transport and Celery's ``db`` result backend.
+
+Both are transactional: a message is a row, inserted by one transaction and taken by another
+(``BEGIN IMMEDIATE``), so a worker never sees half a message, whatever the number of web
+processes publishing and worker processes consuming at once.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+#: How long a writer waits for another's lock before "database is locked" (seconds). Every
+#: transaction on these files lasts milliseconds; the wait only bridges a burst of them.
+BUSY_TIMEOUT = 20.0
+
+
+#: The files this process has put in WAL mode (a setting kept in the file itself).
+_in_wal_mode: set[str] = set()
+
+
+def sqlite_connect(path: str) -> sqlite3.Connection:
+    """A connection in WAL mode (readers never wait for the writer, a commit is not an fsync)
+    that waits up to :data:`BUSY_TIMEOUT` for a lock instead of failing at once."""
+    connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT, check_same_thread=False)
+    if path not in _in_wal_mode:
+        connection.execute("PRAGMA journal_mode=WAL")
+        _in_wal_mode.add(path)
+    connection.execute("PRAGMA synchronous=NORMAL")
+    return connection
+
+
+def engine_options(path: Path) -> dict[str, Any]:
+    """``create_engine`` options for one of these files.
+
+    No connection pool: a connection is opened per transaction and closed after it, so a pool
+    process forked by the worker never inherits an open SQLite connection of its parent (SQLite
+    forbids using one across a fork). Opening one costs tens of microseconds."""
+    from sqlalchemy.pool import NullPool
+
+    creator: Callable[[], sqlite3.Connection] = functools.partial(sqlite_connect, str(path))
+    return {"creator": creator, "poolclass": NullPool}

@@ -1,0 +1,125 @@
+"""A queued job while no worker is alive: the jobs API and the pages that list jobs say that
+no worker is running and how to start one, instead of leaving the job "waiting" silently."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from annotate import roles
+from annotate.models import Job, WorkerHeartbeat
+from annotate.selectors.workers import NO_WORKER_NOTICE
+from annotate.services.workers import worker_heartbeat_beat
+from tests.annotate.factories import make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin() -> Any:
+    return make_user("admin", roles.ADMIN)
+
+
+def _api(user: Any) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def _notices(user: Any) -> dict[str, str | None]:
+    return {row["status"]: row["worker_notice"] for row in _api(user).get("/api/jobs/").json()}
+
+
+def _jobs(owner: Any) -> dict[str, Job]:
+    return {
+        status: Job.objects.create(kind="corpus_stats", owner=owner, status=status)
+        for status in ("pending", "running", "succeeded")
+    }
+
+
+def test_a_queued_job_says_that_no_worker_is_running_and_how_to_start_one(admin: Any) -> None:
+    jobs = _jobs(admin)
+    assert _notices(admin) == {"pending": NO_WORKER_NOTICE, "running": None, "succeeded": None}
+    assert "make worker" in NO_WORKER_NOTICE
+    assert "celery -A config worker --beat" in NO_WORKER_NOTICE
+    detail = _api(admin).get(f"/api/jobs/{jobs['pending'].pk}/").json()
+    assert detail["worker_notice"] == NO_WORKER_NOTICE
+    assert detail["status"] == "pending" and detail["message"] == ""
+
+
+def test_a_queued_job_has_no_notice_while_a_worker_is_alive(admin: Any) -> None:
+    _jobs(admin)
+    worker_heartbeat_beat(hostname="celery@a", pid=1, started_at=timezone.now())
+    assert _notices(admin) == {"pending": None, "running": None, "succeeded": None}
+
+
+def test_the_notice_returns_once_the_last_heartbeat_is_older_than_the_window(
+    admin: Any, settings: Any
+) -> None:
+    _jobs(admin)
+    worker_heartbeat_beat(hostname="celery@a", pid=1, started_at=timezone.now())
+    quiet_since = timezone.now() - timedelta(seconds=settings.WORKER_ALIVE_SECONDS + 1)
+    WorkerHeartbeat.objects.update(beat_at=quiet_since)  # killed: no clean stop
+    assert _notices(admin)["pending"] == NO_WORKER_NOTICE
+
+
+def test_the_job_started_answer_carries_the_notice_too(admin: Any, settings: Any) -> None:
+    from annotate.models import Corpus
+
+    corpus = Corpus.objects.create(name="c")
+    response = _api(admin).post(f"/api/corpora/{corpus.pk}/stats/")
+    assert response.status_code == 201
+    assert response.json()["worker_notice"] == NO_WORKER_NOTICE
+
+
+def test_the_list_looks_for_workers_once_however_many_jobs_wait(admin: Any) -> None:
+    for _ in range(5):
+        Job.objects.create(kind="corpus_stats", owner=admin)
+    with CaptureQueriesContext(connection) as queries:
+        rows = _api(admin).get("/api/jobs/").json()
+    assert [row["worker_notice"] for row in rows] == [NO_WORKER_NOTICE] * 5
+    assert sum("annotate_workerheartbeat" in query["sql"] for query in queries) == 1
+
+
+def _page(user: Any, url: str) -> str:
+    client = Client()
+    client.force_login(user)
+    response = client.get(url)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+NOTICE_SHOWN = f'id="worker-notice" role="status">{NO_WORKER_NOTICE}</p>'
+
+
+@pytest.mark.parametrize("url", ["/jobs/", "/"])
+def test_the_jobs_and_home_pages_say_it_while_a_job_waits_for_no_worker(
+    admin: Any, url: str
+) -> None:
+    Job.objects.create(kind="corpus_stats", owner=admin)
+    assert NOTICE_SHOWN in _page(admin, url)
+
+
+@pytest.mark.parametrize("url", ["/jobs/", "/"])
+def test_the_pages_keep_the_notice_hidden_with_a_worker_or_without_a_waiting_job(
+    admin: Any, url: str
+) -> None:
+    Job.objects.create(kind="corpus_stats", owner=admin, status=Job.Status.SUCCEEDED)
+    html = _page(admin, url)
+    assert 'id="worker-notice" role="status" hidden></p>' in html  # for the script to fill
+    Job.objects.create(kind="corpus_stats", owner=admin)
+    worker_heartbeat_beat(hostname="celery@a", pid=1, started_at=timezone.now())
+    assert NO_WORKER_NOTICE not in _page(admin, url)
+
+
+def test_an_annotator_home_page_says_nothing_of_jobs(admin: Any) -> None:
+    Job.objects.create(kind="corpus_stats", owner=admin)
+    annotator = make_user("ann", roles.ANNOTATOR)
+    assert "worker-notice" not in _page(annotator, "/")

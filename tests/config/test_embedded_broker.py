@@ -1,0 +1,191 @@
+"""The embedded defaults' job queue with several producers and consumers at once: web processes
+publish while a worker takes messages, and no message is lost, read twice or read half-written.
+
+kombu's filesystem transport, the embedded broker before this one, failed the first test within
+a few dozen messages: a producer creates the message file and only then locks and writes it,
+while the consumer moves and reads files without a lock, so it read an empty file and the
+worker died with ``JSONDecodeError('Expecting value: line 1 column 1 (char 0)')``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.paths import ROOT
+
+# The embedded defaults: no database, broker or result backend from this test run's environment.
+SERVICE_VARIABLES = ("DATABASE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL")
+
+RACE = """
+import json, queue, threading, time
+import django
+django.setup()
+from config.celery import app
+
+PRODUCERS, EACH, SIZE = 4, 50, 20_000
+
+def produce(k):
+    with app.connection_for_write() as connection:
+        box = connection.SimpleQueue("race")
+        for n in range(EACH):
+            box.put({"producer": k, "n": n, "pad": "x" * SIZE})
+            time.sleep(0.01)
+        box.close()
+
+seen, crashed = [], ""
+with app.connection_for_read() as connection:
+    connection.transport.polling_interval = 0  # look as often as it can: the worst case
+    box = connection.SimpleQueue("race")
+    threads = [threading.Thread(target=produce, args=(k,)) for k in range(PRODUCERS)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 60
+    try:
+        while len(seen) < PRODUCERS * EACH and time.monotonic() < deadline:
+            try:
+                message = box.get(timeout=1)
+            except queue.Empty:
+                continue
+            body = message.payload
+            seen.append([body["producer"], body["n"], len(body["pad"])])
+            message.ack()
+    except Exception as error:
+        crashed = repr(error)
+    for thread in threads:
+        thread.join()
+print("RESULT", json.dumps({"seen": seen, "crashed": crashed, "broker": app.conf.broker_url}))
+"""
+
+
+def _embedded_env(var_dir: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in SERVICE_VARIABLES}
+    return {**env, "VAR_DIR": str(var_dir), "DJANGO_SETTINGS_MODULE": "config.settings", **extra}
+
+
+def test_four_producers_and_a_greedy_consumer_lose_no_message_and_read_none_half_written(
+    tmp_path: Path,
+) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", RACE],
+        cwd=ROOT,
+        env=_embedded_env(tmp_path / "var"),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    outcome = json.loads(result.stdout.split("RESULT ", 1)[1])
+    assert outcome["broker"].startswith("sqla+sqlite:///"), "the embedded default is tested"
+    assert outcome["crashed"] == ""
+    seen = [tuple(item) for item in outcome["seen"]]
+    assert sorted(seen) == [(k, n, 20_000) for k in range(4) for n in range(50)]
+
+
+# A web process: a corpus of its own, then one job after another, each sent when its
+# transaction commits. Distinct seeds make distinct jobs (an identical request would reuse one).
+PRODUCE_JOBS = """
+import django
+django.setup()
+from django.db import transaction
+from annotate.models import Corpus
+from annotate.services.corpora import corpus_import_records
+from annotate.services.jobs import job_create
+from scoring.corpus import PairRecord
+
+name = "producer-{producer}"
+records = [PairRecord(id="a", source_tokens=["a", "cat"], target_tokens=["the", "cat"])]
+corpus_import_records(corpus_name=name, records=records)
+corpus = Corpus.objects.get(name=name)
+for seed in range({count}):
+    with transaction.atomic():
+        job_create(kind="corpus_stats", corpus=corpus, seed=seed)
+"""
+
+JOB_STATES = """
+import json
+import django
+django.setup()
+from annotate.models import Job, WorkerHeartbeat
+print("RESULT", json.dumps(list(Job.objects.values_list("status", "attempts"))))
+print("WORKERS", json.dumps(list(WorkerHeartbeat.objects.values_list("hostname", flat=True))))
+"""
+
+
+def _manage_python(script: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _job_states(env: dict[str, str]) -> tuple[list[tuple[str, int]], list[str]]:
+    """The jobs' (status, attempts), and the workers with a heartbeat row."""
+    done = subprocess.run(
+        [sys.executable, "-c", JOB_STATES],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    jobs, workers = done.stdout.split("RESULT ", 1)[1].split("WORKERS ")
+    return [tuple(row) for row in json.loads(jobs)], json.loads(workers)
+
+
+@pytest.mark.integration
+def test_jobs_published_by_four_processes_at_once_each_run_once_on_a_worker(
+    tmp_path: Path,
+) -> None:
+    env = _embedded_env(tmp_path / "var")
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run([*manage, "migrate", "--no-input", "-v", "0"], env=env, cwd=ROOT, check=True)
+    log = (tmp_path / "worker.log").open("wb")
+    celery = str(Path(sys.executable).with_name("celery"))
+    options = ["--concurrency", "2", "--loglevel", "INFO", "--hostname", "embedded@test"]
+    worker = subprocess.Popen(
+        [celery, "-A", "config", "worker", *options],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        producers = [
+            _manage_python(PRODUCE_JOBS.format(count=15, producer=k), env) for k in range(4)
+        ]
+        for producer in producers:
+            _, errors = producer.communicate(timeout=180)
+            assert producer.returncode == 0, errors[-3000:]
+        deadline = time.monotonic() + 180
+        while True:
+            states, workers = _job_states(env)
+            if all(status == "succeeded" for status, _ in states) or time.monotonic() > deadline:
+                break
+            assert worker.poll() is None, (tmp_path / "worker.log").read_text()[-3000:]
+            time.sleep(1)
+        assert worker.poll() is None, "the worker is still running"
+        assert workers == ["embedded@test"], "it reports that it is alive"
+    finally:
+        worker.send_signal(signal.SIGTERM)  # a warm shutdown, as serve_demo does
+        try:
+            worker.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
+        log.close()
+    assert states == [("succeeded", 1)] * 60, (tmp_path / "worker.log").read_text()[-3000:]
+    assert _job_states(env)[1] == [], "a worker that stopped cleanly removed its heartbeat"
