@@ -222,6 +222,12 @@ REST_FRAMEWORK = {
         "jobs": env_str("API_RATE_JOBS", "30/hour"),
     },
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON bodies nested deeper than annotate.parsers.MAX_JSON_DEPTH are refused with a 400.
+    "DEFAULT_PARSER_CLASSES": [
+        "annotate.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "annotate.exceptions.exception_handler",
 }
