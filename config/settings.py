@@ -223,7 +223,7 @@ REST_FRAMEWORK = {
         "address": env_str("API_RATE_ADDRESS", "30000/min"),
         "jobs": env_str("API_RATE_JOBS", "30/hour"),
     },
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": ["annotate.permissions.IsSignedIn"],
     # JSON bodies nested deeper than annotate.parsers.MAX_JSON_DEPTH are refused with a 400.
     "DEFAULT_PARSER_CLASSES": [
         "annotate.parsers.BoundedJSONParser",
@@ -237,7 +237,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Paraphrase alignment workbench API",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "SERVE_PERMISSIONS": ["annotate.permissions.IsSignedIn"],
     # Swagger UI's scripts and styles are served by the app itself, so /api/docs/ works offline.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
