@@ -84,7 +84,9 @@ class AnnotationSubmitApi(APIView):
         version = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
         flags = serializers.ListField(child=serializers.CharField(), required=False, default=list)
         comment = serializers.CharField(required=False, allow_blank=True, default="")
-        rating = serializers.FloatField(required=False, allow_null=True, default=None)
+        rating = serializers.FloatField(
+            min_value=0.0, max_value=5.0, required=False, allow_null=True, default=None
+        )
 
     class OutputSerializer(serializers.Serializer[Any]):
         version = serializers.IntegerField()

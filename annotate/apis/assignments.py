@@ -19,15 +19,26 @@ from annotate.selectors import assignments as assignments_reads
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import assignments
 
+#: The most annotators one request may name.
+MAX_PEOPLE = 1000
+
 
 class AssignmentsPlanApi(APIView):
     permission_classes = permissions.ADMINS
 
     class InputSerializer(serializers.Serializer[Any]):
-        annotators = serializers.ListField(child=serializers.CharField(), allow_empty=False)
-        per_pair = serializers.IntegerField(min_value=1, default=1)
+        annotators = serializers.ListField(
+            child=serializers.CharField(max_length=150), allow_empty=False, max_length=MAX_PEOPLE
+        )
+        per_pair = serializers.IntegerField(min_value=1, max_value=MAX_PEOPLE, default=1)
         double_fraction = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.0)
-        seed = serializers.IntegerField(required=False, allow_null=True, default=None)
+        seed = serializers.IntegerField(
+            min_value=0,
+            max_value=assignments.MAX_SEED,
+            required=False,
+            allow_null=True,
+            default=None,
+        )
 
     @extend_schema(request=InputSerializer, responses=dict)
     def post(self, request: Request, corpus_id: int) -> Response:
@@ -48,7 +59,7 @@ class AssignmentReassignApi(APIView):
     permission_classes = permissions.ADMINS
 
     class InputSerializer(serializers.Serializer[Any]):
-        annotator = serializers.CharField()
+        annotator = serializers.CharField(max_length=150)
 
     @extend_schema(request=InputSerializer, responses=dict)
     def post(self, request: Request, assignment_id: int) -> Response:
@@ -99,8 +110,10 @@ class AssignmentsHandOverApi(APIView):
     permission_classes = permissions.ADMINS
 
     class InputSerializer(serializers.Serializer[Any]):
-        annotator = serializers.CharField(help_text="whose open assignments move")
-        to = serializers.ListField(child=serializers.CharField(), allow_empty=False)
+        annotator = serializers.CharField(max_length=150, help_text="whose open assignments move")
+        to = serializers.ListField(
+            child=serializers.CharField(max_length=150), allow_empty=False, max_length=MAX_PEOPLE
+        )
         include_started = serializers.BooleanField(
             default=False, help_text="also move pairs already opened (their work moves too)"
         )

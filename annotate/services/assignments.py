@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 
+#: The largest seed of a plan: the seeds drawn when none is given are 32-bit.
+MAX_SEED = 2**32 - 1
+
+
 @dataclass
 class PlanReport:
     created: int = 0
@@ -75,6 +79,8 @@ def assignments_plan(
     for user in annotators:
         if not roles.has_role(user, roles.ANNOTATOR):
             raise DomainError(f"{user.get_username()} does not have the annotator role")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise DomainError(f"the seed must be between 0 and {MAX_SEED}, got {seed}", field="seed")
     seed = int(np.random.SeedSequence().generate_state(1)[0]) if seed is None else seed
     rng = np.random.default_rng(seed)
     pairs = list(SentencePair.objects.filter(corpus=corpus).order_by("position"))
