@@ -210,20 +210,17 @@ class CorpusImportApi(APIView):
                 paths.append(path)
             if formats.get_format(values["format"]).input_kind != "file":
                 paths = [Path(folder)]  # read together: Pharaoh's three files, STS input + gold
-            try:
-                report = corpora.corpus_import(
-                    corpus_name=values["corpus"].strip(),
-                    format_name=values["format"],
-                    paths=paths,
-                    annotator=values.get("annotator") or None,
-                    subcorpus=values.get("subcorpus") or None,
-                    split=values.get("split") or None,
-                    description=values.get("description", ""),
-                )
-            except corpora.CorpusImportError as error:
-                # Name the uploaded files as the user knows them, not by the temporary folder.
-                error.message = error.message.replace(f"{folder}/", "")
-                raise
+            # An error names the uploaded files as the user knows them, not by the temporary
+            # folder: the exception handler cuts server paths out of every message.
+            report = corpora.corpus_import(
+                corpus_name=values["corpus"].strip(),
+                format_name=values["format"],
+                paths=paths,
+                annotator=values.get("annotator") or None,
+                subcorpus=values.get("subcorpus") or None,
+                split=values.get("split") or None,
+                description=values.get("description", ""),
+            )
         corpus = corpora_reads.corpus_named(report.corpus)
         payload = {"corpus_id": corpus.pk, **dataclasses.asdict(report)}
         return Response(self.OutputSerializer(payload).data, status=status.HTTP_201_CREATED)

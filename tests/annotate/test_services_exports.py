@@ -3,6 +3,7 @@ the file to download; and an export that re-imports to the same corpus."""
 
 from __future__ import annotations
 
+import dataclasses
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -167,3 +168,33 @@ def test_old_export_files_are_cleaned_and_then_reported_gone(corpus: Corpus) -> 
     assert exports_clean(now=4e9) == 1
     with pytest.raises(NotFound, match="run the export again"):
         export_file(job)
+
+
+def test_an_export_that_cannot_write_its_folder_says_why_without_server_paths(
+    corpus: Corpus, export_dir: Path
+) -> None:
+    export_dir.parent.mkdir(parents=True, exist_ok=True)
+    export_dir.write_text("a file where the export folder should be")
+    job = export_job_create(corpus=corpus, format_name="jsonl", which="all")
+    jobs.job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    assert job.status == "failed"
+    assert "Not a directory" in job.error or "File exists" in job.error
+    assert str(export_dir.parent) not in job.error, job.error
+
+
+def test_a_format_error_while_writing_names_the_file_but_not_its_folder(
+    corpus: Corpus, export_dir: Path, monkeypatch: Any
+) -> None:
+    from scoring import formats
+    from scoring.errors import FormatError
+
+    def fail(records: Any, output: Path, **options: Any) -> None:
+        raise FormatError("cannot write this pair", path=output / "alignment.txt", line=3)
+
+    failing = dataclasses.replace(formats.get_format("pharaoh"), writer=fail)
+    monkeypatch.setattr(formats, "get_format", lambda name, **kw: failing)
+    job = export_job_create(corpus=corpus, format_name="pharaoh", which="gold")
+    jobs.job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    assert job.error == "alignment.txt:3: cannot write this pair"
