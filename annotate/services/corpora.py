@@ -31,6 +31,7 @@ from annotate.models import (
     AutoLink,
     Corpus,
     GoldAlignment,
+    GoldEvent,
     GoldLink,
     SentencePair,
 )
@@ -302,6 +303,12 @@ def _insert_batch(
         with_confidence=True,
     )
     GoldAlignment.objects.bulk_create([row for row, _ in gold_rows])
+    GoldEvent.objects.bulk_create(
+        GoldEvent(
+            gold=row, version=1, kind=GoldEvent.Kind.IMPORTED, added=link_event_list(alignment)
+        )
+        for row, alignment in gold_rows
+    )
     _insert_links(
         GoldLink,
         "gold_id",

@@ -192,7 +192,8 @@ def test_a_pair_overlay_is_for_adjudicators_and_admins(world: World, persona: st
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_gold_is_saved_by_adjudicators_and_admins(world: World, persona: str) -> None:
     url = f"/api/pairs/{world.assignment.pair_id}/gold/"
-    assert _call(world, persona, "put", url, {"links": [[0, 0, "S"]]}) == ADJUDICATORS[persona]
+    body = {"version": 0, "links": [[0, 0, "S"]]}
+    assert _call(world, persona, "put", url, body) == ADJUDICATORS[persona]
 
 
 @pytest.mark.parametrize("persona", PERSONAS)
