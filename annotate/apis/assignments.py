@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions
-from annotate.apis.common import actor, name_nested_serializers, user_named
+from annotate.apis.common import BoundedListField, actor, name_nested_serializers, user_named
 from annotate.exceptions import NotFound
 from annotate.models import Assignment
 from annotate.selectors import assignments as assignments_reads
@@ -27,7 +27,7 @@ class AssignmentsPlanApi(APIView):
     permission_classes = permissions.ADMINS
 
     class InputSerializer(serializers.Serializer[Any]):
-        annotators = serializers.ListField(
+        annotators = BoundedListField(
             child=serializers.CharField(max_length=150), allow_empty=False, max_length=MAX_PEOPLE
         )
         per_pair = serializers.IntegerField(min_value=1, max_value=MAX_PEOPLE, default=1)
@@ -111,7 +111,7 @@ class AssignmentsHandOverApi(APIView):
 
     class InputSerializer(serializers.Serializer[Any]):
         annotator = serializers.CharField(max_length=150, help_text="whose open assignments move")
-        to = serializers.ListField(
+        to = BoundedListField(
             child=serializers.CharField(max_length=150), allow_empty=False, max_length=MAX_PEOPLE
         )
         include_started = serializers.BooleanField(

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from annotate.exceptions import DomainError, PermissionDenied
 from annotate.services.annotations import LinkMap, links_parse
+from scoring.formats import MAX_TOKENS
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -21,9 +22,24 @@ if TYPE_CHECKING:
 MAX_ID = 2**63 - 1
 
 
+#: The most links a request may send: every cell of the largest grid an import accepts.
+MAX_LINKS = MAX_TOKENS * MAX_TOKENS
+
+
+class BoundedListField(serializers.ListField):
+    """A list field that checks ``max_length`` before it validates the items: DRF's own checks
+    the length after validating every item, so a body of half a million tiny items costs
+    seconds before it is refused."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if self.max_length is not None and isinstance(data, list) and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
+        return super().to_internal_value(data)
+
+
 def link_field() -> serializers.ListField:
     """``[[i, j, "S"|"P"], ...]``; the content is checked by ``links_parse``."""
-    return serializers.ListField(child=serializers.JSONField(), allow_empty=True)
+    return BoundedListField(child=serializers.JSONField(), allow_empty=True, max_length=MAX_LINKS)
 
 
 def actor(request: Request) -> User:
