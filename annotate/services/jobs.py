@@ -54,6 +54,7 @@ JOB_KINDS: dict[str, str] = {
     "agreement_report": "annotate.services.agreement.agreement_run",
     "train_scorer": "annotate.services.scorers.train_scorer_run",
     "export": "annotate.services.exports.export_run",
+    "score_pairs": "annotate.services.scorers.score_pairs_run",
 }
 
 Progress = Callable[[float, str], None]
