@@ -55,7 +55,7 @@ def test_tables_render_and_scripts_do_not() -> None:
         '<img src=x onerror="alert(1)"> [link](javascript:alert(1))'
     )
     assert "<table>" in html and "<th>cell</th>" in html and "<s>sure</s>" in html
-    assert "<script" not in html and "onerror" not in html and "href=\"javascript" not in html
+    assert "<script" not in html and "onerror" not in html and 'href="javascript' not in html
 
 
 @pytest.mark.django_db
