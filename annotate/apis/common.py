@@ -11,8 +11,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from annotate.exceptions import DomainError, PermissionDenied
-from annotate.services.annotations import LinkMap, links_parse
-from scoring.formats import MAX_TOKENS
+from annotate.services.annotations import MAX_LINKS, LinkMap, links_parse
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -20,10 +19,6 @@ if TYPE_CHECKING:
 
 #: The largest row id a query parameter may name (a 64-bit signed integer).
 MAX_ID = 2**63 - 1
-
-
-#: The most links a request may send: every cell of the largest grid an import accepts.
-MAX_LINKS = MAX_TOKENS * MAX_TOKENS
 
 
 class BoundedListField(serializers.ListField):

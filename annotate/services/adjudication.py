@@ -18,7 +18,7 @@ from django.db import transaction
 from annotate.exceptions import Conflict
 from annotate.models import GoldAlignment, GoldEvent, GoldLink, SentencePair
 from annotate.selectors.adjudication import gold_state
-from annotate.services.annotations import InvalidLinks, LinkMap, links_list
+from annotate.services.annotations import InvalidLinks, LinkMap, links_count_check, links_list
 from annotate.services.links import links_delete, links_insert
 from scoring.alignment.links import check_bounds
 from scoring.errors import AlignmentError
@@ -50,6 +50,7 @@ def gold_save(
 
     Saving the gold already stored is a no-op (no new version), so a retried request that
     already went through is harmless."""
+    links_count_check(len(links))
     try:
         check_bounds(links, pair.n_source, pair.n_target)
     except AlignmentError as error:

@@ -146,3 +146,26 @@ def test_an_import_logs_version_one_of_each_gold_alignment() -> None:
     gold = GoldAlignment.objects.get()
     assert gold.version == 1
     assert _events(gold.pair) == [(1, "imported", None, [[1, 1, "S"], [3, 4, "P"]], [])]
+
+
+def test_more_links_than_an_alignment_may_have_change_nothing(carol: Any) -> None:
+    from annotate.services.annotations import MAX_LINKS
+
+    words = " ".join(f"w{k}" for k in range(101))
+    pair = make_pair(source=words, target=words, prefill=None)
+    links = {(i, j): True for i in range(101) for j in range(100)}
+    assert len(links) == MAX_LINKS + 100
+    with pytest.raises(InvalidLinks, match="at most 10,000"):
+        gold_save(pair=pair, links=links, adjudicator=carol, base_version=0)
+    assert not GoldAlignment.objects.exists()
+
+
+def test_an_import_with_an_alignment_over_the_link_limit_imports_nothing() -> None:
+    from annotate.services.corpora import CorpusImportError
+
+    words = " ".join(f"w{k}" for k in range(101))
+    gold = " ".join(f"{i}-{j}" for i in range(101) for j in range(100))
+    record = make_record("big", words, words, prefill=None, gold=gold)
+    with pytest.raises(CorpusImportError, match="pair 'big': the gold has 10,100 links"):
+        corpus_import_records(corpus_name="c", records=[make_record("ok"), record])
+    assert not GoldAlignment.objects.exists()
