@@ -21,6 +21,8 @@ from annotate.services import assignments
 
 #: The most annotators one request may name.
 MAX_PEOPLE = 1000
+#: The most annotators a plan gives one pair (agreement studies use two or three).
+MAX_PER_PAIR = 10
 
 
 class AssignmentsPlanApi(APIView):
@@ -30,7 +32,7 @@ class AssignmentsPlanApi(APIView):
         annotators = BoundedListField(
             child=serializers.CharField(max_length=150), allow_empty=False, max_length=MAX_PEOPLE
         )
-        per_pair = serializers.IntegerField(min_value=1, max_value=MAX_PEOPLE, default=1)
+        per_pair = serializers.IntegerField(min_value=1, max_value=MAX_PER_PAIR, default=1)
         double_fraction = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.0)
         seed = serializers.IntegerField(
             min_value=0,

@@ -10,7 +10,7 @@ hand) the HTML is rendered again once and stored.
 Rendering is CommonMark with tables and strikethrough (markdown-it-py: time linear in the
 text, markdown nesting capped), then sanitised by nh3 (raw HTML such as ``<kbd>`` is kept when
 safe; an admin's typo must not run script). Linear is not free: markdown-it-py is pure Python
-(``"![" * 15000`` takes about half a second), and nh3 slows down quadratically on raw HTML
+(``"![" * 7500`` takes about a third of a second, up to twice that on a loaded machine), and nh3 slows down quadratically on raw HTML
 nested thousands deep, so :data:`MAX_LENGTH` keeps the slowest save well within a second.
 """
 
@@ -29,7 +29,7 @@ from markdown_it import MarkdownIt
 from annotate.exceptions import DomainError
 
 DEFAULT = Path(__file__).resolve().parent.parent.parent / "frontend" / "guidelines_default.md"
-MAX_LENGTH = 30_000
+MAX_LENGTH = 15_000
 _STAMP = "<!-- guidelines sha256:{} -->\n"
 
 

@@ -54,12 +54,13 @@ class SyncLimit:
 
 
 # Slowest single pairs measured on this project's two-core machine: PERP 60 × 60 shifted words
-# 0.2 s; pFSM 120 × 120 0.26 s; pPDA 16 × 16 one repeated word 0.2 s (its cost grows with the
-# cube of the length); the MT features 250 × 250 0.03 s; the combined scorer 40 × 40 0.12 s.
+# 0.2 s; pFSM 120 × 120 0.26 s; pPDA 12 × 12 one repeated word 0.09 s (16 × 16: 0.2 s, its cost
+# grows with the cube of the length); the MT features 250 × 250 0.03 s; the combined scorer
+# 40 × 40 0.12 s. A loaded machine takes up to three times as long.
 SYNC_LIMITS: dict[str, SyncLimit] = {
     "perp": SyncLimit(pairs=50, pair_cells=60 * 60, cells=7_200),
     "pfsm": SyncLimit(pairs=50, pair_cells=120 * 120, cells=25_000),
-    "ppda": SyncLimit(pairs=20, pair_cells=16 * 16, cells=512),
+    "ppda": SyncLimit(pairs=20, pair_cells=12 * 12, cells=288),
     "mt": SyncLimit(pairs=100, pair_cells=250 * 250, cells=250_000),
     "combined": SyncLimit(pairs=50, pair_cells=50 * 50, cells=5_000),
 }

@@ -61,7 +61,7 @@ def test_the_plan_service_refuses_a_negative_seed_too() -> None:
         assignments_plan(corpus=pair.corpus, annotators=[alice], seed=-1)
 
 
-@pytest.mark.parametrize("per_pair", [0, -5, 10**30])
+@pytest.mark.parametrize("per_pair", [0, -5, 11, 10**30])
 def test_annotators_per_pair_out_of_range_is_a_400(admin_client: APIClient, per_pair: int) -> None:
     pair = make_pair()
     make_user("alice", roles.ANNOTATOR)

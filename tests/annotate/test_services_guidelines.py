@@ -94,7 +94,7 @@ def test_markdown_changed_behind_the_html_is_rendered_again_once(
 def test_guidelines_longer_than_the_limit_are_refused_and_nothing_is_stored(
     var_dir: Path,
 ) -> None:
-    with pytest.raises(DomainError, match="at most 30,000 are accepted") as caught:
+    with pytest.raises(DomainError, match="at most 15,000 are accepted") as caught:
         guidelines.guidelines_set(text="[" * (guidelines.MAX_LENGTH + 1))
     assert caught.value.extra == {"field": "markdown"}
     assert not (var_dir / "guidelines.md").exists()
