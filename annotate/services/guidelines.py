@@ -10,8 +10,9 @@ hand) the HTML is rendered again once and stored.
 Rendering is CommonMark with tables and strikethrough (markdown-it-py: time linear in the
 text, markdown nesting capped), then sanitised by nh3 (raw HTML such as ``<kbd>`` is kept when
 safe; an admin's typo must not run script). Linear is not free: markdown-it-py is pure Python
-(``"![" * 7500`` takes about a third of a second, up to twice that on a loaded machine), and nh3 slows down quadratically on raw HTML
-nested thousands deep, so :data:`MAX_LENGTH` keeps the slowest save well within a second.
+(``"![" * 7500`` takes about a third of a second, up to twice that on a loaded machine), and
+nh3 slows down quadratically on raw HTML nested thousands deep, so :data:`MAX_LENGTH` keeps
+the slowest save well within a second.
 """
 
 from __future__ import annotations
