@@ -55,6 +55,9 @@ JOB_KINDS: dict[str, str] = {
     "train_scorer": "annotate.services.scorers.train_scorer_run",
     "export": "annotate.services.exports.export_run",
     "score_pairs": "annotate.services.scorers.score_pairs_run",
+    "assignments_plan": "annotate.services.assignments.assignments_plan_run",
+    "assignments_hand_over": "annotate.services.assignments.assignments_hand_over_run",
+    "assignments_release": "annotate.services.assignments.assignments_release_run",
 }
 
 Progress = Callable[[float, str], None]
