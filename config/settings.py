@@ -292,6 +292,12 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # The largest upload the web import accepts (all files together); larger corpora are imported
 # with `manage.py import_corpus`, which streams from disk.
 MAX_UPLOAD_BYTES = env_int("MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
+# Where uploaded corpus files wait for their import job: storage every web process and worker
+# shares (one machine: under var/; several: a shared mount). Uploads arrive in its incoming/
+# folder, so storing one for its job is a rename, not a copy.
+UPLOAD_DIR = Path(env_str("UPLOAD_DIR", str(VAR_DIR / "uploads")))
+FILE_UPLOAD_TEMP_DIR = str(UPLOAD_DIR / "incoming")
+Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BODY_BYTES", 5 * 1024 * 1024)
 
 # Where export jobs write their files for download: storage every worker and web process
