@@ -121,9 +121,8 @@ def corpus_import_run(job: Job, progress: Callable[[float, str], None]) -> dict[
     if spec.input_kind != "file":
         paths = [folder]  # read together: Pharaoh's three files, STS input + gold
 
-    def counted(pairs: int) -> None:
-        progress(0, f"imported {pairs:,} pairs")
-
+    # No progress reports: the import is one transaction, and a progress write inside it would
+    # hold the job's row locked (PostgreSQL) until it commits, stalling the job's heartbeats.
     try:
         report = corpus_import(
             corpus_name=str(p["corpus"]).strip(),
@@ -133,7 +132,6 @@ def corpus_import_run(job: Job, progress: Callable[[float, str], None]) -> dict[
             subcorpus=p.get("subcorpus"),
             split=p.get("split"),
             description=str(p.get("description") or ""),
-            progress=counted,
         )
     except DomainError:
         shutil.rmtree(folder, ignore_errors=True)
