@@ -21,6 +21,7 @@ from annotate.models import (
     AutoLink,
     Corpus,
     GoldAlignment,
+    GoldEvent,
     GoldLink,
     Job,
     LoginAttempts,
@@ -146,15 +147,39 @@ class AnnotationEventAdmin(admin.ModelAdmin[AnnotationEvent]):
 
 
 class GoldLinkInline(admin.TabularInline[GoldLink, Any]):
+    """Shown, not edited here: gold changes go through the adjudication page, which versions
+    them and logs them as gold events."""
+
     model = GoldLink
     extra = 0
+    can_delete = False
+    readonly_fields = ("i", "j", "sure")
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(GoldAlignment)
 class GoldAlignmentAdmin(admin.ModelAdmin[GoldAlignment]):
-    list_display = ("pair", "adjudicator", "source", "updated_at")
+    list_display = ("pair", "version", "adjudicator", "source", "updated_at")
     raw_id_fields = ("pair",)
+    readonly_fields = ("version", "adjudicator", "source")
     inlines = (GoldLinkInline,)
+
+
+@admin.register(GoldEvent)
+class GoldEventAdmin(admin.ModelAdmin[GoldEvent]):
+    list_display = ("gold", "version", "kind", "actor", "created_at")
+    list_filter = ("kind",)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
 
 
 @admin.register(Job)

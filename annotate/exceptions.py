@@ -1,9 +1,13 @@
-"""Domain errors and their single mapping to HTTP."""
+"""Domain errors and their single mapping to HTTP; what users read of an error."""
 
 from __future__ import annotations
 
+import re
+import sys
+import tempfile
 from typing import Any
 
+from django.conf import settings
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -35,10 +39,38 @@ class PermissionDenied(DomainError):
     code = "permission_denied"
 
 
+def _server_folders() -> list[str]:
+    folders = {
+        str(settings.VAR_DIR),
+        str(settings.EXPORT_DIR),
+        str(settings.BASE_DIR),
+        tempfile.gettempdir(),
+        sys.prefix,
+    }
+    return sorted((f.rstrip("/") for f in folders if f.strip("/")), key=len, reverse=True)
+
+
+def without_server_paths(text: str) -> str:
+    """``text`` with every path inside the server's folders (its data, exports, code, temporary
+    files) cut to the file's name, and a bare server folder to ``(server folder)``: an error
+    message says what went wrong and which file, never where the server keeps it."""
+    for folder in _server_folders():
+        inside = re.compile(re.escape(folder) + r"(?:/[^\s'\"/:,;)]+)*/([^\s'\"/:,;)]*)")
+        text = inside.sub(lambda m: m.group(1) or "(server folder)", text)
+        text = text.replace(folder, "(server folder)")
+    return text
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, DomainError):
         return Response(
-            {"error": {"code": exc.code, "message": exc.message, **exc.extra}},
+            {
+                "error": {
+                    "code": exc.code,
+                    "message": without_server_paths(exc.message),
+                    **exc.extra,
+                }
+            },
             status=exc.status_code,
         )
     return drf_exception_handler(exc, context)

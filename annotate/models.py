@@ -8,7 +8,7 @@ Invariants live in the database, not in ``save()``:
   holds by construction; rows have non-negative indices, are unique per alignment, and a trigger
   (migration ``0002``) rejects an index beyond the pair's token count;
 - one assignment per (pair, annotator), one annotation per assignment, one gold alignment per
-  pair; the annotation event log is append-only (a trigger rejects UPDATE).
+  pair; the annotation and gold event logs are append-only (triggers reject UPDATE).
 """
 
 from __future__ import annotations
@@ -281,17 +281,24 @@ class AnnotationEvent(models.Model):
 
 
 class GoldAlignment(models.Model):
-    """The adjudicated (or imported) reference alignment of a pair."""
+    """The adjudicated (or imported) reference alignment of a pair; every change bumps
+    ``version`` and appends a :class:`GoldEvent`."""
 
     pair = models.OneToOneField(SentencePair, on_delete=models.CASCADE, related_name="gold")
     adjudicator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
     )
     source = models.CharField(max_length=50, default="adjudicated")
+    version = models.PositiveIntegerField(default=1)
     updated_at = models.DateTimeField(auto_now=True)
 
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(version__gte=1), name="gold_version"),
+        ]
+
     def __str__(self) -> str:
-        return f"gold alignment of {self.pair_id}"
+        return f"gold alignment v{self.version} of {self.pair_id}"
 
 
 class GoldLink(LinkBase):
@@ -301,6 +308,37 @@ class GoldLink(LinkBase):
         constraints = [
             models.UniqueConstraint(fields=["gold", "i", "j"], name="goldlink_unique"),
         ]
+
+
+class GoldEvent(models.Model):
+    """Append-only log of every change to a gold alignment (a trigger forbids UPDATE): who
+    made version ``version``, when, and the links it set and cleared.
+
+    Rows disappear only with their gold alignment (deleting the pair or its corpus)."""
+
+    class Kind(models.TextChoices):
+        IMPORTED = "imported", "Imported"
+        ADJUDICATED = "adjudicated", "Adjudicated"
+
+    gold = models.ForeignKey(GoldAlignment, on_delete=models.CASCADE, related_name="events")
+    version = models.PositiveIntegerField()
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    added = models.JSONField(default=list, help_text="[[i, j, 'S'|'P'], ...] set by this change")
+    removed = models.JSONField(default=list, help_text="[[i, j], ...] cleared by this change")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["gold", "version", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["gold", "version"], name="goldevent_unique_version"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="goldevent_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} v{self.version} of gold {self.gold_id}"
 
 
 class Job(models.Model):

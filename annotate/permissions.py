@@ -1,7 +1,9 @@
 """Who may call an API view, by role (DRF permission classes; roles are Django groups).
 
-Every view requires a login (the default ``IsAuthenticated``); these add the role. An anonymous
-call is answered 401, a logged-in user without the role 403.
+Every view requires a login (the default :class:`IsSignedIn`); these add the role. An anonymous
+call is answered 401, a logged-in user without the role 403. The rate limits count refused
+calls too: DRF checks permissions before throttles, so without :class:`IsSignedIn` a refused
+call would never be counted and the anonymous rate would never apply.
 """
 
 from __future__ import annotations
@@ -12,6 +14,20 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthentic
 from rest_framework.request import Request
 
 from annotate import roles
+
+
+class IsSignedIn(IsAuthenticated):
+    """A logged-in user; the view's rate limits are counted before anyone is let in or refused.
+
+    Counting here, before the answer is known, makes the rates apply to refused calls (an
+    anonymous client probing the API gets 429 once its ``anon`` rate is spent, not endless
+    401s). The throttles remember their decision on the request, so DRF's own throttle check
+    after the permissions counts nothing twice.
+    """
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        view.check_throttles(request)
+        return super().has_permission(request, view)
 
 
 class IsCorpusAdmin(BasePermission):
@@ -33,8 +49,8 @@ class IsAdjudicator(BasePermission):
 
 
 #: The permission lists views use.
-ADMINS = [IsAuthenticated, IsCorpusAdmin]
-ADJUDICATORS = [IsAuthenticated, IsAdjudicator]
+ADMINS = [IsSignedIn, IsCorpusAdmin]
+ADJUDICATORS = [IsSignedIn, IsAdjudicator]
 
 
 class IsCorpusAdminToChange(BasePermission):
@@ -46,4 +62,4 @@ class IsCorpusAdminToChange(BasePermission):
         return request.method in SAFE_METHODS or roles.has_role(request.user, roles.ADMIN)
 
 
-ADMINS_TO_CHANGE = [IsAuthenticated, IsCorpusAdminToChange]
+ADMINS_TO_CHANGE = [IsSignedIn, IsCorpusAdminToChange]

@@ -1,4 +1,5 @@
-"""The API's renderers beyond JSON (``REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"]``)."""
+"""The API's renderers beyond DRF's JSON: its HTML pages under the content policy, and CSV
+downloads."""
 
 from __future__ import annotations
 
@@ -24,3 +25,31 @@ class BrowsableAPIRenderer(renderers.BrowsableAPIRenderer):
         if response is not None:
             response._csp_update = {"style-src": [UNSAFE_INLINE]}
         return super().render(data, accepted_media_type, renderer_context)
+
+
+class CsvRenderer(renderers.BaseRenderer):
+    """``text/csv``, chosen by ``?format=csv`` or ``Accept: text/csv``; the view gives the CSV
+    text. Error answers of a view that offers CSV stay JSON (see :func:`errors_as_json`)."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
+    ) -> bytes:
+        if isinstance(data, bytes):
+            return data
+        return str(data).encode(self.charset)
+
+
+def errors_as_json(response: Any) -> Any:
+    """An error answer (4xx, 5xx) rendered as JSON whatever format was asked for: a client that
+    asked for CSV gets the error message in the form every error has."""
+    if getattr(response, "status_code", 200) >= 400 and hasattr(response, "accepted_renderer"):
+        response.accepted_renderer = renderers.JSONRenderer()
+        response.accepted_media_type = renderers.JSONRenderer.media_type
+    return response

@@ -46,9 +46,11 @@ def retrain_prefills() -> list[int]:
 
 @shared_task(name="annotate.clean_exports", ignore_result=True)
 def clean_exports() -> int:
+    """Export files and uploads no job took, older than ``EXPORT_KEEP_DAYS``."""
     from annotate.services.exports import exports_clean
+    from annotate.services.uploads import uploads_clean
 
-    return exports_clean()
+    return exports_clean() + uploads_clean()
 
 
 # --- the agreement job's chord -----------------------------------------------------------------

@@ -54,6 +54,19 @@ class _WindowThrottle(SimpleRateThrottle):
         self.key = self.get_cache_key(request, view)
         if self.key is None:
             return True
+        # A request is counted once, however often its throttles are checked (the
+        # permission check counts it before DRF's own throttle check; see IsSignedIn).
+        decisions: dict[str, tuple[bool, float]] = getattr(request, "_throttle_decisions", {})
+        if self.key in decisions:
+            allowed, self.wait_seconds = decisions[self.key]
+            return allowed
+        allowed = self._count(request)
+        decisions[self.key] = (allowed, self.wait_seconds)
+        request._throttle_decisions = decisions
+        return allowed
+
+    def _count(self, request: Any) -> bool:
+        assert self.key is not None
         now = self.timer()
         start, count = self.cache.get(self.key) or (now, 0)
         if now - start >= self.duration:

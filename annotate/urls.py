@@ -98,6 +98,7 @@ urlpatterns = [
     path("scorers/", scorers.ScorerListApi.as_view(), name="scorer-list"),
     path("scorers/train/", scorers.ScorerTrainJobApi.as_view(), name="scorer-train"),
     path("score", scorers.ScoreApi.as_view(), name="score"),
+    path("score/jobs/", scorers.ScoreJobApi.as_view(), name="score-jobs"),
     path("jobs/<id:job_id>/", jobs.JobDetailApi.as_view(), name="job-detail"),
     path("jobs/<id:job_id>/cancel/", jobs.JobCancelApi.as_view(), name="job-cancel"),
     path("jobs/<id:job_id>/result/", jobs.JobResultApi.as_view(), name="job-result"),

@@ -78,6 +78,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Before anything reads a body: an unreadable charset is a 400, not a server error.
+    "config.middleware.CharsetMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "annotate.middleware.SessionTimeoutMiddleware",
@@ -288,10 +290,16 @@ REST_FRAMEWORK = {
         "address": env_str("API_RATE_ADDRESS", "30000/min"),
         "jobs": env_str("API_RATE_JOBS", "30/hour"),
     },
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": ["annotate.permissions.IsSignedIn"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "annotate.renderers.BrowsableAPIRenderer",
+    ],
+    # JSON bodies nested deeper than annotate.parsers.MAX_JSON_DEPTH are refused with a 400.
+    "DEFAULT_PARSER_CLASSES": [
+        "annotate.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "annotate.exceptions.exception_handler",
@@ -300,7 +308,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Paraphrase alignment workbench API",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "SERVE_PERMISSIONS": ["annotate.permissions.IsSignedIn"],
     # Swagger UI's scripts and styles are served by the app itself, so /api/docs/ works offline.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -367,6 +375,12 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # The largest upload the web import accepts (all files together); larger corpora are imported
 # with `manage.py import_corpus`, which streams from disk.
 MAX_UPLOAD_BYTES = env_int("MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
+# Where uploaded corpus files wait for their import job: storage every web process and worker
+# shares (one machine: under var/; several: a shared mount). Uploads arrive in its incoming/
+# folder, so storing one for its job is a rename, not a copy.
+UPLOAD_DIR = Path(env_str("UPLOAD_DIR", str(VAR_DIR / "uploads")))
+FILE_UPLOAD_TEMP_DIR = str(UPLOAD_DIR / "incoming")
+Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BODY_BYTES", 5 * 1024 * 1024)
 
 # Where export jobs write their files for download: storage every worker and web process

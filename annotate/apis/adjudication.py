@@ -15,7 +15,6 @@ from annotate.apis.common import actor, link_field, name_nested_serializers, par
 from annotate.selectors import adjudication as adjudication_reads
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import adjudication
-from annotate.services.annotations import links_list
 
 
 class AdjudicationListApi(APIView):
@@ -78,12 +77,32 @@ class AdjudicationDetailApi(APIView):
 
 
 class GoldSaveApi(APIView):
+    """Save the pair's gold alignment on top of ``version``, the gold version the adjudicator
+    loaded (0 or null when the pair had none); 409 with the current gold if another save came
+    first."""
+
     permission_classes = permissions.ADJUDICATORS
 
     class InputSerializer(serializers.Serializer[Any]):
+        version = serializers.IntegerField(
+            min_value=0,
+            max_value=2**31 - 1,
+            allow_null=True,
+            help_text="the gold version the links were edited from; 0 or null: no gold yet",
+        )
         links = link_field()
 
-    @extend_schema(request=InputSerializer, responses=dict)
+    class OutputSerializer(serializers.Serializer[Any]):
+        pair = serializers.IntegerField()
+        id = serializers.IntegerField()
+        changed = serializers.BooleanField()
+        version = serializers.IntegerField()
+        links = serializers.ListField(child=serializers.ListField())
+        adjudicator = serializers.CharField(allow_null=True)
+        updated_at = serializers.DateTimeField()
+        origin = serializers.CharField(help_text="adjudicated or imported")
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def put(self, request: Request, pair_id: int) -> Response:
         pair = corpora_reads.pair_get(pair_id)
         data = self.InputSerializer(data=request.data)
@@ -91,8 +110,19 @@ class GoldSaveApi(APIView):
         links = parse_links(
             data.validated_data["links"], n_source=pair.n_source, n_target=pair.n_target
         )
-        gold = adjudication.gold_save(pair=pair, links=links, adjudicator=actor(request))
-        return Response({"pair": pair.pk, "links": links_list(links), "id": gold.pk})
+        result = adjudication.gold_save(
+            pair=pair,
+            links=links,
+            adjudicator=actor(request),
+            base_version=data.validated_data["version"],
+        )
+        body = {
+            "pair": pair.pk,
+            "id": result.gold.pk,
+            "changed": result.changed,
+            **adjudication_reads.gold_state(result.gold),
+        }
+        return Response(self.OutputSerializer(body).data)
 
 
 name_nested_serializers(globals())

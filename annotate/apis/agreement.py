@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions, throttles
-from annotate.apis.common import actor, name_nested_serializers
+from annotate.apis.common import BoundedListField, actor, name_nested_serializers
 from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import agreement
@@ -28,7 +28,7 @@ class AgreementReportJobApi(APIView):
     throttle_classes = throttles.JOB_STARTING
 
     class InputSerializer(serializers.Serializer[Any]):
-        annotators = serializers.ListField(
+        annotators = BoundedListField(
             child=serializers.CharField(max_length=150), min_length=2, max_length=20
         )
         samples = serializers.IntegerField(min_value=1, max_value=100_000, default=1000)
@@ -36,8 +36,9 @@ class AgreementReportJobApi(APIView):
         chance_model = serializers.ChoiceField(
             choices=["auto", *CHANCE_MODELS], required=False, default="auto"
         )
-        subcorpora = serializers.ListField(
+        subcorpora = BoundedListField(
             child=serializers.CharField(max_length=100, allow_blank=True),
+            max_length=1000,
             required=False,
             default=list,
         )

@@ -11,7 +11,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate.apis.common import actor, link_field, name_nested_serializers, parse_links
+from annotate.apis.common import (
+    BoundedListField,
+    actor,
+    link_field,
+    name_nested_serializers,
+    parse_links,
+)
 from annotate.models import Assignment
 from annotate.selectors import workspace as workspace_reads
 from annotate.services import annotations as edits
@@ -82,9 +88,16 @@ class AnnotationSaveApi(APIView):
 class AnnotationSubmitApi(APIView):
     class InputSerializer(serializers.Serializer[Any]):
         version = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
-        flags = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+        flags = BoundedListField(
+            child=serializers.CharField(max_length=50),
+            required=False,
+            default=list,
+            max_length=len(edits.FLAGS),
+        )
         comment = serializers.CharField(required=False, allow_blank=True, default="")
-        rating = serializers.FloatField(required=False, allow_null=True, default=None)
+        rating = serializers.FloatField(
+            min_value=0.0, max_value=5.0, required=False, allow_null=True, default=None
+        )
 
     class OutputSerializer(serializers.Serializer[Any]):
         version = serializers.IntegerField()

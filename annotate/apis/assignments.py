@@ -1,54 +1,71 @@
-"""Who annotates which pair (admins): plan, reassign, release abandoned work."""
+"""Who annotates which pair (admins): plan, reassign, release abandoned work.
+
+Planning, handing over and releasing change up to every assignment of a corpus, so they are
+background jobs: the request checks the input and answers with the job (201); the job's result
+(``/api/jobs/<id>/result/``) is the report."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate import permissions
-from annotate.apis.common import actor, name_nested_serializers, user_named
+from annotate import permissions, throttles
+from annotate.apis.common import BoundedListField, actor, name_nested_serializers, user_named
+from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.exceptions import NotFound
 from annotate.models import Assignment
 from annotate.selectors import assignments as assignments_reads
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import assignments
 
+#: The most annotators one request may name.
+MAX_PEOPLE = 1000
+#: The most annotators a plan gives one pair (agreement studies use two or three).
+MAX_PER_PAIR = 10
+
 
 class AssignmentsPlanApi(APIView):
+    """Queue an ``assignments_plan`` job: ``per_pair`` of ``annotators`` for every pair, a
+    ``double_fraction`` of pairs with two or more."""
+
     permission_classes = permissions.ADMINS
+    throttle_classes = throttles.JOB_STARTING
 
     class InputSerializer(serializers.Serializer[Any]):
-        annotators = serializers.ListField(child=serializers.CharField(), allow_empty=False)
-        per_pair = serializers.IntegerField(min_value=1, default=1)
+        annotators = BoundedListField(
+            child=serializers.CharField(max_length=150), allow_empty=False, max_length=MAX_PEOPLE
+        )
+        per_pair = serializers.IntegerField(min_value=1, max_value=MAX_PER_PAIR, default=1)
         double_fraction = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.0)
-        seed = serializers.IntegerField(required=False, allow_null=True, default=None)
+        seed = serializers.IntegerField(
+            min_value=0,
+            max_value=assignments.MAX_SEED,
+            required=False,
+            allow_null=True,
+            default=None,
+        )
 
-    @extend_schema(request=InputSerializer, responses=dict)
+    @extend_schema(request=InputSerializer, responses=JOB_STARTED)
     def post(self, request: Request, corpus_id: int) -> Response:
         corpus = corpora_reads.corpus_get(corpus_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        report = assignments.assignments_plan(
-            corpus=corpus,
-            annotators=[user_named(name) for name in data.validated_data["annotators"]],
-            per_pair=data.validated_data["per_pair"],
-            double_fraction=data.validated_data["double_fraction"],
-            seed=data.validated_data["seed"],
+        job = assignments.assignments_plan_job_create(
+            corpus=corpus, owner=actor(request), **data.validated_data
         )
-        return Response(report.__dict__, status=status.HTTP_201_CREATED)
+        return job_started(job)
 
 
 class AssignmentReassignApi(APIView):
     permission_classes = permissions.ADMINS
 
     class InputSerializer(serializers.Serializer[Any]):
-        annotator = serializers.CharField()
+        annotator = serializers.CharField(max_length=150)
 
     @extend_schema(request=InputSerializer, responses=dict)
     def post(self, request: Request, assignment_id: int) -> Response:
@@ -66,19 +83,23 @@ class AssignmentReassignApi(APIView):
 
 
 class AssignmentsReleaseApi(APIView):
+    """Queue an ``assignments_release`` job: every in-progress assignment untouched for
+    ``idle_hours`` goes to the least-loaded other annotator (result: released, stuck)."""
+
     permission_classes = permissions.ADMINS
+    throttle_classes = throttles.JOB_STARTING
 
     class InputSerializer(serializers.Serializer[Any]):
-        idle_hours = serializers.FloatField(min_value=0.0, max_value=24.0 * 365)
+        idle_hours = serializers.FloatField(min_value=0.0, max_value=assignments.MAX_IDLE_HOURS)
 
-    @extend_schema(request=InputSerializer, responses=dict)
+    @extend_schema(request=InputSerializer, responses=JOB_STARTED)
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        report = assignments.assignments_release_abandoned(
-            idle=timedelta(hours=data.validated_data["idle_hours"]), actor=actor(request)
+        job = assignments.assignments_release_job_create(
+            idle_hours=data.validated_data["idle_hours"], owner=actor(request)
         )
-        return Response(report)
+        return job_started(job)
 
 
 class AssignmentsProgressApi(APIView):
@@ -94,34 +115,31 @@ class AssignmentsProgressApi(APIView):
 
 
 class AssignmentsHandOverApi(APIView):
-    """Share one annotator's open assignments in a corpus among others (least-loaded first)."""
+    """Queue an ``assignments_hand_over`` job: one annotator's open assignments in a corpus
+    shared among others, least-loaded first (result: moved, and stuck: pairs every target
+    already has)."""
 
     permission_classes = permissions.ADMINS
+    throttle_classes = throttles.JOB_STARTING
 
     class InputSerializer(serializers.Serializer[Any]):
-        annotator = serializers.CharField(help_text="whose open assignments move")
-        to = serializers.ListField(child=serializers.CharField(), allow_empty=False)
+        annotator = serializers.CharField(max_length=150, help_text="whose open assignments move")
+        to = BoundedListField(
+            child=serializers.CharField(max_length=150), allow_empty=False, max_length=MAX_PEOPLE
+        )
         include_started = serializers.BooleanField(
             default=False, help_text="also move pairs already opened (their work moves too)"
         )
 
-    class OutputSerializer(serializers.Serializer[Any]):
-        moved = serializers.IntegerField()
-        stuck = serializers.IntegerField(help_text="pairs every target already has")
-
-    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    @extend_schema(request=InputSerializer, responses=JOB_STARTED)
     def post(self, request: Request, corpus_id: int) -> Response:
         corpus = corpora_reads.corpus_get(corpus_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        report = assignments.assignments_hand_over(
-            corpus=corpus,
-            from_user=user_named(data.validated_data["annotator"]),
-            to=[user_named(name) for name in data.validated_data["to"]],
-            include_started=data.validated_data["include_started"],
-            actor=actor(request),
+        job = assignments.assignments_hand_over_job_create(
+            corpus=corpus, owner=actor(request), **data.validated_data
         )
-        return Response(self.OutputSerializer(report).data)
+        return job_started(job)
 
 
 name_nested_serializers(globals())

@@ -3,9 +3,6 @@ and prefill jobs."""
 
 from __future__ import annotations
 
-import dataclasses
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -17,11 +14,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions, throttles
-from annotate.apis.common import actor, name_nested_serializers
+from annotate.apis.common import BoundedListField, actor, name_nested_serializers
 from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.exceptions import DomainError
 from annotate.selectors import corpora as corpora_reads
-from annotate.services import corpora, exports, prefill
+from annotate.services import corpora, exports, prefill, uploads
 from annotate.services.jobs import job_create
 from scoring import formats
 from scoring.aligners import available_aligners
@@ -162,32 +159,24 @@ class CorpusCreateApi(APIView):
 
 
 class CorpusImportApi(APIView):
-    """Upload files in one import format into a corpus (created if new); all or nothing. An
-    error names the file, line and field (``error.file``, ``error.line``, ``error.field``)."""
+    """Upload files in one import format into a corpus (created if new). The files are stored
+    and a ``corpus_import`` job imports them, all or nothing; its result is the import's report
+    (``corpus_id``, ``pairs``, ``annotations``, …), its error names the file, line and field."""
 
     permission_classes = permissions.ADMINS
+    throttle_classes = throttles.JOB_STARTING
     parser_classes = [MultiPartParser]
 
     class InputSerializer(serializers.Serializer[Any]):
         corpus = serializers.CharField(max_length=100)
         format = serializers.ChoiceField(choices=sorted(formats.FORMATS))
-        files = serializers.ListField(child=serializers.FileField(), min_length=1, max_length=20)
+        files = BoundedListField(child=serializers.FileField(), min_length=1, max_length=20)
         annotator = serializers.CharField(max_length=150, required=False, allow_blank=True)
         subcorpus = serializers.CharField(max_length=100, required=False, allow_blank=True)
         split = serializers.CharField(max_length=50, required=False, allow_blank=True)
         description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
 
-    class OutputSerializer(serializers.Serializer[Any]):
-        corpus_id = serializers.IntegerField()
-        corpus = serializers.CharField()
-        pairs = serializers.IntegerField()
-        annotations = serializers.IntegerField()
-        prefills = serializers.IntegerField()
-        gold_alignments = serializers.IntegerField()
-        created_users = serializers.ListField(child=serializers.CharField())
-        created_corpus = serializers.BooleanField()
-
-    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    @extend_schema(request=InputSerializer, responses=JOB_STARTED)
     def post(self, request: Request) -> Response:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
         if length > settings.MAX_UPLOAD_BYTES:
@@ -200,33 +189,17 @@ class CorpusImportApi(APIView):
         data = self.InputSerializer(data=fields)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        with tempfile.TemporaryDirectory(prefix="upload-") as folder:
-            paths = []
-            for upload in values["files"]:
-                path = Path(folder) / Path(upload.name).name
-                with path.open("wb") as handle:
-                    for chunk in upload.chunks():
-                        handle.write(chunk)
-                paths.append(path)
-            if formats.get_format(values["format"]).input_kind != "file":
-                paths = [Path(folder)]  # read together: Pharaoh's three files, STS input + gold
-            try:
-                report = corpora.corpus_import(
-                    corpus_name=values["corpus"].strip(),
-                    format_name=values["format"],
-                    paths=paths,
-                    annotator=values.get("annotator") or None,
-                    subcorpus=values.get("subcorpus") or None,
-                    split=values.get("split") or None,
-                    description=values.get("description", ""),
-                )
-            except corpora.CorpusImportError as error:
-                # Name the uploaded files as the user knows them, not by the temporary folder.
-                error.message = error.message.replace(f"{folder}/", "")
-                raise
-        corpus = corpora_reads.corpus_named(report.corpus)
-        payload = {"corpus_id": corpus.pk, **dataclasses.asdict(report)}
-        return Response(self.OutputSerializer(payload).data, status=status.HTTP_201_CREATED)
+        job = uploads.corpus_import_job_create(
+            corpus=values["corpus"].strip(),
+            format_name=values["format"],
+            files=values["files"],
+            annotator=values.get("annotator") or None,
+            subcorpus=values.get("subcorpus") or None,
+            split=values.get("split") or None,
+            description=values.get("description", ""),
+            owner=actor(request),
+        )
+        return job_started(job)
 
 
 class CorpusDetailApi(APIView):

@@ -19,7 +19,9 @@ class GuidelinesApi(APIView):
     permission_classes = permissions.ADMINS_TO_CHANGE
 
     class InputSerializer(serializers.Serializer[Any]):
-        markdown = serializers.CharField(allow_blank=True, trim_whitespace=False)
+        markdown = serializers.CharField(
+            allow_blank=True, trim_whitespace=False, max_length=guidelines.MAX_LENGTH
+        )
 
     @extend_schema(responses=dict)
     def get(self, request: Request) -> Response:
@@ -30,8 +32,8 @@ class GuidelinesApi(APIView):
     def put(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        text = guidelines.guidelines_set(text=data.validated_data["markdown"])
-        return Response({"markdown": text, "html": guidelines.guidelines_html(text)})
+        text = data.validated_data["markdown"]
+        return Response({"markdown": text, "html": guidelines.guidelines_set(text=text)})
 
 
 name_nested_serializers(globals())

@@ -9,8 +9,9 @@ from typing import Any
 from django.http import FileResponse, HttpResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -18,6 +19,7 @@ from rest_framework.views import APIView
 from annotate.apis.common import MAX_ID, name_nested_serializers
 from annotate.exceptions import Conflict, DomainError, NotFound
 from annotate.models import Job
+from annotate.renderers import CsvRenderer, errors_as_json
 from annotate.selectors import jobs as jobs_reads
 from annotate.selectors import workers as workers_reads
 from annotate.services import exports
@@ -143,19 +145,28 @@ class JobCancelApi(APIView):
 
 
 class JobResultApi(APIView):
-    """A finished job's result: JSON, or ``?format=csv`` for an agreement report (one measure
-    per row), as a download. Its owner reads it while they hold the role the job needs."""
+    """A finished job's result: JSON, or CSV for an agreement report (one measure per row), as a
+    download. CSV is asked for with ``?format=csv`` (DRF's format parameter, so it is a renderer
+    of this view) or ``Accept: text/csv``. Its owner reads it while they hold the role the job
+    needs."""
 
-    @extend_schema(responses=dict)
+    renderer_classes = [JSONRenderer, CsvRenderer]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("format", str, enum=["json", "csv"], required=False)],
+        responses={(200, "application/json"): dict, (200, "text/csv"): OpenApiTypes.STR},
+    )
     def get(self, request: Request, job_id: int) -> HttpResponse:
         job = jobs_reads.job_output_visible(user=request.user, job_id=job_id)
         if job.result is None:
             raise NotFound(f"job {job.pk} has no result ({job.status})")
         name = f"{job.kind}-{job.pk}"
-        if request.query_params.get("format") == "csv":
+        if request.accepted_renderer.format == CsvRenderer.format:
             if job.kind != "agreement_report":
                 raise DomainError("only agreement reports have a CSV form", field="format")
-            response = HttpResponse(report_to_csv(job.result), content_type="text/csv")
+            response = HttpResponse(
+                report_to_csv(job.result), content_type="text/csv; charset=utf-8"
+            )
             response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
             return response
         body = json.dumps(job.result, ensure_ascii=False, indent=1)
@@ -163,6 +174,9 @@ class JobResultApi(APIView):
         if request.query_params.get("download"):
             response["Content-Disposition"] = f'attachment; filename="{name}.json"'
         return response
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        return errors_as_json(super().finalize_response(request, response, *args, **kwargs))
 
 
 class JobDownloadApi(APIView):

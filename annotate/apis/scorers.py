@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions, throttles
-from annotate.apis.common import actor, name_nested_serializers
+from annotate.apis.common import BoundedListField, actor, name_nested_serializers
 from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.exceptions import NotFound
 from annotate.models import Corpus, ScorerModel
@@ -47,14 +47,30 @@ class ScorerListApi(APIView):
         return Response(ScorerModelOutputSerializer(scorer_models(), many=True).data)
 
 
+def _pairs_field(max_pairs: int, too_many: str) -> BoundedListField:
+    """``[[sentence 1, sentence 2], ...]``, raw text."""
+    return BoundedListField(
+        child=BoundedListField(
+            child=serializers.CharField(max_length=scorers.MAX_SENTENCE_CHARS),
+            min_length=2,
+            max_length=2,
+        ),
+        allow_empty=False,
+        max_length=max_pairs,
+        error_messages={"max_length": too_many},
+    )
+
+
 class ScoreApi(APIView):
-    """Score raw sentence pairs with a stored model (``model``: its id or name)."""
+    """Score raw sentence pairs with a stored model (``model``: its id or name), inside the
+    request: as many as the model's kind scores well within a second
+    (``annotate.services.scorers.SYNC_LIMITS``); more go to ``/api/score/jobs/``."""
 
     class InputSerializer(serializers.Serializer[Any]):
-        model = serializers.CharField()
-        pairs = serializers.ListField(
-            child=serializers.ListField(child=serializers.CharField(), min_length=2, max_length=2),
-            allow_empty=False,
+        model = serializers.CharField(max_length=200)
+        pairs = _pairs_field(
+            scorers.MAX_SYNC_PAIRS,
+            f"at most {scorers.MAX_SYNC_PAIRS} pairs are scored in a request; {scorers.AS_A_JOB}",
         )
 
     class OutputSerializer(serializers.Serializer[Any]):
@@ -69,9 +85,7 @@ class ScoreApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         model = scorers.scorer_model_get(data.validated_data["model"])
-        scores = scorers.scorer_score_texts(
-            model=model, pairs=[tuple(p) for p in data.validated_data["pairs"]]
-        )
+        scores = scorers.scorer_score_texts(model=model, pairs=data.validated_data["pairs"])
         body = {
             "model": model.name,
             "kind": model.kind,
@@ -79,6 +93,30 @@ class ScoreApi(APIView):
             "scores": scores,
         }
         return Response(self.OutputSerializer(body).data)
+
+
+class ScoreJobApi(APIView):
+    """Queue a ``score_pairs`` job: the same body as ``/api/score``, up to
+    ``MAX_JOB_PAIRS`` pairs of any length the import accepts; the scores are the job's result
+    (``/api/jobs/<id>/result/``)."""
+
+    throttle_classes = throttles.JOB_STARTING
+
+    class InputSerializer(serializers.Serializer[Any]):
+        model = serializers.CharField(max_length=200)
+        pairs = _pairs_field(
+            scorers.MAX_JOB_PAIRS,
+            f"a job scores at most {scorers.MAX_JOB_PAIRS:,} pairs; split them",
+        )
+
+    @extend_schema(request=InputSerializer, responses=JOB_STARTED)
+    def post(self, request: Request) -> Response:
+        owner = actor(request)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        model = scorers.scorer_model_get(data.validated_data["model"])
+        job = scorers.score_job_create(model=model, pairs=data.validated_data["pairs"], owner=owner)
+        return job_started(job)
 
 
 class ScorerTrainJobApi(APIView):

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions, roles
-from annotate.apis.common import actor, name_nested_serializers
+from annotate.apis.common import BoundedListField, actor, name_nested_serializers
 from annotate.selectors import users as users_reads
 from annotate.services import users
 
@@ -70,8 +70,10 @@ class UserCreateApi(APIView):
     class InputSerializer(serializers.Serializer[Any]):
         username = serializers.CharField(max_length=150)
         email = serializers.CharField(max_length=254, required=False, allow_blank=True)
-        roles = serializers.ListField(
-            child=serializers.ChoiceField(choices=roles.ROLES), required=False
+        roles = BoundedListField(
+            child=serializers.ChoiceField(choices=roles.ROLES),
+            required=False,
+            max_length=len(roles.ROLES),
         )
         password = serializers.CharField(
             max_length=128, required=False, allow_blank=True, write_only=True
@@ -103,8 +105,10 @@ class UserUpdateApi(APIView):
     permission_classes = permissions.ADMINS
 
     class InputSerializer(serializers.Serializer[Any]):
-        roles = serializers.ListField(
-            child=serializers.ChoiceField(choices=roles.ROLES), required=False
+        roles = BoundedListField(
+            child=serializers.ChoiceField(choices=roles.ROLES),
+            required=False,
+            max_length=len(roles.ROLES),
         )
         is_active = serializers.BooleanField(required=False)
         email = serializers.CharField(max_length=254, required=False, allow_blank=True)

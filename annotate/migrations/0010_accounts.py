@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotate', '0007_link_bounds_per_statement'),
+        ('annotate', '0009_gold_version'),
     ]
 
     operations = [

@@ -14,8 +14,8 @@ from annotate.models import (
     GoldAlignment,
     SentencePair,
 )
-from annotate.selectors.workspace import gold_links, pair_payload, prefill_of
-from annotate.services.annotations import annotation_links, links_list
+from annotate.selectors.workspace import pair_payload, prefill_of
+from annotate.services.annotations import LinkMap, annotation_links, links_list
 
 #: The gold source of an adjudicator's work (imports write "imported").
 ADJUDICATED = "adjudicated"
@@ -63,6 +63,20 @@ def pairs_for_adjudication(
     )
 
 
+def gold_state(gold: GoldAlignment, links: LinkMap | None = None) -> dict[str, Any]:
+    """A gold alignment as clients see it: its links (``links`` when the caller has read them),
+    version, who saved it and when, and its origin: an adjudicator or an import."""
+    if links is None:
+        links = {(i, j): sure for i, j, sure in gold.links.values_list("i", "j", "sure")}
+    return {
+        "links": links_list(links),
+        "version": gold.version,
+        "adjudicator": gold.adjudicator.get_username() if gold.adjudicator else None,
+        "updated_at": gold.updated_at.isoformat(),
+        "origin": gold.source,
+    }
+
+
 def adjudication_status(pair: SentencePair) -> str:
     """``adjudicated`` once an adjudicator saved the gold, else ``waiting``."""
     gold = getattr(pair, "gold", None)
@@ -70,7 +84,8 @@ def adjudication_status(pair: SentencePair) -> str:
 
 
 def adjudication_of(pair: SentencePair) -> dict[str, Any]:
-    """Every annotator's alignment, the prefill and the gold of a pair."""
+    """Every annotator's alignment, the prefill and the gold of a pair (with its version, which
+    a save of the gold names)."""
     annotations = []
     for assignment in (
         Assignment.objects.filter(pair=pair)
@@ -91,10 +106,10 @@ def adjudication_of(pair: SentencePair) -> dict[str, Any]:
                 "rating": annotation.rating,
             }
         )
-    gold = gold_links(pair)
+    gold = GoldAlignment.objects.select_related("adjudicator").filter(pair=pair).first()
     return {
         "pair": pair_payload(pair),
         "prefill": prefill_of(pair),
         "annotations": annotations,
-        "gold": None if gold is None else links_list(gold),
+        "gold": None if gold is None else gold_state(gold),
     }

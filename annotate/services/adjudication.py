@@ -1,39 +1,128 @@
-"""Gold alignments written by adjudicators."""
+"""Gold alignments written by adjudicators, versioned like annotations.
+
+Every change is one new ``version`` of the pair's gold alignment and one row of the append-only
+:class:`GoldEvent` log with the links it set (``[i, j, "S"|"P"]``, including links whose sure flag
+changed) and cleared (``[i, j]``). A save names the version it was made on (0 when the pair had
+no gold yet); the read-modify-write runs under ``select_for_update()``, so of two adjudicators
+who loaded the same version the second gets a 409 with the gold the first saved, and nothing
+changes.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.db import transaction
 
-from annotate.models import GoldAlignment, GoldLink, SentencePair
-from annotate.services.annotations import InvalidLinks, LinkMap
-from annotate.services.links import links_insert
+from annotate.exceptions import Conflict
+from annotate.models import GoldAlignment, GoldEvent, GoldLink, SentencePair
+from annotate.selectors.adjudication import gold_state
+from annotate.services.annotations import InvalidLinks, LinkMap, links_count_check, links_list
+from annotate.services.links import links_delete, links_insert
 from scoring.alignment.links import check_bounds
 from scoring.errors import AlignmentError
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
+#: The version a save names when the pair has no gold alignment yet.
+NO_GOLD = 0
+
+
+class StaleGold(Conflict):
+    code = "stale_version"
+
+
+@dataclass(frozen=True)
+class GoldSaveResult:
+    gold: GoldAlignment
+    changed: bool
+
 
 @transaction.atomic
-def gold_save(*, pair: SentencePair, links: LinkMap, adjudicator: User) -> GoldAlignment:
-    """Replace the pair's gold alignment with ``links`` (validated against the pair's size)."""
+def gold_save(
+    *, pair: SentencePair, links: LinkMap, adjudicator: User, base_version: int | None
+) -> GoldSaveResult:
+    """Make ``links`` the pair's gold alignment if ``base_version`` is its current version
+    (``0`` or ``None``: the pair has no gold yet); else :class:`StaleGold` (409) carrying the
+    current gold, with nothing changed.
+
+    Saving the gold already stored is a no-op (no new version), so a retried request that
+    already went through is harmless."""
+    links_count_check(len(links))
     try:
         check_bounds(links, pair.n_source, pair.n_target)
     except AlignmentError as error:
         raise InvalidLinks(str(error)) from None
+    base = NO_GOLD if base_version is None else base_version
     locked = SentencePair.objects.select_for_update().get(pk=pair.pk)
-    gold, _ = GoldAlignment.objects.get_or_create(
-        pair=locked, defaults={"adjudicator": adjudicator, "source": "adjudicated"}
+    gold = (
+        GoldAlignment.objects.select_for_update(of=("self",))
+        .select_related("adjudicator")
+        .filter(pair=locked)
+        .first()
     )
-    gold.adjudicator = adjudicator
-    gold.source = "adjudicated"
-    gold.save(update_fields=["adjudicator", "source", "updated_at"])
-    gold.links.all().delete()
+    row_ids = (
+        {(i, j): (pk, sure) for pk, i, j, sure in gold.links.values_list("pk", "i", "j", "sure")}
+        if gold is not None
+        else {}
+    )
+    current = {key: sure for key, (_, sure) in row_ids.items()}
+    current_version = NO_GOLD if gold is None else gold.version
+    if base != current_version:
+        if gold is not None and current == links:  # the same save arrived twice
+            return GoldSaveResult(gold, False)
+        raise _stale(gold, current, base)
+    if gold is not None and current == links and gold.source == "adjudicated":
+        return GoldSaveResult(gold, False)
+    added = {key: sure for key, sure in links.items() if current.get(key) != sure}
+    removed = sorted(key for key in current if key not in links)
+    if gold is None:
+        gold = GoldAlignment.objects.create(
+            pair=locked, adjudicator=adjudicator, source="adjudicated", version=1
+        )
+    else:
+        gold.adjudicator = adjudicator
+        gold.source = "adjudicated"
+        gold.version += 1
+        gold.save(update_fields=["adjudicator", "source", "version", "updated_at"])
+        links_delete(
+            model=GoldLink,
+            ids=[row_ids[key][0] for key in removed]
+            + [row_ids[key][0] for key in added if key in row_ids],
+        )
     links_insert(
         model=GoldLink,
         parent_column="gold_id",
-        rows=((gold.pk, i, j, sure) for (i, j), sure in sorted(links.items())),
+        rows=((gold.pk, i, j, sure) for (i, j), sure in sorted(added.items())),
     )
-    return gold
+    GoldEvent.objects.create(
+        gold=gold,
+        version=gold.version,
+        kind=GoldEvent.Kind.ADJUDICATED,
+        actor=adjudicator,
+        added=links_list(added),
+        removed=[[i, j] for i, j in removed],
+    )
+    return GoldSaveResult(gold, True)
+
+
+def _stale(gold: GoldAlignment | None, current: LinkMap, base: int) -> StaleGold:
+    if gold is None:
+        return StaleGold(
+            f"this pair has no gold alignment (yours was based on version {base}); reload the page",
+            server={
+                "links": [],
+                "version": NO_GOLD,
+                "adjudicator": None,
+                "updated_at": None,
+                "origin": None,
+            },
+        )
+    who = gold.adjudicator.get_username() if gold.adjudicator else "an import"
+    return StaleGold(
+        f"the gold alignment was changed elsewhere: version {gold.version} was saved by {who} "
+        f"at {gold.updated_at:%Y-%m-%d %H:%M:%S} UTC; yours was based on version {base}",
+        server=gold_state(gold, current),
+    )

@@ -48,6 +48,10 @@ MAX_COMMENT = 5000
 MAX_CLIENT_BYTES = 4096
 
 LinkMap = dict[tuple[int, int], bool]
+#: The most links one alignment (an annotation, a gold alignment, a prefill) may have: far more
+#: than any real alignment (a 120 × 120 pair half linked has 7,200), few enough that saving,
+#: opening or comparing one stays well within a second.
+MAX_LINKS = 10_000
 
 
 class InvalidLinks(DomainError):
@@ -69,8 +73,10 @@ class SaveResult:
     status: str = Assignment.Status.IN_PROGRESS
 
 
-def links_parse(raw: Iterable[Sequence[Any]], *, n_source: int, n_target: int) -> LinkMap:
-    """``[[i, j, "S"|"P"], ...]`` → ``{(i, j): sure}``, checked against the pair's size."""
+def links_parse(raw: Sequence[Sequence[Any]], *, n_source: int, n_target: int) -> LinkMap:
+    """``[[i, j, "S"|"P"], ...]`` → ``{(i, j): sure}``, checked against the pair's size and
+    :data:`MAX_LINKS`."""
+    links_count_check(len(raw))
     try:
         return links_from_triples(raw, n_source, n_target)
     except AlignmentError as error:
@@ -273,7 +279,16 @@ def annotation_event_append(
     )
 
 
+def links_count_check(count: int, what: str = "the alignment") -> None:
+    """:class:`InvalidLinks` when an alignment has more than :data:`MAX_LINKS` links."""
+    if count > MAX_LINKS:
+        raise InvalidLinks(
+            f"{what} has {count:,} links; an alignment has at most {MAX_LINKS:,}", field="links"
+        )
+
+
 def _check_bounds(assignment: Assignment, links: LinkMap) -> None:
+    links_count_check(len(links))
     try:
         check_bounds(links, assignment.pair.n_source, assignment.pair.n_target)
     except AlignmentError as error:

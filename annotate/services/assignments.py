@@ -8,10 +8,10 @@ with it and the hand-over is written to the event log, so no work is lost.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.contrib.auth import get_user_model
@@ -21,11 +21,18 @@ from django.utils import timezone
 
 from annotate import roles
 from annotate.exceptions import Conflict, DomainError
-from annotate.models import Annotation, AnnotationEvent, Assignment, Corpus, SentencePair
+from annotate.models import Annotation, AnnotationEvent, Assignment, Corpus, Job, SentencePair
 from annotate.services.annotations import annotation_event_append
+from annotate.services.jobs import job_create
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
+
+
+#: The largest seed of a plan: the seeds drawn when none is given are 32-bit.
+MAX_SEED = 2**32 - 1
+#: The longest idle time before an in-progress assignment counts as abandoned (a year).
+MAX_IDLE_HOURS = 24.0 * 365
 
 
 @dataclass
@@ -75,6 +82,8 @@ def assignments_plan(
     for user in annotators:
         if not roles.has_role(user, roles.ANNOTATOR):
             raise DomainError(f"{user.get_username()} does not have the annotator role")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise DomainError(f"the seed must be between 0 and {MAX_SEED}, got {seed}", field="seed")
     seed = int(np.random.SeedSequence().generate_state(1)[0]) if seed is None else seed
     rng = np.random.default_rng(seed)
     pairs = list(SentencePair.objects.filter(corpus=corpus).order_by("position"))
@@ -238,3 +247,146 @@ def assignments_hand_over(
         load[target.pk] += 1
         moved += 1
     return {"moved": moved, "stuck": stuck}
+
+
+# --- as background jobs ------------------------------------------------------------------------
+# Planning, handing over and releasing touch every pair or assignment of a corpus (one query per
+# moved assignment): seconds at 10,000 pairs, minutes at 100,000. The API queues them as jobs;
+# the request only checks the names and numbers.
+
+
+def annotators_named(names: Sequence[str]) -> list[User]:
+    """The active annotators called ``names``, in that order, in two queries; an unknown name or
+    one without the annotator role is an error naming it."""
+    unique = list(dict.fromkeys(names))
+    found = {
+        user.get_username(): user for user in get_user_model().objects.filter(username__in=unique)
+    }
+    for name in unique:
+        if name not in found:
+            raise DomainError(f"there is no user {name!r}")
+    group = roles.role_group(roles.ANNOTATOR)
+    members = set(
+        get_user_model()
+        .objects.filter(username__in=unique, is_active=True)
+        .filter(Q(groups=group) | Q(is_superuser=True))
+        .values_list("username", flat=True)
+    )
+    for name in unique:
+        if name not in members:
+            raise DomainError(f"{name} does not have the annotator role")
+    return [found[name] for name in unique]
+
+
+def assignments_plan_job_create(
+    *,
+    corpus: Corpus,
+    annotators: Sequence[str],
+    per_pair: int = 1,
+    double_fraction: float = 0.0,
+    seed: int | None = None,
+    owner: User | None = None,
+) -> Job:
+    """Queue :func:`assignments_plan` as an ``assignments_plan`` job; bad input queues nothing.
+    A missing seed is drawn now, so the job records the one it uses."""
+    people = annotators_named(annotators)
+    if per_pair < 1:
+        raise DomainError(f"annotators per pair must be at least 1, got {per_pair}")
+    want_max = max(per_pair, 2 if double_fraction > 0 else 1)
+    if want_max > len(people):
+        raise DomainError(
+            f"{want_max} annotators per pair were asked for but only {len(people)} chosen"
+        )
+    if not 0.0 <= double_fraction <= 1.0:
+        raise DomainError(f"the doubly annotated fraction must be in [0, 1], got {double_fraction}")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise DomainError(f"the seed must be between 0 and {MAX_SEED}, got {seed}", field="seed")
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0])
+    return job_create(
+        kind="assignments_plan",
+        corpus=corpus,
+        seed=seed,
+        owner=owner,
+        parameters={
+            "annotators": [user.get_username() for user in people],
+            "per_pair": per_pair,
+            "double_fraction": double_fraction,
+        },
+    )
+
+
+def assignments_plan_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
+    """Job runner of ``assignments_plan``."""
+    if job.corpus is None:
+        raise DomainError("an assignments_plan job needs a corpus")
+    report = assignments_plan(
+        corpus=job.corpus,
+        annotators=annotators_named(job.parameters["annotators"]),
+        per_pair=int(job.parameters["per_pair"]),
+        double_fraction=float(job.parameters["double_fraction"]),
+        seed=job.seed,
+    )
+    return asdict(report)
+
+
+def assignments_hand_over_job_create(
+    *,
+    corpus: Corpus,
+    annotator: str,
+    to: Sequence[str],
+    include_started: bool = False,
+    owner: User | None = None,
+) -> Job:
+    """Queue :func:`assignments_hand_over` as an ``assignments_hand_over`` job."""
+    leaving = get_user_model().objects.filter(username=annotator).first()
+    if leaving is None:
+        raise DomainError(f"there is no user {annotator!r}")
+    targets = [user for user in annotators_named(to) if user.pk != leaving.pk]
+    if not targets:
+        raise DomainError("choose at least one annotator other than the one handing over")
+    return job_create(
+        kind="assignments_hand_over",
+        corpus=corpus,
+        owner=owner,
+        parameters={
+            "annotator": annotator,
+            "to": [user.get_username() for user in targets],
+            "include_started": include_started,
+        },
+    )
+
+
+def assignments_hand_over_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
+    """Job runner of ``assignments_hand_over``."""
+    if job.corpus is None:
+        raise DomainError("an assignments_hand_over job needs a corpus")
+    leaving = get_user_model().objects.filter(username=job.parameters["annotator"]).first()
+    if leaving is None:
+        raise DomainError(f"there is no user {job.parameters['annotator']!r}")
+    return assignments_hand_over(
+        corpus=job.corpus,
+        from_user=leaving,
+        to=annotators_named(job.parameters["to"]),
+        include_started=bool(job.parameters["include_started"]),
+        actor=job.owner,
+    )
+
+
+def assignments_release_job_create(*, idle_hours: float, owner: User | None = None) -> Job:
+    """Queue :func:`assignments_release_abandoned` as an ``assignments_release`` job."""
+    if not 0 <= idle_hours <= MAX_IDLE_HOURS:
+        raise DomainError(
+            f"idle_hours must be between 0 and {MAX_IDLE_HOURS:g}, got {idle_hours}",
+            field="idle_hours",
+        )
+    return job_create(
+        kind="assignments_release", owner=owner, parameters={"idle_hours": idle_hours}
+    )
+
+
+def assignments_release_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
+    """Job runner of ``assignments_release``."""
+    return assignments_release_abandoned(
+        idle=timedelta(hours=float(job.parameters["idle_hours"])), actor=job.owner
+    )

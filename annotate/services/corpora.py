@@ -31,11 +31,12 @@ from annotate.models import (
     AutoLink,
     Corpus,
     GoldAlignment,
+    GoldEvent,
     GoldLink,
     SentencePair,
 )
 from annotate.selectors.corpora import corpus_pair_records
-from annotate.services.annotations import edits_from_prefill
+from annotate.services.annotations import InvalidLinks, edits_from_prefill, links_count_check
 from annotate.services.exports import selector_for
 from annotate.services.links import links_insert
 from annotate.services.users import username_check, username_twin
@@ -300,9 +301,13 @@ def _insert_batch(
     gold_rows: list[tuple[GoldAlignment, Alignment]] = []
     annotation_rows: list[tuple[Assignment, PairRecord, str]] = []
     for pair, record in zip(pairs, batch, strict=True):
-        for alignment in (record.prefill, record.gold_alignment):
+        for what, alignment in (
+            ("the prefill", record.prefill),
+            ("the gold", record.gold_alignment),
+        ):
             if alignment is not None:
                 alignment.with_lengths_checked(record.source_tokens, record.target_tokens)
+                _links_checked(record, what, alignment)
         if record.prefill is not None:
             prefill_rows.append(
                 (AutoAlignment(pair=pair, aligner=record.prefill_aligner or "imported"), record)
@@ -311,6 +316,7 @@ def _insert_batch(
             gold_rows.append((GoldAlignment(pair=pair, source="imported"), record.gold_alignment))
         for name, annotation in record.annotations.items():
             annotation.alignment.with_lengths_checked(record.source_tokens, record.target_tokens)
+            _links_checked(record, f"the annotation by {name!r}", annotation.alignment)
             status = annotation.status
             if status not in Assignment.Status.values:
                 raise CorpusImportError(
@@ -337,6 +343,12 @@ def _insert_batch(
         with_confidence=True,
     )
     GoldAlignment.objects.bulk_create([row for row, _ in gold_rows])
+    GoldEvent.objects.bulk_create(
+        GoldEvent(
+            gold=row, version=1, kind=GoldEvent.Kind.IMPORTED, added=link_event_list(alignment)
+        )
+        for row, alignment in gold_rows
+    )
     _insert_links(
         GoldLink,
         "gold_id",
@@ -385,6 +397,13 @@ def _insert_batch(
     report.gold_alignments += len(gold_rows)
     report.annotations += len(annotations)
     return position + len(pairs)
+
+
+def _links_checked(record: PairRecord, what: str, alignment: Alignment) -> None:
+    try:
+        links_count_check(len(alignment.possible), f"pair {record.id!r}: {what}")
+    except InvalidLinks as error:
+        raise CorpusImportError(error.message) from None
 
 
 def _insert_links(

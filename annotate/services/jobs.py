@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -36,7 +37,7 @@ from django.db.models import F
 from django.db.models.functions import Least
 from django.utils import timezone
 
-from annotate.exceptions import DomainError
+from annotate.exceptions import DomainError, without_server_paths
 from annotate.models import Corpus, Job
 from annotate.queue import enqueue_job, jobs_send_unsent
 from scoring.errors import ScoringError
@@ -53,6 +54,11 @@ JOB_KINDS: dict[str, str] = {
     "agreement_report": "annotate.services.agreement.agreement_run",
     "train_scorer": "annotate.services.scorers.train_scorer_run",
     "export": "annotate.services.exports.export_run",
+    "score_pairs": "annotate.services.scorers.score_pairs_run",
+    "assignments_plan": "annotate.services.assignments.assignments_plan_run",
+    "assignments_hand_over": "annotate.services.assignments.assignments_hand_over_run",
+    "assignments_release": "annotate.services.assignments.assignments_release_run",
+    "corpus_import": "annotate.services.uploads.corpus_import_run",
 }
 
 Progress = Callable[[float, str], None]
@@ -192,11 +198,12 @@ def job_finish(*, job_id: int, result: dict[str, Any]) -> bool:
 
 
 def job_fail(*, job_id: int, error: str) -> bool:
+    """Mark the job failed with ``error``, the reason its owner reads (server paths cut out)."""
     return (
         Job.objects.filter(pk=job_id, status__in=[Job.Status.RUNNING, Job.Status.PENDING]).update(
             status=Job.Status.FAILED,
             message="failed",
-            error=error,
+            error=without_server_paths(error),
             finished_at=timezone.now(),
         )
         == 1
@@ -351,5 +358,10 @@ def _job_after_transient_error(job_id: int, error: BaseException) -> str:
 
 
 def internal_error_message(error: BaseException) -> str:
-    """What users read of an unexpected error; the traceback goes to the worker log."""
-    return f"internal error ({type(error).__name__}: {error}); see the worker log"
+    """What users read of an unexpected error; the traceback goes to the worker log. A file
+    system error says what went wrong with which file, without the file's folder."""
+    detail = str(error)
+    if isinstance(error, OSError) and error.strerror:
+        name = Path(str(error.filename)).name if error.filename else ""
+        detail = f"{error.strerror}: {name}" if name else error.strerror
+    return f"internal error ({type(error).__name__}: {detail}); see the worker log"

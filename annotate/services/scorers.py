@@ -8,8 +8,11 @@ and test splits.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
@@ -18,12 +21,59 @@ from django.utils import timezone
 
 from annotate.exceptions import DomainError, NotFound
 from annotate.models import Assignment, Corpus, Job, ScorerModel, SentencePair
+from annotate.services.jobs import job_create
 from scoring.errors import ScoringError
+from scoring.formats import MAX_TOKENS
 from scoring.scorers.base import TokenPair, evaluate, get_scorer, scorer_from_dict, scorer_kinds
 from scoring.text import tokenize
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 TARGETS = ("gold_score", "gold_label", "rating")
-MAX_SCORE_PAIRS = 1000
+#: The longest sentence (in characters) scored through the API; its tokens are limited to the
+#: import's :data:`~scoring.formats.MAX_TOKENS`.
+MAX_SENTENCE_CHARS = 5_000
+#: The most pairs one ``score_pairs`` job scores.
+MAX_JOB_PAIRS = 10_000
+#: Pairs a job scores between two progress reports.
+JOB_CHUNK = 20
+
+
+@dataclass(frozen=True)
+class SyncLimit:
+    """What one request may have scored inside the web process by one kind of scorer: pairs,
+    cells of one pair (``n × m`` tokens) and cells of all its pairs together. Chosen from
+    measurements of each scorer on its slowest input (identical or repeated words for the edit
+    scorers), so that the slowest request within them takes well under a second;
+    ``benchmarks/bench_worst_requests.py`` checks it. More is a ``score_pairs`` job."""
+
+    pairs: int
+    pair_cells: int
+    cells: int
+
+
+# Slowest single pairs measured on this project's two-core machine: PERP 60 × 60 shifted words
+# 0.2 s; pFSM 120 × 120 0.26 s; pPDA 12 × 12 one repeated word 0.09 s (16 × 16: 0.2 s, its cost
+# grows with the cube of the length); the MT features 250 × 250 0.03 s; the combined scorer
+# 40 × 40 0.12 s. A loaded machine takes up to three times as long.
+SYNC_LIMITS: dict[str, SyncLimit] = {
+    "perp": SyncLimit(pairs=50, pair_cells=60 * 60, cells=7_200),
+    "pfsm": SyncLimit(pairs=50, pair_cells=120 * 120, cells=25_000),
+    "ppda": SyncLimit(pairs=20, pair_cells=12 * 12, cells=288),
+    "mt": SyncLimit(pairs=100, pair_cells=250 * 250, cells=250_000),
+    "combined": SyncLimit(pairs=50, pair_cells=50 * 50, cells=5_000),
+}
+#: Characters of all the sentences of a request together: tokenizing costs about 3 µs a
+#: character, before the token counts can be checked.
+MAX_SYNC_CHARS = 40_000
+#: The most pairs a request to score may carry, whatever the scorer.
+MAX_SYNC_PAIRS = max(limit.pairs for limit in SYNC_LIMITS.values())
+#: Where a client sends pairs that are too many for a request.
+AS_A_JOB = (
+    "queue them as a job instead: POST /api/score/jobs/ with the same body, then read the "
+    "scores from /api/jobs/<id>/result/"
+)
 
 
 class ScorerTrainingError(DomainError):
@@ -160,23 +210,136 @@ def scorer_model_summary(model: ScorerModel) -> dict[str, Any]:
     }
 
 
-def scorer_score_texts(*, model: ScorerModel, pairs: Sequence[tuple[str, str]]) -> list[float]:
-    """Score raw sentence pairs (tokenized Penn-Treebank style) with a stored model."""
-    if not pairs:
-        raise DomainError("give at least one pair")
-    if len(pairs) > MAX_SCORE_PAIRS:
-        raise DomainError(f"at most {MAX_SCORE_PAIRS} pairs per request, got {len(pairs)}")
+def scorer_text_pairs(pairs: Sequence[Sequence[str]]) -> list[TokenPair]:
+    """Raw sentence pairs tokenized Penn-Treebank style, each sentence checked: not empty, at
+    most :data:`MAX_SENTENCE_CHARS` characters and :data:`~scoring.formats.MAX_TOKENS` tokens
+    (the import's limit). Errors name the pair (0-based) and the sentence (1 or 2)."""
     tokens = []
-    for index, (first, second) in enumerate(pairs):
-        a, b = tokenize(first), tokenize(second)
-        if not a or not b:
-            raise DomainError(f"pair {index}: a sentence is empty")
-        tokens.append((a, b))
+    for index, pair in enumerate(pairs):
+        if len(pair) != 2:
+            raise DomainError(f"pair {index}: give two sentences", field="pairs")
+        sentences = []
+        for number, text in enumerate(pair, start=1):
+            where = f"pair {index}, sentence {number}"
+            if len(text) > MAX_SENTENCE_CHARS:
+                raise DomainError(
+                    f"{where} has {len(text):,} characters; at most {MAX_SENTENCE_CHARS:,} are "
+                    "accepted",
+                    field="pairs",
+                )
+            words = tokenize(text)
+            if not words:
+                raise DomainError(f"{where} is empty", field="pairs")
+            if len(words) > MAX_TOKENS:
+                raise DomainError(
+                    f"{where} has {len(words):,} tokens; at most {MAX_TOKENS} are accepted",
+                    field="pairs",
+                )
+            sentences.append(words)
+        tokens.append((sentences[0], sentences[1]))
+    return tokens
+
+
+def scorer_score_texts(*, model: ScorerModel, pairs: Sequence[Sequence[str]]) -> list[float]:
+    """Score raw sentence pairs with a stored model, inside the request: at most what
+    :data:`SYNC_LIMITS` allows the model's kind; more is refused, naming the job to use."""
+    if not pairs:
+        raise DomainError("give at least one pair", field="pairs")
+    limit = SYNC_LIMITS.get(model.kind, min(SYNC_LIMITS.values(), key=lambda x: x.cells))
+    if len(pairs) > limit.pairs:
+        raise DomainError(
+            f"{len(pairs):,} pairs: the {model.kind} scorer scores at most {limit.pairs} in a "
+            f"request; {AS_A_JOB}",
+            field="pairs",
+        )
+    chars = sum(len(text) for pair in pairs for text in pair)
+    if chars > MAX_SYNC_CHARS:
+        raise DomainError(
+            f"the sentences have {chars:,} characters together; a request scores at most "
+            f"{MAX_SYNC_CHARS:,}; {AS_A_JOB}",
+            field="pairs",
+        )
+    tokens = scorer_text_pairs(pairs)
+    for index, (a, b) in enumerate(tokens):
+        if len(a) * len(b) > limit.pair_cells:
+            raise DomainError(
+                f"pair {index} is {len(a)} × {len(b)} tokens: the {model.kind} scorer scores "
+                f"pairs of at most {limit.pair_cells:,} cells (source × target tokens) in a "
+                f"request; {AS_A_JOB}",
+                field="pairs",
+            )
+    cells = sum(len(a) * len(b) for a, b in tokens)
+    if cells > limit.cells:
+        raise DomainError(
+            f"the pairs have {cells:,} cells (source × target tokens) together: the "
+            f"{model.kind} scorer scores at most {limit.cells:,} in a request; {AS_A_JOB}",
+            field="pairs",
+        )
+    return _scores(model, tokens)
+
+
+def _scores(
+    model: ScorerModel,
+    tokens: list[TokenPair],
+    progress: Callable[[float, str], None] | None = None,
+) -> list[float]:
     try:
         scorer = scorer_from_dict(model.weights)
-        return [float(v) for v in scorer.predict(tokens)]
+        if progress is None:
+            return [float(v) for v in scorer.predict(tokens)]
+        scores: list[float] = []
+        for start in range(0, len(tokens), JOB_CHUNK):
+            scores += [float(v) for v in scorer.predict(tokens[start : start + JOB_CHUNK])]
+            progress(100 * len(scores) / len(tokens), f"scored {len(scores)} of {len(tokens)}")
+        return scores
     except ScoringError as error:
         raise DomainError(str(error)) from error
+
+
+@transaction.atomic
+def score_job_create(
+    *, model: ScorerModel, pairs: Sequence[Sequence[str]], owner: User | None
+) -> Job:
+    """Queue a ``score_pairs`` job: ``pairs`` (raw sentence pairs, at most
+    :data:`MAX_JOB_PAIRS`) scored by ``model`` in a worker. The pairs are the job's input
+    snapshot (lists of jobs leave it out); they are tokenized and checked by the job, whose error
+    names the pair at fault."""
+    if not pairs:
+        raise DomainError("give at least one pair", field="pairs")
+    if len(pairs) > MAX_JOB_PAIRS:
+        raise DomainError(
+            f"{len(pairs):,} pairs: a job scores at most {MAX_JOB_PAIRS:,}; split them",
+            field="pairs",
+        )
+    texts = [[str(first), str(second)] for first, second in pairs]
+    digest = hashlib.sha256(json.dumps(texts).encode("utf-8")).hexdigest()
+    job = job_create(
+        kind="score_pairs",
+        parameters={
+            "model": model.pk,
+            "model_name": model.name,
+            "pairs": len(texts),
+            "sha256": digest,
+        },
+        owner=owner,
+    )
+    if not job.reused:
+        Job.objects.filter(pk=job.pk).update(snapshot=texts, snapshot_at=timezone.now())
+    return job
+
+
+def score_pairs_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
+    """Job runner of ``score_pairs``."""
+    model = ScorerModel.objects.filter(pk=job.parameters["model"]).first()
+    if model is None:
+        raise NotFound(f"the scorer model {job.parameters.get('model_name')!r} was deleted")
+    tokens = scorer_text_pairs(job.snapshot or [])
+    return {
+        "model": model.name,
+        "kind": model.kind,
+        "task": model.training.get("task", "regression"),
+        "scores": _scores(model, tokens, progress),
+    }
 
 
 def scorer_model_get(reference: str | int) -> ScorerModel:

@@ -8,7 +8,10 @@ pairs (the same tokens ignoring case) are left out by default, as in the paper's
 figures.
 
 The file form is UTF-8 TSV with a header line: ``source``, ``target``, ``atomic``,
-``composite``, ``total``; rows by descending total, then source and target text.
+``composite``, ``total``; rows by descending total, then source and target text. Tokens are
+written verbatim: a phrase table is training data read back by tools, where ``=`` or ``-`` is a
+word, so cells are not given the spreadsheet-formula guard of the report CSV
+(:func:`scoring.alignment.reports.spreadsheet_text`).
 """
 
 from __future__ import annotations

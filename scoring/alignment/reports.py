@@ -528,17 +528,35 @@ def pair_ranking(records: Sequence[PairRecord], annotators: Sequence[str]) -> li
     return rows
 
 
+#: First characters that make a spreadsheet read a cell as a formula (or split it): OWASP's
+#: list for CSV injection.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(text: str) -> str:
+    """``text`` made safe as a text cell of a CSV file a spreadsheet opens: a cell starting
+    with a character of :data:`FORMULA_STARTS` gets a leading ``'`` (OWASP's advice), so an
+    annotator named ``=HYPERLINK(…)`` is shown as text, not run."""
+    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
+
+
 def report_to_csv(report: Mapping[str, Any]) -> str:
     """The report as long-format CSV: one measure per row.
 
     Columns: ``table, candidate, reference, group, column, measure, value, note``. Undefined values
-    are empty with ``note = undefined``; Figure 4 rows use ``column = <items>:<bin>``.
+    are empty with ``note = undefined``; Figure 4 rows use ``column = <items>:<bin>``. The text
+    cells (names of annotators and sub-corpora among them) go through :func:`spreadsheet_text`;
+    ``value`` is a number (``-0.25`` stays a number).
     """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(
         ["table", "candidate", "reference", "group", "column", "measure", "value", "note"]
     )
+
+    def csv_row(cells: list[str], value: str, note: str) -> list[str]:
+        text = [spreadsheet_text(cell) for cell in cells]
+        return [*text[:6], value, spreadsheet_text(note)]
 
     def put(
         table: str,
@@ -550,10 +568,11 @@ def report_to_csv(report: Mapping[str, Any]) -> str:
         value: Any,
         note: str = "",
     ) -> None:
+        cells = [table, cand, ref, group, column, measure]
         if value is None:
-            writer.writerow([table, cand, ref, group, column, measure, "", note or "undefined"])
+            writer.writerow(csv_row(cells, "", note or "undefined"))
         else:
-            writer.writerow([table, cand, ref, group, column, measure, repr(float(value)), note])
+            writer.writerow(csv_row(cells, repr(float(value)), note))
 
     for pr in report["annotator_pairs"]:
         cand, ref = pr["candidate"], pr["reference"]

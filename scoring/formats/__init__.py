@@ -39,10 +39,11 @@ from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
 from scoring.errors import FormatError
 from scoring.formats import jacana, jsonl, msrp, multimwa, pharaoh, rte2, sts
-from scoring.formats._common import AlignmentSelector, default_alignment
+from scoring.formats._common import MAX_TOKENS, AlignmentSelector, default_alignment
 
 __all__ = [
     "FORMATS",
+    "MAX_TOKENS",
     "AlignmentSelector",
     "FormatSpec",
     "default_alignment",

@@ -15,6 +15,7 @@ from annotate.models import (
     AutoLink,
     Corpus,
     GoldAlignment,
+    GoldEvent,
     GoldLink,
     SentencePair,
 )
@@ -69,6 +70,12 @@ def make_pair(
     if gold is not None:
         gold_row = GoldAlignment.objects.create(pair=pair, source="imported")
         GoldLink.objects.bulk_create(GoldLink(gold=gold_row, i=i, j=j, sure=s) for i, j, s in gold)
+        GoldEvent.objects.create(
+            gold=gold_row,
+            version=1,
+            kind=GoldEvent.Kind.IMPORTED,
+            added=[[i, j, "S" if s else "P"] for i, j, s in sorted(gold)],
+        )
     return pair
 
 

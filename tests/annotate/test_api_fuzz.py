@@ -1,7 +1,8 @@
 """Schema-driven fuzzing of the whole API with schemathesis: every operation of
-``/api/schema/``, for every role (anonymous, annotator, adjudicator, admin), with generated
-valid and invalid input. No answer may be a server error, and every answer with a documented
-status must match the schema.
+``/api/schema/``, for every role (anonymous, annotator, adjudicator, admin), with input the
+schema allows (its bounds included: the largest and smallest numbers) and input it does not
+(negative and huge numbers beyond the bounds, wrong types, missing fields). No answer may be a
+server error, and every answer with a documented status must match the schema.
 
 The requests go through Django's WSGI application in this process, against the test database
 (a corpus with pairs, assignments, annotations and jobs, so that ids in paths find rows), with
@@ -18,6 +19,7 @@ from django.core.wsgi import get_wsgi_application
 from hypothesis import HealthCheck, Phase, given, settings
 from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
+from schemathesis.generation import GenerationMode
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
 from annotate import roles, throttles
@@ -53,9 +55,10 @@ def tokens(monkeypatch: Any, settings: Any, tmp_path: Any) -> dict[str, str]:
     }
 
 
+@pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
 @pytest.mark.parametrize("persona", ["anon", "alice", "carol", "admin"])
 def test_no_operation_answers_a_server_error_or_outside_its_schema(
-    tokens: dict[str, str], persona: str
+    tokens: dict[str, str], persona: str, mode: GenerationMode
 ) -> None:
     app = get_wsgi_application()
     schema = schemathesis.openapi.from_wsgi(
@@ -65,15 +68,15 @@ def test_no_operation_answers_a_server_error_or_outside_its_schema(
     failures = [
         failure
         for result in schema.get_all_operations()
-        if (failure := _fuzz(result.ok(), headers)) is not None
+        if (failure := _fuzz(result.ok(), headers, mode)) is not None
     ]
     assert not failures, "\n\n".join(failures[:12])
 
 
-def _fuzz(operation: Any, headers: dict[str, str]) -> str | None:
+def _fuzz(operation: Any, headers: dict[str, str], mode: GenerationMode) -> str | None:
     """The first failure hypothesis finds for one operation (shrunk), or ``None``."""
 
-    @given(case=operation.as_strategy())
+    @given(case=operation.as_strategy(generation_mode=mode))
     @settings(
         max_examples=EXAMPLES,
         deadline=None,

@@ -85,7 +85,9 @@ def test_an_adjudicator_saves_gold_that_replaces_the_previous_one() -> None:
     pair = make_pair(gold=[(0, 0, True)])
     client = _client(carol)
     response = client.put(
-        f"/api/pairs/{pair.pk}/gold/", {"links": [[1, 1, "S"], [2, 3, "P"]]}, format="json"
+        f"/api/pairs/{pair.pk}/gold/",
+        {"version": 1, "links": [[1, 1, "S"], [2, 3, "P"]]},
+        format="json",
     )
     assert response.status_code == 200
     gold = GoldAlignment.objects.get(pair=pair)

@@ -76,7 +76,7 @@ CASES: list[Case] = [
         "post",
         lambda w: f"/api/corpora/{_corpus(w)}/assignments/hand-over/",
         lambda w: {"annotator": "alice", "to": ["bob"]},
-        200,
+        201,
         {},
     ),
     (

@@ -27,3 +27,49 @@ def test_the_scorer_training_request_is_its_own_serializer(schema: dict) -> None
     assert ref == "#/components/schemas/ScorerTrainJobApiInput"
     fields = schema["components"]["schemas"]["ScorerTrainJobApiInput"]["properties"]
     assert "kind" in fields
+
+
+def _request_schemas(schema: dict) -> list[tuple[str, dict]]:
+    """(where, JSON schema) of every request body and query parameter."""
+    found = []
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            for parameter in operation.get("parameters", []):
+                found.append((f"{method} {path} ?{parameter['name']}", parameter["schema"]))
+            for media, body in operation.get("requestBody", {}).get("content", {}).items():
+                found.append((f"{method} {path} {media}", body["schema"]))
+    return found
+
+
+def _numbers(where: str, node: dict, components: dict, seen: frozenset = frozenset()) -> list:
+    """(where, schema) of every integer or number inside ``node``."""
+    if "$ref" in node:
+        name = node["$ref"].rsplit("/", 1)[-1]
+        if name in seen:
+            return []
+        return _numbers(f"{where} {name}", components[name], components, seen | {name})
+    out = []
+    if node.get("type") in ("integer", "number"):
+        out.append((where, node))
+    for key, child in node.get("properties", {}).items():
+        out += _numbers(f"{where}.{key}", child, components, seen)
+    for key in ("items", "additionalProperties"):
+        if isinstance(node.get(key), dict):
+            out += _numbers(f"{where}[]", node[key], components, seen)
+    for key in ("allOf", "oneOf", "anyOf"):
+        for child in node.get(key, []):
+            out += _numbers(where, child, components, seen)
+    return out
+
+
+def test_every_number_a_request_takes_has_a_minimum_and_a_maximum(schema: dict) -> None:
+    """An unbounded number (a seed of -1, a count of 10**30) reaches a service unchecked."""
+    components = schema["components"]["schemas"]
+    numbers = [
+        found
+        for where, node in _request_schemas(schema)
+        for found in _numbers(where, node, components)
+    ]
+    assert len(numbers) >= 10
+    unbounded = [where for where, node in numbers if "minimum" not in node or "maximum" not in node]
+    assert not unbounded

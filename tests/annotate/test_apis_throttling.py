@@ -115,3 +115,25 @@ def test_a_rate_window_is_one_small_entry_and_opens_again_when_it_ends(monkeypat
     assert client.get("/api/queue/").status_code == 429
     now[0] += 1
     assert client.get("/api/queue/").status_code == 200
+
+
+def test_sixty_six_anonymous_calls_get_429_once_the_anonymous_rate_is_spent() -> None:
+    """DRF checks permissions before throttles; refused anonymous calls must count anyway."""
+    client = APIClient(REMOTE_ADDR="10.2.2.2")
+    responses = [client.get("/api/queue/") for _ in range(66)]
+    assert [r.status_code for r in responses] == [401] * 60 + [429] * 6  # the default 60/min
+    assert int(responses[-1]["Retry-After"]) > 0
+    other = APIClient(REMOTE_ADDR="10.2.2.3")
+    assert other.get("/api/queue/").status_code == 401  # per address
+
+
+def test_calls_refused_for_want_of_a_role_are_counted_once_each(monkeypatch: Any) -> None:
+    monkeypatch.setattr(
+        throttles.SimpleRateThrottle,
+        "THROTTLE_RATES",
+        {"user": "3/min", "anon": "100/min", "address": "100/min", "jobs": "100/min"},
+    )
+    client = APIClient()
+    client.force_authenticate(make_user("alice", roles.ANNOTATOR))
+    statuses = [client.get("/api/users/").status_code for _ in range(5)]
+    assert statuses == [403, 403, 403, 429, 429]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection
 from django.db.migrations.executor import MigrationExecutor
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -54,4 +54,45 @@ def test_link_and_edit_counts_are_computed_for_annotations_made_before_them() ->
     assert rows[unprefilled.pk].link_count == 1
     assert rows[unprefilled.pk].prefill_edits is None
     assert rows[empty.pk].link_count == 0 and rows[empty.pk].prefill_edits == 1
+    MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())
+
+
+def test_gold_made_before_versions_gets_version_one_and_its_first_event() -> None:
+    before = [("annotate", "0007_link_bounds_per_statement")]
+    after = [("annotate", "0009_gold_version")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    apps = executor.loader.project_state(before).apps
+    corpus = apps.get_model("annotate", "Corpus").objects.create(name="old")
+    pair_model = apps.get_model("annotate", "SentencePair")
+    common = {"corpus": corpus, "source_tokens": ["a", "b"], "target_tokens": ["a", "b"]}
+    pairs = [
+        pair_model.objects.create(external_id=k, position=n, n_source=2, n_target=2, **common)
+        for n, k in enumerate(("p", "q"))
+    ]
+    user = apps.get_model("auth", "User").objects.create(username="carol")
+    gold_model = apps.get_model("annotate", "GoldAlignment")
+    adjudicated = gold_model.objects.create(pair=pairs[0], adjudicator=user, source="adjudicated")
+    imported = gold_model.objects.create(pair=pairs[1], source="imported")
+    link = apps.get_model("annotate", "GoldLink")
+    link.objects.create(gold=adjudicated, i=1, j=0, sure=False)
+    link.objects.create(gold=adjudicated, i=0, j=0, sure=True)
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(after)
+    apps = executor.loader.project_state(after).apps
+    golds = apps.get_model("annotate", "GoldAlignment").objects.in_bulk()
+    assert {gold.version for gold in golds.values()} == {1}
+    events = {
+        e.gold_id: (e.version, e.kind, e.actor_id, e.added)
+        for e in apps.get_model("annotate", "GoldEvent").objects.all()
+    }
+    assert events == {
+        adjudicated.pk: (1, "adjudicated", user.pk, [[0, 0, "S"], [1, 0, "P"]]),
+        imported.pk: (1, "imported", None, []),
+    }
+    with pytest.raises(IntegrityError, match="outside the sentence pair"):  # its trigger is back
+        apps.get_model("annotate", "GoldLink").objects.create(
+            gold_id=adjudicated.pk, i=2, j=0, sure=True
+        )
     MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())

@@ -3,6 +3,7 @@ the file to download; and an export that re-imports to the same corpus."""
 
 from __future__ import annotations
 
+import dataclasses
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -211,3 +212,33 @@ def test_an_admin_demoted_to_annotator_no_longer_downloads_the_export_they_start
 
 def test_every_kind_of_job_names_the_role_its_output_needs() -> None:
     assert set(JOB_OUTPUT_ROLES) == set(jobs.JOB_KINDS)
+
+
+def test_an_export_that_cannot_write_its_folder_says_why_without_server_paths(
+    corpus: Corpus, export_dir: Path
+) -> None:
+    export_dir.parent.mkdir(parents=True, exist_ok=True)
+    export_dir.write_text("a file where the export folder should be")
+    job = export_job_create(corpus=corpus, format_name="jsonl", which="all")
+    jobs.job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    assert job.status == "failed"
+    assert "Not a directory" in job.error or "File exists" in job.error
+    assert str(export_dir.parent) not in job.error, job.error
+
+
+def test_a_format_error_while_writing_names_the_file_but_not_its_folder(
+    corpus: Corpus, export_dir: Path, monkeypatch: Any
+) -> None:
+    from scoring import formats
+    from scoring.errors import FormatError
+
+    def fail(records: Any, output: Path, **options: Any) -> None:
+        raise FormatError("cannot write this pair", path=output / "alignment.txt", line=3)
+
+    failing = dataclasses.replace(formats.get_format("pharaoh"), writer=fail)
+    monkeypatch.setattr(formats, "get_format", lambda name, **kw: failing)
+    job = export_job_create(corpus=corpus, format_name="pharaoh", which="gold")
+    jobs.job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    assert job.error == "alignment.txt:3: cannot write this pair"

@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
-from annotate.models import AnnotationEvent, AnnotationLink
+from annotate import roles
+from annotate.models import Annotation, AnnotationEvent, AnnotationLink
 from annotate.services import annotations as svc
-from tests.annotate.factories import make_assignment, make_pair
+from tests.annotate.factories import make_assignment, make_pair, make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 N = 120
@@ -72,3 +73,15 @@ def test_megabytes_of_client_junk_are_refused_and_nothing_changes() -> None:
             client={"session": "x" * 2_000_000},
         )
     assert AnnotationLink.objects.count() == 0
+
+
+def test_a_save_over_the_link_limit_is_refused_and_changes_nothing() -> None:
+    words = " ".join(f"w{k}" for k in range(101))
+    alice = make_user("alice", roles.ANNOTATOR)
+    assignment = make_assignment(make_pair(source=words, target=words, prefill=None), alice)
+    svc.annotation_open(assignment=assignment, actor=alice)
+    links = {(i, j): False for i in range(101) for j in range(100)}
+    assert len(links) > svc.MAX_LINKS
+    with pytest.raises(svc.InvalidLinks, match="at most 10,000"):
+        svc.annotation_save(assignment=assignment, actor=alice, base_version=1, links=links)
+    assert Annotation.objects.get(assignment=assignment).version == 1

@@ -67,6 +67,47 @@ def test_an_adjudicator_accepts_cells_and_saves_gold(page_for: Any, live_server:
     assert page.js_errors == []
 
 
+def test_two_pages_on_one_pair_the_second_save_gets_the_conflict_and_can_load_the_first(
+    page_for: Any, live_server: Any
+) -> None:
+    pair = make_pair(prefill=None)
+    _annotated(pair, "alice", {(0, 0): True, (1, 1): True})
+    _annotated(pair, "bob", {(0, 0): True, (2, 2): False})
+    carol = page_for(make_user("carol", roles.ADJUDICATOR))
+    dave = page_for(make_user("dave", roles.ADJUDICATOR))
+    for page in (carol, dave):
+        page.goto(f"{live_server.url}/adjudicate/{pair.pk}/")
+        page.wait_for_selector("#adjudication[data-ready=true]")
+    carol.get_by_role("button", name="Use alice's").click()
+    carol.get_by_role("button", name="Save gold").click()
+    carol.wait_for_selector("#save-status:has-text('Gold saved')")
+    dave.get_by_role("button", name="Use bob's").click()
+    dave.get_by_role("button", name="Save gold").click()
+    notice = dave.locator("#gold-conflict")
+    notice.wait_for(state="visible")
+    text = notice.inner_text()
+    assert "version 1 was saved by carol" in text
+    assert "2 sure and 0 possible links" in text and "Your gold is not saved" in text
+    assert "Conflict" in dave.inner_text("#save-status")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    dave.screenshot(path=str(SCREENSHOTS / "adjudication_conflict.png"))
+    with SERVER_LOCK:
+        gold = GoldAlignment.objects.get(pair=pair)
+        assert (gold.version, gold.adjudicator.username) == (1, "carol")
+        assert sorted(gold.links.values_list("i", "j", "sure")) == [(0, 0, True), (1, 1, True)]
+    dave.get_by_role("button", name="Load their gold").click()
+    assert dave.evaluate("window.__adjudication.model.links()") == [[0, 0, "S"], [1, 1, "S"]]
+    assert notice.is_hidden()
+    dave.keyboard.press("Control+z")  # undo brings dave's own back
+    assert dave.evaluate("window.__adjudication.model.links()") == [[0, 0, "S"], [2, 2, "P"]]
+    dave.get_by_role("button", name="Save gold").click()
+    dave.wait_for_selector("#save-status:has-text('Gold saved')")
+    with SERVER_LOCK:
+        gold.refresh_from_db()
+        assert (gold.version, gold.adjudicator.username) == (2, "dave")
+    assert carol.js_errors == [] and dave.js_errors == []
+
+
 def test_an_annotator_cannot_open_the_adjudication_page(page_for: Any, live_server: Any) -> None:
     pair = make_pair()
     page = page_for(make_user("alice", roles.ANNOTATOR))

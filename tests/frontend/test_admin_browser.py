@@ -37,7 +37,7 @@ def _upload(page: Any, live_server: Any, corpus: str, fmt: str, files: list[Path
 
 
 def test_a_bad_upload_shows_the_file_and_field_and_stores_nothing(
-    page_for: Any, live_server: Any, admin: Any, shared_data: Path
+    page_for: Any, live_server: Any, admin: Any, shared_data: Path, eager_jobs: Any
 ) -> None:
     page = page_for(admin, viewport=(1280, 800))
     _upload(page, live_server, "broken", "rte2", [shared_data / "msrp" / "msr_paraphrase_test.txt"])

@@ -67,7 +67,7 @@ def test_prefill_runs_on_an_imported_annotated_corpus_with_live_progress(
 
 
 def test_plan_assignments_read_progress_and_hand_over(
-    page_for: Any, live_server: Any, admin: Any, corpus: Corpus
+    page_for: Any, live_server: Any, admin: Any, corpus: Corpus, eager_jobs: Any
 ) -> None:
     with SERVER_LOCK:
         alice = make_user("alice", roles.ANNOTATOR)

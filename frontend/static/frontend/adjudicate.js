@@ -36,7 +36,10 @@ async function main() {
     if (!total || list.length !== total) return null;
     return list.every((v) => v.kind === list[0].kind) ? CODE[list[0].kind] : null;
   };
-  let initial = data.gold;
+  // The gold version the grid was loaded from; a save names it, and a 409 means another save
+  // came first (0: the pair had no gold).
+  let goldVersion = data.gold ? data.gold.version : 0;
+  let initial = data.gold ? data.gold.links : null;
   if (!initial) {
     initial = [];
     for (const k of votes.keys()) {
@@ -88,15 +91,49 @@ async function main() {
     }
     model.commit(targets, "accept agreed");
   };
+  const conflict = $("gold-conflict");
+  let theirs = null;
+  const showConflict = (server) => {
+    theirs = server;
+    const cells = (links) => new Map(links.map(([i, j, kind]) => [`${i},${j}`, kind]));
+    const mine = cells(model.links());
+    const other = cells(server.links);
+    const differ = new Set([...mine.keys(), ...other.keys()].filter((k) => mine.get(k) !== other.get(k))).size;
+    const sure = server.links.filter((l) => l[2] === "S").length;
+    const who = server.adjudicator || "an import";
+    const at = server.updated_at ? new Date(server.updated_at).toLocaleString() : "";
+    $("gold-conflict-text").textContent =
+      `The gold was changed elsewhere: version ${server.version} was saved by ${who}${at ? ` at ${at}` : ""}, ` +
+      `with ${sure} sure and ${server.links.length - sure} possible links; ${differ} cell(s) differ from yours. Your gold is not saved.`;
+    conflict.hidden = false;
+  };
   const save = async () => {
     setStatus("saving", "Saving gold…");
     try {
-      await api("PUT", `/api/pairs/${pairId}/gold/`, { links: model.links() });
+      const saved = await api("PUT", `/api/pairs/${pairId}/gold/`, { version: goldVersion, links: model.links() });
+      goldVersion = saved.version;
+      conflict.hidden = true;
       setStatus("saved", "Gold saved");
     } catch (error) {
-      setStatus("error", `Gold not saved: ${error.message}`);
+      if (error.status === 409 && error.body && error.body.error && error.body.error.server) {
+        setStatus("conflict", "Conflict · the gold was changed elsewhere");
+        showConflict(error.body.error.server);
+      } else {
+        setStatus("error", `Gold not saved: ${error.message}`);
+      }
     }
   };
+  $("gold-conflict-load").addEventListener("click", () => {
+    conflict.hidden = true;
+    goldVersion = theirs.version;
+    model.replaceAll(theirs.links, "load their gold"); // undoable: Ctrl+Z brings yours back
+    setStatus("saved", `Gold version ${theirs.version} loaded`);
+  });
+  $("gold-conflict-keep").addEventListener("click", () => {
+    conflict.hidden = true;
+    goldVersion = theirs.version;
+    save();
+  });
   $("take-buttons").replaceChildren(
     ...annotations.map((a) =>
       el("button", {

@@ -1,6 +1,6 @@
 // Assignments tab: plan K annotators per pair with a doubly annotated share, see coverage and
 // progress per annotator and sub-corpus, and hand an annotator's open work over to others.
-import { $, api, el, emptyState, duration, figure, integer, showError, clearError } from "./ui.js";
+import { $, api, el, emptyState, duration, figure, integer, jobPanel, showError, clearError } from "./ui.js";
 import { barChart } from "./chart.js";
 
 const corpusId = document.getElementById("corpus-page").dataset.corpusId;
@@ -100,14 +100,32 @@ async function plan(event) {
   if (form.get("seed") !== "") body.seed = Number(form.get("seed"));
   $("plan-submit").disabled = true;
   try {
-    const report = await api("POST", `/api/corpora/${corpusId}/assignments/`, body);
-    $("plan-done").hidden = false;
-    $("plan-done").textContent = `Created ${integer(report.created)} assignments (seed ${report.seed}). Open work now: ${Object.entries(report.load).map(([name, n]) => `${name} ${integer(n)}`).join(", ")}.`;
-    await refresh();
+    const job = await api("POST", `/api/corpora/${corpusId}/assignments/`, body);
+    runJob($("plan-job"), job.id, box, async (report) => {
+      $("plan-done").hidden = false;
+      $("plan-done").textContent = `Created ${integer(report.created)} assignments (seed ${report.seed}). Open work now: ${Object.entries(report.load).map(([name, n]) => `${name} ${integer(n)}`).join(", ")}.`;
+    }, () => { $("plan-submit").disabled = false; });
   } catch (error) {
     showError(box, error);
+    $("plan-submit").disabled = false;
   }
-  $("plan-submit").disabled = false;
+}
+
+// Plans and hand-overs run as jobs: a live panel while they run, then their report.
+function runJob(container, jobId, box, show, always) {
+  jobPanel(container, jobId, {
+    onDone: async (job) => {
+      always();
+      if (job.status !== "succeeded") return;
+      try {
+        await show(await api("GET", `/api/jobs/${jobId}/result/`));
+        container.replaceChildren();
+        await refresh();
+      } catch (error) {
+        showError(box, error);
+      }
+    },
+  });
 }
 
 async function handOver(event) {
@@ -117,13 +135,16 @@ async function handOver(event) {
   $("handover-done").hidden = true;
   const form = new FormData($("handover-form"));
   const body = { annotator: form.get("annotator"), to: form.getAll("to"), include_started: $("handover-started").checked };
+  $("handover-submit").disabled = true;
   try {
-    const report = await api("POST", `/api/corpora/${corpusId}/assignments/hand-over/`, body);
-    $("handover-done").hidden = false;
-    $("handover-done").textContent = `Moved ${integer(report.moved)} assignments${report.stuck ? `; ${integer(report.stuck)} stay (every target already has those pairs)` : ""}.`;
-    await refresh();
+    const job = await api("POST", `/api/corpora/${corpusId}/assignments/hand-over/`, body);
+    runJob($("handover-job"), job.id, box, async (report) => {
+      $("handover-done").hidden = false;
+      $("handover-done").textContent = `Moved ${integer(report.moved)} assignments${report.stuck ? `; ${integer(report.stuck)} stay (every target already has those pairs)` : ""}.`;
+    }, () => { $("handover-submit").disabled = false; });
   } catch (error) {
     showError(box, error);
+    $("handover-submit").disabled = false;
   }
 }
 

@@ -1,5 +1,5 @@
 // Corpora page: the list, and importing files into a new or existing corpus.
-import { $, api, el, emptyState, integer, showError, clearError, csrfToken, ApiError } from "./ui.js";
+import { $, api, el, emptyState, integer, jobPanel, showError, clearError, csrfToken, ApiError } from "./ui.js";
 
 async function loadCorpora() {
   const corpora = await api("GET", "/api/corpora/");
@@ -49,29 +49,53 @@ async function upload(event) {
   }
   $("upload-submit").disabled = true;
   $("upload-busy").hidden = false;
-  try {
-    const response = await fetch("/api/corpora/import/", { method: "POST", body: form, credentials: "same-origin", headers: { "X-CSRFToken": csrfToken(), Accept: "application/json" } });
-    const body = await response.json().catch(() => null);
-    if (!response.ok) throw new ApiError(response.status, body);
-    const done = $("upload-done");
-    done.hidden = false;
-    done.replaceChildren(
-      `Imported ${integer(body.pairs)} pairs into `,
-      el("a", { href: `/corpora/${body.corpus_id}/`, text: body.corpus }),
-      body.annotations ? `, ${integer(body.annotations)} annotations` : "",
-      body.gold_alignments ? `, ${integer(body.gold_alignments)} gold alignments` : "",
-      body.created_users.length ? `; new annotator accounts: ${body.created_users.join(", ")}` : "",
-      ".",
-    );
-    $("upload-form").reset();
-    syncFormat();
-    await loadCorpora();
-  } catch (error) {
-    showError(box, error);
-  } finally {
+  const finish = () => {
     $("upload-submit").disabled = false;
     $("upload-busy").hidden = true;
+  };
+  try {
+    const response = await fetch("/api/corpora/import/", { method: "POST", body: form, credentials: "same-origin", headers: { "X-CSRFToken": csrfToken(), Accept: "application/json" } });
+    const job = await response.json().catch(() => null);
+    if (!response.ok) throw new ApiError(response.status, job);
+    // The files are stored; a job imports them (all or nothing) while the panel shows progress.
+    jobPanel($("upload-job"), job.id, {
+      onDone: async (done) => {
+        finish();
+        if (done.status !== "succeeded") {
+          if (done.error) {
+            $("upload-job").replaceChildren(); // the error box says it all
+            showError(box, new Error(done.error));
+          }
+          return;
+        }
+        try {
+          showImported(await api("GET", `/api/jobs/${job.id}/result/`));
+          $("upload-job").replaceChildren();
+          $("upload-form").reset();
+          syncFormat();
+          await loadCorpora();
+        } catch (error) {
+          showError(box, error);
+        }
+      },
+    });
+  } catch (error) {
+    showError(box, error);
+    finish();
   }
+}
+
+function showImported(report) {
+  const done = $("upload-done");
+  done.hidden = false;
+  done.replaceChildren(
+    `Imported ${integer(report.pairs)} pairs into `,
+    el("a", { href: `/corpora/${report.corpus_id}/`, text: report.corpus }),
+    report.annotations ? `, ${integer(report.annotations)} annotations` : "",
+    report.gold_alignments ? `, ${integer(report.gold_alignments)} gold alignments` : "",
+    report.created_users.length ? `; new annotator accounts: ${report.created_users.join(", ")}` : "",
+    ".",
+  );
 }
 
 $("up-format").addEventListener("change", syncFormat);

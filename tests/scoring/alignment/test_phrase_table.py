@@ -88,6 +88,18 @@ def test_the_file_is_tsv_with_a_header_most_frequent_first(tmp_path: Path) -> No
     assert list(tmp_path.iterdir()) == [out], "no temporary file is left"
 
 
+def test_tokens_a_spreadsheet_reads_as_formulas_are_written_verbatim(tmp_path: Path) -> None:
+    """A phrase table is training data: ``=`` and ``-`` are words, not formulas to disarm."""
+    source, target = ["=", "-", "@home"], ["+1", "minus", "at"]
+    table = phrase_table_build(
+        [(source, target, Alignment.from_pharaoh("0-0 1-1 2-2", 3, 3))], max_length=1
+    )
+    out = tmp_path / "phrases.tsv"
+    write_phrase_table(table, out)
+    rows = {tuple(line.split("\t")[:2]) for line in out.read_text("utf-8").splitlines()[1:]}
+    assert rows == {("=", "+1"), ("-", "minus"), ("@home", "at")}
+
+
 @pytest.mark.parametrize("use", ["possible", "sure"])
 def test_an_empty_alignment_adds_nothing(use: str) -> None:
     assert (

@@ -199,6 +199,31 @@ def test_undefined_scores_become_empty_csv_cells_with_a_note() -> None:
     assert precision and all(r["value"] == "" and r["note"] == "undefined" for r in precision)
 
 
+def test_csv_text_cells_a_spreadsheet_would_run_start_with_a_quote_and_numbers_stay_numbers() -> (
+    None
+):
+    records = _records(8)
+    evil = {"ann": '=HYPERLINK("http://x")', "bob": "-bob", "cy": "@cy"}
+    for r in records:
+        r.annotations = {evil[name]: value for name, value in r.annotations.items()}
+        r.subcorpus = "+sum" if r.subcorpus == "mtc" else "\tnews"
+    report = build_report(records, list(evil.values()), params=AgreementParams(samples=2))
+    rows = list(csv.DictReader(io.StringIO(report_to_csv(report))))
+    assert {r["candidate"] for r in rows if r["table"] == "table3"} == {
+        '\'=HYPERLINK("http://x")',
+        "'-bob",
+    }
+    assert {r["group"] for r in rows if r["table"] == "table3"} == {"'+sum", "'\tnews", OVERALL}
+    assert not [
+        cell
+        for r in rows
+        for key, cell in r.items()
+        if key != "value" and cell and cell[0] in "=+-@\t\r"
+    ]
+    values = [float(r["value"]) for r in rows if r["value"]]
+    assert any(v < 0 for v in values)  # e.g. a negative kappa: a number, not text
+
+
 def test_progress_reaches_the_end_of_each_stage() -> None:
     seen: dict[str, tuple[int, int]] = {}
     build_report(

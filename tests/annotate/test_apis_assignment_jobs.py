@@ -1,0 +1,125 @@
+"""Planning, handing over and releasing assignments are jobs: the request checks its input
+(400 naming what is wrong, nothing queued) and answers with the job; the job's result is the
+report the service makes."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from annotate import roles
+from annotate.models import Assignment, Job
+from annotate.services import jobs
+from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin() -> APIClient:
+    client = APIClient()
+    client.force_authenticate(make_user("root", roles.ADMIN))
+    return client
+
+
+def _finished(response: Any) -> Job:
+    assert response.status_code == 201, response.content
+    job = Job.objects.get(pk=response.json()["id"])
+    assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED, job.error
+    job.refresh_from_db()
+    return job
+
+
+def test_a_plan_is_a_job_whose_result_is_the_plan(admin: APIClient) -> None:
+    corpus = make_corpus()
+    for _ in range(4):
+        make_pair(corpus)
+    for name in ("alice", "bob"):
+        make_user(name, roles.ANNOTATOR)
+    response = admin.post(
+        f"/api/corpora/{corpus.pk}/assignments/",
+        {"annotators": ["alice", "bob"], "per_pair": 1, "double_fraction": 0.5, "seed": 3},
+        format="json",
+    )
+    assert not Assignment.objects.exists(), "the request only queues the job"
+    job = _finished(response)
+    assert (job.kind, job.seed, job.corpus_id) == ("assignments_plan", 3, corpus.pk)
+    assert job.result["created"] == 6 and job.result["seed"] == 3
+    assert job.result["doubled_pairs"] == 2
+    assert Assignment.objects.count() == 6
+
+
+def test_a_plan_without_a_seed_records_the_one_drawn(admin: APIClient) -> None:
+    corpus = make_corpus()
+    make_pair(corpus)
+    make_user("alice", roles.ANNOTATOR)
+    response = admin.post(
+        f"/api/corpora/{corpus.pk}/assignments/", {"annotators": ["alice"]}, format="json"
+    )
+    job = _finished(response)
+    assert job.seed is not None and job.result["seed"] == job.seed
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"annotators": ["alice", "nobody"]}, "there is no user 'nobody'"),
+        ({"annotators": ["carol"]}, "carol does not have the annotator role"),
+        ({"annotators": ["alice"], "per_pair": 2}, "2 annotators per pair were asked for"),
+    ],
+)
+def test_a_plan_with_bad_names_or_numbers_queues_nothing(
+    admin: APIClient, body: dict[str, Any], message: str
+) -> None:
+    corpus = make_corpus()
+    make_user("alice", roles.ANNOTATOR)
+    make_user("carol", roles.ADJUDICATOR)
+    response = admin.post(f"/api/corpora/{corpus.pk}/assignments/", body, format="json")
+    assert response.status_code == 400
+    assert message in response.json()["error"]["message"]
+    assert not Job.objects.exists()
+
+
+def test_a_hand_over_is_a_job_whose_result_counts_the_moves(admin: APIClient) -> None:
+    corpus = make_corpus()
+    leaving, other = make_user("alice", roles.ANNOTATOR), make_user("bob", roles.ANNOTATOR)
+    for _ in range(3):
+        make_assignment(make_pair(corpus), leaving)
+    response = admin.post(
+        f"/api/corpora/{corpus.pk}/assignments/hand-over/",
+        {"annotator": "alice", "to": ["bob"]},
+        format="json",
+    )
+    job = _finished(response)
+    assert job.result == {"moved": 3, "stuck": 0}
+    assert Assignment.objects.filter(annotator=other).count() == 3
+
+
+def test_a_hand_over_to_nobody_else_queues_nothing(admin: APIClient) -> None:
+    corpus = make_corpus()
+    make_user("alice", roles.ANNOTATOR)
+    response = admin.post(
+        f"/api/corpora/{corpus.pk}/assignments/hand-over/",
+        {"annotator": "alice", "to": ["alice"]},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "other than the one handing over" in response.json()["error"]["message"]
+    assert not Job.objects.exists()
+
+
+def test_releasing_abandoned_work_is_a_job(admin: APIClient) -> None:
+    alice, bob = make_user("alice", roles.ANNOTATOR), make_user("bob", roles.ANNOTATOR)
+    assignment = make_assignment(make_pair(), alice)
+    long_ago = timezone.now() - timedelta(days=3)
+    Assignment.objects.filter(pk=assignment.pk).update(
+        status=Assignment.Status.IN_PROGRESS, started_at=long_ago, last_activity_at=long_ago
+    )
+    job = _finished(admin.post("/api/assignments/release-abandoned/", {"idle_hours": 24}))
+    assert job.result == {"released": 1, "stuck": 0}
+    assignment.refresh_from_db()
+    assert assignment.annotator == bob

@@ -1,0 +1,77 @@
+"""The gold alignment through the API: the adjudication view gives its version, a save names
+the version it was made on, and a stale save is a 409 with the current gold."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotate import roles
+from annotate.models import GoldAlignment, GoldEvent
+from tests.annotate.factories import make_pair, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def _client(name: str) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(make_user(name, roles.ADJUDICATOR))
+    return client
+
+
+def _put(client: APIClient, pair: Any, version: Any, links: list) -> Any:
+    return client.put(
+        f"/api/pairs/{pair.pk}/gold/", {"version": version, "links": links}, format="json"
+    )
+
+
+def test_the_adjudication_view_gives_the_gold_with_its_version() -> None:
+    pair = make_pair(gold=[(0, 0, True)])
+    body = _client("carol").get(f"/api/pairs/{pair.pk}/adjudication/").json()
+    assert body["gold"]["links"] == [[0, 0, "S"]]
+    assert body["gold"]["version"] == 1
+    assert (body["gold"]["adjudicator"], body["gold"]["origin"]) == (None, "imported")
+
+
+def test_two_adjudicators_on_one_pair_the_second_save_is_a_409_with_the_first_ones_gold() -> None:
+    pair = make_pair(prefill=None)
+    carol, dave = _client("carol"), _client("dave")
+    loaded = [c.get(f"/api/pairs/{pair.pk}/adjudication/").json()["gold"] for c in (carol, dave)]
+    assert loaded == [None, None]
+    first = _put(carol, pair, None, [[0, 0, "S"]])
+    assert first.status_code == 200
+    assert first.json()["version"] == 1 and first.json()["changed"] is True
+    second = _put(dave, pair, 0, [[2, 2, "P"]])
+    assert second.status_code == 409
+    error = second.json()["error"]
+    assert error["code"] == "stale_version"
+    assert "saved by carol" in error["message"]
+    assert error["server"]["links"] == [[0, 0, "S"]]
+    assert error["server"]["version"] == 1
+    assert error["server"]["adjudicator"] == "carol"
+    assert error["server"]["updated_at"]
+    gold = GoldAlignment.objects.get(pair=pair)
+    assert sorted(gold.links.values_list("i", "j", "sure")) == [(0, 0, True)]
+    assert GoldEvent.objects.count() == 1
+    reloaded = _put(dave, pair, 1, [[2, 2, "P"]])  # after loading the current gold
+    assert reloaded.status_code == 200 and reloaded.json()["version"] == 2
+
+
+def test_a_save_without_a_version_is_a_400_naming_it() -> None:
+    pair = make_pair(prefill=None)
+    response = _client("carol").put(
+        f"/api/pairs/{pair.pk}/gold/", {"links": [[0, 0, "S"]]}, format="json"
+    )
+    assert response.status_code == 400
+    assert "version" in response.json()
+    assert not GoldAlignment.objects.exists()
+
+
+@pytest.mark.parametrize("version", [-1, 2**31, "one"])
+def test_a_version_out_of_range_is_a_400(version: Any) -> None:
+    pair = make_pair(prefill=None)
+    response = _put(_client("carol"), pair, version, [[0, 0, "S"]])
+    assert response.status_code == 400
+    assert "version" in response.json()

@@ -1,0 +1,82 @@
+"""A finished job's result through the API: JSON, and an agreement report as CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotate import roles
+from annotate.models import Job
+from scoring.alignment.agreement import AgreementParams
+from scoring.alignment.reports import build_report
+from tests.annotate.agreement_data import agreement_records
+from tests.annotate.factories import make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def report_job() -> Job:
+    report = build_report(agreement_records(8), ["ann1", "ann2"], params=AgreementParams(samples=5))
+    return Job.objects.create(
+        kind="agreement_report",
+        status=Job.Status.SUCCEEDED,
+        owner=make_user("root", roles.ADMIN),
+        result=json.loads(json.dumps(report)),
+    )
+
+
+def _client(job: Job) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(job.owner)
+    return client
+
+
+def test_format_csv_downloads_the_agreement_report_as_csv(report_job: Job) -> None:
+    response = _client(report_job).get(f"/api/jobs/{report_job.pk}/result/?format=csv")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/csv")
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="agreement_report-{report_job.pk}.csv"'
+    )
+    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8"))))
+    assert {row["table"] for row in rows} >= {"table3", "table4", "figure4", "table5"}
+    assert {row["candidate"] for row in rows if row["table"] == "table3"} == {"ann1"}
+
+
+def test_an_accept_header_of_text_csv_gets_the_csv_too(report_job: Job) -> None:
+    response = _client(report_job).get(f"/api/jobs/{report_job.pk}/result/", HTTP_ACCEPT="text/csv")
+    assert response.status_code == 200
+    assert response.content.startswith(b"table,candidate,reference,group,column,measure,value")
+
+
+def test_without_a_format_the_result_is_json(report_job: Job) -> None:
+    response = _client(report_job).get(f"/api/jobs/{report_job.pk}/result/")
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["annotators"] == ["ann1", "ann2"]
+
+
+def test_csv_of_a_job_that_is_not_a_report_is_a_json_400(report_job: Job) -> None:
+    other = Job.objects.create(
+        kind="corpus_stats", status=Job.Status.SUCCEEDED, owner=report_job.owner, result={"a": 1}
+    )
+    response = _client(report_job).get(f"/api/jobs/{other.pk}/result/?format=csv")
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["error"]["message"] == "only agreement reports have a CSV form"
+
+
+def test_csv_of_a_job_without_a_result_is_a_json_404(report_job: Job) -> None:
+    running = Job.objects.create(kind="agreement_report", owner=report_job.owner)
+    response = _client(report_job).get(f"/api/jobs/{running.pk}/result/?format=csv")
+    assert response.status_code == 404
+    assert "has no result" in response.json()["error"]["message"]
+
+
+def test_an_unknown_format_is_a_404(report_job: Job) -> None:
+    response = _client(report_job).get(f"/api/jobs/{report_job.pk}/result/?format=xlsx")
+    assert response.status_code == 404

@@ -1,0 +1,160 @@
+"""Scoring through the API is bounded: sentences have the import's token limit, a request scores
+what its scorer kind scores well within a second, and more is a ``score_pairs`` job."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from annotate import roles
+from annotate.models import Corpus, Job, ScorerModel
+from annotate.services import jobs
+from annotate.services.scorers import (
+    MAX_SENTENCE_CHARS,
+    MAX_SYNC_PAIRS,
+    SYNC_LIMITS,
+    scorer_score_texts,
+    scorer_train,
+)
+from scoring.formats import MAX_TOKENS
+from tests.annotate.test_services_scorers import corpus  # noqa: F401 - a fixture
+
+pytestmark = pytest.mark.django_db
+EVERY_USER = {"annotator": 201, "adjudicator": 201, "admin": 201, "anon": 401}
+
+
+@pytest.fixture
+def model(corpus: Corpus) -> ScorerModel:  # noqa: F811 - the imported fixture
+    return scorer_train(
+        corpus=corpus,
+        kind="pfsm",
+        train_split="train",
+        test_split=None,
+        options={"cutoff": 0},
+        name="m",
+    )
+
+
+def _client(persona: str = "annotator") -> APIClient:
+    client = APIClient()
+    if persona != "anon":
+        user = get_user_model().objects.create(username=persona)
+        user.groups.add(roles.role_group(persona))
+        client.force_authenticate(user)
+    return client
+
+
+def _words(count: int) -> str:
+    return " ".join(f"w{k % 7}" for k in range(count))
+
+
+def test_a_sentence_over_the_imports_token_limit_is_a_400_naming_the_pair(
+    model: ScorerModel,
+) -> None:
+    body = {"model": "m", "pairs": [["a b", "c d"], ["a b", _words(MAX_TOKENS + 1)]]}
+    response = _client().post("/api/score", body, format="json")
+    assert response.status_code == 400
+    message = response.json()["error"]["message"]
+    assert message == f"pair 1, sentence 2 has {MAX_TOKENS + 1} tokens; at most 250 are accepted"
+
+
+def test_a_sentence_over_the_character_limit_is_a_400(model: ScorerModel) -> None:
+    body = {"model": "m", "pairs": [["a", "x" * (MAX_SENTENCE_CHARS + 1)]]}
+    response = _client().post("/api/score", body, format="json")
+    assert response.status_code == 400
+    assert "pairs" in response.json()
+
+
+def test_more_pairs_than_a_request_scores_are_a_400_that_names_the_job(model: ScorerModel) -> None:
+    body = {"model": "m", "pairs": [["a man", "a person"]] * (MAX_SYNC_PAIRS + 1)}
+    response = _client().post("/api/score", body, format="json")
+    assert response.status_code == 400
+    assert "POST /api/score/jobs/" in str(response.json())
+    limit = SYNC_LIMITS["pfsm"]
+    body = {"model": "m", "pairs": [["a man", "a person"]] * (limit.pairs + 1)}
+    response = _client("admin").post("/api/score", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["message"].startswith(
+        f"{limit.pairs + 1} pairs: the pfsm scorer scores at most {limit.pairs} in a request"
+    )
+
+
+def test_a_pair_too_large_for_a_request_is_a_400_that_names_the_job(model: ScorerModel) -> None:
+    side = int(SYNC_LIMITS["pfsm"].pair_cells ** 0.5) + 1
+    body = {"model": "m", "pairs": [[_words(side), _words(side)]]}
+    response = _client().post("/api/score", body, format="json")
+    assert response.status_code == 400
+    message = response.json()["error"]["message"]
+    assert f"pair 0 is {side} × {side} tokens" in message and "/api/score/jobs/" in message
+
+
+def test_too_many_cells_together_are_a_400_that_names_the_job(model: ScorerModel) -> None:
+    limit = SYNC_LIMITS["pfsm"]
+    side = int(limit.pair_cells**0.5)
+    count = limit.cells // (side * side) + 1
+    assert count <= limit.pairs
+    body = {"model": "m", "pairs": [[_words(side), _words(side)]] * count}
+    response = _client().post("/api/score", body, format="json")
+    assert response.status_code == 400
+    assert "cells (source × target tokens) together" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("persona", list(EVERY_USER))
+def test_a_score_job_is_queued_by_every_user(model: ScorerModel, persona: str) -> None:
+    body = {"model": "m", "pairs": [["a man", "a person"]]}
+    assert (
+        _client(persona).post("/api/score/jobs/", body, format="json").status_code
+        == (EVERY_USER[persona])
+    )
+
+
+def test_a_score_job_scores_what_a_request_may_not_and_agrees_with_a_request(
+    model: ScorerModel,
+) -> None:
+    big = [_words(MAX_TOKENS), _words(MAX_TOKENS - 3)]
+    small = ["A man plays a guitar.", "A man is playing guitar."]
+    client = _client()
+    assert client.post("/api/score", {"model": "m", "pairs": [big]}, format="json").status_code == (
+        400
+    )
+    response = client.post("/api/score/jobs/", {"model": "m", "pairs": [small, big]}, format="json")
+    assert response.status_code == 201
+    job = Job.objects.get(pk=response.json()["id"])
+    assert job.kind == "score_pairs" and job.owner.username == "annotator"
+    assert job.parameters["pairs"] == 2 and "sha256" in job.parameters
+    assert "w0" not in str(response.json()), "the pairs stay out of the job's description"
+    again = client.post("/api/score/jobs/", {"model": "m", "pairs": [small, big]}, format="json")
+    assert again.status_code == 200 and again.json()["id"] == job.pk  # the same queued job
+    assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    result = client.get(f"/api/jobs/{job.pk}/result/").json()
+    assert result["model"] == "m" and len(result["scores"]) == 2
+    assert result["scores"][0] == pytest.approx(scorer_score_texts(model=model, pairs=[small])[0])
+
+
+def test_a_score_job_with_a_sentence_over_the_limit_fails_naming_the_pair(
+    model: ScorerModel,
+) -> None:
+    body = {"model": "m", "pairs": [["a", "b"], ["a", _words(MAX_TOKENS + 5)]]}
+    response = _client().post("/api/score/jobs/", body, format="json")
+    job_id: Any = response.json()["id"]
+    assert jobs.job_run(job_id=job_id, worker="w") == Job.Status.FAILED
+    assert Job.objects.get(pk=job_id).error == (
+        f"pair 1, sentence 2 has {MAX_TOKENS + 5} tokens; at most {MAX_TOKENS} are accepted"
+    )
+
+
+def test_more_characters_than_a_request_tokenizes_are_a_400_before_tokenizing(
+    model: ScorerModel, monkeypatch: Any
+) -> None:
+    from annotate.services import scorers
+
+    monkeypatch.setattr(scorers, "tokenize", lambda text: pytest.fail("tokenized"))
+    sentence = "x" * MAX_SENTENCE_CHARS
+    count = scorers.MAX_SYNC_CHARS // (2 * MAX_SENTENCE_CHARS) + 1
+    body = {"model": "m", "pairs": [[sentence, sentence]] * count}
+    response = _client().post("/api/score", body, format="json")
+    assert response.status_code == 400
+    assert "characters together" in response.json()["error"]["message"]
