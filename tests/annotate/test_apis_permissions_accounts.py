@@ -1,4 +1,4 @@
-"""Permission matrix of the user endpoints by the rank of the account acted on (house style §6):
+"""Permission matrix of the user endpoints by the rank of the account acted on:
 nobody acts on an account more privileged than their own. Only a superuser changes a superuser
 or a staff account; an admin changes admins and annotators as before; a refused change changes
 nothing. (Who may call these endpoints at all is in ``test_apis_permissions_admin``.)"""
