@@ -11,7 +11,8 @@ A fixed *held-out* set of pairs is in the corpus (its tokens train EM) but never
 corrections after each retraining are the learning curve, comparable across queue orders.
 
 Queue orders: ``"corpus"`` serves the pool in corpus order; ``"least-sure"`` serves next the
-pool pair whose prefill is least sure (the most expected corrections, :func:`uncertainty`).
+pool pair whose prefill is least sure (the most expected corrections,
+:func:`~scoring.aligners.corrections.uncertainty`), as the product's queue option does.
 """
 
 from __future__ import annotations
@@ -24,21 +25,11 @@ from typing import Any
 import numpy as np
 
 from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
-from scoring.aligners.corrections import Corrections, corrections
+from scoring.aligners.corrections import Corrections, corrections, uncertainty
 from scoring.aligners.evaluation import evaluate_predictions
 from scoring.alignment.links import Alignment
 
 ORDERS = ("corpus", "least-sure")
-
-
-def uncertainty(output: AlignerOutput) -> float:
-    """How unsure a prefill is, in expected corrections: the aligner's own estimate
-    (``metadata["expected_corrections"]``) when it gives one, else the summed doubt
-    ``Σ (1 − confidence)`` of its links."""
-    value = output.metadata.get("expected_corrections")
-    if value is not None:
-        return float(value)
-    return float(sum(1.0 - c for c in output.confidence.values()))
 
 
 @dataclass

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from scoring.aligners.base import AlignerOutput
 from scoring.alignment.links import Alignment
 from scoring.errors import AlignmentError
 
@@ -91,3 +92,13 @@ def expected_corrections(p_linked: F64, p_sure: F64, states: I8) -> float:
     sure = np.minimum(np.clip(np.asarray(p_sure, dtype=np.float64), 0.0, 1.0), linked)
     right = np.where(states == SURE, sure, np.where(states == POSSIBLE, linked - sure, 1 - linked))
     return float(np.sum(1.0 - right))
+
+
+def uncertainty(output: AlignerOutput) -> float:
+    """How unsure a prefill is, in expected corrections: the aligner's own estimate
+    (``metadata["expected_corrections"]``) when it gives one, else the summed doubt
+    ``Σ (1 − confidence)`` of its links."""
+    value = output.metadata.get("expected_corrections")
+    if value is not None:
+        return float(value)
+    return float(sum(1.0 - c for c in output.confidence.values()))
