@@ -9,6 +9,10 @@ the generic features stop.
 
 A pair's own annotation must not inform its features while the model learns from it, so the
 features of a training pair are computed with that pair's counts left out (``exclude``).
+
+Words and stems are numbered in one vocabulary; a cell's key is ``source id · 2³² + target id``
+and every table is a sorted key array with its counts, so a pair's features are a few array
+look-ups (``searchsorted``), not a loop over its cells.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from scoring import resources
 from scoring.alignment.links import Alignment
 
 F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
 
 FEATURES = (
     "lexicon_seen",
@@ -34,11 +39,7 @@ FEATURES = (
     "lexicon_source_link_rate",
     "lexicon_target_link_rate",
 )
-
-# word pair counts: seen, linked, sure
-_Counts = dict[tuple[str, str], list[int]]
-# word counts: occurrences, linked occurrences
-_WordCounts = dict[str, list[int]]
+_SHIFT = np.int64(32)
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -46,74 +47,96 @@ def _stem(word: str) -> str:
     return resources.stem(word)
 
 
-def _stems(words: Sequence[str]) -> list[str]:
-    return [_stem(w) for w in words]
+class _Table:
+    """Sorted int64 keys and a count matrix, one row per key."""
 
+    def __init__(self, keys: I64, counts: I64) -> None:
+        self.keys = keys
+        self.counts = counts
 
-class _PairCounts:
-    """The counts of one annotated pair."""
+    @classmethod
+    def build(cls, keys: I64, values: I64) -> _Table:
+        """Sum the rows of ``values`` ``(R, C)`` per key."""
+        if keys.size == 0:
+            return cls(np.zeros(0, np.int64), np.zeros((0, values.shape[1]), np.int64))
+        unique, inverse = np.unique(keys, return_inverse=True)
+        counts = np.zeros((unique.size, values.shape[1]), dtype=np.int64)
+        np.add.at(counts, inverse, values)
+        return cls(unique, counts)
 
-    def __init__(self, source: Sequence[str], target: Sequence[str], gold: Alignment) -> None:
-        src = [w.lower() for w in source]
-        tgt = [w.lower() for w in target]
-        codes = gold.to_matrix()
-        self.words: _Counts = {}
-        self.stems: _Counts = {}
-        src_stem, tgt_stem = _stems(src), _stems(tgt)
-        for i, a in enumerate(src):
-            for j, b in enumerate(tgt):
-                code = int(codes[i, j])
-                for table, key in ((self.words, (a, b)), (self.stems, (src_stem[i], tgt_stem[j]))):
-                    row = table.setdefault(key, [0, 0, 0])
-                    row[0] += 1
-                    row[1] += code > 0
-                    row[2] += code == 2
-        self.source: _WordCounts = {}
-        self.target: _WordCounts = {}
-        linked_rows = codes.any(axis=1)
-        linked_cols = codes.any(axis=0)
-        for table, words, linked in (
-            (self.source, src, linked_rows),
-            (self.target, tgt, linked_cols),
-        ):
-            for word, flag in zip(words, linked, strict=True):
-                row = table.setdefault(word, [0, 0])
-                row[0] += 1
-                row[1] += bool(flag)
-
-
-def _add(into: dict[Any, list[int]], counts: dict[Any, list[int]]) -> None:
-    for key, row in counts.items():
-        have = into.get(key)
-        if have is None:
-            into[key] = list(row)
-        else:
-            for k, value in enumerate(row):
-                have[k] += value
+    def lookup(self, keys: I64) -> I64:
+        """The counts of each key (zeros for an unknown one)."""
+        out = np.zeros((keys.size, self.counts.shape[1]), dtype=np.int64)
+        if self.keys.size == 0:
+            return out
+        at = np.minimum(np.searchsorted(self.keys, keys), self.keys.size - 1)
+        found = self.keys[at] == keys
+        out[found] = self.counts[at[found]]
+        return out
 
 
 class LinkLexicon:
     """The counts over a corpus' annotated pairs (module docstring)."""
 
     def __init__(self) -> None:
-        self.words: _Counts = {}
-        self.stems: _Counts = {}
-        self.source: _WordCounts = {}
-        self.target: _WordCounts = {}
+        self.vocabulary: dict[str, int] = {}
+        empty3 = _Table(np.zeros(0, np.int64), np.zeros((0, 3), np.int64))
+        empty2 = _Table(np.zeros(0, np.int64), np.zeros((0, 2), np.int64))
+        self.words, self.stems = empty3, empty3
+        self.source, self.target = empty2, empty2
         self.pairs = 0
+
+    def _ids(self, words: Sequence[str], grow: bool) -> I64:
+        vocabulary = self.vocabulary
+        if grow:
+            for word in words:
+                vocabulary.setdefault(word, len(vocabulary))
+        return np.array([vocabulary.get(w, -1) for w in words], dtype=np.int64)
+
+    def _cells(
+        self, source: Sequence[str], target: Sequence[str], grow: bool
+    ) -> tuple[I64, I64, I64, I64]:
+        """Cell keys of words and of stems, then the source and target word ids."""
+        src = [w.lower() for w in source]
+        tgt = [w.lower() for w in target]
+        s_word, t_word = self._ids(src, grow), self._ids(tgt, grow)
+        s_stem = self._ids([_stem(w) for w in src], grow)
+        t_stem = self._ids([_stem(w) for w in tgt], grow)
+        words = ((s_word[:, None] << _SHIFT) + t_word[None, :]).reshape(-1)
+        stems = ((s_stem[:, None] << _SHIFT) + t_stem[None, :]).reshape(-1)
+        return words, stems, s_word, t_word
+
+    @staticmethod
+    def _values(gold: Alignment) -> tuple[I64, I64, I64]:
+        """Per cell (linked, sure) and per source / target word (1, linked)."""
+        codes = gold.to_matrix()
+        cells = np.stack([np.ones(codes.size), codes.reshape(-1) > 0, codes.reshape(-1) == 2], 1)
+        rows = codes.any(axis=1)
+        cols = codes.any(axis=0)
+        return (
+            cells.astype(np.int64),
+            np.stack([np.ones(rows.size), rows], 1).astype(np.int64),
+            np.stack([np.ones(cols.size), cols], 1).astype(np.int64),
+        )
 
     @classmethod
     def count(
         cls, pairs: Sequence[tuple[Sequence[str], Sequence[str]]], golds: Sequence[Alignment]
     ) -> LinkLexicon:
         lexicon = cls()
+        parts: list[list[I64]] = [[] for _ in range(10)]
         for (source, target), gold in zip(pairs, golds, strict=True):
-            own = _PairCounts(source, target, gold)
-            _add(lexicon.words, own.words)
-            _add(lexicon.stems, own.stems)
-            _add(lexicon.source, own.source)
-            _add(lexicon.target, own.target)
+            words, stems, s_ids, t_ids = lexicon._cells(source, target, grow=True)
+            cells, rows, cols = cls._values(gold)
+            for k, array in enumerate((words, stems, s_ids, t_ids, cells, cells, rows, cols)):
+                parts[k].append(array)
             lexicon.pairs += 1
+        if lexicon.pairs:
+            joined = [np.concatenate(p) for p in parts[:8]]
+            lexicon.words = _Table.build(joined[0], joined[4])
+            lexicon.stems = _Table.build(joined[1], joined[5])
+            lexicon.source = _Table.build(joined[2], joined[6])
+            lexicon.target = _Table.build(joined[3], joined[7])
         return lexicon
 
     def features(
@@ -121,88 +144,50 @@ class LinkLexicon:
     ) -> F64:
         """``(N·M, len(FEATURES))``, row ``i·M + j``; ``exclude`` = this pair's own annotation,
         whose counts are left out. A rate with nothing to count is NaN."""
-        src = [w.lower() for w in source]
-        tgt = [w.lower() for w in target]
-        src_stem, tgt_stem = _stems(src), _stems(tgt)
-        own = _PairCounts(source, target, exclude) if exclude is not None else None
-        n, m = len(src), len(tgt)
-        out = np.full((n, m, len(FEATURES)), np.nan)
-
-        def lookup(
-            table: dict[Any, list[int]], mine: dict[Any, list[int]] | None, key: Any
-        ) -> list[int] | None:
-            row = table.get(key)
-            if row is None:
-                return None
-            if mine is not None and key in mine:
-                return [a - b for a, b in zip(row, mine[key], strict=True)]
-            return row
-
-        src_rate = np.full(n, np.nan)
-        tgt_rate = np.full(m, np.nan)
-        for rates, words, table, mine in (
-            (src_rate, src, self.source, own.source if own else None),
-            (tgt_rate, tgt, self.target, own.target if own else None),
-        ):
-            for k, word in enumerate(words):
-                row = lookup(table, mine, word)
-                if row is not None and row[0] > 0:
-                    rates[k] = row[1] / row[0]
-        for i in range(n):
-            for j in range(m):
-                cell = out[i, j]
-                row = lookup(self.words, own.words if own else None, (src[i], tgt[j]))
-                seen = row[0] if row is not None else 0
-                cell[0] = seen
-                if row is not None and seen > 0:
-                    cell[1] = row[1] / seen
-                    if row[1] > 0:
-                        cell[2] = row[2] / row[1]
-                row = lookup(self.stems, own.stems if own else None, (src_stem[i], tgt_stem[j]))
-                seen = row[0] if row is not None else 0
-                cell[3] = seen
-                if row is not None and seen > 0:
-                    cell[4] = row[1] / seen
-        out[:, :, 5] = src_rate[:, None]
-        out[:, :, 6] = tgt_rate[None, :]
-        return out.reshape(n * m, len(FEATURES))
+        n, m = len(source), len(target)
+        words, stems, s_ids, t_ids = self._cells(source, target, grow=False)
+        pair = self.words.lookup(words)
+        stem = self.stems.lookup(stems)
+        src = self.source.lookup(s_ids)
+        tgt = self.target.lookup(t_ids)
+        if exclude is not None:
+            cells, rows, cols = self._values(exclude)
+            pair -= _Table.build(words, cells).lookup(words)
+            stem -= _Table.build(stems, cells).lookup(stems)
+            src -= _Table.build(s_ids, rows).lookup(s_ids)
+            tgt -= _Table.build(t_ids, cols).lookup(t_ids)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            src_rate = np.where(src[:, 0] > 0, src[:, 1] / src[:, 0], np.nan)
+            tgt_rate = np.where(tgt[:, 0] > 0, tgt[:, 1] / tgt[:, 0], np.nan)
+            columns = [
+                pair[:, 0].astype(np.float64),
+                np.where(pair[:, 0] > 0, pair[:, 1] / pair[:, 0], np.nan),
+                np.where(pair[:, 1] > 0, pair[:, 2] / pair[:, 1], np.nan),
+                stem[:, 0].astype(np.float64),
+                np.where(stem[:, 0] > 0, stem[:, 1] / stem[:, 0], np.nan),
+                np.repeat(src_rate, m),
+                np.tile(tgt_rate, n),
+            ]
+        return np.stack(columns, axis=1)
 
     # --- persistence (numbers and strings only) -------------------------------------------------
 
     def state(self) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:
-        state: dict[str, Any] = {"pairs": self.pairs}
+        words = sorted(self.vocabulary, key=self.vocabulary.__getitem__)
         arrays: dict[str, npt.NDArray[Any]] = {}
-        for name, table in (("words", self.words), ("stems", self.stems)):
-            keys = list(table)
-            state[f"{name}_source"] = [a for a, _ in keys]
-            state[f"{name}_target"] = [b for _, b in keys]
-            arrays[name] = np.array([table[k] for k in keys], dtype=np.int64).reshape(-1, 3)
-        for name, table in (("source", self.source), ("target", self.target)):
-            state[f"{name}_words"] = list(table)
-            arrays[name] = np.array(list(table.values()), dtype=np.int64).reshape(-1, 2)
-        return state, arrays
+        for name in ("words", "stems", "source", "target"):
+            table: _Table = getattr(self, name)
+            arrays[f"{name}_keys"] = table.keys
+            arrays[f"{name}_counts"] = table.counts
+        return {"pairs": self.pairs, "vocabulary": words}, arrays
 
     @classmethod
     def restore(cls, state: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> LinkLexicon:
         lexicon = cls()
         lexicon.pairs = int(state["pairs"])
-        for name in ("words", "stems"):
-            keys = zip(state[f"{name}_source"], state[f"{name}_target"], strict=True)
-            setattr(
-                lexicon,
-                name,
-                {
-                    (str(a), str(b)): [int(v) for v in row]
-                    for (a, b), row in zip(keys, arrays[name], strict=True)
-                },
-            )
-        for name in ("source", "target"):
-            setattr(
-                lexicon,
-                name,
-                {
-                    str(w): [int(v) for v in row]
-                    for w, row in zip(state[f"{name}_words"], arrays[name], strict=True)
-                },
-            )
+        lexicon.vocabulary = {str(w): k for k, w in enumerate(state["vocabulary"])}
+        for name in ("words", "stems", "source", "target"):
+            keys = np.asarray(arrays[f"{name}_keys"], dtype=np.int64)
+            counts = np.asarray(arrays[f"{name}_counts"], dtype=np.int64)
+            setattr(lexicon, name, _Table(keys, counts))
         return lexicon

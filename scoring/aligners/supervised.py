@@ -38,7 +38,7 @@ import numpy.typing as npt
 from threadpoolctl import threadpool_limits
 
 from scoring import resources
-from scoring.aligners import link_lexicon
+from scoring.aligners import block_features, link_lexicon
 from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
 from scoring.aligners.corrections import decide_states, expected_corrections
 from scoring.aligners.em import EMAligner
@@ -130,10 +130,11 @@ FEATURES = (
     *(f"encoder{layer}_{name}" for layer in ENCODER_LAYERS for name in _SIMILARITY),
     *(f"mpnet{layer}_{name}" for layer in MPNET_LAYERS for name in _SIMILARITY),
 )
-#: The features computed from the pair alone (cached per pair); the lexicon of the corpus'
-#: annotations (:mod:`scoring.aligners.link_lexicon`, option ``lexicon``) follows them.
+#: The features computed from the pair alone (cached per pair); then the gaps between its
+#: anchored links (:mod:`scoring.aligners.block_features`, option ``blocks``) and the lexicon
+#: of the corpus' annotations (:mod:`scoring.aligners.link_lexicon`, option ``lexicon``).
 BASE_FEATURES = len(FEATURES)
-FEATURES = (*FEATURES, *link_lexicon.FEATURES)
+FEATURES = (*FEATURES, *block_features.FEATURES, *link_lexicon.FEATURES)
 DECISIONS = ("corrections", "thresholds")
 
 #: Frequent function words and punctuation, each its own value of the ``*_function_word``
@@ -202,6 +203,7 @@ class SupervisedAligner(Aligner):
         "fine_tune_weight": 0.3,
         "decision": "corrections",
         "lexicon": True,
+        "blocks": True,
         "kind_trees": 100,
     }
     choices: ClassVar[dict[str, tuple[str, ...]]] = {"decision": DECISIONS}
@@ -276,11 +278,20 @@ class SupervisedAligner(Aligner):
         """``(N·M, len(FEATURES))`` feature matrix of one pair, row ``i·M + j``; ``exclude``: the
         pair's own gold, left out of the lexicon's counts (a training pair)."""
         base = self.base_features(source, target)
+        rows = base.shape[0]
+        if self.options["blocks"]:
+            col = {name: k for k, name in enumerate(FEATURES[:BASE_FEATURES])}
+            anchors = (base[:, col["lexical_choice"]] == 1.0) | (
+                (base[:, col["em_viterbi_st"]] > 0) & (base[:, col["em_viterbi_ts"]] > 0)
+            )
+            gaps = block_features.block_features(anchors.reshape(len(source), len(target)))
+        else:
+            gaps = np.full((rows, len(block_features.FEATURES)), np.nan)
         if self.lexicon is None:
-            extra = np.full((base.shape[0], len(link_lexicon.FEATURES)), np.nan)
+            extra = np.full((rows, len(link_lexicon.FEATURES)), np.nan)
         else:
             extra = self.lexicon.features(source, target, exclude)
-        return np.concatenate([base, extra], axis=1)
+        return np.concatenate([base, gaps, extra], axis=1)
 
     def base_features(self, source: list[str], target: list[str]) -> F64:
         """The first :data:`BASE_FEATURES` columns of :meth:`features`: what the pair alone

@@ -270,7 +270,7 @@ def test_a_model_saved_with_other_features_asks_to_be_trained_again(
     state, arrays = trained._state()
     state["features"] = list(FEATURES[:49])  # version 2's features, before the encoder's
     fresh = SupervisedAligner()
-    with pytest.raises(AlignerError, match="trained on 49 features, not this version's 88"):
+    with pytest.raises(AlignerError, match="trained on 49 features, not this version's 96"):
         fresh._restore(state, arrays)
 
 
