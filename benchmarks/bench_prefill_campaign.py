@@ -98,10 +98,9 @@ RUNS: dict[str, tuple[str, dict[str, Any], str]] = {
     "identity": ("identity", {}, "corpus"),
     "em": ("em", {}, "corpus"),
     "em (grow-diag-final possible links)": ("em", {"possible": "grow-diag-final"}, "corpus"),
-    "em (intersection only)": ("em", {"possible": "none"}, "corpus"),
     "supervised (before)": (
         "supervised",
-        {"decision": "thresholds", "lexicon": False},
+        {"decision": "thresholds", "lexicon": False, "blocks": False, "learning_rate": 0.1},
         "corpus",
     ),
     "supervised": ("supervised", {}, "corpus"),
@@ -241,7 +240,8 @@ def report(results: dict[str, list[dict[str, Any]]], timing: dict[str, float], e
                 Row(
                     f"{corpus}: {run['label']}, held-out corrections per pair after "
                     f"{point['submitted']} pairs (linked-or-not {point['heldout_linked']:.2f}; "
-                    f"campaign {run['campaign_three_state']:.2f}, {run['order']} order)",
+                    f"campaign {run['campaign_three_state']:.2f}, {run['order']} order; "
+                    f"median retraining {run['retrain_seconds_median']:.1f} s)",
                     point["heldout_three_state"],
                     "cells",
                     "identity" if peer else "",

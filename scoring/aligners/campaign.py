@@ -71,6 +71,7 @@ class CampaignResult:
             "campaign_none_share": sum(v == 0 for v in self.three_state) / n,
             "retrain_seconds_max": max(retrains, default=0.0),
             "retrain_seconds_mean": float(np.mean(retrains)) if retrains else 0.0,
+            "retrain_seconds_median": float(np.median(retrains)) if retrains else 0.0,
             "curve": [asdict(c) for c in self.checkpoints],
         }
 

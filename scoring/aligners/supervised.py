@@ -191,7 +191,7 @@ class SupervisedAligner(Aligner):
         "sure_threshold": 0.5,
         "possible_threshold": 0.3,
         "trees": 200,
-        "learning_rate": 0.1,
+        "learning_rate": 0.02,
         "max_leaf_nodes": 31,
         "min_samples_leaf": 100,
         "seed": 0,
