@@ -187,7 +187,8 @@ def plot(results: dict[str, list[dict[str, Any]]], path: Path) -> None:
 
 def at(run: dict[str, Any], submitted: int) -> dict[str, Any]:
     """The curve's point after ``submitted`` submissions (the last one at or before it)."""
-    return [c for c in run["curve"] if c["submitted"] <= submitted][-1]
+    point: dict[str, Any] = [c for c in run["curve"] if c["submitted"] <= submitted][-1]
+    return point
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -135,11 +135,13 @@ def least_sure_open_assignment(
         .order_by("-created_at", "-id")
         .values("expected_corrections")[:1]
     )
+    open_ones = Assignment.objects.filter(annotator_id=user.pk, pair__corpus_id=corpus_id).exclude(
+        status=Assignment.Status.SUBMITTED
+    )
+    if exclude is not None:
+        open_ones = open_ones.exclude(pk=exclude)
     return (
-        Assignment.objects.filter(annotator_id=user.pk, pair__corpus_id=corpus_id)
-        .exclude(status=Assignment.Status.SUBMITTED)
-        .exclude(pk=exclude)
-        .annotate(doubt=Subquery(doubt))
+        open_ones.annotate(doubt=Subquery(doubt))
         .order_by(F("doubt").desc(nulls_last=True), "pair__position")
         .values_list("pk", flat=True)
         .first()

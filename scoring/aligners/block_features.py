@@ -37,8 +37,8 @@ FEATURES = (
 def block_features(anchors: B) -> F64:
     """``(N·M, len(FEATURES))`` for a pair whose anchored cells are ``anchors`` ``(N, M)``."""
     n, m = anchors.shape
-    rows = anchors.any(axis=1)
-    cols = anchors.any(axis=0)
+    rows: B = np.asarray(anchors.any(axis=1))
+    cols: B = np.asarray(anchors.any(axis=0))
     # for each row: the column of the anchor of the nearest anchored row above and below
     # (the leftmost / rightmost of that row's anchors); the edges are anchors at -1 and (n, m)
     prev_row = np.full(n, -1)

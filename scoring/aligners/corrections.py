@@ -82,7 +82,8 @@ def decide_states(p_linked: F64, p_sure: F64, *, possible_cost: float = 1.0) -> 
         [linked, possible_cost * (1.0 - (linked - sure)), 1.0 - sure],
         axis=-1,
     )
-    return np.argmin(costs, axis=-1).astype(np.int8)
+    states: I8 = np.argmin(costs, axis=-1).astype(np.int8)
+    return states
 
 
 def expected_corrections(p_linked: F64, p_sure: F64, states: I8) -> float:
