@@ -16,16 +16,19 @@ Every cell ``(i, j)`` of a pair gets a feature vector (:data:`FEATURES`):
 - graded similarity in context from a pretrained sentence encoder (option ``encoder``): at
   :data:`ENCODER_LAYERS`, the cosine of the two words' vectors, its gap to the best of the
   row and of the column, and whether the cell is the best of both; option ``large_encoder``
-  adds the same from all-mpnet-base-v2 at :data:`MPNET_LAYERS` (about five times slower).
+  adds the same from all-mpnet-base-v2 at :data:`MPNET_LAYERS` (about five times slower);
+- the gaps and anchors where annotators draw blocks (:mod:`~scoring.aligners.block_features`)
+  and the corpus' own lexicon of annotated links (:mod:`~scoring.aligners.link_lexicon`).
 
 A gradient-boosted tree ensemble (scikit-learn's ``HistGradientBoostingClassifier``, fixed
-seed; kept as arrays by :mod:`scoring.aligners.trees`) learns ``p(cell ∈ gold S)`` from the
-pairs that have a gold alignment; the EM model is trained on *every* pair given, as the ``em``
-aligner is. Option ``fine_tune_epochs`` blends in a fine-tuned cross-encoder
-(:mod:`scoring.neural.finetune`) at weight ``fine_tune_weight``. A cell with
-``p ≥ sure_threshold`` is a sure link, one with ``possible_threshold ≤ p`` a possible link;
-``p`` is the link's confidence. What each feature group adds is measured in
-``docs/experiments.md``.
+seed; kept as arrays by :mod:`scoring.aligners.trees`) learns ``p(linked)`` from the pairs that
+have a gold alignment, a second one ``p(sure | linked)``; the EM model is trained on *every*
+pair given, as the ``em`` aligner is. Option ``fine_tune_epochs`` blends in a fine-tuned
+cross-encoder (:mod:`scoring.neural.finetune`) at weight ``fine_tune_weight``. Each cell gets
+the state (empty, possible, sure) with the fewest expected corrections
+(:func:`~scoring.aligners.corrections.decide_states`); ``p(linked)`` is a link's confidence.
+``decision="thresholds"`` learns ``p(sure)`` alone: sure from ``sure_threshold``, possible
+from ``possible_threshold``. Each choice is measured in ``docs/experiments.md``.
 """
 
 from __future__ import annotations
@@ -130,9 +133,8 @@ FEATURES = (
     *(f"encoder{layer}_{name}" for layer in ENCODER_LAYERS for name in _SIMILARITY),
     *(f"mpnet{layer}_{name}" for layer in MPNET_LAYERS for name in _SIMILARITY),
 )
-#: The features computed from the pair alone (cached per pair); then the gaps between its
-#: anchored links (:mod:`scoring.aligners.block_features`, option ``blocks``) and the lexicon
-#: of the corpus' annotations (:mod:`scoring.aligners.link_lexicon`, option ``lexicon``).
+#: Features of the pair alone (cached per pair), then its gaps and anchors (option ``blocks``)
+#: and the corpus lexicon of annotated links (option ``lexicon``).
 BASE_FEATURES = len(FEATURES)
 FEATURES = (*FEATURES, *block_features.FEATURES, *link_lexicon.FEATURES)
 DECISIONS = ("corrections", "thresholds")
@@ -148,10 +150,8 @@ FUNCTION_WORDS = (
 _FUNCTION_INDEX = {w: k for k, w in enumerate(FUNCTION_WORDS)}
 
 
-#: Training and the encoder run their BLAS and OpenMP work on one thread. On a machine whose
-#: cores other processes share, their default of one thread per core spins waiting for a busy
-#: core: on two loaded cores a tree fit took 45 s instead of 3.3 s, a sentence's encoding 390 ms
-#: instead of 26 ms.
+#: Training and the encoder use one BLAS/OpenMP thread: on two cores shared with other work a
+#: tree fit took 45 s with a thread per core, 3.3 s with one; a sentence's encoding 390 / 26 ms.
 ONE_THREAD = 1
 
 # Cross-validation trains one aligner per fold on the same pairs: the EM model (trained without
