@@ -69,6 +69,7 @@ class CorpusAdmin(admin.ModelAdmin[Corpus]):
         "prefill_aligner",
         "prefill_retrain_every",
         "prefill_options",
+        "queue_order",
         "created_at",
     )
     search_fields = ("name",)

@@ -70,6 +70,21 @@ class Corpus(models.Model):
             "Empty: the aligner's defaults."
         ),
     )
+
+    class QueueOrder(models.TextChoices):
+        POSITION = "position", "corpus order"
+        LEAST_SURE = "least_sure", "least sure prefill first"
+
+    queue_order = models.CharField(
+        max_length=20,
+        choices=QueueOrder.choices,
+        default=QueueOrder.POSITION,
+        help_text=(
+            "Which of an annotator's planned pairs of this corpus opens next: the next in corpus "
+            "order, or the one whose prefill is least sure (most expected corrections), so that "
+            "a retrained prefill aligner learns first where it is weakest."
+        ),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -148,6 +163,11 @@ class AutoAlignment(models.Model):
     pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="prefills")
     aligner = models.CharField(max_length=100)
     aligner_version = models.CharField(max_length=100, blank=True)
+    expected_corrections = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="How unsure the prefill is: the cells an annotator is expected to change.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

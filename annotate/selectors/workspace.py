@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, F, QuerySet
+from django.db.models import Count, F, OuterRef, QuerySet, Subquery
 
 from annotate.exceptions import NotFound, PermissionDenied
 from annotate.models import (
@@ -16,6 +16,7 @@ from annotate.models import (
     AnnotationEvent,
     Assignment,
     AutoAlignment,
+    Corpus,
     GoldAlignment,
     SentencePair,
 )
@@ -78,12 +79,16 @@ def queue_of(
     )
     following = last
     if following is None:
-        following = (
+        first = (
             assignments_of(user)
             .exclude(status=Assignment.Status.SUBMITTED)
-            .values_list("pk", flat=True)
+            .values_list("pk", "pair__corpus_id", "pair__corpus__queue_order")
             .first()
         )
+        if first is not None:
+            following, corpus_id, order = first
+            if order == Corpus.QueueOrder.LEAST_SURE:
+                following = least_sure_open_assignment(user=user, corpus_id=corpus_id) or following
     listed = assignments_of(user)
     if status is not None:
         listed = listed.filter(status=status)
@@ -120,8 +125,37 @@ def neighbours(*, user: User, assignment: Assignment) -> tuple[int | None, int |
     return previous, following
 
 
+def least_sure_open_assignment(
+    *, user: User, corpus_id: int, exclude: int | None = None
+) -> int | None:
+    """The user's not-submitted assignment in the corpus whose newest prefill is least sure
+    (most expected corrections; pairs without that estimate last, then corpus order)."""
+    doubt = (
+        AutoAlignment.objects.filter(pair=OuterRef("pair"))
+        .order_by("-created_at", "-id")
+        .values("expected_corrections")[:1]
+    )
+    open_ones = Assignment.objects.filter(annotator_id=user.pk, pair__corpus_id=corpus_id).exclude(
+        status=Assignment.Status.SUBMITTED
+    )
+    if exclude is not None:
+        open_ones = open_ones.exclude(pk=exclude)
+    return (
+        open_ones.annotate(doubt=Subquery(doubt))
+        .order_by(F("doubt").desc(nulls_last=True), "pair__position")
+        .values_list("pk", flat=True)
+        .first()
+    )
+
+
 def next_open_assignment(*, user: User, after: Assignment) -> int | None:
-    """The first not-submitted assignment after ``after`` in queue order, wrapping around."""
+    """The first not-submitted assignment after ``after`` in queue order, wrapping around; in a
+    corpus whose queue order is *least sure first*, the least sure of the corpus' others."""
+    corpus = Corpus.objects.only("queue_order").get(pk=after.pair.corpus_id)
+    if corpus.queue_order == Corpus.QueueOrder.LEAST_SURE:
+        pick = least_sure_open_assignment(user=user, corpus_id=corpus.pk, exclude=after.pk)
+        if pick is not None:
+            return pick
     rows = list(assignments_of(user).values_list("pk", "status"))
     ids = [pk for pk, _ in rows]
     start = ids.index(after.pk) if after.pk in ids else -1

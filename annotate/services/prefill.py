@@ -58,6 +58,7 @@ from annotate.services.jobs import job_create
 from annotate.services.links import links_insert
 from scoring.aligners import AlignerError, AlignerOutput, available_aligners, get_aligner
 from scoring.aligners.base import aligner_class
+from scoring.aligners.corrections import uncertainty
 from scoring.alignment.links import Alignment
 from scoring.alignment.majority import majority_alignment
 from scoring.alignment.metrics import ComparePair, corpus_scores
@@ -413,8 +414,13 @@ def _write_prefills(
     outputs: Sequence[AlignerOutput],
 ) -> int:
     alignments = AutoAlignment.objects.bulk_create(
-        AutoAlignment(pair_id=pid, aligner=name, aligner_version=str(version))
-        for pid, _, _ in chunk
+        AutoAlignment(
+            pair_id=pid,
+            aligner=name,
+            aligner_version=str(version),
+            expected_corrections=uncertainty(output),
+        )
+        for (pid, _, _), output in zip(chunk, outputs, strict=True)
     )
     written = links_insert(
         model=AutoLink,

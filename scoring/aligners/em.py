@@ -55,6 +55,9 @@ I8 = npt.NDArray[np.int8]
 NULL_ID = 0
 LEXICAL_MODES = ("none", "merge", "first", "first-sure")
 DECODE_MODES = ("viterbi", "posterior", "agreement")
+#: Possible links of the symmetrization: grow-diag-final's beyond the intersection, or none
+#: (the sure links alone: a wrong possible link costs an annotator a correction).
+POSSIBLE_MODES = ("grow-diag-final", "none")
 TRAINING_MODES = ("independent", "agreement")
 START_MODES = ("jump", "uniform", "learned")
 END_MODES = ("none", "jump", "learned")
@@ -173,7 +176,9 @@ def _agreed_share(stats: F64) -> float:
 
 
 class EMAligner(Aligner):
-    """IBM Model 1 + HMM in both directions, symmetrized (intersection sure, GDF possible)."""
+    """IBM Model 1 + HMM in both directions, symmetrized: the intersection's links sure and, with
+    ``possible="grow-diag-final"``, grow-diag-final's others possible (off by default: as a
+    prefill they cost annotators more corrections than they save)."""
 
     name = "em"
     version = 1
@@ -197,8 +202,10 @@ class EMAligner(Aligner):
         "ppdb": None,
         "training": "independent",
         "agreement_threshold": 0.5,
+        "possible": "none",
     }
     choices: ClassVar[dict[str, tuple[str, ...]]] = {
+        "possible": POSSIBLE_MODES,
         "decode": DECODE_MODES,
         "training": TRAINING_MODES,
         "start": START_MODES,
@@ -481,6 +488,8 @@ class EMAligner(Aligner):
             # Liang et al. (2006): sure = links whose product of posteriors reaches the threshold.
             codes[codes == 2] = 1
             codes[post_st * post_ts >= self.options["agreement_threshold"]] = 2
+        if self.options["possible"] == "none":
+            codes[codes == 1] = 0
         warnings: tuple[str, ...] = ()
         if self.options["lexical"] == "merge":
             lexical = self._lexical_aligner()

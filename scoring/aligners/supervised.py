@@ -16,16 +16,19 @@ Every cell ``(i, j)`` of a pair gets a feature vector (:data:`FEATURES`):
 - graded similarity in context from a pretrained sentence encoder (option ``encoder``): at
   :data:`ENCODER_LAYERS`, the cosine of the two words' vectors, its gap to the best of the
   row and of the column, and whether the cell is the best of both; option ``large_encoder``
-  adds the same from all-mpnet-base-v2 at :data:`MPNET_LAYERS` (about five times slower).
+  adds the same from all-mpnet-base-v2 at :data:`MPNET_LAYERS` (about five times slower);
+- the gaps and anchors where annotators draw blocks (:mod:`~scoring.aligners.block_features`)
+  and the corpus' own lexicon of annotated links (:mod:`~scoring.aligners.link_lexicon`).
 
 A gradient-boosted tree ensemble (scikit-learn's ``HistGradientBoostingClassifier``, fixed
-seed; kept as arrays by :mod:`scoring.aligners.trees`) learns ``p(cell ∈ gold S)`` from the
-pairs that have a gold alignment; the EM model is trained on *every* pair given, as the ``em``
-aligner is. Option ``fine_tune_epochs`` blends in a fine-tuned cross-encoder
-(:mod:`scoring.neural.finetune`) at weight ``fine_tune_weight``. A cell with
-``p ≥ sure_threshold`` is a sure link, one with ``possible_threshold ≤ p`` a possible link;
-``p`` is the link's confidence. What each feature group adds is measured in
-``docs/experiments.md``.
+seed; kept as arrays by :mod:`scoring.aligners.trees`) learns ``p(linked)`` from the pairs that
+have a gold alignment, a second one ``p(sure | linked)``; the EM model is trained on *every*
+pair given, as the ``em`` aligner is. Option ``fine_tune_epochs`` blends in a fine-tuned
+cross-encoder (:mod:`scoring.neural.finetune`) at weight ``fine_tune_weight``. Each cell gets
+the state (empty, possible, sure) with the fewest expected corrections
+(:func:`~scoring.aligners.corrections.decide_states`); ``p(linked)`` is a link's confidence.
+``decision="thresholds"`` learns ``p(sure)`` alone: sure from ``sure_threshold``, possible
+from ``possible_threshold``. Each choice is measured in ``docs/experiments.md``.
 """
 
 from __future__ import annotations
@@ -35,9 +38,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
+from threadpoolctl import threadpool_limits
 
 from scoring import resources
+from scoring.aligners import block_features, link_lexicon
 from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
+from scoring.aligners.corrections import decide_states, expected_corrections
 from scoring.aligners.em import EMAligner
 from scoring.aligners.em_kernels import grow_diag_final
 from scoring.aligners.lexical import (
@@ -127,6 +133,11 @@ FEATURES = (
     *(f"encoder{layer}_{name}" for layer in ENCODER_LAYERS for name in _SIMILARITY),
     *(f"mpnet{layer}_{name}" for layer in MPNET_LAYERS for name in _SIMILARITY),
 )
+#: Features of the pair alone (cached per pair), then its gaps and anchors (option ``blocks``)
+#: and the corpus lexicon of annotated links (option ``lexicon``).
+BASE_FEATURES = len(FEATURES)
+FEATURES = (*FEATURES, *block_features.FEATURES, *link_lexicon.FEATURES)
+DECISIONS = ("corrections", "thresholds")
 
 #: Frequent function words and punctuation, each its own value of the ``*_function_word``
 #: features (−1 for any other word): "the" and "a", "of" and "," do not align alike.
@@ -138,6 +149,10 @@ FUNCTION_WORDS = (
 )  # fmt: skip
 _FUNCTION_INDEX = {w: k for k, w in enumerate(FUNCTION_WORDS)}
 
+
+#: Training and the encoder use one BLAS/OpenMP thread: on two cores shared with other work a
+#: tree fit took 45 s with a thread per core, 3.3 s with one; a sentence's encoding 390 / 26 ms.
+ONE_THREAD = 1
 
 # Cross-validation trains one aligner per fold on the same pairs: the EM model (trained without
 # gold) and the features it yields are then identical in every fold, so they are kept here,
@@ -166,7 +181,7 @@ class SupervisedAligner(Aligner):
     """Link classifier over lexical, string, position, EM and POS features."""
 
     name = "supervised"
-    version = 5
+    version = 6
     uses_gold = True
     needs_training = True
     defaults: ClassVar[dict[str, Any]] = {
@@ -176,7 +191,7 @@ class SupervisedAligner(Aligner):
         "sure_threshold": 0.5,
         "possible_threshold": 0.3,
         "trees": 200,
-        "learning_rate": 0.1,
+        "learning_rate": 0.02,
         "max_leaf_nodes": 31,
         "min_samples_leaf": 100,
         "seed": 0,
@@ -186,7 +201,12 @@ class SupervisedAligner(Aligner):
         "large_encoder": False,
         "fine_tune_epochs": 0,
         "fine_tune_weight": 0.3,
+        "decision": "corrections",
+        "lexicon": True,
+        "blocks": True,
+        "kind_trees": 100,
     }
+    choices: ClassVar[dict[str, tuple[str, ...]]] = {"decision": DECISIONS}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -226,6 +246,10 @@ class SupervisedAligner(Aligner):
             max_length=o["max_length"], wordnet=o["wordnet"], ppdb=o["ppdb"]
         )
         self.ensemble: TreeEnsemble | None = None
+        # decision "corrections": p(sure | linked); None when the gold has one kind of link only
+        self.kind: TreeEnsemble | None = None
+        self.sure_share = 1.0  # p(sure | linked) without a kind model
+        self.lexicon: link_lexicon.LinkLexicon | None = None
         self.scorer: finetune.LinkScorer | None = None
         self.training_summary: dict[str, Any] = {}
         self._pos_warning: str | None = None
@@ -248,8 +272,30 @@ class SupervisedAligner(Aligner):
             self._pos_warning = f"POS features skipped: {error}"
             return None
 
-    def features(self, source: list[str], target: list[str]) -> F64:
-        """``(N·M, len(FEATURES))`` feature matrix of one pair, row ``i·M + j``."""
+    def features(
+        self, source: list[str], target: list[str], exclude: Alignment | None = None
+    ) -> F64:
+        """``(N·M, len(FEATURES))`` feature matrix of one pair, row ``i·M + j``; ``exclude``: the
+        pair's own gold, left out of the lexicon's counts (a training pair)."""
+        base = self.base_features(source, target)
+        rows = base.shape[0]
+        if self.options["blocks"]:
+            col = {name: k for k, name in enumerate(FEATURES[:BASE_FEATURES])}
+            anchors = (base[:, col["lexical_choice"]] == 1.0) | (
+                (base[:, col["em_viterbi_st"]] > 0) & (base[:, col["em_viterbi_ts"]] > 0)
+            )
+            gaps = block_features.block_features(anchors.reshape(len(source), len(target)))
+        else:
+            gaps = np.full((rows, len(block_features.FEATURES)), np.nan)
+        if self.lexicon is None:
+            extra = np.full((rows, len(link_lexicon.FEATURES)), np.nan)
+        else:
+            extra = self.lexicon.features(source, target, exclude)
+        return np.concatenate([base, gaps, extra], axis=1)
+
+    def base_features(self, source: list[str], target: list[str]) -> F64:
+        """The first :data:`BASE_FEATURES` columns of :meth:`features`: what the pair alone
+        gives (with the corpus' EM model and word frequencies), cached for training pairs."""
         if self._feature_key is None:
             return self._compute_features(source, target)
         key = (self._feature_key, tuple(source), tuple(target))
@@ -301,6 +347,10 @@ class SupervisedAligner(Aligner):
         best cosine of the row and of the column, and whether the cell is the best of both (the
         argmax rule of SimAlign, Jalili Sabet et al. 2020). NaN columns for an encoder that is
         off or missing (or for words past its 256 word pieces)."""
+        with threadpool_limits(limits=ONE_THREAD):
+            return self._encoder_columns(source, target)
+
+    def _encoder_columns(self, source: list[str], target: list[str]) -> list[F64]:
         n, m = len(source), len(target)
         out: list[F64] = []
         for model, layers in (
@@ -462,12 +512,18 @@ class SupervisedAligner(Aligner):
             *encoded,
         ]
         out = np.stack([c.reshape(n * m) for c in columns], axis=1)
-        assert out.shape[1] == len(FEATURES)
+        assert out.shape[1] == BASE_FEATURES
         return np.ascontiguousarray(out)
 
     # --- training -----------------------------------------------------------------------------
 
     def _train(self, pairs: Sequence[TokenPair], gold: Sequence[Alignment | None] | None) -> None:
+        with threadpool_limits(limits=ONE_THREAD):
+            self._train_one_thread(pairs, gold)
+
+    def _train_one_thread(
+        self, pairs: Sequence[TokenPair], gold: Sequence[Alignment | None] | None
+    ) -> None:
         labelled = [k for k, g in enumerate(gold or []) if g is not None]
         if not labelled:
             raise AlignerError(
@@ -493,25 +549,35 @@ class SupervisedAligner(Aligner):
             self._large_encoder() is not None,
         )
         assert gold is not None
+        o = self.options
+        golds = [g for g in gold if g is not None]
+        self.lexicon = None
+        if o["lexicon"]:
+            self.lexicon = link_lexicon.LinkLexicon.count(
+                [(pairs[k][0], pairs[k][1]) for k in labelled], golds
+            )
         blocks = []
-        labels = []
+        codes = []
         for k in labelled:
             source, target = pairs[k]
-            blocks.append(self.features(list(source), list(target)))
             alignment = gold[k]
             assert alignment is not None
-            labels.append(alignment.sure_matrix().reshape(-1).astype(np.int64))
+            blocks.append(self.features(list(source), list(target), exclude=alignment))
+            codes.append(alignment.to_matrix().reshape(-1).astype(np.int64))
         x = np.concatenate(blocks)
-        y = np.concatenate(labels)
+        code = np.concatenate(codes)
+        # "thresholds" learns p(sure); "corrections" p(linked), then p(sure | linked)
+        by_kind = o["decision"] == "corrections"
+        y = (code >= 1 if by_kind else code == 2).astype(np.int64)
         if y.min() == y.max():
             raise AlignerError("the gold alignments have no sure link (or nothing but links)")
         ensemble, cells_used = self.fit_ensemble(x, y)
-        o = self.options
-        total_cells, positive_cells = int(y.size), int(y.sum())
+        total_cells, positive_cells = int(y.size), int(np.count_nonzero(code == 2))
         # Too little finished work gives trees whose leaves (min_samples_leaf cells each) are
         # all mostly non-links: the model would link nothing and erase a prefill that was
         # better. Refuse it, so a prefill job fails with the reason and changes nothing.
-        recalled = int(np.count_nonzero(ensemble.predict(x[y == 1]) >= o["sure_threshold"]))
+        cut = 0.5 if by_kind else o["sure_threshold"]
+        recalled = int(np.count_nonzero(ensemble.predict(x[y == 1]) >= cut))
         if recalled == 0:
             raise AlignerError(
                 f"the 'supervised' aligner learnt nothing from {len(labelled)} finished pairs "
@@ -519,6 +585,14 @@ class SupervisedAligner(Aligner):
                 f"more pairs (or lower min_samples_leaf, now {o['min_samples_leaf']})"
             )
         self.ensemble = ensemble
+        self.kind = None
+        linked = code >= 1
+        sure = code[linked] == 2
+        self.sure_share = float(sure.mean()) if sure.size else 1.0
+        if by_kind and 0 < int(sure.sum()) < sure.size:
+            self.kind, _ = self.fit_ensemble(
+                x[linked], sure.astype(np.int64), trees=o["kind_trees"], sample=False
+            )
         self.scorer = None
         model = self._encoder() if o["fine_tune_epochs"] else None
         if model is not None:
@@ -539,15 +613,31 @@ class SupervisedAligner(Aligner):
             "seed": o["seed"],
         }
 
-    def fit_ensemble(self, x: F64, y: I64) -> tuple[TreeEnsemble, int]:
+    def fit_ensemble(
+        self, x: F64, y: I64, *, trees: int | None = None, sample: bool = True
+    ) -> tuple[TreeEnsemble, int]:
         """The tree ensemble learnt from feature rows ``x`` (:meth:`features`) and their labels
-        ``y`` (1 = gold sure link), and the number of rows it used.
+        ``y`` (1 = a gold link of the kind learnt), and the number of rows it used.
 
         Easy negatives (no lexical match, no EM evidence, dissimilar strings) are most cells;
-        a seeded sample of them is kept, weighted up so the probabilities stay calibrated."""
+        with ``sample`` a seeded sample of them is kept, weighted up so the probabilities stay
+        calibrated. ``trees`` defaults to the option ``trees``."""
         from sklearn.ensemble import HistGradientBoostingClassifier
 
         o = self.options
+        if not sample:
+            x = x.copy()
+            x[:, np.isnan(x).all(axis=0)] = 0.0
+            model = HistGradientBoostingClassifier(
+                max_iter=trees or o["trees"],
+                learning_rate=o["learning_rate"],
+                max_leaf_nodes=o["max_leaf_nodes"],
+                min_samples_leaf=o["min_samples_leaf"],
+                early_stopping=False,
+                random_state=o["seed"],
+            )
+            model.fit(x, y)
+            return TreeEnsemble.from_sklearn(model), int(y.size)
         col = {name: k for k, name in enumerate(FEATURES)}
         evidence = (
             (
@@ -569,7 +659,7 @@ class SupervisedAligner(Aligner):
         # scikit-learn cannot bin a column that is all missing (the encoder's, without it)
         kept_x[:, np.isnan(kept_x).all(axis=0)] = 0.0
         model = HistGradientBoostingClassifier(
-            max_iter=o["trees"],
+            max_iter=trees or o["trees"],
             learning_rate=o["learning_rate"],
             max_leaf_nodes=o["max_leaf_nodes"],
             min_samples_leaf=o["min_samples_leaf"],
@@ -582,22 +672,38 @@ class SupervisedAligner(Aligner):
     # --- alignment ----------------------------------------------------------------------------
 
     def probabilities(self, source: list[str], target: list[str]) -> F64:
-        """``(N, M)`` probability of each cell being a sure link."""
+        """``(N, M)`` probability of each cell being a gold link of the kind the main model
+        learns: linked (sure or possible) with decision ``"corrections"``, sure with
+        ``"thresholds"``."""
+        return self.cell_probabilities(source, target)[0]
+
+    def cell_probabilities(self, source: list[str], target: list[str]) -> tuple[F64, F64]:
+        """``(N, M)`` probabilities of each cell: the main model's (:meth:`probabilities`) and
+        of being a sure link (the same with ``"thresholds"``)."""
         if self.ensemble is None:
             raise AlignerError("the 'supervised' aligner is not trained")
-        prob = self.ensemble.predict(self.features(source, target)).reshape(
-            len(source), len(target)
-        )
+        x = self.features(source, target)
+        shape = (len(source), len(target))
+        prob = self.ensemble.predict(x).reshape(shape)
         if self.scorer is not None:
             tuned = 1.0 / (1.0 + np.exp(-self.scorer.logits(source, target)))
             weight = self.options["fine_tune_weight"]
             prob = np.where(np.isnan(tuned), prob, (1.0 - weight) * prob + weight * tuned)
-        return prob
+        if self.options["decision"] == "thresholds":
+            return prob, prob
+        share = self.kind.predict(x).reshape(shape) if self.kind is not None else self.sure_share
+        return prob, prob * share
 
     def _align(self, source: list[str], target: list[str]) -> AlignerOutput:
-        prob = self.probabilities(source, target)
-        sure = prob >= self.options["sure_threshold"]
-        possible = prob >= self.options["possible_threshold"]
+        prob, p_sure = self.cell_probabilities(source, target)
+        metadata = {}
+        if self.options["decision"] == "thresholds":
+            sure = prob >= self.options["sure_threshold"]
+            possible = prob >= self.options["possible_threshold"]
+        else:
+            states = decide_states(prob, p_sure)
+            sure, possible = states == 2, states >= 1
+            metadata["expected_corrections"] = expected_corrections(prob, p_sure, states)
         links: list[Link] = [(int(i), int(j)) for i, j in np.argwhere(possible)]
         warnings = self.lexical.rules.warnings + tuple(
             w for w in (self._pos_warning, self._encoder_warning, self._large_encoder_warning) if w
@@ -606,6 +712,7 @@ class SupervisedAligner(Aligner):
             alignment=Alignment.from_matrices(sure, possible),
             confidence={link: float(prob[link]) for link in links},
             warnings=warnings,
+            metadata=metadata,
         )
 
     # --- persistence --------------------------------------------------------------------------
@@ -616,12 +723,21 @@ class SupervisedAligner(Aligner):
         em_state, em_arrays = self.em._state()
         arrays = {f"em_{k}": v for k, v in em_arrays.items()}
         arrays.update({f"tree_{k}": v for k, v in self.ensemble.arrays().items()})
+        if self.kind is not None:
+            arrays.update({f"kind_{k}": v for k, v in self.kind.arrays().items()})
+        lexicon_state: dict[str, Any] | None = None
+        if self.lexicon is not None:
+            lexicon_state, lexicon_arrays = self.lexicon.state()
+            arrays.update({f"lexicon_{k}": v for k, v in lexicon_arrays.items()})
         if self.scorer is not None:
             arrays.update({f"finetuned_{k}": v for k, v in self.scorer.arrays().items()})
         state = {
             "em": em_state,
             "em_options": self.em.options,
             "baseline": self.ensemble.baseline,
+            "kind_baseline": None if self.kind is None else self.kind.baseline,
+            "sure_share": self.sure_share,
+            "lexicon": lexicon_state,
             "features": list(FEATURES),
             "document_frequency": self.document_frequency,
             "sentences": self.sentences,
@@ -636,7 +752,7 @@ class SupervisedAligner(Aligner):
             raise AlignerError(
                 f"saved 'supervised' model was trained on {len(state.get('features', []))} "
                 f"features, not this version's {len(FEATURES)} (version {self.version} added the "
-                "large encoder's); train it again"
+                "corpus lexicon's); train it again"
             )
         try:
             self.em = EMAligner(**state["em_options"])
@@ -647,6 +763,19 @@ class SupervisedAligner(Aligner):
             self.ensemble = TreeEnsemble(
                 {key: arrays[f"tree_{key}"] for key in TreeEnsemble.KEYS}, state["baseline"]
             )
+            self.kind = None
+            if state["kind_baseline"] is not None:
+                self.kind = TreeEnsemble(
+                    {key: arrays[f"kind_{key}"] for key in TreeEnsemble.KEYS},
+                    state["kind_baseline"],
+                )
+            self.sure_share = float(state["sure_share"])
+            self.lexicon = None
+            if state["lexicon"] is not None:
+                self.lexicon = link_lexicon.LinkLexicon.restore(
+                    state["lexicon"],
+                    {k[8:]: v for k, v in arrays.items() if k.startswith("lexicon_")},
+                )
             self.document_frequency = {
                 str(w): int(c) for w, c in state["document_frequency"].items()
             }

@@ -8,8 +8,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from annotate import roles
-from annotate.models import Assignment, SentencePair
-from annotate.selectors.workspace import QUEUE_PAGE
+from annotate.models import Assignment, AutoAlignment, Corpus, SentencePair
+from annotate.selectors.workspace import QUEUE_PAGE, next_open_assignment
 from tests.annotate.factories import make_corpus, make_user
 
 pytestmark = pytest.mark.django_db
@@ -89,3 +89,37 @@ def test_reading_a_long_queue_takes_a_few_queries_whatever_its_length(
     with django_assert_max_num_queries(6):
         response = client.get("/api/queue/?page=2")
     assert len(response.json()["assignments"]) == QUEUE_PAGE
+
+
+def _prefill(assignment: Assignment, expected: float | None) -> None:
+    AutoAlignment.objects.create(
+        pair=assignment.pair, aligner="supervised", expected_corrections=expected
+    )
+
+
+def test_in_corpus_order_the_next_pair_is_the_first_not_submitted_whatever_the_prefill() -> None:
+    alice = make_user("alice", roles.ANNOTATOR)
+    queue = _queue_of(alice, 4)
+    for assignment, doubt in zip(queue, (1.0, 0.5, 6.0, 2.0), strict=True):
+        _prefill(assignment, doubt)
+    assert _get(alice).json()["next_id"] == queue[0].pk
+    assert next_open_assignment(user=alice, after=queue[0]) == queue[1].pk
+
+
+def test_least_sure_first_opens_the_planned_pair_whose_prefill_is_least_sure() -> None:
+    alice = make_user("alice", roles.ANNOTATOR)
+    queue = _queue_of(alice, 5)
+    Corpus.objects.filter(name="big").update(queue_order=Corpus.QueueOrder.LEAST_SURE)
+    for assignment, doubt in zip(queue, (1.0, 0.5, 6.0, 2.0, None), strict=True):
+        _prefill(assignment, doubt)
+    _prefill(queue[3], 9.0)  # retrained since: the newest prefill counts
+    assert _get(alice).json()["next_id"] == queue[3].pk
+    queue[3].status = Assignment.Status.SUBMITTED
+    queue[3].save(update_fields=["status"])
+    assert _get(alice).json()["next_id"] == queue[2].pk
+    # after submitting a pair: the least sure of the others not submitted
+    assert next_open_assignment(user=alice, after=queue[2]) == queue[0].pk
+    Assignment.objects.filter(pk__in=[a.pk for a in queue[:4]]).update(
+        status=Assignment.Status.SUBMITTED
+    )
+    assert next_open_assignment(user=alice, after=queue[0]) == queue[4].pk  # no estimate: last

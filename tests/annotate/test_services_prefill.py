@@ -336,6 +336,8 @@ def test_retraining_retrains_and_prefills_only_the_pairs_nobody_started(growing:
         }
         links = set(prefills.get(pair=pair).links.filter(sure=True).values_list("i", "j"))
         assert links == identical, "it learnt what the annotators did"
+    # each prefill keeps how unsure it is, for the least-sure-first queue order
+    assert all(0.0 <= a.expected_corrections < 1.0 for a in prefills)
 
 
 def test_the_next_retraining_counts_from_the_last_prefill(growing: Corpus) -> None:

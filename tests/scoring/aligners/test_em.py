@@ -666,3 +666,24 @@ def test_lexical_first_keeps_the_lexical_links_and_adds_em_ones() -> None:
     assert lexical.possible <= output.possible
     assert lexical.sure <= output.sure
     assert output.warnings == lexical.warnings
+
+
+def test_grow_diag_final_possible_links_are_shown_only_when_asked() -> None:
+    rng = np.random.default_rng(0)
+    words = [f"w{k}" for k in range(12)]
+    pairs = [
+        ([str(w) for w in rng.choice(words, 5)], [str(w) for w in rng.choice(words, 6)])
+        for _ in range(20)
+    ]
+    default = get_aligner("em", identity_weight=0.0)
+    default.train(pairs)
+    grown = get_aligner("em", identity_weight=0.0, possible="grow-diag-final")
+    grown.train(pairs)
+    added = 0
+    for pair in pairs:
+        plain, full = default.align(*pair), grown.align(*pair)
+        assert plain.possible == plain.sure == full.sure
+        added += len(full.possible - full.sure)
+    assert added > 0
+    with pytest.raises(AlignerError, match="'possible' must be one of grow-diag-final, none"):
+        get_aligner("em", possible="all")

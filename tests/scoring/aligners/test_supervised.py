@@ -55,7 +55,9 @@ def _corpus() -> tuple[list[tuple[list[str], list[str]]], list[Alignment]]:
 @pytest.fixture(scope="module")
 def trained() -> SupervisedAligner:
     pairs, gold = _corpus()
-    aligner = SupervisedAligner(wordnet=False, pos=False, trees=20, em_hmm_iterations=2)
+    aligner = SupervisedAligner(
+        wordnet=False, pos=False, trees=20, learning_rate=0.1, em_hmm_iterations=2
+    )
     aligner.train(pairs, gold)
     return aligner
 
@@ -172,7 +174,9 @@ def test_rare_words_get_a_higher_idf_than_frequent_ones(trained: SupervisedAlign
 
 def test_it_refuses_a_model_that_learnt_to_link_nothing() -> None:
     pairs, gold = _corpus()
-    aligner = SupervisedAligner(wordnet=False, pos=False, trees=20, em_hmm_iterations=2)
+    aligner = SupervisedAligner(
+        wordnet=False, pos=False, trees=20, learning_rate=0.1, em_hmm_iterations=2
+    )
     with pytest.raises(
         AlignerError, match=r"learnt nothing from 4 finished pairs \(13 sure links\)"
     ):
@@ -204,7 +208,9 @@ def test_without_the_encoder_its_features_are_missing_and_a_warning_says_why(
 
     monkeypatch.setattr(encoder, "load", missing)
     pairs, gold = _corpus()
-    aligner = SupervisedAligner(wordnet=False, pos=False, trees=20, em_hmm_iterations=2)
+    aligner = SupervisedAligner(
+        wordnet=False, pos=False, trees=20, learning_rate=0.1, em_hmm_iterations=2
+    )
     aligner.train(pairs, gold)
     feats = aligner.features(["cat", "dog"], ["dog"])
     columns = [k for k, name in enumerate(FEATURES) if name.startswith("encoder")]
@@ -222,7 +228,12 @@ def test_the_large_encoder_adds_its_features_only_when_asked(trained: Supervised
     assert np.isnan(trained.features(src, tgt)[:, columns]).all()  # off by default
     pairs, gold = _corpus()
     large = SupervisedAligner(
-        wordnet=False, pos=False, trees=20, em_hmm_iterations=2, large_encoder=True
+        wordnet=False,
+        pos=False,
+        trees=20,
+        learning_rate=0.1,
+        em_hmm_iterations=2,
+        large_encoder=True,
     )
     large.train(pairs, gold)
     feats = large.features(src, tgt).reshape(3, 3, len(FEATURES))
@@ -253,7 +264,12 @@ def test_without_the_large_encoder_its_features_are_missing_and_a_warning_says_w
     monkeypatch.setattr(encoder, "load", only_minilm)
     pairs, gold = _corpus()
     aligner = SupervisedAligner(
-        wordnet=False, pos=False, trees=20, em_hmm_iterations=2, large_encoder=True
+        wordnet=False,
+        pos=False,
+        trees=20,
+        learning_rate=0.1,
+        em_hmm_iterations=2,
+        large_encoder=True,
     )
     aligner.train(pairs, gold)
     feats = aligner.features(["cat", "dog"], ["dog"])
@@ -270,7 +286,7 @@ def test_a_model_saved_with_other_features_asks_to_be_trained_again(
     state, arrays = trained._state()
     state["features"] = list(FEATURES[:49])  # version 2's features, before the encoder's
     fresh = SupervisedAligner()
-    with pytest.raises(AlignerError, match="trained on 49 features, not this version's 81"):
+    with pytest.raises(AlignerError, match="trained on 49 features, not this version's 96"):
         fresh._restore(state, arrays)
 
 
@@ -278,7 +294,12 @@ def test_a_model_saved_with_other_features_asks_to_be_trained_again(
 def fine_tuned() -> SupervisedAligner:
     pairs, gold = _corpus()
     aligner = SupervisedAligner(
-        wordnet=False, pos=False, trees=20, em_hmm_iterations=2, fine_tune_epochs=1
+        wordnet=False,
+        pos=False,
+        trees=20,
+        learning_rate=0.1,
+        em_hmm_iterations=2,
+        fine_tune_epochs=1,
     )
     aligner.train(pairs, gold)
     return aligner
