@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotate", "0007_link_bounds_per_statement"),
+        ("annotate", "0010_accounts"),
     ]
 
     operations = [
