@@ -27,6 +27,7 @@ from annotate.models import (
     LoginAttempts,
     ScorerModel,
     SentencePair,
+    WorkerHeartbeat,
 )
 from annotate.services.jobs import job_cancel
 
@@ -222,6 +223,20 @@ class LoginAttemptsAdmin(admin.ModelAdmin[LoginAttempts]):
 
     list_display = ("key", "count", "last_attempt_at")
     readonly_fields = ("key", "count", "last_attempt_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(WorkerHeartbeat)
+class WorkerHeartbeatAdmin(admin.ModelAdmin[WorkerHeartbeat]):
+    """The workers' signs of life, written by the workers themselves: read only here."""
+
+    list_display = ("hostname", "pid", "started_at", "beat_at")
+    readonly_fields = ("hostname", "pid", "started_at", "beat_at")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -17,12 +17,18 @@ User = AbstractBaseUser | AnonymousUser
 #: The role that starting a job of each kind takes. What a job produced (its result, its file)
 #: is read only by a holder of that role, checked at every read: an admin demoted to annotator
 #: no longer reads the exports (every annotator's work) and reports they started.
-JOB_OUTPUT_ROLES: dict[str, str] = {
+JOB_OUTPUT_ROLES: dict[str, str | None] = {
     "corpus_stats": roles.ADMIN,
     "prefill": roles.ADMIN,
     "agreement_report": roles.ADMIN,
     "train_scorer": roles.ADMIN,
     "export": roles.ADMIN,
+    "assignments_plan": roles.ADMIN,
+    "assignments_hand_over": roles.ADMIN,
+    "assignments_release": roles.ADMIN,
+    "corpus_import": roles.ADMIN,
+    # Any signed-in user may score pairs with a stored model: the scores are theirs.
+    "score_pairs": None,
 }
 
 
@@ -60,6 +66,6 @@ def job_output_visible(*, user: User, job_id: int) -> Job:
     they hold the role its kind needs (:data:`JOB_OUTPUT_ROLES`)."""
     job = job_visible(user=user, job_id=job_id)
     role = JOB_OUTPUT_ROLES.get(job.kind, roles.ADMIN)
-    if not roles.has_role(user, role):
+    if role is not None and not roles.has_role(user, role):
         raise PermissionDenied(f"what job {job.pk} produced is for the {role} role only")
     return job

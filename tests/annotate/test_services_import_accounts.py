@@ -14,7 +14,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from annotate import roles
-from annotate.models import Assignment, Corpus, SentencePair
+from annotate.models import Assignment, Corpus, Job, SentencePair
+from annotate.services import jobs
 from annotate.services.corpora import CorpusImportError, corpus_import
 from tests.annotate.factories import make_user
 
@@ -129,9 +130,10 @@ def test_the_annotator_option_follows_the_same_rule(
     _nothing_stored(name)
 
 
-def test_an_upload_with_a_bad_name_answers_400_naming_file_line_and_field(
+def test_an_upload_with_a_bad_name_fails_its_job_naming_file_line_and_field(
     tmp_path: Path, settings: Any
 ) -> None:
+    settings.UPLOAD_DIR = tmp_path / "uploads"
     admin = make_user("admin", roles.ADMIN)
     make_user("alice", roles.ANNOTATOR)
     client = APIClient()
@@ -142,8 +144,9 @@ def test_an_upload_with_a_bad_name_answers_400_naming_file_line_and_field(
         {"corpus": "c", "format": "jsonl", "files": [SimpleUploadedFile("mine.jsonl", body)]},
         format="multipart",
     )
-    assert response.status_code == 400, response.content
-    error = response.json()["error"]
-    assert (error["file"], error["line"], error["field"]) == ("mine.jsonl", 2, "annotations.ALICE")
-    assert error["message"].startswith("mine.jsonl:2: field 'annotations.ALICE': ")
+    assert response.status_code == 201, response.content
+    job_id = response.json()["id"]
+    assert jobs.job_run(job_id=job_id, worker="w") == Job.Status.FAILED
+    error = Job.objects.get(pk=job_id).error
+    assert error.startswith("mine.jsonl:2: field 'annotations.ALICE': "), error
     _nothing_stored("dora", "ALICE")
