@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from celery import Celery, bootsteps
-from celery.signals import worker_init, worker_ready, worker_shutdown
+from celery.signals import task_received, worker_init, worker_ready, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -22,40 +22,50 @@ class BrokerPolling(bootsteps.StartStopStep):  # type: ignore[misc]  # celery is
     """How often the worker looks for messages on the embedded broker, which it polls (kombu's
     SQLAlchemy transport; kombu's default is once a second).
 
-    While the worker has tasks, and for ``BROKER_BUSY_SECONDS`` after its last one, every
-    ``BROKER_POLLING_INTERVAL`` seconds: a chunked job hands a worker its next chunk as soon as
-    it is free. Idle, every ``BROKER_IDLE_POLLING_INTERVAL`` seconds: each look is a few SQL
-    statements, which ten times a second would cost an idle worker a few per cent of a core.
-    Set on the connection's transport after every (re)connection; other brokers (Redis,
-    RabbitMQ) push their messages and are left alone."""
+    From a message received until ``BROKER_BUSY_SECONDS`` after the worker last had a task, every
+    ``BROKER_POLLING_INTERVAL`` seconds: a worker takes the next of many queued jobs, or a chunked
+    job's next chunk, as soon as it is free. Idle, every ``BROKER_IDLE_POLLING_INTERVAL`` seconds:
+    each look is a few SQL statements, which ten times a second would cost an idle worker a few
+    per cent of a core. Set on the connection's transport after every (re)connection; other
+    brokers (Redis, RabbitMQ) push their messages and are left alone."""
 
     requires = {"celery.worker.consumer.connection:Connection"}
-    #: How often the worker's business is looked at (seconds).
+    #: How often the worker's tasks are looked at to fall back to idle polling (seconds).
     CHECK_SECONDS = 0.5
 
     def __init__(self, parent: Any, **kwargs: Any) -> None:
         super().__init__(parent, **kwargs)
         self._tref: Any = None
+        self._transport: Any = None
         self._busy_at = 0.0
 
     def start(self, parent: Any) -> None:
         connection = parent.connection
         if connection is None or connection.transport.driver_name != "sqlalchemy":
             return
-        self._busy_at = time.monotonic()
-        self.adjust(connection.transport)
-        self._tref = parent.timer.call_repeatedly(
-            self.CHECK_SECONDS, self.adjust, (connection.transport,)
-        )
+        self._transport = connection.transport
+        self.busy()  # just (re)connected: work may be waiting
+        task_received.connect(self.busy, weak=False)
+        self._tref = parent.timer.call_repeatedly(self.CHECK_SECONDS, self.adjust)
 
     def stop(self, parent: Any) -> None:
+        task_received.disconnect(self.busy)
         if self._tref is not None:
             self._tref.cancel()
             self._tref = None
 
     shutdown = stop
 
-    def adjust(self, transport: Any) -> None:
+    def busy(self, **kwargs: Any) -> None:
+        """A message came (``task_received``): look for the next one soon. The transport reads
+        the interval when it next starts waiting, which is right after a delivery."""
+        from django.conf import settings
+
+        self._busy_at = time.monotonic()
+        self._transport.polling_interval = settings.BROKER_POLLING_INTERVAL
+
+    def adjust(self) -> None:
+        """Every ``CHECK_SECONDS``: busy while tasks are reserved or running, idle after."""
         from celery.worker import state
         from django.conf import settings
 
@@ -63,7 +73,7 @@ class BrokerPolling(bootsteps.StartStopStep):  # type: ignore[misc]  # celery is
         if state.active_requests or state.reserved_requests:
             self._busy_at = now
         busy = now - self._busy_at < settings.BROKER_BUSY_SECONDS
-        transport.polling_interval = (
+        self._transport.polling_interval = (
             settings.BROKER_POLLING_INTERVAL if busy else settings.BROKER_IDLE_POLLING_INTERVAL
         )
 

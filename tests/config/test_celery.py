@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from celery.signals import task_received
 from celery.worker import state as worker_state
 from django.conf import settings
 from kombu import Connection
@@ -113,7 +114,7 @@ class _Timer:
     def __init__(self) -> None:
         self.scheduled: list[tuple[float, Any]] = []
 
-    def call_repeatedly(self, seconds: float, fun: Any, args: tuple[Any, ...]) -> Any:
+    def call_repeatedly(self, seconds: float, fun: Any, args: tuple[Any, ...] = ()) -> Any:
         self.scheduled.append((seconds, fun))
         return SimpleNamespace(cancel=lambda: self.scheduled.clear())
 
@@ -130,24 +131,33 @@ def test_a_worker_on_the_embedded_broker_polls_fast_while_busy_and_slowly_when_i
     step = BrokerPolling(consumer)
     step.start(consumer)
     transport = connection.transport
-    # Just started: work may be waiting.
-    assert transport.polling_interval == settings.BROKER_POLLING_INTERVAL == 0.1
-    assert [seconds for seconds, _ in consumer.timer.scheduled] == [BrokerPolling.CHECK_SECONDS]
-
-    step._busy_at -= settings.BROKER_BUSY_SECONDS + 1  # nothing to do for a while
-    step.adjust(transport)
-    assert transport.polling_interval == settings.BROKER_IDLE_POLLING_INTERVAL == 1.0
-
-    request = _Request()
-    worker_state.reserved_requests.add(request)
     try:
-        step.adjust(transport)
-    finally:
-        worker_state.reserved_requests.discard(request)
-    assert transport.polling_interval == 0.1
+        # Just started: work may be waiting.
+        assert transport.polling_interval == settings.BROKER_POLLING_INTERVAL == 0.1
+        assert [seconds for seconds, _ in consumer.timer.scheduled] == [0.5]
 
-    step.stop(consumer)
+        step._busy_at -= settings.BROKER_BUSY_SECONDS + 1  # nothing to do for a while
+        step.adjust()
+        assert transport.polling_interval == settings.BROKER_IDLE_POLLING_INTERVAL == 1.0
+
+        # A message arrives: the next is looked for soon, before the next check.
+        task_received.send(sender=None, request=None)
+        assert transport.polling_interval == 0.1
+
+        step._busy_at -= settings.BROKER_BUSY_SECONDS + 1
+        request = _Request()
+        worker_state.reserved_requests.add(request)  # a long task: still busy
+        try:
+            step.adjust()
+        finally:
+            worker_state.reserved_requests.discard(request)
+        assert transport.polling_interval == 0.1
+    finally:
+        step.stop(consumer)
     assert consumer.timer.scheduled == []
+    transport.polling_interval = 1.0
+    task_received.send(sender=None, request=None)
+    assert transport.polling_interval == 1.0, "a stopped step listens no more"
 
 
 def test_a_worker_on_a_pushing_broker_is_left_alone() -> None:
