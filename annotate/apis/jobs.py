@@ -27,9 +27,11 @@ from scoring.alignment.reports import report_to_csv
 
 
 class JobOutputSerializer(serializers.ModelSerializer[Job]):
-    corpus = serializers.CharField(source="corpus.name", default=None)
-    corpus_id = serializers.IntegerField(default=None)
-    owner = serializers.CharField(source="owner.username", default=None)
+    # Jobs without a corpus (scoring pairs, releasing abandoned work) or whose owner was
+    # removed have null here.
+    corpus = serializers.CharField(source="corpus.name", default=None, allow_null=True)
+    corpus_id = serializers.IntegerField(default=None, allow_null=True)
+    owner = serializers.CharField(source="owner.username", default=None, allow_null=True)
     duration_seconds = serializers.SerializerMethodField()
     has_result = serializers.SerializerMethodField()
 
