@@ -30,11 +30,12 @@ from scoring.alignment.reports import report_to_csv
 class JobOutputSerializer(serializers.ModelSerializer[Job]):
     """A job. ``worker_notice`` is set on a queued job while no worker is alive to run it (it
     says how to start one), and null otherwise. The views pass whether a worker is alive as
-    ``workers_alive`` in the context, so a list asks the database once."""
+    ``workers_alive`` in the context, so a list asks the database once. Jobs without a corpus
+    (scoring pairs, releasing abandoned work) or whose owner was removed have null there."""
 
-    corpus = serializers.CharField(source="corpus.name", default=None)
-    corpus_id = serializers.IntegerField(default=None)
-    owner = serializers.CharField(source="owner.username", default=None)
+    corpus = serializers.CharField(source="corpus.name", default=None, allow_null=True)
+    corpus_id = serializers.IntegerField(default=None, allow_null=True)
+    owner = serializers.CharField(source="owner.username", default=None, allow_null=True)
     duration_seconds = serializers.SerializerMethodField()
     has_result = serializers.SerializerMethodField()
     worker_notice = serializers.SerializerMethodField()

@@ -80,3 +80,17 @@ def test_csv_of_a_job_without_a_result_is_a_json_404(report_job: Job) -> None:
 def test_an_unknown_format_is_a_404(report_job: Job) -> None:
     response = _client(report_job).get(f"/api/jobs/{report_job.pk}/result/?format=xlsx")
     assert response.status_code == 404
+
+
+def test_a_job_without_a_corpus_is_described_with_nulls_the_schema_allows() -> None:
+    owner = make_user("alice", roles.ANNOTATOR)
+    job = Job.objects.create(kind="score_pairs", owner=owner, parameters={"pairs": 1})
+    client = APIClient()
+    client.force_authenticate(owner)
+    body = client.get(f"/api/jobs/{job.pk}/").json()
+    assert (body["corpus"], body["corpus_id"]) == (None, None)
+    admin = APIClient()
+    admin.force_authenticate(make_user("root", roles.ADMIN))
+    schema = admin.get("/api/schema/?format=json").json()
+    fields = schema["components"]["schemas"]["JobOutput"]["properties"]
+    assert fields["corpus"]["nullable"] and fields["corpus_id"]["nullable"]
