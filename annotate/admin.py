@@ -22,6 +22,7 @@ from annotate.models import (
     Job,
     ScorerModel,
     SentencePair,
+    WorkerHeartbeat,
 )
 from annotate.services.jobs import job_cancel
 
@@ -152,3 +153,16 @@ class JobAdmin(admin.ModelAdmin[Job]):
 class ScorerModelAdmin(admin.ModelAdmin[ScorerModel]):
     list_display = ("name", "kind", "corpus", "created_at")
     list_filter = ("kind",)
+
+
+@admin.register(WorkerHeartbeat)
+class WorkerHeartbeatAdmin(admin.ModelAdmin[WorkerHeartbeat]):
+    """The workers' signs of life, read-only: the workers write them."""
+
+    list_display = ("hostname", "pid", "started_at", "beat_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
