@@ -135,8 +135,8 @@ def _stop_worker_heartbeat(sender: Any = None, **kwargs: Any) -> None:
 def _freeze_startup_objects(sender: Any = None, **kwargs: Any) -> None:
     """Keep the objects of the ready worker's main process (the whole application, a couple of
     hundred thousand objects) out of every later garbage collection: they live as long as the
-    process. Without this the interpreter's collections at exit took about ten seconds, which
-    made a warm shutdown overrun a supervisor's grace period; the collections while it runs get
+    process. Without this the interpreter's collections at exit take about ten seconds, which
+    makes a warm shutdown overrun a supervisor's grace period; the collections while it runs get
     cheaper too. Once per process (the worker is "ready" again after each reconnection)."""
     if not gc.get_freeze_count():
         gc.freeze()

@@ -323,10 +323,10 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", f"sqla+sqlite:///{VAR_DIR / 'br
 # while it has work and for BROKER_BUSY_SECONDS after, so that a chunked job hands each worker
 # its next chunk as soon as it is free; and while idle, so that polling costs an idle worker well
 # under 1 % of a core while a new job still starts within a second. The busy tail is short:
-# beat's reaping task every 30 s makes a worker busy for a moment, and a 10 s tail kept it polling
-# fast a third of the time. The worker sets them on its connection (config/celery.py): kombu's
-# SQLAlchemy transport hands every transport option to SQLAlchemy's create_engine, which refuses
-# a polling_interval.
+# beat's reaping task every 30 s makes a worker busy for a moment, and a 10 s tail would keep it
+# polling fast a third of the time. The worker sets them on its connection (config/celery.py):
+# kombu's SQLAlchemy transport hands every transport option to SQLAlchemy's create_engine, which
+# refuses a polling_interval.
 BROKER_POLLING_INTERVAL = env_float("BROKER_POLLING_INTERVAL", 0.1)
 BROKER_IDLE_POLLING_INTERVAL = env_float("BROKER_IDLE_POLLING_INTERVAL", 1.0)
 BROKER_BUSY_SECONDS = env_float("BROKER_BUSY_SECONDS", 3.0)

@@ -12,7 +12,7 @@ os.environ.setdefault("NLTK_DATA", str(NLTK_DATA))
 
 @pytest.fixture(autouse=True, scope="session")
 def _in_memory_broker_for_unit_tests() -> None:
-    """Unit tests never publish to the embedded filesystem broker under var/; the integration
+    """Unit tests never publish to the embedded broker under var/; the integration
     suite sets CELERY_BROKER_URL and talks to a real broker and worker."""
     if "CELERY_BROKER_URL" not in os.environ:
         from config.celery import app

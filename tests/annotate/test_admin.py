@@ -37,3 +37,22 @@ def test_an_admin_cancels_pending_and_running_jobs_but_not_finished_ones() -> No
     assert "2 job(s) cancelled" in response.content.decode()
     statuses = [Job.objects.get(pk=j.pk).status for j in (pending, running, done)]
     assert statuses == ["cancelled", "cancelled", "succeeded"]
+
+
+def test_the_workers_heartbeats_are_listed_but_cannot_be_added_or_changed() -> None:
+    from django.utils import timezone
+
+    from annotate.models import WorkerHeartbeat
+    from annotate.services.workers import worker_heartbeat_beat
+
+    worker_heartbeat_beat(hostname="celery@a", pid=7, started_at=timezone.now())
+    row = WorkerHeartbeat.objects.get()
+    client = Client()
+    client.force_login(get_user_model().objects.create_superuser("root", "r@example.org", "x"))
+    assert "celery@a" in client.get("/admin/annotate/workerheartbeat/").content.decode()
+    assert client.get("/admin/annotate/workerheartbeat/add/").status_code == 403
+    response = client.post(
+        f"/admin/annotate/workerheartbeat/{row.pk}/change/", {"hostname": "x", "pid": 1}
+    )
+    assert response.status_code == 403
+    assert WorkerHeartbeat.objects.get().hostname == "celery@a"

@@ -1,10 +1,10 @@
 """The embedded defaults' job queue with several producers and consumers at once: web processes
 publish while a worker takes messages, and no message is lost, read twice or read half-written.
 
-kombu's filesystem transport, the embedded broker before this one, failed the first test within
-a few dozen messages: a producer creates the message file and only then locks and writes it,
-while the consumer moves and reads files without a lock, so it read an empty file and the
-worker died with ``JSONDecodeError('Expecting value: line 1 column 1 (char 0)')``.
+kombu's filesystem transport fails the first test within a few dozen messages: a producer creates
+the message file and only then locks and writes it, while the consumer moves and reads files
+without a lock, so it reads an empty file and the worker dies with
+``JSONDecodeError('Expecting value: line 1 column 1 (char 0)')``.
 """
 
 from __future__ import annotations
