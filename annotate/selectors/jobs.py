@@ -4,7 +4,8 @@ here writes."""
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet, TextField
+from django.db.models.functions import Cast
 
 from annotate import roles
 from annotate.exceptions import NotFound
@@ -35,6 +36,22 @@ def jobs_visible(user: User) -> QuerySet[Job]:
     """The jobs a list shows: their results are left out too (a report can be megabytes, and
     the jobs page asks for the list every few seconds)."""
     return _jobs_of(user).defer("result")
+
+
+def job_result_text(*, user: User, job_id: int) -> tuple[Job, str | None]:
+    """A job the user may see (its result left out) and its result as the JSON text the
+    database holds: a report of 10,000 pairs is megabytes, which decoding and encoding again
+    would spend most of a second on."""
+    job = jobs_visible(user).filter(pk=job_id).first()
+    if job is None:
+        raise NotFound(f"there is no job {job_id} you can see")
+    text = (
+        Job.objects.filter(pk=job_id)
+        .annotate(text=Cast("result", TextField()))
+        .values_list("text", flat=True)
+        .first()
+    )
+    return job, text
 
 
 def job_visible(*, user: User, job_id: int) -> Job:
