@@ -55,7 +55,8 @@ def job_result_text(*, user: User, job_id: int) -> tuple[Job, str | None]:
 
 
 def job_visible(*, user: User, job_id: int) -> Job:
-    job = _jobs_of(user).filter(pk=job_id).first()
+    """One job the user may see; its result (megabytes for a report) is read only if used."""
+    job = jobs_visible(user).filter(pk=job_id).first()
     if job is None:
         raise NotFound(f"there is no job {job_id} you can see")
     return job
