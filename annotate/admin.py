@@ -1,5 +1,8 @@
-"""Every model in the Django admin. Link rows are edited inline with their alignment;
-the event log is read-only because it is append-only in the database too."""
+"""Every model in the Django admin. Link rows are shown inline with their alignment, the first
+:data:`LINKS_SHOWN` of them and read-only (alignments change through the workspace, the
+adjudication page and the prefill jobs, which log and version them); the event logs are
+read-only because they are append-only in the database too. Lists load the rows their names
+need in the same query, so a page of a large table is a few queries."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.db.models import QuerySet
+from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 
 from annotate import roles
@@ -62,6 +66,35 @@ admin.site.unregister(get_user_model())
 admin.site.register(get_user_model(), AccountAdmin)
 
 
+#: Links an alignment's page shows (an alignment may have 10,000).
+LINKS_SHOWN = 200
+
+
+class _FirstLinks(BaseInlineFormSet):  # type: ignore[type-arg]
+    def get_queryset(self) -> Any:
+        if not hasattr(self, "_first"):
+            self._first = super().get_queryset().order_by("i", "j")[:LINKS_SHOWN]
+        return self._first
+
+
+class _LinkInline(admin.TabularInline[Any, Any]):
+    """An alignment's links, read-only, the first :data:`LINKS_SHOWN` in (i, j) order."""
+
+    formset = _FirstLinks
+    extra = 0
+    can_delete = False
+    verbose_name_plural = f"links (the first {LINKS_SHOWN})"
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Corpus)
 class CorpusAdmin(admin.ModelAdmin[Corpus]):
     list_display = (
@@ -87,9 +120,8 @@ class SentencePairAdmin(admin.ModelAdmin[SentencePair]):
     list_select_related = ("corpus",)
 
 
-class AutoLinkInline(admin.TabularInline[AutoLink, Any]):
+class AutoLinkInline(_LinkInline):
     model = AutoLink
-    extra = 0
 
 
 @admin.register(AutoAlignment)
@@ -97,6 +129,7 @@ class AutoAlignmentAdmin(admin.ModelAdmin[AutoAlignment]):
     list_display = ("pair", "aligner", "aligner_version", "created_at")
     list_filter = ("aligner",)
     raw_id_fields = ("pair",)
+    list_select_related = ("pair__corpus",)
     inlines = (AutoLinkInline,)
 
 
@@ -106,29 +139,21 @@ class AssignmentAdmin(admin.ModelAdmin[Assignment]):
     list_filter = ("status", "pair__corpus")
     search_fields = ("annotator__username", "pair__external_id")
     raw_id_fields = ("pair",)
+    list_select_related = ("pair__corpus", "annotator")
 
 
-class AnnotationLinkInline(admin.TabularInline[AnnotationLink, Any]):
-    """Read-only: an annotator's links change only through the workspace, which logs every
-    change and keeps the annotation's edit count."""
+class AnnotationLinkInline(_LinkInline):
+    """An annotator's links change only through the workspace, which logs every change and
+    keeps the annotation's edit count."""
 
     model = AnnotationLink
-    extra = 0
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Annotation)
 class AnnotationAdmin(admin.ModelAdmin[Annotation]):
     list_display = ("assignment", "version", "rating", "updated_at")
     raw_id_fields = ("assignment",)
+    list_select_related = ("assignment__annotator",)
     readonly_fields = ("version", "prefill_edits")
     inlines = (AnnotationLinkInline,)
 
@@ -137,6 +162,7 @@ class AnnotationAdmin(admin.ModelAdmin[Annotation]):
 class AnnotationEventAdmin(admin.ModelAdmin[AnnotationEvent]):
     list_display = ("annotation", "version", "kind", "actor", "created_at")
     list_filter = ("kind",)
+    list_select_related = ("annotation__assignment__annotator", "actor")
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -148,23 +174,18 @@ class AnnotationEventAdmin(admin.ModelAdmin[AnnotationEvent]):
         return False
 
 
-class GoldLinkInline(admin.TabularInline[GoldLink, Any]):
-    """Shown, not edited here: gold changes go through the adjudication page, which versions
-    them and logs them as gold events."""
+class GoldLinkInline(_LinkInline):
+    """Gold changes go through the adjudication page, which versions them and logs them as
+    gold events."""
 
     model = GoldLink
-    extra = 0
-    can_delete = False
-    readonly_fields = ("i", "j", "sure")
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(GoldAlignment)
 class GoldAlignmentAdmin(admin.ModelAdmin[GoldAlignment]):
     list_display = ("pair", "version", "adjudicator", "source", "updated_at")
     raw_id_fields = ("pair",)
+    list_select_related = ("pair__corpus", "adjudicator")
     readonly_fields = ("version", "adjudicator", "source")
     inlines = (GoldLinkInline,)
 
@@ -173,6 +194,7 @@ class GoldAlignmentAdmin(admin.ModelAdmin[GoldAlignment]):
 class GoldEventAdmin(admin.ModelAdmin[GoldEvent]):
     list_display = ("gold", "version", "kind", "actor", "created_at")
     list_filter = ("kind",)
+    list_select_related = ("actor",)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -188,6 +210,13 @@ class GoldEventAdmin(admin.ModelAdmin[GoldEvent]):
 class JobAdmin(admin.ModelAdmin[Job]):
     list_display = ("id", "kind", "status", "progress", "message", "owner", "created_at")
     list_filter = ("kind", "status")
+    list_select_related = ("owner",)
+    # A job's input snapshot can be megabytes (every annotation of a report, a job's pairs).
+    exclude = ("snapshot",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Job]:
+        return super().get_queryset(request).defer("snapshot", "result")
+
     actions = ("cancel_jobs",)
 
     @admin.action(description="Cancel the selected pending or running jobs")
@@ -213,6 +242,7 @@ class JobAdmin(admin.ModelAdmin[Job]):
 class ScorerModelAdmin(admin.ModelAdmin[ScorerModel]):
     list_display = ("name", "kind", "corpus", "created_at")
     list_filter = ("kind",)
+    list_select_related = ("corpus",)
 
 
 @admin.register(LoginAttempts)

@@ -4,7 +4,8 @@ produced only while its reader holds the role the job needs. Nothing here writes
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet, TextField
+from django.db.models.functions import Cast
 
 from annotate import roles
 from annotate.exceptions import NotFound, PermissionDenied
@@ -54,8 +55,26 @@ def jobs_visible(user: User) -> QuerySet[Job]:
     return _jobs_of(user).defer("result")
 
 
+def job_result_text(*, user: User, job_id: int) -> tuple[Job, str | None]:
+    """A job the user may see (its result left out) and its result as the JSON text the
+    database holds: a report of 10,000 pairs is megabytes, which decoding and encoding again
+    would spend most of a second on."""
+    job = jobs_visible(user).filter(pk=job_id).first()
+    if job is None:
+        raise NotFound(f"there is no job {job_id} you can see")
+    _require_output_role(user, job)
+    text = (
+        Job.objects.filter(pk=job_id)
+        .annotate(text=Cast("result", TextField()))
+        .values_list("text", flat=True)
+        .first()
+    )
+    return job, text
+
+
 def job_visible(*, user: User, job_id: int) -> Job:
-    job = _jobs_of(user).filter(pk=job_id).first()
+    """One job the user may see; its result (megabytes for a report) is read only if used."""
+    job = jobs_visible(user).filter(pk=job_id).first()
     if job is None:
         raise NotFound(f"there is no job {job_id} you can see")
     return job
@@ -65,7 +84,11 @@ def job_output_visible(*, user: User, job_id: int) -> Job:
     """A job whose result or file ``user`` may read: one they see (:func:`job_visible`), while
     they hold the role its kind needs (:data:`JOB_OUTPUT_ROLES`)."""
     job = job_visible(user=user, job_id=job_id)
+    _require_output_role(user, job)
+    return job
+
+
+def _require_output_role(user: User, job: Job) -> None:
     role = JOB_OUTPUT_ROLES.get(job.kind, roles.ADMIN)
     if role is not None and not roles.has_role(user, role):
         raise PermissionDenied(f"what job {job.pk} produced is for the {role} role only")
-    return job

@@ -56,3 +56,55 @@ def test_the_workers_heartbeats_are_listed_but_cannot_be_added_or_changed() -> N
     )
     assert response.status_code == 403
     assert WorkerHeartbeat.objects.get().hostname == "celery@a"
+
+
+def _staff() -> Client:
+    client = Client()
+    client.force_login(get_user_model().objects.create_superuser("staff", "s@example.org", "x"))
+    return client
+
+
+def test_an_alignments_page_shows_its_first_links_only() -> None:
+    from annotate import roles
+    from annotate.admin import LINKS_SHOWN
+    from annotate.services.annotations import annotation_open, annotation_save
+    from tests.annotate.factories import make_assignment, make_pair, make_user
+
+    words = " ".join(f"w{k}" for k in range(20))
+    alice = make_user("alice", roles.ANNOTATOR)
+    assignment = make_assignment(make_pair(source=words, target=words, prefill=None), alice)
+    annotation = annotation_open(assignment=assignment, actor=alice)
+    links = {(i, j): True for i in range(20) for j in range(20)}
+    annotation_save(assignment=assignment, actor=alice, base_version=1, links=links)
+    page = _staff().get(f"/admin/annotate/annotation/{annotation.pk}/change/")
+    assert page.status_code == 200
+    assert page.context["inline_admin_formsets"][0].formset.total_form_count() == LINKS_SHOWN
+    assert f"links (the first {LINKS_SHOWN})" in page.content.decode().lower()
+
+
+@pytest.mark.parametrize("model", ["annotationevent", "assignment", "annotation", "job"])
+def test_a_list_page_costs_the_same_queries_for_five_rows_as_for_thirty(model: str) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotate import roles
+    from annotate.services.annotations import annotation_open
+    from tests.annotate.factories import make_assignment, make_pair, make_user
+
+    client = _staff()
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(f"/admin/annotate/{model}/").status_code == 200
+        return len(captured)
+
+    def add(count: int) -> None:
+        for _ in range(count):
+            user = make_user(f"u{get_user_model().objects.count()}", roles.ANNOTATOR)
+            annotation_open(assignment=make_assignment(make_pair(), user), actor=user)
+            Job.objects.create(kind="corpus_stats", owner=user)
+
+    add(5)
+    few = queries()
+    add(25)
+    assert queries() == few

@@ -51,9 +51,9 @@ def test_the_jobs_list_reads_neither_snapshots_nor_results_yet_says_which_have_a
     assert sql.count('"result"') == sql.count('"result" IS NOT NULL')
 
 
-def test_a_jobs_page_and_its_result_read_the_result_but_not_the_snapshot() -> None:
+def test_a_jobs_page_reads_neither_result_nor_snapshot_and_its_result_is_read_whole() -> None:
     client, done, _ = _jobs()
     job = job_visible(user=done.owner, job_id=done.pk)  # type: ignore[arg-type]
-    assert job.get_deferred_fields() == {"snapshot"}
+    assert job.get_deferred_fields() == {"snapshot", "result"}
     assert client.get(f"/api/jobs/{done.pk}/").json()["has_result"] is True
     assert client.get(f"/api/jobs/{done.pk}/result/").json() == {"pairs": 50, "c_hat": 0.5}
