@@ -179,6 +179,7 @@ class JobAdmin(admin.ModelAdmin[Job]):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Job]:
         return super().get_queryset(request).defer("snapshot", "result")
+
     actions = ("cancel_jobs",)
 
     @admin.action(description="Cancel the selected pending or running jobs")
