@@ -11,7 +11,8 @@ class AnnotateConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_in
         from django.db.models.signals import post_save, pre_save
 
-        import annotate.checks  # noqa: F401 - registers the deployment checks
+        import annotate.checks
+        import annotate.tasks  # noqa: F401 - hands the queue the tasks it sends
         from annotate import signals
 
         user_model = settings.AUTH_USER_MODEL

@@ -1,9 +1,10 @@
 """The one seam between the services and Celery.
 
 The services never import :mod:`annotate.tasks` (the tasks import the services, which is the
-direction a call goes); they call this module, which imports the tasks only when work is handed
-over. Nothing is sent before the database transaction that created the work commits, so a worker
-never looks for a row it cannot see yet.
+direction a call goes); they call this module, and the tasks module hands this module the tasks
+it sends when it is imported (:func:`tasks_connect`; the app's ``ready()`` imports it). Nothing
+is sent before the database transaction that created the work commits, so a worker never looks
+for a row it cannot see yet.
 
 When the broker cannot be reached the request still succeeds: the job stays pending with
 :data:`UNSENT` as its message, and :func:`jobs_send_unsent` (called with the reaping, by Celery
@@ -15,10 +16,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
-from celery import chord
+from celery import Task, chord
 from django.db import transaction
 from kombu.exceptions import OperationalError
 
@@ -31,11 +33,33 @@ UNSENT = "the job queue could not be reached; the job is sent when it answers ag
 RETRY_POLICY = {"max_retries": 1, "interval_start": 0.0, "interval_step": 0.5, "interval_max": 0.5}
 
 
-def _send(job_id: int) -> bool:
-    from annotate import tasks
+@dataclass(frozen=True)
+class Tasks:
+    """The Celery tasks this module sends."""
 
+    run_job: Task
+    agreement_chunk: Task
+    agreement_finish: Task
+    agreement_failed: Task
+
+
+_connected: list[Tasks] = []
+
+
+def tasks_connect(tasks: Tasks) -> None:
+    """Called by :mod:`annotate.tasks` on import: the tasks to send from now on."""
+    _connected[:] = [tasks]
+
+
+def _tasks() -> Tasks:
+    if not _connected:
+        raise RuntimeError("annotate.tasks is not imported: the app's ready() imports it")
+    return _connected[0]
+
+
+def _send(job_id: int) -> bool:
     try:
-        tasks.run_job.apply_async((job_id,), retry=True, retry_policy=RETRY_POLICY)
+        _tasks().run_job.apply_async((job_id,), retry=True, retry_policy=RETRY_POLICY)
     except (OperationalError, OSError) as error:
         logger.warning("job %s not sent, the broker is unreachable: %s", job_id, error)
         Job.objects.filter(pk=job_id, status=Job.Status.PENDING).update(message=UNSENT)
@@ -69,8 +93,7 @@ def enqueue_agreement_chunks(
     """The agreement job's Monte Carlo: one task per chunk of pairs, then one that builds the
     report from their statistics, or one that fails the job if a chunk fails. The chunks cut
     the job's snapshot in order; each task is told the line its pairs start at."""
-    from annotate import tasks
-
+    tasks = _tasks()
     starts = list(accumulate((len(chunk) for chunk in chunks), initial=0))[:-1]
     header = [
         tasks.agreement_chunk.s(job_id, chunk, models, share, start)

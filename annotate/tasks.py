@@ -8,6 +8,9 @@ from typing import Any
 
 from celery import shared_task
 
+from annotate import queue
+from annotate.services.agreement import agreement_chunk_statistics, agreement_finish_report
+from annotate.services.exports import exports_clean
 from annotate.services.jobs import (
     JobCancelled,
     JobRetry,
@@ -16,6 +19,8 @@ from annotate.services.jobs import (
     job_run,
     jobs_reap_stale,
 )
+from annotate.services.prefill import prefills_retrain_due
+from annotate.services.uploads import uploads_clean
 
 logger = logging.getLogger(__name__)
 
@@ -31,25 +36,18 @@ def run_job(self: Any, job_id: int) -> str:
 
 @shared_task(name="annotate.reap_stale_jobs", ignore_result=True)
 def reap_stale_jobs() -> int:
-    from annotate.queue import jobs_send_unsent
-
-    jobs_send_unsent()
+    queue.jobs_send_unsent()
     return jobs_reap_stale()
 
 
 @shared_task(name="annotate.retrain_prefills", ignore_result=True)
 def retrain_prefills() -> list[int]:
-    from annotate.services.prefill import prefills_retrain_due
-
     return [job.pk for job in prefills_retrain_due()]
 
 
 @shared_task(name="annotate.clean_exports", ignore_result=True)
 def clean_exports() -> int:
     """Export files and uploads no job took, older than ``EXPORT_KEEP_DAYS``."""
-    from annotate.services.exports import exports_clean
-    from annotate.services.uploads import uploads_clean
-
     return exports_clean() + uploads_clean()
 
 
@@ -64,8 +62,6 @@ def agreement_chunk(
     share: float,
     start: int | None = None,
 ) -> list[dict[str, Any]]:
-    from annotate.services.agreement import agreement_chunk_statistics
-
     return agreement_chunk_statistics(
         job_id=job_id, pair_ids=pair_ids, models_json=models, share=share, start=start
     )
@@ -75,8 +71,6 @@ def agreement_chunk(
 def agreement_finish(
     chunk_results: list[list[dict[str, Any]]], job_id: int, models: dict[str, Any]
 ) -> None:
-    from annotate.services.agreement import agreement_finish_report
-
     try:
         agreement_finish_report(job_id=job_id, chunk_results=chunk_results, models_json=models)
     except Exception as error:
@@ -91,3 +85,13 @@ def agreement_failed(request: Any, exc: BaseException, traceback: Any, job_id: i
         return
     logger.error("a chunk of agreement job %s failed: %r", job_id, exc)
     job_fail(job_id=job_id, error=f"a chunk of the Monte Carlo failed: {exc}")
+
+
+queue.tasks_connect(
+    queue.Tasks(
+        run_job=run_job,
+        agreement_chunk=agreement_chunk,
+        agreement_finish=agreement_finish,
+        agreement_failed=agreement_failed,
+    )
+)
