@@ -139,20 +139,20 @@ def _corpus(pairs: int) -> Any:
 def broker_down(folder: Path, port: int) -> list[Row]:
     from django.db import transaction
 
-    from annotate import queue, roles
+    from annotate import jobs_runtime, roles
     from annotate.models import Job
     from annotate.services.annotations import annotation_open, annotation_save
-    from annotate.services.jobs import job_create
+    from annotate.services.stats import corpus_stats_run
     from tests.annotate.factories import make_assignment, make_user
 
     corpus = _corpus(50)
     print("1. broker down: requesting jobs while the broker is stopped", flush=True)
     start = time.perf_counter()
     with transaction.atomic():
-        job = job_create(kind="corpus_stats", corpus=corpus)
+        job = corpus_stats_run.create(corpus=corpus)
     answered = time.perf_counter() - start
     job.refresh_from_db()
-    waiting = job.status == Job.Status.PENDING and job.message == queue.UNSENT
+    waiting = job.status == Job.Status.PENDING and job.message == jobs_runtime.UNSENT
     print(
         f"   the request answered in {answered:.2f} s; job {job.pk}: {job.status}, “{job.message}”"
     )

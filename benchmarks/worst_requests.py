@@ -303,7 +303,7 @@ class World:
             corpus=corpus, owner=self.users["root"], format_name="jsonl", which="all"
         )
         # The runner alone, in this thread: the file is what the download request reads.
-        result = export_run(export, lambda percent, message: None)
+        result = export_run.runner(export, lambda percent, message: None)
         Job.objects.filter(pk=export.pk).update(status=Job.Status.SUCCEEDED, result=result)
         self.ids["export"] = export.pk
         Job.objects.bulk_create(

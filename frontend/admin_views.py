@@ -16,9 +16,9 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from annotate import roles
+from annotate.jobs_runtime import job_kinds
 from annotate.models import Corpus
 from annotate.selectors.workers import waiting_job_notice
-from annotate.services.jobs import JOB_KINDS
 from scoring import formats
 
 View = Callable[..., HttpResponse]
@@ -82,7 +82,7 @@ JOB_LABELS = {"corpus_stats": "corpus statistics", "train_scorer": "scorer train
 
 @admin_page
 def job_list(request: HttpRequest) -> HttpResponse:
-    kinds = [(kind, JOB_LABELS.get(kind, kind.replace("_", " "))) for kind in sorted(JOB_KINDS)]
+    kinds = [(kind, JOB_LABELS.get(kind, kind.replace("_", " "))) for kind in job_kinds()]
     notice = waiting_job_notice(user=request.user)
     return render(
         request, "frontend/admin/job_list.html", {"kinds": kinds, "worker_notice": notice}

@@ -38,6 +38,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 
 from annotate.conversions import alignment_from_rows, link_rows
 from annotate.exceptions import DomainError
+from annotate.jobs_runtime import job_task
 from annotate.models import (
     Annotation,
     AnnotationEvent,
@@ -54,7 +55,6 @@ from annotate.models import (
 )
 from annotate.selectors import corpora as corpora_reads
 from annotate.services.annotations import edits_from_prefill
-from annotate.services.jobs import job_create
 from annotate.services.links import links_insert
 from scoring.aligners import AlignerError, AlignerOutput, available_aligners, get_aligner
 from scoring.aligners.base import aligner_class
@@ -62,6 +62,7 @@ from scoring.aligners.corrections import uncertainty
 from scoring.alignment.links import Alignment
 from scoring.alignment.majority import majority_alignment
 from scoring.alignment.metrics import ComparePair, corpus_scores
+from scoring.progress import progress_part
 
 logger = logging.getLogger(__name__)
 
@@ -128,8 +129,7 @@ def prefill_job_create(
     """Queue a prefill job; records how many pairs were finished, the retraining baseline, and
     the aligner options (checked here, so bad ones queue nothing)."""
     checked = prefill_options_validate(aligner=aligner, options=options or {})
-    return job_create(
-        kind="prefill",
+    return prefill_run.create(
         corpus=corpus,
         owner=owner,
         parameters={
@@ -292,8 +292,10 @@ def _gold_alignments(corpus: Corpus, shapes: Mapping[int, tuple[int, int]]) -> d
     return {pid: alignment_from_rows(*shapes[pid], links[pid]) for pid in pairs}
 
 
+@job_task(kind="prefill")
 def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
-    """Job runner: train the aligner on the corpus, then prefill the pairs nobody started."""
+    """Job runner: train the aligner on the corpus, then prefill the pairs nobody started.
+    Training reports its stages up to ``aligned_from`` percent, aligning the rest."""
     name = str(job.parameters.get("aligner", ""))
     _require_aligner(name)
     if job.corpus is None:
@@ -317,8 +319,9 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
                 f"{corpus.name!r} has none yet"
             )
         gold = [finished.get(pid) for pid, _, _ in rows]
+    aligned_from = 50.0 if aligner.needs_training else 10.0
     progress(2, f"training {name} on {len(pairs)} pairs")
-    aligner.train(pairs, gold)
+    aligner.train(pairs, gold, progress=progress_part(progress, 2, aligned_from, f"{name}: "))
 
     targets = set(
         SentencePair.objects.filter(corpus=corpus)
@@ -340,7 +343,8 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
             (pid, output.alignment) for (pid, _, _), output in zip(chunk, outputs, strict=True)
         )
         done = start + len(chunk)
-        progress(10 + 90 * done / len(todo), f"prefilled {done} of {len(todo)} pairs")
+        percent = aligned_from + (100 - aligned_from) * done / len(todo)
+        progress(percent, f"prefilled {done} of {len(todo)} pairs")
     return {
         "corpus": corpus.name,
         "aligner": name,

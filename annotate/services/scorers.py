@@ -20,10 +20,11 @@ from django.db.models import Avg, OuterRef, Subquery
 from django.utils import timezone
 
 from annotate.exceptions import DomainError, NotFound
+from annotate.jobs_runtime import job_task
 from annotate.models import Assignment, Corpus, Job, ScorerModel, SentencePair
-from annotate.services.jobs import job_create
 from scoring.errors import ScoringError
 from scoring.formats import MAX_TOKENS
+from scoring.progress import progress_part
 from scoring.scorers.base import TokenPair, evaluate, get_scorer, scorer_from_dict, scorer_kinds
 from scoring.text import tokenize
 
@@ -146,7 +147,7 @@ def scorer_train(
         scorer = get_scorer(kind, task, **options)
         if progress is not None:
             progress(5, f"training {kind} on {len(train_pairs)} pairs")
-        scorer.fit(train_pairs, train_y)
+        scorer.fit(train_pairs, train_y, progress=progress_part(progress, 5, 85, f"{kind}: "))
         if progress is not None:
             progress(85, "evaluating")
         evaluation: dict[str, Any] = {
@@ -179,6 +180,38 @@ def scorer_train(
         )
 
 
+def scorer_train_job_create(
+    *,
+    corpus: Corpus,
+    kind: str,
+    train_split: str,
+    test_split: str | None = None,
+    target: str = "gold_score",
+    options: dict[str, Any] | None = None,
+    name: str | None = None,
+    owner: User | None = None,
+) -> Job:
+    """Queue :func:`scorer_train` as a ``train_scorer`` job; an unknown kind or target queues
+    nothing."""
+    if kind not in scorer_kinds():
+        raise ScorerTrainingError(f"unknown scorer {kind!r}; known: {', '.join(scorer_kinds())}")
+    if target not in TARGETS:
+        raise ScorerTrainingError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+    return train_scorer_run.create(
+        corpus=corpus,
+        owner=owner,
+        parameters={
+            "kind": kind,
+            "train_split": train_split,
+            "test_split": test_split,
+            "target": target,
+            "options": dict(options or {}),
+            "name": name,
+        },
+    )
+
+
+@job_task(kind="train_scorer")
 def train_scorer_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Job runner of ``train_scorer``."""
     if job.corpus is None:
@@ -313,8 +346,7 @@ def score_job_create(
         )
     texts = [[str(first), str(second)] for first, second in pairs]
     digest = hashlib.sha256(json.dumps(texts).encode("utf-8")).hexdigest()
-    job = job_create(
-        kind="score_pairs",
+    job = score_pairs_run.create(
         parameters={
             "model": model.pk,
             "model_name": model.name,
@@ -328,6 +360,7 @@ def score_job_create(
     return job
 
 
+@job_task(kind="score_pairs")
 def score_pairs_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Job runner of ``score_pairs``."""
     model = ScorerModel.objects.filter(pk=job.parameters["model"]).first()

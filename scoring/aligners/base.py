@@ -2,11 +2,12 @@
 
 Every prefill aligner is a subclass of :class:`Aligner`:
 
-- ``train(pairs, gold=None)`` learns from token pairs. ``gold``, when given, is as long as
-  ``pairs`` and holds the gold :class:`~scoring.alignment.links.Alignment` of a pair or
-  ``None`` for a
-  pair nobody has annotated; unsupervised aligners ignore it, a supervised one learns from the
-  annotated pairs and may still use every pair (for EM posteriors, say).
+- ``train(pairs, gold=None, progress=None)`` learns from token pairs. ``gold``, when given, is
+  as long as ``pairs`` and holds the gold :class:`~scoring.alignment.links.Alignment` of a pair
+  or ``None`` for a pair nobody has annotated; unsupervised aligners ignore it, a supervised
+  one learns from the annotated pairs and may still use every pair (for EM posteriors, say).
+  ``progress`` (:mod:`scoring.progress`) hears of each step of a long training: ``_train``
+  calls :meth:`Aligner.report_progress`.
 - ``align(source, target)`` returns an :class:`AlignerOutput`: sure and possible links (``S ⊆ P``),
   a confidence in ``[0, 1]`` per link of ``P`` and warnings (a resource that was missing and the
   fallback taken).
@@ -48,6 +49,7 @@ import numpy.typing as npt
 from scoring import __version__
 from scoring.alignment.links import Alignment, Link
 from scoring.errors import ScoringError
+from scoring.progress import Progress, progress_part, progress_report
 
 TokenPair = tuple[list[str], list[str]]
 
@@ -138,6 +140,8 @@ class Aligner(ABC):
                     f"option '{key}' must be one of {', '.join(allowed)}, got {self.options[key]!r}"
                 )
         self.trained = False
+        #: The ``progress`` of the :meth:`train` call under way, if any.
+        self.progress: Progress | None = None
 
     # --- interface ----------------------------------------------------------------------------
 
@@ -145,11 +149,28 @@ class Aligner(ABC):
         self,
         pairs: Sequence[TokenPair],
         gold: Sequence[Alignment | None] | None = None,
+        *,
+        progress: Progress | None = None,
     ) -> None:
-        """Learn from token pairs (and gold alignments, if the aligner uses them)."""
+        """Learn from token pairs (and gold alignments, if the aligner uses them); ``progress``
+        is told the share done and the stage at each step of the training."""
         check_training_input(pairs, gold, self.options["max_length"])
-        self._train(pairs, gold)
+        self.progress = progress
+        try:
+            self._train(pairs, gold)
+        finally:
+            self.progress = None
         self.trained = True
+
+    def report_progress(self, fraction: float, stage: str) -> None:
+        """For :meth:`_train`: the share of the training done and its stage, told to the
+        ``progress`` of :meth:`train` (if any)."""
+        progress_report(self.progress, fraction, stage)
+
+    def progress_part(self, start: float, stop: float, prefix: str = "") -> Progress | None:
+        """For :meth:`_train`: the ``progress`` of a part of the training that spans ``start``
+        to ``stop`` of it (a nested aligner's training, say)."""
+        return progress_part(self.progress, start, stop, prefix)
 
     def align(self, source: Sequence[str], target: Sequence[str]) -> AlignerOutput:
         """Align one tokenized pair: sure/possible links with a confidence per link."""

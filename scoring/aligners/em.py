@@ -280,7 +280,9 @@ class EMAligner(Aligner):
         max_jump = int(o["max_jump"])
         smooth = float(o["jump_smoothing"])
         lls: tuple[float, ...]
-        for _ in range(o["model1_iterations"]):
+        total = o["model1_iterations"] + o["hmm_iterations"]
+        self.report_progress(0.0, f"EM on {len(pairs)} pairs, {size - 1} words")
+        for iteration in range(o["model1_iterations"]):
             counts = [np.zeros_like(run.prob) for run in runs]
             if agreement:
                 stats = np.zeros(3)
@@ -309,7 +311,11 @@ class EMAligner(Aligner):
             for run, c, ll in zip(runs, counts, lls, strict=True):
                 run.model1_ll.append(ll)
                 run.prob = run.normalize(c)
-        for _ in range(o["hmm_iterations"]):
+            self.report_progress(
+                (iteration + 1) / total,
+                f"IBM Model 1 iteration {iteration + 1} of {o['model1_iterations']} done",
+            )
+        for iteration in range(o["hmm_iterations"]):
             counts = [np.zeros_like(run.prob) for run in runs]
             jump_counts = [np.zeros_like(run.jump) for run in runs]
             bound_counts = [np.zeros_like(run.bounds) for run in runs]
@@ -368,6 +374,10 @@ class EMAligner(Aligner):
                 run.update_alignment(jc, bc)
                 if o["learn_null"]:
                     run.p0 = float(np.clip(nc[0] / nc[1], 0.01, 0.95))
+            self.report_progress(
+                (o["model1_iterations"] + iteration + 1) / total,
+                f"HMM iteration {iteration + 1} of {o['hmm_iterations']} done",
+            )
         self.vocab = vocab
         self.directions = [run.table() for run in runs]
         self.jumps = [run.jump for run in runs]

@@ -51,6 +51,7 @@ from scoring.edit.perp_features import (
 )
 from scoring.edit.terp import PhraseEntry, PhraseTable, Terp, TerpParams
 from scoring.errors import ScoringError
+from scoring.progress import Progress, progress_part, progress_report
 
 __all__ = [
     "FEATURES",
@@ -156,9 +157,16 @@ class Perp:
 
     # learning -----------------------------------------------------------------------------------
 
-    def fit(self, pairs: Sequence[Pair] | PackedPairs, scores: Sequence[float]) -> Perp:
+    def fit(
+        self,
+        pairs: Sequence[Pair] | PackedPairs,
+        scores: Sequence[float],
+        *,
+        progress: Progress | None = None,
+    ) -> Perp:
         """Heilman & Madnani 2012, Algorithm 1 (averaged perceptron, T epochs, α, shift weight ≥
-        0.01)."""
+        0.01). ``progress`` hears of the TERp tables and of each epoch."""
+        progress_report(progress, 0.0, f"TERp tables of {len(pairs)} pairs")
         packed = pairs if isinstance(pairs, PackedPairs) else self.pack(pairs)
         y = np.asarray(scores, dtype=np.float64)
         if y.shape != (len(packed),):
@@ -174,7 +182,14 @@ class Perp:
         losses = np.zeros(c.epochs)
         started = time.perf_counter()
         averaged = perceptron_train(
-            orders, c.score_max - y, w, float(c.learning_rate), packed, self._search(), losses
+            orders,
+            c.score_max - y,
+            w,
+            float(c.learning_rate),
+            packed,
+            self._search(),
+            losses,
+            progress_part(progress, 0.05, 1.0),
         )
         self.weights = averaged
         self.history = {

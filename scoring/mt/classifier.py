@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from scoring.errors import FormatError, ScoringError
 from scoring.measures import f1, pearson
+from scoring.progress import Progress
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -257,9 +258,17 @@ class _RbfModel:
     # -- training
 
     def _search(
-        self, x: F64, y: F64, estimator: Any, grid: dict[str, list[Any]], cv: Any, scoring: Any
+        self,
+        x: F64,
+        y: F64,
+        estimator: Any,
+        grid: dict[str, list[Any]],
+        cv: Any,
+        scoring: Any,
+        progress: Progress | None = None,
     ) -> Any:
-        from sklearn.model_selection import GridSearchCV
+        from sklearn.metrics import check_scoring
+        from sklearn.model_selection import GridSearchCV, ParameterGrid
         from sklearn.pipeline import Pipeline
         from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, StandardScaler
 
@@ -271,6 +280,19 @@ class _RbfModel:
         pipeline = Pipeline([("scale", scaler), ("svm", estimator)])
         gammas = [factor / x.shape[1] for factor in self.gamma_factors]
         param_grid = {"svm__C": list(self.c_grid), "svm__gamma": gammas, **grid}
+        if progress is not None:
+            # The grid's scores are computed one fit after another (n_jobs=1): counting them
+            # tells how far the search is.
+            fits = len(ParameterGrid(param_grid)) * cv.get_n_splits()
+            scorer, scored, report = check_scoring(pipeline, scoring), [0], progress
+
+            def counted(model: Any, x_part: F64, y_part: F64) -> float:
+                scored[0] += 1
+                report(scored[0] / (fits + 1), f"SVM grid search: fit {scored[0]} of {fits}")
+                return float(scorer(model, x_part, y_part))
+
+            scoring = counted
+
         search = GridSearchCV(pipeline, param_grid, cv=cv, scoring=scoring, n_jobs=1, refit=True)
         search.fit(x, y)
         best = search.best_estimator_
@@ -406,9 +428,11 @@ class MtClassifier(_RbfModel):
         super().__init__(feature_names, **settings)
         self.classes: tuple[int, int] = (0, 1)
 
-    def fit(self, x: object, y: Sequence[int] | I64) -> MtClassifier:
+    def fit(
+        self, x: object, y: Sequence[int] | I64, *, progress: Progress | None = None
+    ) -> MtClassifier:
         """Choose ``C`` and ``γ`` by stratified k-fold accuracy on ``(x, y)``, then refit on all
-        of it. ``y``: two distinct integer labels."""
+        of it. ``y``: two distinct integer labels. ``progress`` hears of each fit."""
         from sklearn.model_selection import StratifiedKFold
         from sklearn.svm import SVC
 
@@ -428,7 +452,13 @@ class MtClassifier(_RbfModel):
             )
         cv = StratifiedKFold(self.folds, shuffle=True, random_state=self._cv_seed())
         best = self._search(
-            m, labels.astype(np.int64), SVC(kernel="rbf", cache_size=500), {}, cv, "accuracy"
+            m,
+            labels.astype(np.int64),
+            SVC(kernel="rbf", cache_size=500),
+            {},
+            cv,
+            "accuracy",
+            progress,
         )
         self.classes = (int(best.classes_[0]), int(best.classes_[1]))
         return self
@@ -483,9 +513,11 @@ class MtRegressor(_RbfModel):
             raise MtModelError("the epsilon grid must hold non-negative numbers")
         self.epsilon_grid = tuple(float(e) for e in epsilon_grid)
 
-    def fit(self, x: object, y: Sequence[float] | F64) -> MtRegressor:
+    def fit(
+        self, x: object, y: Sequence[float] | F64, *, progress: Progress | None = None
+    ) -> MtRegressor:
         """Choose ``C``, ``γ`` and ``ε`` by k-fold Pearson correlation on ``(x, y)``, then refit
-        on all of it."""
+        on all of it. ``progress`` hears of each fit."""
         from sklearn.metrics import make_scorer
         from sklearn.model_selection import KFold
         from sklearn.svm import SVR
@@ -511,6 +543,7 @@ class MtRegressor(_RbfModel):
             {"svm__epsilon": list(self.epsilon_grid)},
             cv,
             make_scorer(correlation),
+            progress,
         )
         return self
 

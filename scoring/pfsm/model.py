@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,7 @@ from scoring.pfsm.features import (
     feature_names,
 )
 from scoring.pfsm.lattice import CompiledPairs, EditOp, check_jump_limit, link_posteriors, viterbi
+from scoring.progress import Progress, progress_part, progress_report
 
 FORMAT_NAME = "scoring.pfsm"
 FORMAT_VERSION = 1
@@ -134,6 +135,21 @@ def _group_index(
     names = sorted(set(labels))
     lookup = {name: g for g, name in enumerate(names)}
     return np.array([lookup[label] for label in labels], dtype=np.int64), names
+
+
+def _iterations(
+    progress: Progress | None, max_iter: int
+) -> Callable[[npt.NDArray[np.float64]], None] | None:
+    """An L-BFGS callback telling ``progress`` of each iteration, as a share of ``max_iter``."""
+    if progress is None:
+        return None
+    report, done = progress, [0]
+
+    def iterated(params: npt.NDArray[np.float64]) -> None:
+        done[0] += 1
+        report(done[0] / max_iter, f"L-BFGS iteration {done[0]} (at most {max_iter})")
+
+    return iterated
 
 
 class PFSMScorer:
@@ -236,13 +252,18 @@ class PFSMScorer:
         pairs: Sequence[Any],
         targets: Sequence[float] | npt.NDArray[np.float64],
         groups: Sequence[str | int] | None = None,
+        *,
+        progress: Progress | None = None,
     ) -> PFSMScorer:
         """Train on pairs with gold scores; returns ``self``. ``self.training`` records the run.
 
         ``groups``: the training subset of each pair (pooled training). With two or more
         distinct groups L-BFGS on Eq. 3 starts from the grouped-offset solution instead of
-        ``θ = 0`` (ours, see the module docstring); otherwise the papers' procedure exactly."""
+        ``θ = 0`` (ours, see the module docstring); otherwise the papers' procedure exactly.
+        ``progress`` hears of the lattices and of each L-BFGS iteration (as a share of
+        ``max_iter``, the most it may take)."""
         started = time.perf_counter()
+        progress_report(progress, 0.0, f"edit lattices of {len(pairs)} pairs")
         tables = self._pairs_tables(pairs)
         y_hat = np.asarray(targets, dtype=np.float64)
         if y_hat.shape != (len(tables),):
@@ -266,13 +287,18 @@ class PFSMScorer:
         x0 = np.zeros(kept.size + 1)
         initial, _ = fun(x0)
         start: dict[str, Any] = {"start": "zero"}
-        if len(group_names) >= 2:  # ours: start L-BFGS from the grouped-offset solution
+        grouped_stage = len(group_names) >= 2
+        final_from = 0.55 if grouped_stage else 0.1
+        if grouped_stage:  # ours: start L-BFGS from the grouped-offset solution
             grouped = minimize(
                 lambda p: grouped_training_objective(packed, p, kept, y_hat, group_index, self.l2),
                 np.zeros(kept.size + len(group_names)),
                 jac=True,
                 method="L-BFGS-B",
                 options=options,
+                callback=_iterations(
+                    progress_part(progress, 0.1, 0.55, "grouped: "), self.max_iter
+                ),
             )
             theta = grouped.x[: kept.size]
             w = np.zeros(N_FEATURES)
@@ -289,7 +315,14 @@ class PFSMScorer:
                 "objective_grouped_stage": float(grouped.fun),
                 "iterations_grouped_stage": int(grouped.nit),
             }
-        result = minimize(fun, x0, jac=True, method="L-BFGS-B", options=options)
+        result = minimize(
+            fun,
+            x0,
+            jac=True,
+            method="L-BFGS-B",
+            options=options,
+            callback=_iterations(progress_part(progress, final_from, 1.0), self.max_iter),
+        )
         w = np.zeros(N_FEATURES)
         w[kept] = result.x[:-1]
         self.weights = w

@@ -10,7 +10,8 @@ kind       model                                            tasks
 ``combined``  PERP, MT, aligner and overlap features + RBF SVM  regression, classification
 =========  ===============================================  ==========================
 
-Pairs are ``(tokens_1, tokens_2)``. ``fit(pairs, targets)`` trains, ``predict(pairs)`` scores
+Pairs are ``(tokens_1, tokens_2)``. ``fit(pairs, targets, progress=None)`` trains (telling
+``progress``, :mod:`scoring.progress`, of each step), ``predict(pairs)`` scores
 (classification: 0/1 labels). :func:`save_scorer` writes one JSON file, versioned, that
 :func:`load_scorer` reads back without running code; :func:`evaluate` gives the papers'
 measures: Pearson (STS), Spearman (MT evaluation), accuracy and F1 (MSRP).
@@ -30,6 +31,7 @@ import numpy.typing as npt
 from scoring import __version__
 from scoring.errors import FormatError, ScoringError
 from scoring.measures import f1, pearson, spearman
+from scoring.progress import Progress, progress_part, progress_report
 
 TokenPair = tuple[list[str], list[str]]
 F64 = npt.NDArray[np.float64]
@@ -57,7 +59,14 @@ class Scorer(ABC):
         self.options = options
         self.trained = False
 
-    def fit(self, pairs: Sequence[TokenPair], targets: Sequence[float]) -> Scorer:
+    def fit(
+        self,
+        pairs: Sequence[TokenPair],
+        targets: Sequence[float],
+        *,
+        progress: Progress | None = None,
+    ) -> Scorer:
+        """Train on ``pairs`` and their ``targets``; ``progress`` hears of each step."""
         checked = check_pairs(pairs)
         y = np.asarray(targets, dtype=np.float64)
         if y.shape != (len(checked),):
@@ -68,7 +77,7 @@ class Scorer(ABC):
             raise ScorerError("classification targets must be 0 or 1")
         if len(checked) < 2:
             raise ScorerError("training needs at least two pairs")
-        self._fit(checked, y)
+        self._fit(checked, y, progress)
         self.trained = True
         return self
 
@@ -94,7 +103,7 @@ class Scorer(ABC):
         }
 
     @abstractmethod
-    def _fit(self, pairs: list[TokenPair], targets: F64) -> None: ...
+    def _fit(self, pairs: list[TokenPair], targets: F64, progress: Progress | None) -> None: ...
 
     @abstractmethod
     def _predict(self, pairs: list[TokenPair]) -> F64: ...
@@ -115,8 +124,8 @@ class PerpScorer(Scorer):
         config = PerpConfig(**{k: v for k, v in self.options.items() if k in _PERP_OPTIONS})
         return Perp(config=config)
 
-    def _fit(self, pairs: list[TokenPair], targets: F64) -> None:
-        self._perp = self._model().fit(pairs, list(targets))
+    def _fit(self, pairs: list[TokenPair], targets: F64, progress: Progress | None) -> None:
+        self._perp = self._model().fit(pairs, list(targets), progress=progress)
 
     def _predict(self, pairs: list[TokenPair]) -> F64:
         return np.asarray(self._perp.predict(pairs))
@@ -143,8 +152,8 @@ class PFSMAdapter(Scorer):
         options = {k: v for k, v in self.options.items() if k in self._options | {"jump_limit"}}
         return PFSMScorer(kind=self.kind, **options)
 
-    def _fit(self, pairs: list[TokenPair], targets: F64) -> None:
-        self._pfsm = self._model().fit(pairs, list(targets))
+    def _fit(self, pairs: list[TokenPair], targets: F64, progress: Progress | None) -> None:
+        self._pfsm = self._model().fit(pairs, list(targets), progress=progress)
 
     def _predict(self, pairs: list[TokenPair]) -> F64:
         return np.asarray(self._pfsm.score(pairs))
@@ -193,18 +202,22 @@ class MtAdapter(Scorer):
 
         return np.asarray(mt_features(pairs, self._names(), info_refs=self._refs))
 
-    def _fit(self, pairs: list[TokenPair], targets: F64) -> None:
+    def _fit(self, pairs: list[TokenPair], targets: F64, progress: Progress | None) -> None:
         from scoring.mt.classifier import MtClassifier, MtRegressor
         from scoring.mt.features import normalise
         from scoring.resources import pos_tag
 
+        progress_report(progress, 0.0, f"MT-metric features of {len(pairs)} pairs")
         self._refs = [normalise(s, pos_tag(s)) for pair in pairs for s in pair]
         settings = {k: v for k, v in self.options.items() if k in ("seed", "folds", "scaling")}
         x = self._features(pairs)
+        search = progress_part(progress, 0.3, 1.0)
         if self.task == "classification":
-            self._svm: Any = MtClassifier(self._names(), **settings).fit(x, targets.astype(int))
+            self._svm: Any = MtClassifier(self._names(), **settings).fit(
+                x, targets.astype(int), progress=search
+            )
         else:
-            self._svm = MtRegressor(self._names(), **settings).fit(x, targets)
+            self._svm = MtRegressor(self._names(), **settings).fit(x, targets, progress=search)
 
     def _predict(self, pairs: list[TokenPair]) -> F64:
         return np.asarray(self._svm.predict(self._features(pairs)), dtype=np.float64)
@@ -252,8 +265,8 @@ class CombinedAdapter(Scorer):
             )
         self._combined = CombinedModel(task, **options)  # checks the values now
 
-    def _fit(self, pairs: list[TokenPair], targets: F64) -> None:
-        self._combined.fit(pairs, targets)
+    def _fit(self, pairs: list[TokenPair], targets: F64, progress: Progress | None) -> None:
+        self._combined.fit(pairs, targets, progress=progress)
 
     def _predict(self, pairs: list[TokenPair]) -> F64:
         return self._combined.predict(pairs)

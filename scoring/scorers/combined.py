@@ -54,6 +54,7 @@ import numpy.typing as npt
 from scoring import resources
 from scoring.errors import ScoringError
 from scoring.measures import pearson
+from scoring.progress import Progress, progress_part, progress_report
 
 F64 = npt.NDArray[np.float64]
 TokenPair = tuple[list[str], list[str]]
@@ -371,13 +372,16 @@ def combined_features(
     *,
     ppdb: str | None = None,
     info_refs: Sequence[Sequence[str]] | None = None,
+    progress: Progress | None = None,
 ) -> F64:
-    """The feature union ``(N, len(feature_names(groups)))`` of tokenized pairs."""
+    """The feature union ``(N, len(feature_names(groups)))`` of tokenized pairs; ``progress``
+    hears of each group."""
     from scoring.mt.features import mt_features
 
     chosen = check_groups(groups)
     blocks: list[F64] = []
-    for group in chosen:
+    for done, group in enumerate(chosen):
+        progress_report(progress, done / len(chosen), f"{group} features of {len(pairs)} pairs")
         if group == "perp":
             blocks.append(perp_features(pairs))
         elif group == "mt":
@@ -550,10 +554,14 @@ class CombinedModel:
     def feature_names(self) -> tuple[str, ...]:
         return feature_names(self.groups)
 
-    def features(self, pairs: Sequence[TokenPair]) -> F64:
+    def features(self, pairs: Sequence[TokenPair], progress: Progress | None = None) -> F64:
         """``(N, F)`` features of ``pairs`` (NIST weights from the training sentences)."""
         return combined_features(
-            pairs, self.groups, ppdb=self.ppdb, info_refs=self.info_refs or None
+            pairs,
+            self.groups,
+            ppdb=self.ppdb,
+            info_refs=self.info_refs or None,
+            progress=progress,
         )
 
     def _svm_settings(self) -> dict[str, Any]:
@@ -565,15 +573,23 @@ class CombinedModel:
         }
 
     def fit(
-        self, pairs: Sequence[TokenPair], targets: Sequence[float] | F64, x: F64 | None = None
+        self,
+        pairs: Sequence[TokenPair],
+        targets: Sequence[float] | F64,
+        x: F64 | None = None,
+        *,
+        progress: Progress | None = None,
     ) -> CombinedModel:
         """Train on ``pairs``; ``x``: their features if already computed with this model's
-        settings and these pairs' sentences as NIST references."""
+        settings and these pairs' sentences as NIST references. ``progress`` hears of each
+        feature group and each fit of the grid search."""
         from scoring.mt.classifier import MtClassifier, MtRegressor
         from scoring.mt.features import normalise
 
         self.info_refs = [normalise(s, resources.pos_tag(s)) for pair in pairs for s in pair]
-        m = self.features(pairs) if x is None else np.asarray(x, dtype=np.float64)
+        features = progress_part(progress, 0.0, 0.6)
+        m = self.features(pairs, features) if x is None else np.asarray(x, dtype=np.float64)
+        search = progress_part(progress, 0.6, 1.0)
         y = np.asarray(targets, dtype=np.float64)
         if m.shape != (len(pairs), len(self.feature_names)) or y.shape != (len(pairs),):
             raise CombinedError(
@@ -585,12 +601,12 @@ class CombinedModel:
             ).fit(m, y)
         elif self.task == "classification":
             self.svm = MtClassifier(self.feature_names, **self._svm_settings()).fit(
-                m, y.astype(np.int64)
+                m, y.astype(np.int64), progress=search
             )
         else:
             self.svm = MtRegressor(
                 self.feature_names, epsilon_grid=self.epsilon_grid, **self._svm_settings()
-            ).fit(m, y)
+            ).fit(m, y, progress=search)
         return self
 
     def predict(self, pairs: Sequence[TokenPair], x: F64 | None = None) -> F64:

@@ -12,9 +12,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from pytest_django.fixtures import Settings
 
-from annotate import tasks
+from annotate import jobs_runtime, tasks
 from annotate.models import Assignment, AutoAlignment, Corpus, Job, SentencePair
-from annotate.services import jobs
 from annotate.services.annotations import annotation_open, annotation_save, annotation_submit
 from annotate.services.corpora import corpus_import_records
 from annotate.services.prefill import (
@@ -38,7 +37,7 @@ def run_prefill(aligner: str) -> Job:
     job = Job.objects.create(
         kind="prefill", corpus=Corpus.objects.get(name="c"), parameters={"aligner": aligner}
     )
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     return job
 
@@ -152,7 +151,7 @@ def test_an_unknown_aligner_fails_the_job_with_the_known_names(corpus: Corpus) -
 def test_a_prefill_job_stores_its_options_and_the_aligner_runs_with_them(corpus: Corpus) -> None:
     job = prefill_job_create(corpus=corpus, aligner="lexical", options={"wordnet": False})
     assert job.parameters["options"] == {"wordnet": False}
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
     assert job.result["options"]["wordnet"] is False
@@ -207,7 +206,7 @@ def test_the_servers_ppdb_goes_to_every_aligner_with_a_ppdb_option_but_identity(
 
     job = prefill_job_create(corpus=corpus, aligner="lexical", options={"wordnet": False})
     assert job.parameters["options"] == {"wordnet": False}, "the setting is not stored"
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
     fresh = AutoAlignment.objects.get(pair__external_id="fresh", aligner="lexical")
@@ -272,7 +271,7 @@ def growing(monkeypatch: pytest.MonkeyPatch) -> Corpus:
 
     Each target is its source with two words replaced, so identical words are the links.
     """
-    monkeypatch.setattr(jobs, "HEARTBEAT_INTERVAL", 3600.0)  # SQLite's test transaction
+    monkeypatch.setattr(jobs_runtime, "HEARTBEAT_INTERVAL", 3600.0)  # SQLite's test transaction
     rng = random.Random(7)
     corpus = make_corpus("growing")
     for _ in range(40):
@@ -320,7 +319,7 @@ def test_retraining_retrains_and_prefills_only_the_pairs_nobody_started(growing:
         "finished_pairs": 30,
         "options": {},
     }
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
     assert job.result["trained_on_gold"] == 30
@@ -521,6 +520,6 @@ def test_a_supervised_prefill_without_enough_finished_work_fails_and_changes_not
 
 def run_prefill_on(corpus: Corpus, aligner: str) -> Job:
     job = Job.objects.create(kind="prefill", corpus=corpus, parameters={"aligner": aligner})
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     return job

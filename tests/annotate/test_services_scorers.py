@@ -7,9 +7,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from annotate import roles
+from annotate import jobs_runtime, roles
 from annotate.models import Assignment, Corpus, Job, ScorerModel
-from annotate.services import jobs
 from annotate.services.corpora import corpus_import_records
 from annotate.services.scorers import (
     ScorerTrainingError,
@@ -98,7 +97,7 @@ def test_the_job_trains_and_returns_the_evaluation(corpus: Corpus) -> None:
             "options": {"cutoff": 0},
         },
     )
-    assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
     job.refresh_from_db()
     model = ScorerModel.objects.get(pk=job.result["model"])
     assert model.job_id == job.pk
