@@ -55,7 +55,7 @@ from scoring.aligners.lexical import (
     LexicalAligner,
     greedy_one_to_one,
 )
-from scoring.aligners.trees import TreeEnsemble
+from scoring.aligners.trees import TreeEnsemble, fit_trees
 from scoring.aligners.word_features import (
     bigrams,
     context_features,
@@ -532,7 +532,7 @@ class SupervisedAligner(Aligner):
         em_key = (_fingerprint(pairs), tuple(sorted(self.em.options.items())))
         cached = _EM_CACHE.get(em_key)
         if cached is None:
-            self.em.train(pairs)
+            self.em.train(pairs, progress=self.progress_part(0.0, 0.2, "EM: "))
             if len(_EM_CACHE) >= _CACHE_LIMIT:
                 clear_caches()
             _EM_CACHE[em_key] = self.em
@@ -558,7 +558,8 @@ class SupervisedAligner(Aligner):
             )
         blocks = []
         codes = []
-        for k in labelled:
+        for done, k in enumerate(labelled):
+            self.report_progress(0.2 + 0.35 * done / len(golds), f"features {done}/{len(golds)}")
             source, target = pairs[k]
             alignment = gold[k]
             assert alignment is not None
@@ -636,7 +637,7 @@ class SupervisedAligner(Aligner):
                 early_stopping=False,
                 random_state=o["seed"],
             )
-            model.fit(x, y)
+            fit_trees(model, x, y, None, self.progress_part(0.95, 1.0, "sure or possible: "))
             return TreeEnsemble.from_sklearn(model), int(y.size)
         col = {name: k for k, name in enumerate(FEATURES)}
         evidence = (
@@ -666,7 +667,7 @@ class SupervisedAligner(Aligner):
             early_stopping=False,
             random_state=o["seed"],
         )
-        model.fit(kept_x, kept_y, sample_weight=weight)
+        fit_trees(model, kept_x, kept_y, weight, self.progress_part(0.55, 0.95, "link trees: "))
         return TreeEnsemble.from_sklearn(model), int(keep.sum())
 
     # --- alignment ----------------------------------------------------------------------------

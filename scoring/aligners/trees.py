@@ -1,6 +1,7 @@
 """A binary gradient-boosted tree ensemble kept as plain arrays and evaluated by a numba kernel.
 
-scikit-learn's ``HistGradientBoostingClassifier`` trains the trees;
+scikit-learn's ``HistGradientBoostingClassifier`` trains the trees (:func:`fit_trees`, which
+can report each tree);
 :meth:`TreeEnsemble.from_sklearn` copies them into arrays (feature, threshold, children, leaf
 values), so a saved model is numbers only (no pickle). The tests check the kernel against
 scikit-learn's own ``predict_proba``.
@@ -16,6 +17,7 @@ import numpy.typing as npt
 from numba import njit
 
 from scoring.aligners.base import AlignerError
+from scoring.progress import Progress
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -124,3 +126,36 @@ class TreeEnsemble:
             self.offset,
             self.baseline,
         )
+
+
+def fit_trees(
+    model: Any,
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    sample_weight: npt.ArrayLike | None = None,
+    progress: Progress | None = None,
+) -> Any:
+    """Fit ``model``, a ``HistGradientBoostingClassifier`` made with ``early_stopping=False``,
+    telling ``progress`` of each tree; returns it.
+
+    scikit-learn offers no callback here, but its early stopping scores the model after every
+    tree with a callable ``scoring`` of our own: on the training data (no validation split, so
+    every row still trains) and with a patience longer than the trees, so it never stops and
+    the trees are those of a plain fit (checked by the tests). The score itself is unused."""
+    if progress is not None:
+        trees, scored, report = int(model.max_iter), [0], progress
+
+        def each_tree(estimator: Any, x_part: Any, y_part: Any, sample_weight: Any = None) -> float:
+            if scored[0]:  # the first call scores the model before its first tree
+                report(scored[0] / trees, f"tree {scored[0]} of {trees}")
+            scored[0] += 1
+            return 0.0
+
+        model.set_params(
+            early_stopping=True,
+            scoring=each_tree,
+            validation_fraction=None,
+            n_iter_no_change=trees + 1,
+        )
+    model.fit(x, y, sample_weight=sample_weight)
+    return model

@@ -23,6 +23,7 @@ from annotate.services.prefill import (
     corpus_prefill_configure,
     prefill_job_create,
     prefill_queue,
+    prefill_run,
     prefills_retrain_due,
 )
 from scoring.alignment.links import Alignment
@@ -523,3 +524,52 @@ def run_prefill_on(corpus: Corpus, aligner: str) -> Job:
     jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     return job
+
+
+def test_an_em_prefill_job_writes_each_training_step_to_its_row(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    written: list[tuple[float, str]] = []
+    write = jobs_runtime.job_progress
+
+    def recording(*, job_id: int, percent: float, message: str) -> None:
+        written.append((percent, message))
+        write(job_id=job_id, percent=percent, message=message)
+
+    monkeypatch.setattr(jobs_runtime, "PROGRESS_MIN_INTERVAL", 0.0)
+    monkeypatch.setattr(jobs_runtime, "job_progress", recording)
+    job = run_prefill("em")
+    assert job.status == "succeeded", job.error
+    messages = [message for _, message in written]
+    assert messages[0] == "training em on 2 pairs"
+    assert [m for m in messages if m.startswith("em: HMM")] == [
+        f"em: HMM iteration {k} of 5 done" for k in range(1, 6)
+    ]
+    assert messages[-1] == "prefilled 1 of 1 pairs"
+    percents = [percent for percent, _ in written]
+    assert percents == sorted(percents)
+    training = [p for p, m in written if m.startswith("em: ")]
+    assert min(training) >= 2 and max(training) == 50, "training fills 2-50 %, aligning the rest"
+
+
+def test_a_supervised_prefill_reports_the_stages_of_its_training(growing: Corpus) -> None:
+    from scoring.aligners.supervised import clear_caches
+
+    finish(pairs_of(growing)[:30])
+    options = {"trees": 20, "learning_rate": 0.2}
+    job = prefill_job_create(corpus=growing, aligner="supervised", options=options)
+    assert jobs_runtime.job_claim(job_id=job.pk, worker="here")
+    clear_caches()  # a cached EM model would skip its stage
+    reports: list[tuple[float, str]] = []
+    prefill_run.runner(job, lambda percent, message: reports.append((percent, message)))
+    percents = [percent for percent, _ in reports]
+    assert percents == sorted(percents), "the bar never goes back"
+    messages = [message for _, message in reports]
+    em = [m for m in messages if m.startswith("supervised: EM: ")]
+    features = [m for m in messages if m.startswith("supervised: features ")]
+    trees = [m for m in messages if m.startswith("supervised: link trees: ")]
+    assert "supervised: EM: HMM iteration 5 of 5 done" in em
+    assert features == [f"supervised: features {k}/30" for k in range(30)]
+    assert trees == [f"supervised: link trees: tree {k} of 20" for k in range(1, 21)]
+    assert messages.index(em[-1]) < messages.index(features[0]) < messages.index(trees[0])
+    assert messages[-1] == "prefilled 10 of 10 pairs"

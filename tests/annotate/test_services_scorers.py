@@ -212,3 +212,24 @@ def test_the_combined_scorer_trains_on_a_corpus_with_the_configured_ppdb(
     assert response.status_code == 200, response.content
     expected = scorer_from_dict(model.weights).predict([(["a", "car"], ["an", "automobile"])])
     assert response.json()["scores"] == pytest.approx(list(expected))
+
+
+def test_training_reports_each_perceptron_epoch_between_its_start_and_the_evaluation(
+    corpus: Corpus,
+) -> None:
+    reports: list[tuple[float, str]] = []
+    scorer_train(
+        corpus=corpus,
+        kind="perp",
+        train_split="train",
+        test_split=None,
+        options={"epochs": 3},
+        progress=lambda percent, message: reports.append((percent, message)),
+    )
+    messages = [message for _, message in reports]
+    assert messages[0] == f"training perp on {len(PAIRS)} pairs"
+    assert messages[-1] == "evaluating"
+    epochs = [m.split(",")[0] for m in messages if m.startswith("perp: epoch ")]
+    assert epochs == ["perp: epoch 1 of 3", "perp: epoch 2 of 3", "perp: epoch 3 of 3"]
+    percents = [percent for percent, _ in reports]
+    assert percents == sorted(percents) and percents[0] == 5 and percents[-1] == 85
