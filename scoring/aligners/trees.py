@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from scoring.aligners.base import AlignerError
+from scoring.errors import InputError, ModelError
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -75,9 +75,9 @@ class TreeEnsemble:
         """Copy the trees of a fitted binary ``HistGradientBoostingClassifier``."""
         nodes = [predictors[0].nodes for predictors in model._predictors]
         if not nodes:
-            raise AlignerError("the tree ensemble has no trees")
+            raise ModelError("the tree ensemble has no trees")
         if any(bool(n["is_categorical"].any()) for n in nodes):
-            raise AlignerError("categorical splits are not supported")
+            raise ModelError("categorical splits are not supported")
         offset = np.zeros(len(nodes) + 1, dtype=np.int64)
         offset[1:] = np.cumsum([len(n) for n in nodes])
         cat: Any = np.concatenate(nodes)  # a structured array (one record per node)
@@ -109,9 +109,9 @@ class TreeEnsemble:
         """Probability of the positive class for each row of ``x``."""
         data = np.ascontiguousarray(x, dtype=np.float64)
         if data.ndim != 2:
-            raise AlignerError(f"features must be a 2-D array, got shape {data.shape}")
+            raise InputError(f"features must be a 2-D array, got shape {data.shape}")
         if self.feature.size and data.shape[1] <= int(self.feature.max()):
-            raise AlignerError(f"the model needs more than {data.shape[1]} features")
+            raise InputError(f"the model needs more than {data.shape[1]} features")
         return _ensemble_predict(
             data,
             self.feature,
