@@ -31,10 +31,7 @@ class ScoringError(Exception):
 
 class InputError(ScoringError, ValueError):
     """The data given cannot be used. ``path``, ``line`` (1-based) and ``field``, when known,
-    say where; ``str(error)`` starts with them."""
-
-    #: Whether ``str(error)`` names where even when nothing is known (``<input>``).
-    always_locate = False
+    say where; ``str(error)`` starts with them (``<input>`` for a line or field of no file)."""
 
     def __init__(
         self,
@@ -51,8 +48,7 @@ class InputError(ScoringError, ValueError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        located = self.path is not None or self.line is not None or bool(self.field)
-        if not (located or self.always_locate):
+        if self.path is None and self.line is None and not self.field:
             return self.message
         where = self.path or "<input>"
         if self.line is not None:
@@ -65,8 +61,6 @@ class InputError(ScoringError, ValueError):
 class FormatError(InputError):
     """A corpus file or a saved model cannot be read. Names the file, the 1-based line and the
     field."""
-
-    always_locate = True
 
 
 class AlignmentError(InputError):

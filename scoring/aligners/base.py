@@ -264,7 +264,7 @@ def check_header(header: object, where: str = "") -> dict[str, Any]:
     version = header.get("format_version")
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise FormatError(
-            f"{version!r}; this code reads up to {FORMAT_VERSION}",
+            f"is {version!r}; this code reads up to {FORMAT_VERSION}",
             path=path,
             field="format_version",
         )
