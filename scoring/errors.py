@@ -31,7 +31,7 @@ class ScoringError(Exception):
 
 class InputError(ScoringError, ValueError):
     """The data given cannot be used. ``path``, ``line`` (1-based) and ``field``, when known,
-    say where; ``str(error)`` starts with them (``<input>`` for a line or field of no file)."""
+    say where; ``str(error)`` starts with them (``path:line: field 'name': message``)."""
 
     def __init__(
         self,
@@ -48,14 +48,14 @@ class InputError(ScoringError, ValueError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        if self.path is None and self.line is None and not self.field:
-            return self.message
-        where = self.path or "<input>"
-        if self.line is not None:
-            where += f":{self.line}"
+        parts = []
+        if self.path is not None:
+            parts.append(self.path + (f":{self.line}" if self.line is not None else ""))
+        elif self.line is not None:
+            parts.append(f"line {self.line}")
         if self.field:
-            where += f": field '{self.field}'"
-        return f"{where}: {self.message}"
+            parts.append(f"field '{self.field}'")
+        return ": ".join([*parts, self.message])
 
 
 class FormatError(InputError):
