@@ -127,7 +127,7 @@ class Options:
     paths: ClassVar[frozenset[str]] = frozenset()
 
     def __post_init__(self) -> None:
-        hints = _hints(type(self))
+        hints = field_types(type(self))
         for item in fields(self):  # type: ignore[arg-type]
             value = _coerced(self, item.name, getattr(self, item.name), hints[item.name])
             object.__setattr__(self, item.name, value)
@@ -200,7 +200,7 @@ class Options:
         """Options from ``KEY=VALUE`` strings (a command line): ``-`` in a key reads as ``_``,
         each value is read as its option's type (a list as JSON or comma-separated, a path as
         text, ``none`` for no path)."""
-        hints = _hints(cls)
+        hints = field_types(cls)
         given: dict[str, Any] = {}
         for item in items:
             key, sep, text = item.partition("=")
@@ -217,7 +217,7 @@ class Options:
     def describe(cls) -> list[OptionSpec]:
         """Every option: name, type name, default, choices, allowed range and whether it
         names a file."""
-        hints = _hints(cls)
+        hints = field_types(cls)
         out = []
         defaults = cls()
         for item in fields(cls):  # type: ignore[arg-type]
@@ -254,7 +254,8 @@ def options_help(classes: Mapping[str, type[Options]], *, what: str) -> str:
 _HINTS: dict[type, dict[str, Any]] = {}
 
 
-def _hints(cls: type) -> dict[str, Any]:
+def field_types(cls: type) -> dict[str, Any]:
+    """The resolved type of every annotated attribute of a class (cached)."""
     hints = _HINTS.get(cls)
     if hints is None:
         hints = typing.get_type_hints(cls)

@@ -20,16 +20,7 @@ from dataclasses import MISSING, fields
 from typing import Any, Self
 
 from scoring.errors import FormatError, ScoringError
-
-_HINTS: dict[type, dict[str, Any]] = {}
-
-
-def _hints(cls: type) -> dict[str, Any]:
-    hints = _HINTS.get(cls)
-    if hints is None:
-        hints = typing.get_type_hints(cls)
-        _HINTS[cls] = hints
-    return hints
+from scoring.options import field_types
 
 
 class Record:
@@ -50,7 +41,7 @@ class Record:
         takes the field's default (or is an error)."""
         if not isinstance(data, Mapping):
             raise FormatError(f"expected an object, got {data!r}", field=where or None)
-        hints = _hints(cls)
+        hints = field_types(cls)
         values: dict[str, Any] = {}
         for item in fields(cls):  # type: ignore[arg-type]
             path = f"{where}.{item.name}" if where else item.name

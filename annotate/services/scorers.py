@@ -213,12 +213,15 @@ def scorer_train(
     if progress is not None:
         progress(85, "evaluating")
     evaluation: dict[str, Any] = {
-        "train": {"split": train_split, **evaluate(task, train_y, scorer.predict(train_pairs))}
+        "train": {
+            "split": train_split,
+            **evaluate(task, train_y, scorer.predict(train_pairs)).to_dict(),
+        }
     }
     if test is not None:
         evaluation["test"] = {
             "split": test_split,
-            **evaluate(task, test[1], scorer.predict(test[0])),
+            **evaluate(task, test[1], scorer.predict(test[0])).to_dict(),
         }
     model_dict = scorer.to_dict()
     with transaction.atomic():

@@ -136,13 +136,13 @@ def _train(args: argparse.Namespace) -> int:
     save_scorer(scorer, args.output)
     report: dict[str, Any] = {
         "model": str(args.output),
-        "train": evaluate(args.task, targets, scorer.predict(pairs)),
+        "train": evaluate(args.task, targets, scorer.predict(pairs)).to_dict(),
     }
     if args.test is not None:
         test_pairs, test_targets = read_pairs(args.test, args.test_targets)
         if not test_targets:
             raise FormatError("the test file has no targets", path=args.test)
-        report["test"] = evaluate(args.task, test_targets, scorer.predict(test_pairs))
+        report["test"] = evaluate(args.task, test_targets, scorer.predict(test_pairs)).to_dict()
     if args.json:
         print(json.dumps(report, indent=2))
     else:

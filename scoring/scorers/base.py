@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
@@ -34,6 +35,7 @@ from scoring.errors import FormatError, InputError, ModelError, OptionsError, Sc
 from scoring.measures import f1, pearson, spearman
 from scoring.options import Options
 from scoring.persistence import read_json, save_json
+from scoring.records import Record
 from scoring.scorers.options import (
     CombinedOptions,
     MtOptions,
@@ -366,28 +368,52 @@ def check_pairs(pairs: Sequence[TokenPair]) -> list[TokenPair]:
 # --- evaluation --------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Evaluation(Record):
+    """The papers' measures of predictions against gold values: Pearson and Spearman
+    (regression) or accuracy, precision, recall and F1 of the positive class
+    (classification); ``None`` where undefined. Its JSON has the measures of its task only."""
+
+    task: str
+    n: int
+    pearson: float | None = None
+    spearman: float | None = None
+    accuracy: float | None = None
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        measures = (
+            ("pearson", "spearman")
+            if self.task == "regression"
+            else ("accuracy", "precision", "recall", "f1")
+        )
+        return {"task": self.task, "n": self.n, **{m: getattr(self, m) for m in measures}}
+
+
 def evaluate(
     task: str, gold: Sequence[float] | F64, predicted: Sequence[float] | F64
-) -> dict[str, Any]:
-    """The papers' measures: Pearson and Spearman (regression) or accuracy, precision, recall,
-    F1 of the positive class (classification). Undefined values are ``None`` with a reason."""
+) -> Evaluation:
+    """The papers' measures (:class:`Evaluation`) of ``predicted`` against ``gold``."""
     y = np.asarray(gold, dtype=np.float64)
     p = np.asarray(predicted, dtype=np.float64)
     if y.shape != p.shape or y.ndim != 1:
         raise InputError(f"{y.size} gold values but {p.size} predictions")
-    out: dict[str, Any] = {"task": task, "n": int(y.size)}
     if task == "regression":
-        out["pearson"] = pearson(y, p)
-        out["spearman"] = spearman(y, p)
-        return out
+        return Evaluation(task, int(y.size), pearson=pearson(y, p), spearman=spearman(y, p))
     if task != "classification":
-        raise OptionsError(f"task must be one of {TASKS}, got {task!r}")
+        raise OptionsError(f"task must be one of {TASKS}, got {task!r}", option="task")
     tp = int(np.sum((p == 1) & (y == 1)))
     fp = int(np.sum((p == 1) & (y == 0)))
     fn = int(np.sum((p == 0) & (y == 1)))
-    out["accuracy"] = float(np.mean(p == y)) if y.size else None
     precision = tp / (tp + fp) if tp + fp else None
     recall = tp / (tp + fn) if tp + fn else None
-    out["precision"], out["recall"] = precision, recall
-    out["f1"] = f1(precision, recall)
-    return out
+    return Evaluation(
+        task,
+        int(y.size),
+        accuracy=float(np.mean(p == y)) if y.size else None,
+        precision=precision,
+        recall=recall,
+        f1=f1(precision, recall),
+    )

@@ -44,20 +44,22 @@ def test_regression_measures_match_scipy() -> None:
     gold, predicted = rng.normal(size=30), rng.normal(size=30)
     predicted[:5] = predicted[0]  # ties
     result = evaluate("regression", gold, predicted)
-    assert result["pearson"] == pytest.approx(stats.pearsonr(gold, predicted)[0], abs=1e-12)
-    assert result["spearman"] == pytest.approx(stats.spearmanr(gold, predicted)[0], abs=1e-12)
+    assert result.pearson == pytest.approx(stats.pearsonr(gold, predicted)[0], abs=1e-12)
+    assert result.spearman == pytest.approx(stats.spearmanr(gold, predicted)[0], abs=1e-12)
+    assert list(result.to_dict()) == ["task", "n", "pearson", "spearman"]
 
 
 def test_classification_measures_are_counted_over_the_positive_class() -> None:
     result = evaluate("classification", [1, 1, 0, 0, 1], [1, 0, 0, 1, 1])
-    assert result["accuracy"] == pytest.approx(3 / 5)
-    assert (result["precision"], result["recall"]) == (pytest.approx(2 / 3), pytest.approx(2 / 3))
-    assert result["f1"] == pytest.approx(2 / 3)
+    assert result.accuracy == pytest.approx(3 / 5)
+    assert (result.precision, result.recall) == (pytest.approx(2 / 3), pytest.approx(2 / 3))
+    assert result.f1 == pytest.approx(2 / 3)
+    assert list(result.to_dict()) == ["task", "n", "accuracy", "precision", "recall", "f1"]
 
 
 def test_undefined_measures_are_none_not_zero() -> None:
-    assert evaluate("regression", [1.0, 2.0, 3.0], [2.0, 2.0, 2.0])["pearson"] is None
-    assert evaluate("classification", [0, 0], [0, 0])["f1"] is None
+    assert evaluate("regression", [1.0, 2.0, 3.0], [2.0, 2.0, 2.0]).pearson is None
+    assert evaluate("classification", [0, 0], [0, 0]).f1 is None
 
 
 def test_a_trained_pfsm_survives_a_save_and_load(tmp_path: Path) -> None:
