@@ -62,6 +62,7 @@ from scoring.aligners.corrections import uncertainty
 from scoring.alignment.links import Alignment
 from scoring.alignment.majority import majority_alignment
 from scoring.alignment.metrics import ComparePair, corpus_scores
+from scoring.errors import ScoringError
 
 logger = logging.getLogger(__name__)
 
@@ -233,7 +234,7 @@ def prefills_retrain_due() -> list[Job]:
     for corpus_id in Corpus.objects.exclude(prefill_aligner="").values_list("id", flat=True):
         try:
             job = prefill_retrain_if_due(corpus_id=corpus_id)
-        except PrefillError as error:
+        except (PrefillError, ScoringError) as error:
             logger.error("corpus %s: prefill retraining not queued: %s", corpus_id, error)
             continue
         if job is not None:
