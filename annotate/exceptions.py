@@ -49,55 +49,31 @@ class PermissionDenied(DomainError):
     code = "permission_denied"
 
 
-class InvalidInput(DomainError):
-    code = "invalid_input"
+#: How each kind of :mod:`scoring` error reaches a client: its HTTP status and error code (the
+#: first kind that matches).
+SCORING_ERRORS: tuple[tuple[type[ScoringError], int, str], ...] = (
+    (OptionsError, 400, "invalid_option"),
+    (InputError, 400, "invalid_input"),
+    (ModelError, 409, "model_unusable"),
+    (UndefinedError, 422, "undefined"),
+    (ResourceMissingError, 503, "resource_missing"),
+    (ScoringError, 400, "invalid"),
+)
 
 
-class InvalidOption(DomainError):
-    code = "invalid_option"
-
-
-class ModelUnusable(DomainError):
-    """A stored model cannot do what is asked (not trained, trained on other features)."""
-
-    status_code = 409
-    code = "model_unusable"
-
-
-class Undefined(DomainError):
-    """A measure or fit is undefined on the input given."""
-
-    status_code = 422
-    code = "undefined"
-
-
-class ResourceMissing(DomainError):
-    """The server lacks a linguistic resource; the message says how to install it."""
-
-    status_code = 503
-    code = "resource_missing"
-
-
-def scoring_domain_error(error: ScoringError) -> DomainError:
-    """The domain error a :mod:`scoring` error reaches a client as, by its kind
-    (:mod:`scoring.errors`): the option, field and line it names become fields of the error."""
-    message = str(error)
-    if isinstance(error, OptionsError):
-        return InvalidOption(message, **({"field": error.option} if error.option else {}))
+def scoring_error_answer(error: ScoringError) -> tuple[int, str, dict[str, Any]]:
+    """HTTP status, error code and extra fields of a :mod:`scoring` error: the option, field
+    and line it names."""
+    status, code = next((s, c) for kind, s, c in SCORING_ERRORS if isinstance(error, kind))
+    extra: dict[str, Any] = {}
+    if isinstance(error, OptionsError) and error.option:
+        extra["field"] = error.option
     if isinstance(error, InputError):
-        where: dict[str, Any] = {}
         if error.field:
-            where["field"] = error.field
+            extra["field"] = error.field
         if error.line is not None:
-            where["line"] = error.line
-        return InvalidInput(message, **where)
-    if isinstance(error, ModelError):
-        return ModelUnusable(message)
-    if isinstance(error, UndefinedError):
-        return Undefined(message)
-    if isinstance(error, ResourceMissingError):
-        return ResourceMissing(message)
-    return DomainError(message)
+            extra["line"] = error.line
+    return status, code, extra
 
 
 def _server_folders() -> list[str]:
@@ -124,16 +100,15 @@ def without_server_paths(text: str) -> str:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ScoringError):
-        exc = scoring_domain_error(exc)
+        status, code, extra = scoring_error_answer(exc)
+        return _answer(status, code, str(exc), extra)
     if isinstance(exc, DomainError):
-        return Response(
-            {
-                "error": {
-                    "code": exc.code,
-                    "message": without_server_paths(exc.message),
-                    **exc.extra,
-                }
-            },
-            status=exc.status_code,
-        )
+        return _answer(exc.status_code, exc.code, exc.message, exc.extra)
     return drf_exception_handler(exc, context)
+
+
+def _answer(status: int, code: str, message: str, extra: dict[str, Any]) -> Response:
+    return Response(
+        {"error": {"code": code, "message": without_server_paths(message), **extra}},
+        status=status,
+    )

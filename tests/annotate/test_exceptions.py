@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotate.exceptions import DomainError, exception_handler, scoring_domain_error
+from annotate.exceptions import DomainError, NotFound, exception_handler
 from scoring.errors import (
     AlignmentError,
     FormatError,
@@ -47,7 +47,15 @@ def test_each_kind_of_scoring_error_reaches_the_client_with_its_status_and_code(
     response = exception_handler(error, {})
     assert response is not None and response.status_code == status
     assert response.data == {"error": {"code": code, "message": str(error), **extra}}
-    assert isinstance(scoring_domain_error(error), DomainError)
+
+
+def test_a_domain_error_keeps_its_own_status_code_and_fields() -> None:
+    response = exception_handler(NotFound("no such corpus", field="corpus"), {})
+    assert response is not None and response.status_code == 404
+    assert response.data == {
+        "error": {"code": "not_found", "message": "no such corpus", "field": "corpus"}
+    }
+    assert exception_handler(DomainError("bad"), {}).status_code == 400  # type: ignore[union-attr]
 
 
 def test_a_scoring_error_naming_a_server_file_shows_only_the_files_name(settings) -> None:
