@@ -199,13 +199,17 @@ async function main() {
       feedback.set(k, { class: cls, title });
     }
     view.repaintAll();
-    const fmt = (x) => (x === null || x === undefined ? "undefined" : `${(100 * x).toFixed(1)}%`);
     const s = body.scores;
+    const why = { Precision: "you set no sure link", Recall: "the gold has no sure link", F1: "precision or recall is undefined" };
     $("feedback-scores").replaceChildren(
       ...[["Precision", s.precision], ["Recall", s.recall], ["F1", s.f1]].map(([label, value]) => {
         const span = document.createElement("span");
         span.innerHTML = `${label} <b></b>`;
-        span.querySelector("b").textContent = fmt(value);
+        const figure = span.querySelector("b");
+        if (value === null || value === undefined) {
+          figure.textContent = "—";
+          span.title = `${label} is undefined: ${why[label]}`;
+        } else figure.textContent = `${(100 * value).toFixed(1)}%`;
         return span;
       }),
     );
