@@ -33,7 +33,9 @@ def test_the_edit_rate_is_a_figure_or_a_dash_with_its_reason(
         alice = make_user("alice", roles.ANNOTATOR)
         bob = make_user("bob", roles.ANNOTATOR)
         # alice changes 2 of the 6 × 7 = 42 cells of a prefilled pair (1-1 sure, 3?4 possible)
-        submitted(make_pair(corpus), alice, {(1, 1): True, (3, 4): False, (0, 0): True, (5, 6): True})
+        submitted(
+            make_pair(corpus), alice, {(1, 1): True, (3, 4): False, (0, 0): True, (5, 6): True}
+        )
         submitted(make_pair(corpus, prefill=None), bob, {(0, 0): True})  # no prefill at all
         admin = make_user("admin", roles.ADMIN)
     page = page_for(admin, viewport=(width, height))

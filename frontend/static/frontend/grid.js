@@ -37,6 +37,7 @@ export class GridView {
     this.pinned = null;
     this.hover = null;
     model.on("cells", (indices) => this.paintMany(indices));
+    model.on("touched", (indices) => this.paintMany(indices));
     model.on("cursor", (previous) => this.cursorMoved(previous));
     this.bindMouse();
   }

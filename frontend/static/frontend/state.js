@@ -30,7 +30,7 @@ export class GridModel {
     this.revision = 0; // bumps on every change (save queue dirtiness)
     this.touched = new Set(); // cells the user has changed (prefill shading stops there)
     this.readOnly = false;
-    this.listeners = { cells: [], cursor: [], history: [] };
+    this.listeners = { cells: [], touched: [], cursor: [], history: [] };
   }
 
   // --- queries ---------------------------------------------------------------------------
@@ -110,11 +110,11 @@ export class GridModel {
     this.revision += 1;
     this.emit("cells", indices);
   }
-  // Mark links as checked without changing them; repaints them and dirties the save queue.
+  // Mark links as checked without changing them. Listeners of "touched" (the renderer, the
+  // workspace's save queue) get the cell indices; "cells" stays for changes of links only.
   confirm(indices) {
     for (const key of indices) this.touched.add(key);
-    this.revision += 1;
-    this.emit("cells", indices);
+    this.emit("touched", indices);
   }
   // Cells given as [i, j] that were checked elsewhere (an earlier visit, another tab).
   markTouched(cells) {
@@ -123,8 +123,7 @@ export class GridModel {
       const key = this.index(i, j);
       if (!this.touched.has(key)) fresh.push(key);
     }
-    for (const key of fresh) this.touched.add(key);
-    if (fresh.length) this.emit("cells", fresh);
+    if (fresh.length) this.confirm(fresh);
     return fresh.length;
   }
   set(i, j, code) {

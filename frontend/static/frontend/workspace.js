@@ -111,9 +111,11 @@ async function main() {
     handOver = null;
     queue.update(model.links(), 1, reviewedToSend());
   };
-  model.on("cells", () => {
+  const handOverSoon = () => {
     if (handOver === null) handOver = setTimeout(handOverNow, 0);
-  });
+  };
+  model.on("cells", handOverSoon);
+  model.on("touched", handOverSoon); // a checked prefill link is saved too
   window.addEventListener("pagehide", handOverNow);
   window.__workspace.handOverNow = handOverNow;
 
@@ -349,11 +351,11 @@ function gridRoom() {
 // Where the annotator was in this tab (sessionStorage: a reload or coming back from another
 // page returns there; another tab keeps its own place): cursor, scroll, zoom and orientation.
 function restoreView(view) {
-  let saved = null;
+  let saved;
   try {
     saved = JSON.parse(window.sessionStorage.getItem(viewKey) || "null");
   } catch {
-    saved = null;
+    return; // unreadable or disabled storage: start at the first cell
   }
   if (!saved || typeof saved !== "object") return;
   const whole = (x) => Number.isInteger(x) && x >= 0;

@@ -37,7 +37,9 @@ const manualTimers = () => {
 test("setting a link to the state it has confirms it without an undo step", () => {
   const model = new GridModel(3, 3, [[1, 1, "S"], [2, 2, "P"]]);
   const repainted = [];
-  model.on("cells", (indices) => repainted.push(...indices));
+  const changed = [];
+  model.on("touched", (indices) => repainted.push(...indices));
+  model.on("cells", (indices) => changed.push(...indices));
   model.moveTo(1, 1);
   assert.equal(model.setBlock(SURE), 0, "no cell changed");
   assert.deepEqual(repainted, [4]);
@@ -45,6 +47,7 @@ test("setting a link to the state it has confirms it without an undo step", () =
   assert.equal(model.canUndo(), false);
   assert.equal(model.setBlock(SURE), 0);
   assert.deepEqual(repainted, [4], "a checked link is confirmed once");
+  assert.deepEqual(changed, [], "no link changed");
 });
 
 test("a block confirms its links and changes its other cells in one step", () => {
@@ -85,7 +88,7 @@ test("the reviewed prefill lists checked links that still equal the prefill", ()
 test("cells checked elsewhere are marked once and repainted", () => {
   const model = new GridModel(2, 2, [[0, 0, "S"]]);
   const repainted = [];
-  model.on("cells", (indices) => repainted.push(...indices));
+  model.on("touched", (indices) => repainted.push(...indices));
   assert.equal(model.markTouched([[0, 0], [1, 1]]), 2);
   assert.equal(model.markTouched([[0, 0]]), 0);
   assert.deepEqual(repainted, [0, 3]);
