@@ -123,8 +123,9 @@ export class SaveQueue {
       }
       this.onSaved(result);
     } catch (error) {
-      if (error && error.status === 409 && error.body && error.body.error) {
-        this.conflict = error.body.error.server || null;
+      if (error && error.status === 409 && error.body && error.body.error && error.body.error.server) {
+        // A 409 without the server's state (the pair was submitted elsewhere) is a refusal below.
+        this.conflict = error.body.error.server;
         this.setStatus("conflict", error.message);
         this.onConflict(this.conflict, links);
       } else if (error && error.status && error.status < 500 && error.status !== 408) {

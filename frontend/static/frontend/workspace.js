@@ -202,7 +202,7 @@ async function main() {
     }
     view.repaintAll();
     const s = body.scores;
-    const why = { Precision: "you set no sure link", Recall: "the gold has no sure link", F1: "precision or recall is undefined" };
+    const why = { Precision: "you set no sure link", Recall: "the gold has no sure link", F1: "precision or recall is undefined, or both are 0" };
     $("feedback-scores").replaceChildren(
       ...[["Precision", s.precision], ["Recall", s.recall], ["F1", s.f1]].map(([label, value]) => {
         const span = document.createElement("span");

@@ -245,3 +245,23 @@ test("reviewed cells travel with the links only when the page gives them", async
   assert.equal("reviewed" in sent[0], false);
   assert.deepEqual(sent[1].reviewed, [[0, 0]]);
 });
+
+test("a 409 without the server's state is a refused save, not a conflict to resolve", async () => {
+  const conflicts = [];
+  const queue = new SaveQueue({
+    key: "k",
+    version: 2,
+    storage: new MemoryStorage(),
+    timers: manualTimers(),
+    send: async () => {
+      const body = { error: { code: "already_submitted", message: "this pair was submitted" } };
+      throw Object.assign(new Error("this pair was submitted"), { status: 409, body });
+    },
+    onConflict: (server) => conflicts.push(server),
+  });
+  queue.update([[0, 0, "S"]]);
+  await queue.flush();
+  assert.equal(queue.status, "error");
+  assert.equal(queue.lastError, "this pair was submitted");
+  assert.deepEqual(conflicts, []);
+});
