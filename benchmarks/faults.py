@@ -230,7 +230,7 @@ def worker_killed(folder: Path, port: int) -> list[Row]:
             big.pairs.order_by("position").values_list("id", "source_tokens", "target_tokens")
         )
         aligner = get_aligner("em")
-        aligner.train([(list(s), list(t)) for _, s, t in rows])
+        aligner.fit([(list(s), list(t)) for _, s, t in rows])
         same = 0
         for pid, src, tgt in rows[:200]:
             newest = AutoAlignment.objects.filter(pair_id=pid).order_by("-id").first()

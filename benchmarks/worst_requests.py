@@ -297,7 +297,7 @@ class World:
             status=Job.Status.SUCCEEDED,
             corpus=corpus,
             owner=self.users["root"],
-            result=json.loads(json.dumps(report)),
+            result=json.loads(json.dumps(report.to_dict())),
         ).pk
         export = export_job_create(
             corpus=corpus, owner=self.users["root"], format_name="jsonl", which="all"

@@ -124,7 +124,7 @@ def agreement_compute(
     report = build_report(
         records, annotators, params=params, progress=progress, chance_model=chance_model
     )
-    return {"corpus": corpus.name, **report}
+    return {"corpus": corpus.name, **report.to_dict()}
 
 
 def agreement_job_create(
@@ -307,7 +307,7 @@ def agreement_finish_report(
         "corpus": job.corpus.name,  # type: ignore[union-attr]
         "chunks": chunks,
         "snapshot_at": job.snapshot_at.isoformat() if job.snapshot_at else None,
-        **report,
+        **report.to_dict(),
     }
     return job_finish(job_id=job_id, result=result)
 

@@ -27,6 +27,7 @@ from annotate.services.prefill import (
     prefills_retrain_due,
 )
 from scoring.alignment.links import Alignment
+from scoring.errors import OptionsError
 from tests.annotate.factories import make_assignment, make_corpus, make_pair
 from tests.annotate.records import make_record
 from tests.scoring.alignment.majority_reference import reference_majority
@@ -169,25 +170,39 @@ def test_a_prefill_job_without_options_stores_none_and_an_old_job_without_the_ke
 
 
 @pytest.mark.parametrize(
-    ("aligner", "options", "message"),
+    ("aligner", "options", "error", "message"),
     [
-        ("lexical", {"colour": True}, "unknown option 'colour' for aligner 'lexical'"),
-        ("lexical", {"wordnet": "no"}, "option 'wordnet' of aligner 'lexical' must be a bool"),
-        ("supervised", {"fine_tune_epochs": "5"}, "option 'fine_tune_epochs' .* must be a int"),
-        ("supervised", {"fine_tune_epochs": -1}, "option 'fine_tune_epochs' must be 0"),
-        ("supervised", {"learning_rate": float("inf")}, "option 'learning_rate' .* finite"),
-        ("supervised", {"ppdb": "/etc/passwd"}, "option 'ppdb' names a file .* PPDB_PATH"),
-        ("em", {"ppdb": None}, "option 'ppdb' names a file"),
+        (
+            "lexical",
+            {"colour": True},
+            OptionsError,
+            "unknown option 'colour' for aligner 'lexical'",
+        ),
+        (
+            "lexical",
+            {"wordnet": "no"},
+            OptionsError,
+            "option 'wordnet' of aligner 'lexical' must be a bool",
+        ),
+        ("supervised", {"fine_tune_epochs": "5"}, OptionsError, "'fine_tune_epochs' .* an int"),
+        ("supervised", {"fine_tune_epochs": -1}, OptionsError, "'fine_tune_epochs' .* ≥ 0, got -1"),
+        ("supervised", {"learning_rate": float("inf")}, OptionsError, "'learning_rate' .* finite"),
+        ("supervised", {"ppdb": "/etc/passwd"}, PrefillError, "'ppdb' names a file .* PPDB_PATH"),
+        ("em", {"ppdb": None}, PrefillError, "option 'ppdb' names a file"),
     ],
 )
 def test_bad_prefill_options_are_refused_naming_the_option_and_change_nothing(
-    growing: Corpus, aligner: str, options: dict[str, object], message: str
+    growing: Corpus,
+    aligner: str,
+    options: dict[str, object],
+    error: type[Exception],
+    message: str,
 ) -> None:
     growing = corpus_prefill_configure(
         corpus=growing, aligner="supervised", retrain_every=30, options={"trees": 50}
     )
     every = 5 if aligner == "supervised" else None
-    with pytest.raises(PrefillError, match=message):
+    with pytest.raises(error, match=message):
         prefill_queue(corpus=growing, aligner=aligner, retrain_every=every, options=options)
     growing.refresh_from_db()
     assert (growing.prefill_retrain_every, growing.prefill_options) == (30, {"trees": 50})
@@ -477,7 +492,7 @@ def test_the_prefill_command_passes_aligner_options_to_the_job_and_the_retrainin
     [
         ("foo", "option 'foo' is not KEY=VALUE"),
         ("colour=red", "unknown option 'colour'"),
-        ("trees=many", "option 'trees' of aligner 'supervised' must be a int"),
+        ("trees=many", "option 'trees' of aligner 'supervised' must be an int"),
         ("ppdb=/etc/passwd", "option 'ppdb' names a file"),
     ],
 )

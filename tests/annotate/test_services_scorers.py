@@ -214,6 +214,51 @@ def test_the_combined_scorer_trains_on_a_corpus_with_the_configured_ppdb(
     assert response.json()["scores"] == pytest.approx(list(expected))
 
 
+@pytest.mark.parametrize(
+    ("options", "code", "field", "message"),
+    [
+        ({"epochs": 5}, "invalid_option", "epochs", "unknown option 'epochs' for scorer 'pfsm'"),
+        ({"cutoff": -1}, "invalid_option", "cutoff", "'cutoff' of scorer 'pfsm' must be ≥ 0"),
+        ({"l2": "big"}, "invalid_option", "l2", "'l2' of scorer 'pfsm' must be a finite number"),
+        (
+            {"paraphrase_table": "/etc/passwd"},
+            "scorer_training_failed",
+            "paraphrase_table",
+            "names a file on the server",
+        ),
+    ],
+)
+def test_bad_training_options_are_a_400_naming_the_option_and_queue_nothing(
+    corpus: Corpus, options: dict[str, object], code: str, field: str, message: str
+) -> None:
+    body = {"kind": "pfsm", "corpus": "sts", "train_split": "train", "options": options}
+    response = client_for("admin").post("/api/scorers/train/", body, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert (error["code"], error["field"]) == (code, field)
+    assert message in error["message"]
+    assert not Job.objects.filter(kind="train_scorer").exists()
+
+
+def test_a_training_job_stores_its_options_typed(corpus: Corpus) -> None:
+    body = {"kind": "pfsm", "corpus": "sts", "train_split": "train", "options": {"l2": 1}}
+    response = client_for("admin").post("/api/scorers/train/", body, format="json")
+    assert response.status_code == 201
+    job = Job.objects.get(pk=response.json()["id"])
+    assert job.parameters["options"] == {"l2": 1.0}
+
+
+def test_the_combined_scorers_ppdb_comes_from_the_settings_only(corpus: Corpus) -> None:
+    with pytest.raises(ScorerTrainingError, match="comes from the server's setting PPDB_PATH"):
+        scorer_train(
+            corpus=corpus,
+            kind="combined",
+            train_split="train",
+            test_split=None,
+            options={"ppdb": "/etc/passwd"},
+        )
+
+
 def test_training_reports_each_perceptron_epoch_between_its_start_and_the_evaluation(
     corpus: Corpus,
 ) -> None:

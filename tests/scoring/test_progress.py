@@ -12,10 +12,11 @@ from scoring.aligners import get_aligner
 from scoring.aligners.supervised import SupervisedAligner, clear_caches
 from scoring.aligners.trees import TreeEnsemble, fit_trees
 from scoring.alignment.links import Alignment
-from scoring.edit.perp import Perp, PerpConfig
+from scoring.edit.perp import Perp
 from scoring.mt.classifier import MtClassifier
 from scoring.pfsm import PFSMScorer
 from scoring.progress import progress_part
+from scoring.scorers.options import PerpOptions, PFSMOptions, SvmOptions
 from tests.scoring.scorers.test_scorers import PAIRS
 
 
@@ -60,7 +61,7 @@ def test_a_part_of_the_work_reports_within_its_span_after_its_prefix() -> None:
 def test_em_training_reports_every_iteration_of_both_models() -> None:
     recorder = Recorder()
     aligner = get_aligner("em", model1_iterations=3, hmm_iterations=2)
-    aligner.train(_pairs(), progress=recorder)
+    aligner.fit(_pairs(), progress=recorder)
     assert_moves_forward(recorder)
     assert recorder.stages(r"IBM Model 1 iteration \d of 3 done") == [
         f"IBM Model 1 iteration {k} of 3 done" for k in (1, 2, 3)
@@ -83,7 +84,7 @@ def test_a_progress_callable_that_raises_stops_the_training() -> None:
 
     aligner = get_aligner("em", model1_iterations=3, hmm_iterations=2)
     with pytest.raises(Stop, match="IBM Model 1 iteration 1 of 3 done"):
-        aligner.train(_pairs(), progress=stop_at_the_second_report)
+        aligner.fit(_pairs(), progress=stop_at_the_second_report)
     assert not aligner.trained
 
 
@@ -107,8 +108,8 @@ def test_supervised_training_reports_em_the_features_and_each_tree() -> None:
     options = {"wordnet": False, "pos": False, "trees": 6, "em_hmm_iterations": 1}
     options |= {"learning_rate": 0.3, "min_samples_leaf": 5}
     recorder = Recorder()
-    reported = SupervisedAligner(**options)
-    reported.train(pairs, gold, progress=recorder)
+    reported = get_aligner("supervised", **options)
+    reported.fit(pairs, gold, progress=recorder)
     assert_moves_forward(recorder)
     assert recorder.stages(r"EM: HMM iteration 1 of 1 done")
     assert recorder.stages(r"features \d+/12") == [f"features {k}/12" for k in range(12)]
@@ -122,9 +123,9 @@ def test_supervised_training_reports_em_the_features_and_each_tree() -> None:
     }
     assert first["EM"] < first["features"] < first["link trees"]
 
-    silent = SupervisedAligner(**options)
-    silent.train(pairs, gold)
+    silent = get_aligner("supervised", **options).fit(pairs, gold)
     source, target = pairs[0]
+    assert isinstance(reported, SupervisedAligner) and isinstance(silent, SupervisedAligner)
     np.testing.assert_array_equal(
         reported.probabilities(source, target), silent.probabilities(source, target)
     )
@@ -154,14 +155,14 @@ def test_trees_fitted_with_progress_are_those_of_a_plain_fit() -> None:
 def test_perp_training_reports_each_epoch_and_learns_the_same_weights() -> None:
     pairs = [(a, b) for a, b, _ in PAIRS]
     scores = [y for _, _, y in PAIRS]
-    config = PerpConfig(epochs=4, seed=2)
+    options = PerpOptions(epochs=4, seed=2)
     recorder = Recorder()
-    reported = Perp(config=config).fit(pairs, scores, progress=recorder)
+    reported = Perp(options).fit(pairs, scores, progress=recorder)
     assert_moves_forward(recorder)
     epochs = recorder.stages(r"epoch \d of 4, mean squared error [0-9.e+-]+")
     assert [stage.split(",")[0] for stage in epochs] == [f"epoch {k} of 4" for k in range(1, 5)]
     assert recorder.calls[0] == (0.0, f"TERp tables of {len(pairs)} pairs")
-    silent = Perp(config=config).fit(pairs, scores)
+    silent = Perp(options).fit(pairs, scores)
     np.testing.assert_array_equal(reported.weights, silent.weights)
     assert reported.history["epoch_mse"] == silent.history["epoch_mse"]
 
@@ -170,7 +171,7 @@ def test_pfsm_training_reports_its_l_bfgs_iterations() -> None:
     pairs = _pairs()
     scores = [y for _, _, y in PAIRS]
     recorder = Recorder()
-    scorer = PFSMScorer(cutoff=0).fit(pairs, scores, progress=recorder)
+    scorer = PFSMScorer(PFSMOptions(cutoff=0)).fit(pairs, scores, progress=recorder)
     assert_moves_forward(recorder)
     iterations = recorder.stages(r"L-BFGS iteration \d+ \(at most 300\)")
     assert len(iterations) == scorer.training["iterations"] >= 2
@@ -181,13 +182,13 @@ def test_the_svm_grid_search_reports_every_fit() -> None:
     rng = np.random.default_rng(1)
     x = rng.normal(size=(60, 3))
     y = (x[:, 0] > 0).astype(np.int64)
-    settings = {"folds": 3, "c_grid": [1.0, 10.0], "gamma_factors": [0.5, 1.0]}
+    options = SvmOptions(folds=3, c_grid=(1.0, 10.0), gamma_factors=(0.5, 1.0))
     recorder = Recorder()
-    reported = MtClassifier(["a", "b", "c"], **settings).fit(x, y, progress=recorder)
+    reported = MtClassifier(["a", "b", "c"], options).fit(x, y, progress=recorder)
     assert recorder.stages(r"SVM grid search: fit \d+ of 12") == [
         f"SVM grid search: fit {k} of 12" for k in range(1, 13)
     ]
     assert_moves_forward(recorder)
-    silent = MtClassifier(["a", "b", "c"], **settings).fit(x, y)
+    silent = MtClassifier(["a", "b", "c"], options).fit(x, y)
     assert reported.hyperparameters == silent.hyperparameters
     assert reported.cv_score == silent.cv_score

@@ -40,7 +40,7 @@ class Command(JobCommand):
             action="append",
             default=[],
             metavar="KEY=VALUE",
-            help="a scorer option, e.g. epochs=200 (values are read as JSON if possible)",
+            help="a scorer option, e.g. epochs=200 (lists as JSON or comma-separated)",
         )
         parser.add_argument("--output", type=Path, help="write the evaluation here (JSON)")
         parser.add_argument("--job", action="store_true", help="run on the Celery workers")
@@ -48,7 +48,7 @@ class Command(JobCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         corpus = self.corpus(options["corpus"])
-        scorer_options = parse_options(options["option"])
+        scorer_options = parse_options(options["kind"], options["option"])
         if options["job"]:
             job = scorer_train_job_create(
                 corpus=corpus,
