@@ -59,6 +59,7 @@ JOB_KINDS: dict[str, str] = {
     "assignments_hand_over": "annotate.services.assignments.assignments_hand_over_run",
     "assignments_release": "annotate.services.assignments.assignments_release_run",
     "corpus_import": "annotate.services.uploads.corpus_import_run",
+    "corpus_delete": "annotate.services.corpora.corpus_delete_run",
 }
 
 Progress = Callable[[float, str], None]
