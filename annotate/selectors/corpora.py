@@ -366,16 +366,28 @@ def corpus_pairs_filtered(
     return pairs.order_by(*PAIR_SORTS[sort])
 
 
-def corpus_pairs_page(
-    corpus: Corpus, *, page: int, per_page: int, **filters: Any
-) -> tuple[list[SentencePair], int]:
-    """One page of :func:`corpus_pairs_filtered` and the number of matching pairs. The page's
-    ids are chosen first (the sort reads only the index), then only those rows are read, each
-    with its assignment counts and gold flag."""
-    pairs = corpus_pairs_filtered(corpus, **filters)
-    total = pairs.count()
-    start = (page - 1) * per_page
-    ids = list(pairs.values_list("id", flat=True)[start : start + per_page])
+def corpus_facets(corpus: Corpus) -> dict[str, list[str]]:
+    """What the pair list filters by: the corpus's sub-corpora and splits (read from the
+    ``pair_figures`` index) and the usernames of its annotators, each sorted."""
+    pairs = SentencePair.objects.filter(corpus=corpus)
+    return {
+        "subcorpora": list(
+            pairs.order_by("subcorpus").values_list("subcorpus", flat=True).distinct()
+        ),
+        "splits": list(pairs.order_by("split").values_list("split", flat=True).distinct()),
+        "annotators": list(
+            Assignment.objects.filter(pair__corpus=corpus)
+            .order_by("annotator__username")
+            .values_list("annotator__username", flat=True)
+            .distinct()
+        ),
+    }
+
+
+def pairs_with_counts(ids: list[int]) -> list[SentencePair]:
+    """The pairs ``ids`` (a page of a list, in its order), each with its number of
+    assignments (``assigned``), of submitted ones (``submitted``) and whether it has a gold
+    alignment (``has_gold``)."""
     rows = SentencePair.objects.filter(id__in=ids).annotate(
         assigned=Count("assignments", distinct=True),
         submitted=Count(
@@ -386,4 +398,48 @@ def corpus_pairs_page(
         has_gold=Exists(GoldAlignment.objects.filter(pair=OuterRef("pk"))),
     )
     by_id = {row.pk: row for row in rows}
-    return [by_id[pk] for pk in ids], total
+    return [by_id[pk] for pk in ids]
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    assigned: int = 0
+    submitted: int = 0
+    has_gold: bool = False
+
+
+def pair_counts(ids: list[int]) -> dict[int, PairCounts]:
+    """Per pair of ``ids`` (a page of a list): its assignments, the submitted ones and whether
+    it has a gold alignment, in two grouped queries over those pairs only."""
+    gold = set(GoldAlignment.objects.filter(pair_id__in=ids).values_list("pair_id", flat=True))
+    counted = {
+        row["pair_id"]: row
+        for row in Assignment.objects.filter(pair_id__in=ids)
+        .order_by()
+        .values("pair_id")
+        .annotate(
+            assigned=Count("*"),
+            submitted=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
+        )
+    }
+    return {
+        pk: PairCounts(
+            assigned=counted.get(pk, {}).get("assigned", 0),
+            submitted=counted.get(pk, {}).get("submitted", 0),
+            has_gold=pk in gold,
+        )
+        for pk in ids
+    }
+
+
+def corpus_pairs_page(
+    corpus: Corpus, *, page: int, per_page: int, **filters: Any
+) -> tuple[list[SentencePair], int]:
+    """One page of :func:`corpus_pairs_filtered` and the number of matching pairs. The page's
+    ids are chosen first (the sort reads only the index), then only those rows are read, each
+    with its assignment counts and gold flag (:func:`pairs_with_counts`)."""
+    pairs = corpus_pairs_filtered(corpus, **filters)
+    total = pairs.count()
+    start = (page - 1) * per_page
+    ids = list(pairs.values_list("id", flat=True)[start : start + per_page])
+    return pairs_with_counts(ids), total
