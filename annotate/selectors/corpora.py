@@ -412,7 +412,7 @@ def pair_counts(ids: list[int]) -> dict[int, PairCounts]:
     """Per pair of ``ids`` (a page of a list): its assignments, the submitted ones and whether
     it has a gold alignment, in two grouped queries over those pairs only."""
     gold = set(GoldAlignment.objects.filter(pair_id__in=ids).values_list("pair_id", flat=True))
-    counted = {
+    counted: dict[int, Any] = {
         row["pair_id"]: row
         for row in Assignment.objects.filter(pair_id__in=ids)
         .order_by()

@@ -5,7 +5,6 @@ what would be deleted."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from django import forms
@@ -122,7 +121,8 @@ class ImportForm(forms.Form):
         ),
     )
     format = forms.ChoiceField(choices=_format_choices)
-    files = MultipleFileField(
+    # Django's form metaclass moves fields off the class, so this does not shadow ``self.files``.
+    files = MultipleFileField(  # type: ignore[assignment]
         help_text="Every file of the import at once; a folder format (pharaoh) takes the "
         "folder's files, e.g. source.txt, target.txt and alignment.txt."
     )
@@ -138,9 +138,9 @@ class ImportForm(forms.Form):
     split = forms.CharField(max_length=50, required=False, label="Split (optional)")
 
 
-def _followed_jobs(user: Any) -> list[Job]:
+def _followed_jobs(user: Any) -> list[Any]:
     """The newest imports and deletions, an import's report attached when it succeeded."""
-    jobs = list(jobs_reads.jobs_visible(user).filter(kind__in=FOLLOWED)[:RECENT_JOBS])
+    jobs: list[Any] = list(jobs_reads.jobs_visible(user).filter(kind__in=FOLLOWED)[:RECENT_JOBS])
     done = [job.pk for job in jobs if job.kind == "corpus_import" and job.has_result]
     reports = dict(Job.objects.filter(pk__in=done).values_list("pk", "result"))
     for job in jobs:
@@ -313,17 +313,27 @@ class DeleteForm(forms.Form):
 
 
 def _delete_page(
-    request: HttpRequest, corpus: Corpus, form: DeleteForm | None = None, status: int = 200
+    request: HttpRequest,
+    corpus: Corpus,
+    *,
+    errors: dict[str | None, list[str]] | None = None,
+    status: int = 200,
 ) -> HttpResponse:
+    """The confirmation with the corpus's contents counted now; after a refused POST, the name
+    typed and ``errors`` (by field), and the hidden counts of the work now shown, so that
+    confirming again confirms what the page shows."""
     contents = corpora_reads.corpus_contents(corpus)
     shown = {name: getattr(contents, name) for name in corpora.WORK_COUNTS}
-    if form is None:
+    if errors is None:
         form = DeleteForm(initial=shown)
-    else:  # the counts on the page again are the ones now shown
-        form.data = form.data.copy()
-        for name, value in shown.items():
-            form.data[name] = str(value)
-    context = {"corpus": corpus, "contents": contents, "counts": asdict(contents), "form": form}
+    else:
+        form = DeleteForm({"confirm": request.POST.get("confirm", ""), **shown})
+        form.is_valid()
+        for field, messages_ in errors.items():
+            for message in messages_:
+                if message not in form.errors.get(field or "__all__", []):
+                    form.add_error(field, message)
+    context = {"corpus": corpus, "contents": contents, "form": form}
     return render(request, DELETE_TEMPLATE, context, status=status)
 
 
@@ -337,7 +347,10 @@ def corpus_delete_view(request: HttpRequest, corpus_id: int) -> HttpResponse:
         return _delete_page(request, corpus)
     form = DeleteForm(request.POST)
     if not form.is_valid():
-        return _delete_page(request, corpus, form, status=400)
+        errors: dict[str | None, list[str]] = {
+            field: [str(message) for message in found] for field, found in form.errors.items()
+        }
+        return _delete_page(request, corpus, errors=errors, status=400)
     values = form.cleaned_data
     seen = {name: values[name] for name in corpora.WORK_COUNTS}
     try:
@@ -348,11 +361,9 @@ def corpus_delete_view(request: HttpRequest, corpus_id: int) -> HttpResponse:
             owner=request.user,  # type: ignore[arg-type]
         )
     except Conflict as error:
-        form.add_error(None, error.message)
-        return _delete_page(request, corpus, form, status=409)
+        return _delete_page(request, corpus, errors={None: [error.message]}, status=409)
     except DomainError as error:
-        form.add_error("confirm", error.message)
-        return _delete_page(request, corpus, form, status=400)
+        return _delete_page(request, corpus, errors={"confirm": [error.message]}, status=400)
     messages.success(
         request,
         f"Deleting {corpus.name}: job #{job.pk} removes it and everything it holds; it is "

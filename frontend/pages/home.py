@@ -120,7 +120,7 @@ def _adjudication() -> dict[str, Any]:
 def _overview(user: Any) -> dict[str, Any]:
     """The admin's corpora and recent jobs, and whether any job is still queued or running."""
     corpora = corpora_reads.corpora_listed().order_by("name")
-    jobs = list(jobs_reads.jobs_visible(user)[:SHORT_LIST])
+    jobs: list[Any] = list(jobs_reads.jobs_visible(user)[:SHORT_LIST])
     for job in jobs:
         job.label = job_label(job.kind)
     return {

@@ -214,7 +214,7 @@ def user_roles_view(request: HttpRequest, user_id: int) -> HttpResponse:
     account = _account(user_id)
     form = RolesForm(request.POST)
     if not form.is_valid():
-        error = DomainError(" ".join(form.errors.get("roles", ["not a role"])), field="roles")
+        error = DomainError(" ".join(str(e) for e in form.errors.get("roles", [])), field="roles")
         return _refused(request, account, "Roles", error)
     try:
         users.user_update(
