@@ -67,7 +67,12 @@ COLUMNS = (
         help="Submitted assignments",
     ),
     Column("Gold", _cell("corpus-gold"), key="gold", sort="n_gold", numeric=True),
-    Column("Prefill retraining", _cell("corpus-retraining"), classes="small"),
+    Column(
+        "Prefill retraining",
+        _cell("corpus-retraining"),
+        classes="small",
+        help="An aligner retrained as annotations accumulate (the Prefill tab sets it)",
+    ),
     Column("", _cell("corpus-actions")),
 )
 

@@ -57,7 +57,11 @@ def _pages(world: dict[str, Any]) -> list[tuple[str, str, str]]:
         ("forbidden", "alice", "/corpora/"),
         ("not_found", "alice", "/no/such/page/"),
         ("adjudication_list", "carol", "/adjudication/"),
+        ("home_adjudicator", "carol", "/"),
+        ("home_admin", "admin", "/"),
         ("corpus_list", "admin", "/corpora/"),
+        ("corpus_list_archived", "admin", "/corpora/?show=archived"),
+        ("corpus_delete", "admin", f"/corpora/{corpus}/delete/"),
         *[
             (f"corpus_{n}", "admin", f"/corpora/{corpus}/{t}")
             for n, t in zip(names, tabs, strict=True)
