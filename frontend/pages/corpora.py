@@ -174,7 +174,7 @@ def _list_context(request: HttpRequest) -> dict[str, Any]:
             if search
             else "An archived corpus keeps all its work out of the queues; restore it here."
             if archived
-            else "Import files on the right: RTE-2 alignments, Edinburgh++ JSON, Pharaoh "
+            else "Import files below: RTE-2 alignments, Edinburgh++ JSON, Pharaoh "
             "folders, MSRP, STS, MultiMWA or the project's JSONL."
         ),
         path=reverse("corpus-list"),

@@ -32,8 +32,9 @@ def _upload(page: Any, live_server: Any, corpus: str, fmt: str, files: list[Path
     page.fill("#id_corpus", corpus)
     page.select_option("#id_format", fmt)
     page.set_input_files("#id_files", [str(f) for f in files])
-    page.click("#upload-submit")
-    page.wait_for_url(f"{live_server.url}/corpora/", timeout=120_000)
+    # the import runs inside the request here (eager jobs), which takes a while
+    with page.expect_navigation(url=f"{live_server.url}/corpora/", timeout=120_000):
+        page.click("#upload-submit", no_wait_after=True)
     entry = page.locator("#import-jobs li").first
     entry.locator(".success, .errors").wait_for(timeout=120_000)
     return entry

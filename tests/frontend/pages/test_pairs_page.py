@@ -189,3 +189,15 @@ def test_only_admins_open_the_pairs_tab(corpus: Corpus, role: str | None, expect
     if role:
         client.force_login(make_user("someone", role))
     assert client.get(f"/corpora/{corpus.pk}/pairs/").status_code == expected
+
+
+def test_an_archived_corpus_s_tabs_say_so_and_offer_to_restore_it(
+    admin: Client, corpus: Corpus
+) -> None:
+    assert 'id="archived-notice"' not in admin.get(f"/corpora/{corpus.pk}/pairs/").content.decode()
+    Corpus.objects.filter(pk=corpus.pk).update(archived_at="2025-03-04T10:00:00Z")
+    html = admin.get(f"/corpora/{corpus.pk}/pairs/").content.decode()
+    notice = html.split('id="archived-notice"', 1)[1].split("</div>", 1)[0]
+    assert "Archived on 4 Mar 2025" in notice
+    assert f'action="/corpora/{corpus.pk}/restore/"' in notice
+    assert _ids(html) == ["n1", "n2", "v1", "v2", "x1"]  # its pairs are all still there
