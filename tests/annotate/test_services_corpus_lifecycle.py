@@ -39,7 +39,7 @@ from annotate.services.corpora import corpus_archive, corpus_delete, corpus_rest
 from annotate.services.prefill import prefills_retrain_due
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 
 def _submitted(pair: SentencePair, user: Any) -> Assignment:
