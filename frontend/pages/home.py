@@ -13,7 +13,7 @@ from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from annotate import roles
-from annotate.models import Assignment
+from annotate.models import Assignment, Corpus
 from annotate.selectors import adjudication as adjudication_reads
 from annotate.selectors import corpora as corpora_reads
 from annotate.selectors import jobs as jobs_reads
@@ -113,19 +113,24 @@ def _queue(request: HttpRequest) -> dict[str, Any]:
 
 
 def _adjudication() -> dict[str, Any]:
-    waiting = adjudication_reads.pairs_for_adjudication(status="waiting")
-    return {"waiting": list(waiting[:SHORT_LIST]), "waiting_total": waiting.count()}
+    """The first pairs waiting for an adjudicator, in corpus order (read in index order, so
+    only as many pairs as it takes to find them are looked at; the list counts them all)."""
+    waiting = adjudication_reads.pairs_for_adjudication(status="waiting").order_by(
+        "corpus_id", "position"
+    )
+    found = list(waiting[: SHORT_LIST + 1])
+    return {"waiting": found[:SHORT_LIST], "more_waiting": len(found) > SHORT_LIST}
 
 
 def _overview(user: Any) -> dict[str, Any]:
     """The admin's corpora and recent jobs, and whether any job is still queued or running."""
-    corpora = corpora_reads.corpora_listed().order_by("name")
+    in_use = Corpus.objects.filter(archived_at__isnull=True)
     jobs: list[Any] = list(jobs_reads.jobs_visible(user)[:SHORT_LIST])
     for job in jobs:
         job.label = job_label(job.kind)
     return {
-        "corpora": list(corpora[:SHORT_LIST]),
-        "corpora_total": corpora.count(),
+        "corpora": list(corpora_reads.corpora_listed().order_by("name")[:SHORT_LIST]),
+        "corpora_total": in_use.count(),
         "jobs": jobs,
         "live": any(job.status in ACTIVE for job in jobs),
         "worker_notice": waiting_job_notice(user=user),

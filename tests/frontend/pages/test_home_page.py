@@ -153,6 +153,23 @@ def test_adjudicators_see_the_pairs_waiting_for_them_and_annotators_do_not(alice
     assert "Waiting for adjudication" not in _client(alice).get("/").content.decode()
 
 
+def test_the_home_page_lists_the_first_ten_waiting_pairs_and_links_to_the_rest(
+    alice: Any,
+) -> None:
+    bob = make_user("bob", roles.ANNOTATOR)
+    corpus = make_corpus("news")
+    pairs = [_pair(corpus, f"w{k:02d}") for k in range(11)]
+    for pair in pairs:
+        for user in (alice, bob):
+            assignment = make_assignment(pair, user)
+            annotation_open(assignment=assignment, actor=user)
+            annotation_submit(assignment=assignment, actor=user, base_version=1)
+    html = _client(make_user("carol", roles.ADJUDICATOR)).get("/").content.decode()
+    shown = re.findall(r'<a href="/adjudicate/\d+/">(w\d+)</a>', html)
+    assert shown == [f"w{k:02d}" for k in range(10)]
+    assert "The first 10 are shown: every waiting pair →" in html
+
+
 def test_admins_see_corpora_with_counts_and_recent_jobs(alice: Any) -> None:
     admin = make_user("admin", roles.ADMIN)
     corpus = make_corpus("news")
