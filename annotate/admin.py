@@ -104,11 +104,19 @@ class CorpusAdmin(admin.ModelAdmin[Corpus]):
         "prefill_retrain_every",
         "prefill_options",
         "queue_order",
+        "archived_at",
         "created_at",
     )
+    list_filter = (("archived_at", admin.EmptyFieldListFilter),)
     search_fields = ("name",)
     # options are checked against the aligner by the prefill command and API, not by this form
     readonly_fields = ("stats", "prefill_options", "created_at")
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """A corpus is deleted from the Corpora page, which states what would go, is confirmed
+        by the corpus's name, and deletes in a background job; here it would be deleted inside
+        the request, without either."""
+        return False
 
 
 @admin.register(SentencePair)

@@ -19,6 +19,7 @@ class AnnotateConfig(AppConfig):
         from annotate.services import (  # noqa: F401
             agreement,
             assignments,
+            corpora,
             exports,
             prefill,
             scorers,

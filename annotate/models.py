@@ -85,6 +85,15 @@ class Corpus(models.Model):
             "a retrained prefill aligner learns first where it is weakest."
         ),
     )
+    archived_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text=(
+            "Set while the corpus is archived: it keeps every pair and all work, but is left "
+            "out of annotators' queues, the adjudication list, prefill retraining and the "
+            "corpus lists (except their archived filter) until it is restored."
+        ),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

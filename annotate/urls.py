@@ -67,6 +67,17 @@ urlpatterns = [
     path("corpora/<id:corpus_id>/", corpora.CorpusDetailApi.as_view(), name="corpus-detail"),
     path("corpora/<id:corpus_id>/pairs/", corpora.CorpusPairsApi.as_view(), name="corpus-pairs"),
     path(
+        "corpora/<id:corpus_id>/archive/",
+        corpora.CorpusArchiveApi.as_view(),
+        name="corpus-archive",
+    ),
+    path(
+        "corpora/<id:corpus_id>/restore/",
+        corpora.CorpusRestoreApi.as_view(),
+        name="corpus-restore",
+    ),
+    path("corpora/<id:corpus_id>/delete/", corpora.CorpusDeleteApi.as_view(), name="corpus-delete"),
+    path(
         "corpora/<id:corpus_id>/agreement/",
         agreement.AgreementReportJobApi.as_view(),
         name="corpus-agreement",

@@ -585,6 +585,35 @@ def api_cases(w: World) -> list[Case]:
             lambda r: Request("POST", f"/api/corpora/{c}/stats/", expect=(200, 201)),
         ),
         Case(
+            "POST /api/corpora/{corpus_id}/archive/",
+            "a corpus",
+            "root",
+            lambda r: Request("POST", f"/api/corpora/{w.ids['plan'][r]}/archive/"),
+        ),
+        Case(
+            "POST /api/corpora/{corpus_id}/restore/",
+            "a corpus",
+            "root",
+            lambda r: Request("POST", f"/api/corpora/{w.ids['plan'][r]}/restore/"),
+        ),
+        Case(
+            "GET /api/corpora/{corpus_id}/delete/",
+            f"{w.pairs:,} pairs × 3 annotators, counted",
+            "root",
+            lambda r: Request("GET", f"/api/corpora/{c}/delete/"),
+        ),
+        Case(
+            "POST /api/corpora/{corpus_id}/delete/",
+            f"{w.pairs:,} pairs × 3 annotators counted, more work than was shown",
+            "root",
+            lambda r: Request(
+                "POST",
+                f"/api/corpora/{c}/delete/",
+                {"confirm": "bench", "annotations": 0, "gold_alignments": 0, "assignments": 0},
+                expect=(409,),
+            ),
+        ),
+        Case(
             "POST /api/corpora/create/",
             "longest name and description",
             "root",
@@ -881,6 +910,7 @@ def page_cases(w: World) -> list[Case]:
     pages = [
         ("/", "/", "an admin's home", "root"),
         ("/", "/", f"an annotator holding {w.pairs:,} pairs", "annotator0"),
+        ("/", "/?q=no-such-words", f"{w.pairs:,} pairs searched", "annotator0"),
         ("/work/<id>/", f"/work/{w.ids['big_alice']}/", f"{LONG}×{LONG} pair", "alice"),
         ("/adjudication/", "/adjudication/", "the list", "judge"),
         ("/adjudicate/<id>/", f"/adjudicate/{w.ids['big']}/", f"{LONG}×{LONG} pair", "judge"),
@@ -889,6 +919,7 @@ def page_cases(w: World) -> list[Case]:
         ("/corpora/", "/corpora/", "every corpus", "root"),
         ("/corpora/<id>/", f"/corpora/{c}/", f"{w.pairs:,} pairs", "root"),
         ("/corpora/<id>/pairs/", f"/corpora/{c}/pairs/", f"{w.pairs:,} pairs", "root"),
+        ("/corpora/<id>/delete/", f"/corpora/{c}/delete/", f"{w.pairs:,} pairs counted", "root"),
         ("/corpora/<id>/agreement/", f"/corpora/{c}/agreement/", f"{w.pairs:,} pairs", "root"),
         ("/corpora/<id>/prefill/", f"/corpora/{c}/prefill/", f"{w.pairs:,} pairs", "root"),
         ("/corpora/<id>/assignments/", f"/corpora/{c}/assignments/", f"{w.pairs:,} pairs", "root"),

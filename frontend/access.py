@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -40,10 +41,17 @@ admin_page = role_page(roles.ADMIN, "This page is for corpus admins.")
 
 def back_to(request: HttpRequest, fallback: str) -> str:
     """Where a form posted from a page sends the user back: the ``next`` it carries when that
-    is a path on this site, else ``fallback``."""
+    is a path on this site, else ``fallback``. A form inside a live fragment carries the
+    fragment's address (``?fragment=name``); the user goes back to the whole page."""
     target = request.POST.get("next") or request.GET.get("next") or ""
     if target and url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
-        return target
+        parts = urlsplit(target)
+        query = [
+            (key, value)
+            for key, value in parse_qsl(parts.query, keep_blank_values=True)
+            if key != "fragment"
+        ]
+        return urlunsplit(parts._replace(query=urlencode(query)))
     return fallback

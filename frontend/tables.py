@@ -68,6 +68,10 @@ class Table:
     empty_title: str = "Nothing here"
     empty_text: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The page's path, for its sort and page links: set when the table may be rendered in the
+    #: answer to a form posted elsewhere (the form again, with its errors); else the links are
+    #: relative to the address shown.
+    path: str = ""
 
     @property
     def headers(self) -> list[Header]:
@@ -140,7 +144,7 @@ def table_page(
     """One page of ``rows`` (a queryset, or a list already in order) sorted as the request's
     ``sort`` asks, if a column allows that sort; an unknown sort or page falls back to the
     default and the nearest page instead of failing. ``options`` go to :class:`Table` (noun,
-    empty_title, empty_text, extra)."""
+    empty_title, empty_text, extra, path)."""
     by_key = {column.key: column for column in columns if column.sort}
     asked = request.GET.get("sort", default_sort)
     descending = asked.startswith("-")

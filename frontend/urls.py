@@ -1,4 +1,5 @@
-"""Browser pages (templates); data comes from the API.
+"""Browser pages: Django templates rendered from the selectors (``frontend/pages/``), and the
+pages whose scripts read the API.
 
 Names are not namespaced: ``settings.LOGIN_URL`` is the bare name ``login``."""
 
@@ -7,10 +8,10 @@ from django.urls import path
 
 import annotate.converters  # noqa: F401 - registers the <id:...> converter
 from frontend import admin_views, views
-from frontend.pages import jobs
+from frontend.pages import corpora, guidelines, home, jobs, pairs, scorers, users
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", home.home, name="home"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     # the one-time page where an invited user (or one an admin reset) sets a password
@@ -29,12 +30,17 @@ urlpatterns = [
     path("work/<id:assignment_id>/", views.workspace, name="workspace"),
     path("adjudication/", views.adjudication_list, name="adjudication"),
     path("adjudicate/<id:pair_id>/", views.adjudicate, name="adjudicate"),
-    path("guidelines/", views.guidelines_page, name="guidelines"),
-    path("scorers/", views.scorers_page, name="scorers"),
+    path("guidelines/", guidelines.guidelines_page, name="guidelines"),
+    path("scorers/", scorers.scorers_page, name="scorers"),
     # the corpus admin's pages
-    path("corpora/", admin_views.corpus_list, name="corpus-list"),
+    path("corpora/", corpora.corpus_list, name="corpus-list"),
+    path("corpora/import/", corpora.corpus_import_view, name="corpus-import"),
     path("corpora/<id:corpus_id>/", admin_views.corpus_detail, name="corpus-detail"),
-    path("corpora/<id:corpus_id>/pairs/", admin_views.corpus_pairs, name="corpus-pairs"),
+    path("corpora/<id:corpus_id>/stats/", corpora.corpus_stats_view, name="corpus-stats"),
+    path("corpora/<id:corpus_id>/archive/", corpora.corpus_archive_view, name="corpus-archive"),
+    path("corpora/<id:corpus_id>/restore/", corpora.corpus_restore_view, name="corpus-restore"),
+    path("corpora/<id:corpus_id>/delete/", corpora.corpus_delete_view, name="corpus-delete"),
+    path("corpora/<id:corpus_id>/pairs/", pairs.corpus_pairs, name="corpus-pairs"),
     path(
         "corpora/<id:corpus_id>/agreement/",
         admin_views.corpus_agreement,
@@ -49,5 +55,9 @@ urlpatterns = [
     path("corpora/<id:corpus_id>/export/", admin_views.corpus_export, name="corpus-export"),
     path("jobs/", jobs.job_list, name="job-list"),
     path("jobs/<id:job_id>/cancel/", jobs.job_cancel_view, name="job-cancel-page"),
-    path("users/", admin_views.user_list, name="user-list"),
+    path("users/", users.user_list, name="user-list"),
+    path("users/create/", users.user_create_view, name="user-create"),
+    path("users/<id:user_id>/roles/", users.user_roles_view, name="user-roles"),
+    path("users/<id:user_id>/active/", users.user_active_view, name="user-active"),
+    path("users/<id:user_id>/link/", users.user_link_view, name="user-link"),
 ]

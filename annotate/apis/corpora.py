@@ -24,7 +24,12 @@ from scoring.aligners import available_aligners
 
 
 class CorpusListApi(APIView):
+    """The corpora in use; ``archived=true`` lists the archived ones instead."""
+
     permission_classes = permissions.ADJUDICATORS
+
+    class InputSerializer(serializers.Serializer[Any]):
+        archived = serializers.BooleanField(required=False, default=False)
 
     class OutputSerializer(serializers.Serializer[Any]):
         id = serializers.IntegerField()
@@ -35,10 +40,100 @@ class CorpusListApi(APIView):
         prefill_aligner = serializers.CharField()
         prefill_retrain_every = serializers.IntegerField()
         prefill_options = serializers.JSONField()
+        archived_at = serializers.DateTimeField(allow_null=True)
 
-    @extend_schema(responses=OutputSerializer(many=True))
+    @extend_schema(parameters=[InputSerializer], responses=OutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(self.OutputSerializer(corpora_reads.corpora_overview(), many=True).data)
+        query = self.InputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        corpora = corpora_reads.corpora_overview(archived=query.validated_data["archived"])
+        return Response(self.OutputSerializer(corpora, many=True).data)
+
+
+class ArchiveStateSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    archived_at = serializers.DateTimeField(allow_null=True)
+    changed = serializers.BooleanField(help_text="False when the corpus was so already")
+
+
+def _archive_state(corpus: Any, changed: bool) -> Any:
+    corpus.refresh_from_db(fields=["archived_at"])
+    body = {"id": corpus.pk, "name": corpus.name, "archived_at": corpus.archived_at}
+    return ArchiveStateSerializer({**body, "changed": changed}).data
+
+
+class CorpusArchiveApi(APIView):
+    """Archive a corpus: it keeps everything but leaves the queues and lists until restored.
+    Archiving an archived corpus changes nothing (``changed`` false)."""
+
+    permission_classes = permissions.ADMINS
+
+    @extend_schema(request=None, responses=ArchiveStateSerializer)
+    def post(self, request: Request, corpus_id: int) -> Response:
+        corpus = corpora_reads.corpus_get(corpus_id)
+        changed = corpora.corpus_archive(corpus=corpus)
+        return Response(_archive_state(corpus, changed))
+
+
+class CorpusRestoreApi(APIView):
+    """Bring an archived corpus back into the queues and lists."""
+
+    permission_classes = permissions.ADMINS
+
+    @extend_schema(request=None, responses=ArchiveStateSerializer)
+    def post(self, request: Request, corpus_id: int) -> Response:
+        corpus = corpora_reads.corpus_get(corpus_id)
+        changed = corpora.corpus_restore(corpus=corpus)
+        return Response(_archive_state(corpus, changed))
+
+
+class CorpusDeleteApi(APIView):
+    """``GET``: everything deleting the corpus would remove, counted. ``POST``: delete it; the
+    body names it again (``confirm``) and may carry the counts of work the client showed
+    (``annotations``, ``gold_alignments``, ``assignments``): with more work now, nothing is
+    deleted (409). The corpus is archived at once and a ``corpus_delete`` job deletes it."""
+
+    permission_classes = permissions.ADMINS
+    throttle_classes = throttles.JOB_STARTING
+
+    class InputSerializer(serializers.Serializer[Any]):
+        confirm = serializers.CharField(max_length=100, trim_whitespace=False)
+        annotations = serializers.IntegerField(min_value=0, required=False)
+        gold_alignments = serializers.IntegerField(min_value=0, required=False)
+        assignments = serializers.IntegerField(min_value=0, required=False)
+
+    class OutputSerializer(serializers.Serializer[Any]):
+        pairs = serializers.IntegerField()
+        prefilled_pairs = serializers.IntegerField()
+        assignments = serializers.IntegerField()
+        open_assignments = serializers.IntegerField()
+        annotations = serializers.IntegerField()
+        annotators = serializers.IntegerField()
+        gold_alignments = serializers.IntegerField()
+        adjudicated_gold = serializers.IntegerField()
+        jobs = serializers.IntegerField()
+        scorer_models = serializers.IntegerField(
+            help_text="Trained on the corpus: they stay, without the link to it"
+        )
+        has_work = serializers.BooleanField()
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request: Request, corpus_id: int) -> Response:
+        contents = corpora_reads.corpus_contents(corpora_reads.corpus_get(corpus_id))
+        return Response(self.OutputSerializer(contents).data)
+
+    @extend_schema(request=InputSerializer, responses=JOB_STARTED)
+    def post(self, request: Request, corpus_id: int) -> Response:
+        corpus = corpora_reads.corpus_get(corpus_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        confirm = values.pop("confirm")
+        job = corpora.corpus_delete(
+            corpus=corpus, confirm=confirm, seen=values or None, owner=actor(request)
+        )
+        return job_started(job)
 
 
 class CorpusStatsJobApi(APIView):

@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate.apis.common import name_nested_serializers
+from annotate.apis.common import MAX_ID, name_nested_serializers
 from annotate.models import Assignment
 from annotate.selectors import users as users_reads
 from annotate.selectors import workspace as workspace_reads
@@ -32,13 +32,17 @@ class MeApi(APIView):
 
 class QueueApi(APIView):
     """The signed-in user's queue: counts by status, where they stopped, what comes next, and
-    one page of their assignments in queue order (``status`` keeps one status only)."""
+    one page of their assignments in queue order (``status`` keeps one status only, ``corpus``
+    one corpus by id, ``q`` the pairs whose id or text contains it). Archived corpora are left
+    out."""
 
     class InputSerializer(serializers.Serializer[Any]):
         page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
         status = serializers.ChoiceField(
             choices=Assignment.Status.values, required=False, allow_blank=True
         )
+        corpus = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+        q = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
     class ItemSerializer(serializers.ModelSerializer[Assignment]):
         corpus = serializers.CharField(source="pair.corpus.name")
@@ -78,6 +82,8 @@ class QueueApi(APIView):
             request.user,
             page=data.validated_data["page"],
             status=data.validated_data.get("status") or None,
+            corpus=data.validated_data.get("corpus"),
+            search=data.validated_data.get("q", "").strip(),
         )
         return Response(
             {

@@ -24,10 +24,10 @@ ADJUDICATED = "adjudicated"
 def pairs_for_adjudication(
     *, min_annotations: int = 2, status: str | None = None
 ) -> QuerySet[SentencePair]:
-    """Pairs with at least ``min_annotations`` submitted annotations: the ones still waiting
-    for an adjudicator first, then in corpus order. ``status``: ``waiting`` (no gold, or only
-    imported gold), ``adjudicated`` (an adjudicator saved the gold) or ``imported`` (gold from
-    an import or a trial sample)."""
+    """Pairs with at least ``min_annotations`` submitted annotations, archived corpora left
+    out: the ones still waiting for an adjudicator first, then in corpus order. ``status``:
+    ``waiting`` (no gold, or only imported gold), ``adjudicated`` (an adjudicator saved the
+    gold) or ``imported`` (gold from an import or a trial sample)."""
     # Counted per pair by a subquery, not by joining and grouping: grouping would make SQLite
     # sort every pair row by all its columns, token lists included.
     submitted = (
@@ -40,7 +40,7 @@ def pairs_for_adjudication(
     pairs = SentencePair.objects.annotate(
         n_submitted=Coalesce(Subquery(submitted), 0),
         adjudicated=Exists(GoldAlignment.objects.filter(pair=OuterRef("pk"), source=ADJUDICATED)),
-    ).filter(n_submitted__gte=min_annotations)
+    ).filter(n_submitted__gte=min_annotations, corpus__archived_at__isnull=True)
     if status == "waiting":
         pairs = pairs.filter(adjudicated=False)
     elif status == "adjudicated":

@@ -6,10 +6,11 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Sum
-from django.db.models.functions import Least
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
+from django.db.models.functions import Coalesce, Least
 
 from annotate.conversions import alignment_from_rows
 from annotate.exceptions import NotFound
@@ -22,6 +23,8 @@ from annotate.models import (
     Corpus,
     GoldAlignment,
     GoldLink,
+    Job,
+    ScorerModel,
     SentencePair,
 )
 from scoring.corpus import AnnotationRecord, PairRecord
@@ -116,8 +119,98 @@ def corpus_finished_pair_count(corpus: Corpus) -> int:
     )
 
 
-def corpora_overview() -> QuerySet[Corpus]:
-    return Corpus.objects.annotate(n_pairs=Count("pairs")).order_by("name")
+def corpora_overview(*, archived: bool = False) -> QuerySet[Corpus]:
+    """The corpora in use with their pair counts, by name; ``archived``: the archived ones
+    instead."""
+    return (
+        Corpus.objects.filter(archived_at__isnull=not archived)
+        .annotate(n_pairs=Count("pairs"))
+        .order_by("name")
+    )
+
+
+def _per_corpus(rows: QuerySet[Any], column: str) -> Coalesce:
+    """``rows`` (filtered on ``column`` = the outer corpus) counted in a correlated subquery,
+    0 when there are none."""
+    counted = rows.filter(**{column: OuterRef("pk")}).order_by().values(column)
+    return Coalesce(Subquery(counted.annotate(n=Count("*")).values("n")), 0)
+
+
+def corpora_listed(*, archived: bool = False, search: str = "") -> QuerySet[Corpus]:
+    """The corpus list's corpora (in use, or ``archived``; names or descriptions containing
+    ``search``) with what a row shows: pairs, annotators, open and submitted assignments and
+    gold alignments, each a correlated count over its own table's index, so the list can sort
+    by any of them and reads no pair row."""
+    corpora = Corpus.objects.filter(archived_at__isnull=not archived)
+    if search:
+        corpora = corpora.filter(Q(name__icontains=search) | Q(description__icontains=search))
+    assignments = Assignment.objects.all()
+    annotators = (
+        Assignment.objects.filter(pair__corpus=OuterRef("pk"))
+        .order_by()
+        .values("pair__corpus")
+        .annotate(n=Count("annotator", distinct=True))
+        .values("n")
+    )
+    return corpora.annotate(
+        n_pairs=_per_corpus(SentencePair.objects.all(), "corpus"),
+        n_annotators=Coalesce(Subquery(annotators), 0),
+        n_open=_per_corpus(assignments.exclude(status=Assignment.Status.SUBMITTED), "pair__corpus"),
+        n_submitted=_per_corpus(
+            assignments.filter(status=Assignment.Status.SUBMITTED), "pair__corpus"
+        ),
+        n_gold=_per_corpus(GoldAlignment.objects.all(), "pair__corpus"),
+    )
+
+
+@dataclass(frozen=True)
+class CorpusContents:
+    """Everything deleting a corpus would remove, counted: what its confirmation states."""
+
+    pairs: int
+    prefilled_pairs: int
+    assignments: int
+    open_assignments: int
+    annotations: int
+    annotators: int
+    gold_alignments: int
+    adjudicated_gold: int
+    jobs: int
+    #: Trained scorers keep their weights and evaluation; only their link to the corpus goes.
+    scorer_models: int
+
+    @property
+    def has_work(self) -> bool:
+        """Whether people's work would go: annotations, assignments or gold alignments."""
+        return bool(self.annotations or self.assignments or self.gold_alignments)
+
+
+def corpus_contents(corpus: Corpus) -> CorpusContents:
+    """What the corpus holds, counted in SQL (a few statements whatever its size)."""
+    assignments = Assignment.objects.filter(pair__corpus=corpus).aggregate(
+        total=Count("id"),
+        open=Count("id", filter=~Q(status=Assignment.Status.SUBMITTED)),
+        annotations=Count("annotation"),
+        annotators=Count("annotator", distinct=True, filter=Q(annotation__isnull=False)),
+    )
+    gold = GoldAlignment.objects.filter(pair__corpus=corpus).aggregate(
+        total=Count("id"), adjudicated=Count("id", filter=Q(source="adjudicated"))
+    )
+    pairs = SentencePair.objects.filter(corpus=corpus)
+    return CorpusContents(
+        pairs=pairs.count(),
+        prefilled_pairs=pairs.filter(
+            Exists(AutoAlignment.objects.filter(pair=OuterRef("pk")))
+        ).count(),
+        assignments=assignments["total"],
+        open_assignments=assignments["open"],
+        annotations=assignments["annotations"],
+        annotators=assignments["annotators"],
+        gold_alignments=gold["total"],
+        adjudicated_gold=gold["adjudicated"],
+        jobs=Job.objects.filter(corpus=corpus).count(),
+        scorer_models=ScorerModel.objects.filter(corpus=corpus).count(),
+    )
 
 
 def corpus_named(name: str) -> Corpus:
@@ -273,16 +366,28 @@ def corpus_pairs_filtered(
     return pairs.order_by(*PAIR_SORTS[sort])
 
 
-def corpus_pairs_page(
-    corpus: Corpus, *, page: int, per_page: int, **filters: Any
-) -> tuple[list[SentencePair], int]:
-    """One page of :func:`corpus_pairs_filtered` and the number of matching pairs. The page's
-    ids are chosen first (the sort reads only the index), then only those rows are read, each
-    with its assignment counts and gold flag."""
-    pairs = corpus_pairs_filtered(corpus, **filters)
-    total = pairs.count()
-    start = (page - 1) * per_page
-    ids = list(pairs.values_list("id", flat=True)[start : start + per_page])
+def corpus_facets(corpus: Corpus) -> dict[str, list[str]]:
+    """What the pair list filters by: the corpus's sub-corpora and splits (read from the
+    ``pair_figures`` index) and the usernames of its annotators, each sorted."""
+    pairs = SentencePair.objects.filter(corpus=corpus)
+    return {
+        "subcorpora": list(
+            pairs.order_by("subcorpus").values_list("subcorpus", flat=True).distinct()
+        ),
+        "splits": list(pairs.order_by("split").values_list("split", flat=True).distinct()),
+        "annotators": list(
+            Assignment.objects.filter(pair__corpus=corpus)
+            .order_by("annotator__username")
+            .values_list("annotator__username", flat=True)
+            .distinct()
+        ),
+    }
+
+
+def pairs_with_counts(ids: list[int]) -> list[SentencePair]:
+    """The pairs ``ids`` (a page of a list, in its order), each with its number of
+    assignments (``assigned``), of submitted ones (``submitted``) and whether it has a gold
+    alignment (``has_gold``)."""
     rows = SentencePair.objects.filter(id__in=ids).annotate(
         assigned=Count("assignments", distinct=True),
         submitted=Count(
@@ -293,4 +398,48 @@ def corpus_pairs_page(
         has_gold=Exists(GoldAlignment.objects.filter(pair=OuterRef("pk"))),
     )
     by_id = {row.pk: row for row in rows}
-    return [by_id[pk] for pk in ids], total
+    return [by_id[pk] for pk in ids]
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    assigned: int = 0
+    submitted: int = 0
+    has_gold: bool = False
+
+
+def pair_counts(ids: list[int]) -> dict[int, PairCounts]:
+    """Per pair of ``ids`` (a page of a list): its assignments, the submitted ones and whether
+    it has a gold alignment, in two grouped queries over those pairs only."""
+    gold = set(GoldAlignment.objects.filter(pair_id__in=ids).values_list("pair_id", flat=True))
+    counted: dict[int, Any] = {
+        row["pair_id"]: row
+        for row in Assignment.objects.filter(pair_id__in=ids)
+        .order_by()
+        .values("pair_id")
+        .annotate(
+            assigned=Count("*"),
+            submitted=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
+        )
+    }
+    return {
+        pk: PairCounts(
+            assigned=counted.get(pk, {}).get("assigned", 0),
+            submitted=counted.get(pk, {}).get("submitted", 0),
+            has_gold=pk in gold,
+        )
+        for pk in ids
+    }
+
+
+def corpus_pairs_page(
+    corpus: Corpus, *, page: int, per_page: int, **filters: Any
+) -> tuple[list[SentencePair], int]:
+    """One page of :func:`corpus_pairs_filtered` and the number of matching pairs. The page's
+    ids are chosen first (the sort reads only the index), then only those rows are read, each
+    with its assignment counts and gold flag (:func:`pairs_with_counts`)."""
+    pairs = corpus_pairs_filtered(corpus, **filters)
+    total = pairs.count()
+    start = (page - 1) * per_page
+    ids = list(pairs.values_list("id", flat=True)[start : start + per_page])
+    return pairs_with_counts(ids), total

@@ -28,6 +28,7 @@ JOB_OUTPUT_ROLES: dict[str, str | None] = {
     "assignments_hand_over": roles.ADMIN,
     "assignments_release": roles.ADMIN,
     "corpus_import": roles.ADMIN,
+    "corpus_delete": roles.ADMIN,
     # Any signed-in user may score pairs with a stored model: the scores are theirs.
     "score_pairs": None,
 }

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, F, OuterRef, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 
 from annotate.exceptions import NotFound, PermissionDenied
 from annotate.models import (
@@ -46,6 +46,13 @@ def assignment_of_user(*, user: User, assignment_id: int) -> Assignment:
     return assignment
 
 
+def queued_assignments_of(user: User) -> QuerySet[Assignment]:
+    """The user's assignments in queue order, those of archived corpora left out: what the
+    queue lists and what opens next. (An archived corpus's assignment still opens by its
+    address, so nobody's open work is cut off.)"""
+    return assignments_of(user).filter(pair__corpus__archived_at__isnull=True)
+
+
 #: Rows of the queue per page: an annotator may hold thousands of assignments.
 QUEUE_PAGE = 100
 
@@ -64,14 +71,22 @@ class Queue:
     per_page: int = QUEUE_PAGE
 
 
-def queue_of(
-    user: User, *, page: int = 1, status: str | None = None, per_page: int = QUEUE_PAGE
-) -> Queue:
-    """The user's queue, read in a few queries whatever its length: counts by status, the pair
-    worked on last (``continue_id``: the in-progress one with the latest activity), the next
-    pair to open (``next_id``: that one, else the first not submitted in queue order) and one
-    page of assignments (only the columns the list shows)."""
-    mine = Assignment.objects.filter(annotator_id=user.pk)
+@dataclass(frozen=True)
+class QueueSummary:
+    """The whole queue at a glance: counts by status, the pair worked on last
+    (``continue_id``) and the one to open next (``next_id``)."""
+
+    counts: dict[str, int]
+    continue_id: int | None
+    next_id: int | None
+
+
+def queue_summary(user: User) -> QueueSummary:
+    """Counts by status, the pair worked on last (the in-progress one with the latest
+    activity) and the next pair to open (that one, else the first not submitted in queue
+    order, or the least sure one in a corpus ordered that way), in a few queries whatever the
+    queue's length."""
+    mine = Assignment.objects.filter(annotator_id=user.pk, pair__corpus__archived_at__isnull=True)
     counts = {name: 0 for name in Assignment.Status.values}
     for name, count in mine.order_by().values_list("status").annotate(count=Count("*")):
         counts[name] = count
@@ -84,7 +99,7 @@ def queue_of(
     following = last
     if following is None:
         first = (
-            assignments_of(user)
+            queued_assignments_of(user)
             .exclude(status=Assignment.Status.SUBMITTED)
             .values_list("pk", "pair__corpus_id", "pair__corpus__queue_order")
             .first()
@@ -93,12 +108,27 @@ def queue_of(
             following, corpus_id, order = first
             if order == Corpus.QueueOrder.LEAST_SURE:
                 following = least_sure_open_assignment(user=user, corpus_id=corpus_id) or following
-    listed = assignments_of(user)
-    if status is not None:
+    return QueueSummary(counts=counts, continue_id=last, next_id=following)
+
+
+def queue_listed(
+    user: User, *, status: str | None = None, corpus: int | None = None, search: str = ""
+) -> QuerySet[Assignment]:
+    """The user's queue in queue order, only the columns a list shows: of one ``status``, of
+    one ``corpus`` (by id), and with ``search`` in the pair's id or either text (ignoring
+    case)."""
+    listed = queued_assignments_of(user)
+    if status:
         listed = listed.filter(status=status)
-    total = counts[status] if status is not None else sum(counts.values())
-    start = (page - 1) * per_page
-    rows = listed.only(
+    if corpus is not None:
+        listed = listed.filter(pair__corpus_id=corpus)
+    if search:
+        listed = listed.filter(
+            Q(pair__external_id__icontains=search)
+            | Q(pair__source_text__icontains=search)
+            | Q(pair__target_text__icontains=search)
+        )
+    return listed.only(
         "id",
         "status",
         "last_activity_at",
@@ -107,13 +137,45 @@ def queue_of(
         "pair__split",
         "pair__n_source",
         "pair__n_target",
+        "pair__source_text",
         "pair__corpus__name",
-    )[start : start + per_page]
+    )
+
+
+def queue_corpora(user: User) -> list[tuple[int, str, int]]:
+    """The corpora of the user's queue (archived ones left out): id, name and how many of
+    the user's pairs each holds, by name."""
+    return list(
+        Assignment.objects.filter(annotator_id=user.pk, pair__corpus__archived_at__isnull=True)
+        .order_by("pair__corpus__name")
+        .values_list("pair__corpus_id", "pair__corpus__name")
+        .annotate(count=Count("*"))
+    )
+
+
+def queue_of(
+    user: User,
+    *,
+    page: int = 1,
+    status: str | None = None,
+    corpus: int | None = None,
+    search: str = "",
+    per_page: int = QUEUE_PAGE,
+) -> Queue:
+    """The user's queue for the API: :func:`queue_summary` and one page of
+    :func:`queue_listed`."""
+    summary = queue_summary(user)
+    listed = queue_listed(user, status=status, corpus=corpus, search=search)
+    if corpus is None and not search:
+        total = summary.counts[status] if status else sum(summary.counts.values())
+    else:
+        total = listed.count()
+    start = (page - 1) * per_page
     return Queue(
-        assignments=list(rows),
-        counts=counts,
-        continue_id=last,
-        next_id=following,
+        assignments=list(listed[start : start + per_page]),
+        counts=summary.counts,
+        continue_id=summary.continue_id,
+        next_id=summary.next_id,
         total=total,
         page=page,
         per_page=per_page,
@@ -121,8 +183,12 @@ def queue_of(
 
 
 def neighbours(*, user: User, assignment: Assignment) -> tuple[int | None, int | None]:
-    """Previous and next assignment of the same user in queue order."""
-    ids = list(assignments_of(user).values_list("pk", flat=True))
+    """Previous and next assignment of the same user in queue order (among the archived
+    corpus's own, for an assignment of an archived corpus)."""
+    queued = queued_assignments_of(user)
+    if assignment.pair.corpus.archived_at is not None:
+        queued = assignments_of(user).filter(pair__corpus_id=assignment.pair.corpus_id)
+    ids = list(queued.values_list("pk", flat=True))
     index = ids.index(assignment.pk)
     previous = ids[index - 1] if index > 0 else None
     following = ids[index + 1] if index + 1 < len(ids) else None
@@ -160,7 +226,7 @@ def next_open_assignment(*, user: User, after: Assignment) -> int | None:
         pick = least_sure_open_assignment(user=user, corpus_id=corpus.pk, exclude=after.pk)
         if pick is not None:
             return pick
-    rows = list(assignments_of(user).values_list("pk", "status"))
+    rows = list(queued_assignments_of(user).values_list("pk", "status"))
     ids = [pk for pk, _ in rows]
     start = ids.index(after.pk) if after.pk in ids else -1
     ordered = rows[start + 1 :] + rows[: start + 1]

@@ -1,4 +1,4 @@
-"""Corpus import and export.
+"""Corpora: create, import, export, archive, restore and delete.
 
 Import is all-or-nothing: records stream from a :mod:`scoring.formats` reader into one
 transaction, in batches so memory stays flat however large the file; the first bad record
@@ -7,6 +7,7 @@ raises and the transaction rolls back, leaving the database as it was.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from django.utils import timezone
 from annotate import roles
 from annotate.conversions import link_event_list, link_rows
 from annotate.exceptions import Conflict, DomainError
+from annotate.jobs_runtime import job_task
 from annotate.models import (
     Annotation,
     AnnotationEvent,
@@ -33,9 +35,10 @@ from annotate.models import (
     GoldAlignment,
     GoldEvent,
     GoldLink,
+    Job,
     SentencePair,
 )
-from annotate.selectors.corpora import corpus_pair_records
+from annotate.selectors.corpora import corpus_contents, corpus_pair_records
 from annotate.services.annotations import InvalidLinks, edits_from_prefill, links_count_check
 from annotate.services.exports import selector_for
 from annotate.services.links import links_insert
@@ -79,6 +82,120 @@ def corpus_create(*, name: str, description: str = "") -> Corpus:
     if Corpus.objects.filter(name=name).exists():
         raise Conflict(f"there is already a corpus named {name!r}", field="name")
     return Corpus.objects.create(name=name, description=description.strip())
+
+
+@transaction.atomic
+def corpus_archive(*, corpus: Corpus) -> bool:
+    """Archive the corpus: every pair and all work stay, but it leaves annotators' queues, the
+    adjudication list, prefill retraining and the corpus lists (their archived filter shows
+    it). Returns False when it was archived already."""
+    return (
+        Corpus.objects.filter(pk=corpus.pk, archived_at__isnull=True).update(
+            archived_at=timezone.now()
+        )
+        == 1
+    )
+
+
+@transaction.atomic
+def corpus_restore(*, corpus: Corpus) -> bool:
+    """Bring an archived corpus back into use, as it was. Returns False when it was not
+    archived."""
+    return (
+        Corpus.objects.filter(pk=corpus.pk, archived_at__isnull=False).update(archived_at=None) == 1
+    )
+
+
+#: What a deletion is confirmed against: the counts of people's work the confirmation showed.
+WORK_COUNTS = ("annotations", "gold_alignments", "assignments")
+
+
+def corpus_delete(
+    *,
+    corpus: Corpus,
+    confirm: str,
+    seen: dict[str, int] | None = None,
+    owner: User | None = None,
+) -> Job:
+    """Queue the deletion of a corpus with everything it holds (pairs, prefills, assignments,
+    annotations and their history, gold alignments, jobs); trained scorers stay, unlinked.
+
+    ``confirm`` must be the corpus's name, typed. ``seen`` holds the counts of
+    :data:`WORK_COUNTS` the confirmation showed: if the corpus holds more work now, nothing
+    happens (:class:`~annotate.exceptions.Conflict`), so no work added meanwhile goes unseen.
+    The corpus is archived at once (out of every queue and list) and a ``corpus_delete`` job
+    deletes it in one transaction: all of it, or, should it fail, nothing. Refused while a job
+    of the corpus is queued or running."""
+    if confirm.strip() != corpus.name:
+        raise DomainError(
+            f"type the corpus name, {corpus.name!r}, to delete it; nothing was deleted",
+            field="confirm",
+        )
+    contents = corpus_contents(corpus)
+    now = {name: getattr(contents, name) for name in WORK_COUNTS}
+    shown = seen or {}
+    grown = [name for name in WORK_COUNTS if seen is not None and now[name] > shown.get(name, 0)]
+    if grown:
+        changes = ", ".join(
+            f"{name.replace('_', ' ')}: {shown.get(name, 0):,} shown, {now[name]:,} now"
+            for name in grown
+        )
+        raise Conflict(
+            f"{corpus.name!r} holds more work than the confirmation showed ({changes}); "
+            "nothing was deleted: look at what it holds now and confirm again",
+            current=now,
+        )
+    busy = Job.objects.filter(corpus=corpus, status__in=(Job.Status.PENDING, Job.Status.RUNNING))
+    first = busy.order_by("pk").first()
+    if first is not None:
+        raise Conflict(
+            f"job #{first.pk} ({first.kind.replace('_', ' ')}) of {corpus.name!r} is "
+            f"{first.status}; cancel it or let it finish, then delete the corpus",
+            job=first.pk,
+        )
+    with transaction.atomic():
+        corpus_archive(corpus=corpus)
+        return corpus_delete_run.create(
+            owner=owner,
+            parameters={"corpus": corpus.name, "corpus_id": corpus.pk, **now},
+        )
+
+
+@job_task(kind="corpus_delete")
+def corpus_delete_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
+    """Job runner of ``corpus_delete``: delete the corpus and everything it holds in one
+    transaction, unless it holds more work than was confirmed (then nothing goes and the
+    corpus stays archived). Rows go table by table, the leaves first, each in one statement,
+    so a corpus of 100,000 pairs costs a few statements, not one per row."""
+    p = job.parameters
+    corpus = Corpus.objects.filter(pk=p["corpus_id"]).first()
+    if corpus is None:
+        raise DomainError(f"corpus {p['corpus']!r} is gone already")
+    with transaction.atomic():
+        corpus = Corpus.objects.select_for_update().get(pk=corpus.pk)
+        contents = corpus_contents(corpus)
+        grown = [name for name in WORK_COUNTS if getattr(contents, name) > int(p.get(name, 0))]
+        if grown:
+            raise Conflict(
+                f"work was added to {corpus.name!r} after its deletion was confirmed "
+                f"({', '.join(name.replace('_', ' ') for name in grown)}); nothing was "
+                "deleted and the corpus stays archived"
+            )
+        for model, path in (
+            (AnnotationLink, "annotation__assignment__"),
+            (AnnotationEvent, "annotation__assignment__"),
+            (Annotation, "assignment__"),
+            (Assignment, ""),
+            (GoldLink, "gold__"),
+            (GoldEvent, "gold__"),
+            (GoldAlignment, ""),
+            (AutoLink, "alignment__"),
+            (AutoAlignment, ""),
+        ):
+            model.objects.filter(**{f"{path}pair__corpus": corpus}).delete()
+        SentencePair.objects.filter(corpus=corpus).delete()
+        corpus.delete()  # its jobs; scorers trained on it lose only the link
+    return {"corpus": p["corpus"], **dataclasses.asdict(contents)}
 
 
 def corpus_import(

@@ -198,7 +198,7 @@ def prefill_retrain_if_due(*, corpus_id: int) -> Job | None:
     """Queue a retraining prefill job for the corpus if enough new work is finished."""
     corpus = Corpus.objects.select_for_update().get(pk=corpus_id)  # one check at a time
     name = corpus.prefill_aligner
-    if not name:
+    if not name or corpus.archived_at is not None:  # an archived corpus is not retrained
         return None
     prefills = Job.objects.filter(corpus=corpus, kind="prefill")
     if prefills.filter(status__in=[Job.Status.PENDING, Job.Status.RUNNING]).exists():
@@ -231,7 +231,8 @@ def prefills_retrain_due() -> list[Job]:
     does not hold up the others.
     """
     queued = []
-    for corpus_id in Corpus.objects.exclude(prefill_aligner="").values_list("id", flat=True):
+    retrained = Corpus.objects.exclude(prefill_aligner="").filter(archived_at__isnull=True)
+    for corpus_id in retrained.values_list("id", flat=True):
         try:
             job = prefill_retrain_if_due(corpus_id=corpus_id)
         except (PrefillError, ScoringError) as error:

@@ -23,7 +23,11 @@ from frontend.tables import Column, table_page
 TEMPLATE = "frontend/admin/job_list.html"
 
 #: How the pages name each kind of job.
-JOB_LABELS = {"corpus_stats": "corpus statistics", "train_scorer": "scorer training"}
+JOB_LABELS = {
+    "corpus_stats": "corpus statistics",
+    "corpus_delete": "corpus deletion",
+    "train_scorer": "scorer training",
+}
 
 ACTIVE = (Job.Status.PENDING, Job.Status.RUNNING)
 

@@ -8,7 +8,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from annotate.models import Job
+from annotate.models import Corpus, Job
 
 pytestmark = pytest.mark.django_db
 
@@ -108,3 +108,13 @@ def test_a_list_page_costs_the_same_queries_for_five_rows_as_for_thirty(model: s
     few = queries()
     add(25)
     assert queries() == few
+
+
+def test_a_corpus_is_not_deleted_through_the_django_admin() -> None:
+    corpus = Corpus.objects.create(name="kept")
+    client = Client()
+    client.force_login(get_user_model().objects.create_superuser("root", password=None))
+    assert client.get(f"/admin/annotate/corpus/{corpus.pk}/delete/").status_code == 403
+    listing = client.get("/admin/annotate/corpus/?archived_at__isempty=1").content.decode()
+    assert "kept" in listing and 'value="delete_selected"' not in listing
+    assert Corpus.objects.filter(pk=corpus.pk).exists()

@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from annotate import jobs_runtime, roles
 from annotate.models import Job
 from annotate.services.exports import export_job_create
-from tests.annotate.factories import make_user
+from tests.annotate.factories import make_corpus, make_pair, make_user
 from tests.annotate.test_apis_permissions import PERSONAS, World, world  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -44,6 +44,11 @@ def _export_job(w: World) -> Job:
     )
     jobs_runtime.job_run(job_id=job.pk, worker="test")
     return job
+
+
+def _spare_corpus(w: World) -> int:
+    """A corpus with a pair and no job, which an admin may delete."""
+    return int(make_pair(make_corpus("spare")).corpus_id)
 
 
 # (name, method, url, body, the admin's status, other personas' statuses where not ADMIN)
@@ -91,6 +96,24 @@ CASES: list[Case] = [
         "post",
         lambda w: f"/api/corpora/{_corpus(w)}/export/",
         lambda w: {"format": "jsonl"},
+        201,
+        {},
+    ),
+    ("archive", "post", lambda w: f"/api/corpora/{_corpus(w)}/archive/", lambda w: None, 200, {}),
+    ("restore", "post", lambda w: f"/api/corpora/{_corpus(w)}/restore/", lambda w: None, 200, {}),
+    (
+        "what a deletion removes",
+        "get",
+        lambda w: f"/api/corpora/{_corpus(w)}/delete/",
+        lambda w: None,
+        200,
+        {},
+    ),
+    (
+        "delete a corpus",
+        "post",
+        lambda w: f"/api/corpora/{_spare_corpus(w)}/delete/",
+        lambda w: {"confirm": "spare"},
         201,
         {},
     ),

@@ -25,23 +25,29 @@ def admin() -> Any:
     return make_user("admin", roles.ADMIN)
 
 
-def _upload(page: Any, live_server: Any, corpus: str, fmt: str, files: list[Path]) -> None:
+def _upload(page: Any, live_server: Any, corpus: str, fmt: str, files: list[Path]) -> Any:
+    """Post the import form; the job runs in the request (eager jobs) and the page it leads
+    back to shows how the import ended, under the form. Returns that job's entry."""
     page.goto(f"{live_server.url}/corpora/")
-    page.fill("#up-corpus", corpus)
-    page.select_option("#up-format", fmt)
-    page.set_input_files("#up-files", [str(f) for f in files])
-    page.click("#upload-submit")
-    page.wait_for_selector(
-        "#upload-done:not([hidden]), #upload-error:not([hidden])", timeout=120_000
-    )
+    page.fill("#id_corpus", corpus)
+    page.select_option("#id_format", fmt)
+    page.set_input_files("#id_files", [str(f) for f in files])
+    # the import runs inside the request here (eager jobs), which takes a while
+    with page.expect_navigation(url=f"{live_server.url}/corpora/", timeout=120_000):
+        page.click("#upload-submit", no_wait_after=True)
+    entry = page.locator("#import-jobs li").first
+    entry.locator(".success, .errors").wait_for(timeout=120_000)
+    return entry
 
 
 def test_a_bad_upload_shows_the_file_and_field_and_stores_nothing(
     page_for: Any, live_server: Any, admin: Any, shared_data: Path, eager_jobs: Any
 ) -> None:
     page = page_for(admin, viewport=(1280, 800))
-    _upload(page, live_server, "broken", "rte2", [shared_data / "msrp" / "msr_paraphrase_test.txt"])
-    error = page.locator("#upload-error")
+    entry = _upload(
+        page, live_server, "broken", "rte2", [shared_data / "msrp" / "msr_paraphrase_test.txt"]
+    )
+    error = entry.locator(".errors")
     assert error.is_visible()
     text = error.inner_text()
     assert "msr_paraphrase_test.txt" in text and "file name" in text
@@ -58,8 +64,9 @@ def test_rte2_upload_agreement_report_disagreement_and_cancel(
 ) -> None:
     page = page_for(admin, viewport=(1280, 800))
     files = sorted((shared_data / "rte2-alignments").glob("RTE2_dev_*.align.txt"))
-    _upload(page, live_server, "RTE-2 dev", "rte2", files)
-    assert "Imported 800 pairs" in page.inner_text("#upload-done")
+    entry = _upload(page, live_server, "RTE-2 dev", "rte2", files)
+    assert "Imported 800 pairs into RTE-2 dev" in entry.inner_text()
+    assert page.locator("#corpora-table tr", has_text="RTE-2 dev").count() == 1
     page.screenshot(path=str(SCREENSHOTS / "admin_corpora.png"))
     with SERVER_LOCK:
         corpus = Corpus.objects.get(name="RTE-2 dev")

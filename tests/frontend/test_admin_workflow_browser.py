@@ -110,11 +110,12 @@ def test_an_invited_user_sets_a_password_and_logs_in(
     page = page_for(admin, viewport=(1280, 800))
     page.goto(f"{live_server.url}/users/")
     page.wait_for_selector("#users-table tbody tr")
-    page.fill("#user-username", "dora")
+    page.fill("#id_username", "dora")
     page.click("#user-submit")
     page.wait_for_selector("#invite .link-field")
     link = page.input_value("#invite .link-field")
-    page.wait_for_selector("#users-table tr[data-user='dora'] .badge.no-password")
+    dora = page.locator("#users-table tr:has([data-user='dora'])")
+    dora.locator(".badge.no-password").wait_for()
     page.screenshot(path=str(SCREENSHOTS / "admin_users.png"), full_page=True)
 
     context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -136,9 +137,15 @@ def test_an_invited_user_sets_a_password_and_logs_in(
     finally:
         context.close()
     page.reload()
-    page.wait_for_selector("#users-table tr[data-user='dora'] .badge.active")
-    page.locator("#users-table tr[data-user='dora'] button", has_text="Deactivate").click()
-    page.wait_for_selector("#users-table tr[data-user='dora'] .badge.deactivated")
+    dora.locator(".badge.active").wait_for()
+    page.once("dialog", lambda dialog: dialog.accept())  # "Deactivate dora? …"
+    dora.locator("button", has_text="Deactivate").click()
+    dora.locator(".badge.deactivated").wait_for()
+    assert "dora is deactivated" in page.inner_text(".messages")
+    # a role given with one click on the row's checkbox (the form submits itself)
+    dora.locator("input[value='adjudicator']").check()
+    page.wait_for_selector("text=Roles of dora: annotator, adjudicator.")
+    assert dora.locator("input[value='adjudicator']").is_checked()
     assert page.js_errors == []
 
 
@@ -162,11 +169,11 @@ def test_export_downloads_and_re_imports_identically(
     first = export(corpus.pk, "first.jsonl")
     page.screenshot(path=str(SCREENSHOTS / "admin_export.png"), full_page=True)
     page.goto(f"{live_server.url}/corpora/")
-    page.fill("#up-corpus", "round trip")
-    page.select_option("#up-format", "jsonl")
-    page.set_input_files("#up-files", [str(first)])
+    page.fill("#id_corpus", "round trip")
+    page.select_option("#id_format", "jsonl")
+    page.set_input_files("#id_files", [str(first)])
     page.click("#upload-submit")
-    page.wait_for_selector("#upload-done:not([hidden])", timeout=60_000)
+    page.wait_for_selector("#import-jobs li .success", timeout=60_000)
     with SERVER_LOCK:
         copy = Corpus.objects.get(name="round trip")
     second = export(copy.pk, "second.jsonl")

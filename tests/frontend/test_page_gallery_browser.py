@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.test import override_settings
 
 from annotate import roles
-from annotate.models import Assignment, Corpus
+from annotate.models import Assignment, Corpus, ScorerModel
 from annotate.services.corpora import corpus_import_records
 from annotate.services.users import user_password_link
 from tests.annotate.factories import make_user
@@ -34,6 +34,13 @@ def world() -> dict[str, Any]:
         for k in range(8)
     ]
     corpus_import_records(corpus_name="gallery", records=records)  # creates alice and bob
+    ScorerModel.objects.create(  # listed, and offered by the form that scores a pair
+        kind="pfsm",
+        name="pfsm-gallery-train",
+        corpus=Corpus.objects.get(name="gallery"),
+        training={"train_split": "train", "target": "gold_score", "pairs": 8},
+        evaluation={"train": {"pearson": 0.61234}, "test": {"pearson": None}},
+    )
     alice_work = Assignment.objects.filter(annotator__username="alice").first()
     return {
         "corpus": Corpus.objects.get(name="gallery"),
@@ -53,11 +60,16 @@ def _pages(world: dict[str, Any]) -> list[tuple[str, str, str]]:
     return [
         ("home_annotator", "alice", "/"),
         ("guidelines", "alice", "/guidelines/"),
+        ("guidelines_admin", "admin", "/guidelines/"),
         ("scorers", "alice", "/scorers/"),
         ("forbidden", "alice", "/corpora/"),
         ("not_found", "alice", "/no/such/page/"),
         ("adjudication_list", "carol", "/adjudication/"),
+        ("home_adjudicator", "carol", "/"),
+        ("home_admin", "admin", "/"),
         ("corpus_list", "admin", "/corpora/"),
+        ("corpus_list_archived", "admin", "/corpora/?show=archived"),
+        ("corpus_delete", "admin", f"/corpora/{corpus}/delete/"),
         *[
             (f"corpus_{n}", "admin", f"/corpora/{corpus}/{t}")
             for n, t in zip(names, tabs, strict=True)

@@ -331,20 +331,27 @@ def test_a_long_queue_pages_and_filters_by_status(
     page.goto(live_server.url + "/")
     page.wait_for_selector("#queue-counts .count")
     assert page.locator("[data-status=new] b").inner_text() == "127"
-    assert page.locator("#queue-table tbody tr").count() == 100
-    assert "Page 1 of 2 · 130 pairs" in page.inner_text("#queue-pager")
-    page.get_by_role("button", name="Next →").click()
-    page.wait_for_selector("#queue-pager:has-text('Page 2 of 2')")
-    assert page.locator("#queue-table tbody tr").count() == 30
+    assert page.locator("#queue-table tbody tr").count() == 50
+    assert "1–50 of 130 pairs · page 1 of 3" in page.inner_text(".pager")
+    page.get_by_role("link", name="Next →").click()
+    page.wait_for_selector(".pager:has-text('page 2 of 3')")
+    assert page.locator("#queue-table tbody tr").count() == 50
     assert "page=2" in page.url
-    page.select_option("#queue-status", "submitted")
-    page.wait_for_selector("#queue-pager", state="hidden")
+    page.select_option("#id_status", "submitted")  # the filter form submits itself
+    page.wait_for_url("**/?*status=submitted*")
     rows = page.locator("#queue-table tbody tr")
     assert rows.count() == 3 and "Submitted" in rows.first.inner_text()
+    assert "1–3 of 3 pairs" in page.inner_text(".pager")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "home_queue_filtered.png"), full_page=True)
-    page.select_option("#queue-status", "")
-    page.wait_for_selector("#queue-pager:has-text('Page 1 of 2')")
+    # the last, new pair: no other id of the queue has its id in it
+    wanted = assignments[-1].pair.external_id
+    page.fill("#id_q", wanted)
+    page.press("#id_q", "Enter")
+    page.wait_for_url(f"**q={wanted}*")
+    assert wanted not in page.inner_text("#queue")
+    page.select_option("#id_status", "")
+    page.wait_for_selector(f"#queue-table a:text-is('{wanted}')")
     page.screenshot(path=str(SCREENSHOTS / "home_queue_long.png"))
 
 

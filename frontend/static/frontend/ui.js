@@ -1,6 +1,6 @@
-// Building blocks shared by the admin pages: number formatting that never turns an undefined
-// figure into 0, a live job panel (progress bar, status, cancel), sortable paged tables and
-// inline display of API errors. Pages import what they use; no page logic lives here.
+// Building blocks shared by the pages whose scripts read the API: number formatting that never
+// turns an undefined figure into 0, a live job panel (progress bar, status, cancel) and inline
+// display of API errors. Pages import what they use; no page logic lives here.
 import { api, ApiError, csrfToken, el } from "./api.js";
 
 export const $ = (id) => document.getElementById(id);
@@ -113,39 +113,11 @@ export function jobPanel(container, jobId, { onDone = () => {}, onUpdate = () =>
 
 // The server's "no worker is running" notice, which it sets on a queued job while no worker is
 // alive to run it, shown in `box` while any of `jobs` carries it.
-export function showWorkerNotice(box, jobs) {
+function showWorkerNotice(box, jobs) {
   if (!box) return;
   const notice = jobs.find((j) => j.worker_notice)?.worker_notice || "";
   box.hidden = !notice;
   box.textContent = notice;
-}
-
-// Sort buttons in a table head: each <th data-sort="key"> gets a button; clicking calls
-// onSort(key, direction) and marks aria-sort. Returns a setter for the current sort.
-export function sortableHead(table, onSort) {
-  const heads = [...table.tHead.querySelectorAll("th[data-sort]")];
-  const mark = (key, dir) => {
-    for (const th of heads) th.setAttribute("aria-sort", th.dataset.sort === key ? (dir === "asc" ? "ascending" : "descending") : "none");
-  };
-  for (const th of heads) {
-    const label = th.textContent;
-    th.replaceChildren(el("button", { class: "sort", type: "button", text: label }));
-    th.firstChild.addEventListener("click", () => {
-      const dir = th.getAttribute("aria-sort") === "ascending" ? "desc" : "asc";
-      mark(th.dataset.sort, dir);
-      onSort(th.dataset.sort, dir);
-    });
-  }
-  return mark;
-}
-
-// "Page 2 of 7 · 312 pairs" with previous/next buttons.
-export function pager(container, { page, pages, total, noun = "rows" }, onPage) {
-  const prev = el("button", { class: "btn", type: "button", text: "← Previous", disabled: page <= 1 });
-  const next = el("button", { class: "btn", type: "button", text: "Next →", disabled: page >= pages });
-  prev.addEventListener("click", () => onPage(page - 1));
-  next.addEventListener("click", () => onPage(page + 1));
-  container.replaceChildren(el("span", { class: "muted", text: `Page ${page} of ${Math.max(pages, 1)} · ${integer(total)} ${noun}` }), prev, next);
 }
 
 // The jobs the list API gives for `query`, each finished one with its result attached.

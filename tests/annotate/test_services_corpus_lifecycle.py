@@ -1,0 +1,244 @@
+"""Archiving, restoring and deleting a corpus: an archived corpus keeps everything and leaves
+the queues and lists; a deletion is confirmed by the corpus's name, never removes work the
+confirmation did not show, and removes everything of the corpus and nothing else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from annotate import jobs_runtime as jobs
+from annotate import roles
+from annotate.exceptions import Conflict, DomainError
+from annotate.models import (
+    Annotation,
+    AnnotationEvent,
+    AnnotationLink,
+    Assignment,
+    AutoAlignment,
+    AutoLink,
+    Corpus,
+    GoldAlignment,
+    GoldEvent,
+    GoldLink,
+    Job,
+    ScorerModel,
+    SentencePair,
+)
+from annotate.selectors.adjudication import pairs_for_adjudication
+from annotate.selectors.corpora import corpora_listed, corpora_overview, corpus_contents
+from annotate.selectors.workspace import (
+    next_open_assignment,
+    queue_corpora,
+    queue_of,
+    queue_summary,
+)
+from annotate.services.annotations import annotation_open, annotation_submit
+from annotate.services.corpora import corpus_archive, corpus_delete, corpus_restore
+from annotate.services.prefill import prefills_retrain_due
+from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
+
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+
+
+def _submitted(pair: SentencePair, user: Any) -> Assignment:
+    assignment = make_assignment(pair, user)
+    annotation_open(assignment=assignment, actor=user)
+    annotation_submit(assignment=assignment, actor=user, base_version=1)
+    return assignment
+
+
+@pytest.fixture
+def people() -> dict[str, Any]:
+    return {
+        "alice": make_user("alice", roles.ANNOTATOR),
+        "bob": make_user("bob", roles.ANNOTATOR),
+        "admin": make_user("admin", roles.ADMIN),
+    }
+
+
+def _work(corpus: Corpus, people: dict[str, Any]) -> None:
+    """Two pairs annotated by alice and bob (one submitted by both, with gold), one open."""
+    both = make_pair(corpus, gold=[(0, 0, True)])
+    _submitted(both, people["alice"])
+    _submitted(both, people["bob"])
+    started = make_assignment(make_pair(corpus), people["alice"])
+    annotation_open(assignment=started, actor=people["alice"])
+    Assignment.objects.filter(pk=started.pk).update(status=Assignment.Status.IN_PROGRESS)
+
+
+def test_an_archived_corpus_leaves_queues_and_lists_and_comes_back_as_it_was(
+    people: dict[str, Any],
+) -> None:
+    kept, archived = make_corpus("kept"), make_corpus("old")
+    _work(archived, people)
+    mine = make_assignment(make_pair(kept), people["alice"])
+    before = queue_summary(people["alice"])
+    assert before.counts == {"new": 1, "in_progress": 1, "submitted": 1}
+    assert pairs_for_adjudication().count() == 1
+
+    assert corpus_archive(corpus=archived) is True
+    assert corpus_archive(corpus=archived) is False  # archived already: nothing changes
+
+    summary = queue_summary(people["alice"])
+    assert summary.counts == {"new": 1, "in_progress": 0, "submitted": 0}
+    assert summary.continue_id is None and summary.next_id == mine.pk
+    assert [a.pk for a in queue_of(people["alice"]).assignments] == [mine.pk]
+    assert [name for _, name, _ in queue_corpora(people["alice"])] == ["kept"]
+    assert pairs_for_adjudication().count() == 0
+    assert [c.name for c in corpora_overview()] == ["kept"]
+    assert [c.name for c in corpora_overview(archived=True)] == ["old"]
+    assert [c.name for c in corpora_listed()] == ["kept"]
+    assert [c.name for c in corpora_listed(archived=True)] == ["old"]
+    assert next_open_assignment(user=people["alice"], after=mine) == mine.pk
+
+    assert corpus_restore(corpus=archived) is True
+    assert corpus_restore(corpus=archived) is False
+    assert queue_summary(people["alice"]) == before
+    assert pairs_for_adjudication().count() == 1
+    assert Annotation.objects.filter(assignment__pair__corpus=archived).count() == 3
+
+
+def test_an_archived_corpus_is_not_retrained(people: dict[str, Any]) -> None:
+    corpus = make_corpus("learning")
+    Corpus.objects.filter(pk=corpus.pk).update(
+        prefill_aligner="supervised", prefill_retrain_every=1
+    )
+    _work(corpus, people)
+    corpus_archive(corpus=corpus)
+    assert prefills_retrain_due() == []
+    assert not Job.objects.filter(kind="prefill").exists()
+
+
+def test_the_corpus_list_counts_pairs_annotators_open_and_done_work_and_gold(
+    people: dict[str, Any],
+) -> None:
+    corpus = make_corpus("counted")
+    _work(corpus, people)
+    make_pair(corpus)
+    make_corpus("empty")
+    rows = {c.name: c for c in corpora_listed()}
+    row = rows["counted"]
+    assert (row.n_pairs, row.n_annotators, row.n_open, row.n_submitted, row.n_gold) == (
+        3,
+        2,
+        1,
+        2,
+        1,
+    )
+    empty = rows["empty"]
+    assert (empty.n_pairs, empty.n_annotators, empty.n_open, empty.n_submitted) == (0, 0, 0, 0)
+    assert [c.name for c in corpora_listed(search="COUNT")] == ["counted"]
+
+
+def test_the_contents_count_everything_a_deletion_removes(people: dict[str, Any]) -> None:
+    corpus = make_corpus("full")
+    _work(corpus, people)
+    Job.objects.create(kind="corpus_stats", corpus=corpus, status=Job.Status.SUCCEEDED)
+    ScorerModel.objects.create(kind="perp", name="m", corpus=corpus)
+    contents = corpus_contents(corpus)
+    assert contents.pairs == 2 and contents.prefilled_pairs == 2
+    assert (contents.assignments, contents.open_assignments) == (3, 1)
+    assert (contents.annotations, contents.annotators) == (3, 2)
+    assert (contents.gold_alignments, contents.adjudicated_gold) == (1, 0)  # an imported gold
+    assert (contents.jobs, contents.scorer_models) == (1, 1)
+    assert contents.has_work
+    assert not corpus_contents(make_corpus("bare")).has_work
+
+
+def test_a_deletion_needs_the_corpus_name_typed_and_changes_nothing_without_it(
+    people: dict[str, Any],
+) -> None:
+    corpus = make_corpus("precious")
+    _work(corpus, people)
+    for typed in ("", "Precious", "precious!", "other"):
+        with pytest.raises(DomainError, match="type the corpus name") as error:
+            corpus_delete(corpus=corpus, confirm=typed, owner=people["admin"])
+        assert error.value.extra == {"field": "confirm"}
+    corpus.refresh_from_db()
+    assert corpus.archived_at is None
+    assert not Job.objects.filter(kind="corpus_delete").exists()
+
+
+def test_work_added_after_the_confirmation_was_shown_stops_the_deletion(
+    people: dict[str, Any],
+) -> None:
+    corpus = make_corpus("growing")
+    _work(corpus, people)
+    seen = {"annotations": 2, "gold_alignments": 1, "assignments": 3}  # one annotation fewer
+    with pytest.raises(Conflict, match="annotations: 2 shown, 3 now"):
+        corpus_delete(corpus=corpus, confirm="growing", seen=seen, owner=people["admin"])
+    corpus.refresh_from_db()
+    assert corpus.archived_at is None
+    assert not Job.objects.filter(kind="corpus_delete").exists()
+
+
+def test_a_corpus_with_a_queued_or_running_job_is_not_deleted(people: dict[str, Any]) -> None:
+    corpus = make_corpus("busy")
+    make_pair(corpus)
+    running = Job.objects.create(kind="prefill", corpus=corpus, status=Job.Status.RUNNING)
+    with pytest.raises(Conflict, match=f"job #{running.pk} \\(prefill\\) of 'busy' is running"):
+        corpus_delete(corpus=corpus, confirm="busy", owner=people["admin"])
+    assert not Job.objects.filter(kind="corpus_delete").exists()
+
+
+def test_a_confirmed_deletion_archives_at_once_and_its_job_removes_the_corpus_and_only_it(
+    people: dict[str, Any],
+) -> None:
+    doomed, other = make_corpus("doomed"), make_corpus("other")
+    _work(doomed, people)
+    _work(other, people)
+    Job.objects.create(kind="corpus_stats", corpus=doomed, status=Job.Status.SUCCEEDED)
+    scorer = ScorerModel.objects.create(kind="perp", name="trained", corpus=doomed)
+    before = {
+        model: model.objects.count()
+        for model in (
+            SentencePair,
+            Assignment,
+            Annotation,
+            AnnotationLink,
+            AnnotationEvent,
+            GoldAlignment,
+            GoldLink,
+            GoldEvent,
+            AutoAlignment,
+            AutoLink,
+        )
+    }
+    seen = {"annotations": 3, "gold_alignments": 1, "assignments": 3}
+    job = corpus_delete(corpus=doomed, confirm=" doomed ", seen=seen, owner=people["admin"])
+    doomed.refresh_from_db()
+    assert doomed.archived_at is not None  # out of every queue while the job waits
+    assert job.kind == "corpus_delete" and job.corpus is None and job.owner == people["admin"]
+    assert job.parameters == {"corpus": "doomed", "corpus_id": doomed.pk, **seen}
+
+    jobs.job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    assert job.status == Job.Status.SUCCEEDED, job.error
+    assert job.result["annotations"] == 3 and job.result["pairs"] == 2
+    assert not Corpus.objects.filter(pk=doomed.pk).exists()
+    assert not Job.objects.filter(kind="corpus_stats").exists()
+    scorer.refresh_from_db()
+    assert scorer.corpus is None  # the trained model stays
+    for model, count in before.items():
+        # each corpus held half of every kind of row; the other corpus keeps all of its own
+        assert model.objects.count() == count // 2, model.__name__
+        assert model.objects.count() > 0
+    assert SentencePair.objects.filter(corpus=other).count() == 2
+
+
+def test_a_deletion_job_deletes_nothing_when_work_arrived_while_it_waited(
+    people: dict[str, Any],
+) -> None:
+    corpus = make_corpus("late")
+    pair = make_pair(corpus)
+    job = corpus_delete(corpus=corpus, confirm="late", owner=people["admin"])
+    _submitted(pair, people["bob"])  # opened by its address before the job ran
+    jobs.job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED
+    assert "work was added to 'late'" in job.error and "stays archived" in job.error
+    corpus.refresh_from_db()
+    assert corpus.archived_at is not None
+    assert Annotation.objects.filter(assignment__pair=pair).count() == 1

@@ -1,0 +1,55 @@
+"""Archiving, restoring and deleting a corpus in headless chromium, as an admin does it: the
+confirmation dialogs accepted, the name typed, the deletion's job followed on the list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from annotate import roles
+from annotate.models import Corpus
+from annotate.services.corpora import corpus_import_records
+from tests.annotate.factories import make_user
+from tests.annotate.records import make_record
+from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_corpus_is_archived_restored_and_deleted_from_the_corpora_page(
+    page_for: Any, live_server: Any, eager_jobs: Any
+) -> None:
+    with SERVER_LOCK:
+        records = [make_record(f"p{k}", annotations={"alice": "1-1 3-4"}) for k in range(3)]
+        corpus_import_records(corpus_name="old news", records=records)
+        corpus = Corpus.objects.get(name="old news")
+        admin = make_user("admin", roles.ADMIN)
+    page = page_for(admin, viewport=(1280, 800))
+    page.goto(f"{live_server.url}/corpora/")
+    row = page.locator(f"#corpora-table tr[data-corpus='{corpus.pk}']")
+    page.once("dialog", lambda dialog: dialog.accept())  # "Archive old news? …"
+    row.get_by_role("button", name="Archive").click()
+    page.wait_for_selector("text=Archived old news")
+    assert row.count() == 0
+
+    page.select_option("#id_show", "archived")  # the filter submits itself
+    page.wait_for_url("**show=archived*")
+    row.get_by_role("button", name="Restore").click()
+    page.wait_for_selector("text=Restored old news")
+
+    page.goto(f"{live_server.url}/corpora/")
+    row.get_by_role("link", name="Delete…").click()
+    page.wait_for_selector("#deletion-contents")
+    assert page.inner_text("#deletion-contents tr[data-count='annotations'] td.num") == "3"
+    page.fill("#id_confirm", "old")
+    page.click("#delete-submit")
+    page.wait_for_selector("text=type the corpus name")
+    page.screenshot(path=str(SCREENSHOTS / "corpus_delete_refused.png"))
+    page.fill("#id_confirm", "old news")
+    page.click("#delete-submit")
+    page.wait_for_selector("#import-jobs li .success:has-text('Deleted old news.')")
+    page.screenshot(path=str(SCREENSHOTS / "corpus_deleted.png"))
+    with SERVER_LOCK:
+        assert not Corpus.objects.filter(pk=corpus.pk).exists()
+    assert page.js_errors == []
