@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Count, Exists, F, OuterRef, Q, Sum
 
-from annotate.models import Assignment, Corpus, SentencePair
+from annotate import roles
+from annotate.models import AnnotationEvent, Assignment, Corpus, SentencePair
 
 _STATUS = Assignment.Status
 
@@ -139,3 +142,56 @@ def corpus_progress(corpus: Corpus) -> dict[str, Any]:
     for sub in subcorpora:
         sub["median_active_seconds"] = _median(times_by_sub[sub["subcorpus"]])
     return {"coverage": coverage, "annotators": annotators, "subcorpora": subcorpora}
+
+
+@dataclass(frozen=True)
+class PlanCandidate:
+    """An active annotator a plan or a hand-over may name.
+
+    ``imported``: the account was made by an import for the work it attributed (no password,
+    never signed in, imported annotations), so nobody can work as it; a plan never ticks it by
+    default, nor a superuser (an admin is an annotator only by being a superuser)."""
+
+    username: str
+    imported: bool
+    superuser: bool
+    open_here: int
+
+    @property
+    def ticked(self) -> bool:
+        return not (self.imported or self.superuser)
+
+
+def plan_candidates(corpus: Corpus) -> list[PlanCandidate]:
+    """Every active holder of the annotator role (superusers hold every role), by username, with
+    their open (not submitted) assignments in ``corpus``. One query."""
+    imported_work = AnnotationEvent.objects.filter(
+        kind=AnnotationEvent.Kind.IMPORTED, annotation__assignment__annotator=OuterRef("pk")
+    )
+    people = (
+        get_user_model()
+        .objects.filter(is_active=True)
+        .filter(Q(groups=roles.role_group(roles.ANNOTATOR)) | Q(is_superuser=True))
+        .distinct()
+        .annotate(
+            imported_work=Exists(imported_work),
+            open_here=Count(
+                "assignments",
+                filter=Q(assignments__pair__corpus=corpus)
+                & ~Q(assignments__status=_STATUS.SUBMITTED),
+                distinct=True,
+            ),
+        )
+        .order_by("username")
+    )
+    return [
+        PlanCandidate(
+            username=user.get_username(),
+            imported=(
+                user.imported_work and user.last_login is None and not user.has_usable_password()
+            ),
+            superuser=user.is_superuser,
+            open_here=user.open_here,
+        )
+        for user in people
+    ]
