@@ -66,12 +66,7 @@ def corpus_list(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/admin/corpus_list.html", {"formats": _import_formats()})
 
 
-corpus_detail = _corpus_page("frontend/admin/corpus_overview.html", "overview")
 corpus_pairs = _corpus_page("frontend/admin/corpus_pairs.html", "pairs")
-corpus_agreement = _corpus_page("frontend/admin/corpus_agreement.html", "agreement")
-corpus_prefill = _corpus_page("frontend/admin/corpus_prefill.html", "prefill")
-corpus_assignments = _corpus_page("frontend/admin/corpus_assignments.html", "assignments")
-corpus_export = _corpus_page("frontend/admin/corpus_export.html", "export")
 
 
 @admin_page

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -162,19 +163,40 @@ class PlanCandidate:
         return not (self.imported or self.superuser)
 
 
+def _imported_work() -> Exists:
+    return Exists(
+        AnnotationEvent.objects.filter(
+            kind=AnnotationEvent.Kind.IMPORTED, annotation__assignment__annotator=OuterRef("pk")
+        )
+    )
+
+
+def _made_by_import(user: Any) -> bool:
+    """An account an import made (annotated with ``imported_work``): imported annotations, no
+    password and never signed in."""
+    return bool(user.imported_work) and user.last_login is None and not user.has_usable_password()
+
+
+def imported_accounts(usernames: Iterable[str]) -> set[str]:
+    """Which of ``usernames`` are accounts an import made (see :class:`PlanCandidate`)."""
+    people = (
+        get_user_model()
+        .objects.filter(username__in=list(usernames))
+        .annotate(imported_work=_imported_work())
+    )
+    return {user.get_username() for user in people if _made_by_import(user)}
+
+
 def plan_candidates(corpus: Corpus) -> list[PlanCandidate]:
     """Every active holder of the annotator role (superusers hold every role), by username, with
     their open (not submitted) assignments in ``corpus``. One query."""
-    imported_work = AnnotationEvent.objects.filter(
-        kind=AnnotationEvent.Kind.IMPORTED, annotation__assignment__annotator=OuterRef("pk")
-    )
     people = (
         get_user_model()
         .objects.filter(is_active=True)
         .filter(Q(groups=roles.role_group(roles.ANNOTATOR)) | Q(is_superuser=True))
         .distinct()
         .annotate(
-            imported_work=Exists(imported_work),
+            imported_work=_imported_work(),
             open_here=Count(
                 "assignments",
                 filter=Q(assignments__pair__corpus=corpus)
@@ -187,9 +209,7 @@ def plan_candidates(corpus: Corpus) -> list[PlanCandidate]:
     return [
         PlanCandidate(
             username=user.get_username(),
-            imported=(
-                user.imported_work and user.last_login is None and not user.has_usable_password()
-            ),
+            imported=_made_by_import(user),
             superuser=user.is_superuser,
             open_here=user.open_here,
         )

@@ -24,7 +24,7 @@ from annotate.models import (
     GoldLink,
     SentencePair,
 )
-from scoring.corpus import AnnotationRecord, PairRecord
+from scoring.corpus import LENGTH_BIN_STARTS, AnnotationRecord, PairRecord, length_bin_labels
 
 STREAM_CHUNK = 500
 
@@ -141,8 +141,9 @@ def pair_get(pair_id: int) -> SentencePair:
     return pair
 
 
-#: Bins of the shorter sentence's length on the corpus page (tokens; the last is open).
-LENGTH_BINS: tuple[int, ...] = (1, 6, 11, 16, 21, 26, 31, 41, 61)
+#: Bins of the shorter sentence's length on the corpus page (tokens; the last is open): the
+#: project's one binning, which the agreement report's Figure 4 uses too.
+LENGTH_BINS: tuple[int, ...] = LENGTH_BIN_STARTS
 
 
 def corpus_overview(corpus: Corpus) -> dict[str, object]:
@@ -158,10 +159,7 @@ def corpus_overview(corpus: Corpus) -> dict[str, object]:
         .annotate(pairs=Count("*"))
         .order_by("subcorpus", "split", "n_source", "n_target")
     )
-    labels = [
-        f"{low}+" if high is None else f"{low}–{high - 1}"
-        for low, high in zip(LENGTH_BINS, (*LENGTH_BINS[1:], None), strict=True)
-    ]
+    labels = length_bin_labels(LENGTH_BINS)
     histogram = [0] * len(LENGTH_BINS)
     subcorpora: Counter[str] = Counter()
     splits: Counter[str] = Counter()

@@ -1,28 +1,11 @@
-// Building blocks shared by the admin pages: number formatting that never turns an undefined
-// figure into 0, a live job panel (progress bar, status, cancel), sortable paged tables and
-// inline display of API errors. Pages import what they use; no page logic lives here.
+// Building blocks shared by the pages that still build their rows in the browser: numbers, a
+// live job panel (progress bar, status, cancel), sortable paged tables and inline display of
+// API errors. Pages import what they use; no page logic lives here.
 import { api, ApiError, csrfToken, el } from "./api.js";
 
 export const $ = (id) => document.getElementById(id);
 
-// A figure, or a visibly undefined one. `reason` explains an undefined value on hover and to
-// screen readers ("no shared items", "neither annotator edited the prefill").
-export function figure(value, { digits = 3, percent = false, reason = "" } = {}) {
-  if (value === null || value === undefined || Number.isNaN(value) || !Number.isFinite(value)) {
-    return el("span", { class: "undefined", title: reason || "undefined", text: "undefined" }, reason ? el("span", { class: "visually-hidden", text: ` (${reason})` }) : null);
-  }
-  const text = percent ? `${(100 * value).toFixed(Math.max(0, digits - 2))}%` : Number(value).toFixed(digits);
-  return el("span", { text });
-}
-
 export const integer = (value) => (value === null || value === undefined ? "—" : Number(value).toLocaleString("en-US"));
-
-export function duration(seconds) {
-  if (seconds === null || seconds === undefined) return "—";
-  if (seconds < 60) return `${Math.round(seconds)} s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
-  return `${Math.floor(seconds / 3600)} h ${Math.round((seconds % 3600) / 60)} min`;
-}
 
 export const when = (iso) => (iso ? new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" }) : "—");
 
@@ -146,12 +129,6 @@ export function pager(container, { page, pages, total, noun = "rows" }, onPage) 
   prev.addEventListener("click", () => onPage(page - 1));
   next.addEventListener("click", () => onPage(page + 1));
   container.replaceChildren(el("span", { class: "muted", text: `Page ${page} of ${Math.max(pages, 1)} · ${integer(total)} ${noun}` }), prev, next);
-}
-
-// The jobs the list API gives for `query`, each finished one with its result attached.
-export async function jobsWithResults(query) {
-  const jobs = await api("GET", `/api/jobs/?${query}`);
-  return Promise.all(jobs.map(async (j) => (j.has_result ? { ...j, result: await api("GET", `/api/jobs/${j.id}/result/`) } : j)));
 }
 
 export function emptyState(title, text, ...actions) {
