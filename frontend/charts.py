@@ -201,10 +201,12 @@ def line_chart(
     high = max([1.0, *values]) if y_max is None else y_max
     span = high - low or 1.0
 
+    slot = frame.plot_width / max(len(categories), 1)
+
     def x_at(index: int) -> float:
-        if len(categories) <= 1:
-            return frame.left + frame.plot_width / 2
-        return frame.left + index / (len(categories) - 1) * frame.plot_width
+        # each category in the middle of its slot, as the bars of a histogram: labels at the
+        # ends stay inside the chart
+        return frame.left + (index + 0.5) * slot
 
     def y_at(value: float) -> float:
         return frame.top + frame.plot_height - (value - low) / span * frame.plot_height

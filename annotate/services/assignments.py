@@ -198,7 +198,7 @@ def assignments_plan(
     needing = [pk for pk in selected if len(have.get(pk, ())) < per_pair]
     batch = needing if selection.batch is None else needing[: selection.batch]
     doubled: set[int] = set()
-    if double_fraction > 0 and batch:
+    if double_fraction > 0 and per_pair < 2 and batch:  # K ≥ 2 doubles every pair already
         count = round(double_fraction * len(batch))
         doubled = {int(k) for k in rng.choice(len(batch), size=count, replace=False)}
     load = _open_load(ids, corpus)

@@ -126,6 +126,11 @@ class Figure:
     level: str
     pairs: int
     trimmed: str = ""
+    bins: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def level_text(self) -> str:
+        return LEVELS[self.level]
 
 
 def figure4(pair: Mapping[str, Any], group: str, level: str) -> Figure:
@@ -144,8 +149,9 @@ def figure4(pair: Mapping[str, Any], group: str, level: str) -> Figure:
     shown = bins[filled[0] : filled[-1] + 1]
     labels = [length_bin_label(b["min_length"], b["max_length_exclusive"]) for b in shown]
     trimmed = ""
-    if filled[-1] + 1 < len(bins):
-        trimmed = f"No pair here is longer than {labels[-1].rstrip('+')} tokens."
+    longest = shown[-1]["max_length_exclusive"]
+    if filled[-1] + 1 < len(bins) and longest is not None:
+        trimmed = f"No shorter sentence here is longer than {longest - 1} tokens."
     lowest = min([0.0, *(b["c_hat"] for b in shown if b["c_hat"] is not None)])
     chart = line_chart(
         [(text, f"n = {b['pairs']:,}") for text, b in zip(labels, shown, strict=True)],
@@ -160,7 +166,8 @@ def figure4(pair: Mapping[str, Any], group: str, level: str) -> Figure:
         y_min=lowest,
         y_max=1.0,
     )
-    return Figure(chart, choices, group, level, sum(b["pairs"] for b in shown), trimmed)
+    table = [{**b, "label": text} for text, b in zip(labels, shown, strict=True)]
+    return Figure(chart, choices, group, level, sum(b["pairs"] for b in shown), trimmed, table)
 
 
 @dataclass

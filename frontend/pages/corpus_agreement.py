@@ -53,21 +53,27 @@ COLUMNS = (
     Column("Status", _cell("report-status"), key="status", sort="status"),
 )
 
-CHANCE_CHOICES = [
-    ("auto", "automatic (the prefill when every annotation started from it)"),
-    ("prefill", "edits of the prefill"),
-    ("density", "link density"),
-]
+CHANCE_CHOICES = [("auto", "automatic"), ("prefill", "prefill edits"), ("density", "link density")]
 
 
 class ReportForm(forms.Form):
     annotators = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple)
-    subcorpora = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
+    subcorpora = forms.MultipleChoiceField(
+        label="Sub-corpora", required=False, widget=forms.CheckboxSelectMultiple
+    )
     samples = forms.IntegerField(
-        label="Monte Carlo samples J", min_value=1, max_value=MAX_SAMPLES, initial=1000
+        label="Samples J",
+        min_value=1,
+        max_value=MAX_SAMPLES,
+        initial=1000,
+        help_text="Monte Carlo samples per pair",
     )
     seed = forms.IntegerField(label="Seed", min_value=0, max_value=MAX_SEED, initial=0)
-    chance_model = forms.ChoiceField(label="Chance model", choices=CHANCE_CHOICES, initial="auto")
+    chance_model = forms.ChoiceField(
+        label="Chance model",
+        choices=CHANCE_CHOICES,
+        initial="auto",
+    )
 
     def __init__(
         self,

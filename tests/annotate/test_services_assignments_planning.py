@@ -210,3 +210,11 @@ def test_an_imported_account_that_got_a_password_is_a_person_again(imported: Cor
     a.set_password("a-long-Password-1")
     a.save()
     assert not {c.username: c for c in plan_candidates(imported)}["A"].imported
+
+
+def test_with_k_of_two_or_more_no_pair_is_counted_as_doubled(team: list[Any]) -> None:
+    corpus = _corpus(*[(f"p{k}", "", "", SHORT) for k in range(4)])
+    report = assignments_plan(
+        corpus=corpus, annotators=team, per_pair=2, double_fraction=0.5, seed=1
+    )
+    assert report.doubled_pairs == 0 and report.created == 8
