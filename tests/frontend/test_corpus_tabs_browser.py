@@ -84,7 +84,8 @@ def test_figure_4_tells_its_series_apart_by_colour_dash_and_marker(
             const line = g.querySelector('polyline');
             const dot = g.querySelector('.dot');
             const style = getComputedStyle(line);
-            return [style.stroke, style.strokeDasharray, dot.tagName + (dot.getAttribute('points') || '')];
+            const shape = dot.tagName + (dot.getAttribute('points') || '');
+            return [style.stroke, style.strokeDasharray, shape];
         })"""
     )
     assert len({stroke for stroke, _, _ in styles}) == 3, styles

@@ -202,9 +202,10 @@ def test_an_older_report_opens_from_the_list_and_an_unknown_one_is_said(
     newer = _report_job(corpus, report)
     default = admin_client.get(f"/corpora/{corpus.pk}/agreement/").content.decode()
     assert f"Report #{newer.pk}" in default and f'href="?report={older.pk}"' in default
-    assert f"Report #{older.pk}" in admin_client.get(
-        f"/corpora/{corpus.pk}/agreement/?report={older.pk}"
-    ).content.decode()
+    assert (
+        f"Report #{older.pk}"
+        in admin_client.get(f"/corpora/{corpus.pk}/agreement/?report={older.pk}").content.decode()
+    )
     missing = admin_client.get(f"/corpora/{corpus.pk}/agreement/?report=999999").content
     assert b"There is no finished report #999999 of this corpus." in missing
 

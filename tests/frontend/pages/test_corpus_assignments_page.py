@@ -144,9 +144,10 @@ def test_a_bad_plan_is_refused_on_its_field_and_queues_nothing(
     assert response.status_code == 400
     errors = response.content.decode().split('id="plan-errors"')[1].split("</div>")[0]
     assert f"<b>{field}</b>: " in errors and message in errors, errors
-    assert not Job.objects.exists() and not Assignment.objects.exclude(
-        annotator__username__in=["A", "B", "C"]
-    ).exists()
+    assert (
+        not Job.objects.exists()
+        and not Assignment.objects.exclude(annotator__username__in=["A", "B", "C"]).exists()
+    )
 
 
 def test_handing_over_open_work_moves_it_to_the_people_ticked(

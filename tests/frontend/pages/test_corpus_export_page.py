@@ -55,7 +55,8 @@ def test_the_form_offers_what_the_corpus_has_and_says_why_not_the_rest(
     admin_client: Client, corpus: Corpus
 ) -> None:
     html = admin_client.get(f"/corpora/{corpus.pk}/export/").content.decode()
-    gold = html.split('id="which-gold"')[0].rsplit("<label", 1)[1] + html.split('id="which-gold"')[1][:200]
+    before, after = html.split('id="which-gold"')
+    gold = before.rsplit("<label", 1)[1] + after.split("</label>")[0]
     assert "disabled" in gold and "this corpus has no adjudicated gold" in gold
     assert '<option value="alice"' in html
     assert form_values(html, "export-form")["format"] == ["jsonl"]

@@ -59,7 +59,8 @@ def test_the_histogram_is_svg_drawn_on_the_server_in_the_one_binning(
     assert [label for label, _ in bars] == length_bin_labels()
     counts = dict(bars)
     assert (counts["1–5"], counts["6–10"], counts["11–15"]) == ("1", "1", "1")
-    assert "tokens in the shorter sentence" in chart and "<script" not in html.split("<main")[1].split("</main>")[0]
+    main = html.split("<main")[1].split("</main>")[0]
+    assert "tokens in the shorter sentence" in chart and "<script" not in main
 
 
 def test_annotators_made_by_an_import_are_marked_and_link_to_their_pairs(
@@ -82,7 +83,7 @@ def test_sub_corpora_and_splits_are_counted_and_the_unlabelled_one_is_named(
     ]
     assert "?subcorpus=%28none%29" in subs
     splits = html.split('id="splits-table"')[1].split("</table>")[0]
-    assert ">dev</a></td><td class=\"num\">3<" in splits
+    assert '>dev</a></td><td class="num">3<' in splits
 
 
 def test_an_empty_corpus_says_so_instead_of_drawing_nothing(admin_client: Client) -> None:
