@@ -149,18 +149,20 @@ def corpus_progress(corpus: Corpus) -> dict[str, Any]:
 class PlanCandidate:
     """An active annotator a plan or a hand-over may name.
 
-    ``imported``: the account was made by an import for the work it attributed (no password,
-    never signed in, imported annotations), so nobody can work as it; a plan never ticks it by
-    default, nor a superuser (an admin is an annotator only by being a superuser)."""
+    ``signs_in``: the account has a password or has signed in before. ``imported``: an account
+    an import made for the work it attributed (imported annotations, no password, never signed
+    in), so nobody works as it. A plan ticks by default only people who sign in, never a
+    superuser (an admin is an annotator only by being one)."""
 
     username: str
     imported: bool
     superuser: bool
     open_here: int
+    signs_in: bool = True
 
     @property
     def ticked(self) -> bool:
-        return not (self.imported or self.superuser)
+        return self.signs_in and not (self.imported or self.superuser)
 
 
 def _imported_work() -> Exists:
@@ -171,10 +173,14 @@ def _imported_work() -> Exists:
     )
 
 
+def _signs_in(user: Any) -> bool:
+    return bool(user.has_usable_password() or user.last_login is not None)
+
+
 def _made_by_import(user: Any) -> bool:
     """An account an import made (annotated with ``imported_work``): imported annotations, no
     password and never signed in."""
-    return bool(user.imported_work) and user.last_login is None and not user.has_usable_password()
+    return bool(user.imported_work) and not _signs_in(user)
 
 
 def imported_accounts(usernames: Iterable[str]) -> set[str]:
@@ -212,6 +218,7 @@ def plan_candidates(corpus: Corpus) -> list[PlanCandidate]:
             imported=_made_by_import(user),
             superuser=user.is_superuser,
             open_here=user.open_here,
+            signs_in=_signs_in(user),
         )
         for user in people
     ]

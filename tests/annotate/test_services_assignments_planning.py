@@ -7,6 +7,8 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from annotate import roles
 from annotate.exceptions import DomainError
@@ -193,15 +195,18 @@ def test_the_job_keeps_its_selection_and_the_run_reports_it(
 def test_accounts_an_import_made_are_candidates_marked_imported_and_not_ticked(
     imported: Corpus, team: list[Any]
 ) -> None:
-    make_user("invited", roles.ANNOTATOR)  # no password yet, nothing imported: a person
+    make_user("invited", roles.ANNOTATOR)  # no password yet, nothing imported
     make_user("carol", roles.ADJUDICATOR)
     root = make_user("root")
     root.is_superuser = True
     root.save()
+    signed_in = ("alice", "bob", "root")
+    get_user_model().objects.filter(username__in=signed_in).update(last_login=timezone.now())
     candidates = {c.username: c for c in plan_candidates(imported)}
     assert set(candidates) == {"A", "B", "C", "alice", "bob", "invited", "root"}
     assert {name for name, c in candidates.items() if c.imported} == {"A", "B", "C"}
-    assert {name for name, c in candidates.items() if c.ticked} == {"alice", "bob", "invited"}
+    assert {name for name, c in candidates.items() if not c.signs_in} == {"A", "B", "C", "invited"}
+    assert {name for name, c in candidates.items() if c.ticked} == {"alice", "bob"}
     assert candidates["A"].open_here == 0
 
 
@@ -209,7 +214,8 @@ def test_an_imported_account_that_got_a_password_is_a_person_again(imported: Cor
     a = Assignment.objects.filter(annotator__username="A").first().annotator
     a.set_password("a-long-Password-1")
     a.save()
-    assert not {c.username: c for c in plan_candidates(imported)}["A"].imported
+    again = {c.username: c for c in plan_candidates(imported)}["A"]
+    assert not again.imported and again.signs_in and again.ticked
 
 
 def test_with_k_of_two_or_more_no_pair_is_counted_as_doubled(team: list[Any]) -> None:

@@ -29,12 +29,12 @@ TABS |= {"agreement": "agreement/", "export": "export/"}
 
 
 @pytest.fixture
-def corpus(eager_jobs: Any, settings: Any, tmp_path: Any) -> Corpus:
+def corpus(eager_jobs: Any, fast_passwords: None, settings: Any, tmp_path: Any) -> Corpus:
     settings.EXPORT_DIR = tmp_path / "exports"
     corpus_import_records(corpus_name="campaign", records=agreement_records(pairs=40))
     corpus = Corpus.objects.get(name="campaign")
     for name in ("alice", "bob"):
-        make_user(name, roles.ANNOTATOR)
+        make_user(name, roles.ANNOTATOR, password="a-long-Password-1")
     queued = [
         prefill_job_create(corpus=corpus, aligner="identity"),
         assignments_plan_job_create(

@@ -30,8 +30,9 @@ def admin_client() -> Client:
 
 
 @pytest.fixture
-def corpus() -> Corpus:
-    """Eight pairs (news and novels, dev and test) annotated by the imported A, B and C."""
+def corpus(fast_passwords: None) -> Corpus:
+    """Eight pairs (news and novels, dev and test) annotated by the imported A, B and C; alice
+    and bob sign in with a password."""
     records = [
         make_record(
             f"dev:{k}",
@@ -44,7 +45,7 @@ def corpus() -> Corpus:
     ]
     corpus_import_records(corpus_name="rte", records=records)
     for name in ("alice", "bob"):
-        make_user(name, roles.ANNOTATOR)
+        make_user(name, roles.ANNOTATOR, password="a-long-Password-1")
     return Corpus.objects.get(name="rte")
 
 
@@ -67,12 +68,14 @@ def _run_queued() -> None:
 def test_the_plan_form_ticks_the_people_and_never_the_imported_accounts(
     admin_client: Client, corpus: Corpus
 ) -> None:
+    make_user("dora", roles.ANNOTATOR)  # invited: no password yet
     html = _page(admin_client, corpus)
     assert form_values(html, "plan-form")["annotators"] == ["alice", "bob"]
     people = html.split('id="plan-annotators"')[1].split("</fieldset>")[0]
     for name in ("A", "B", "C"):
         label = people.split(f'value="{name}"')[1].split("</label>")[0]
-        assert "imported" in label
+        assert ">imported</span>" in label
+    assert ">no password yet</span>" in people.split('value="dora"')[1].split("</label>")[0]
 
 
 def test_planning_k_2_for_alice_and_bob_gives_every_pair_both_whatever_a_b_c_did(
