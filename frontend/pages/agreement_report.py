@@ -195,8 +195,8 @@ class ReportView:
     def chance_description(self) -> str:
         """What the chance model is, in the words of this version (a report keeps the words of
         the version that made it)."""
-        name = self.signature.get("chance_model", "prefill")
-        return CHANCE_MODELS.get(name, self.signature.get("chance_model_description", name))
+        name = str(self.signature.get("chance_model", "prefill"))
+        return CHANCE_MODELS.get(name, str(self.signature.get("chance_model_description", name)))
 
     @property
     def pair(self) -> dict[str, Any]:
@@ -282,7 +282,7 @@ def _table5(report: Mapping[str, Any], items: str) -> tuple[list[str], list[Row]
     groups = ordered_groups(entries[0]["groups"])
     rows = []
     for entry in entries:
-        cells = []
+        cells: list[Cell] = []
         for g in groups:
             row = entry["groups"].get(g)
             if row is None:

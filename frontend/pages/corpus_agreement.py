@@ -118,7 +118,7 @@ class ReportForm(forms.Form):
 
 
 def _form_inputs(corpus: Corpus) -> dict[str, Any]:
-    overview = corpus_overview(corpus)
+    overview: dict[str, Any] = corpus_overview(corpus)
     people = [row for row in overview["annotators"] if row["submitted"] > 0]
     imported = imported_accounts(row["username"] for row in people)
     return {
@@ -162,7 +162,7 @@ def _newest_report(corpus: Corpus, user: Any) -> int | None:
     """The corpus's newest finished report that ``user`` sees."""
     return (
         corpus_jobs(corpus, user, ["agreement_report"])
-        .filter(status=Job.Status.SUCCEEDED, has_result=True)
+        .filter(status=Job.Status.SUCCEEDED, result__isnull=False)
         .values_list("pk", flat=True)
         .first()
     )
@@ -174,7 +174,7 @@ def _open_report(request: HttpRequest, corpus: Corpus) -> tuple[Job | None, Repo
     jobs = corpus_jobs(corpus, request.user, ["agreement_report"])
     if asked:
         job = jobs.filter(pk=int(asked)).first() if asked.isdigit() else None
-        if job is None or not job.has_result:
+        if job is None or not getattr(job, "has_result", False):
             messages.error(request, f"There is no finished report #{asked} of this corpus.")
             return None, None
     else:

@@ -18,7 +18,7 @@ TEMPLATE = "frontend/admin/corpus_overview.html"
 
 
 def overview_context(corpus: Any) -> dict[str, Any]:
-    overview = corpus_overview(corpus)
+    overview: dict[str, Any] = corpus_overview(corpus)
     imported = imported_accounts(row["username"] for row in overview["annotators"])
     histogram = bar_chart(
         [(row["label"], row["count"]) for row in overview["length_histogram"]],

@@ -78,8 +78,10 @@ def test_rte2_upload_agreement_report_disagreement_and_cancel(
     assert page.locator("#run-annotators input:checked").count() == 3  # A, B and C
     page.fill("#run-samples", str(SAMPLES))
     page.fill("#run-seed", str(SEED))
-    with page.expect_navigation(timeout=300_000):  # the job runs in the request here
+    page.set_default_timeout(300_000)  # the job runs inside the request here
+    with page.expect_navigation():
         page.click("#run-submit")
+    page.set_default_timeout(10_000)
     page.wait_for_selector("#reports-table .badge.succeeded")
     page.wait_for_selector("#table3 table.paper")
     page.wait_for_selector("#figure4 svg polyline")
