@@ -262,3 +262,13 @@ def test_a_bad_report_request_is_refused_on_its_field_and_queues_nothing(
     errors = response.content.decode().split('id="run-errors"')[1].split("</div>")[0]
     assert f"<b>{field}</b>: {message}" in errors, errors
     assert not Job.objects.exists()
+
+
+def test_a_report_whose_job_lacks_parameters_is_listed_with_dashes(
+    admin_client: Client, corpus: Corpus, report: dict[str, Any]
+) -> None:
+    job = _report_job(corpus, report, parameters={})
+    response = admin_client.get(f"/corpora/{corpus.pk}/agreement/")
+    assert response.status_code == 200
+    row = _text(response.content.decode().split(f'data-job="{job.pk}"')[1].split("</tr>")[0])
+    assert "—" in row and f"Report #{job.pk}" in response.content.decode()

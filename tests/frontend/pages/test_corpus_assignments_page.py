@@ -208,3 +208,18 @@ def test_progress_per_annotator_marks_imported_accounts_and_undefined_edit_rates
     row = html.split('data-annotator="A"')[1].split("</tr>")[0]
     assert "imported" in row and "undefined" in row  # no prefill in this corpus
     assert "2 of 8 submitted" not in row and "8 of 8 submitted" in row
+
+
+def test_a_plan_reported_before_selections_existed_still_reads(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    Job.objects.create(
+        kind="assignments_plan",
+        corpus=corpus,
+        status=Job.Status.SUCCEEDED,
+        parameters={"annotators": ["alice"], "per_pair": 1, "double_fraction": 0.0},
+        result={"created": 8, "seed": 3, "doubled_pairs": 0, "load": {"alice": 8}},
+    )
+    html = _page(admin_client, corpus)
+    done = re.sub(r"\s+", " ", html.split('class="plan-done"')[1].split("</td>")[0])
+    assert "Created 8 assignments (seed 3)." in done and "alice 8" in done
