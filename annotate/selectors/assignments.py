@@ -222,3 +222,28 @@ def plan_candidates(corpus: Corpus) -> list[PlanCandidate]:
         )
         for user in people
     ]
+
+
+def work_by_annotator(corpus: Corpus) -> list[dict[str, Any]]:
+    """Each annotator with assignments in ``corpus``, by username: new, in progress and
+    submitted. One grouped query over the corpus's assignments (the forms of the corpus tabs
+    need no more than this)."""
+    rows = (
+        Assignment.objects.filter(pair__corpus=corpus)
+        .values("annotator__username")
+        .annotate(
+            new=Count("id", filter=Q(status=_STATUS.NEW)),
+            in_progress=Count("id", filter=Q(status=_STATUS.IN_PROGRESS)),
+            submitted=Count("id", filter=Q(status=_STATUS.SUBMITTED)),
+        )
+        .order_by("annotator__username")
+    )
+    return [
+        {
+            "username": row["annotator__username"],
+            "new": row["new"],
+            "in_progress": row["in_progress"],
+            "submitted": row["submitted"],
+        }
+        for row in rows
+    ]

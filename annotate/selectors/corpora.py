@@ -211,6 +211,28 @@ def corpus_overview(corpus: Corpus) -> dict[str, object]:
     }
 
 
+def corpus_labels(corpus: Corpus) -> dict[str, list[str]]:
+    """The corpus's sub-corpora and splits, each sorted (``""`` for pairs without one): two
+    queries the ``pair_figures`` index answers."""
+    pairs = SentencePair.objects.filter(corpus=corpus).order_by()
+    return {
+        "subcorpora": sorted(set(pairs.values_list("subcorpus", flat=True).distinct())),
+        "splits": sorted(set(pairs.values_list("split", flat=True).distinct())),
+    }
+
+
+def corpus_prefill_counts(corpus: Corpus) -> dict[str, int]:
+    """Pairs, pairs with a prefill and gold alignments of a corpus: three counts."""
+    pairs = SentencePair.objects.filter(corpus=corpus)
+    return {
+        "pairs": pairs.count(),
+        "prefilled_pairs": pairs.filter(
+            Exists(AutoAlignment.objects.filter(pair=OuterRef("pk")))
+        ).count(),
+        "gold_alignments": GoldAlignment.objects.filter(pair__corpus=corpus).count(),
+    }
+
+
 PAIR_SORTS = {
     "position": ("position",),
     "-position": ("-position",),

@@ -17,8 +17,8 @@ from django.views.decorators.http import require_POST
 from annotate.exceptions import DomainError
 from annotate.models import Corpus, Job
 from annotate.selectors import jobs as jobs_reads
-from annotate.selectors.assignments import imported_accounts
-from annotate.selectors.corpora import corpus_overview
+from annotate.selectors.assignments import imported_accounts, work_by_annotator
+from annotate.selectors.corpora import corpus_labels
 from annotate.services.agreement import agreement_job_create
 from frontend.access import admin_page
 from frontend.pages.agreement_report import ReportView, report_view
@@ -118,12 +118,12 @@ class ReportForm(forms.Form):
 
 
 def _form_inputs(corpus: Corpus) -> dict[str, Any]:
-    overview: dict[str, Any] = corpus_overview(corpus)
-    people = [row for row in overview["annotators"] if row["submitted"] > 0]
+    """Who may be chosen (annotators with submitted work here) and the sub-corpora."""
+    people = [row for row in work_by_annotator(corpus) if row["submitted"] > 0]
     imported = imported_accounts(row["username"] for row in people)
     return {
         "annotators": [{**row, "imported": row["username"] in imported} for row in people],
-        "subcorpora": [row["subcorpus"] for row in overview["subcorpora"] if row["subcorpus"]],
+        "subcorpora": [name for name in corpus_labels(corpus)["subcorpora"] if name],
     }
 
 

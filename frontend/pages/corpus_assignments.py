@@ -15,7 +15,14 @@ from django.views.decorators.http import require_POST
 from annotate.apis.assignments import MAX_PER_PAIR
 from annotate.exceptions import DomainError
 from annotate.models import Corpus, Job
-from annotate.selectors.assignments import PlanCandidate, corpus_progress, plan_candidates
+from annotate.selectors.assignments import (
+    PlanCandidate,
+    corpus_progress,
+    imported_accounts,
+    plan_candidates,
+    work_by_annotator,
+)
+from annotate.selectors.corpora import corpus_labels
 from annotate.services.assignments import (
     MAX_SEED,
     PlanSelection,
@@ -193,24 +200,31 @@ def _summary(progress: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _form_data(corpus: Corpus) -> dict[str, Any]:
+    """What the two forms need to be checked: the people who may be chosen, the sub-corpora
+    and splits, and who holds open work here (a few light queries, no progress figures)."""
+    labels = corpus_labels(corpus)
+    return {
+        "candidates": plan_candidates(corpus),
+        "subcorpora": labels["subcorpora"],
+        "splits": labels["splits"],
+        "holders": [row for row in work_by_annotator(corpus) if row["new"] + row["in_progress"]],
+    }
+
+
 def _page_data(corpus: Corpus) -> dict[str, Any]:
-    """What the page and its two forms read: progress, the people who may be chosen, the
-    sub-corpora and splits, and who holds open work here."""
+    """The forms' data and the progress figures the page shows."""
+    data = _form_data(corpus)
     progress = corpus_progress(corpus)
-    candidates = plan_candidates(corpus)
-    imported = {c.username for c in candidates if c.imported}
+    imported = {c.username for c in data["candidates"] if c.imported}
+    imported |= imported_accounts(
+        row["username"] for row in progress["annotators"] if row["username"] not in imported
+    )
     for row in progress["annotators"]:
         row["imported"] = row["username"] in imported
-        row["open"] = row["new"] + row["in_progress"]
     for row in progress["subcorpora"]:
         row["name"] = label(row["subcorpus"])
-    return {
-        "progress": progress,
-        "candidates": candidates,
-        "subcorpora": sorted(row["subcorpus"] for row in progress["subcorpora"]),
-        "splits": sorted(set(corpus.pairs.values_list("split", flat=True).distinct().order_by())),
-        "holders": [row for row in progress["annotators"] if row["open"]],
-    }
+    return {**data, "progress": progress}
 
 
 def _plan_form(data: dict[str, Any], *args: Any, **kwargs: Any) -> PlanForm:
@@ -274,7 +288,7 @@ def corpus_assignments_plan(request: HttpRequest, corpus_id: int) -> HttpRespons
     """Queue a plan of the posted selection for the chosen people; bad input is shown on the
     form (400) and queues nothing."""
     corpus = corpus_or_404(corpus_id)
-    data = _page_data(corpus)
+    data = _form_data(corpus)
     form = _plan_form(data, request.POST)
     if form.is_valid():
         values = form.cleaned_data
@@ -293,7 +307,8 @@ def corpus_assignments_plan(request: HttpRequest, corpus_id: int) -> HttpRespons
         else:
             job_queued(request, job, "Plan")
             return _back(corpus)
-    return render(request, TEMPLATE, _context(request, corpus, data, plan=form), status=400)
+    page = _page_data(corpus)
+    return render(request, TEMPLATE, _context(request, corpus, page, plan=form), status=400)
 
 
 @require_POST
@@ -301,7 +316,7 @@ def corpus_assignments_plan(request: HttpRequest, corpus_id: int) -> HttpRespons
 def corpus_assignments_hand_over(request: HttpRequest, corpus_id: int) -> HttpResponse:
     """Queue the hand-over of one annotator's open work in this corpus to the chosen people."""
     corpus = corpus_or_404(corpus_id)
-    data = _page_data(corpus)
+    data = _form_data(corpus)
     form = HandOverForm(request.POST, holders=data["holders"], candidates=data["candidates"])
     if form.is_valid():
         values = form.cleaned_data
@@ -318,4 +333,5 @@ def corpus_assignments_hand_over(request: HttpRequest, corpus_id: int) -> HttpRe
         else:
             job_queued(request, job, "Hand-over")
             return _back(corpus)
-    return render(request, TEMPLATE, _context(request, corpus, data, hand_over=form), status=400)
+    page = _page_data(corpus)
+    return render(request, TEMPLATE, _context(request, corpus, page, hand_over=form), status=400)

@@ -63,7 +63,7 @@ class ExportForm(forms.Form):
         initial="all",
         widget=forms.RadioSelect,
     )
-    annotator = forms.ChoiceField(label="Annotator", required=False)
+    annotator = forms.CharField(label="Annotator", required=False, max_length=150)
     use = forms.ChoiceField(
         label="From the links",
         choices=[("possible", "sure and possible (P)"), ("sure", "sure only (S)")],
@@ -79,13 +79,13 @@ class ExportForm(forms.Form):
         label="keep pairs with the same words on both sides", required=False
     )
 
-    def __init__(self, *args: Any, sources: dict[str, Any], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, sources: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        """``sources`` (what the corpus can export) are needed to show the form, not to check
+        it: the service checks the annotator, the prefill and the gold and names the field."""
         kwargs.setdefault("label_suffix", "")
         kwargs.setdefault("auto_id", "export-%s")
         super().__init__(*args, **kwargs)
-        self.sources = sources
-        names = sources["annotators"]
-        self.fields["annotator"].choices = [(name, name) for name in names]  # type: ignore[attr-defined]
+        self.sources = sources or {"annotators": [], "prefill": False, "gold": False}
 
     def which_options(self) -> list[dict[str, Any]]:
         """The choices of alignments: value, label, whether chosen, and why one is unavailable
@@ -136,7 +136,8 @@ def _page(
     context = {**tab_context(corpus, "export"), **listed}
     if request.GET.get("fragment") == "exports":
         return render(request, f"{TEMPLATE}#exports", context)
-    form = form or ExportForm(sources=exports.export_sources(corpus))
+    form = form or ExportForm()
+    form.sources = exports.export_sources(corpus)
     context.update(form=form, formats=exports.EXPORT_FORMATS)
     return render(request, TEMPLATE, context, status=status)
 
@@ -151,7 +152,7 @@ def corpus_export(request: HttpRequest, corpus_id: int) -> HttpResponse:
 def corpus_export_run(request: HttpRequest, corpus_id: int) -> HttpResponse:
     """Queue an export with the posted choices; bad ones are shown on the form (400)."""
     corpus = corpus_or_404(corpus_id)
-    form = ExportForm(request.POST, sources=exports.export_sources(corpus))
+    form = ExportForm(request.POST)
     if form.is_valid():
         values = form.cleaned_data
         try:

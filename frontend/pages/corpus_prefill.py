@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from annotate.apis.aligners import aligner_descriptions
 from annotate.exceptions import DomainError
 from annotate.models import Corpus
-from annotate.selectors.corpora import corpus_overview
+from annotate.selectors.corpora import corpus_prefill_counts
 from annotate.services.prefill import MAX_RETRAIN_EVERY, prefill_queue
 from frontend.access import admin_page
 from frontend.pages.corpus_common import (
@@ -149,16 +149,16 @@ def _page(
     if request.GET.get("fragment") == "runs":
         return render(request, f"{TEMPLATE}#runs", {**tab_context(corpus, "prefill"), **runs})
     aligners, chosen = _aligner(form.description["name"] if form else request.GET.get("aligner"))
-    overview = corpus_overview(corpus)
+    counts = corpus_prefill_counts(corpus)
     context = {
         **tab_context(corpus, "prefill"),
         **runs,
         "aligners": aligners,
         "chosen": chosen,
         "form": form or PrefillForm(aligner=chosen),
-        "prefilled": overview["prefilled_pairs"],
-        "pairs": overview["pairs"],
-        "gold": overview["gold_alignments"],
+        "prefilled": counts["prefilled_pairs"],
+        "pairs": counts["pairs"],
+        "gold": counts["gold_alignments"],
     }
     return render(request, TEMPLATE, context, status=status)
 

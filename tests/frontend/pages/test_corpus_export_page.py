@@ -104,7 +104,7 @@ def test_one_annotators_phrase_table_carries_its_options(
         ({"format": "pharaoh", "which": "gold"}, "Alignments", "has no gold alignment"),
         ({"format": "phrases", "max_length": "0"}, "Longest phrase (tokens)", "greater than"),
         ({"format": "tmx"}, "Format", "Select a valid choice"),
-        ({"format": "pharaoh", "which": "annotator", "annotator": "zed"}, "Annotator", "valid"),
+        ({"format": "pharaoh", "which": "annotator", "annotator": "zed"}, "Annotator", "no work"),
     ],
 )
 def test_a_bad_choice_is_refused_on_its_field_and_queues_nothing(
