@@ -298,13 +298,13 @@ class World:
             status=Job.Status.SUCCEEDED,
             corpus=corpus,
             owner=self.users["root"],
-            result=json.loads(json.dumps(report)),
+            result=json.loads(json.dumps(report.to_dict())),
         ).pk
         export = export_job_create(
             corpus=corpus, owner=self.users["root"], format_name="jsonl", which="all"
         )
         # The runner alone, in this thread: the file is what the download request reads.
-        result = export_run(export, lambda percent, message: None)
+        result = export_run.runner(export, lambda percent, message: None)
         Job.objects.filter(pk=export.pk).update(status=Job.Status.SUCCEEDED, result=result)
         self.ids["export"] = export.pk
         Job.objects.bulk_create(

@@ -12,23 +12,29 @@ split (``scoring.alignment.agreement.pair_seed_sequence``).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from typing import Any
 
+from celery import chord, shared_task
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from annotate.exceptions import DomainError
-from annotate.models import Assignment, Corpus, Job
-from annotate.queue import enqueue_agreement_chunks
-from annotate.selectors.corpora import corpus_pairs_with_alignments, pair_record
-from annotate.services.jobs import (
+from annotate.jobs_runtime import (
     DEFERRED,
+    Deferred,
     Heartbeat,
+    JobCancelled,
+    internal_error_message,
     job_chunk_done,
-    job_create,
+    job_fail,
     job_finish,
+    job_task,
 )
+from annotate.models import Assignment, Corpus, Job
+from annotate.selectors.corpora import corpus_pairs_with_alignments, pair_record
 from scoring.alignment.agreement import AgreementParams
 from scoring.alignment.edit_model import EditModel
 from scoring.alignment.reports import (
@@ -41,6 +47,8 @@ from scoring.alignment.reports import (
 )
 from scoring.corpus import PairRecord
 from scoring.formats import jsonl
+
+logger = logging.getLogger(__name__)
 
 #: Pairs per chunk task when the job does not say; a chunk of 50 pairs with J = 1,000 takes about
 #: a second, small enough to spread and large enough that task overhead does not matter.
@@ -167,7 +175,7 @@ def agreement_compute(
         chance_model=choice.name,
         chance_model_reason=choice.reason,
     )
-    return {"corpus": corpus.name, **report}
+    return {"corpus": corpus.name, **report.to_dict()}
 
 
 def agreement_job_create(
@@ -189,8 +197,7 @@ def agreement_job_create(
     AgreementParams(samples=samples, seed=seed)  # validate now, not in the worker
     if chunk_pairs < 1:
         raise AgreementReportError("chunk_pairs must be at least 1")
-    return job_create(
-        kind="agreement_report",
+    return agreement_run.create(
         corpus=corpus,
         seed=seed,
         owner=owner,
@@ -204,8 +211,10 @@ def agreement_job_create(
     )
 
 
-def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Any:
-    """Job runner: fit edit models, then hand the Monte Carlo chunks to a Celery chord."""
+@job_task(kind="agreement_report")
+def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Deferred:
+    """Job runner: fit edit models, then hand the Monte Carlo chunks to a Celery chord
+    (:func:`agreement_chord_send`), which finishes the job."""
     if job.corpus is None:
         raise AgreementReportError("an agreement job needs a corpus")
     annotators = list(job.parameters["annotators"])
@@ -242,8 +251,24 @@ def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Any:
         name: {k: m.to_dict() for k, m in by_kind.items()} for name, by_kind in models.items()
     }
     progress(5, f"Monte Carlo in {len(chunks)} chunk(s) of up to {size} pairs")
-    enqueue_agreement_chunks(job_id=job.pk, chunks=chunks, models=models_json, share=share)
+    agreement_chord_send(job_id=job.pk, chunks=chunks, models=models_json, share=share)
     return DEFERRED
+
+
+def agreement_chord_send(
+    *, job_id: int, chunks: Sequence[list[int]], models: dict[str, Any], share: float
+) -> None:
+    """The agreement job's Monte Carlo as a Celery chord: one :func:`agreement_chunk` task per
+    chunk of pairs, then :func:`agreement_finish`, which builds the report from their
+    statistics, or :func:`agreement_failed` if a chunk fails. The chunks cut the job's snapshot
+    in order; each task is told the line its pairs start at."""
+    starts = list(accumulate((len(chunk) for chunk in chunks), initial=0))[:-1]
+    header = [
+        agreement_chunk.s(job_id, chunk, models, share, start)
+        for chunk, start in zip(chunks, starts, strict=True)
+    ]
+    body = agreement_finish.s(job_id, models).on_error(agreement_failed.s(job_id))
+    chord(header)(body)
 
 
 def job_snapshot_store(*, job: Job, records: Sequence[PairRecord]) -> None:
@@ -341,6 +366,42 @@ def agreement_finish_report(
         "corpus": job.corpus.name,  # type: ignore[union-attr]
         "chunks": chunks,
         "snapshot_at": job.snapshot_at.isoformat() if job.snapshot_at else None,
-        **report,
+        **report.to_dict(),
     }
     return job_finish(job_id=job_id, result=result)
+
+
+# --- the tasks of the chord ---------------------------------------------------------------------
+
+
+@shared_task(name="annotate.agreement_chunk", acks_late=True)
+def agreement_chunk(
+    job_id: int,
+    pair_ids: list[int],
+    models: dict[str, Any],
+    share: float,
+    start: int | None = None,
+) -> list[dict[str, Any]]:
+    return agreement_chunk_statistics(
+        job_id=job_id, pair_ids=pair_ids, models_json=models, share=share, start=start
+    )
+
+
+@shared_task(name="annotate.agreement_finish", acks_late=True, ignore_result=True)
+def agreement_finish(
+    chunk_results: list[list[dict[str, Any]]], job_id: int, models: dict[str, Any]
+) -> None:
+    try:
+        agreement_finish_report(job_id=job_id, chunk_results=chunk_results, models_json=models)
+    except Exception as error:
+        logger.exception("finishing agreement job %s failed", job_id)
+        job_fail(job_id=job_id, error=internal_error_message(error))
+
+
+@shared_task(name="annotate.agreement_failed", ignore_result=True)
+def agreement_failed(request: Any, exc: BaseException, traceback: Any, job_id: int) -> None:
+    """Error callback of the chord: a chunk failed, so the job fails with the chunk's reason."""
+    if isinstance(exc, JobCancelled):
+        return
+    logger.error("a chunk of agreement job %s failed: %r", job_id, exc)
+    job_fail(job_id=job_id, error=f"a chunk of the Monte Carlo failed: {exc}")

@@ -22,9 +22,9 @@ from django.utils import timezone
 
 from annotate import roles
 from annotate.exceptions import Conflict, DomainError
+from annotate.jobs_runtime import job_task
 from annotate.models import Annotation, AnnotationEvent, Assignment, Corpus, Job, SentencePair
 from annotate.services.annotations import annotation_event_append
-from annotate.services.jobs import job_create
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -419,8 +419,7 @@ def assignments_plan_job_create(
         )
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
-    return job_create(
-        kind="assignments_plan",
+    return assignments_plan_run.create(
         corpus=corpus,
         seed=seed,
         owner=owner,
@@ -433,6 +432,7 @@ def assignments_plan_job_create(
     )
 
 
+@job_task(kind="assignments_plan")
 def assignments_plan_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Job runner of ``assignments_plan``."""
     if job.corpus is None:
@@ -463,8 +463,7 @@ def assignments_hand_over_job_create(
     targets = [user for user in annotators_named(to) if user.pk != leaving.pk]
     if not targets:
         raise DomainError("choose at least one annotator other than the one handing over")
-    return job_create(
-        kind="assignments_hand_over",
+    return assignments_hand_over_run.create(
         corpus=corpus,
         owner=owner,
         parameters={
@@ -475,6 +474,7 @@ def assignments_hand_over_job_create(
     )
 
 
+@job_task(kind="assignments_hand_over")
 def assignments_hand_over_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Job runner of ``assignments_hand_over``."""
     if job.corpus is None:
@@ -498,11 +498,10 @@ def assignments_release_job_create(*, idle_hours: float, owner: User | None = No
             f"idle_hours must be between 0 and {MAX_IDLE_HOURS:g}, got {idle_hours}",
             field="idle_hours",
         )
-    return job_create(
-        kind="assignments_release", owner=owner, parameters={"idle_hours": idle_hours}
-    )
+    return assignments_release_run.create(owner=owner, parameters={"idle_hours": idle_hours})
 
 
+@job_task(kind="assignments_release")
 def assignments_release_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Job runner of ``assignments_release``."""
     return assignments_release_abandoned(

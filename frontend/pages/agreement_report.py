@@ -212,7 +212,7 @@ class ReportView:
     @property
     def has_all_items(self) -> bool:
         table = self.report["annotator_pairs"][self.pair_index]["table3"]
-        return any("with_identical" in row for row in table.values())
+        return any(row.get("with_identical") for row in table.values())
 
     @property
     def identical_left_out(self) -> bool:
@@ -288,7 +288,7 @@ def _table5(report: Mapping[str, Any], items: str) -> tuple[list[str], list[Row]
             if row is None:
                 cells.extend(Cell(None, percent=True, reason="no pair") for _ in range(3))
                 continue
-            source = row.get("with_identical", row) if items == "all" else row
+            source = row.get("with_identical") or row if items == "all" else row
             scores = source["words"]["poss"]
             cells.extend(
                 Cell(scores.get(m), percent=True, reason="empty denominator")
@@ -309,6 +309,8 @@ def report_view(
     items = items if items in ITEMS else "non_identical"
     pair = pairs[pair_index]
     view = ReportView(report, pair_index, items, figure4(pair, group, level))
+    if not view.has_all_items:
+        view.items = items = "non_identical"  # a report that has only the one set of scores
     shown_items = view.items_text
     view.tables = [
         paper_table(

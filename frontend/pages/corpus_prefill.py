@@ -63,7 +63,12 @@ def _option_field(option: dict[str, Any]) -> forms.Field:
     """A form field for one aligner option; left empty, the option keeps its default."""
     name = option["name"].replace("_", " ")
     default = option["default"]
-    common: dict[str, Any] = {"label": name, "required": False}
+    allowed = option.get("allowed", "")
+    common: dict[str, Any] = {
+        "label": name,
+        "required": False,
+        "help_text": f"{allowed}" if allowed else "",
+    }
     if option.get("choices"):
         choices = [(value, value) for value in option["choices"]]
         return forms.ChoiceField(choices=choices, initial=default, **common)

@@ -18,16 +18,16 @@ annotator as the gold standard):
 
 Lexically identical pairs are left out unless ``params.exclude_identical`` is off.
 
-Work can be split for Celery: fit the edit models once (:func:`fit_report_models`), compute the
-Monte Carlo statistics per chunk of records (:func:`report_statistics`, JSON-able), then build the
-report from all chunks (:func:`build_report` with ``statistics=``). The numbers equal those of a
+The report is a :class:`~scoring.alignment.report_records.CorpusReport` (typed records, one
+JSON form, one CSV form). Work can be split for Celery: fit the edit models once
+(:func:`fit_report_models`), compute the Monte Carlo statistics per chunk of records
+(:func:`report_statistics`, JSON-able), then build the report from all chunks
+(:func:`build_report` with ``statistics=``). The numbers equal those of a
 single :func:`build_report` call bit for bit.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -37,6 +37,8 @@ from scoring import __version__
 from scoring.alignment.agreement import (
     AgreementPair,
     AgreementParams,
+    AgreementResult,
+    LengthBin,
     PairStats,
     aggregate,
     fit_models,
@@ -55,8 +57,20 @@ from scoring.alignment.metrics import (
     word_counts,
     word_scores,
 )
+from scoring.alignment.report_records import (
+    ChanceCorrected,
+    CorpusReport,
+    NullLinks,
+    PairReport,
+    PhraseTable,
+    PrefillGroup,
+    PrefillReport,
+    RankedPair,
+    ReportSignature,
+    WordTable,
+)
 from scoring.corpus import LENGTH_BIN_STARTS, PairRecord
-from scoring.errors import ScoringError
+from scoring.errors import InputError
 
 REPORT_VERSION = "1"
 OVERALL = "overall"
@@ -66,23 +80,19 @@ DEFAULT_LENGTH_EDGES: tuple[int, ...] = LENGTH_BIN_STARTS[1:]
 ReportProgress = Callable[[str, int, int], None]
 
 
-class ReportError(ScoringError, ValueError):
-    """A report cannot be built from the given records (unknown annotator, duplicate ids)."""
-
-
 def _check(records: Sequence[PairRecord], annotators: Sequence[str]) -> None:
     if len(annotators) < 2:
-        raise ReportError("an agreement report needs at least two annotators")
+        raise InputError("an agreement report needs at least two annotators")
     if len(set(annotators)) != len(annotators):
-        raise ReportError(f"annotator names repeat: {list(annotators)}")
+        raise InputError(f"annotator names repeat: {list(annotators)}")
     seen: set[str] = set()
     for record in records:
         if record.id in seen:
-            raise ReportError(f"pair id {record.id!r} appears twice")
+            raise InputError(f"pair id {record.id!r} appears twice")
         seen.add(record.id)
     for name in annotators:
         if not any(name in r.annotations for r in records):
-            raise ReportError(f"annotator {name!r} has annotated none of the pairs")
+            raise InputError(f"annotator {name!r} has annotated none of the pairs")
 
 
 def annotator_pairs(annotators: Sequence[str]) -> list[tuple[str, str]]:
@@ -146,9 +156,9 @@ def choose_chance_model(
     if requested != "auto":
         if requested not in CHANCE_MODELS:
             choices = ", ".join(["auto", *CHANCE_MODELS])
-            raise ReportError(f"chance model must be one of {choices}, got {requested!r}")
+            raise InputError(f"chance model must be one of {choices}, got {requested!r}")
         if requested == "prefill" and not any(r.prefill is not None for r in worked):
-            raise ReportError(
+            raise InputError(
                 "the prefill chance model needs a prefill, and none of the annotated pairs has "
                 "one: prefill the corpus first, or use the density chance model"
             )
@@ -269,10 +279,6 @@ def report_statistics(
     return out
 
 
-def _scores(s: Scores) -> dict[str, Any]:
-    return s.to_dict()
-
-
 def _groups(records: Sequence[PairRecord]) -> dict[str, list[PairRecord]]:
     groups: dict[str, list[PairRecord]] = {}
     for record in records:
@@ -331,35 +337,35 @@ def _counts(
 
 def _c_hat(
     stats: Sequence[PairStats], params: AgreementParams, kind: str, level: str
-) -> dict[str, Any]:
+) -> ChanceCorrected:
     if kind not in params.kinds:
-        return {"c_hat": None, "undefined_reason": f"kind {kind!r} was not computed"}
-    res = aggregate(stats, params=params, kind=kind, level=level)
+        return ChanceCorrected(c_hat=None, undefined_reason=f"kind {kind!r} was not computed")
+    res: AgreementResult = aggregate(stats, params=params, kind=kind, level=level)
+    return ChanceCorrected(
+        c_hat=res.c_hat,
+        undefined_reason=res.undefined_reason,
+        pi_hat=res.pi_hat,
+        pi0_hat=res.pi0_hat,
+        pairs=res.pairs,
+        pairs_used=res.pairs_used,
+        estimator=res.estimator,
+        pooled=res.pooled,
+        paper=res.paper,
+    )
+
+
+def _word_scores(words: WordCounts) -> dict[str, Scores]:
     return {
-        "c_hat": res.c_hat,
-        "pi_hat": res.pi_hat,
-        "pi0_hat": res.pi0_hat,
-        "pairs": res.pairs,
-        "pairs_used": res.pairs_used,
-        "undefined_reason": res.undefined_reason,
-        "estimator": res.estimator,
-        "pooled": res.pooled,
-        "paper": res.paper,
+        "poss": word_scores(words, "possible"),
+        "sure": word_scores(words, "sure"),
+        "eq2": word_scores(words, "mixed"),
     }
 
 
-def _word_columns(words: WordCounts) -> dict[str, Any]:
+def _phrase_scores(phrases: Mapping[str, PhraseCounts]) -> dict[str, Scores]:
     return {
-        "poss": _scores(word_scores(words, "possible")),
-        "sure": _scores(word_scores(words, "sure")),
-        "eq2": _scores(word_scores(words, "mixed")),
-    }
-
-
-def _phrase_columns(phrases: Mapping[str, PhraseCounts]) -> dict[str, Any]:
-    return {
-        "poss": _scores(phrase_scores(phrases["possible"])),
-        "sure": _scores(phrase_scores(phrases["sure"])),
+        "poss": phrase_scores(phrases["possible"]),
+        "sure": phrase_scores(phrases["sure"]),
     }
 
 
@@ -388,8 +394,8 @@ def build_report(
     chance_model: str = "auto",
     chance_model_reason: str = "",
     resamples: int = 1000,
-) -> dict[str, Any]:
-    """The Table 3 / Table 4 / Figure 4 / Table 5 report as a JSON-able dict, with Fleiss' κ and
+) -> CorpusReport:
+    """The Table 3 / Table 4 / Figure 4 / Table 5 report as typed records, with Fleiss' κ and
     Krippendorff's α (bootstrap intervals over ``resamples`` resamples of the pairs), null-link
     agreement and the pairs ranked by agreement.
 
@@ -429,17 +435,17 @@ def build_report(
         by_pair.setdefault((str(names[0]), str(names[1])), []).append(PairStats.from_dict(item))
 
     cache: dict[tuple[str, str, bool], _PairCounts] = {}
-    pair_reports = []
+    pair_reports: list[PairReport] = []
     pairs_of_annotators = annotator_pairs(annotators)
     steps = len(pairs_of_annotators) + len(annotators)
     step = 0
     for a, b in pairs_of_annotators:
         stats = by_pair.get((a, b), [])
         both = _doubly(records, a, b)
-        table3: dict[str, Any] = {}
-        table4: dict[str, Any] = {}
-        figure4: dict[str, Any] = {}
-        null: dict[str, Any] = {}
+        table3: dict[str, WordTable] = {}
+        table4: dict[str, PhraseTable] = {}
+        figure4: dict[str, dict[str, list[LengthBin]]] = {}
+        null: dict[str, NullLinks] = {}
         for group, members in _groups(both).items():
             keys = {r.id for r in members}
             group_stats = [st for st in stats if st.key in keys]
@@ -449,26 +455,29 @@ def build_report(
             ]
             words, phrases = _counts(compared, params, cache)
             every = _with_identical(compared, params, cache)
-            table3[group] = {
-                "pairs": len(members),
-                **_word_columns(words),
-                "c_hat": {
+            table3[group] = WordTable(
+                pairs=len(members),
+                poss=word_scores(words, "possible"),
+                sure=word_scores(words, "sure"),
+                eq2=word_scores(words, "mixed"),
+                c_hat={
                     "poss": _c_hat(group_stats, params, "possible", "word"),
                     "sure": _c_hat(group_stats, params, "sure", "word"),
                 },
-                "counts": words.to_dict(),
-                **({"with_identical": _word_columns(every[0])} if every else {}),
-            }
-            table4[group] = {
-                "pairs": len(members),
-                **_phrase_columns(phrases),
-                "c_hat": {
+                counts=words,
+                with_identical=_word_scores(every[0]) if every else {},
+            )
+            table4[group] = PhraseTable(
+                pairs=len(members),
+                poss=phrase_scores(phrases["possible"]),
+                sure=phrase_scores(phrases["sure"]),
+                c_hat={
                     "poss": _c_hat(group_stats, params, "possible", "phrase_atomic"),
                     "sure": _c_hat(group_stats, params, "sure", "phrase_atomic"),
                 },
-                "counts": {k: v.to_dict() for k, v in phrases.items()},
-                **({"with_identical": _phrase_columns(every[1])} if every else {}),
-            }
+                counts=dict(phrases),
+                with_identical=_phrase_scores(every[1]) if every else {},
+            )
             null[group] = null_link_agreement(members, a, b)
             if "possible" in params.kinds:
                 figure4[group] = {
@@ -482,25 +491,25 @@ def build_report(
                     for level in ("phrase_all", "phrase_atomic")
                 }
         pair_reports.append(
-            {
-                "candidate": a,
-                "reference": b,
-                "pairs": len(both),
-                "pairs_in_chance_model": len({st.key for st in stats}),
-                "table3": table3,
-                "table4": table4,
-                "figure4": figure4,
-                "null_links": null,
-            }
+            PairReport(
+                candidate=a,
+                reference=b,
+                pairs=len(both),
+                pairs_in_chance_model=len({st.key for st in stats}),
+                table3=table3,
+                table4=table4,
+                figure4=figure4,
+                null_links=null,
+            )
         )
         step += 1
         if progress is not None:
             progress("tables", step, steps)
 
-    table5 = []
+    table5: list[PrefillReport] = []
     for name in annotators:
         mine = [r for r in records if name in r.annotations and r.prefill is not None]
-        per_group: dict[str, Any] = {}
+        per_group: dict[str, PrefillGroup] = {}
         for group, members in _groups(mine).items():
             compared = [
                 (f"prefill|{name}", r, r.prefill, r.annotations[name].alignment)
@@ -509,44 +518,41 @@ def build_report(
             ]
             words, phrases = _counts(compared, params, cache)
             every = _with_identical(compared, params, cache)
-            per_group[group] = {
-                "pairs": len(members),
-                "words": _word_columns(words),
-                "phrases": _phrase_columns(phrases),
-            }
-            if every:
-                per_group[group]["with_identical"] = {
-                    "words": _word_columns(every[0]),
-                    "phrases": _phrase_columns(every[1]),
-                }
-        table5.append({"annotator": name, "candidate": "prefill", "groups": per_group})
+            per_group[group] = PrefillGroup(
+                pairs=len(members),
+                words=_word_scores(words),
+                phrases=_phrase_scores(phrases),
+                with_identical=(
+                    {"words": _word_scores(every[0]), "phrases": _phrase_scores(every[1])}
+                    if every
+                    else {}
+                ),
+            )
+        table5.append(PrefillReport(annotator=name, candidate="prefill", groups=per_group))
         step += 1
         if progress is not None:
             progress("tables", step, steps)
 
-    return {
-        "signature": {
-            "report": "Cohn, Callison-Burch & Lapata (2008) Tables 3-5, Figure 4",
-            "version": f"scoring {__version__} / report {REPORT_VERSION}",
-            "params": params.to_dict(),
-            "seed": params.seed,
-            "samples": params.samples,
-            "length_edges": list(length_edges),
-            "word_columns": "poss: P vs P, sure: S vs S, eq2: Equation 2 (A_S vs B_P, A_P vs B_S)",
-            "phrase_columns": "pairs extracted from P (poss) and S (sure); Equation 3",
-            "chance_model": chance_model,
-            "chance_model_description": CHANCE_MODELS[chance_model],
-            "chance_model_reason": choice.reason,
-            "resamples": resamples,
-        },
-        "annotators": list(annotators),
-        "edit_models": {
-            name: {kind: m.to_dict() for kind, m in by_kind.items()}
-            for name, by_kind in models.items()
-        },
-        "annotator_pairs": pair_reports,
-        "table5": table5,
-        "standard": {
+    return CorpusReport(
+        signature=ReportSignature(
+            report="Cohn, Callison-Burch & Lapata (2008) Tables 3-5, Figure 4",
+            version=f"scoring {__version__} / report {REPORT_VERSION}",
+            params=params,
+            seed=params.seed,
+            samples=params.samples,
+            length_edges=list(length_edges),
+            word_columns="poss: P vs P, sure: S vs S, eq2: Equation 2 (A_S vs B_P, A_P vs B_S)",
+            phrase_columns="pairs extracted from P (poss) and S (sure); Equation 3",
+            chance_model=chance_model,
+            chance_model_description=CHANCE_MODELS[chance_model],
+            resamples=resamples,
+            chance_model_reason=choice.reason,
+        ),
+        annotators=list(annotators),
+        edit_models={name: dict(by_kind) for name, by_kind in models.items()},
+        annotator_pairs=pair_reports,
+        table5=table5,
+        standard={
             group: agreement_with_intervals(
                 brockett_blocks(members, annotators),
                 annotators,
@@ -556,8 +562,8 @@ def build_report(
             )
             for group, members in _groups(records).items()
         },
-        "pair_ranking": pair_ranking(records, annotators),
-    }
+        pair_ranking=pair_ranking(records, annotators),
+    )
 
 
 BROCKETT_ITEMS = (
@@ -566,7 +572,7 @@ BROCKETT_ITEMS = (
 )
 
 
-def null_link_agreement(records: Sequence[PairRecord], a: str, b: str) -> dict[str, Any]:
+def null_link_agreement(records: Sequence[PairRecord], a: str, b: str) -> NullLinks:
     """F1 between two annotators' *unaligned* words (source and target words without a link in
     ``P``), counts summed over the pairs: ``2·|both| / (|a| + |b|)``. Undefined when neither
     left a word unaligned."""
@@ -585,174 +591,38 @@ def null_link_agreement(records: Sequence[PairRecord], a: str, b: str) -> dict[s
         only_a += len(left[0] - left[1])
         only_b += len(left[1] - left[0])
     total = 2 * both + only_a + only_b
-    return {
-        "f1": None if total == 0 else 2 * both / total,
-        "both": both,
-        "only_candidate": only_a,
-        "only_reference": only_b,
-        "undefined_reason": "" if total else "neither annotator left a word unaligned",
-    }
+    return NullLinks(
+        f1=None if total == 0 else 2 * both / total,
+        both=both,
+        only_candidate=only_a,
+        only_reference=only_b,
+        undefined_reason="" if total else "neither annotator left a word unaligned",
+    )
 
 
-def pair_ranking(records: Sequence[PairRecord], annotators: Sequence[str]) -> list[dict[str, Any]]:
+def pair_ranking(records: Sequence[PairRecord], annotators: Sequence[str]) -> list[RankedPair]:
     """Every pair two or more of ``annotators`` annotated, least agreement first: the lowest
     link F1 (over ``P``, sure and possible alike) between any two of them."""
-    rows = []
+    rows: list[RankedPair] = []
     for record in records:
         names = [n for n in annotators if n in record.annotations]
         if len(names) < 2:
             continue
-        scores = {}
+        scores: dict[str, float] = {}
         for a, b in combinations(names, 2):
             pa = record.annotations[a].alignment.possible
             pb = record.annotations[b].alignment.possible
             total = len(pa) + len(pb)
             scores[f"{a}|{b}"] = 1.0 if total == 0 else 2 * len(pa & pb) / total
         rows.append(
-            {
-                "id": record.id,
-                "subcorpus": record.subcorpus or NO_SUBCORPUS,
-                "annotators": names,
-                "f1": scores,
-                "min_f1": min(scores.values()),
-                "metadata": dict(record.metadata),
-            }
-        )
-    rows.sort(key=lambda row: (row["min_f1"], row["id"]))
-    return rows
-
-
-#: First characters that make a spreadsheet read a cell as a formula (or split it): OWASP's
-#: list for CSV injection.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_text(text: str) -> str:
-    """``text`` made safe as a text cell of a CSV file a spreadsheet opens: a cell starting
-    with a character of :data:`FORMULA_STARTS` gets a leading ``'`` (OWASP's advice), so an
-    annotator named ``=HYPERLINK(…)`` is shown as text, not run."""
-    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
-
-
-def report_to_csv(report: Mapping[str, Any]) -> str:
-    """The report as long-format CSV: one measure per row.
-
-    Columns: ``table, candidate, reference, group, column, measure, value, note``. Undefined values
-    are empty with ``note = undefined``; Figure 4 rows use ``column = <items>:<bin>``. The text
-    cells (names of annotators and sub-corpora among them) go through :func:`spreadsheet_text`;
-    ``value`` is a number (``-0.25`` stays a number).
-    """
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(
-        ["table", "candidate", "reference", "group", "column", "measure", "value", "note"]
-    )
-
-    def csv_row(cells: list[str], value: str, note: str) -> list[str]:
-        text = [spreadsheet_text(cell) for cell in cells]
-        return [*text[:6], value, spreadsheet_text(note)]
-
-    def put(
-        table: str,
-        cand: str,
-        ref: str,
-        group: str,
-        column: str,
-        measure: str,
-        value: Any,
-        note: str = "",
-    ) -> None:
-        cells = [table, cand, ref, group, column, measure]
-        if value is None:
-            writer.writerow(csv_row(cells, "", note or "undefined"))
-        else:
-            writer.writerow(csv_row(cells, repr(float(value)), note))
-
-    for pr in report["annotator_pairs"]:
-        cand, ref = pr["candidate"], pr["reference"]
-        for table in ("table3", "table4"):
-            for group, row in pr[table].items():
-                for column in ("poss", "sure", "eq2"):
-                    if column not in row:
-                        continue
-                    for measure in ("precision", "recall", "f1"):
-                        put(table, cand, ref, group, column, measure, row[column][measure])
-                for column, scores in row.get("with_identical", {}).items():
-                    for measure in ("precision", "recall", "f1"):
-                        label = f"{column}:with_identical"
-                        put(table, cand, ref, group, label, measure, scores[measure])
-                for column, c in row["c_hat"].items():
-                    put(
-                        table,
-                        cand,
-                        ref,
-                        group,
-                        column,
-                        "c_hat",
-                        c["c_hat"],
-                        c.get("undefined_reason", ""),
-                    )
-        for group, series in pr["figure4"].items():
-            for items, bins in series.items():
-                for b in bins:
-                    high = b["max_length_exclusive"]
-                    label = f"{items}:{b['min_length']}-{'' if high is None else high - 1}"
-                    for measure in ("pi_hat", "pi0_hat", "c_hat"):
-                        put(
-                            "figure4",
-                            cand,
-                            ref,
-                            group,
-                            label,
-                            measure,
-                            b[measure],
-                            b["undefined_reason"] if b[measure] is None else "",
-                        )
-        for group, row in pr.get("null_links", {}).items():
-            put(
-                "null_links",
-                cand,
-                ref,
-                group,
-                "unaligned",
-                "f1",
-                row["f1"],
-                row["undefined_reason"],
+            RankedPair(
+                id=record.id,
+                subcorpus=record.subcorpus or NO_SUBCORPUS,
+                annotators=names,
+                f1=scores,
+                min_f1=min(scores.values()),
+                metadata=dict(record.metadata),
             )
-    for group, row in report.get("standard", {}).items():
-        everyone = "+".join(row["raters"])
-        for key in ("fleiss_kappa", "krippendorff_alpha"):
-            stat = row[key]
-            note = stat["undefined_reason"] or f"{row['n_items']} items in {row['n_pairs']} pairs"
-            put("standard", everyone, everyone, group, "brockett", key, stat["value"], note)
-            for bound, value in zip(
-                ("ci95_low", "ci95_high"), stat["ci95"] or (None, None), strict=True
-            ):
-                put(
-                    "standard",
-                    everyone,
-                    everyone,
-                    group,
-                    "brockett",
-                    f"{key}_{bound}",
-                    value,
-                    stat["ci_undefined_reason"],
-                )
-    for entry in report["table5"]:
-        for group, row in entry["groups"].items():
-            every = row.get("with_identical", {})
-            sections = [(level, row[level], "") for level in ("words", "phrases")]
-            sections += [(level, every[level], ":with_identical") for level in every]
-            for level, columns, suffix in sections:
-                for column, scores in columns.items():
-                    for measure in ("precision", "recall", "f1"):
-                        put(
-                            "table5",
-                            "prefill",
-                            entry["annotator"],
-                            group,
-                            f"{level}:{column}{suffix}",
-                            measure,
-                            scores[measure],
-                        )
-    return buffer.getvalue()
+        )
+    rows.sort(key=lambda row: (row.min_f1, row.id))
+    return rows

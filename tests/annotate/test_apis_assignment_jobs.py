@@ -11,9 +11,8 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotate import roles
+from annotate import jobs_runtime, roles
 from annotate.models import Assignment, Job
-from annotate.services import jobs
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +28,7 @@ def admin() -> APIClient:
 def _finished(response: Any) -> Job:
     assert response.status_code == 201, response.content
     job = Job.objects.get(pk=response.json()["id"])
-    assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED, job.error
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED, job.error
     job.refresh_from_db()
     return job
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import AbstractUser
 
+from annotate.jobs_runtime import job_claim, job_run
 from annotate.models import Annotation, AutoAlignment, Corpus, Job, SentencePair
 from annotate.services.agreement import (
     agreement_chance_model,
@@ -16,8 +17,7 @@ from annotate.services.agreement import (
 )
 from annotate.services.annotations import annotation_open, annotation_submit
 from annotate.services.corpora import corpus_import_records
-from annotate.services.jobs import job_claim
-from annotate.services.prefill import prefill_job_create, prefill_run
+from annotate.services.prefill import prefill_job_create
 from tests.annotate.agreement_data import agreement_records as synthetic
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 
@@ -28,8 +28,7 @@ ANNOTATORS = ["ann1", "ann2"]
 
 def _prefill(corpus: Corpus) -> None:
     job = prefill_job_create(corpus=corpus, aligner="identity")
-    assert job_claim(job_id=job.pk, worker="here")
-    prefill_run(job, lambda percent, message: None)
+    assert job_run(job_id=job.pk, worker="here") == Job.Status.SUCCEEDED
 
 
 @pytest.fixture
@@ -113,10 +112,10 @@ def test_the_job_records_its_chance_model_reason_and_edit_lines_in_its_parameter
     from annotate.services import agreement as service
 
     _prefill(imported_without_prefill)
-    monkeypatch.setattr(service, "enqueue_agreement_chunks", lambda **kwargs: None)
+    monkeypatch.setattr(service, "agreement_chord_send", lambda **kwargs: None)
     job = agreement_job_create(corpus=imported_without_prefill, annotators=ANNOTATORS, samples=4)
     assert job_claim(job_id=job.pk, worker="here")
-    service.agreement_run(job, lambda percent, message: None)
+    service.agreement_run.runner(job, lambda percent, message: None)
     stored = Job.objects.get(pk=job.pk).parameters
     assert stored["chance_model"] == "density"
     assert stored["chance_model_requested"] == "auto"

@@ -186,7 +186,7 @@ def test_the_job_keeps_its_selection_and_the_run_reports_it(
         selection=PlanSelection(subcorpus="novels", batch=2),
     )
     assert job.parameters["selection"] == {"subcorpus": "novels", "batch": 2}
-    result = assignments_plan_run(job, lambda percent, message: None)
+    result = assignments_plan_run.runner(job, lambda percent, message: None)
     assert result["created"] == 4 and result["planned"] == 2
     assert result["load"] == {"alice": 2, "bob": 2}
     assert result["selection"] == "sub-corpus novels · a batch of 2 pairs"

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from annotate import jobs_runtime as jobs
 from annotate import roles
 from annotate.models import Corpus, Job
-from annotate.services import jobs
 from annotate.services.agreement import agreement_job_create
 from annotate.services.assignments import PlanSelection, assignments_plan_job_create
 from annotate.services.corpora import corpus_import_records

@@ -49,7 +49,7 @@ def report(records: list[Any]) -> dict[str, Any]:
         chance_model="density",
         chance_model_reason=REASON,
     )
-    return json.loads(json.dumps(built))
+    return json.loads(json.dumps(built.to_dict()))
 
 
 @pytest.fixture

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from annotate import jobs_runtime as jobs
 from annotate import roles
 from annotate.models import Assignment, Corpus, Job
-from annotate.services import jobs
 from annotate.services.corpora import corpus_import_records
 from tests.annotate.factories import make_user
 from tests.annotate.records import make_record
@@ -201,12 +201,13 @@ def test_the_summary_and_progress_are_live_fragments_while_a_plan_runs(
     assert b'data-annotator="alice"' in progress.content
 
 
-def test_progress_per_annotator_marks_imported_accounts_and_undefined_edit_rates(
+def test_progress_per_annotator_marks_imported_accounts_and_explains_a_missing_edit_rate(
     admin_client: Client, corpus: Corpus
 ) -> None:
     html = _page(admin_client, corpus)
     row = html.split('data-annotator="A"')[1].split("</tr>")[0]
-    assert "imported" in row and "undefined" in row  # no prefill in this corpus
+    assert "imported" in row and "—<span" in row  # no prefill in this corpus: no edit rate
+    assert "none of this annotator's submitted pairs has a prefill" in row
     assert "2 of 8 submitted" not in row and "8 of 8 submitted" in row
 
 
