@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from benchmarks.bench_dashboards import WORDS, build_corpus
 
@@ -936,6 +937,7 @@ def page_cases(w: World) -> list[Case]:
         Case(f"page {name}", label, role, lambda r, u=url: Request("GET", u))
         for name, url, label, role in pages
     ]
+    cases.extend(tab_form_cases(w))
     for label, password in (
         ("a wrong password", "wrong-password-123"),
         ("the right password", "a-long-Password-1"),
@@ -955,6 +957,90 @@ def page_cases(w: World) -> list[Case]:
             )
         )
     return cases
+
+
+def _form(url: str, fields: dict[str, Any]) -> Request:
+    return Request(
+        "POST",
+        url,
+        urlencode(fields, doseq=True),
+        content_type="application/x-www-form-urlencoded",
+        expect=(302, 400),
+    )
+
+
+def tab_form_cases(w: World) -> list[Case]:
+    """The forms the corpus tabs post. Refused input renders the whole tab again (400), the
+    costlier answer, so the worst case of a form with a costly page is a refused one."""
+    c = w.corpus
+    tab = f"/corpora/{c}"
+    everyone = ["annotator0", "annotator1", "annotator2"]
+    return [
+        Case(
+            "page /corpora/<id>/assignments/plan/ (POST)",
+            "900 annotators, no pair matches: the tab again",
+            "root",
+            lambda r: _form(
+                f"{tab}/assignments/plan/",
+                {
+                    # a form posts at most DATA_UPLOAD_MAX_NUMBER_FIELDS (1,000) values
+                    "annotators": w.ids["crowd"][:900],
+                    "per_pair": 3,
+                    "double_percent": 100,
+                    "seed": r,
+                    "min_length": 1_000_000,
+                },
+            ),
+        ),
+        Case(
+            "page /corpora/<id>/assignments/hand-over/ (POST)",
+            f"{w.pairs:,} open assignments to 900 annotators",
+            "root",
+            lambda r: _form(
+                f"{tab}/assignments/hand-over/",
+                {"annotator": w.ids["leavers"][r], "to": w.ids["crowd"][:900]},
+            ),
+        ),
+        Case(
+            "page /corpora/<id>/agreement/run/ (POST)",
+            "every annotator and sub-corpus, J = 100,000",
+            "root",
+            lambda r: _form(
+                f"{tab}/agreement/run/",
+                {
+                    "annotators": everyone,
+                    "samples": 100_000,
+                    "seed": r,
+                    "chance_model": "auto",
+                    "subcorpora": ["news", "mtc", "novels"],
+                },
+            ),
+        ),
+        Case(
+            "page /corpora/<id>/prefill/run/ (POST)",
+            "options of the aligner, retraining",
+            "root",
+            lambda r: _form(
+                f"{tab}/prefill/run/",
+                {"aligner": "em", "retrain_every": 1_000_000, "opt_model1_iterations": 5 + r},
+            ),
+        ),
+        Case(
+            "page /corpora/<id>/export/run/ (POST)",
+            "a phrase table of every alignment",
+            "root",
+            lambda r: _form(
+                f"{tab}/export/run/",
+                {
+                    "format": "phrases",
+                    "which": "all",
+                    "use": "possible",
+                    "max_length": 20 - r,
+                    "keep_identical": "on",
+                },
+            ),
+        ),
+    ]
 
 
 def all_cases(w: World) -> list[Case]:

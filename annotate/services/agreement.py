@@ -39,10 +39,11 @@ from scoring.alignment.agreement import AgreementParams
 from scoring.alignment.edit_model import EditModel
 from scoring.alignment.reports import (
     CHANCE_MODELS,
+    ChanceModelChoice,
     build_report,
+    choose_chance_model,
     fit_report_models,
     report_statistics,
-    resolve_chance_model,
 )
 from scoring.corpus import PairRecord
 from scoring.formats import jsonl
@@ -59,14 +60,21 @@ class AgreementReportError(DomainError):
     code = "agreement_failed"
 
 
-def agreement_records(
+def agreement_inputs(
     corpus: Corpus,
     annotators: Sequence[str],
     pair_ids: Sequence[int] | None = None,
     subcorpora: Sequence[str] = (),
-) -> list[PairRecord]:
-    """Pairs with a submitted annotation by at least one of ``annotators``, in corpus order,
-    carrying only those annotators' submitted annotations; only the given sub-corpora if any."""
+) -> tuple[list[PairRecord], set[tuple[str, str]]]:
+    """The records of :func:`agreement_records` and the ``(pair id, annotator)`` annotations
+    among them that were made without their pair's prefill.
+
+    An annotation was made from the prefill when it was created after it: opening a pair here
+    creates the annotation from the newest prefill, which no later prefill job replaces, and an
+    import writes a pair's prefill before its annotations. A prefill newer than an annotation is
+    not the one its annotator started from: a prefill run after an import (even one trained on
+    the imported work), or one written while the annotator already had the pair open.
+    """
     wanted = set(annotators)
     pairs = corpus_pairs_with_alignments(corpus).filter(
         assignments__annotator__username__in=wanted,
@@ -77,6 +85,7 @@ def agreement_records(
     if subcorpora:
         pairs = pairs.filter(subcorpus__in=list(subcorpora))
     records = []
+    made_without: set[tuple[str, str]] = set()
     for pair in pairs.distinct():
         record = pair_record(pair)
         record.annotations = {
@@ -84,10 +93,47 @@ def agreement_records(
             for name, annotation in record.annotations.items()
             if name in wanted and annotation.status == Assignment.Status.SUBMITTED
         }
-        if record.annotations:
-            record.metadata = {"pk": pair.pk}
-            records.append(record)
-    return records
+        if not record.annotations:
+            continue
+        record.metadata = {"pk": pair.pk}
+        records.append(record)
+        prefills = list(pair.prefills.all())  # newest first, as pair_record reads them
+        if not prefills:
+            continue
+        for assignment in pair.assignments.all():
+            name = assignment.annotator.get_username()
+            annotation = getattr(assignment, "annotation", None)
+            made_before = annotation is not None and annotation.created_at < prefills[0].created_at
+            if name in record.annotations and made_before:
+                made_without.add((record.id, name))
+    return records, made_without
+
+
+def agreement_records(
+    corpus: Corpus,
+    annotators: Sequence[str],
+    pair_ids: Sequence[int] | None = None,
+    subcorpora: Sequence[str] = (),
+) -> list[PairRecord]:
+    """Pairs with a submitted annotation by at least one of ``annotators``, in corpus order,
+    carrying only those annotators' submitted annotations; only the given sub-corpora if any."""
+    return agreement_inputs(corpus, annotators, pair_ids, subcorpora)[0]
+
+
+def agreement_chance_model(
+    corpus: Corpus,
+    annotators: Sequence[str],
+    requested: str = "auto",
+    subcorpora: Sequence[str] = (),
+) -> tuple[list[PairRecord], ChanceModelChoice]:
+    """The report's records and its chance model with the reason for it
+    (:func:`scoring.alignment.reports.choose_chance_model`): the prefill's edits only where
+    every annotation was made from the prefill (:func:`agreement_inputs`)."""
+    records, made_without = agreement_inputs(corpus, annotators, subcorpora=subcorpora)
+    if not records:
+        return records, ChanceModelChoice(requested, "")
+    choice = choose_chance_model(records, annotators, requested, made_without_prefill=made_without)
+    return records, choice
 
 
 def _check_request(corpus: Corpus, annotators: Sequence[str]) -> None:
@@ -120,9 +166,14 @@ def agreement_compute(
 ) -> dict[str, Any]:
     """The whole report in this process (the management command, small corpora)."""
     _check_request(corpus, annotators)
-    records = agreement_records(corpus, annotators, subcorpora=subcorpora)
+    records, choice = agreement_chance_model(corpus, annotators, chance_model, subcorpora)
     report = build_report(
-        records, annotators, params=params, progress=progress, chance_model=chance_model
+        records,
+        annotators,
+        params=params,
+        progress=progress,
+        chance_model=choice.name,
+        chance_model_reason=choice.reason,
     )
     return {"corpus": corpus.name, **report.to_dict()}
 
@@ -169,22 +220,29 @@ def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Deferred:
     annotators = list(job.parameters["annotators"])
     params = agreement_params(job.parameters, job.seed)
     _check_request(job.corpus, annotators)
-    records = agreement_records(
-        job.corpus, annotators, subcorpora=job.parameters.get("subcorpora", ())
+    requested = job.parameters.get("chance_model", "auto")
+    records, choice = agreement_chance_model(
+        job.corpus, annotators, requested, job.parameters.get("subcorpora", ())
     )
     if not records:
         raise AgreementReportError(
             f"none of {', '.join(annotators)} has submitted work in corpus {job.corpus.name!r}"
         )
     job_snapshot_store(job=job, records=records)
-    chance_model = resolve_chance_model(
-        records, annotators, job.parameters.get("chance_model", "auto")
-    )
-    Job.objects.filter(pk=job.pk).update(
-        parameters={**job.parameters, "chance_model": chance_model}
-    )
+    chance_model = choice.name
     progress(2, f"fitting edit models on {len(records)} pairs ({chance_model} chance model)")
     models = fit_report_models(records, annotators, kinds=params.kinds, chance_model=chance_model)
+    job.parameters = {
+        **job.parameters,
+        "chance_model": chance_model,
+        "chance_model_requested": requested,
+        "chance_model_reason": choice.reason,
+        "edit_models": {
+            name: {kind: [m.intercept, m.slope, m.n_pairs] for kind, m in by_kind.items()}
+            for name, by_kind in models.items()
+        },
+    }
+    Job.objects.filter(pk=job.pk).update(parameters=job.parameters)
     size = int(job.parameters.get("chunk_pairs", DEFAULT_CHUNK_PAIRS))
     ids = [int(r.metadata["pk"]) for r in records]
     chunks = [ids[start : start + size] for start in range(0, len(ids), size)]
@@ -301,6 +359,7 @@ def agreement_finish_report(
         models=_models(models_json),
         statistics=statistics,
         chance_model=job.parameters["chance_model"],
+        chance_model_reason=job.parameters.get("chance_model_reason", ""),
     )
     chunks = len(chunk_results)
     result = {

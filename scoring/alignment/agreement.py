@@ -53,6 +53,7 @@ from scoring.alignment.edit_model import (
 )
 from scoring.alignment.links import Alignment
 from scoring.alignment.phrases import identity_matrix
+from scoring.corpus import LENGTH_BIN_STARTS
 from scoring.errors import AlignmentError, InputError, ModelError
 from scoring.options import Choices, Constraint, Interval, Options
 from scoring.records import Record
@@ -608,11 +609,13 @@ def length_bins(
     params: AgreementParams,
     kind: str = "possible",
     level: str = "phrase_atomic",
-    edges: Sequence[int] = (10, 15, 20, 25, 30, 40),
+    edges: Sequence[int] = LENGTH_BIN_STARTS[1:],
 ) -> list[LengthBin]:
     """π̂, π̂0 and Ĉ per bin of the shorter sentence's length (the paper's Figure 4).
 
     Bins are ``[1, e0)``, ``[e0, e1)``, …, ``[e_last, ∞)``; empty bins are kept (with no values).
+    The default edges are the project's one binning of lengths,
+    :data:`scoring.corpus.LENGTH_BIN_STARTS`.
     """
     ordered = [st for st in _ordered(stats) if st.kind == kind]
     bounds = [1, *edges]

@@ -77,7 +77,9 @@ class ChanceCorrected(Record):
 @dataclass(frozen=True, slots=True)
 class WordTable(Record):
     """One group of Table 3 (words): P vs P (``poss``), S vs S (``sure``), Equation 2
-    (``eq2``), Ĉ of ``poss`` and ``sure``, and the summed counts."""
+    (``eq2``), Ĉ of ``poss`` and ``sure``, and the summed counts. While the report leaves
+    identical links out (the paper's way), ``with_identical`` holds the same three scores over
+    every link (empty otherwise)."""
 
     pairs: int
     poss: Scores
@@ -85,18 +87,21 @@ class WordTable(Record):
     eq2: Scores
     c_hat: dict[str, ChanceCorrected]
     counts: WordCounts
+    with_identical: dict[str, Scores] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
 class PhraseTable(Record):
     """One group of Table 4 (atomic phrase pairs): pairs extracted from P (``poss``) and from S
-    (``sure``), Ĉ of each, and the summed counts by kind (``possible``, ``sure``)."""
+    (``sure``), Ĉ of each, and the summed counts by kind (``possible``, ``sure``);
+    ``with_identical`` as in :class:`WordTable`."""
 
     pairs: int
     poss: Scores
     sure: Scores
     c_hat: dict[str, ChanceCorrected]
     counts: dict[str, PhraseCounts]
+    with_identical: dict[str, Scores] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +141,10 @@ class PairReport(Record):
                 columns = [("poss", row.poss), ("sure", row.sure)]
                 if isinstance(row, WordTable):
                     columns.append(("eq2", row.eq2))
+                columns += [
+                    (f"{column}:with_identical", scores)
+                    for column, scores in row.with_identical.items()
+                ]
                 for column, scores in columns:
                     for measure in _MEASURES:
                         yield (name, *who, group, column, measure, getattr(scores, measure), "")
@@ -157,11 +166,14 @@ class PairReport(Record):
 @dataclass(frozen=True, slots=True)
 class PrefillGroup(Record):
     """One group of Table 5: the prefill (candidate) against one annotator (reference), words
-    (``poss``, ``sure``, ``eq2``) and phrases (``poss``, ``sure``)."""
+    (``poss``, ``sure``, ``eq2``) and phrases (``poss``, ``sure``); ``with_identical`` holds the
+    same over every link and phrase pair (``{"words": …, "phrases": …}``) while the report
+    leaves identical ones out."""
 
     pairs: int
     words: dict[str, Scores]
     phrases: dict[str, Scores]
+    with_identical: dict[str, dict[str, Scores]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +186,11 @@ class PrefillReport(Record):
 
     def csv_rows(self) -> Iterator[CsvRow]:
         for group, row in self.groups.items():
-            for level, columns in (("words", row.words), ("phrases", row.phrases)):
+            sections = [("words", row.words, ""), ("phrases", row.phrases, "")]
+            sections += [
+                (level, columns, ":with_identical") for level, columns in row.with_identical.items()
+            ]
+            for level, columns, suffix in sections:
                 for column, scores in columns.items():
                     for measure in _MEASURES:
                         value = getattr(scores, measure)
@@ -183,7 +199,7 @@ class PrefillReport(Record):
                             "prefill",
                             self.annotator,
                             group,
-                            f"{level}:{column}",
+                            f"{level}:{column}{suffix}",
                             measure,
                             value,
                             "",
@@ -218,6 +234,8 @@ class ReportSignature(Record):
     chance_model: str = "prefill"
     chance_model_description: str = ""
     resamples: int = 0
+    #: Why the chance model was chosen (:func:`scoring.alignment.reports.choose_chance_model`).
+    chance_model_reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)

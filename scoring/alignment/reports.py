@@ -28,7 +28,8 @@ single :func:`build_report` call bit for bit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
@@ -49,6 +50,7 @@ from scoring.alignment.kappa import agreement_with_intervals, brockett_blocks
 from scoring.alignment.links import Alignment
 from scoring.alignment.metrics import (
     PhraseCounts,
+    Scores,
     WordCounts,
     phrase_counts,
     phrase_scores,
@@ -67,13 +69,14 @@ from scoring.alignment.report_records import (
     ReportSignature,
     WordTable,
 )
-from scoring.corpus import PairRecord
+from scoring.corpus import LENGTH_BIN_STARTS, PairRecord
 from scoring.errors import InputError
 
 REPORT_VERSION = "1"
 OVERALL = "overall"
 NO_SUBCORPUS = "(none)"
-DEFAULT_LENGTH_EDGES: tuple[int, ...] = (10, 15, 20, 25, 30, 40)
+#: Figure 4's bins: the project's one binning of lengths (:data:`scoring.corpus.LENGTH_BIN_STARTS`).
+DEFAULT_LENGTH_EDGES: tuple[int, ...] = LENGTH_BIN_STARTS[1:]
 ReportProgress = Callable[[str, int, int], None]
 
 
@@ -98,21 +101,58 @@ def annotator_pairs(annotators: Sequence[str]) -> list[tuple[str, str]]:
 
 
 #: How π̂0 is sampled. ``prefill``: each annotator's edits of the automatic prefill (Cohn et al.
-#: 2008, §3). ``density``: for a corpus without prefill, the same Monte Carlo from an empty
-#: alignment, so each annotator's Pr(edit) becomes their link density (links per cell, fitted
-#: against ``N + M``): chance is two annotators linking cells at random at their own rates.
+#: 2008, §3). ``density``: the same Monte Carlo from an empty alignment, so each annotator's
+#: Pr(edit) becomes their link density (links per cell, fitted against ``N + M``): chance is two
+#: annotators linking cells at random at their own rates. Why a report uses one or the other is
+#: its own sentence (:class:`ChanceModelChoice`), never part of these descriptions.
 CHANCE_MODELS: dict[str, str] = {
     "prefill": "edits of the automatic prefill (Cohn et al. 2008, §3)",
-    "density": "random links at each annotator's own link density (no prefill in the corpus)",
+    "density": "random links at each annotator's own link density",
 }
+CHOSEN_FOR_REPORT = "chosen for this report"
 
 
-def resolve_chance_model(
-    records: Sequence[PairRecord], annotators: Sequence[str], requested: str = "auto"
-) -> str:
-    """``prefill`` when every pair an annotator worked on has a prefill, else ``density``
-    (``requested="auto"``); an explicit name is checked and kept."""
-    worked = [r for r in records if any(a in r.annotations for a in annotators)]
+@dataclass(frozen=True, slots=True)
+class ChanceModelChoice:
+    """The chance model a report uses and, in a sentence, why."""
+
+    name: str
+    reason: str
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def choose_chance_model(
+    records: Sequence[PairRecord],
+    annotators: Sequence[str],
+    requested: str = "auto",
+    *,
+    made_without_prefill: Collection[tuple[str, str]] = (),
+) -> ChanceModelChoice:
+    """The chance model of a report and the reason for it.
+
+    ``requested="auto"`` takes ``prefill`` only when every pair one of ``annotators`` worked on
+    has a prefill and every annotation of theirs was made from it; otherwise ``density``, saying
+    which condition failed. ``made_without_prefill`` names the ``(record id, annotator)``
+    annotations that were not made from their pair's prefill (imported before it existed, or
+    started before it was written): their differences from it are not edits of it, so the
+    prefill's Pr(edit) would be fitted on something nobody did. An explicit name is checked and
+    kept; the reason then says it was chosen, and warns about such annotations.
+    """
+    wanted = set(annotators)
+    worked = [r for r in records if wanted & r.annotations.keys()]
+    annotations = [(r.id, name) for r in worked for name in r.annotations if name in wanted]
+    made_without = set(made_without_prefill)
+    without = [key for key in annotations if key in made_without]
+    stale = (
+        f"{_plural(len(without), 'annotation')} of {len(annotations):,} were made without the "
+        f"prefill (imported or started before it existed), e.g. {without[0][1]}'s on pair "
+        f"{without[0][0]}"
+        if without
+        else ""
+    )
     if requested != "auto":
         if requested not in CHANCE_MODELS:
             choices = ", ".join(["auto", *CHANCE_MODELS])
@@ -122,8 +162,28 @@ def resolve_chance_model(
                 "the prefill chance model needs a prefill, and none of the annotated pairs has "
                 "one: prefill the corpus first, or use the density chance model"
             )
-        return requested
-    return "prefill" if worked and all(r.prefill is not None for r in worked) else "density"
+        warning = f"; {stale}" if requested == "prefill" and stale else ""
+        return ChanceModelChoice(requested, f"{CHOSEN_FOR_REPORT}{warning}")
+    missing = sum(r.prefill is None for r in worked)
+    if not worked or missing == len(worked):
+        return ChanceModelChoice("density", "no annotated pair has a prefill")
+    if missing:
+        verb = "has" if missing == 1 else "have"
+        return ChanceModelChoice(
+            "density", f"{missing:,} of {_plural(len(worked), 'annotated pair')} {verb} no prefill"
+        )
+    if stale:
+        return ChanceModelChoice("density", stale)
+    return ChanceModelChoice(
+        "prefill", "every annotated pair has a prefill, and every annotation started from it"
+    )
+
+
+def resolve_chance_model(
+    records: Sequence[PairRecord], annotators: Sequence[str], requested: str = "auto"
+) -> str:
+    """The name :func:`choose_chance_model` picks (an explicit name is checked and kept)."""
+    return choose_chance_model(records, annotators, requested).name
 
 
 def _chance_start(record: PairRecord, chance_model: str) -> Alignment | None:
@@ -234,20 +294,25 @@ _PairCounts = tuple[WordCounts, dict[str, PhraseCounts]]
 def _counts(
     pairs: Iterable[tuple[str, PairRecord, Alignment, Alignment]],
     params: AgreementParams,
-    cache: dict[tuple[str, str], _PairCounts],
+    cache: dict[tuple[str, str, bool], _PairCounts],
+    *,
+    exclude_identical: bool | None = None,
 ) -> _PairCounts:
-    """Summed word and phrase counts; per-pair counts are cached under ``(who, record id)``."""
+    """Summed word and phrase counts, leaving identical links and phrase pairs out as
+    ``params`` says unless ``exclude_identical`` is given; per-pair counts are cached under
+    ``(who, record id, exclude_identical)``."""
+    leave_out = params.exclude_identical if exclude_identical is None else exclude_identical
     words = WordCounts()
     phrases = {"possible": PhraseCounts(), "sure": PhraseCounts()}
     for who, record, candidate, reference in pairs:
-        key = (who, record.id)
+        key = (who, record.id, leave_out)
         if key not in cache:
             wc = word_counts(
                 candidate,
                 reference,
                 record.source_tokens,
                 record.target_tokens,
-                exclude_identical=params.exclude_identical,
+                exclude_identical=leave_out,
             )
             pcs = {
                 kind: phrase_counts(
@@ -256,7 +321,7 @@ def _counts(
                     record.source_tokens,
                     record.target_tokens,
                     kind=kind,
-                    exclude_identical=params.exclude_identical,
+                    exclude_identical=leave_out,
                     boundary_rule=params.boundary_rule,
                     max_length=params.max_length,
                 )
@@ -289,6 +354,33 @@ def _c_hat(
     )
 
 
+def _word_scores(words: WordCounts) -> dict[str, Scores]:
+    return {
+        "poss": word_scores(words, "possible"),
+        "sure": word_scores(words, "sure"),
+        "eq2": word_scores(words, "mixed"),
+    }
+
+
+def _phrase_scores(phrases: Mapping[str, PhraseCounts]) -> dict[str, Scores]:
+    return {
+        "poss": phrase_scores(phrases["possible"]),
+        "sure": phrase_scores(phrases["sure"]),
+    }
+
+
+def _with_identical(
+    compared: Sequence[tuple[str, PairRecord, Alignment, Alignment]],
+    params: AgreementParams,
+    cache: dict[tuple[str, str, bool], _PairCounts],
+) -> _PairCounts | None:
+    """The counts over every link and phrase pair, identical ones included, when the report
+    leaves those out; ``None`` when it keeps them already."""
+    if not params.exclude_identical:
+        return None
+    return _counts(compared, params, cache, exclude_identical=False)
+
+
 def build_report(
     records: Sequence[PairRecord],
     annotators: Sequence[str],
@@ -300,6 +392,7 @@ def build_report(
     progress: ReportProgress | None = None,
     threads: int | None = None,
     chance_model: str = "auto",
+    chance_model_reason: str = "",
     resamples: int = 1000,
 ) -> CorpusReport:
     """The Table 3 / Table 4 / Figure 4 / Table 5 report as typed records, with Fleiss' κ and
@@ -308,12 +401,20 @@ def build_report(
 
     ``statistics``: the concatenated output of :func:`report_statistics` over chunks; when
     omitted the Monte Carlo runs here. ``chance_model``: see :data:`CHANCE_MODELS` (``auto``
-    picks ``density`` when some pair has no prefill). ``progress(stage, done, total)`` is called
-    as work proceeds (stages ``"monte_carlo"``, ``"tables"``).
+    chooses by :func:`choose_chance_model`); ``chance_model_reason`` says why a model named
+    here was chosen (the signature keeps it). ``progress(stage, done, total)`` is called as work
+    proceeds (stages ``"monte_carlo"``, ``"tables"``).
+
+    While ``params.exclude_identical`` leaves identical links and phrase pairs out (the paper's
+    way), every group of Tables 3–5 also carries ``with_identical``: the same scores over every
+    link and phrase pair.
     """
     params = params or AgreementParams()
     _check(records, annotators)
-    chance_model = resolve_chance_model(records, annotators, chance_model)
+    choice = choose_chance_model(records, annotators, chance_model)
+    chance_model = choice.name
+    if chance_model_reason:
+        choice = ChanceModelChoice(chance_model, chance_model_reason)
     if models is None:
         models = fit_report_models(
             records, annotators, kinds=params.kinds, chance_model=chance_model
@@ -333,7 +434,7 @@ def build_report(
         names = item["annotators"]
         by_pair.setdefault((str(names[0]), str(names[1])), []).append(PairStats.from_dict(item))
 
-    cache: dict[tuple[str, str], _PairCounts] = {}
+    cache: dict[tuple[str, str, bool], _PairCounts] = {}
     pair_reports: list[PairReport] = []
     pairs_of_annotators = annotator_pairs(annotators)
     steps = len(pairs_of_annotators) + len(annotators)
@@ -348,14 +449,12 @@ def build_report(
         for group, members in _groups(both).items():
             keys = {r.id for r in members}
             group_stats = [st for st in stats if st.key in keys]
-            words, phrases = _counts(
-                (
-                    (f"{a}|{b}", r, r.annotations[a].alignment, r.annotations[b].alignment)
-                    for r in members
-                ),
-                params,
-                cache,
-            )
+            compared = [
+                (f"{a}|{b}", r, r.annotations[a].alignment, r.annotations[b].alignment)
+                for r in members
+            ]
+            words, phrases = _counts(compared, params, cache)
+            every = _with_identical(compared, params, cache)
             table3[group] = WordTable(
                 pairs=len(members),
                 poss=word_scores(words, "possible"),
@@ -366,6 +465,7 @@ def build_report(
                     "sure": _c_hat(group_stats, params, "sure", "word"),
                 },
                 counts=words,
+                with_identical=_word_scores(every[0]) if every else {},
             )
             table4[group] = PhraseTable(
                 pairs=len(members),
@@ -376,6 +476,7 @@ def build_report(
                     "sure": _c_hat(group_stats, params, "sure", "phrase_atomic"),
                 },
                 counts=dict(phrases),
+                with_identical=_phrase_scores(every[1]) if every else {},
             )
             null[group] = null_link_agreement(members, a, b)
             if "possible" in params.kinds:
@@ -410,26 +511,22 @@ def build_report(
         mine = [r for r in records if name in r.annotations and r.prefill is not None]
         per_group: dict[str, PrefillGroup] = {}
         for group, members in _groups(mine).items():
-            words, phrases = _counts(
-                (
-                    (f"prefill|{name}", r, r.prefill, r.annotations[name].alignment)
-                    for r in members
-                    if r.prefill is not None
-                ),
-                params,
-                cache,
-            )
+            compared = [
+                (f"prefill|{name}", r, r.prefill, r.annotations[name].alignment)
+                for r in members
+                if r.prefill is not None
+            ]
+            words, phrases = _counts(compared, params, cache)
+            every = _with_identical(compared, params, cache)
             per_group[group] = PrefillGroup(
                 pairs=len(members),
-                words={
-                    "poss": word_scores(words, "possible"),
-                    "sure": word_scores(words, "sure"),
-                    "eq2": word_scores(words, "mixed"),
-                },
-                phrases={
-                    "poss": phrase_scores(phrases["possible"]),
-                    "sure": phrase_scores(phrases["sure"]),
-                },
+                words=_word_scores(words),
+                phrases=_phrase_scores(phrases),
+                with_identical=(
+                    {"words": _word_scores(every[0]), "phrases": _phrase_scores(every[1])}
+                    if every
+                    else {}
+                ),
             )
         table5.append(PrefillReport(annotator=name, candidate="prefill", groups=per_group))
         step += 1
@@ -449,6 +546,7 @@ def build_report(
             chance_model=chance_model,
             chance_model_description=CHANCE_MODELS[chance_model],
             resamples=resamples,
+            chance_model_reason=choice.reason,
         ),
         annotators=list(annotators),
         edit_models={name: dict(by_kind) for name, by_kind in models.items()},

@@ -52,6 +52,38 @@ def test_a_plan_is_a_job_whose_result_is_the_plan(admin: APIClient) -> None:
     assert Assignment.objects.count() == 6
 
 
+def test_a_plan_of_a_selection_through_the_api_covers_only_those_pairs(admin: APIClient) -> None:
+    corpus = make_corpus()
+    pairs = [make_pair(corpus, split=("dev", "test")[k % 2]) for k in range(6)]
+    make_user("alice", roles.ANNOTATOR)
+    response = admin.post(
+        f"/api/corpora/{corpus.pk}/assignments/",
+        {"annotators": ["alice"], "split": "dev", "batch": 2, "seed": 1},
+        format="json",
+    )
+    job = _finished(response)
+    assert job.parameters["selection"] == {"split": "dev", "batch": 2}
+    assert job.result["planned"] == 2 and job.result["selected"] == 3
+    assert set(Assignment.objects.values_list("pair_id", flat=True)) == {
+        pairs[0].pk,
+        pairs[2].pk,
+    }
+
+
+def test_a_selection_no_pair_matches_is_refused_through_the_api(admin: APIClient) -> None:
+    corpus = make_corpus()
+    make_pair(corpus)
+    make_user("alice", roles.ANNOTATOR)
+    response = admin.post(
+        f"/api/corpora/{corpus.pk}/assignments/",
+        {"annotators": ["alice"], "min_length": 40},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "min_length"
+    assert not Job.objects.exists()
+
+
 def test_a_plan_without_a_seed_records_the_one_drawn(admin: APIClient) -> None:
     corpus = make_corpus()
     make_pair(corpus)

@@ -141,3 +141,18 @@ def test_imported_work_without_time_leaves_the_median_undefined() -> None:
     _submit(make_assignment(make_pair(corpus), alice), {}, seconds=0)
     assert corpus_progress(corpus)["annotators"][0]["median_active_seconds"] is None
     assert get_user_model().objects.count() == 1
+
+
+def test_work_by_annotator_counts_each_status_in_this_corpus_only() -> None:
+    from annotate.selectors.assignments import work_by_annotator
+
+    corpus, elsewhere = make_corpus(), make_corpus()
+    alice = make_user("alice", roles.ANNOTATOR)
+    for _ in range(2):
+        make_assignment(make_pair(corpus), alice)
+    make_assignment(make_pair(elsewhere), alice)
+    started = make_assignment(make_pair(corpus), alice)
+    Assignment.objects.filter(pk=started.pk).update(status=Assignment.Status.IN_PROGRESS)
+    assert work_by_annotator(corpus) == [
+        {"username": "alice", "new": 2, "in_progress": 1, "submitted": 0}
+    ]

@@ -38,8 +38,8 @@ class Command(JobCommand):
             "--chance-model",
             choices=("auto", *CHANCE_MODELS),
             default="auto",
-            help="π̂0's chance model: edits of the prefill, link density without one, or auto "
-            "(the prefill where every annotator has pairs with one)",
+            help="π̂0's chance model: edits of the prefill, link density, or auto (the prefill "
+            "when every annotated pair has one and every annotation started from it)",
         )
         parser.add_argument(
             "--subcorpus",
