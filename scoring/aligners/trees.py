@@ -149,7 +149,8 @@ def fit_trees(
     progress: Progress | None = None,
 ) -> Any:
     """Fit ``model``, a ``HistGradientBoostingClassifier`` made with ``early_stopping=False``,
-    telling ``progress`` of each tree; returns it.
+    telling ``progress`` when it starts (binning the features takes a while on many rows) and
+    after each tree; returns it.
 
     scikit-learn offers no callback here, but its early stopping scores the model after every
     tree with a callable ``scoring`` of our own: on the training data (no validation split, so
@@ -157,6 +158,7 @@ def fit_trees(
     the trees are those of a plain fit (checked by the tests). The score itself is unused."""
     if progress is not None:
         trees, scored, report = int(model.max_iter), [0], progress
+        report(0.0, f"binning {np.shape(y)[0]:,} cells")
 
         def each_tree(estimator: Any, x_part: Any, y_part: Any, sample_weight: Any = None) -> float:
             if scored[0]:  # the first call scores the model before its first tree

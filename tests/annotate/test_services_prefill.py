@@ -582,7 +582,7 @@ def test_a_supervised_prefill_reports_the_stages_of_its_training(growing: Corpus
     messages = [message for _, message in reports]
     em = [m for m in messages if m.startswith("supervised: EM: ")]
     features = [m for m in messages if m.startswith("supervised: features ")]
-    trees = [m for m in messages if m.startswith("supervised: link trees: ")]
+    trees = [m for m in messages if m.startswith("supervised: link trees: tree ")]
     assert "supervised: EM: HMM iteration 5 of 5 done" in em
     assert features == [f"supervised: features {k}/30" for k in range(30)]
     assert trees == [f"supervised: link trees: tree {k} of 20" for k in range(1, 21)]

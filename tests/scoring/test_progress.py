@@ -145,8 +145,9 @@ def test_trees_fitted_with_progress_are_those_of_a_plain_fit() -> None:
     recorder = Recorder()
     reported = TreeEnsemble.from_sklearn(fit_trees(model(), x, y, weight, recorder))
     plain = TreeEnsemble.from_sklearn(model().fit(x, y, sample_weight=weight))
-    assert [stage for _, stage in recorder.calls] == [f"tree {k} of 12" for k in range(1, 13)]
-    assert recorder.fractions == [k / 12 for k in range(1, 13)]
+    stages = [f"tree {k} of 12" for k in range(1, 13)]
+    assert [stage for _, stage in recorder.calls] == ["binning 2,000 cells", *stages]
+    assert recorder.fractions == [k / 12 for k in range(13)]
     for key, array in plain.arrays().items():
         np.testing.assert_array_equal(reported.arrays()[key], array, err_msg=key)
     assert reported.baseline == plain.baseline
