@@ -143,6 +143,33 @@ class SentencePair(models.Model):
         return self.split == TRIAL_SPLIT and GoldAlignment.objects.filter(pair=self).exists()
 
 
+class PairDisagreement(models.Model):
+    """How far the submitted annotations of a pair disagree: the lowest link F1 between two of
+    them. A pair has a row exactly when two or more of its annotations are submitted (it is
+    then ready for adjudication); the adjudication list filters and sorts on it. Kept by every
+    write that changes a pair's submitted annotations (submit, reopen, import)."""
+
+    pair = models.OneToOneField(
+        SentencePair, on_delete=models.CASCADE, primary_key=True, related_name="disagreement"
+    )
+    submitted = models.PositiveSmallIntegerField(help_text="Submitted annotations of the pair.")
+    lowest_f1 = models.FloatField(
+        help_text="The lowest link F1 (P against P) between two submitted annotations."
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(submitted__gte=2), name="disagreement_pairs"),
+            models.CheckConstraint(
+                condition=Q(lowest_f1__gte=0.0) & Q(lowest_f1__lte=1.0), name="disagreement_f1"
+            ),
+        ]
+        indexes = [models.Index(fields=["lowest_f1", "pair"], name="disagreement_order")]
+
+    def __str__(self) -> str:
+        return f"disagreement of {self.pair_id}: {self.submitted} annotations, F1 ≥ {self.lowest_f1}"
+
+
 class LinkBase(models.Model):
     """One link of ``P``: source index ``i``, target index ``j``, sure or merely possible."""
 

@@ -33,10 +33,12 @@ from annotate.models import (
     GoldAlignment,
     GoldEvent,
     GoldLink,
+    PairDisagreement,
     SentencePair,
 )
 from annotate.selectors.corpora import corpus_pair_records
 from annotate.services.annotations import InvalidLinks, edits_from_prefill, links_count_check
+from annotate.services.disagreement import disagreement_of
 from annotate.services.exports import selector_for
 from annotate.services.links import links_insert
 from annotate.services.users import username_check, username_twin
@@ -269,10 +271,20 @@ def _insert_batch(
     report: ImportReport,
 ) -> int:
     pairs = []
+    submitted: list[list[Alignment]] = []  # each pair's submitted annotations
     for offset, record in enumerate(batch):
         n_source, n_target = record.shape
         if n_source == 0 or n_target == 0:
             raise CorpusImportError(f"pair {record.id!r}: a sentence has no tokens")
+        submitted.append(
+            [
+                annotation.alignment.with_lengths_checked(
+                    record.source_tokens, record.target_tokens
+                )
+                for annotation in record.annotations.values()
+                if annotation.status == Assignment.Status.SUBMITTED
+            ]
+        )
         pairs.append(
             SentencePair(
                 corpus=corpus,
@@ -295,6 +307,11 @@ def _insert_batch(
         SentencePair.objects.bulk_create(pairs)
     except IntegrityError as error:
         raise CorpusImportError(f"the database refused a pair: {error}") from error
+    PairDisagreement.objects.bulk_create(
+        row
+        for row in itertools.starmap(disagreement_of, zip(pairs, submitted, strict=True))
+        if row is not None
+    )
 
     now = timezone.now()
     prefill_rows: list[tuple[AutoAlignment, PairRecord]] = []

@@ -1,0 +1,104 @@
+"""How far each pair's submitted annotations disagree, kept for the adjudication list.
+
+``PairDisagreement`` has a row for every pair with two or more submitted annotations: how many,
+and the lowest link F1 between two of them (``scoring.alignment.metrics.lowest_pairwise_f1``).
+Pairs annotated before it get theirs here.
+"""
+
+from collections import defaultdict
+
+import django.db.models.deletion
+from django.db import migrations, models
+
+from scoring.alignment.links import Alignment
+from scoring.alignment.metrics import lowest_pairwise_f1
+
+CHUNK = 1000
+
+
+def fill(apps, schema_editor):
+    pair_model = apps.get_model("annotate", "SentencePair")
+    assignment_model = apps.get_model("annotate", "Assignment")
+    link_model = apps.get_model("annotate", "AnnotationLink")
+    disagreement_model = apps.get_model("annotate", "PairDisagreement")
+    submitted = assignment_model.objects.filter(status="submitted", annotation__isnull=False)
+    pair_ids = sorted(set(submitted.values_list("pair_id", flat=True)))
+    for start in range(0, len(pair_ids), CHUNK):
+        chunk = pair_ids[start : start + CHUNK]
+        shapes = {
+            pk: (n, m)
+            for pk, n, m in pair_model.objects.filter(pk__in=chunk).values_list(
+                "pk", "n_source", "n_target"
+            )
+        }
+        annotations = dict(
+            submitted.filter(pair_id__in=chunk).values_list("annotation__id", "pair_id")
+        )
+        links = defaultdict(lambda: ([], []))
+        for annotation_id, i, j, sure in link_model.objects.filter(
+            annotation_id__in=list(annotations)
+        ).values_list("annotation_id", "i", "j", "sure"):
+            links[annotation_id][0 if sure else 1].append((i, j))
+        alignments = defaultdict(list)
+        for annotation_id, pair_id in sorted(annotations.items()):
+            sure, possible = links[annotation_id]
+            alignments[pair_id].append(Alignment.from_links(*shapes[pair_id], sure, possible))
+        disagreement_model.objects.bulk_create(
+            disagreement_model(
+                pair_id=pair_id, submitted=len(found), lowest_f1=lowest_pairwise_f1(found)
+            )
+            for pair_id, found in alignments.items()
+            if len(found) >= 2
+        )
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("annotate", "0011_prefill_order"),
+    ]
+
+    operations = [
+        migrations.CreateModel(
+            name="PairDisagreement",
+            fields=[
+                (
+                    "pair",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="disagreement",
+                        serialize=False,
+                        to="annotate.sentencepair",
+                    ),
+                ),
+                (
+                    "submitted",
+                    models.PositiveSmallIntegerField(
+                        help_text="Submitted annotations of the pair."
+                    ),
+                ),
+                (
+                    "lowest_f1",
+                    models.FloatField(
+                        help_text="The lowest link F1 (P against P) between two submitted "
+                        "annotations."
+                    ),
+                ),
+            ],
+            options={
+                "indexes": [
+                    models.Index(fields=["lowest_f1", "pair"], name="disagreement_order")
+                ],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("submitted__gte", 2)), name="disagreement_pairs"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("lowest_f1__gte", 0.0), ("lowest_f1__lte", 1.0)),
+                        name="disagreement_f1",
+                    ),
+                ],
+            },
+        ),
+        migrations.RunPython(fill, migrations.RunPython.noop),
+    ]
