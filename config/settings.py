@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "axes",
     "csp",
+    "template_partials.apps.SimpleAppConfig",
     "annotate",
     "frontend",
 ]
@@ -107,8 +108,20 @@ TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [],
-        "APP_DIRS": True,
         "OPTIONS": {
+            # Partials ("page.html#rows") over the cached app-directories loader.
+            "loaders": [
+                (
+                    "template_partials.loader.Loader",
+                    [
+                        (
+                            "django.template.loaders.cached.Loader",
+                            ["django.template.loaders.app_directories.Loader"],
+                        )
+                    ],
+                )
+            ],
+            "builtins": ["template_partials.templatetags.partials"],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",

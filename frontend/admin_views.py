@@ -17,8 +17,6 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 
 from annotate import roles
 from annotate.models import Corpus
-from annotate.selectors.workers import waiting_job_notice
-from annotate.services.jobs import JOB_KINDS
 from scoring import formats
 
 View = Callable[..., HttpResponse]
@@ -74,19 +72,6 @@ corpus_agreement = _corpus_page("frontend/admin/corpus_agreement.html", "agreeme
 corpus_prefill = _corpus_page("frontend/admin/corpus_prefill.html", "prefill")
 corpus_assignments = _corpus_page("frontend/admin/corpus_assignments.html", "assignments")
 corpus_export = _corpus_page("frontend/admin/corpus_export.html", "export")
-
-
-#: How the jobs page names each kind of job.
-JOB_LABELS = {"corpus_stats": "corpus statistics", "train_scorer": "scorer training"}
-
-
-@admin_page
-def job_list(request: HttpRequest) -> HttpResponse:
-    kinds = [(kind, JOB_LABELS.get(kind, kind.replace("_", " "))) for kind in sorted(JOB_KINDS)]
-    notice = waiting_job_notice(user=request.user)
-    return render(
-        request, "frontend/admin/job_list.html", {"kinds": kinds, "worker_notice": notice}
-    )
 
 
 @admin_page

@@ -7,6 +7,7 @@ from django.urls import path
 
 import annotate.converters  # noqa: F401 - registers the <id:...> converter
 from frontend import admin_views, views
+from frontend.pages import jobs
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -46,6 +47,7 @@ urlpatterns = [
         name="corpus-assignments",
     ),
     path("corpora/<id:corpus_id>/export/", admin_views.corpus_export, name="corpus-export"),
-    path("jobs/", admin_views.job_list, name="job-list"),
+    path("jobs/", jobs.job_list, name="job-list"),
+    path("jobs/<id:job_id>/cancel/", jobs.job_cancel_view, name="job-cancel-page"),
     path("users/", admin_views.user_list, name="user-list"),
 ]

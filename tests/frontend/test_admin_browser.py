@@ -120,6 +120,7 @@ def test_rte2_upload_agreement_report_disagreement_and_cancel(
         queued = agreement_job_create(corpus=corpus, annotators=["A", "B"], samples=10)
     page.goto(f"{live_server.url}/jobs/")
     row = page.locator(f"tr[data-job='{queued.pk}']")
+    page.once("dialog", lambda dialog: dialog.accept())  # "Cancel job #…?"
     row.locator("button", has_text="Cancel").click()
     page.wait_for_selector(f"tr[data-job='{queued.pk}'] .badge.cancelled")
     page.screenshot(path=str(SCREENSHOTS / "admin_jobs.png"))

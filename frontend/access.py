@@ -1,0 +1,49 @@
+"""Who may open a page: the decorators every page view wears."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.csrf import ensure_csrf_cookie
+
+from annotate import roles
+
+View = Callable[..., HttpResponse]
+
+
+def role_page(role: str, reason: str) -> Callable[[View], View]:
+    """Logged in (else the login page), holding ``role`` (else a 403 page saying ``reason``),
+    CSRF cookie set (the page's forms and scripts post with it)."""
+
+    def decorate(view: View) -> View:
+        @login_required
+        @ensure_csrf_cookie
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not roles.has_role(request.user, role):
+                return render(request, "frontend/forbidden.html", {"reason": reason}, status=403)
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorate
+
+
+admin_page = role_page(roles.ADMIN, "This page is for corpus admins.")
+
+
+def back_to(request: HttpRequest, fallback: str) -> str:
+    """Where a form posted from a page sends the user back: the ``next`` it carries when that
+    is a path on this site, else ``fallback``."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return fallback

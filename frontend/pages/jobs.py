@@ -1,0 +1,129 @@
+"""The jobs page: every job with its parameters, live status and progress, duration, result and
+error, filtered and paged on the server; queued and running jobs can be cancelled."""
+
+from __future__ import annotations
+
+import json
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from annotate.exceptions import DomainError
+from annotate.models import Job
+from annotate.selectors import jobs as jobs_reads
+from annotate.selectors.workers import waiting_job_notice
+from annotate.services.jobs import job_cancel, jobs_reap_if_due
+from frontend.access import admin_page, back_to
+from frontend.tables import Column, table_page
+
+TEMPLATE = "frontend/admin/job_list.html"
+
+#: How the pages name each kind of job.
+JOB_LABELS = {"corpus_stats": "corpus statistics", "train_scorer": "scorer training"}
+
+ACTIVE = (Job.Status.PENDING, Job.Status.RUNNING)
+
+
+def job_label(kind: str) -> str:
+    return JOB_LABELS.get(kind, kind.replace("_", " "))
+
+
+def _cell(name: str) -> str:
+    return f"{TEMPLATE}#{name}"
+
+
+COLUMNS = (
+    Column("Job", _cell("job-id"), key="created", sort="created_at"),
+    Column("Kind", _cell("job-kind"), key="kind", sort="kind"),
+    Column("Corpus", _cell("job-corpus"), key="corpus", sort="corpus__name"),
+    Column("Owner", _cell("job-owner"), key="owner", sort="owner__username"),
+    Column("Parameters", _cell("job-parameters"), classes="clip small"),
+    Column("Status", _cell("job-status"), key="status", sort="status"),
+    Column("Progress", _cell("job-progress")),
+    Column("Duration", _cell("job-duration"), numeric=True),
+    Column("Result", _cell("job-result")),
+    Column("", _cell("job-cancel")),
+)
+
+
+class JobFilters(forms.Form):
+    kind = forms.ChoiceField(required=False)
+    status = forms.ChoiceField(required=False, choices=[("", "any"), *Job.Status.choices])
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        kinds = [("", "any"), *((k, job_label(k)) for k in sorted(jobs_reads.JOB_OUTPUT_ROLES))]
+        self.fields["kind"].choices = kinds  # type: ignore[attr-defined]
+
+
+def parameters_text(job: Job) -> str:
+    """A job's parameters (and seed) on one line: ``aligner: em · seed: 7``."""
+    values = dict(job.parameters or {})
+    if job.seed is not None:
+        values["seed"] = job.seed
+    parts = []
+    for key, value in values.items():
+        if value is None or value == "" or value == []:
+            continue
+        if isinstance(value, list):
+            value = ", ".join(str(item) for item in value)
+        elif isinstance(value, dict):
+            value = json.dumps(value, sort_keys=True)
+        parts.append(f"{key}: {value}")
+    return " · ".join(parts)
+
+
+@admin_page
+def job_list(request: HttpRequest) -> HttpResponse:
+    jobs_reap_if_due()  # the list never shows a job of a dead worker as running
+    filters = JobFilters(request.GET)
+    jobs = jobs_reads.jobs_visible(request.user)
+    if filters.is_valid():
+        if filters.cleaned_data["kind"]:
+            jobs = jobs.filter(kind=filters.cleaned_data["kind"])
+        if filters.cleaned_data["status"]:
+            jobs = jobs.filter(status=filters.cleaned_data["status"])
+    table = table_page(
+        request,
+        jobs,
+        COLUMNS,
+        default_sort="-created",
+        noun="jobs",
+        empty_title="No job",
+        empty_text="Jobs appear here when a report, a prefill, an export or a training starts.",
+    )
+    for job in table.rows:
+        job.parameters_text = parameters_text(job)
+        job.label = job_label(job.kind)
+    context = {
+        "filters": filters,
+        "table": table,
+        "live": any(job.status in ACTIVE for job in table.rows),
+        "worker_notice": waiting_job_notice(user=request.user),
+    }
+    if request.GET.get("fragment") == "jobs":
+        return render(request, f"{TEMPLATE}#jobs", context)
+    return render(request, TEMPLATE, context)
+
+
+@require_POST
+@admin_page
+def job_cancel_view(request: HttpRequest, job_id: int) -> HttpResponse:
+    """Cancel a queued or running job; its worker stops at its next progress step."""
+    try:
+        job = jobs_reads.job_visible(user=request.user, job_id=job_id)
+    except DomainError as error:
+        messages.error(request, error.message)
+    else:
+        if job_cancel(job=job):
+            messages.success(request, f"Job #{job.pk} cancelled.")
+        else:
+            job.refresh_from_db()
+            messages.error(
+                request, f"Job #{job.pk} is {job.status}; only a queued or running job can stop."
+            )
+    return redirect(back_to(request, reverse("job-list")))

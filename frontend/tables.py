@@ -1,0 +1,160 @@
+"""Server-rendered tables: columns defined once, rows paged and sorted on the server.
+
+A page declares its columns as :class:`Column` objects; ``frontend/_table.html`` renders the
+header from them and every cell with the column's cell template (usually a partial of the page's
+own template, ``"frontend/admin/job_list.html#job-status"``), so a column is written in one
+place. :func:`table_page` turns a queryset (or a list) and the request's query string into a
+:class:`Table`: the sort the user asked for (only among the columns that allow it), one page of
+rows and the pager's links.
+
+A live part of a page (a job's progress) is a partial that the page's view renders alone when
+asked with ``?fragment=<name>``; ``fragments.js`` fetches it again every few seconds while the
+fragment says it is still changing (``data-live``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.paginator import Page, Paginator
+from django.http import HttpRequest, QueryDict
+
+#: Rows a page of a table shows unless the view says otherwise.
+PER_PAGE = 50
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: its heading, the template of its cell (rendered with ``row`` in the context)
+    and, when it can sort, the ordering it sorts by (``"-created_at"`` sorts newest first when
+    the user asks for ascending order, so a column may sort by any expression the view allows).
+    """
+
+    label: str
+    cell: str
+    key: str = ""
+    sort: str | None = None
+    numeric: bool = False
+    help: str = ""
+    #: Extra classes of the column's cells (``"clip"`` cuts long text with an ellipsis).
+    classes: str = ""
+
+    @property
+    def css(self) -> str:
+        return " ".join(filter(None, ("num" if self.numeric else "", self.classes)))
+
+
+@dataclass(frozen=True)
+class Header:
+    """A column's heading as rendered: its ``aria-sort`` and the link that sorts by it."""
+
+    column: Column
+    aria_sort: str
+    query: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """What ``_table.html`` and ``_pager.html`` render."""
+
+    columns: Sequence[Column]
+    page: Page[Any]
+    sort: str
+    descending: bool
+    query: QueryDict
+    noun: str = "rows"
+    empty_title: str = "Nothing here"
+    empty_text: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def headers(self) -> list[Header]:
+        return [
+            Header(
+                column=column,
+                aria_sort=self.aria_sort(column) if column.sort else "",
+                query=self.sort_query(column) if column.sort else "",
+            )
+            for column in self.columns
+        ]
+
+    #: The rows of this page, read once (a view may annotate them before rendering).
+    rows: list[Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rows", list(self.page.object_list))
+
+    @property
+    def total(self) -> int:
+        return self.page.paginator.count
+
+    def sort_query(self, column: Column) -> str:
+        """The query string that sorts by ``column``, toggling the direction when it is the
+        current sort; the page goes back to the first."""
+        query = self.query.copy()
+        descending = not self.descending if column.key == self.sort else False
+        query["sort"] = f"-{column.key}" if descending else column.key
+        query.pop("page", None)
+        return query.urlencode()
+
+    def aria_sort(self, column: Column) -> str:
+        if column.key != self.sort:
+            return "none"
+        return "descending" if self.descending else "ascending"
+
+    def page_query(self, number: int) -> str:
+        query = self.query.copy()
+        query["page"] = str(number)
+        query.pop("fragment", None)
+        return query.urlencode()
+
+    @property
+    def previous_query(self) -> str:
+        return self.page_query(self.page.previous_page_number()) if self.page.has_previous() else ""
+
+    @property
+    def next_query(self) -> str:
+        return self.page_query(self.page.next_page_number()) if self.page.has_next() else ""
+
+
+def _ordering(sort: str, descending: bool) -> list[str]:
+    """``"-a"`` under a descending sort becomes ``"a"``; each field is flipped."""
+    fields = [part.strip() for part in sort.split(",") if part.strip()]
+    if not descending:
+        return fields
+    return [name[1:] if name.startswith("-") else f"-{name}" for name in fields]
+
+
+def table_page(
+    request: HttpRequest,
+    rows: Any,
+    columns: Sequence[Column],
+    *,
+    default_sort: str = "",
+    per_page: int = PER_PAGE,
+    tie_breaker: str = "pk",
+    **options: Any,
+) -> Table:
+    """One page of ``rows`` (a queryset, or a list already in order) sorted as the request's
+    ``sort`` asks, if a column allows that sort; an unknown sort or page falls back to the
+    default and the nearest page instead of failing. ``options`` go to :class:`Table` (noun,
+    empty_title, empty_text, extra)."""
+    by_key = {column.key: column for column in columns if column.sort}
+    asked = request.GET.get("sort", default_sort)
+    descending = asked.startswith("-")
+    key = asked.lstrip("-")
+    if key not in by_key:
+        key = default_sort.lstrip("-")
+        descending = default_sort.startswith("-")
+    if key in by_key and hasattr(rows, "order_by"):
+        sort = by_key[key].sort or key
+        rows = rows.order_by(*_ordering(sort, descending), tie_breaker)
+    paginator = Paginator(rows, per_page)
+    page = paginator.get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("fragment", None)
+    return Table(
+        columns=columns, page=page, sort=key, descending=descending, query=query, **options
+    )

@@ -1,0 +1,67 @@
+"""Filters that format figures on server-rendered pages. An undefined figure (``None``, NaN,
+±inf) is shown as "undefined", never as 0 or as the text ``None``."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from typing import Any
+
+from django import template
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+register = template.Library()
+
+
+def _defined(value: Any) -> bool:
+    if value is None:
+        return False
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+@register.filter
+def figure(value: Any, digits: int = 3) -> SafeString:
+    """``0.947`` → "0.947"; an undefined value → a marked "undefined"."""
+    if not _defined(value):
+        return format_html('<span class="undefined" title="undefined">undefined</span>')
+    return format_html("{}", f"{float(value):.{int(digits)}f}")
+
+
+@register.filter
+def percent(value: Any, digits: int = 1) -> SafeString:
+    """``0.0513`` → "5.1%"; an undefined value → a marked "undefined"."""
+    if not _defined(value):
+        return format_html('<span class="undefined" title="undefined">undefined</span>')
+    return format_html("{}%", f"{100 * float(value):.{int(digits)}f}")
+
+
+@register.filter
+def integer(value: Any) -> str:
+    """``12345`` → "12,345"; ``None`` → "—"."""
+    return "—" if value is None else f"{int(value):,}"
+
+
+@register.filter
+def duration(seconds: Any) -> str:
+    """Seconds as "42 s", "3 min 5 s" or "2 h 10 min"; ``None`` → "—"."""
+    if not _defined(seconds):
+        return "—"
+    seconds = float(seconds)
+    if seconds < 60:
+        return f"{round(seconds)} s"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min {round(seconds % 60)} s"
+    return f"{int(seconds // 3600)} h {round((seconds % 3600) / 60)} min"
+
+
+@register.filter
+def elapsed(start: datetime | None, end: datetime | None = None) -> float | None:
+    """Seconds from ``start`` to ``end`` (now while ``end`` is unset); ``None`` before a start."""
+    if start is None:
+        return None
+    return ((end or timezone.now()) - start).total_seconds()

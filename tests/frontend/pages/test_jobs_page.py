@@ -1,0 +1,131 @@
+"""The jobs page, rendered on the server: filters, sort, pages, the live fragment, cancelling."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from annotate import roles
+from annotate.models import Job
+from tests.annotate.factories import make_corpus, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client() -> Client:
+    client = Client()
+    client.force_login(make_user("admin", roles.ADMIN))
+    return client
+
+
+def _job(**fields: Any) -> Job:
+    fields.setdefault("kind", "corpus_stats")
+    fields.setdefault("status", Job.Status.SUCCEEDED)
+    return Job.objects.create(**fields)
+
+
+def _job_rows(html: str) -> list[int]:
+    return [int(found) for found in re.findall(r'data-job="(\d+)"', html)]
+
+
+def test_it_lists_jobs_newest_first_with_their_parameters(admin_client: Client) -> None:
+    corpus = make_corpus("rte")
+    old = _job(corpus=corpus, parameters={"aligner": "em"}, seed=7)
+    new = _job(kind="export", parameters={"format": "pharaoh"})
+    html = admin_client.get("/jobs/").content.decode()
+    assert _job_rows(html) == [new.pk, old.pk]
+    assert "aligner: em · seed: 7" in html
+    assert f'href="/corpora/{corpus.pk}/"' in html
+
+
+def test_the_kind_and_status_filters_narrow_the_list_on_the_server(admin_client: Client) -> None:
+    stats = _job(kind="corpus_stats", status=Job.Status.FAILED, error="no pairs")
+    _job(kind="export")
+    _job(kind="corpus_stats", status=Job.Status.SUCCEEDED)
+    html = admin_client.get("/jobs/?kind=corpus_stats&status=failed").content.decode()
+    assert _job_rows(html) == [stats.pk]
+    assert "no pairs" in html
+
+
+def test_a_column_sorts_both_ways_and_an_unknown_sort_falls_back(admin_client: Client) -> None:
+    export = _job(kind="export")
+    stats = _job(kind="corpus_stats")
+    by_kind = admin_client.get("/jobs/?sort=kind").content.decode()
+    by_kind_reversed = admin_client.get("/jobs/?sort=-kind").content.decode()
+    assert _job_rows(by_kind) == [stats.pk, export.pk]
+    assert _job_rows(by_kind_reversed) == [export.pk, stats.pk]
+    fallback = admin_client.get("/jobs/?sort=parameters")
+    assert fallback.status_code == 200
+    assert _job_rows(fallback.content.decode()) == [stats.pk, export.pk]
+
+
+def test_it_pages_fifty_rows_at_a_time_with_a_total(admin_client: Client) -> None:
+    jobs = [_job() for _ in range(53)]
+    first = admin_client.get("/jobs/").content.decode()
+    second = admin_client.get("/jobs/?page=2").content.decode()
+    assert len(_job_rows(first)) == 50
+    assert _job_rows(second) == [job.pk for job in jobs[:3]][::-1]
+    assert "51–53 of 53 jobs" in second
+    assert 'rel="prev" href="?page=1"' in second
+
+
+def test_the_live_fragment_is_the_table_alone_and_live_while_a_job_runs(
+    admin_client: Client,
+) -> None:
+    running = _job(status=Job.Status.RUNNING, progress=40, message="Monte Carlo")
+    html = admin_client.get("/jobs/?fragment=jobs").content.decode()
+    assert html.lstrip().startswith('<section data-fragment="jobs" data-live')
+    assert "<html" not in html
+    assert _job_rows(html) == [running.pk]
+    assert "Monte Carlo" in html
+    Job.objects.filter(pk=running.pk).update(status=Job.Status.SUCCEEDED)
+    html = admin_client.get("/jobs/?fragment=jobs").content.decode()
+    assert "data-live" not in html
+
+
+def test_an_admin_cancels_a_running_job_and_goes_back_to_the_list(admin_client: Client) -> None:
+    job = _job(status=Job.Status.RUNNING)
+    response = admin_client.post(f"/jobs/{job.pk}/cancel/", {"next": "/jobs/?status=running"})
+    assert response.status_code == 302
+    assert response["Location"] == "/jobs/?status=running"
+    job.refresh_from_db()
+    assert job.status == Job.Status.CANCELLED
+    assert f"Job #{job.pk} cancelled." in admin_client.get("/jobs/").content.decode()
+
+
+def test_cancelling_a_finished_job_says_why_and_changes_nothing(admin_client: Client) -> None:
+    job = _job(status=Job.Status.SUCCEEDED)
+    elsewhere = {"next": "https://evil.example/"}
+    page = admin_client.post(f"/jobs/{job.pk}/cancel/", elsewhere, follow=True)
+    assert page.redirect_chain == [("/jobs/", 302)]
+    assert "is succeeded; only a queued or running job can stop" in page.content.decode()
+    job.refresh_from_db()
+    assert job.status == Job.Status.SUCCEEDED
+
+
+@pytest.mark.parametrize(
+    ("role", "expected"), [(roles.ANNOTATOR, 403), (roles.ADJUDICATOR, 403), (roles.ADMIN, 302)]
+)
+def test_only_admins_cancel_from_the_page(role: str, expected: int) -> None:
+    job = _job(status=Job.Status.RUNNING)
+    client = Client()
+    client.force_login(make_user("someone", role))
+    assert client.post(f"/jobs/{job.pk}/cancel/").status_code == expected
+    assert Client().post(f"/jobs/{job.pk}/cancel/").status_code == 302  # to the login page
+    job.refresh_from_db()
+    assert job.status == (Job.Status.CANCELLED if role == roles.ADMIN else Job.Status.RUNNING)
+
+
+def test_each_finished_job_links_to_what_it_made(admin_client: Client) -> None:
+    corpus = make_corpus("rte")
+    report = _job(kind="agreement_report", corpus=corpus, result={"overall": {}})
+    export = _job(kind="export", corpus=corpus, result={"file": "x.jsonl"})
+    stats = _job(kind="corpus_stats", corpus=corpus, result={"pairs": 3})
+    html = admin_client.get("/jobs/").content.decode()
+    assert f'href="/corpora/{corpus.pk}/agreement/?report={report.pk}">open report' in html
+    assert f'href="/api/jobs/{export.pk}/download/" download>download file' in html
+    assert f'href="/api/jobs/{stats.pk}/result/">JSON' in html
