@@ -167,7 +167,9 @@ class PairDisagreement(models.Model):
         indexes = [models.Index(fields=["lowest_f1", "pair"], name="disagreement_order")]
 
     def __str__(self) -> str:
-        return f"disagreement of {self.pair_id}: {self.submitted} annotations, F1 ≥ {self.lowest_f1}"
+        return (
+            f"disagreement of {self.pair_id}: {self.submitted} annotations, F1 ≥ {self.lowest_f1}"
+        )
 
 
 class LinkBase(models.Model):

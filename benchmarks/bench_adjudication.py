@@ -58,10 +58,7 @@ def _golds(corpus: int, seed: int = 2) -> None:
         (GoldLink(gold=gold, i=0, j=0, sure=True) for gold in golds), batch_size=5000
     )
     GoldEvent.objects.bulk_create(
-        (
-            GoldEvent(gold=gold, version=1, kind=gold.source, added=[[0, 0, "S"]])
-            for gold in golds
-        ),
+        (GoldEvent(gold=gold, version=1, kind=gold.source, added=[[0, 0, "S"]]) for gold in golds),
         batch_size=2000,
     )
 

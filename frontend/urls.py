@@ -7,7 +7,7 @@ from django.urls import path
 
 import annotate.converters  # noqa: F401 - registers the <id:...> converter
 from frontend import admin_views, views
-from frontend.pages import jobs
+from frontend.pages import adjudication, jobs
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -27,8 +27,8 @@ urlpatterns = [
         name="password_reset_complete",
     ),
     path("work/<id:assignment_id>/", views.workspace, name="workspace"),
-    path("adjudication/", views.adjudication_list, name="adjudication"),
-    path("adjudicate/<id:pair_id>/", views.adjudicate, name="adjudicate"),
+    path("adjudication/", adjudication.adjudication_list, name="adjudication"),
+    path("adjudicate/<id:pair_id>/", adjudication.adjudicate, name="adjudicate"),
     path("guidelines/", views.guidelines_page, name="guidelines"),
     path("scorers/", views.scorers_page, name="scorers"),
     # the corpus admin's pages

@@ -9,18 +9,11 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 
 from annotate import roles
 from annotate.exceptions import NotFound
-from annotate.selectors import corpora as corpora_reads
 from annotate.selectors import workspace as workspace_reads
 from annotate.selectors.scorers import scorer_models
 from annotate.selectors.workers import waiting_job_notice
 from annotate.services import guidelines
 from scoring.scorers.papers import PAPER_FIGURES
-
-
-def _is_adjudicator(request: HttpRequest) -> bool:
-    return roles.has_role(request.user, roles.ADJUDICATOR) or roles.has_role(
-        request.user, roles.ADMIN
-    )
 
 
 @login_required
@@ -43,26 +36,6 @@ def workspace(request: HttpRequest, assignment_id: int) -> HttpResponse:
     except NotFound as error:
         raise Http404(error.message) from error
     return render(request, "frontend/workspace.html", {"assignment": assignment})
-
-
-@login_required
-@ensure_csrf_cookie
-def adjudication_list(request: HttpRequest) -> HttpResponse:
-    if not _is_adjudicator(request):
-        return render(request, "frontend/forbidden.html", status=403)
-    return render(request, "frontend/adjudication_list.html")
-
-
-@login_required
-@ensure_csrf_cookie
-def adjudicate(request: HttpRequest, pair_id: int) -> HttpResponse:
-    if not _is_adjudicator(request):
-        return render(request, "frontend/forbidden.html", status=403)
-    try:
-        pair = corpora_reads.pair_get(pair_id)
-    except NotFound as error:
-        raise Http404(error.message) from error
-    return render(request, "frontend/adjudicate.html", {"pair": pair})
 
 
 @login_required

@@ -37,10 +37,11 @@ class AdjudicationFiltersSerializer(serializers.Serializer[Any]):
         required=False, allow_blank=True, max_length=200, help_text="pair id or text"
     )
     sort = serializers.ChoiceField(
-        choices=sorted(adjudication_reads.SORTS),
+        choices=adjudication_reads.SORT_CHOICES,
         required=False,
         default="id",
-        help_text="id: corpus order; disagreement: lowest link F1 between two annotators first",
+        help_text="id: corpus order; disagreement: lowest link F1 between two annotators first; "
+        "-id, -disagreement: reversed",
     )
 
 

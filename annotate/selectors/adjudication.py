@@ -37,11 +37,13 @@ ADJUDICATED = "adjudicated"
 #: ``waiting``: no gold saved by an adjudicator (none, or an imported one); ``adjudicated``: an
 #: adjudicator saved it; ``imported``: the gold came with an import or a trial sample.
 STATUSES = ("waiting", "adjudicated", "imported")
-#: Orders of the list; ``disagreement`` puts the pairs whose annotators agree least first.
+#: Orders of the list (``-`` before a name reverses it): ``id`` is corpus order,
+#: ``disagreement`` puts the pairs whose annotators agree least (lowest link F1) first.
 SORTS: dict[str, tuple[str, ...]] = {
     "id": ("corpus_id", "position"),
     "disagreement": ("disagreement__lowest_f1", "corpus_id", "position"),
 }
+SORT_CHOICES = tuple(f"{sign}{name}" for name in SORTS for sign in ("", "-"))
 #: Gold alignment events the history of a pair lists at most (newest first).
 HISTORY_LIMIT = 100
 
@@ -77,6 +79,10 @@ class AdjudicationRow:
     gold_source: str | None = None
     adjudicator: str | None = None
     gold_updated_at: datetime | None = None
+
+    @property
+    def pk(self) -> int:
+        return self.id
 
 
 def _adjudicated() -> QuerySet[GoldAlignment]:
@@ -121,19 +127,46 @@ def pairs_for_adjudication(
             | Q(source_text__icontains=filters.search)
             | Q(target_text__icontains=filters.search)
         )
-    return pairs.order_by(*SORTS[filters.sort])
+    return pairs.order_by(*_ordering(filters.sort))
+
+
+def _ordering(sort: str) -> list[str]:
+    descending = sort.startswith("-")
+    return [f"-{key}" if descending else key for key in SORTS[sort.lstrip("-")]]
+
+
+class AdjudicationRows:
+    """The rows of :func:`pairs_for_adjudication` as a sequence a paginator pages: its length
+    is counted in SQL, and a slice chooses its ids on the index before it reads those rows
+    alone, with their gold and the names of their annotators (four queries a page whatever the
+    corpus size)."""
+
+    ordered = True
+
+    def __init__(self, filters: AdjudicationFilters) -> None:
+        self.pairs = pairs_for_adjudication(filters)
+
+    def count(self) -> int:
+        return self.pairs.count()
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, window: slice) -> list[AdjudicationRow]:
+        return adjudication_rows(list(self.pairs.values_list("id", flat=True)[window]))
 
 
 def adjudication_page(
     filters: AdjudicationFilters, *, page: int, per_page: int
 ) -> tuple[list[AdjudicationRow], int]:
-    """One page of :func:`pairs_for_adjudication` and the number of pairs it holds: the
-    page's ids are chosen on the index, then only those rows are read, with their gold and
-    the names of their annotators (four queries whatever the corpus size)."""
-    pairs = pairs_for_adjudication(filters)
-    total = pairs.count()
+    """One page of :func:`pairs_for_adjudication` and the number of pairs it holds."""
+    rows = AdjudicationRows(filters)
     start = (page - 1) * per_page
-    ids = list(pairs.values_list("id", flat=True)[start : start + per_page])
+    return rows[start : start + per_page], rows.count()
+
+
+def adjudication_rows(ids: list[int]) -> list[AdjudicationRow]:
+    """The list's rows of the pairs ``ids``, in that order."""
     found = SentencePair.objects.filter(id__in=ids).select_related(
         "corpus", "disagreement", "gold", "gold__adjudicator"
     )
@@ -163,7 +196,7 @@ def adjudication_page(
             adjudicator=gold.adjudicator.get_username() if gold and gold.adjudicator else None,
             gold_updated_at=gold.updated_at if gold else None,
         )
-    return [rows[pk] for pk in ids], total
+    return [rows[pk] for pk in ids]
 
 
 def adjudication_next(*, pair: SentencePair, filters: AdjudicationFilters) -> SentencePair | None:
@@ -171,14 +204,17 @@ def adjudication_next(*, pair: SentencePair, filters: AdjudicationFilters) -> Se
     status filter), starting again from the top after the last; ``None`` when no other pair
     of that list waits."""
     waiting = pairs_for_adjudication(replace(filters, status="waiting")).exclude(pk=pair.pk)
-    keys = SORTS[filters.sort]
+    keys = SORTS[filters.sort.lstrip("-")]
+    later = "lt" if filters.sort.startswith("-") else "gt"
     here = SentencePair.objects.filter(pk=pair.pk).values_list(*keys).first()
     after = None
     if here is not None and None not in here:
         values = list(here)
-        # Lexicographically after the pair's sort key: (a > x) or (a = x and b > y) or ...
+        # After the pair's sort key: (a > x) or (a = x and b > y) or ... (< when reversed)
         for k, key in enumerate(keys):
-            step = Q(**dict(zip(keys[:k], values[:k], strict=True)), **{f"{key}__gt": values[k]})
+            step = Q(
+                **dict(zip(keys[:k], values[:k], strict=True)), **{f"{key}__{later}": values[k]}
+            )
             after = step if after is None else after | step
     if after is not None:
         found = waiting.filter(after).only("id", "external_id").first()

@@ -187,7 +187,8 @@ def _import_records(
         name=corpus_name, defaults={"description": description}
     )
     report = ImportReport(corpus=corpus.name, created_corpus=created)
-    position = (corpus.pairs.aggregate(m=Max("position"))["m"] or -1) + 1
+    last = corpus.pairs.aggregate(m=Max("position"))["m"]
+    position = 0 if last is None else last + 1
     users = _UserCache(report)
     seen: set[str] = set()
     iterator = iter(records)

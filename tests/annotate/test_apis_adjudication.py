@@ -78,7 +78,9 @@ def test_the_majority_counts_submitted_annotations_only_and_lists_its_ties(
 
 
 def test_one_sure_in_three_linked_by_two_is_a_possible_link_on_the_page(carol: APIClient) -> None:
-    pair = _pair_with({"A": ("", "submitted"), "B": ("0?0", "submitted"), "C": ("0-0", "submitted")})
+    pair = _pair_with(
+        {"A": ("", "submitted"), "B": ("0?0", "submitted"), "C": ("0-0", "submitted")}
+    )
     assert _detail(carol, pair)["majority"]["links"] == [[0, 0, "P"]]
 
 
@@ -117,7 +119,9 @@ def test_the_history_lists_every_gold_change_newest_first(carol: APIClient) -> N
     assert response.status_code == 200
     body = response.json()
     assert body["total"] == 3
-    events = [(e["version"], e["kind"], e["actor"], e["added"], e["removed"]) for e in body["events"]]
+    events = [
+        (e["version"], e["kind"], e["actor"], e["added"], e["removed"]) for e in body["events"]
+    ]
     assert events == [
         (3, "adjudicated", "dave", [[1, 1, "S"]], [[0, 0]]),
         (2, "adjudicated", "dave", [[1, 1, "P"]], []),

@@ -208,6 +208,41 @@ def test_n_opens_the_next_waiting_pair_of_the_lists_order(page_for: Any, live_se
     assert page.js_errors == []
 
 
+def test_the_list_pages_sorts_by_disagreement_and_opens_a_pair_with_its_order(
+    page_for: Any, live_server: Any
+) -> None:
+    records = []
+    for k in range(130):
+        record = make_record(
+            f"dev:{k}", "the council approved new budget", "council passed it", prefill=None
+        )
+        links = {"A": "1-0 2-1", "B": "1-0 2-1" if k % 7 else "0-0", "C": "1-0"}
+        for name, pharaoh in links.items():
+            record.annotations[name] = AnnotationRecord(
+                alignment=Alignment.from_pharaoh(pharaoh, 5, 3)
+            )
+        records.append(record)
+    corpus_import_records(corpus_name="rte", records=records, subcorpus="dev")
+    for size in ((1280, 800), (1920, 1080)):
+        page = page_for(make_user(f"carol{size[0]}", roles.ADJUDICATOR), viewport=size)
+        page.goto(f"{live_server.url}/adjudication/")
+        assert "1–50 of 130 pairs · page 1 of 3" in page.locator(".pager").first.inner_text()
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"adjudication_list_{size[0]}x{size[1]}.png"))
+    page.get_by_role("link", name="Lowest F1").click()
+    page.wait_for_url("**/adjudication/?sort=disagreement")
+    first = page.locator("#adj-table tbody tr").first
+    assert first.locator("td").nth(3).inner_text() == "0.00"  # dev:0, where B linked 0-0
+    page.get_by_label("Status").select_option("waiting")
+    page.wait_for_url("**/adjudication/?*status=waiting*")
+    page.get_by_role("link", name="Next →").first.click()
+    assert "51–100 of 130 pairs" in page.locator(".pager").first.inner_text()
+    page.locator("#adj-table tbody tr").first.get_by_role("link", name="Adjudicate").click()
+    page.wait_for_selector("#adjudication[data-ready=true]")
+    assert "sort=disagreement" in page.url and "status=waiting" in page.url
+    assert page.js_errors == []
+
+
 def test_an_annotator_cannot_open_the_adjudication_page(page_for: Any, live_server: Any) -> None:
     pair = make_pair()
     page = page_for(make_user("alice", roles.ANNOTATOR))

@@ -74,20 +74,22 @@ document.addEventListener("keydown", (event) => {
 async function loadAdjudication() {
   const table = $("adjudication-table");
   if (!table) return;
-  const pairs = await api("GET", "/api/adjudication/");
+  const body = await api("GET", "/api/adjudication/?status=waiting&sort=disagreement");
+  const shown = body.results.slice(0, 10);
   table.tBodies[0].replaceChildren(
-    ...pairs.map((p) =>
+    ...shown.map((p) =>
       el(
         "tr",
         {},
-        el("td", {}, el("a", { href: `/adjudicate/${p.id}/` }, p.external_id)),
+        el("td", {}, el("a", { href: `/adjudicate/${p.id}/?status=waiting&sort=disagreement` }, p.external_id)),
         el("td", { text: p.corpus }),
-        el("td", { text: p.n_submitted }),
-        el("td", { text: p.has_gold ? "saved" : "—" }),
+        el("td", { text: p.annotators.join(", ") }),
+        el("td", { class: "num", text: p.lowest_f1.toFixed(2) }),
       ),
     ),
   );
-  if (!pairs.length) table.tBodies[0].append(el("tr", {}, el("td", { colspan: 4, class: "muted", text: "No pair has two submitted annotations yet." })));
+  if (!shown.length) table.tBodies[0].append(el("tr", {}, el("td", { colspan: 4, class: "muted", text: "No pair waits: pairs appear once two annotators have submitted them." })));
+  $("adjudication-total").textContent = body.total ? `${body.total.toLocaleString("en-US")} pair${body.total === 1 ? "" : "s"} wait, most disagreement first.` : "";
 }
 
 async function loadCorpora() {
