@@ -150,8 +150,16 @@ def browser_figures(pair: int, cookie: dict[str, str]) -> dict[str, float]:
         check=True,
     )
     server = subprocess.Popen(
-        [str(BIN / "gunicorn"), "config.wsgi:application", "--workers", "2"]
-        + ["--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
+        [
+            str(BIN / "gunicorn"),
+            "config.wsgi:application",
+            "--workers",
+            "2",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "warning",
+        ],
         cwd=root,
         env={**os.environ, "DEBUG": "false"},
         start_new_session=True,

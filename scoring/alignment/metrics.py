@@ -19,8 +19,8 @@ denominator is empty is ``None`` and is listed in ``undefined``, never a silent 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import combinations
 from dataclasses import asdict, dataclass, fields
+from itertools import combinations
 from typing import Any, Literal
 
 import numpy as np

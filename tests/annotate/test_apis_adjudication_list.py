@@ -27,9 +27,9 @@ def _import(corpus: str, rows: list[tuple[str, dict[str, str], dict[str, Any]]])
     """``rows``: pair id, annotator → Pharaoh links (a name ending in ``~`` is in progress),
     record fields."""
     records = []
-    for pair_id, annotations, extra in rows:
+    for pair_id, work, extra in rows:
         record = make_record(pair_id, SOURCE, TARGET, prefill=None, **extra)
-        for name, links in annotations.items():
+        for name, links in work.items():
             status = "in_progress" if name.endswith("~") else "submitted"
             record.annotations[name.rstrip("~")] = AnnotationRecord(
                 alignment=Alignment.from_pharaoh(links, 4, 4), status=status

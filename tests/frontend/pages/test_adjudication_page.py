@@ -22,9 +22,9 @@ pytestmark = pytest.mark.django_db
 
 def _import(corpus: str, pairs: dict[str, dict[str, str]], **extra: Any) -> None:
     records = []
-    for pair_id, annotations in pairs.items():
+    for pair_id, work in pairs.items():
         record = make_record(pair_id, "a b c d", "a b c d", prefill=None, **extra)
-        for name, links in annotations.items():
+        for name, links in work.items():
             record.annotations[name] = AnnotationRecord(
                 alignment=Alignment.from_pharaoh(links, 4, 4)
             )
