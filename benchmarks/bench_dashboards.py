@@ -51,7 +51,8 @@ def _setup(var: Path, database_url: str | None) -> None:
 
 def build_corpus(name: str, pairs: int, annotators: int, seed: int = 0) -> int:
     """A corpus of ``pairs`` pairs, each with a prefill and, when ``annotators`` > 0, a
-    submitted annotation by each annotator (about 12 links). Returns its id."""
+    submitted annotation by each annotator (about 12 links), with the disagreement of those
+    submitted twice or more stored. Returns its id."""
     from django.contrib.auth import get_user_model
 
     from annotate import roles
@@ -144,6 +145,10 @@ def build_corpus(name: str, pairs: int, annotators: int, seed: int = 0) -> int:
             ),
             batch_size=5000,
         )
+    if annotators >= 2:  # submitted work written in bulk: store what the submits would store
+        from annotate.services.disagreement import pair_disagreement_refresh
+
+        pair_disagreement_refresh(pair_ids=[pair.pk for pair in created])
     return int(corpus.pk)
 
 

@@ -44,8 +44,10 @@ SORTS: dict[str, tuple[str, ...]] = {
     "disagreement": ("disagreement__lowest_f1", "corpus_id", "position"),
 }
 SORT_CHOICES = tuple(f"{sign}{name}" for name in SORTS for sign in ("", "-"))
-#: Gold alignment events the history of a pair lists at most (newest first).
-HISTORY_LIMIT = 100
+#: Gold alignment events the history of a pair lists at most (newest first), and the links of
+#: each it lists.
+HISTORY_LIMIT = 30
+HISTORY_LINKS = 20
 
 
 @dataclass(frozen=True)
@@ -331,7 +333,8 @@ def adjudication_of(pair: SentencePair) -> dict[str, Any]:
 
 def gold_history(pair: SentencePair, *, limit: int = HISTORY_LIMIT) -> dict[str, Any]:
     """The newest ``limit`` changes of the pair's gold alignment (its :class:`GoldEvent` log,
-    newest first) and how many there are."""
+    newest first) and how many there are: who made each version and when, how many links it
+    set and cleared, and the first :data:`HISTORY_LINKS` of each (a change may hold 10,000)."""
     events = GoldEvent.objects.filter(gold__pair=pair).select_related("actor")
     return {
         "total": events.count(),
@@ -341,8 +344,10 @@ def gold_history(pair: SentencePair, *, limit: int = HISTORY_LIMIT) -> dict[str,
                 "kind": event.kind,
                 "actor": event.actor.get_username() if event.actor else None,
                 "created_at": event.created_at.isoformat(),
-                "added": event.added,
-                "removed": event.removed,
+                "set": len(event.added),
+                "cleared": len(event.removed),
+                "added": event.added[:HISTORY_LINKS],
+                "removed": event.removed[:HISTORY_LINKS],
             }
             for event in events.order_by("-version")[:limit]
         ],

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from annotate import roles
 from annotate.models import SentencePair
+from annotate.selectors.adjudication import HISTORY_LIMIT, HISTORY_LINKS
 from annotate.services.adjudication import gold_save
 from annotate.services.corpora import corpus_import_records
 from scoring.alignment.links import Alignment
@@ -120,15 +121,32 @@ def test_the_history_lists_every_gold_change_newest_first(carol: APIClient) -> N
     body = response.json()
     assert body["total"] == 3
     events = [
-        (e["version"], e["kind"], e["actor"], e["added"], e["removed"]) for e in body["events"]
+        (e["version"], e["kind"], e["actor"], e["set"], e["added"], e["cleared"], e["removed"])
+        for e in body["events"]
     ]
     assert events == [
-        (3, "adjudicated", "dave", [[1, 1, "S"]], [[0, 0]]),
-        (2, "adjudicated", "dave", [[1, 1, "P"]], []),
-        (1, "imported", None, [[0, 0, "S"]], []),
+        (3, "adjudicated", "dave", 1, [[1, 1, "S"]], 1, [[0, 0]]),
+        (2, "adjudicated", "dave", 1, [[1, 1, "P"]], 0, []),
+        (1, "imported", None, 1, [[0, 0, "S"]], 0, []),
     ]
     assert all(e["created_at"] for e in body["events"])
     assert carol.get(f"/api/pairs/{make_pair().pk}/gold/events/").json() == {
         "total": 0,
         "events": [],
     }
+
+
+def test_the_history_of_a_long_pair_lists_a_bounded_part_of_each_change(carol: APIClient) -> None:
+    words = " ".join(f"w{k}" for k in range(40))
+    pair = make_pair(source=words, target=words, prefill=None)
+    dave = make_user("dave", roles.ADJUDICATOR)
+    full = {(i, j): True for i in range(40) for j in range(40)}
+    for version in range(HISTORY_LIMIT + 5):
+        links = full if version % 2 == 0 else {}
+        gold_save(pair=pair, links=links, adjudicator=dave, base_version=version)
+    body = carol.get(f"/api/pairs/{pair.pk}/gold/events/").json()
+    assert body["total"] == HISTORY_LIMIT + 5
+    assert len(body["events"]) == HISTORY_LIMIT
+    newest = body["events"][0]
+    assert (newest["version"], newest["set"], len(newest["added"])) == (35, 1600, HISTORY_LINKS)
+    assert (body["events"][1]["cleared"], len(body["events"][1]["removed"])) == (1600, 20)

@@ -251,15 +251,15 @@ function renderLayers(overlay, wrap) {
 // The gold's changes, newest first: version, who, when, and the word pairs set and cleared.
 function renderHistory(body, pair) {
   const words = ([i, j]) => `${pair.source_tokens[i]}–${pair.target_tokens[j]}`;
-  const cells = (links, suffix) => {
+  const cells = (links, count, suffix) => {
     const shown = links.slice(0, 6).map((link) => `${words(link)}${suffix(link)}`);
-    return shown.join(", ") + (links.length > 6 ? ` and ${links.length - 6} more` : "");
+    return shown.join(", ") + (count > shown.length ? ` and ${count - shown.length} more` : "");
   };
   const items = body.events.map((event) => {
     const who = event.kind === "imported" ? "imported" : event.actor || "an adjudicator";
     const changes = [];
-    if (event.added.length) changes.push(`set ${cells(event.added, (l) => ` (${l[2]})`)}`);
-    if (event.removed.length) changes.push(`cleared ${cells(event.removed, () => "")}`);
+    if (event.set) changes.push(`set ${cells(event.added, event.set, (l) => ` (${l[2]})`)}`);
+    if (event.cleared) changes.push(`cleared ${cells(event.removed, event.cleared, () => "")}`);
     return el(
       "li",
       {},
