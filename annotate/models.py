@@ -146,11 +146,26 @@ class SentencePair(models.Model):
 class PairDisagreement(models.Model):
     """How far the submitted annotations of a pair disagree: the lowest link F1 between two of
     them. A pair has a row exactly when two or more of its annotations are submitted (it is
-    then ready for adjudication); the adjudication list filters and sorts on it. Kept by every
-    write that changes a pair's submitted annotations (submit, reopen, import)."""
+    then ready for adjudication). Kept by every write that changes a pair's submitted
+    annotations (submit, reopen, import).
+
+    The adjudication list filters and sorts 100,000 of them per request, so each row also
+    holds its pair's corpus, position, sub-corpus and split (set at import, never changed) and
+    the source of its gold (kept by the gold's writes): the list then reads this small table
+    and its indexes, not the wide pair rows."""
 
     pair = models.OneToOneField(
         SentencePair, on_delete=models.CASCADE, primary_key=True, related_name="disagreement"
+    )
+    corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="+", db_index=False)
+    position = models.PositiveIntegerField()
+    subcorpus = models.CharField(max_length=100, blank=True)
+    split = models.CharField(max_length=50, blank=True)
+    gold_source = models.CharField(
+        max_length=50,
+        blank=True,
+        help_text="Where the pair's gold alignment came from (GoldAlignment.source; empty "
+        "without one): kept by the gold's writes, read by the list's status filter.",
     )
     submitted = models.PositiveSmallIntegerField(help_text="Submitted annotations of the pair.")
     lowest_f1 = models.FloatField(
@@ -164,7 +179,12 @@ class PairDisagreement(models.Model):
                 condition=Q(lowest_f1__gte=0.0) & Q(lowest_f1__lte=1.0), name="disagreement_f1"
             ),
         ]
-        indexes = [models.Index(fields=["lowest_f1", "pair"], name="disagreement_order")]
+        # Both orders of the list, over every corpus or within one.
+        indexes = [
+            models.Index(fields=["lowest_f1", "corpus", "position"], name="disagreement_order"),
+            models.Index(fields=["corpus", "lowest_f1", "position"], name="disagreement_corpus_f1"),
+            models.Index(fields=["corpus", "position"], name="disagreement_corpus_order"),
+        ]
 
     def __str__(self) -> str:
         return (

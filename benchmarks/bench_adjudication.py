@@ -43,7 +43,8 @@ ANNOTATORS = 5
 
 
 def _golds(corpus: int, seed: int = 2) -> None:
-    """A third of the pairs adjudicated, a tenth with imported gold (one link each)."""
+    """A third of the pairs adjudicated, a tenth with imported gold (one link each), written in
+    bulk: the disagreement rows learn their gold's source from the refresh ``main`` times."""
     from annotate.models import GoldAlignment, GoldEvent, GoldLink, SentencePair
 
     rng = random.Random(seed)

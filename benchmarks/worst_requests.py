@@ -911,7 +911,13 @@ def page_cases(w: World) -> list[Case]:
         ("/", "/", "an admin's home", "root"),
         ("/", "/", f"an annotator holding {w.pairs:,} pairs", "annotator0"),
         ("/work/<id>/", f"/work/{w.ids['big_alice']}/", f"{LONG}×{LONG} pair", "alice"),
-        ("/adjudication/", "/adjudication/", "the list", "judge"),
+        (
+            "/adjudication/",
+            f"/adjudication/?sort=-disagreement&status=waiting&annotator=annotator2&q=the"
+            f"&page={w.pairs // 100}",
+            f"{w.pairs:,} pairs: searched, filtered, sorted, a deep page",
+            "judge",
+        ),
         ("/adjudicate/<id>/", f"/adjudicate/{w.ids['big']}/", f"{LONG}×{LONG} pair", "judge"),
         ("/guidelines/", "/guidelines/", "the longest, pathological", "alice"),
         ("/scorers/", "/scorers/", "every model", "alice"),

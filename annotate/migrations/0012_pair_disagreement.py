@@ -1,7 +1,9 @@
 """How far each pair's submitted annotations disagree, kept for the adjudication list.
 
 ``PairDisagreement`` has a row for every pair with two or more submitted annotations: how many,
-and the lowest link F1 between two of them (``scoring.alignment.metrics.lowest_pairwise_f1``).
+and the lowest link F1 between two of them (``scoring.alignment.metrics.lowest_pairwise_f1``),
+with the pair's corpus, position, sub-corpus, split and gold source, which the list filters and
+sorts on.
 Pairs annotated before it get theirs here.
 """
 
@@ -21,19 +23,21 @@ def fill(apps, schema_editor):
     assignment_model = apps.get_model("annotate", "Assignment")
     link_model = apps.get_model("annotate", "AnnotationLink")
     disagreement_model = apps.get_model("annotate", "PairDisagreement")
+    gold_model = apps.get_model("annotate", "GoldAlignment")
     submitted = assignment_model.objects.filter(status="submitted", annotation__isnull=False)
     pair_ids = sorted(set(submitted.values_list("pair_id", flat=True)))
     for start in range(0, len(pair_ids), CHUNK):
         chunk = pair_ids[start : start + CHUNK]
-        shapes = {
-            pk: (n, m)
-            for pk, n, m in pair_model.objects.filter(pk__in=chunk).values_list(
-                "pk", "n_source", "n_target"
+        pairs = {
+            row[0]: row
+            for row in pair_model.objects.filter(pk__in=chunk).values_list(
+                "pk", "n_source", "n_target", "corpus_id", "position", "subcorpus", "split"
             )
         }
         annotations = dict(
             submitted.filter(pair_id__in=chunk).values_list("annotation__id", "pair_id")
         )
+        gold = dict(gold_model.objects.filter(pair_id__in=chunk).values_list("pair_id", "source"))
         links = defaultdict(lambda: ([], []))
         for annotation_id, i, j, sure in link_model.objects.filter(
             annotation_id__in=list(annotations)
@@ -42,10 +46,18 @@ def fill(apps, schema_editor):
         alignments = defaultdict(list)
         for annotation_id, pair_id in sorted(annotations.items()):
             sure, possible = links[annotation_id]
-            alignments[pair_id].append(Alignment.from_links(*shapes[pair_id], sure, possible))
+            n, m = pairs[pair_id][1:3]
+            alignments[pair_id].append(Alignment.from_links(n, m, sure, possible))
         disagreement_model.objects.bulk_create(
             disagreement_model(
-                pair_id=pair_id, submitted=len(found), lowest_f1=lowest_pairwise_f1(found)
+                pair_id=pair_id,
+                corpus_id=pairs[pair_id][3],
+                position=pairs[pair_id][4],
+                subcorpus=pairs[pair_id][5],
+                split=pairs[pair_id][6],
+                gold_source=gold.get(pair_id, ""),
+                submitted=len(found),
+                lowest_f1=lowest_pairwise_f1(found),
             )
             for pair_id, found in alignments.items()
             if len(found) >= 2
@@ -71,6 +83,19 @@ class Migration(migrations.Migration):
                         to="annotate.sentencepair",
                     ),
                 ),
+                ("position", models.PositiveIntegerField()),
+                ("subcorpus", models.CharField(blank=True, max_length=100)),
+                ("split", models.CharField(blank=True, max_length=50)),
+                (
+                    "gold_source",
+                    models.CharField(
+                        blank=True,
+                        help_text="Where the pair's gold alignment came from "
+                        "(GoldAlignment.source; empty without one): kept by the gold's writes, "
+                        "read by the list's status filter.",
+                        max_length=50,
+                    ),
+                ),
                 (
                     "submitted",
                     models.PositiveSmallIntegerField(
@@ -84,10 +109,27 @@ class Migration(migrations.Migration):
                         "annotations."
                     ),
                 ),
+                (
+                    "corpus",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="annotate.corpus",
+                    ),
+                ),
             ],
             options={
                 "indexes": [
-                    models.Index(fields=["lowest_f1", "pair"], name="disagreement_order")
+                    models.Index(
+                        fields=["lowest_f1", "corpus", "position"], name="disagreement_order"
+                    ),
+                    models.Index(
+                        fields=["corpus", "lowest_f1", "position"], name="disagreement_corpus_f1"
+                    ),
+                    models.Index(
+                        fields=["corpus", "position"], name="disagreement_corpus_order"
+                    ),
                 ],
                 "constraints": [
                     models.CheckConstraint(

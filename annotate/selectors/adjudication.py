@@ -3,8 +3,9 @@ SQL), the next waiting one, one pair's annotations with their majority, and the 
 gold alignment. Nothing here writes.
 
 A pair is ready for adjudication once two or more of its annotations are submitted: exactly the
-pairs with a ``PairDisagreement`` row (kept by :mod:`annotate.services.disagreement`), so the
-list joins one small indexed table instead of counting every pair's assignments.
+pairs with a ``PairDisagreement`` row (kept by :mod:`annotate.services.disagreement`), which
+also holds what the list filters and sorts on, so the list reads one small indexed table instead
+of counting every pair's assignments.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from annotate.models import (
     Corpus,
     GoldAlignment,
     GoldEvent,
+    PairDisagreement,
     SentencePair,
 )
 from annotate.selectors.workspace import pair_payload, prefill_of
@@ -41,9 +43,11 @@ STATUSES = ("waiting", "adjudicated", "imported")
 #: ``disagreement`` puts the pairs whose annotators agree least (lowest link F1) first.
 SORTS: dict[str, tuple[str, ...]] = {
     "id": ("corpus_id", "position"),
-    "disagreement": ("disagreement__lowest_f1", "corpus_id", "position"),
+    "disagreement": ("lowest_f1", "corpus_id", "position"),
 }
 SORT_CHOICES = tuple(f"{sign}{name}" for name in SORTS for sign in ("", "-"))
+#: The matching ids a search reads in one pass (see :class:`AdjudicationRows`).
+SEARCH_IDS = 1000
 #: Gold alignment events the history of a pair lists at most (newest first), and the links of
 #: each it lists.
 HISTORY_LIMIT = 30
@@ -87,49 +91,44 @@ class AdjudicationRow:
         return self.id
 
 
-def _adjudicated() -> QuerySet[GoldAlignment]:
-    return GoldAlignment.objects.filter(pair=OuterRef("pk"), source=ADJUDICATED)
-
-
 def pairs_for_adjudication(
     filters: AdjudicationFilters | None = None,
-) -> QuerySet[SentencePair]:
-    """The pairs ready for adjudication that pass ``filters``, in its sort order; only ids and
-    the sort's columns are meant to be read from it (:func:`adjudication_page` reads the rows of
-    one page). ``search`` matches the pair id or either text, ignoring case."""
+) -> QuerySet[PairDisagreement]:
+    """The pairs ready for adjudication that pass ``filters``, in its sort order, as their
+    :class:`PairDisagreement` rows: the filters and both orders read that small table and its
+    indexes, and only a search reads the pairs' texts. ``search`` matches the pair id or
+    either text, ignoring case."""
     filters = filters or AdjudicationFilters()
-    pairs = SentencePair.objects.filter(disagreement__isnull=False)
+    rows = PairDisagreement.objects.all()
     if filters.corpus is not None:
-        pairs = pairs.filter(corpus_id=filters.corpus)
+        rows = rows.filter(corpus_id=filters.corpus)
     if filters.subcorpus:
-        pairs = pairs.filter(subcorpus=filters.subcorpus)
+        rows = rows.filter(subcorpus=filters.subcorpus)
     if filters.split:
-        pairs = pairs.filter(split=filters.split)
+        rows = rows.filter(split=filters.split)
     if filters.status == "waiting":
-        pairs = pairs.filter(~Exists(_adjudicated()))
+        rows = rows.exclude(gold_source=ADJUDICATED)
     elif filters.status == "adjudicated":
-        pairs = pairs.filter(Exists(_adjudicated()))
+        rows = rows.filter(gold_source=ADJUDICATED)
     elif filters.status == "imported":
-        imported = GoldAlignment.objects.filter(pair=OuterRef("pk")).exclude(source=ADJUDICATED)
-        pairs = pairs.filter(Exists(imported))
+        rows = rows.exclude(gold_source="").exclude(gold_source=ADJUDICATED)
     if filters.annotator:
         user = get_user_model().objects.filter(username=filters.annotator).first()
         if user is None:
-            return pairs.none()
-        pairs = pairs.filter(
-            Exists(
-                Assignment.objects.filter(
-                    pair=OuterRef("pk"), annotator=user, status=Assignment.Status.SUBMITTED
-                )
-            )
+            return rows.none()
+        # A lookup per row in the (pair, annotator) index: the order's index is walked and
+        # the first page found without sorting every pair of the annotator.
+        work = Assignment.objects.filter(
+            pair_id=OuterRef("pair_id"), annotator=user, status=Assignment.Status.SUBMITTED
         )
+        rows = rows.filter(Exists(work))
     if filters.search:
-        pairs = pairs.filter(
-            Q(external_id__icontains=filters.search)
-            | Q(source_text__icontains=filters.search)
-            | Q(target_text__icontains=filters.search)
+        rows = rows.filter(
+            Q(pair__external_id__icontains=filters.search)
+            | Q(pair__source_text__icontains=filters.search)
+            | Q(pair__target_text__icontains=filters.search)
         )
-    return pairs.order_by(*_ordering(filters.sort))
+    return rows.order_by(*_ordering(filters.sort))
 
 
 def _ordering(sort: str) -> list[str]:
@@ -139,23 +138,42 @@ def _ordering(sort: str) -> list[str]:
 
 class AdjudicationRows:
     """The rows of :func:`pairs_for_adjudication` as a sequence a paginator pages: its length
-    is counted in SQL, and a slice chooses its ids on the index before it reads those rows
+    is counted in SQL, and a slice chooses its ids on the indexes before it reads those rows
     alone, with their gold and the names of their annotators (four queries a page whatever the
-    corpus size)."""
+    corpus size).
+
+    A search reads the texts of every pair it cannot rule out, so it is asked once for up to
+    :data:`SEARCH_IDS` matching ids: when that is all of them, they are counted and sliced
+    here (one pass instead of two); when there are more, the count and the page come from SQL
+    (the page's pass stops early, as matches are many)."""
 
     ordered = True
 
     def __init__(self, filters: AdjudicationFilters) -> None:
         self.pairs = pairs_for_adjudication(filters)
+        self.search = bool(filters.search)
+        self._found: list[int] | None = None
+
+    def _few(self) -> list[int] | None:
+        """Every matching id of a search that matches at most :data:`SEARCH_IDS` pairs."""
+        if not self.search:
+            return None
+        if self._found is None:
+            self._found = list(self.pairs.values_list("pair_id", flat=True)[: SEARCH_IDS + 1])
+        return self._found if len(self._found) <= SEARCH_IDS else None
 
     def count(self) -> int:
-        return self.pairs.count()
+        few = self._few()
+        return len(few) if few is not None else self.pairs.count()
 
     def __len__(self) -> int:
         return self.count()
 
     def __getitem__(self, window: slice) -> list[AdjudicationRow]:
-        return adjudication_rows(list(self.pairs.values_list("id", flat=True)[window]))
+        few = self._few()
+        if few is not None:
+            return adjudication_rows(few[window])
+        return adjudication_rows(list(self.pairs.values_list("pair_id", flat=True)[window]))
 
 
 def adjudication_page(
@@ -205,10 +223,10 @@ def adjudication_next(*, pair: SentencePair, filters: AdjudicationFilters) -> Se
     """The waiting pair that follows ``pair`` in the list ``filters`` describe (whatever its
     status filter), starting again from the top after the last; ``None`` when no other pair
     of that list waits."""
-    waiting = pairs_for_adjudication(replace(filters, status="waiting")).exclude(pk=pair.pk)
+    waiting = pairs_for_adjudication(replace(filters, status="waiting")).exclude(pair=pair)
     keys = SORTS[filters.sort.lstrip("-")]
     later = "lt" if filters.sort.startswith("-") else "gt"
-    here = SentencePair.objects.filter(pk=pair.pk).values_list(*keys).first()
+    here = PairDisagreement.objects.filter(pair=pair).values_list(*keys).first()
     after = None
     if here is not None and None not in here:
         values = list(here)
@@ -218,11 +236,13 @@ def adjudication_next(*, pair: SentencePair, filters: AdjudicationFilters) -> Se
                 **dict(zip(keys[:k], values[:k], strict=True)), **{f"{key}__{later}": values[k]}
             )
             after = step if after is None else after | step
-    if after is not None:
-        found = waiting.filter(after).only("id", "external_id").first()
-        if found is not None:
-            return found
-    return waiting.only("id", "external_id").first()
+    found = waiting.filter(after).first() if after is not None else None
+    found = found or waiting.first()
+    return (
+        None
+        if found is None
+        else SentencePair.objects.only("id", "external_id").get(pk=found.pair_id)
+    )
 
 
 def adjudication_facets(*, corpus: int | None = None) -> dict[str, list[Any]]:

@@ -310,7 +310,10 @@ def _insert_batch(
         raise CorpusImportError(f"the database refused a pair: {error}") from error
     PairDisagreement.objects.bulk_create(
         row
-        for row in itertools.starmap(disagreement_of, zip(pairs, submitted, strict=True))
+        for row in (
+            disagreement_of(pair, found, "imported" if record.gold_alignment else "")
+            for pair, found, record in zip(pairs, submitted, batch, strict=True)
+        )
         if row is not None
     )
 

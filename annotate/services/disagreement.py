@@ -6,7 +6,9 @@ so the figure is stored (:class:`PairDisagreement`, one row per pair with two or
 annotations) and every write that changes a pair's submitted annotations keeps it: submit and
 reopen call :func:`pair_disagreement_refresh` in their transaction, and an import computes it
 from its records (:func:`disagreement_of`) as it writes the pairs. A save never changes it: a
-submitted annotation cannot be saved until it is reopened.
+submitted annotation cannot be saved until it is reopened. The row also holds the source of the
+pair's gold, for the list's status filter: a save of the gold calls
+:func:`pair_disagreement_gold`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from annotate.conversions import alignment_from_rows
-from annotate.models import AnnotationLink, Assignment, PairDisagreement, SentencePair
+from annotate.models import (
+    AnnotationLink,
+    Assignment,
+    GoldAlignment,
+    PairDisagreement,
+    SentencePair,
+)
 from scoring.alignment.links import Alignment
 from scoring.alignment.metrics import lowest_pairwise_f1
 
@@ -23,18 +31,30 @@ from scoring.alignment.metrics import lowest_pairwise_f1
 CHUNK = 1000
 
 
-def disagreement_of(pair: SentencePair, alignments: Sequence[Alignment]) -> PairDisagreement | None:
-    """The unsaved row of a pair whose submitted annotations are ``alignments``; ``None`` with
-    fewer than two (the pair is not ready for adjudication)."""
+def disagreement_of(
+    pair: SentencePair, alignments: Sequence[Alignment], gold_source: str = ""
+) -> PairDisagreement | None:
+    """The unsaved row of a pair whose submitted annotations are ``alignments`` (and whose gold
+    came from ``gold_source``, empty without one); ``None`` with fewer than two (the pair is not
+    ready for adjudication)."""
     lowest = lowest_pairwise_f1(alignments)
     if lowest is None:
         return None
-    return PairDisagreement(pair=pair, submitted=len(alignments), lowest_f1=lowest)
+    return PairDisagreement(
+        pair=pair,
+        corpus_id=pair.corpus_id,
+        position=pair.position,
+        subcorpus=pair.subcorpus,
+        split=pair.split,
+        gold_source=gold_source,
+        submitted=len(alignments),
+        lowest_f1=lowest,
+    )
 
 
 def pair_disagreement_refresh(*, pair_ids: Iterable[int]) -> None:
-    """Recompute the rows of the pairs ``pair_ids`` from their submitted annotations: three
-    queries and two writes per :data:`CHUNK` pairs, in the caller's transaction."""
+    """Recompute the rows of the pairs ``pair_ids`` from their submitted annotations and gold:
+    four queries and two writes per :data:`CHUNK` pairs, in the caller's transaction."""
     ids = sorted(set(pair_ids))
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
@@ -42,6 +62,9 @@ def pair_disagreement_refresh(*, pair_ids: Iterable[int]) -> None:
             Assignment.objects.filter(
                 pair_id__in=chunk, status=Assignment.Status.SUBMITTED, annotation__isnull=False
             ).values_list("annotation__id", "pair_id")
+        )
+        gold = dict(
+            GoldAlignment.objects.filter(pair_id__in=chunk).values_list("pair_id", "source")
         )
         links: dict[int, list[AnnotationLink]] = defaultdict(list)
         for link in AnnotationLink.objects.filter(annotation_id__in=list(annotations)).only(
@@ -53,7 +76,7 @@ def pair_disagreement_refresh(*, pair_ids: Iterable[int]) -> None:
             of_pair[pair_id].append(annotation_id)
         rows = []
         for pair in SentencePair.objects.filter(pk__in=list(of_pair)).only(
-            "id", "n_source", "n_target"
+            "id", "n_source", "n_target", "corpus_id", "position", "subcorpus", "split"
         ):
             row = disagreement_of(
                 pair,
@@ -61,6 +84,7 @@ def pair_disagreement_refresh(*, pair_ids: Iterable[int]) -> None:
                     alignment_from_rows(pair.n_source, pair.n_target, links[annotation_id])
                     for annotation_id in of_pair[pair.pk]
                 ],
+                gold.get(pair.pk, ""),
             )
             if row is not None:
                 rows.append(row)
@@ -70,5 +94,21 @@ def pair_disagreement_refresh(*, pair_ids: Iterable[int]) -> None:
             rows,
             update_conflicts=True,
             unique_fields=["pair"],
-            update_fields=["submitted", "lowest_f1"],
+            update_fields=[
+                "corpus",
+                "position",
+                "subcorpus",
+                "split",
+                "gold_source",
+                "submitted",
+                "lowest_f1",
+            ],
         )
+
+
+def pair_disagreement_gold(*, pair_id: int, source: str) -> None:
+    """The pair's gold alignment now comes from ``source`` (a save of its gold calls this in
+    its transaction); nothing to do for a pair not ready for adjudication."""
+    PairDisagreement.objects.filter(pair_id=pair_id).exclude(gold_source=source).update(
+        gold_source=source
+    )

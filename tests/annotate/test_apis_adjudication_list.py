@@ -10,7 +10,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from annotate import roles
-from annotate.models import Corpus, GoldAlignment, SentencePair
+from annotate.models import Corpus, SentencePair
+from annotate.services.adjudication import gold_save
 from annotate.services.corpora import corpus_import_records
 from scoring.alignment.links import Alignment
 from scoring.alignment.metrics import lowest_pairwise_f1
@@ -68,10 +69,11 @@ def test_only_pairs_with_two_submitted_annotations_are_listed_with_their_gold(
             ("imported", {"A": "0-0", "B": "1-1"}, {"gold": "0-0"}),
         ],
     )
-    GoldAlignment.objects.create(
+    gold_save(
         pair=SentencePair.objects.get(external_id="done"),
-        source="adjudicated",
+        links={},
         adjudicator=make_user("dave", roles.ADJUDICATOR),
+        base_version=0,
     )
     body = _get(carol)
     assert body["total"] == 3 and body["pages"] == 1
@@ -163,7 +165,10 @@ def test_the_next_waiting_pair_follows_the_lists_order_and_wraps_around(
     }
     _import("c", [(name, links, {}) for name, links in annotations.items()])
     pk = dict(SentencePair.objects.values_list("external_id", "pk"))
-    GoldAlignment.objects.create(pair_id=pk["p3"], source="adjudicated")
+    judge = make_user("judge", roles.ADJUDICATOR)
+    gold_save(
+        pair=SentencePair.objects.get(pk=pk["p3"]), links={}, adjudicator=judge, base_version=0
+    )
 
     def following(name: str, query: str = "") -> str | None:
         response = carol.get(f"/api/adjudication/next/?after={pk[name]}{query}")

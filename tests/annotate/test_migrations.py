@@ -126,13 +126,15 @@ def test_pairs_annotated_before_the_disagreement_figure_get_theirs() -> None:
         )
         for i, j, sure in links:
             link.objects.create(annotation=work, i=i, j=j, sure=sure)
+    apps.get_model("annotate", "GoldAlignment").objects.create(pair=ready, source="imported")
 
     executor = MigrationExecutor(connection)
     executor.migrate(after)
     apps = executor.loader.project_state(after).apps
     rows = {
-        row.pair_id: (row.submitted, row.lowest_f1)
+        row.pair_id: (row.submitted, row.lowest_f1, row.corpus_id, row.position, row.gold_source)
         for row in apps.get_model("annotate", "PairDisagreement").objects.all()
     }
-    assert rows == {ready.pk: (2, pytest.approx(2 / 3))}  # one cell in common of 2 + 1
+    # one cell in common of 2 + 1
+    assert rows == {ready.pk: (2, pytest.approx(2 / 3), corpus.pk, 0, "imported")}
     MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())

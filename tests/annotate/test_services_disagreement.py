@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 
 from annotate import roles
 from annotate.models import Assignment, PairDisagreement, SentencePair
+from annotate.services.adjudication import gold_save
 from annotate.services.annotations import (
     annotation_open,
     annotation_reopen,
@@ -91,4 +92,34 @@ def test_the_database_refuses_a_figure_outside_its_range() -> None:
     pair = make_pair()
     for submitted, lowest in ((1, 0.5), (2, 1.5), (2, -0.1)):
         with pytest.raises(IntegrityError), transaction.atomic():
-            PairDisagreement.objects.create(pair=pair, submitted=submitted, lowest_f1=lowest)
+            PairDisagreement.objects.create(
+                pair=pair,
+                corpus_id=pair.corpus_id,
+                position=pair.position,
+                submitted=submitted,
+                lowest_f1=lowest,
+            )
+
+
+def test_the_row_keeps_what_the_list_filters_on_and_follows_the_gold() -> None:
+    record = make_record("r", prefill=None, annotations={"A": "0-0", "B": "1-1"}, gold="0-0")
+    record.subcorpus, record.split = "leagues", "dev"
+    corpus_import_records(corpus_name="c", records=[make_record("first", prefill=None), record])
+    pair = SentencePair.objects.get(external_id="r")
+    row = PairDisagreement.objects.get(pair=pair)
+    assert (row.corpus_id, row.position, row.subcorpus, row.split) == (
+        pair.corpus_id,
+        1,
+        "leagues",
+        "dev",
+    )
+    assert row.gold_source == "imported"
+    gold_save(
+        pair=pair, links={}, adjudicator=make_user("carol", roles.ADJUDICATOR), base_version=1
+    )
+    row.refresh_from_db()
+    assert row.gold_source == "adjudicated"
+    PairDisagreement.objects.filter(pair=pair).update(gold_source="", subcorpus="x")
+    pair_disagreement_refresh(pair_ids=[pair.pk])
+    row.refresh_from_db()
+    assert (row.gold_source, row.subcorpus) == ("adjudicated", "leagues")

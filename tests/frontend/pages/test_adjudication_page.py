@@ -10,7 +10,8 @@ import pytest
 from django.test import Client
 
 from annotate import roles
-from annotate.models import Corpus, GoldAlignment, SentencePair
+from annotate.models import Corpus, SentencePair
+from annotate.services.adjudication import gold_save
 from annotate.services.corpora import corpus_import_records
 from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord
@@ -83,8 +84,11 @@ def test_filters_and_search_narrow_the_list_on_the_server(carol: Client) -> None
     _import("news", {"n2": {"A": "0-0", "C": "1-1"}}, subcorpus="leagues", split="test")
     _import("novels", {"v1": {"B": "0-0", "C": "0-0"}}, subcorpus="mtc", split="dev")
     SentencePair.objects.filter(external_id="n2").update(source_text="the council met")
-    GoldAlignment.objects.create(
-        pair=SentencePair.objects.get(external_id="v1"), source="adjudicated"
+    gold_save(
+        pair=SentencePair.objects.get(external_id="v1"),
+        links={},
+        adjudicator=make_user("dave", roles.ADJUDICATOR),
+        base_version=0,
     )
     news = Corpus.objects.get(name="news").pk
     assert _rows(carol, f"?corpus={news}")[0] == ["n1", "n2"]
