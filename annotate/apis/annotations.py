@@ -42,11 +42,24 @@ class AssignmentOpenApi(APIView):
 
 
 class AnnotationSaveApi(APIView):
-    """Save the whole link set on top of ``version``; 409 with the server's state if stale."""
+    """Save the whole link set on top of ``version``; 409 with the server's state if stale.
+
+    ``reviewed`` (optional) lists cells ``[i, j]`` whose prefilled link the annotator checked
+    without changing it; they are shown as checked from then on."""
 
     class InputSerializer(serializers.Serializer[Any]):
         version = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
         links = link_field()
+        reviewed = BoundedListField(
+            child=serializers.ListField(
+                child=serializers.IntegerField(min_value=0, max_value=2**31 - 1),
+                min_length=2,
+                max_length=2,
+            ),
+            required=False,
+            default=list,
+            max_length=edits.MAX_LINKS,
+        )
         client = serializers.DictField(required=False)
 
     class OutputSerializer(serializers.Serializer[Any]):
@@ -72,6 +85,7 @@ class AnnotationSaveApi(APIView):
             actor=actor(request),
             base_version=data.validated_data["version"],
             links=links,
+            reviewed=[(i, j) for i, j in data.validated_data["reviewed"]],
             client={k: client[k] for k in ("changes", "session") if k in client},
         )
         return Response(

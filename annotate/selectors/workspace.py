@@ -13,14 +13,18 @@ from annotate.exceptions import NotFound, PermissionDenied
 from annotate.models import (
     TRIAL_SPLIT,
     Annotation,
-    AnnotationEvent,
     Assignment,
     AutoAlignment,
     Corpus,
     GoldAlignment,
     SentencePair,
 )
-from annotate.services.annotations import LinkMap, annotation_links, links_list
+from annotate.services.annotations import (
+    LinkMap,
+    annotation_links,
+    links_list,
+    reviewed_cells,
+)
 from scoring.alignment.links import POSSIBLE, SURE
 
 User = AbstractBaseUser | AnonymousUser
@@ -196,13 +200,9 @@ def gold_links(pair: SentencePair) -> LinkMap | None:
 
 
 def touched_cells(annotation: Annotation) -> list[list[int]]:
-    """Cells the annotator has changed since the prefill (from the event log), sorted."""
-    cells: set[tuple[int, int]] = set()
-    edits = AnnotationEvent.objects.filter(annotation=annotation, kind=AnnotationEvent.Kind.EDITED)
-    for added, removed in edits.values_list("added", "removed"):
-        cells.update((int(link[0]), int(link[1])) for link in added)
-        cells.update((int(link[0]), int(link[1])) for link in removed)
-    return [[i, j] for i, j in sorted(cells)]
+    """Cells the annotator has changed, or confirmed unchanged, since the prefill (from the
+    event log; :func:`~annotate.services.annotations.reviewed_cells`), sorted."""
+    return [[i, j] for i, j in sorted(reviewed_cells(annotation))]
 
 
 def workspace_of(*, user: User, assignment: Assignment, annotation: Annotation) -> dict[str, Any]:

@@ -2,7 +2,10 @@
 
 Every change is one new ``version`` of the annotation and one row of the append-only
 :class:`AnnotationEvent` log carrying the links it added (``[i, j, "S"|"P"]``, including links
-whose sure flag changed) and removed (``[i, j]``). Read-modify-write runs under
+whose sure flag changed) and removed (``[i, j]``). A save may also confirm prefilled links
+without changing them (the annotator pressed *s* on a prefilled sure link): those cells are
+listed under ``"reviewed"`` in the payload of the save's event, so that a checked prefill link
+is told from one nobody has looked at (:func:`reviewed_cells`). Read-modify-write runs under
 ``select_for_update()`` so two concurrent saves of the same annotation are serialised and the
 second one, still carrying the old version, gets a 409 with the server's state.
 """
@@ -98,6 +101,22 @@ def _diff(before: LinkMap, after: LinkMap) -> tuple[LinkMap, list[tuple[int, int
     return added, removed
 
 
+def reviewed_cells(annotation: Annotation) -> set[tuple[int, int]]:
+    """Cells the annotator has looked at, from the event log: every cell a save changed (added or
+    removed) and every link a save confirmed unchanged (``payload["reviewed"]``). A prefilled
+    link outside this set is still the unchecked prefill."""
+    cells: set[tuple[int, int]] = set()
+    edits = AnnotationEvent.objects.filter(annotation=annotation, kind=AnnotationEvent.Kind.EDITED)
+    for added, removed, payload in edits.values_list("added", "removed", "payload"):
+        for link in (*added, *removed, *(payload or {}).get("reviewed", ())):
+            cells.add((int(link[0]), int(link[1])))
+    return cells
+
+
+def _cells_list(cells: Iterable[tuple[int, int]]) -> list[list[int]]:
+    return [[i, j] for i, j in sorted(cells)]
+
+
 def activity_record(*, assignment: Assignment, now: datetime | None = None) -> Assignment:
     """Count the time since the last sign of activity unless the gap was idle.
 
@@ -184,13 +203,18 @@ def annotation_save(
     actor: User,
     base_version: int,
     links: LinkMap,
+    reviewed: Iterable[tuple[int, int]] = (),
     client: dict[str, Any] | None = None,
     now: datetime | None = None,
 ) -> SaveResult:
-    """Replace the annotation's links if ``base_version`` is current; else 409 with the state.
+    """Replace the annotation's links if ``base_version`` is current; else 409 with the state
+    (its links and :func:`reviewed_cells`).
 
-    Saving the state already stored is a no-op (no new version), so a retried request that
-    already went through is harmless."""
+    ``reviewed`` names links the annotator confirmed without changing them; those among
+    ``links`` not yet in :func:`reviewed_cells` are recorded with the save. Saving the state
+    already stored is a no-op (no new version), so a retried request that already went through
+    is harmless; so is a stale save of the stored links, whose confirmations are still kept
+    (confirming only ever adds)."""
     now = now or timezone.now()
     if client and len(json.dumps(client)) > MAX_CLIENT_BYTES:
         raise DomainError(
@@ -208,16 +232,24 @@ def annotation_save(
         for pk, i, j, sure in annotation.links.values_list("pk", "i", "j", "sure")
     }
     current = {key: sure for key, (_, sure) in row_ids.items()}
-    if base_version != annotation.version:
-        if current == links:  # the same change arrived twice (e.g. a retry after a lost reply)
-            return SaveResult(annotation, False, locked.status)
+    claimed = {(int(i), int(j)) for i, j in reviewed if (i, j) in links}
+    known = reviewed_cells(annotation) if claimed else set()
+    if base_version != annotation.version and current != links:
         raise StaleVersion(
             f"the pair was changed elsewhere (server version {annotation.version}, "
             f"yours was based on {base_version})",
-            server={"version": annotation.version, "links": links_list(current)},
+            server={
+                "version": annotation.version,
+                "links": links_list(current),
+                "touched": _cells_list(known if claimed else reviewed_cells(annotation)),
+            },
         )
     _check_bounds(locked, links)
     added, removed = _diff(current, links)
+    confirmed = claimed - known - set(added) - set(removed)
+    if base_version != annotation.version and not confirmed:
+        # The same change arrived twice (e.g. a retry after a lost reply).
+        return SaveResult(annotation, False, locked.status)
     activity_record(assignment=locked, now=now)
     fields = ["last_activity_at", "active_seconds"]
     if locked.status == Assignment.Status.NEW:
@@ -225,8 +257,10 @@ def annotation_save(
         locked.started_at = now
         fields += ["status", "started_at"]
     locked.save(update_fields=fields)
-    if not added and not removed:
+    if not added and not removed and not confirmed:
         return SaveResult(annotation, False, locked.status)
+    if confirmed:
+        client = {**(client or {}), "reviewed": _cells_list(confirmed)}
     # Set-based: rows of removed links and of links whose flag changed go by primary key, the
     # new state of every added or changed link is inserted, both in bounded batches. The work
     # is proportional to the change, in a few statements whatever its size.

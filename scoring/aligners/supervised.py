@@ -55,7 +55,7 @@ from scoring.aligners.lexical import (
     LexicalAligner,
     greedy_one_to_one,
 )
-from scoring.aligners.trees import TreeEnsemble
+from scoring.aligners.trees import TreeEnsemble, one_thread
 from scoring.aligners.word_features import (
     bigrams,
     context_features,
@@ -518,7 +518,7 @@ class SupervisedAligner(Aligner):
     # --- training -----------------------------------------------------------------------------
 
     def _train(self, pairs: Sequence[TokenPair], gold: Sequence[Alignment | None] | None) -> None:
-        with threadpool_limits(limits=ONE_THREAD):
+        with one_thread():
             self._train_one_thread(pairs, gold)
 
     def _train_one_thread(

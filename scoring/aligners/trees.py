@@ -3,7 +3,7 @@
 scikit-learn's ``HistGradientBoostingClassifier`` trains the trees;
 :meth:`TreeEnsemble.from_sklearn` copies them into arrays (feature, threshold, children, leaf
 values), so a saved model is numbers only (no pickle). The tests check the kernel against
-scikit-learn's own ``predict_proba``.
+scikit-learn's own ``predict_proba``. :func:`one_thread` is the thread limit the fits run under.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from numba import njit
+from threadpoolctl import threadpool_limits
 
 from scoring.aligners.base import AlignerError
 
@@ -52,6 +53,18 @@ def _ensemble_predict(
             raw += value[base + node]
         out[r] = 1.0 / (1.0 + math.exp(-raw))
     return out
+
+
+def one_thread() -> threadpool_limits:
+    """A context that runs numpy's BLAS and scikit-learn's OpenMP on one thread each.
+
+    threadpoolctl limits only the libraries loaded when the context is entered, so
+    scikit-learn's OpenMP runtime is loaded first: in a fresh process (a new worker's first
+    retraining) the tree fits would otherwise use a thread per core, and on two cores shared with
+    other work such a fit took ten times as long as on one thread."""
+    import sklearn.ensemble  # noqa: F401  (loads the OpenMP runtime that the fits use)
+
+    return threadpool_limits(limits=1)
 
 
 class TreeEnsemble:

@@ -29,7 +29,40 @@ def test_a_stale_save_answers_409_with_the_server_state() -> None:
     assert stale.status_code == 409
     error = stale.json()["error"]
     assert error["code"] == "stale_version"
-    assert error["server"] == {"version": 2, "links": [[0, 0, "S"]]}
+    assert error["server"] == {
+        "version": 2,
+        "links": [[0, 0, "S"]],
+        "touched": [[0, 0], [1, 1], [3, 4]],
+    }
+
+
+def test_a_save_names_checked_prefill_links_that_the_next_open_lists_as_touched() -> None:
+    assignment = make_assignment()
+    client = _client(assignment.annotator)
+    opened = client.post(f"/api/assignments/{assignment.pk}/open/").json()
+    assert opened["annotation"]["touched"] == []
+    url = f"/api/assignments/{assignment.pk}/annotation/"
+    body = {"version": 1, "links": opened["annotation"]["links"], "reviewed": [[1, 1]]}
+    saved = client.put(url, body, format="json")
+    assert saved.status_code == 200 and saved.json()["version"] == 2
+    reopened = client.post(f"/api/assignments/{assignment.pk}/open/").json()
+    assert reopened["annotation"]["touched"] == [[1, 1]]
+    assert reopened["annotation"]["links"] == opened["annotation"]["links"]
+
+
+@pytest.mark.parametrize("reviewed", [[[1]], [[1, 2, 3]], [[-1, 0]], "1-1", [[0, 0]] * 10_001])
+def test_a_malformed_reviewed_list_is_a_400(reviewed: object) -> None:
+    assignment = make_assignment()
+    client = _client(assignment.annotator)
+    client.post(f"/api/assignments/{assignment.pk}/open/")
+    response = client.put(
+        f"/api/assignments/{assignment.pk}/annotation/",
+        {"version": 1, "links": [], "reviewed": reviewed},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "reviewed" in str(response.json())
+    assert AnnotationEvent.objects.count() == 1
 
 
 def test_a_save_with_a_link_outside_the_pair_is_a_400_naming_the_link() -> None:

@@ -72,7 +72,12 @@ def test_a_save_on_a_stale_version_is_refused_with_the_server_state() -> None:
             links=_links((5, 6, "S")),
         )
     assert caught.value.status_code == 409
-    assert caught.value.extra["server"] == {"version": 2, "links": [[0, 0, "S"]]}
+    # The prefill's 1-1 and 3?4 were removed and 0-0 added: all three cells were looked at.
+    assert caught.value.extra["server"] == {
+        "version": 2,
+        "links": [[0, 0, "S"]],
+        "touched": [[0, 0], [1, 1], [3, 4]],
+    }
 
 
 def test_a_retried_save_that_already_went_through_is_not_a_conflict() -> None:
@@ -99,6 +104,71 @@ def test_saving_the_same_links_writes_no_new_version() -> None:
     )
     assert not result.changed
     assert AnnotationEvent.objects.filter(annotation=annotation).count() == 1
+
+
+def test_a_prefill_link_confirmed_unchanged_is_recorded_as_reviewed() -> None:
+    assignment = make_assignment()  # prefill: 1-1 sure, 3?4 possible
+    annotation = svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    prefill = svc.annotation_links(annotation)
+    assert svc.reviewed_cells(annotation) == set()
+    result = svc.annotation_save(
+        assignment=assignment,
+        actor=assignment.annotator,
+        base_version=1,
+        links=prefill,
+        reviewed=[(1, 1), (2, 2)],  # 2-2 is no link: nothing to confirm there
+    )
+    assert result.changed and result.annotation.version == 2
+    assert svc.annotation_links(result.annotation) == prefill
+    assert svc.reviewed_cells(annotation) == {(1, 1)}
+    event = AnnotationEvent.objects.get(annotation=annotation, version=2)
+    assert (event.added, event.removed, event.payload["reviewed"]) == ([], [], [[1, 1]])
+    again = svc.annotation_save(
+        assignment=assignment,
+        actor=assignment.annotator,
+        base_version=2,
+        links=prefill,
+        reviewed=[(1, 1)],
+    )
+    assert not again.changed and again.annotation.version == 2, "already recorded"
+
+
+def test_a_save_records_confirmations_beside_its_changes_in_one_version() -> None:
+    assignment = make_assignment()
+    annotation = svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    result = svc.annotation_save(
+        assignment=assignment,
+        actor=assignment.annotator,
+        base_version=1,
+        links=_links((1, 1, "S"), (3, 4, "P"), (0, 0, "S")),
+        reviewed=[(3, 4), (0, 0)],  # 0-0 is a change, recorded as such
+    )
+    assert result.annotation.version == 2
+    event = AnnotationEvent.objects.get(annotation=annotation, version=2)
+    assert (event.added, event.payload["reviewed"]) == ([[0, 0, "S"]], [[3, 4]])
+    assert svc.reviewed_cells(annotation) == {(0, 0), (3, 4)}
+
+
+def test_a_stale_save_of_the_stored_links_still_records_its_confirmations() -> None:
+    assignment = make_assignment()
+    annotation = svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    prefill = svc.annotation_links(annotation)
+    svc.annotation_save(
+        assignment=assignment,
+        actor=assignment.annotator,
+        base_version=1,
+        links=prefill,
+        reviewed=[(1, 1)],
+    )
+    other_tab = svc.annotation_save(
+        assignment=assignment,
+        actor=assignment.annotator,
+        base_version=1,
+        links=prefill,
+        reviewed=[(3, 4)],
+    )
+    assert other_tab.changed and other_tab.annotation.version == 3
+    assert svc.reviewed_cells(annotation) == {(1, 1), (3, 4)}
 
 
 def test_it_rejects_links_outside_the_sentence() -> None:

@@ -164,6 +164,62 @@ def test_a_second_page_gets_a_conflict_and_keeps_both_versions(
     assert second.js_errors == []
 
 
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (1920, 1080)])
+def test_two_tabs_in_conflict_merge_both_sides_changes_since_their_common_version(
+    page_for: Any, live_server: Any, alice: Any, width: int, height: int
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    first = page_for(alice, viewport=(width, height))
+    second = page_for(alice, viewport=(width, height))
+    open_workspace(first, live_server, assignment)
+    open_workspace(second, live_server, assignment)
+    second.context.set_offline(True)  # the second tab edits from version 1 while the first saves
+    cell(second, 2, 2).click()  # only here: sure
+    cell(second, 4, 4).click()
+    cell(second, 4, 4).click()  # on both sides: possible here, sure there
+    second.wait_for_selector("#save-status[data-state=offline]")
+    cell(first, 0, 0).click()  # only there: sure
+    cell(first, 4, 4).click()
+    wait_saved(first, 2)
+    second.context.set_offline(False)
+    second.wait_for_selector("#conflict:not([hidden])", timeout=20_000)
+    text = second.locator("#conflict-text").inner_text()
+    assert "Merging keeps their 1 change and your 2 changes since version 1" in text
+    assert "1 cell changed on both sides would keep yours" in text
+    assert "drops their 2 changes" in second.locator("#conflict-mine").inner_text()
+    second.screenshot(path=str(SCREENSHOTS / f"conflict_merge_{width}x{height}.png"))
+    second.get_by_role("button", name="Merge both").click()
+    assert grid_links(second) == [[0, 0, "S"], [2, 2, "S"], [4, 4, "P"]]
+    note = second.locator("#merge-note-text").inner_text()
+    assert "kept their 1 change and your 1 change" in note
+    assert "1 cell changed on both sides kept yours (source word 5 × target word 5)" in note
+    wait_saved(second, 3)
+    assert stored_links(assignment) == {(0, 0): True, (2, 2): True, (4, 4): False}
+    second.screenshot(path=str(SCREENSHOTS / f"conflict_merged_{width}x{height}.png"))
+    second.keyboard.press("Control+z")  # the merge is one step: undo brings mine back
+    assert grid_links(second) == [[2, 2, "S"], [4, 4, "P"]]
+    assert first.js_errors == [] and second.js_errors == []
+
+
+def test_overwriting_with_mine_after_a_conflict_says_it_drops_their_links(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    first = page_for(alice)
+    second = page_for(alice)
+    open_workspace(first, live_server, assignment)
+    open_workspace(second, live_server, assignment)
+    cell(first, 0, 0).click()
+    wait_saved(first, 2)
+    cell(second, 2, 2).click()
+    second.wait_for_selector("#conflict:not([hidden])")
+    mine = second.locator("#conflict-mine")
+    assert mine.inner_text() == "Overwrite theirs with mine (drops their 1 change)"
+    mine.click()
+    wait_saved(second, 3)
+    assert stored_links(assignment) == {(2, 2): True}
+
+
 def test_offline_edits_are_kept_and_sent_when_the_network_returns(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:

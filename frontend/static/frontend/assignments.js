@@ -22,6 +22,15 @@ function annotatorBins(histogram) {
   return Array.from({ length: top + 1 }, (_, k) => ({ label: String(k), count: histogram.find((b) => b.annotators === k)?.pairs ?? 0 }));
 }
 
+// The share of prefill cells the annotator changed, or a dash whose title says why there is none.
+function editRateCell(a) {
+  if (a.edit_rate === null || a.edit_rate === undefined) {
+    const why = "No edit rate yet: it counts the cells changed from the prefill over submitted pairs that have one, and none of this annotator's submitted pairs has a prefill";
+    return el("td", { class: "num undefined", title: why }, "—", el("span", { class: "visually-hidden", text: ` (${why})` }));
+  }
+  return el("td", { class: "num", title: `over ${integer(a.edit_rate_pairs)} submitted pairs with a prefill` }, figure(a.edit_rate, { percent: true, digits: 4 }));
+}
+
 async function loadProgress() {
   const p = await api("GET", `/api/corpora/${corpusId}/assignments/progress/`);
   const c = p.coverage;
@@ -53,7 +62,7 @@ async function loadProgress() {
         el("td", { class: "num", text: integer(a.submitted) }),
         el("td", {}, progressBar(a.submitted, a.assigned, a.username)),
         el("td", { class: "num", text: duration(a.median_active_seconds), title: a.median_active_seconds === null ? "no timed work: nothing submitted here, or only imported annotations" : "" }),
-        el("td", { class: "num", title: a.edit_rate_pairs ? `over ${integer(a.edit_rate_pairs)} submitted pairs with a prefill` : "" }, figure(a.edit_rate, { percent: true, digits: 4, reason: "no submitted pair with a prefill" })),
+        editRateCell(a),
       ),
     ),
   );

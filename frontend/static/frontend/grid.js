@@ -39,6 +39,7 @@ export class GridView {
     this.pinned = null;
     this.hover = null;
     model.on("cells", (indices) => this.paintMany(indices));
+    model.on("touched", (indices) => this.paintMany(indices));
     model.on("cursor", (previous) => this.cursorMoved(previous));
     this.bindMouse();
   }
@@ -193,10 +194,15 @@ export class GridView {
     if (!this.info) return;
     const { i, j } = this.model.cursor;
     const code = this.model.get(i, j);
-    const state = code === EMPTY ? "empty" : code === SURE ? "sure" : "possible";
+    let state = code === EMPTY ? "empty" : code === SURE ? "sure" : "possible";
+    const k = i * this.model.m + j;
+    const pf = this.prefill && this.prefill.get(k);
+    if (pf && code !== EMPTY && pf.code === code) {
+      state += this.model.touched.has(k) ? " (prefill, checked)" : " (automatic prefill, not yet checked: s or p checks it)";
+    }
     const s = this.model.selection();
     const block = this.model.anchor ? ` · block ${s.i1 - s.i0 + 1}×${s.j1 - s.j0 + 1} selected` : "";
-    const extra = this.decorate ? this.decorate(i * this.model.m + j, i, j) : null;
+    const extra = this.decorate ? this.decorate(k, i, j) : null;
     const note = extra && extra.title ? ` · ${extra.title}` : "";
     // Positions are shown 1-based, as people count words; the model and the files stay 0-based.
     this.info.textContent = `Source word ${i + 1} “${this.source[i]}” × target word ${j + 1} “${this.target[j]}”: ${state}${block}${note}`;
@@ -297,20 +303,39 @@ export class GridView {
     });
   }
 
-  // Fixed table layout with explicit widths: a toggled cell then never makes the browser
-  // re-measure every column of an 80×80 table (auto table layout is O(cells) per change).
-  applyZoom() {
-    const cell = ZOOM[this.zoom];
+  // The table's measures at a zoom level: cell, font, row-header width, whole width and height.
+  sizes(zoom) {
+    const cell = ZOOM[zoom];
     const font = Math.max(10, Math.min(14, cell * 0.5));
     const rows = this.transposed ? this.target : this.source;
     const cols = this.transposed ? this.source : this.target;
     const longest = rows.reduce((max, word) => Math.max(max, String(word).length), 1);
     const text = Math.min(12 * font, Math.max(2 * font, 0.62 * longest * font));
     const head = Math.round(text + 20); // + the header's horizontal padding
+    // The column headers are 7.5em tall (app.css); every cell has a 1 px border.
+    return { cell, font, head, width: head + 1 + cols.length * (cell + 1), height: Math.ceil(7.5 * font) + 1 + rows.length * (cell + 1) };
+  }
+
+  // The largest zoom at which the whole table fits `width` × `height` px, if it is larger than
+  // the one chosen from the sentence lengths (a grid that cannot fit scrolls at that size).
+  fitZoom(width, height) {
+    for (let z = ZOOM.length - 1; z > this.zoom; z--) {
+      const s = this.sizes(z);
+      if (s.width <= width && s.height <= height) {
+        this.zoom = z;
+        return;
+      }
+    }
+  }
+
+  // Fixed table layout with explicit widths: a toggled cell then never makes the browser
+  // re-measure every column of an 80×80 table (auto table layout is O(cells) per change).
+  applyZoom() {
+    const { cell, font, head, width } = this.sizes(this.zoom);
     this.wrap.style.setProperty("--cell", `${cell}px`);
     this.wrap.style.setProperty("--head", `${head}px`);
     this.table.style.fontSize = `${font}px`;
-    this.table.style.width = `${head + 1 + cols.length * (cell + 1)}px`;
+    this.table.style.width = `${width}px`;
   }
   zoomBy(step) {
     this.zoom = Math.max(0, Math.min(ZOOM.length - 1, this.zoom + step));

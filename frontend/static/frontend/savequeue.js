@@ -1,11 +1,14 @@
 // Autosave with versions and an offline queue: nothing an annotator does is ever lost.
 //
 // The latest unsent state of the grid is written to storage (localStorage) *before* any
-// request, keyed by assignment, together with the server version it was based on. A debounced
+// request, keyed by assignment, together with the server version it was based on and that
+// version's links (`baseLinks`, the common ancestor a three-way merge needs). A debounced
 // flush sends it; success clears storage, a network failure or 5xx keeps it and retries with
 // back-off (and at once when the browser says it is online again), a 409 stops and reports the
 // conflict with the server's state while the local copy stays in storage until the user
-// decides. No DOM here: `send` and `storage` are injected so node can test it.
+// decides: keep theirs, overwrite with mine, or merge both sides' changes since the common
+// version. No DOM here: `send` and `storage` are injected so node can test it.
+import { mergeLinks } from "./state.js";
 
 const RETRY_MIN_MS = 1000;
 const RETRY_MAX_MS = 15000;
@@ -14,6 +17,7 @@ export class SaveQueue {
   constructor({
     key,
     version,
+    baseLinks = null,
     send,
     storage,
     debounceMs = 700,
@@ -24,6 +28,7 @@ export class SaveQueue {
   }) {
     this.key = key;
     this.version = version;
+    this.baseLinks = baseLinks; // the links of `version`, or null when unknown
     this.send = send;
     this.storage = storage;
     this.debounceMs = debounceMs;
@@ -32,6 +37,7 @@ export class SaveQueue {
     this.onSaved = onSaved;
     this.timers = timers;
     this.pending = null; // links not yet acknowledged by the server
+    this.reviewed = null; // optional extra state sent with them (checked prefill cells)
     this.changes = 0;
     this.inFlight = null;
     this.timer = null;
@@ -56,7 +62,8 @@ export class SaveQueue {
   }
 
   persist() {
-    const record = { base: this.version, links: this.pending, changes: this.changes, at: Date.now() };
+    const record = { base: this.version, baseLinks: this.baseLinks, links: this.pending, changes: this.changes, at: Date.now() };
+    if (this.reviewed !== null) record.reviewed = this.reviewed;
     try {
       this.storage.setItem(this.key, JSON.stringify(record));
     } catch (error) {
@@ -65,8 +72,10 @@ export class SaveQueue {
     }
   }
 
-  update(links, changes = 1) {
+  // `reviewed` (optional): cells sent along as `reviewed` in the request body.
+  update(links, changes = 1, reviewed = undefined) {
     this.pending = links;
+    if (reviewed !== undefined) this.reviewed = reviewed;
     this.changes += changes;
     this.persist();
     if (this.status === "conflict") return; // wait for the user's decision
@@ -94,10 +103,13 @@ export class SaveQueue {
   async _send() {
     const links = this.pending;
     const changes = this.changes;
+    const body = { version: this.version, links, client: { changes } };
+    if (this.reviewed !== null) body.reviewed = this.reviewed;
     this.setStatus("saving");
     try {
-      const result = await this.send({ version: this.version, links, client: { changes } });
+      const result = await this.send(body);
       this.version = result.version;
+      this.baseLinks = links; // the server now holds exactly these
       this.retryMs = RETRY_MIN_MS;
       this.changes -= changes;
       if (this.pending === links) {
@@ -111,8 +123,9 @@ export class SaveQueue {
       }
       this.onSaved(result);
     } catch (error) {
-      if (error && error.status === 409 && error.body && error.body.error) {
-        this.conflict = error.body.error.server || null;
+      if (error && error.status === 409 && error.body && error.body.error && error.body.error.server) {
+        // A 409 without the server's state (the pair was submitted elsewhere) is a refusal below.
+        this.conflict = error.body.error.server;
         this.setStatus("conflict", error.message);
         this.onConflict(this.conflict, links);
       } else if (error && error.status && error.status < 500 && error.status !== 408) {
@@ -134,9 +147,11 @@ export class SaveQueue {
     }
   }
 
-  // Conflict resolution: put our state on top of the server's version.
+  // Conflict resolution: put our state on top of the server's version, overwriting every change
+  // made there since the common version.
   keepMine(serverVersion) {
     this.version = serverVersion;
+    if (this.conflict && this.conflict.version === serverVersion) this.baseLinks = this.conflict.links;
     this.conflict = null;
     this.persist();
     this.setStatus("unsaved");
@@ -146,11 +161,36 @@ export class SaveQueue {
   // Conflict resolution: adopt the server's state (the caller loads it into the model).
   takeTheirs(server) {
     this.version = server.version;
+    this.baseLinks = server.links;
     this.conflict = null;
     this.pending = null;
     this.changes = 0;
     this.storage.removeItem(this.key);
     this.setStatus("saved");
+  }
+
+  // The three-way merge a conflict would resolve to (see `mergeLinks`), or null when there is no
+  // conflict or the common version's links are unknown (work stored by an older page).
+  mergePreview() {
+    if (!this.conflict || this.baseLinks === null || this.pending === null) return null;
+    return mergeLinks(this.baseLinks, this.conflict.links, this.pending);
+  }
+
+  // Conflict resolution: keep both sides' changes since the common version, cells changed on
+  // both sides as mine, and send the result on top of the server's version. Returns the merge
+  // (the caller loads `links` into its model), or null as `mergePreview`.
+  merge() {
+    const merged = this.mergePreview();
+    if (merged === null) return null;
+    const server = this.conflict;
+    this.version = server.version;
+    this.baseLinks = server.links;
+    this.conflict = null;
+    this.pending = merged.links;
+    this.persist();
+    this.setStatus("unsaved");
+    this.schedule(0);
+    return merged;
   }
 
   // Send everything now; resolves true when nothing is left unsaved.

@@ -4,6 +4,11 @@
 // Every edit is a list of cell changes [index, before, after]; undo/redo replay them, so
 // history is unlimited within the pair. Listeners receive exactly the changed cell indices,
 // which lets the renderer repaint those cells only.
+//
+// `touched` holds the cells the annotator has looked at: changed, or confirmed by setting a link
+// to the state it already had (pressing s on a prefilled sure link). A prefilled link outside
+// it is still "automatic prefill, not yet checked". Confirming is not an undoable step: like a
+// change that was undone, a link once checked stays checked (the server keeps it so too).
 
 export const EMPTY = 0;
 export const SURE = 1;
@@ -25,7 +30,7 @@ export class GridModel {
     this.revision = 0; // bumps on every change (save queue dirtiness)
     this.touched = new Set(); // cells the user has changed (prefill shading stops there)
     this.readOnly = false;
-    this.listeners = { cells: [], cursor: [], history: [] };
+    this.listeners = { cells: [], touched: [], cursor: [], history: [] };
   }
 
   // --- queries ---------------------------------------------------------------------------
@@ -77,13 +82,17 @@ export class GridModel {
 
   // --- edits -----------------------------------------------------------------------------
   // Apply {index: code} as one undoable step; returns the number of cells that changed.
+  // Links set to the state they already had are confirmed (see `touched`).
   commit(targets, label = "edit") {
     if (this.readOnly) return 0;
     const changes = [];
+    const confirmed = [];
     for (const [key, after] of targets) {
       const before = this.cells[key];
       if (before !== after) changes.push([key, before, after]);
+      else if (after !== EMPTY && !this.touched.has(key)) confirmed.push(key);
     }
+    if (confirmed.length) this.confirm(confirmed);
     if (!changes.length) return 0;
     this.apply(changes, "after");
     this.undoStack.push({ label, changes, cursor: { ...this.cursor } });
@@ -100,6 +109,22 @@ export class GridModel {
     }
     this.revision += 1;
     this.emit("cells", indices);
+  }
+  // Mark links as checked without changing them. Listeners of "touched" (the renderer, the
+  // workspace's save queue) get the cell indices; "cells" stays for changes of links only.
+  confirm(indices) {
+    for (const key of indices) this.touched.add(key);
+    this.emit("touched", indices);
+  }
+  // Cells given as [i, j] that were checked elsewhere (an earlier visit, another tab).
+  markTouched(cells) {
+    const fresh = [];
+    for (const [i, j] of cells) {
+      const key = this.index(i, j);
+      if (!this.touched.has(key)) fresh.push(key);
+    }
+    if (fresh.length) this.confirm(fresh);
+    return fresh.length;
   }
   set(i, j, code) {
     return this.commit([[this.index(i, j), code]]);
@@ -192,4 +217,54 @@ export function diffCount(a, b) {
   for (const [k, v] of ma) if (mb.get(k) !== v) count++;
   for (const k of mb.keys()) if (!ma.has(k)) count++;
   return count;
+}
+
+// The checked links that still equal the prefill: what a save must tell the server so that a
+// reviewed prefill link is not shown as unchecked on the next visit (a changed cell the server
+// knows from the change itself). `prefill` maps a cell index to {code}. Sorted [i, j] pairs.
+export function reviewedPrefill(model, prefill) {
+  const out = [];
+  for (const key of model.touched) {
+    const code = model.cells[key];
+    const pf = prefill && prefill.get(key);
+    if (code !== EMPTY && pf && pf.code === code) out.push(key);
+  }
+  return out.sort((a, b) => a - b).map((key) => [Math.floor(key / model.m), key % model.m]);
+}
+
+// Three-way merge of two alignments edited from a common version (as in diff3): `base` is the
+// state both started from, `theirs` the server's current state, `mine` the local one, each a
+// list of [i, j, "S"|"P"]. Each cell is empty, sure or possible. A cell changed on one side only
+// takes that side's state; a cell changed on both sides to different states is a conflict,
+// settled for mine (the annotator at this screen sees the result and can change it), and
+// reported. Returns {links (sorted), conflicts: [[i, j, theirs, mine]], fromTheirs, fromMine}
+// where the counts are cells taken from that side's changes ("" stands for empty).
+export function mergeLinks(base, theirs, mine) {
+  const states = (links) => new Map(links.map(([i, j, kind]) => [`${i}-${j}`, kind]));
+  const b = states(base);
+  const t = states(theirs);
+  const m = states(mine);
+  const keys = new Set([...b.keys(), ...t.keys(), ...m.keys()]);
+  const links = [];
+  const conflicts = [];
+  let fromTheirs = 0;
+  let fromMine = 0;
+  for (const key of keys) {
+    const [i, j] = key.split("-").map(Number);
+    const kb = b.get(key) || "";
+    const kt = t.get(key) || "";
+    const km = m.get(key) || "";
+    let kind = km;
+    if (kt === km) kind = km;
+    else if (kt === kb) fromMine += 1;
+    else if (km === kb) {
+      kind = kt;
+      fromTheirs += 1;
+    } else conflicts.push([i, j, kt, km]);
+    if (kind) links.push([i, j, kind]);
+  }
+  const order = (x, y) => x[0] - y[0] || x[1] - y[1];
+  links.sort(order);
+  conflicts.sort(order);
+  return { links, conflicts, fromTheirs, fromMine };
 }

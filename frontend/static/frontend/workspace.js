@@ -3,13 +3,14 @@ import { api, ApiError } from "./api.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { SaveQueue } from "./savequeue.js";
-import { diffCount, GridModel, POSSIBLE, SURE, sameLinks } from "./state.js";
+import { diffCount, GridModel, POSSIBLE, reviewedPrefill, SURE, sameLinks } from "./state.js";
 
 const HEARTBEAT_MS = 20000;
 const root = document.getElementById("workspace");
 const id = Number(root.dataset.assignment);
 const base = `/api/assignments/${id}`;
 const storageKey = `paw:annotation:${id}`;
+const viewKey = `paw:view:${id}`; // where this tab's annotator was: cursor, scroll, zoom
 const $ = (sel) => document.getElementById(sel);
 const workUrl = (other) => root.dataset.workUrl.replace(/0\/$/, `${other}/`);
 
@@ -18,7 +19,7 @@ const STATUS_TEXT = {
   unsaved: () => "Unsaved changes…",
   saving: () => "Saving…",
   offline: () => "Offline · changes kept in this browser, retrying",
-  conflict: () => "Conflict · choose a version",
+  conflict: () => "Conflict · choose how to resolve it",
   error: (q, detail) => `Not saved: ${detail}`,
 };
 
@@ -46,18 +47,26 @@ async function main() {
   });
   renderSentences(view, $("src-sentence"), $("tgt-sentence"));
   window.__workspace = { model, view }; // for tests and the performance benchmark
+  const room = gridRoom();
+  view.fitZoom(room.width, room.height);
   const renderStart = performance.now();
   view.render();
   void $("grid-wrap").offsetHeight; // include style and layout in the measured first render
   window.__workspace.firstRenderMs = performance.now() - renderStart;
+  restoreView(view);
   view.updateInfo();
 
   const indicator = $("save-status");
   const queue = new SaveQueue({
     key: storageKey,
     version: data.annotation.version,
+    baseLinks: data.annotation.links,
     storage: window.localStorage,
-    send: (body) => api("PUT", `${base}/annotation/`, body),
+    send: async (body) => {
+      const result = await api("PUT", `${base}/annotation/`, body);
+      for (const [i, j] of body.reviewed || []) serverKnows.add(i * m + j);
+      return result;
+    },
     onStatus: (status, detail) => {
       indicator.dataset.state = status;
       indicator.textContent = STATUS_TEXT[status](queue, detail);
@@ -66,19 +75,29 @@ async function main() {
   });
   window.__workspace.queue = queue;
   queue.setStatus("saved");
+  // Checked cells the server already knows of; a save names only the other checked prefill links.
+  const serverKnows = new Set(model.touched);
+  const reviewedToSend = () => reviewedPrefill(model, prefill).filter(([i, j]) => !serverKnows.has(i * m + j));
 
   // Work left in this browser by an earlier visit (offline, closed tab, crash).
   const stored = SaveQueue.stored(window.localStorage, storageKey);
   if (stored && Array.isArray(stored.links)) {
+    const reviewed = Array.isArray(stored.reviewed) ? stored.reviewed : [];
     if (sameLinks(stored.links, data.annotation.links)) {
       window.localStorage.removeItem(storageKey);
+      if (model.markTouched(reviewed)) queue.update(model.links(), 1, reviewedToSend());
     } else if (stored.base === data.annotation.version) {
       model.load(stored.links);
-      queue.update(stored.links, stored.changes || 1);
+      model.markTouched(reviewed);
+      queue.update(stored.links, stored.changes || 1, reviewedToSend());
     } else {
       model.load(stored.links);
+      model.markTouched(reviewed);
       queue.pending = stored.links;
-      queue.conflict = { version: data.annotation.version, links: data.annotation.links };
+      queue.reviewed = reviewedToSend();
+      if (Number.isInteger(stored.base)) queue.version = stored.base;
+      queue.baseLinks = Array.isArray(stored.baseLinks) ? stored.baseLinks : null;
+      queue.conflict = { version: data.annotation.version, links: data.annotation.links, touched: data.annotation.touched };
       queue.setStatus("conflict");
       showConflict(queue.conflict, stored.links);
     }
@@ -90,20 +109,55 @@ async function main() {
     if (handOver === null) return;
     clearTimeout(handOver);
     handOver = null;
-    queue.update(model.links());
+    queue.update(model.links(), 1, reviewedToSend());
   };
-  model.on("cells", () => {
+  const handOverSoon = () => {
     if (handOver === null) handOver = setTimeout(handOverNow, 0);
-  });
+  };
+  model.on("cells", handOverSoon);
+  model.on("touched", handOverSoon); // a checked prefill link is saved too
   window.addEventListener("pagehide", handOverNow);
   window.__workspace.handOverNow = handOverNow;
 
+  // The conflict banner: what each choice would keep, counted from the three-way merge.
   function showConflict(server, mine) {
-    $("conflict-text").textContent =
-      `This pair was changed elsewhere (server version ${server.version}); ` +
-      `${diffCount(server.links, mine)} cell(s) differ from yours. Nothing is lost until you choose.`;
+    const preview = queue.mergePreview();
+    const differ = `This pair was changed elsewhere (server version ${server.version}): ${cells(diffCount(server.links, mine))} differ from yours.`;
+    $("merge-note").hidden = true;
+    $("conflict-merge").hidden = preview === null;
+    if (preview === null) {
+      $("conflict-text").textContent = `${differ} Nothing is lost until you choose.`;
+      $("conflict-mine").textContent = "Overwrite theirs with mine";
+    } else {
+      const overlap = preview.conflicts.length;
+      $("conflict-text").textContent =
+        `${differ} Merging keeps their ${changes(preview.fromTheirs)} and your ${changes(preview.fromMine + overlap)} ` +
+        `since version ${queue.version}` +
+        (overlap ? `; ${cells(overlap)} changed on both sides would keep yours.` : "; none was changed on both sides.") +
+        " Nothing is lost until you choose.";
+      const dropped = preview.fromTheirs + overlap;
+      $("conflict-mine").textContent = dropped ? `Overwrite theirs with mine (drops their ${changes(dropped)})` : "Overwrite theirs with mine";
+    }
     $("conflict").hidden = false;
   }
+  $("conflict-merge").addEventListener("click", () => {
+    const server = queue.conflict;
+    const merged = queue.merge();
+    if (merged === null) return;
+    $("conflict").hidden = true;
+    model.markTouched(server.touched || []);
+    model.replaceAll(merged.links, "merge"); // undoable: Ctrl+Z brings yours back
+    const where = merged.conflicts.slice(0, 5).map(([i, j]) => `source word ${i + 1} × target word ${j + 1}`);
+    $("merge-note-text").textContent =
+      `Merged with version ${server.version}: kept their ${changes(merged.fromTheirs)} and your ${changes(merged.fromMine)}` +
+      (merged.conflicts.length
+        ? `; ${cells(merged.conflicts.length)} changed on both sides kept yours (${where.join("; ")}${merged.conflicts.length > 5 ? "; …" : ""}).`
+        : "; no cell was changed on both sides.");
+    $("merge-note").hidden = false;
+  });
+  $("merge-note-close").addEventListener("click", () => {
+    $("merge-note").hidden = true;
+  });
   $("conflict-mine").addEventListener("click", () => {
     $("conflict").hidden = true;
     queue.keepMine(queue.conflict.version);
@@ -112,6 +166,7 @@ async function main() {
     const server = queue.conflict;
     $("conflict").hidden = true;
     queue.takeTheirs(server);
+    model.markTouched(server.touched || []);
     model.replaceAll(server.links, "use theirs"); // undoable: Ctrl+Z brings yours back
   });
 
@@ -146,13 +201,17 @@ async function main() {
       feedback.set(k, { class: cls, title });
     }
     view.repaintAll();
-    const fmt = (x) => (x === null || x === undefined ? "undefined" : `${(100 * x).toFixed(1)}%`);
     const s = body.scores;
+    const why = { Precision: "you set no sure link", Recall: "the gold has no sure link", F1: "precision or recall is undefined, or both are 0" };
     $("feedback-scores").replaceChildren(
       ...[["Precision", s.precision], ["Recall", s.recall], ["F1", s.f1]].map(([label, value]) => {
         const span = document.createElement("span");
         span.innerHTML = `${label} <b></b>`;
-        span.querySelector("b").textContent = fmt(value);
+        const figure = span.querySelector("b");
+        if (value === null || value === undefined) {
+          figure.textContent = "—";
+          span.title = `${label} is undefined: ${why[label]}`;
+        } else figure.textContent = `${(100 * value).toFixed(1)}%`;
         return span;
       }),
     );
@@ -266,6 +325,7 @@ async function main() {
   }
 
   window.addEventListener("online", () => queue.online());
+  rememberView(view);
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "hidden") {
       handOverNow();
@@ -274,6 +334,59 @@ async function main() {
   });
   $("grid-wrap").focus({ preventScroll: true });
   root.dataset.ready = "true";
+}
+
+const cells = (n) => `${n} cell${n === 1 ? "" : "s"}`;
+const changes = (n) => `${n} change${n === 1 ? "" : "s"}`;
+
+// The space the grid's box may take: the page's width, and its height less what the other
+// parts of the page take (measured while the box is still empty; 4 px for its border).
+function gridRoom() {
+  const wrap = $("grid-wrap");
+  const bottom = Math.max(...[...root.children].filter((e) => !e.hidden).map((e) => e.getBoundingClientRect().bottom));
+  const free = root.getBoundingClientRect().bottom - bottom;
+  return { width: root.clientWidth - 4, height: wrap.getBoundingClientRect().height + free - 4 };
+}
+
+// Where the annotator was in this tab (sessionStorage: a reload or coming back from another
+// page returns there; another tab keeps its own place): cursor, scroll, zoom and orientation.
+function restoreView(view) {
+  let saved;
+  try {
+    saved = JSON.parse(window.sessionStorage.getItem(viewKey) || "null");
+  } catch {
+    return; // unreadable or disabled storage: start at the first cell
+  }
+  if (!saved || typeof saved !== "object") return;
+  const whole = (x) => Number.isInteger(x) && x >= 0;
+  if (saved.transposed === true) view.transpose();
+  if (whole(saved.zoom) && saved.zoom !== view.zoom) view.zoomBy(saved.zoom - view.zoom);
+  if (whole(saved.i) && whole(saved.j)) view.model.moveTo(saved.i, saved.j);
+  const wrap = view.wrap;
+  if (Number.isFinite(saved.top)) wrap.scrollTop = saved.top;
+  if (Number.isFinite(saved.left)) wrap.scrollLeft = saved.left;
+}
+
+function rememberView(view) {
+  const save = () => {
+    const { i, j } = view.model.cursor;
+    const record = { i, j, top: view.wrap.scrollTop, left: view.wrap.scrollLeft, zoom: view.zoom, transposed: view.transposed };
+    try {
+      window.sessionStorage.setItem(viewKey, JSON.stringify(record));
+    } catch {
+      // Storage disabled or full: the page works, it only starts at the first cell next time.
+    }
+  };
+  let timer = null;
+  const soon = () => {
+    if (timer === null) timer = setTimeout(() => ((timer = null), save()), 200);
+  };
+  view.model.on("cursor", soon);
+  view.wrap.addEventListener("scroll", soon, { passive: true });
+  window.addEventListener("pagehide", save);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") save();
+  });
 }
 
 main().catch((error) => {

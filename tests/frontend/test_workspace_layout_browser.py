@@ -1,0 +1,165 @@
+"""The workspace in headless chromium: the grid fills the window, a reload returns to where the
+annotator was, and a checked prefill link looks (and is stored as) checked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from annotate import roles
+from annotate.models import AnnotationEvent, Assignment
+from tests.annotate.factories import make_assignment, make_pair, make_user
+from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+READY = "#workspace[data-ready=true]"
+WINDOWS = [(1280, 800), (1920, 1080)]
+
+
+def words(prefix: str, n: int) -> str:
+    return " ".join(f"{prefix}{k}" for k in range(n))
+
+
+def open_workspace(page: Any, live_server: Any, assignment: Assignment) -> None:
+    page.goto(f"{live_server.url}/work/{assignment.pk}/")
+    page.wait_for_selector(READY)
+
+
+def cell(page: Any, i: int, j: int) -> Any:
+    return page.locator(f"#grid tbody tr:nth-child({i + 1}) td:nth-child({j + 2})")
+
+
+def classes(page: Any, i: int, j: int) -> list[str]:
+    return (cell(page, i, j).get_attribute("class") or "").split()
+
+
+def box(page: Any, selector: str) -> dict[str, float]:
+    return page.locator(selector).first.evaluate(
+        "e => { const r = e.getBoundingClientRect();"
+        " return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; }"
+    )
+
+
+@pytest.fixture
+def alice() -> Any:
+    return make_user("alice", roles.ANNOTATOR)
+
+
+@pytest.mark.parametrize(("width", "height"), WINDOWS)
+def test_the_grid_fills_the_window_and_scrolls_inside_its_own_box(
+    page_for: Any, live_server: Any, alice: Any, width: int, height: int
+) -> None:
+    pair = make_pair(source=words("src", 60), target=words("tgt", 70), prefill=None)
+    assignment = make_assignment(pair, alice)
+    page = page_for(alice, viewport=(width, height))
+    open_workspace(page, live_server, assignment)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"workspace_large_{width}x{height}.png"))
+    page_height = page.evaluate("document.documentElement.scrollHeight")
+    assert page_height <= height, "the page itself does not scroll: the grid does"
+    wrap = box(page, "#grid-wrap")
+    assert wrap["bottom"] <= height - 24, "the grid's box ends inside the window, above the info"
+    assert wrap["bottom"] - wrap["top"] > height / 2, "the grid gets most of the height"
+    workspace = box(page, "#workspace")
+    assert workspace["right"] - workspace["left"] >= width - 64, "the page uses the width"
+    # The last row scrolls into the grid's box, under the sticky column headers.
+    page.locator("#grid-wrap").evaluate("w => { w.scrollTop = w.scrollHeight; }")
+    last = box(page, "#grid tbody tr:last-child th")
+    wrap = box(page, "#grid-wrap")
+    assert wrap["top"] < last["top"] and last["bottom"] <= wrap["bottom"]
+    head = box(page, "#grid thead th[data-col='0']")
+    assert abs(head["top"] - wrap["top"]) <= 2, "the column headers stay at the top"
+    page.screenshot(path=str(SCREENSHOTS / f"workspace_large_bottom_{width}x{height}.png"))
+    assert page.js_errors == []
+
+
+@pytest.mark.parametrize(("width", "height"), WINDOWS)
+def test_a_reload_returns_to_the_cell_and_scroll_where_the_annotator_was(
+    page_for: Any, live_server: Any, alice: Any, width: int, height: int
+) -> None:
+    pair = make_pair(source=words("src", 60), target=words("tgt", 90), prefill=None)
+    assignment = make_assignment(pair, alice)
+    page = page_for(alice, viewport=(width, height))
+    open_workspace(page, live_server, assignment)
+    page.keyboard.press("+")  # a zoom the reload keeps, so the scroll means the same place
+    for _ in range(47):
+        page.keyboard.press("ArrowDown")
+    for _ in range(81):
+        page.keyboard.press("ArrowRight")
+    place = "[window.__workspace.model.cursor, document.getElementById('grid-wrap').scrollTop,"
+    place += " document.getElementById('grid-wrap').scrollLeft, window.__workspace.view.zoom]"
+    cursor, top, left, zoom = page.evaluate(place)
+    assert cursor == {"i": 47, "j": 81} and top > 0 and left > 0
+    page.reload()
+    page.wait_for_selector(READY)
+    assert page.evaluate(place) == [cursor, top, left, zoom]
+    assert "cur" in classes(page, 47, 81)
+    target = box(page, "#grid td.cur")
+    wrap = box(page, "#grid-wrap")
+    assert wrap["top"] < target["top"] < wrap["bottom"] and target["right"] <= wrap["right"]
+    assert page.locator("#cursor-info").inner_text().startswith("Source word 48 ")
+    page.screenshot(path=str(SCREENSHOTS / f"workspace_reloaded_{width}x{height}.png"))
+    other = page.context.new_page()  # another tab starts at the first cell
+    open_workspace(other, live_server, assignment)
+    assert other.evaluate("window.__workspace.model.cursor") == {"i": 0, "j": 0}
+    assert page.js_errors == []
+
+
+def test_a_checked_prefill_link_looks_checked_and_stays_so_after_a_reload(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    prefill = ((1, 1, True), (3, 4, False), (2, 2, True), (5, 6, False))
+    assignment = make_assignment(make_pair(prefill=prefill), alice)
+    page = page_for(alice, viewport=(1280, 800))
+    open_workspace(page, live_server, assignment)
+    assert "pf" in classes(page, 1, 1) and "pf" in classes(page, 3, 4)
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
+    assert "not yet checked" in page.locator("#cursor-info").inner_text()
+    unchecked = cell(page, 1, 1).evaluate(
+        "td => { const s = getComputedStyle(td, '::after');"
+        " return [s.opacity, s.outlineStyle, s.backgroundColor]; }"
+    )
+    page.keyboard.press("s")  # the prefilled sure link, confirmed as it is
+    assert classes(page, 1, 1) == ["s", "cur"]
+    checked = cell(page, 1, 1).evaluate(
+        "td => { const s = getComputedStyle(td, '::after');"
+        " return [s.opacity, s.outlineStyle, s.backgroundColor]; }"
+    )
+    # Another shade and another border, in the same colour: it survives greyscale.
+    assert float(unchecked[0]) <= 0.7 and checked[0] == "1"
+    assert (unchecked[1], checked[1]) == ("dotted", "none")
+    assert unchecked[2] == checked[2]
+    assert "(prefill, checked)" in page.locator("#cursor-info").inner_text()
+    assert page.evaluate("window.__workspace.model.canUndo()") is False, "nothing changed"
+    page.wait_for_function(
+        "v => document.querySelector('#save-status').textContent === `Saved · v${v}`", arg=2
+    )
+    with SERVER_LOCK:
+        event = AnnotationEvent.objects.get(annotation__assignment=assignment, version=2)
+    assert (event.added, event.removed, event.payload["reviewed"]) == ([], [], [[1, 1]])
+    # Left: 1-1 and 3?4 checked; 2-2 and 5?6 still the unchecked prefill (see the screenshot).
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("p")  # and the prefilled possible link 3?4
+    page.keyboard.press("ArrowRight")
+    for _ in range(3):
+        page.keyboard.press("+")
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(SCREENSHOTS / "workspace_checked_prefill.png"), clip=grid_clip(page))
+    page.reload()
+    page.wait_for_selector(READY)
+    assert "pf" not in classes(page, 1, 1) and "s" in classes(page, 1, 1)
+    assert "pf" not in classes(page, 3, 4)
+    assert "pf" in classes(page, 2, 2), "the link nobody checked is still the prefill"
+    assert page.js_errors == []
+
+
+def grid_clip(page: Any) -> dict[str, float]:
+    wrap = page.locator("#grid-wrap").bounding_box()
+    return {"x": wrap["x"], "y": wrap["y"], "width": wrap["width"], "height": wrap["height"]}
