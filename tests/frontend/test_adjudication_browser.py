@@ -141,6 +141,7 @@ def test_two_adjudicators_on_one_pair_the_second_gets_the_conflict_banner_and_ch
     notice.wait_for(state="visible")
     text = notice.inner_text()
     assert "version 1 was saved by carol" in text and "Nothing is lost until you choose" in text
+    assert "Merging keeps their 1 change and your 1 change since version 0" in text
     assert "Conflict" in dave.inner_text("#save-status")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     dave.screenshot(path=str(SCREENSHOTS / "adjudication_conflict.png"))
@@ -154,9 +155,17 @@ def test_two_adjudicators_on_one_pair_the_second_gets_the_conflict_banner_and_ch
     dave.keyboard.press("Control+z")  # undo brings dave's own back, saved on version 1
     assert dave.evaluate(GOLD_LINKS) == [[2, 2, "S"]]
     _saved(dave, 2)
+    cell(carol, 3, 3).click()  # carol, still on version 1, adds a link: the merge keeps both
+    notice = carol.locator("#conflict")
+    notice.wait_for(state="visible")
+    carol.get_by_role("button", name="Merge both").click()
+    assert carol.evaluate(GOLD_LINKS) == [[2, 2, "S"], [3, 3, "S"]]
+    assert "Merged with version 2" in carol.inner_text("#merge-note")
+    _saved(carol, 3)
     with SERVER_LOCK:
         gold.refresh_from_db()
-        assert (gold.version, gold.adjudicator.username) == (2, "dave")
+        assert (gold.version, gold.adjudicator.username) == (3, "carol")
+        assert sorted(gold.links.values_list("i", "j", "sure")) == [(2, 2, True), (3, 3, True)]
     assert carol.js_errors == [] and dave.js_errors == []
 
 

@@ -23,7 +23,7 @@ const STATUS_TEXT = {
   unsaved: () => "Unsaved changes…",
   saving: () => "Saving…",
   offline: () => "Offline · changes kept in this browser, retrying",
-  conflict: () => "Conflict · choose a version",
+  conflict: () => "Conflict · choose how to resolve it",
   error: (q, detail) => `Not saved: ${detail}`,
 };
 
@@ -53,6 +53,8 @@ async function main() {
   });
   renderSentences(view, $("src-sentence"), $("tgt-sentence"));
   window.__adjudication = { model, view, overlay };
+  const wrap = $("grid-wrap");
+  view.fitZoom(wrap.clientWidth - 4, Math.max(256, window.innerHeight - wrap.getBoundingClientRect().top - 48));
   const renderStart = performance.now();
   view.render();
   void $("grid-wrap").offsetHeight; // include style and layout in the measured first render
@@ -64,6 +66,7 @@ async function main() {
   const queue = new SaveQueue({
     key: storageKey,
     version: gold.version,
+    baseLinks: gold.links,
     storage: window.localStorage,
     send: (body) => api("PUT", `/api/pairs/${pairId}/gold/`, { version: body.version, links: body.links }),
     onStatus: (status, detail) => {
@@ -90,7 +93,9 @@ async function main() {
     } else {
       model.load(stored.links);
       queue.pending = stored.links;
-      queue.conflict = { ...gold, version: gold.version };
+      if (Number.isInteger(stored.base)) queue.version = stored.base;
+      queue.baseLinks = Array.isArray(stored.baseLinks) ? stored.baseLinks : null;
+      queue.conflict = { ...gold };
       queue.setStatus("conflict");
       showConflict(queue.conflict, stored.links);
     }
@@ -120,15 +125,46 @@ async function main() {
     event.returnValue = "";
   });
 
+  // The conflict banner, as the workspace's: what each choice would keep, counted from the
+  // three-way merge of the version this page started from, theirs and mine.
   function showConflict(server, mine) {
     const who = server.adjudicator || (server.origin ? "an import" : "another adjudicator");
     const at = server.updated_at ? ` at ${new Date(server.updated_at).toLocaleString()}` : "";
-    $("conflict-text").textContent =
-      `The gold was changed elsewhere: version ${server.version} was saved by ${who}${at}; ` +
-      `${diffCount(server.links, mine)} cell(s) differ from yours. Nothing is lost until you choose.`;
+    const differ = `The gold was changed elsewhere: version ${server.version} was saved by ${who}${at}; ${cells(diffCount(server.links, mine))} differ from yours.`;
+    const preview = queue.mergePreview();
+    $("merge-note").hidden = true;
+    $("conflict-merge").hidden = preview === null;
+    if (preview === null) {
+      $("conflict-text").textContent = `${differ} Nothing is lost until you choose.`;
+      $("conflict-mine").textContent = "Overwrite theirs with mine";
+    } else {
+      const overlap = preview.conflicts.length;
+      $("conflict-text").textContent =
+        `${differ} Merging keeps their ${changes(preview.fromTheirs)} and your ${changes(preview.fromMine + overlap)} since version ${queue.version}` +
+        (overlap ? `; ${cells(overlap)} changed on both sides would keep yours.` : "; none was changed on both sides.") +
+        " Nothing is lost until you choose.";
+      const dropped = preview.fromTheirs + overlap;
+      $("conflict-mine").textContent = dropped ? `Overwrite theirs with mine (drops their ${changes(dropped)})` : "Overwrite theirs with mine";
+    }
     $("conflict").hidden = false;
     loadHistory();
   }
+  $("conflict-merge").addEventListener("click", () => {
+    const server = queue.conflict;
+    const merged = queue.merge();
+    if (merged === null) return;
+    $("conflict").hidden = true;
+    saved = server.links;
+    model.replaceAll(merged.links, "merge"); // undoable: Ctrl+Z brings mine back
+    const where = merged.conflicts.slice(0, 5).map(([i, j]) => `${pair.source_tokens[i]}–${pair.target_tokens[j]}`);
+    $("merge-note-text").textContent =
+      `Merged with version ${server.version}: kept their ${changes(merged.fromTheirs)} and your ${changes(merged.fromMine)}` +
+      (merged.conflicts.length ? `; ${cells(merged.conflicts.length)} changed on both sides kept yours (${where.join(", ")}${merged.conflicts.length > 5 ? ", …" : ""}).` : "; no cell was changed on both sides.");
+    $("merge-note").hidden = false;
+  });
+  $("merge-note-close").addEventListener("click", () => {
+    $("merge-note").hidden = true;
+  });
   $("conflict-mine").addEventListener("click", () => {
     $("conflict").hidden = true;
     queue.keepMine(queue.conflict.version);
@@ -222,6 +258,9 @@ async function main() {
   window.__adjudication.readyMs = performance.now();
   root.dataset.ready = "true";
 }
+
+const cells = (n) => `${n} cell${n === 1 ? "" : "s"}`;
+const changes = (n) => `${n} change${n === 1 ? "" : "s"}`;
 
 // The legend of the layers: a toggle, the colour and marker, and the work of each annotator.
 function renderLayers(overlay, wrap) {
