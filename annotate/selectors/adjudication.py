@@ -79,7 +79,7 @@ class AdjudicationRow:
     source_text: str
     target_text: str
     submitted: int
-    lowest_f1: float | None
+    lowest_f1: float
     annotators: list[str] = field(default_factory=list)
     status: str = "waiting"
     gold_source: str | None = None
