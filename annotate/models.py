@@ -150,9 +150,9 @@ class PairDisagreement(models.Model):
     annotations (submit, reopen, import).
 
     The adjudication list filters and sorts 100,000 of them per request, so each row also
-    holds its pair's corpus, position, sub-corpus and split (set at import, never changed) and
-    the source of its gold (kept by the gold's writes): the list then reads this small table
-    and its indexes, not the wide pair rows."""
+    holds its pair's corpus, position, sub-corpus and split (set at import, never changed), who
+    submitted, and the source of its gold (kept by the gold's writes): the list then reads this
+    small table and its indexes, not the wide pair rows and the assignments."""
 
     pair = models.OneToOneField(
         SentencePair, on_delete=models.CASCADE, primary_key=True, related_name="disagreement"
@@ -168,6 +168,11 @@ class PairDisagreement(models.Model):
         "without one): kept by the gold's writes, read by the list's status filter.",
     )
     submitted = models.PositiveSmallIntegerField(help_text="Submitted annotations of the pair.")
+    annotators = models.TextField(
+        help_text="The ids of the users who submitted them, each between spaces (' 3 17 42 '): "
+        "the list's annotator filter matches ' 17 ' in this row instead of looking up the "
+        "assignments of every pair."
+    )
     lowest_f1 = models.FloatField(
         help_text="The lowest link F1 (P against P) between two submitted annotations."
     )

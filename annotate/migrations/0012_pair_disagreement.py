@@ -2,8 +2,8 @@
 
 ``PairDisagreement`` has a row for every pair with two or more submitted annotations: how many,
 and the lowest link F1 between two of them (``scoring.alignment.metrics.lowest_pairwise_f1``),
-with the pair's corpus, position, sub-corpus, split and gold source, which the list filters and
-sorts on.
+with the pair's corpus, position, sub-corpus, split, its annotators and gold source, which the
+list filters and sorts on.
 Pairs annotated before it get theirs here.
 """
 
@@ -34,9 +34,12 @@ def fill(apps, schema_editor):
                 "pk", "n_source", "n_target", "corpus_id", "position", "subcorpus", "split"
             )
         }
-        annotations = dict(
-            submitted.filter(pair_id__in=chunk).values_list("annotation__id", "pair_id")
-        )
+        annotations = {
+            annotation_id: (pair_id, annotator_id)
+            for annotation_id, pair_id, annotator_id in submitted.filter(
+                pair_id__in=chunk
+            ).values_list("annotation__id", "pair_id", "annotator_id")
+        }
         gold = dict(gold_model.objects.filter(pair_id__in=chunk).values_list("pair_id", "source"))
         links = defaultdict(lambda: ([], []))
         for annotation_id, i, j, sure in link_model.objects.filter(
@@ -44,10 +47,12 @@ def fill(apps, schema_editor):
         ).values_list("annotation_id", "i", "j", "sure"):
             links[annotation_id][0 if sure else 1].append((i, j))
         alignments = defaultdict(list)
-        for annotation_id, pair_id in sorted(annotations.items()):
+        annotators = defaultdict(list)
+        for annotation_id, (pair_id, annotator_id) in sorted(annotations.items()):
             sure, possible = links[annotation_id]
             n, m = pairs[pair_id][1:3]
             alignments[pair_id].append(Alignment.from_links(n, m, sure, possible))
+            annotators[pair_id].append(annotator_id)
         disagreement_model.objects.bulk_create(
             disagreement_model(
                 pair_id=pair_id,
@@ -57,6 +62,7 @@ def fill(apps, schema_editor):
                 split=pairs[pair_id][6],
                 gold_source=gold.get(pair_id, ""),
                 submitted=len(found),
+                annotators=f" {' '.join(str(pk) for pk in sorted(annotators[pair_id]))} ",
                 lowest_f1=lowest_pairwise_f1(found),
             )
             for pair_id, found in alignments.items()
@@ -100,6 +106,14 @@ class Migration(migrations.Migration):
                     "submitted",
                     models.PositiveSmallIntegerField(
                         help_text="Submitted annotations of the pair."
+                    ),
+                ),
+                (
+                    "annotators",
+                    models.TextField(
+                        help_text="The ids of the users who submitted them, each between spaces "
+                        "(' 3 17 42 '): the list's annotator filter matches ' 17 ' in this row "
+                        "instead of looking up the assignments of every pair."
                     ),
                 ),
                 (

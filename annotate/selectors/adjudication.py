@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Q, QuerySet
 
 from annotate import roles
 from annotate.conversions import alignment_from_rows
@@ -31,6 +31,7 @@ from annotate.models import (
 )
 from annotate.selectors.workspace import pair_payload, prefill_of
 from annotate.services.annotations import LinkMap, links_list
+from annotate.services.disagreement import annotators_text
 from scoring.alignment.links import Alignment
 from scoring.alignment.majority import majority_vote
 
@@ -116,12 +117,7 @@ def pairs_for_adjudication(
         user = get_user_model().objects.filter(username=filters.annotator).first()
         if user is None:
             return rows.none()
-        # A lookup per row in the (pair, annotator) index: the order's index is walked and
-        # the first page found without sorting every pair of the annotator.
-        work = Assignment.objects.filter(
-            pair_id=OuterRef("pair_id"), annotator=user, status=Assignment.Status.SUBMITTED
-        )
-        rows = rows.filter(Exists(work))
+        rows = rows.filter(annotators__contains=annotators_text([user.pk]))
     if filters.search:
         rows = rows.filter(
             Q(pair__external_id__icontains=filters.search)

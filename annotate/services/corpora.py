@@ -272,19 +272,27 @@ def _insert_batch(
     report: ImportReport,
 ) -> int:
     pairs = []
-    submitted: list[list[Alignment]] = []  # each pair's submitted annotations
+    # each pair's submitted annotations and the ids of their annotators
+    submitted: list[tuple[list[Alignment], list[int]]] = []
     for offset, record in enumerate(batch):
         n_source, n_target = record.shape
         if n_source == 0 or n_target == 0:
             raise CorpusImportError(f"pair {record.id!r}: a sentence has no tokens")
+        done = {
+            name: annotation
+            for name, annotation in record.annotations.items()
+            if annotation.status == Assignment.Status.SUBMITTED
+        }
         submitted.append(
-            [
-                annotation.alignment.with_lengths_checked(
-                    record.source_tokens, record.target_tokens
-                )
-                for annotation in record.annotations.values()
-                if annotation.status == Assignment.Status.SUBMITTED
-            ]
+            (
+                [
+                    annotation.alignment.with_lengths_checked(
+                        record.source_tokens, record.target_tokens
+                    )
+                    for annotation in done.values()
+                ],
+                [users.get(name, annotation.origin).pk for name, annotation in done.items()],
+            )
         )
         pairs.append(
             SentencePair(
@@ -311,8 +319,8 @@ def _insert_batch(
     PairDisagreement.objects.bulk_create(
         row
         for row in (
-            disagreement_of(pair, found, "imported" if record.gold_alignment else "")
-            for pair, found, record in zip(pairs, submitted, batch, strict=True)
+            disagreement_of(pair, found, who, "imported" if record.gold_alignment else "")
+            for pair, (found, who), record in zip(pairs, submitted, batch, strict=True)
         )
         if row is not None
     )

@@ -32,11 +32,14 @@ CHUNK = 1000
 
 
 def disagreement_of(
-    pair: SentencePair, alignments: Sequence[Alignment], gold_source: str = ""
+    pair: SentencePair,
+    alignments: Sequence[Alignment],
+    annotators: Sequence[int],
+    gold_source: str = "",
 ) -> PairDisagreement | None:
-    """The unsaved row of a pair whose submitted annotations are ``alignments`` (and whose gold
-    came from ``gold_source``, empty without one); ``None`` with fewer than two (the pair is not
-    ready for adjudication)."""
+    """The unsaved row of a pair whose submitted annotations are ``alignments``, by the users
+    ``annotators`` (ids), and whose gold came from ``gold_source`` (empty without one); ``None``
+    with fewer than two annotations (the pair is not ready for adjudication)."""
     lowest = lowest_pairwise_f1(alignments)
     if lowest is None:
         return None
@@ -48,8 +51,14 @@ def disagreement_of(
         split=pair.split,
         gold_source=gold_source,
         submitted=len(alignments),
+        annotators=annotators_text(annotators),
         lowest_f1=lowest,
     )
+
+
+def annotators_text(user_ids: Iterable[int]) -> str:
+    """``' 3 17 42 '``: the ids sorted, each between spaces (see ``PairDisagreement``)."""
+    return f" {' '.join(str(pk) for pk in sorted(user_ids))} "
 
 
 def pair_disagreement_refresh(*, pair_ids: Iterable[int]) -> None:
@@ -58,11 +67,12 @@ def pair_disagreement_refresh(*, pair_ids: Iterable[int]) -> None:
     ids = sorted(set(pair_ids))
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
-        annotations = dict(
-            Assignment.objects.filter(
+        annotations = {
+            annotation_id: (pair_id, annotator_id)
+            for annotation_id, pair_id, annotator_id in Assignment.objects.filter(
                 pair_id__in=chunk, status=Assignment.Status.SUBMITTED, annotation__isnull=False
-            ).values_list("annotation__id", "pair_id")
-        )
+            ).values_list("annotation__id", "pair_id", "annotator_id")
+        }
         gold = dict(
             GoldAlignment.objects.filter(pair_id__in=chunk).values_list("pair_id", "source")
         )
@@ -72,7 +82,7 @@ def pair_disagreement_refresh(*, pair_ids: Iterable[int]) -> None:
         ):
             links[link.annotation_id].append(link)
         of_pair: dict[int, list[int]] = defaultdict(list)
-        for annotation_id, pair_id in sorted(annotations.items()):
+        for annotation_id, (pair_id, _) in sorted(annotations.items()):
             of_pair[pair_id].append(annotation_id)
         rows = []
         for pair in SentencePair.objects.filter(pk__in=list(of_pair)).only(
@@ -84,6 +94,7 @@ def pair_disagreement_refresh(*, pair_ids: Iterable[int]) -> None:
                     alignment_from_rows(pair.n_source, pair.n_target, links[annotation_id])
                     for annotation_id in of_pair[pair.pk]
                 ],
+                [annotations[annotation_id][1] for annotation_id in of_pair[pair.pk]],
                 gold.get(pair.pk, ""),
             )
             if row is not None:
@@ -101,6 +112,7 @@ def pair_disagreement_refresh(*, pair_ids: Iterable[int]) -> None:
                 "split",
                 "gold_source",
                 "submitted",
+                "annotators",
                 "lowest_f1",
             ],
         )

@@ -137,4 +137,7 @@ def test_pairs_annotated_before_the_disagreement_figure_get_theirs() -> None:
     }
     # one cell in common of 2 + 1
     assert rows == {ready.pk: (2, pytest.approx(2 / 3), corpus.pk, 0, "imported")}
+    users = dict(apps.get_model("auth", "User").objects.values_list("username", "pk"))
+    row = apps.get_model("annotate", "PairDisagreement").objects.get()
+    assert row.annotators == f" {users['a']} {users['b']} "
     MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())

@@ -4,6 +4,7 @@ through submit, reopen and import, and equals the scoring function's figure."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from annotate import roles
@@ -113,13 +114,16 @@ def test_the_row_keeps_what_the_list_filters_on_and_follows_the_gold() -> None:
         "leagues",
         "dev",
     )
+    ids = sorted(User.objects.filter(username__in=["A", "B"]).values_list("pk", flat=True))
+    assert row.annotators == f" {ids[0]} {ids[1]} "
     assert row.gold_source == "imported"
     gold_save(
         pair=pair, links={}, adjudicator=make_user("carol", roles.ADJUDICATOR), base_version=1
     )
     row.refresh_from_db()
     assert row.gold_source == "adjudicated"
-    PairDisagreement.objects.filter(pair=pair).update(gold_source="", subcorpus="x")
+    PairDisagreement.objects.filter(pair=pair).update(gold_source="", subcorpus="x", annotators="")
     pair_disagreement_refresh(pair_ids=[pair.pk])
     row.refresh_from_db()
     assert (row.gold_source, row.subcorpus) == ("adjudicated", "leagues")
+    assert row.annotators == f" {ids[0]} {ids[1]} "
