@@ -252,6 +252,42 @@ def test_the_list_pages_sorts_by_disagreement_and_opens_a_pair_with_its_order(
     assert page.js_errors == []
 
 
+@pytest.mark.parametrize("viewport", [(1280, 800), (1920, 1080)])
+def test_a_long_pair_shows_five_annotators_layers_and_is_screenshotted(
+    page_for: Any, live_server: Any, viewport: tuple[int, int]
+) -> None:
+    size = 40
+    record = make_record(
+        "long",
+        " ".join(f"w{k}" for k in range(size)),
+        " ".join(f"v{k}" for k in range(size)),
+        prefill=None,
+    )
+    marks = 0
+    for a in range(5):
+        cells = {(k, max(0, min(size - 1, k + (a % 3) - 1))) for k in range(size)}
+        marks += len(cells)
+        pharaoh = " ".join(f"{i}{'-' if (i + a) % 4 else '?'}{j}" for i, j in sorted(cells))
+        record.annotations[f"annotator{a}"] = AnnotationRecord(
+            alignment=Alignment.from_pharaoh(pharaoh, size, size)
+        )
+    corpus_import_records(corpus_name="long", records=[record])
+    pair = SentencePair.objects.get(external_id="long")
+    page = page_for(make_user("carol", roles.ADJUDICATOR), viewport=viewport)
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    assert page.locator("#grid .mk").count() == marks
+    assert page.locator("#layers li").count() == 5
+    assert page.locator("#grid td.maj-s, #grid td.maj-p").count() > 0
+    page.keyboard.press("Shift+A")
+    assert page.inner_text("#adj-message").startswith("Majority accepted for the whole pair")
+    _saved(page, 1)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    name = f"adjudication_40x40_{viewport[0]}x{viewport[1]}.png"
+    page.screenshot(path=str(SCREENSHOTS / name))
+    print(f"first render {page.evaluate('window.__adjudication.firstRenderMs'):.1f} ms")
+    assert page.js_errors == []
+
+
 def test_an_annotator_cannot_open_the_adjudication_page(page_for: Any, live_server: Any) -> None:
     pair = make_pair()
     page = page_for(make_user("alice", roles.ANNOTATOR))

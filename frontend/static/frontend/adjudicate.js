@@ -53,8 +53,9 @@ async function main() {
   });
   renderSentences(view, $("src-sentence"), $("tgt-sentence"));
   window.__adjudication = { model, view, overlay };
-  const wrap = $("grid-wrap");
-  view.fitZoom(wrap.clientWidth - 4, Math.max(256, window.innerHeight - wrap.getBoundingClientRect().top - 48));
+  const room = $("grid-wrap").parentElement.getBoundingClientRect();
+  const taken = [...$("grid-wrap").parentElement.children].filter((e) => e.id !== "grid-wrap").reduce((sum, e) => sum + e.getBoundingClientRect().height, 0);
+  view.fitZoom(room.width - 4, room.height - taken - 12);
   const renderStart = performance.now();
   view.render();
   void $("grid-wrap").offsetHeight; // include style and layout in the measured first render
