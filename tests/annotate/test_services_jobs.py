@@ -81,6 +81,32 @@ def test_every_kind_of_job_is_a_celery_task_named_after_it() -> None:
         assert task.acks_late and task.ignore_result
 
 
+def test_the_apps_start_alone_registers_every_kind_the_code_defines() -> None:
+    """A worker or web process knows every kind once Django is set up, before anything else
+    imports a service (a kind whose module the app's ready() misses could not be re-sent)."""
+    import json
+    import re
+    import subprocess
+    import sys
+
+    from tests.paths import ROOT
+
+    defined = {
+        kind
+        for path in (ROOT / "annotate").rglob("*.py")
+        for kind in re.findall(r'@job_task\(kind="(\w+)"', path.read_text(encoding="utf-8"))
+    }
+    script = (
+        "import django, json; django.setup(); "
+        "from annotate.jobs_runtime import job_kinds; print(json.dumps(job_kinds()))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert set(json.loads(out.splitlines()[-1])) == defined
+    assert {"corpus_stats", "prefill", "agreement_report", "export"} <= defined
+
+
 def test_a_task_claims_only_jobs_of_its_own_kind(
     corpus_name: str, django_capture_on_commit_callbacks
 ) -> None:
