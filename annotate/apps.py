@@ -11,9 +11,21 @@ class AnnotateConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_in
         from django.db.models.signals import post_save, pre_save
 
-        import annotate.checks
-        import annotate.tasks  # noqa: F401 - hands the queue the tasks it sends
+        import annotate.checks  # noqa: F401 - registers the system checks
         from annotate import signals
+
+        # Each kind of job is a Celery task defined with its service: importing them registers
+        # every kind (annotate.jobs_runtime) in web and worker processes alike.
+        from annotate.services import (  # noqa: F401
+            agreement,
+            assignments,
+            corpora,
+            exports,
+            prefill,
+            scorers,
+            stats,
+            uploads,
+        )
 
         user_model = settings.AUTH_USER_MODEL
         pre_save.connect(signals.credentials_compare, sender=user_model, dispatch_uid="creds")

@@ -1,4 +1,5 @@
-"""Domain errors and their single mapping to HTTP; what users read of an error."""
+"""Domain errors, and :mod:`scoring`'s errors, and their single mapping to HTTP; what users
+read of an error."""
 
 from __future__ import annotations
 
@@ -10,6 +11,15 @@ from typing import Any
 from django.conf import settings
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from scoring.errors import (
+    InputError,
+    ModelError,
+    OptionsError,
+    ResourceMissingError,
+    ScoringError,
+    UndefinedError,
+)
 
 
 class DomainError(Exception):
@@ -39,6 +49,33 @@ class PermissionDenied(DomainError):
     code = "permission_denied"
 
 
+#: How each kind of :mod:`scoring` error reaches a client: its HTTP status and error code (the
+#: first kind that matches).
+SCORING_ERRORS: tuple[tuple[type[ScoringError], int, str], ...] = (
+    (OptionsError, 400, "invalid_option"),
+    (InputError, 400, "invalid_input"),
+    (ModelError, 409, "model_unusable"),
+    (UndefinedError, 422, "undefined"),
+    (ResourceMissingError, 503, "resource_missing"),
+    (ScoringError, 400, "invalid"),
+)
+
+
+def scoring_error_answer(error: ScoringError) -> tuple[int, str, dict[str, Any]]:
+    """HTTP status, error code and extra fields of a :mod:`scoring` error: the option, field
+    and line it names."""
+    status, code = next((s, c) for kind, s, c in SCORING_ERRORS if isinstance(error, kind))
+    extra: dict[str, Any] = {}
+    if isinstance(error, OptionsError) and error.option:
+        extra["field"] = error.option
+    if isinstance(error, InputError):
+        if error.field:
+            extra["field"] = error.field
+        if error.line is not None:
+            extra["line"] = error.line
+    return status, code, extra
+
+
 def _server_folders() -> list[str]:
     folders = {
         str(settings.VAR_DIR),
@@ -62,15 +99,16 @@ def without_server_paths(text: str) -> str:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, ScoringError):
+        status, code, extra = scoring_error_answer(exc)
+        return _answer(status, code, str(exc), extra)
     if isinstance(exc, DomainError):
-        return Response(
-            {
-                "error": {
-                    "code": exc.code,
-                    "message": without_server_paths(exc.message),
-                    **exc.extra,
-                }
-            },
-            status=exc.status_code,
-        )
+        return _answer(exc.status_code, exc.code, exc.message, exc.extra)
     return drf_exception_handler(exc, context)
+
+
+def _answer(status: int, code: str, message: str, extra: dict[str, Any]) -> Response:
+    return Response(
+        {"error": {"code": code, "message": without_server_paths(message), **extra}},
+        status=status,
+    )

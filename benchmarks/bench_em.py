@@ -19,6 +19,7 @@ import numpy as np
 
 from benchmarks.results import Row, save
 from scoring.aligners.em import EMAligner
+from scoring.aligners.options import EMOptions
 
 TRAIN_TARGET_S = 60.0
 ALIGN_TARGET_MS = 5.0
@@ -64,14 +65,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"corpus: {len(pairs)} pairs, {min(lengths)}–{max(lengths)} tokens, seed {args.seed}")
 
     started = time.perf_counter()
-    warm = EMAligner(model1_iterations=1, hmm_iterations=1)
-    warm.train(pairs[:20])
+    warm = EMAligner(EMOptions(model1_iterations=1, hmm_iterations=1))
+    warm.fit(pairs[:20])
     warm.align(*pairs[0])
     print(f"numba compilation / cache load: {time.perf_counter() - started:.2f} s")
 
-    aligner = EMAligner(model1_iterations=5, hmm_iterations=5)
+    aligner = EMAligner(EMOptions(model1_iterations=5, hmm_iterations=5))
     started = time.perf_counter()
-    aligner.train(pairs)
+    aligner.fit(pairs)
     train_s = time.perf_counter() - started
     print(
         f"train 5 Model 1 + 5 HMM iterations, both directions: {train_s:.2f} s "
@@ -79,9 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     # Joint training (Liang et al. 2006), the option ``training="agreement"``: same iterations.
-    joint = EMAligner(model1_iterations=5, hmm_iterations=5, training="agreement")
+    joint = EMAligner(EMOptions(model1_iterations=5, hmm_iterations=5, training="agreement"))
     started = time.perf_counter()
-    joint.train(pairs)
+    joint.fit(pairs)
     joint_s = time.perf_counter() - started
     print(
         f"the same, trained by agreement: {joint_s:.2f} s (×{joint_s / train_s:.2f} of "
@@ -106,9 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     IBMModel1(bitext, 1)
     peer_s = time.perf_counter() - started
-    ours = EMAligner(model1_iterations=1, hmm_iterations=0, identity_weight=0.0)
+    ours = EMAligner(EMOptions(model1_iterations=1, hmm_iterations=0, identity_weight=0.0))
     started = time.perf_counter()
-    ours.train(peer_pairs)
+    ours.fit(peer_pairs)
     ours_s = (time.perf_counter() - started) / 2  # both directions are trained; NLTK does one
     print(
         f"peer: NLTK IBMModel1, 1 iteration, 500 pairs: {peer_s:.3f} s; ours (one direction): "

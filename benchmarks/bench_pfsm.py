@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
+from dataclasses import replace
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from benchmarks.results import Row, save
 from scoring.pfsm import PFSMScorer, walk
 from scoring.pfsm.features import N_FEATURES, MatchTables
 from scoring.pfsm.lattice import CompiledPairs, node_count
+from scoring.scorers.options import PFSMOptions, PPDAOptions
 from scoring.text import tokenize
 
 STS = data_dir() / "sts2012"
@@ -85,8 +86,9 @@ def main() -> int:
     failed = False
     rows = []
     for kind in ("pfsm", "ppda"):
-        model = PFSMScorer(kind, 5, synonyms=True, paraphrase_table=Path(PPDB))
-        PFSMScorer(kind, 5, synonyms=True).fit(train[:3], train_gold[:3])  # warm-up
+        options = PPDAOptions(jump_limit=5) if kind == "ppda" else PFSMOptions()
+        model = PFSMScorer(replace(options, paraphrase_table=str(PPDB)))
+        PFSMScorer(options).fit(train[:3], train_gold[:3])  # warm-up
         started = time.perf_counter()
         model.fit(train, train_gold)
         seconds = time.perf_counter() - started

@@ -150,7 +150,7 @@ def retrain_timing(corpus: tuple[list[TokenPair], list[Alignment]]) -> dict[str,
     for label, known in (("first", len(pairs) - 50), ("retrain", len(pairs))):
         started = time.perf_counter()
         aligner = get_aligner("supervised")
-        aligner.train(pairs, [g if k < known else None for k, g in enumerate(gold)])
+        aligner.fit(pairs, [g if k < known else None for k, g in enumerate(gold)])
         for source, target in pairs:
             aligner.align(source, target)
         out[label] = time.perf_counter() - started

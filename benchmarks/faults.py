@@ -139,20 +139,20 @@ def _corpus(pairs: int) -> Any:
 def broker_down(folder: Path, port: int) -> list[Row]:
     from django.db import transaction
 
-    from annotate import queue, roles
+    from annotate import jobs_runtime, roles
     from annotate.models import Job
     from annotate.services.annotations import annotation_open, annotation_save
-    from annotate.services.jobs import job_create
+    from annotate.services.stats import corpus_stats_run
     from tests.annotate.factories import make_assignment, make_user
 
     corpus = _corpus(50)
     print("1. broker down: requesting jobs while the broker is stopped", flush=True)
     start = time.perf_counter()
     with transaction.atomic():
-        job = job_create(kind="corpus_stats", corpus=corpus)
+        job = corpus_stats_run.create(corpus=corpus)
     answered = time.perf_counter() - start
     job.refresh_from_db()
-    waiting = job.status == Job.Status.PENDING and job.message == queue.UNSENT
+    waiting = job.status == Job.Status.PENDING and job.message == jobs_runtime.UNSENT
     print(
         f"   the request answered in {answered:.2f} s; job {job.pk}: {job.status}, “{job.message}”"
     )
@@ -230,7 +230,7 @@ def worker_killed(folder: Path, port: int) -> list[Row]:
             big.pairs.order_by("position").values_list("id", "source_tokens", "target_tokens")
         )
         aligner = get_aligner("em")
-        aligner.train([(list(s), list(t)) for _, s, t in rows])
+        aligner.fit([(list(s), list(t)) for _, s, t in rows])
         same = 0
         for pid, src, tgt in rows[:200]:
             newest = AutoAlignment.objects.filter(pair_id=pid).order_by("-id").first()

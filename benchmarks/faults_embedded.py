@@ -141,7 +141,8 @@ def embedded_load(folder: Path, tokens: list[str]) -> list[Row]:
     with_stats = Corpus.objects.filter(pk__in=corpora, stats__pairs=1).count()
     text = log.read_text(errors="replace")
     received = sum(
-        "annotate.run_job[" in line and line.endswith("received") for line in text.splitlines()
+        "annotate.job.corpus_stats[" in line and line.endswith("received")
+        for line in text.splitlines()
     )
     twice = text.count("not claimed")
     deaths = text.count("Unrecoverable error") + text.count("Connection to broker lost")

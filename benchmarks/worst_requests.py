@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from benchmarks.bench_dashboards import WORDS, build_corpus
 
@@ -103,6 +104,7 @@ class World:
     def build(cls, pairs: int, *, rounds: int, var: Path, upload_bytes: int) -> World:
         corpus = build_corpus("bench", pairs, annotators=3)
         world = cls(corpus, pairs, rounds, var, upload_bytes)
+        world.ids["middle"] = _middle_pair(corpus)
         world._people()
         world._long_pairs()
         world._jobs()
@@ -174,6 +176,7 @@ class World:
 
     def _long_pairs(self) -> None:
         from annotate.models import Assignment, Corpus
+        from annotate.selectors.adjudication import HISTORY_LIMIT
         from annotate.services.adjudication import gold_save
         from annotate.services.annotations import (
             annotation_open,
@@ -195,6 +198,10 @@ class World:
         gold_save(
             pair=big, links=_full_grid(LONG, LONG), adjudicator=self.users["judge"], base_version=0
         )
+        # A history as long as the page lists, each version setting or clearing every link.
+        for version in range(1, HISTORY_LIMIT):
+            links = {} if version % 2 else _full_grid(LONG, LONG)
+            gold_save(pair=big, links=links, adjudicator=self.users["judge"], base_version=version)
         trial = self._long_pair(corpus, "trial", split="trial")
         gold_save(
             pair=trial,
@@ -297,13 +304,13 @@ class World:
             status=Job.Status.SUCCEEDED,
             corpus=corpus,
             owner=self.users["root"],
-            result=json.loads(json.dumps(report)),
+            result=json.loads(json.dumps(report.to_dict())),
         ).pk
         export = export_job_create(
             corpus=corpus, owner=self.users["root"], format_name="jsonl", which="all"
         )
         # The runner alone, in this thread: the file is what the download request reads.
-        result = export_run(export, lambda percent, message: None)
+        result = export_run.runner(export, lambda percent, message: None)
         Job.objects.filter(pk=export.pk).update(status=Job.Status.SUCCEEDED, result=result)
         self.ids["export"] = export.pk
         Job.objects.bulk_create(
@@ -372,6 +379,13 @@ def _deep_json(depth: int) -> str:
     return "[" * depth + "]" * depth
 
 
+def _middle_pair(corpus: int) -> int:
+    from annotate.models import SentencePair
+
+    pairs = SentencePair.objects.filter(corpus_id=corpus).order_by("position")
+    return int(pairs.values_list("pk", flat=True)[pairs.count() // 2])
+
+
 def _current_version(pair_id: int) -> int:
     from annotate.models import GoldAlignment
 
@@ -401,6 +415,16 @@ def api_cases(w: World) -> list[Case]:
             f"{w.pairs:,} pairs with 3 submitted annotations",
             "judge",
             lambda r: Request("GET", "/api/adjudication/?status=waiting"),
+        ),
+        Case(
+            "GET /api/adjudication/next/",
+            f"{w.pairs:,} pairs, most disagreement first, every filter, after the middle pair",
+            "judge",
+            lambda r: Request(
+                "GET",
+                f"/api/adjudication/next/?after={ids['middle']}&sort=-disagreement&q=the"
+                f"&corpus={c}&split=train&annotator=annotator1",
+            ),
         ),
         Case(
             "GET /api/aligners/",
@@ -681,6 +705,12 @@ def api_cases(w: World) -> list[Case]:
             lambda r: Request("GET", f"/api/pairs/{big}/adjudication/"),
         ),
         Case(
+            "GET /api/pairs/{pair_id}/gold/events/",
+            f"{LONG}×{LONG}, gold versions of {MAX_LINKS:,} links each",
+            "judge",
+            lambda r: Request("GET", f"/api/pairs/{big}/gold/events/"),
+        ),
+        Case(
             "PUT /api/pairs/{pair_id}/gold/",
             f"{LONG}×{LONG}, {MAX_LINKS:,} links replaced by {MAX_LINKS:,}",
             "judge",
@@ -912,7 +942,13 @@ def page_cases(w: World) -> list[Case]:
         ("/", "/", f"an annotator holding {w.pairs:,} pairs", "annotator0"),
         ("/", "/?q=no-such-words", f"{w.pairs:,} pairs searched", "annotator0"),
         ("/work/<id>/", f"/work/{w.ids['big_alice']}/", f"{LONG}×{LONG} pair", "alice"),
-        ("/adjudication/", "/adjudication/", "the list", "judge"),
+        (
+            "/adjudication/",
+            f"/adjudication/?sort=-disagreement&status=waiting&annotator=annotator2&q=the"
+            f"&page={w.pairs // 100}",
+            f"{w.pairs:,} pairs: searched, filtered, sorted, a deep page",
+            "judge",
+        ),
         ("/adjudicate/<id>/", f"/adjudicate/{w.ids['big']}/", f"{LONG}×{LONG} pair", "judge"),
         ("/guidelines/", "/guidelines/", "the longest, pathological", "alice"),
         ("/scorers/", "/scorers/", "every model", "alice"),
@@ -936,6 +972,7 @@ def page_cases(w: World) -> list[Case]:
         Case(f"page {name}", label, role, lambda r, u=url: Request("GET", u))
         for name, url, label, role in pages
     ]
+    cases.extend(tab_form_cases(w))
     for label, password in (
         ("a wrong password", "wrong-password-123"),
         ("the right password", "a-long-Password-1"),
@@ -955,6 +992,90 @@ def page_cases(w: World) -> list[Case]:
             )
         )
     return cases
+
+
+def _form(url: str, fields: dict[str, Any]) -> Request:
+    return Request(
+        "POST",
+        url,
+        urlencode(fields, doseq=True),
+        content_type="application/x-www-form-urlencoded",
+        expect=(302, 400),
+    )
+
+
+def tab_form_cases(w: World) -> list[Case]:
+    """The forms the corpus tabs post. Refused input renders the whole tab again (400), the
+    costlier answer, so the worst case of a form with a costly page is a refused one."""
+    c = w.corpus
+    tab = f"/corpora/{c}"
+    everyone = ["annotator0", "annotator1", "annotator2"]
+    return [
+        Case(
+            "page /corpora/<id>/assignments/plan/ (POST)",
+            "900 annotators, no pair matches: the tab again",
+            "root",
+            lambda r: _form(
+                f"{tab}/assignments/plan/",
+                {
+                    # a form posts at most DATA_UPLOAD_MAX_NUMBER_FIELDS (1,000) values
+                    "annotators": w.ids["crowd"][:900],
+                    "per_pair": 3,
+                    "double_percent": 100,
+                    "seed": r,
+                    "min_length": 1_000_000,
+                },
+            ),
+        ),
+        Case(
+            "page /corpora/<id>/assignments/hand-over/ (POST)",
+            f"{w.pairs:,} open assignments to 900 annotators",
+            "root",
+            lambda r: _form(
+                f"{tab}/assignments/hand-over/",
+                {"annotator": w.ids["leavers"][r], "to": w.ids["crowd"][:900]},
+            ),
+        ),
+        Case(
+            "page /corpora/<id>/agreement/run/ (POST)",
+            "every annotator and sub-corpus, J = 100,000",
+            "root",
+            lambda r: _form(
+                f"{tab}/agreement/run/",
+                {
+                    "annotators": everyone,
+                    "samples": 100_000,
+                    "seed": r,
+                    "chance_model": "auto",
+                    "subcorpora": ["news", "mtc", "novels"],
+                },
+            ),
+        ),
+        Case(
+            "page /corpora/<id>/prefill/run/ (POST)",
+            "options of the aligner, retraining",
+            "root",
+            lambda r: _form(
+                f"{tab}/prefill/run/",
+                {"aligner": "em", "retrain_every": 1_000_000, "opt_model1_iterations": 5 + r},
+            ),
+        ),
+        Case(
+            "page /corpora/<id>/export/run/ (POST)",
+            "a phrase table of every alignment",
+            "root",
+            lambda r: _form(
+                f"{tab}/export/run/",
+                {
+                    "format": "phrases",
+                    "which": "all",
+                    "use": "possible",
+                    "max_length": 20 - r,
+                    "keep_identical": "on",
+                },
+            ),
+        ),
+    ]
 
 
 def all_cases(w: World) -> list[Case]:

@@ -46,12 +46,12 @@ from scoring.mt.classifier import classification_report
 from scoring.mt.features import normalise
 from scoring.resources import pos_tag
 from scoring.scorers.combined import (
-    GROUPS,
     CombinedModel,
     RidgeModel,
     combined_features,
     feature_names,
 )
+from scoring.scorers.options import GROUPS, CombinedOptions
 from scoring.scorers.papers import (
     PAPER_FIGURES,
     STS2012_MODEL_OF_TEST,
@@ -195,10 +195,9 @@ def sts(seed: int, select: bool, cache: Path | None) -> dict[str, Any]:
     for name, (pairs, gold) in train.items():
         model = CombinedModel(
             "regression",
-            groups=groups[name][0],
-            learner=groups[name][1],
-            ppdb=str(PPDB),
-            seed=seed,
+            CombinedOptions(
+                groups=groups[name][0], learner=groups[name][1], ppdb=str(PPDB), seed=seed
+            ),
         )
 
         t0 = time.perf_counter()
@@ -220,7 +219,7 @@ def sts(seed: int, select: bool, cache: Path | None) -> dict[str, Any]:
         for name in TRAIN_SETS
     }
     gold_train = np.concatenate([train[n][1] for n in TRAIN_SETS])
-    pooled = CombinedModel("regression", groups=GROUPS, ppdb=str(PPDB), seed=seed)
+    pooled = CombinedModel("regression", CombinedOptions(groups=GROUPS, ppdb=str(PPDB), seed=seed))
     pooled_pairs = [p for n in TRAIN_SETS for p in train[n][0]]
     t0 = time.perf_counter()
     pooled.fit(pooled_pairs, gold_train)
@@ -307,7 +306,9 @@ def msrp(seed: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     candidates = []
     for groups in MSRP_CANDIDATES:
-        candidate = CombinedModel("classification", groups=groups, ppdb=str(PPDB), seed=seed)
+        candidate = CombinedModel(
+            "classification", CombinedOptions(groups=groups, ppdb=str(PPDB), seed=seed)
+        )
         candidate.fit(train_pairs, train_labels)
         candidates.append(candidate)
         print(f"MSRP {'+'.join(groups)}: CV accuracy {100 * candidate.svm.cv_score:.2f}")
@@ -382,10 +383,10 @@ def main(argv: list[str] | None = None) -> int:
             "ppdb": PPDB.name,
             "learner": "StandardScaler + RBF SVR or ridge (STS, chosen per model) / RBF SVC "
             "(MSRP); C, gamma(, epsilon), alpha by 5-fold CV on the training file",
-            "alpha_grid": list(CombinedModel().alpha_grid),
-            "c_grid": list(CombinedModel().c_grid),
-            "gamma_factors": list(CombinedModel().gamma_factors),
-            "epsilon_grid": list(CombinedModel().epsilon_grid),
+            "alpha_grid": list(CombinedOptions().alpha_grid),
+            "c_grid": list(CombinedOptions().c_grid),
+            "gamma_factors": list(CombinedOptions().gamma_factors),
+            "epsilon_grid": list(CombinedOptions().epsilon_grid),
         },
     }
     if args.only in (None, "sts"):

@@ -37,6 +37,7 @@ from scoring.formats import get_format
 from scoring.measures import pearson
 from scoring.mt.classifier import MtClassifier, MtRegressor, classification_report
 from scoring.mt.features import FEATURE_NAMES, TABLE3_SUBSETS, mt_features
+from scoring.scorers.options import SvmOptions
 
 #: Finch, Hwang & Sumita 2005, Table 3 (Microsoft's train and test sets): accuracy, precision,
 #: recall, F-measure.
@@ -101,11 +102,12 @@ def msrp(rows: tuple[str, ...], seed: int) -> dict[str, Any]:
         names = TABLE3_SUBSETS[row]
         cols = [column[n] for n in names]
         start = time.perf_counter()
-        model = MtClassifier(names, seed=seed).fit(x_train[:, cols], y_train)
+        model = MtClassifier(names, SvmOptions(seed=seed)).fit(x_train[:, cols], y_train)
         fit_s = time.perf_counter() - start
         ours = classification_report(y_test, model.predict(x_test[:, cols]))
         plain = MtClassifier(
-            names, seed=seed, scaling="minmax", c_grid=(1.0,), gamma_factors=(1.0,), folds=2
+            names,
+            SvmOptions(seed=seed, scaling="minmax", c_grid=(1.0,), gamma_factors=(1.0,), folds=2),
         ).fit(x_train[:, cols], y_train)
         default = classification_report(y_test, plain.predict(x_test[:, cols]))
         paper = PAPER[row]
@@ -152,7 +154,7 @@ def sts(seed: int) -> dict[str, Any]:
         records = list(spec.read([folder / "train" / f"STS.input.{name}.txt"]))
         x = mt_features(_pairs(records))
         y = np.array([r.gold_score for r in records], np.float64)
-        models[name] = MtRegressor(FEATURE_NAMES, seed=seed).fit(x, y)
+        models[name] = MtRegressor(FEATURE_NAMES, SvmOptions(seed=seed)).fit(x, y)
     fit_s = time.perf_counter() - start
     out: dict[str, Any] = {}
     gold_all: list[float] = []

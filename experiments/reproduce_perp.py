@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.paths import data_dir
-from scoring.edit.perp import PERP_TERP, Perp, PerpConfig
+from scoring.edit.perp import PERP_TERP, Perp, PerpOptions
 from scoring.edit.terp import read_shift_stop_words
 from scoring.formats import get_format
 
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     stop = read_shift_stop_words(
         data_dir() / "conformance/terp/shift_word_stop_list.txt", PERP_TERP
     )
-    config = PerpConfig(epochs=args.epochs, seed=args.seed, stop_words=tuple(sorted(stop)))
+    config = PerpOptions(epochs=args.epochs, seed=args.seed, stop_words=tuple(sorted(stop)))
     models: dict[str, Perp] = {}
     timing: dict[str, dict[str, float]] = {}
     for name in ("MSRpar", "MSRvid", "SMTeuroparl"):

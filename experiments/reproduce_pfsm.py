@@ -53,11 +53,21 @@ from benchmarks.paths import data_dir
 from scoring.corpus import PairRecord
 from scoring.formats import get_format
 from scoring.pfsm import PFSMScorer
+from scoring.scorers.options import PFSMOptions, PPDAOptions
 from scoring.scorers.papers import STS2012_MODEL_OF_TEST, STS2012_TRAIN_FILES
 
 STS = data_dir() / "sts2012"
 PPDB = data_dir() / "ppdb" / "ppdb-1.0-xxxl-lexical.synonyms.tsv"
 JUMP_LIMIT = 5
+
+
+def options(kind: str, paraphrase_table: str | None = None) -> PFSMOptions:
+    """The papers' settings: WordNet synonyms, and a jump limit of 5 for the pPDA."""
+    if kind == "ppda":
+        return PPDAOptions(jump_limit=JUMP_LIMIT, paraphrase_table=paraphrase_table)
+    return PFSMOptions(paraphrase_table=paraphrase_table)
+
+
 TRAIN = STS2012_TRAIN_FILES
 #: Test file → the training file whose model scores it under Heilman & Madnani's (2012) mapping.
 TEST = STS2012_MODEL_OF_TEST
@@ -92,7 +102,7 @@ def pearson(a: np.ndarray, b: np.ndarray) -> float:
 def timed_fit(
     kind: str, records: list[PairRecord], groups: list[str] | None = None
 ) -> tuple[PFSMScorer, dict[str, Any]]:
-    model = PFSMScorer(kind, JUMP_LIMIT, synonyms=True, paraphrase_table=PPDB)
+    model = PFSMScorer(options(kind, paraphrase_table=str(PPDB)))
     wall, cpu = time.perf_counter(), time.process_time()
     model.fit(records, gold(records), groups=groups)
     info = dict(model.training)
@@ -119,7 +129,7 @@ def run_kind(kind: str, quick: bool, zero_start: bool) -> dict[str, Any]:
     train, test = read("train"), read("test")
     if quick:
         train = {name: records[:150] for name, records in train.items()}
-    PFSMScorer(kind, JUMP_LIMIT, synonyms=True).fit(train["MSRpar"][:3], [1.0, 2.0, 3.0])  # warm-up
+    PFSMScorer(options(kind)).fit(train["MSRpar"][:3], [1.0, 2.0, 3.0])  # warm-up
     fits: dict[str, dict[str, Any]] = {}
     indi: dict[str, dict[str, np.ndarray]] = {}
     for name in TRAIN:

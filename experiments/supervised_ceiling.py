@@ -46,6 +46,7 @@ from scoring.aligners.evaluation import (
     references,
     training_gold,
 )
+from scoring.aligners.options import SupervisedOptions
 from scoring.aligners.supervised import SupervisedAligner
 
 F64 = npt.NDArray[np.float64]
@@ -69,8 +70,8 @@ class CellTable:
         refs = references(records)
         reference = refs["majority"] if "majority" in refs else refs["gold"]
         self.options: dict[str, Any] = {"ppdb": str(PPDB), "large_encoder": large_encoder}
-        aligner = SupervisedAligner(**self.options)
-        aligner.train(pairs, gold)  # learns EM and word frequencies from every pair's tokens
+        aligner = SupervisedAligner(SupervisedOptions.from_dict(self.options))
+        aligner.fit(pairs, gold)  # learns EM and word frequencies from every pair's tokens
         self.shapes = [(len(s), len(t)) for s, t in pairs]
         sizes = [n * m for n, m in self.shapes]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
@@ -106,7 +107,7 @@ class CellTable:
     ) -> F64:
         """Trees fitted on the ``train`` cells, their probabilities for the ``test`` cells."""
         x = self.x if x is None else x
-        aligner = SupervisedAligner(**self.options, **options)
+        aligner = SupervisedAligner(SupervisedOptions.from_dict({**self.options, **options}))
         ensemble, _ = aligner.fit_ensemble(x[train], self.y[train])
         return ensemble.predict(x[test])
 

@@ -7,8 +7,63 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 import annotate.converters  # noqa: F401 - registers the <id:...> converter
-from frontend import admin_views, views
-from frontend.pages import corpora, guidelines, home, jobs, pairs, scorers, users
+from frontend import views
+from frontend.pages import (
+    adjudication,
+    corpora,
+    corpus_agreement,
+    corpus_assignments,
+    corpus_export,
+    corpus_overview,
+    corpus_prefill,
+    guidelines,
+    home,
+    jobs,
+    pairs,
+    scorers,
+    users,
+)
+
+#: The corpus tabs rendered by frontend.pages: each page, and the forms it posts.
+corpus_tabs = [
+    path(
+        "corpora/<id:corpus_id>/agreement/",
+        corpus_agreement.corpus_agreement,
+        name="corpus-agreement",
+    ),
+    path(
+        "corpora/<id:corpus_id>/agreement/run/",
+        corpus_agreement.corpus_agreement_run,
+        name="corpus-agreement-run",
+    ),
+    path("corpora/<id:corpus_id>/prefill/", corpus_prefill.corpus_prefill, name="corpus-prefill"),
+    path(
+        "corpora/<id:corpus_id>/prefill/run/",
+        corpus_prefill.corpus_prefill_run,
+        name="corpus-prefill-run",
+    ),
+    path(
+        "corpora/<id:corpus_id>/assignments/",
+        corpus_assignments.corpus_assignments,
+        name="corpus-assignments",
+    ),
+    path(
+        "corpora/<id:corpus_id>/assignments/plan/",
+        corpus_assignments.corpus_assignments_plan,
+        name="corpus-assignments-plan",
+    ),
+    path(
+        "corpora/<id:corpus_id>/assignments/hand-over/",
+        corpus_assignments.corpus_assignments_hand_over,
+        name="corpus-assignments-hand-over",
+    ),
+    path("corpora/<id:corpus_id>/export/", corpus_export.corpus_export, name="corpus-export"),
+    path(
+        "corpora/<id:corpus_id>/export/run/",
+        corpus_export.corpus_export_run,
+        name="corpus-export-run",
+    ),
+]
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -28,31 +83,20 @@ urlpatterns = [
         name="password_reset_complete",
     ),
     path("work/<id:assignment_id>/", views.workspace, name="workspace"),
-    path("adjudication/", views.adjudication_list, name="adjudication"),
-    path("adjudicate/<id:pair_id>/", views.adjudicate, name="adjudicate"),
+    path("adjudication/", adjudication.adjudication_list, name="adjudication"),
+    path("adjudicate/<id:pair_id>/", adjudication.adjudicate, name="adjudicate"),
     path("guidelines/", guidelines.guidelines_page, name="guidelines"),
     path("scorers/", scorers.scorers_page, name="scorers"),
     # the corpus admin's pages
     path("corpora/", corpora.corpus_list, name="corpus-list"),
     path("corpora/import/", corpora.corpus_import_view, name="corpus-import"),
-    path("corpora/<id:corpus_id>/", admin_views.corpus_detail, name="corpus-detail"),
+    path("corpora/<id:corpus_id>/", corpus_overview.corpus_detail, name="corpus-detail"),
     path("corpora/<id:corpus_id>/stats/", corpora.corpus_stats_view, name="corpus-stats"),
     path("corpora/<id:corpus_id>/archive/", corpora.corpus_archive_view, name="corpus-archive"),
     path("corpora/<id:corpus_id>/restore/", corpora.corpus_restore_view, name="corpus-restore"),
     path("corpora/<id:corpus_id>/delete/", corpora.corpus_delete_view, name="corpus-delete"),
     path("corpora/<id:corpus_id>/pairs/", pairs.corpus_pairs, name="corpus-pairs"),
-    path(
-        "corpora/<id:corpus_id>/agreement/",
-        admin_views.corpus_agreement,
-        name="corpus-agreement",
-    ),
-    path("corpora/<id:corpus_id>/prefill/", admin_views.corpus_prefill, name="corpus-prefill"),
-    path(
-        "corpora/<id:corpus_id>/assignments/",
-        admin_views.corpus_assignments,
-        name="corpus-assignments",
-    ),
-    path("corpora/<id:corpus_id>/export/", admin_views.corpus_export, name="corpus-export"),
+    *corpus_tabs,
     path("jobs/", jobs.job_list, name="job-list"),
     path("jobs/<id:job_id>/cancel/", jobs.job_cancel_view, name="job-cancel-page"),
     path("users/", users.user_list, name="user-list"),

@@ -13,6 +13,24 @@ from typing import Any
 
 from scoring.alignment.links import Alignment, Link
 
+#: Where each bin of a pair's length starts, in tokens of its shorter sentence: 1–5, 6–10, …,
+#: 26–30, 31–40, 41–60 and 61 or more. Every figure that bins pairs by length uses these (the
+#: corpus page's histogram and the agreement report's Figure 4, after Cohn et al. 2008, §4), so
+#: the two can be read side by side.
+LENGTH_BIN_STARTS: tuple[int, ...] = (1, 6, 11, 16, 21, 26, 31, 41, 61)
+
+
+def length_bin_label(low: int, high_exclusive: int | None) -> str:
+    """``"6–10"`` for the bin ``[6, 11)``; ``"61+"`` for the open last bin."""
+    return f"{low}+" if high_exclusive is None else f"{low}–{high_exclusive - 1}"
+
+
+def length_bin_labels(starts: tuple[int, ...] = LENGTH_BIN_STARTS) -> list[str]:
+    """The label of every bin that ``starts`` begin: ``["1–5", "6–10", …, "61+"]``."""
+    return [
+        length_bin_label(low, high) for low, high in zip(starts, (*starts[1:], None), strict=True)
+    ]
+
 
 @dataclass(slots=True)
 class AnnotationRecord:

@@ -15,12 +15,11 @@ from annotate.apis.common import name_nested_serializers
 from scoring.aligners import available_aligners
 from scoring.aligners.base import aligner_class
 
-_TYPES = {bool: "bool", int: "int", float: "float", str: "str"}
-
 
 def aligner_descriptions() -> list[dict[str, Any]]:
-    """Every registered aligner: what it is and the options a prefill job may set (options
-    naming a file on the server are left out: those come from the server's settings)."""
+    """Every registered aligner: what it is and the options a prefill job may set, read from
+    its options dataclass (options naming a file on the server are left out: those come from
+    the server's settings)."""
     out = []
     for name in available_aligners():
         klass = aligner_class(name)
@@ -32,14 +31,9 @@ def aligner_descriptions() -> list[dict[str, Any]]:
                 "learns_from_annotations": klass.uses_gold,
                 "trains_on_corpus": klass.needs_training,
                 "options": [
-                    {
-                        "name": key,
-                        "default": default,
-                        "type": _TYPES[type(default)],
-                        "choices": list(klass.choices.get(key, ())),
-                    }
-                    for key, default in klass.option_defaults().items()
-                    if default is not None
+                    {k: v for k, v in spec.to_dict().items() if k != "path"}
+                    for spec in klass.options_class.describe()
+                    if not spec.path
                 ],
             }
         )
@@ -56,7 +50,8 @@ class AlignerListApi(APIView):
         trains_on_corpus = serializers.BooleanField()
         options = serializers.ListField(
             child=serializers.DictField(),
-            help_text="name, default, type (bool, int, float, str) and choices of each option",
+            help_text="name, default, type (bool, int, float, str), choices and allowed values "
+            "of each option",
         )
 
     @extend_schema(responses=OutputSerializer(many=True))

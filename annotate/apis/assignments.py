@@ -27,11 +27,13 @@ from annotate.services import assignments
 MAX_PEOPLE = 1000
 #: The most annotators a plan gives one pair (agreement studies use two or three).
 MAX_PER_PAIR = 10
+SELECTION_FIELDS = ("subcorpus", "split", "min_length", "max_length", "batch")
 
 
 class AssignmentsPlanApi(APIView):
-    """Queue an ``assignments_plan`` job: ``per_pair`` of ``annotators`` for every pair, a
-    ``double_fraction`` of pairs with two or more."""
+    """Queue an ``assignments_plan`` job: ``per_pair`` of ``annotators`` for the pairs that have
+    fewer of them, a ``double_fraction`` of those with two or more; optionally only a
+    sub-corpus, a split, a range of lengths (of the shorter sentence) and a ``batch`` of pairs."""
 
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING
@@ -49,14 +51,23 @@ class AssignmentsPlanApi(APIView):
             allow_null=True,
             default=None,
         )
+        subcorpus = serializers.CharField(max_length=100, required=False, allow_blank=True)
+        split = serializers.CharField(max_length=50, required=False, allow_blank=True)
+        min_length = serializers.IntegerField(min_value=0, max_value=1_000_000, required=False)
+        max_length = serializers.IntegerField(min_value=0, max_value=1_000_000, required=False)
+        batch = serializers.IntegerField(min_value=1, max_value=10_000_000, required=False)
 
     @extend_schema(request=InputSerializer, responses=JOB_STARTED)
     def post(self, request: Request, corpus_id: int) -> Response:
         corpus = corpora_reads.corpus_get(corpus_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        selection = assignments.PlanSelection(
+            **{name: values.pop(name, None) for name in SELECTION_FIELDS}
+        )
         job = assignments.assignments_plan_job_create(
-            corpus=corpus, owner=actor(request), **data.validated_data
+            corpus=corpus, owner=actor(request), selection=selection, **values
         )
         return job_started(job)
 

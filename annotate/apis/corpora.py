@@ -18,8 +18,7 @@ from annotate.apis.common import MAX_ID, BoundedListField, actor, name_nested_se
 from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.exceptions import DomainError
 from annotate.selectors import corpora as corpora_reads
-from annotate.services import corpora, exports, prefill, uploads
-from annotate.services.jobs import job_create
+from annotate.services import corpora, exports, prefill, stats, uploads
 from scoring import formats
 from scoring.aligners import available_aligners
 
@@ -146,12 +145,7 @@ class CorpusStatsJobApi(APIView):
     @extend_schema(request=None, responses=JOB_STARTED)
     def post(self, request: Request, corpus_id: int) -> Response:
         corpus = corpora_reads.corpus_get(corpus_id)
-        job = job_create(
-            kind="corpus_stats",
-            parameters={"corpus": corpus.name},
-            owner=actor(request),
-            corpus=corpus,
-        )
+        job = stats.corpus_stats_job_create(corpus=corpus, owner=actor(request))
         return job_started(job)
 
 

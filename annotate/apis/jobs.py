@@ -24,7 +24,7 @@ from annotate.selectors import jobs as jobs_reads
 from annotate.selectors import workers as workers_reads
 from annotate.services import exports
 from annotate.services.jobs import job_cancel, jobs_reap_if_due
-from scoring.alignment.reports import report_to_csv
+from scoring.alignment.report_records import CorpusReport, report_to_csv
 
 
 class JobOutputSerializer(serializers.ModelSerializer[Job]):
@@ -166,7 +166,8 @@ class JobResultApi(APIView):
             if job.kind != "agreement_report":
                 raise DomainError("only agreement reports have a CSV form", field="format")
             response = HttpResponse(
-                report_to_csv(json.loads(text)), content_type="text/csv; charset=utf-8"
+                report_to_csv(CorpusReport.from_dict(json.loads(text))),
+                content_type="text/csv; charset=utf-8",
             )
             response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
             return response

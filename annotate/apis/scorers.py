@@ -17,7 +17,6 @@ from annotate.exceptions import NotFound
 from annotate.models import Corpus, ScorerModel
 from annotate.selectors.scorers import scorer_models
 from annotate.services import scorers
-from annotate.services.jobs import job_create
 from scoring.scorers.base import scorer_kinds
 
 
@@ -142,9 +141,7 @@ class ScorerTrainJobApi(APIView):
         corpus = Corpus.objects.filter(name=params.pop("corpus")).first()
         if corpus is None:
             raise NotFound("no such corpus")
-        job = job_create(
-            kind="train_scorer", parameters=params, owner=actor(request), corpus=corpus
-        )
+        job = scorers.scorer_train_job_create(corpus=corpus, owner=actor(request), **params)
         return job_started(job)
 
 

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Count, Exists, F, OuterRef, Q, Sum
 
-from annotate.models import Assignment, Corpus, SentencePair
+from annotate import roles
+from annotate.models import AnnotationEvent, Assignment, Corpus, SentencePair
 
 _STATUS = Assignment.Status
 
@@ -139,3 +143,107 @@ def corpus_progress(corpus: Corpus) -> dict[str, Any]:
     for sub in subcorpora:
         sub["median_active_seconds"] = _median(times_by_sub[sub["subcorpus"]])
     return {"coverage": coverage, "annotators": annotators, "subcorpora": subcorpora}
+
+
+@dataclass(frozen=True)
+class PlanCandidate:
+    """An active annotator a plan or a hand-over may name.
+
+    ``signs_in``: the account has a password or has signed in before. ``imported``: an account
+    an import made for the work it attributed (imported annotations, no password, never signed
+    in), so nobody works as it. A plan ticks by default only people who sign in, never a
+    superuser (an admin is an annotator only by being one)."""
+
+    username: str
+    imported: bool
+    superuser: bool
+    open_here: int
+    signs_in: bool = True
+
+    @property
+    def ticked(self) -> bool:
+        return self.signs_in and not (self.imported or self.superuser)
+
+
+def _imported_work() -> Exists:
+    return Exists(
+        AnnotationEvent.objects.filter(
+            kind=AnnotationEvent.Kind.IMPORTED, annotation__assignment__annotator=OuterRef("pk")
+        )
+    )
+
+
+def _signs_in(user: Any) -> bool:
+    return bool(user.has_usable_password() or user.last_login is not None)
+
+
+def _made_by_import(user: Any) -> bool:
+    """An account an import made (annotated with ``imported_work``): imported annotations, no
+    password and never signed in."""
+    return bool(user.imported_work) and not _signs_in(user)
+
+
+def imported_accounts(usernames: Iterable[str]) -> set[str]:
+    """Which of ``usernames`` are accounts an import made (see :class:`PlanCandidate`)."""
+    people = (
+        get_user_model()
+        .objects.filter(username__in=list(usernames))
+        .annotate(imported_work=_imported_work())
+    )
+    return {user.get_username() for user in people if _made_by_import(user)}
+
+
+def plan_candidates(corpus: Corpus) -> list[PlanCandidate]:
+    """Every active holder of the annotator role (superusers hold every role), by username, with
+    their open (not submitted) assignments in ``corpus``. One query."""
+    people = (
+        get_user_model()
+        .objects.filter(is_active=True)
+        .filter(Q(groups=roles.role_group(roles.ANNOTATOR)) | Q(is_superuser=True))
+        .distinct()
+        .annotate(
+            imported_work=_imported_work(),
+            open_here=Count(
+                "assignments",
+                filter=Q(assignments__pair__corpus=corpus)
+                & ~Q(assignments__status=_STATUS.SUBMITTED),
+                distinct=True,
+            ),
+        )
+        .order_by("username")
+    )
+    return [
+        PlanCandidate(
+            username=user.get_username(),
+            imported=_made_by_import(user),
+            superuser=user.is_superuser,
+            open_here=user.open_here,
+            signs_in=_signs_in(user),
+        )
+        for user in people
+    ]
+
+
+def work_by_annotator(corpus: Corpus) -> list[dict[str, Any]]:
+    """Each annotator with assignments in ``corpus``, by username: new, in progress and
+    submitted. One grouped query over the corpus's assignments (the forms of the corpus tabs
+    need no more than this)."""
+    rows = (
+        Assignment.objects.filter(pair__corpus=corpus)
+        .values("annotator__username")
+        .annotate(
+            new=Count("id", filter=Q(status=_STATUS.NEW)),
+            in_progress=Count("id", filter=Q(status=_STATUS.IN_PROGRESS)),
+            submitted=Count("id", filter=Q(status=_STATUS.SUBMITTED)),
+        )
+        .order_by("annotator__username")
+    )
+    return [
+        {
+            "username": row["annotator__username"],
+            "new": row["new"],
+            "in_progress": row["in_progress"],
+            "submitted": row["submitted"],
+        }
+        for row in rows
+    ]

@@ -27,7 +27,7 @@ from annotate.models import (
     ScorerModel,
     SentencePair,
 )
-from scoring.corpus import AnnotationRecord, PairRecord
+from scoring.corpus import LENGTH_BIN_STARTS, AnnotationRecord, PairRecord, length_bin_labels
 
 STREAM_CHUNK = 500
 
@@ -234,8 +234,9 @@ def pair_get(pair_id: int) -> SentencePair:
     return pair
 
 
-#: Bins of the shorter sentence's length on the corpus page (tokens; the last is open).
-LENGTH_BINS: tuple[int, ...] = (1, 6, 11, 16, 21, 26, 31, 41, 61)
+#: Bins of the shorter sentence's length on the corpus page (tokens; the last is open): the
+#: project's one binning, which the agreement report's Figure 4 uses too.
+LENGTH_BINS: tuple[int, ...] = LENGTH_BIN_STARTS
 
 
 def corpus_overview(corpus: Corpus) -> dict[str, object]:
@@ -251,10 +252,7 @@ def corpus_overview(corpus: Corpus) -> dict[str, object]:
         .annotate(pairs=Count("*"))
         .order_by("subcorpus", "split", "n_source", "n_target")
     )
-    labels = [
-        f"{low}+" if high is None else f"{low}–{high - 1}"
-        for low, high in zip(LENGTH_BINS, (*LENGTH_BINS[1:], None), strict=True)
-    ]
+    labels = length_bin_labels(LENGTH_BINS)
     histogram = [0] * len(LENGTH_BINS)
     subcorpora: Counter[str] = Counter()
     splits: Counter[str] = Counter()
@@ -302,6 +300,28 @@ def corpus_overview(corpus: Corpus) -> dict[str, object]:
         "prefilled_pairs": SentencePair.objects.filter(corpus=corpus)
         .filter(Exists(AutoAlignment.objects.filter(pair=OuterRef("pk"))))
         .count(),
+        "gold_alignments": GoldAlignment.objects.filter(pair__corpus=corpus).count(),
+    }
+
+
+def corpus_labels(corpus: Corpus) -> dict[str, list[str]]:
+    """The corpus's sub-corpora and splits, each sorted (``""`` for pairs without one): two
+    queries the ``pair_figures`` index answers."""
+    pairs = SentencePair.objects.filter(corpus=corpus).order_by()
+    return {
+        "subcorpora": sorted(set(pairs.values_list("subcorpus", flat=True).distinct())),
+        "splits": sorted(set(pairs.values_list("split", flat=True).distinct())),
+    }
+
+
+def corpus_prefill_counts(corpus: Corpus) -> dict[str, int]:
+    """Pairs, pairs with a prefill and gold alignments of a corpus: three counts."""
+    pairs = SentencePair.objects.filter(corpus=corpus)
+    return {
+        "pairs": pairs.count(),
+        "prefilled_pairs": pairs.filter(
+            Exists(AutoAlignment.objects.filter(pair=OuterRef("pk")))
+        ).count(),
         "gold_alignments": GoldAlignment.objects.filter(pair__corpus=corpus).count(),
     }
 

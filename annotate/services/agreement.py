@@ -12,34 +12,43 @@ split (``scoring.alignment.agreement.pair_seed_sequence``).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from typing import Any
 
+from celery import chord, shared_task
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from annotate.exceptions import DomainError
-from annotate.models import Assignment, Corpus, Job
-from annotate.queue import enqueue_agreement_chunks
-from annotate.selectors.corpora import corpus_pairs_with_alignments, pair_record
-from annotate.services.jobs import (
+from annotate.jobs_runtime import (
     DEFERRED,
+    Deferred,
     Heartbeat,
+    JobCancelled,
+    internal_error_message,
     job_chunk_done,
-    job_create,
+    job_fail,
     job_finish,
+    job_task,
 )
+from annotate.models import Assignment, Corpus, Job
+from annotate.selectors.corpora import corpus_pairs_with_alignments, pair_record
 from scoring.alignment.agreement import AgreementParams
 from scoring.alignment.edit_model import EditModel
 from scoring.alignment.reports import (
     CHANCE_MODELS,
+    ChanceModelChoice,
     build_report,
+    choose_chance_model,
     fit_report_models,
     report_statistics,
-    resolve_chance_model,
 )
 from scoring.corpus import PairRecord
 from scoring.formats import jsonl
+
+logger = logging.getLogger(__name__)
 
 #: Pairs per chunk task when the job does not say; a chunk of 50 pairs with J = 1,000 takes about
 #: a second, small enough to spread and large enough that task overhead does not matter.
@@ -51,14 +60,21 @@ class AgreementReportError(DomainError):
     code = "agreement_failed"
 
 
-def agreement_records(
+def agreement_inputs(
     corpus: Corpus,
     annotators: Sequence[str],
     pair_ids: Sequence[int] | None = None,
     subcorpora: Sequence[str] = (),
-) -> list[PairRecord]:
-    """Pairs with a submitted annotation by at least one of ``annotators``, in corpus order,
-    carrying only those annotators' submitted annotations; only the given sub-corpora if any."""
+) -> tuple[list[PairRecord], set[tuple[str, str]]]:
+    """The records of :func:`agreement_records` and the ``(pair id, annotator)`` annotations
+    among them that were made without their pair's prefill.
+
+    An annotation was made from the prefill when it was created after it: opening a pair here
+    creates the annotation from the newest prefill, which no later prefill job replaces, and an
+    import writes a pair's prefill before its annotations. A prefill newer than an annotation is
+    not the one its annotator started from: a prefill run after an import (even one trained on
+    the imported work), or one written while the annotator already had the pair open.
+    """
     wanted = set(annotators)
     pairs = corpus_pairs_with_alignments(corpus).filter(
         assignments__annotator__username__in=wanted,
@@ -69,6 +85,7 @@ def agreement_records(
     if subcorpora:
         pairs = pairs.filter(subcorpus__in=list(subcorpora))
     records = []
+    made_without: set[tuple[str, str]] = set()
     for pair in pairs.distinct():
         record = pair_record(pair)
         record.annotations = {
@@ -76,10 +93,47 @@ def agreement_records(
             for name, annotation in record.annotations.items()
             if name in wanted and annotation.status == Assignment.Status.SUBMITTED
         }
-        if record.annotations:
-            record.metadata = {"pk": pair.pk}
-            records.append(record)
-    return records
+        if not record.annotations:
+            continue
+        record.metadata = {"pk": pair.pk}
+        records.append(record)
+        prefills = list(pair.prefills.all())  # newest first, as pair_record reads them
+        if not prefills:
+            continue
+        for assignment in pair.assignments.all():
+            name = assignment.annotator.get_username()
+            annotation = getattr(assignment, "annotation", None)
+            made_before = annotation is not None and annotation.created_at < prefills[0].created_at
+            if name in record.annotations and made_before:
+                made_without.add((record.id, name))
+    return records, made_without
+
+
+def agreement_records(
+    corpus: Corpus,
+    annotators: Sequence[str],
+    pair_ids: Sequence[int] | None = None,
+    subcorpora: Sequence[str] = (),
+) -> list[PairRecord]:
+    """Pairs with a submitted annotation by at least one of ``annotators``, in corpus order,
+    carrying only those annotators' submitted annotations; only the given sub-corpora if any."""
+    return agreement_inputs(corpus, annotators, pair_ids, subcorpora)[0]
+
+
+def agreement_chance_model(
+    corpus: Corpus,
+    annotators: Sequence[str],
+    requested: str = "auto",
+    subcorpora: Sequence[str] = (),
+) -> tuple[list[PairRecord], ChanceModelChoice]:
+    """The report's records and its chance model with the reason for it
+    (:func:`scoring.alignment.reports.choose_chance_model`): the prefill's edits only where
+    every annotation was made from the prefill (:func:`agreement_inputs`)."""
+    records, made_without = agreement_inputs(corpus, annotators, subcorpora=subcorpora)
+    if not records:
+        return records, ChanceModelChoice(requested, "")
+    choice = choose_chance_model(records, annotators, requested, made_without_prefill=made_without)
+    return records, choice
 
 
 def _check_request(corpus: Corpus, annotators: Sequence[str]) -> None:
@@ -112,11 +166,16 @@ def agreement_compute(
 ) -> dict[str, Any]:
     """The whole report in this process (the management command, small corpora)."""
     _check_request(corpus, annotators)
-    records = agreement_records(corpus, annotators, subcorpora=subcorpora)
+    records, choice = agreement_chance_model(corpus, annotators, chance_model, subcorpora)
     report = build_report(
-        records, annotators, params=params, progress=progress, chance_model=chance_model
+        records,
+        annotators,
+        params=params,
+        progress=progress,
+        chance_model=choice.name,
+        chance_model_reason=choice.reason,
     )
-    return {"corpus": corpus.name, **report}
+    return {"corpus": corpus.name, **report.to_dict()}
 
 
 def agreement_job_create(
@@ -138,8 +197,7 @@ def agreement_job_create(
     AgreementParams(samples=samples, seed=seed)  # validate now, not in the worker
     if chunk_pairs < 1:
         raise AgreementReportError("chunk_pairs must be at least 1")
-    return job_create(
-        kind="agreement_report",
+    return agreement_run.create(
         corpus=corpus,
         seed=seed,
         owner=owner,
@@ -153,29 +211,38 @@ def agreement_job_create(
     )
 
 
-def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Any:
-    """Job runner: fit edit models, then hand the Monte Carlo chunks to a Celery chord."""
+@job_task(kind="agreement_report")
+def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Deferred:
+    """Job runner: fit edit models, then hand the Monte Carlo chunks to a Celery chord
+    (:func:`agreement_chord_send`), which finishes the job."""
     if job.corpus is None:
         raise AgreementReportError("an agreement job needs a corpus")
     annotators = list(job.parameters["annotators"])
     params = agreement_params(job.parameters, job.seed)
     _check_request(job.corpus, annotators)
-    records = agreement_records(
-        job.corpus, annotators, subcorpora=job.parameters.get("subcorpora", ())
+    requested = job.parameters.get("chance_model", "auto")
+    records, choice = agreement_chance_model(
+        job.corpus, annotators, requested, job.parameters.get("subcorpora", ())
     )
     if not records:
         raise AgreementReportError(
             f"none of {', '.join(annotators)} has submitted work in corpus {job.corpus.name!r}"
         )
     job_snapshot_store(job=job, records=records)
-    chance_model = resolve_chance_model(
-        records, annotators, job.parameters.get("chance_model", "auto")
-    )
-    Job.objects.filter(pk=job.pk).update(
-        parameters={**job.parameters, "chance_model": chance_model}
-    )
+    chance_model = choice.name
     progress(2, f"fitting edit models on {len(records)} pairs ({chance_model} chance model)")
     models = fit_report_models(records, annotators, kinds=params.kinds, chance_model=chance_model)
+    job.parameters = {
+        **job.parameters,
+        "chance_model": chance_model,
+        "chance_model_requested": requested,
+        "chance_model_reason": choice.reason,
+        "edit_models": {
+            name: {kind: [m.intercept, m.slope, m.n_pairs] for kind, m in by_kind.items()}
+            for name, by_kind in models.items()
+        },
+    }
+    Job.objects.filter(pk=job.pk).update(parameters=job.parameters)
     size = int(job.parameters.get("chunk_pairs", DEFAULT_CHUNK_PAIRS))
     ids = [int(r.metadata["pk"]) for r in records]
     chunks = [ids[start : start + size] for start in range(0, len(ids), size)]
@@ -184,8 +251,24 @@ def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Any:
         name: {k: m.to_dict() for k, m in by_kind.items()} for name, by_kind in models.items()
     }
     progress(5, f"Monte Carlo in {len(chunks)} chunk(s) of up to {size} pairs")
-    enqueue_agreement_chunks(job_id=job.pk, chunks=chunks, models=models_json, share=share)
+    agreement_chord_send(job_id=job.pk, chunks=chunks, models=models_json, share=share)
     return DEFERRED
+
+
+def agreement_chord_send(
+    *, job_id: int, chunks: Sequence[list[int]], models: dict[str, Any], share: float
+) -> None:
+    """The agreement job's Monte Carlo as a Celery chord: one :func:`agreement_chunk` task per
+    chunk of pairs, then :func:`agreement_finish`, which builds the report from their
+    statistics, or :func:`agreement_failed` if a chunk fails. The chunks cut the job's snapshot
+    in order; each task is told the line its pairs start at."""
+    starts = list(accumulate((len(chunk) for chunk in chunks), initial=0))[:-1]
+    header = [
+        agreement_chunk.s(job_id, chunk, models, share, start)
+        for chunk, start in zip(chunks, starts, strict=True)
+    ]
+    body = agreement_finish.s(job_id, models).on_error(agreement_failed.s(job_id))
+    chord(header)(body)
 
 
 def job_snapshot_store(*, job: Job, records: Sequence[PairRecord]) -> None:
@@ -276,12 +359,49 @@ def agreement_finish_report(
         models=_models(models_json),
         statistics=statistics,
         chance_model=job.parameters["chance_model"],
+        chance_model_reason=job.parameters.get("chance_model_reason", ""),
     )
     chunks = len(chunk_results)
     result = {
         "corpus": job.corpus.name,  # type: ignore[union-attr]
         "chunks": chunks,
         "snapshot_at": job.snapshot_at.isoformat() if job.snapshot_at else None,
-        **report,
+        **report.to_dict(),
     }
     return job_finish(job_id=job_id, result=result)
+
+
+# --- the tasks of the chord ---------------------------------------------------------------------
+
+
+@shared_task(name="annotate.agreement_chunk", acks_late=True)
+def agreement_chunk(
+    job_id: int,
+    pair_ids: list[int],
+    models: dict[str, Any],
+    share: float,
+    start: int | None = None,
+) -> list[dict[str, Any]]:
+    return agreement_chunk_statistics(
+        job_id=job_id, pair_ids=pair_ids, models_json=models, share=share, start=start
+    )
+
+
+@shared_task(name="annotate.agreement_finish", acks_late=True, ignore_result=True)
+def agreement_finish(
+    chunk_results: list[list[dict[str, Any]]], job_id: int, models: dict[str, Any]
+) -> None:
+    try:
+        agreement_finish_report(job_id=job_id, chunk_results=chunk_results, models_json=models)
+    except Exception as error:
+        logger.exception("finishing agreement job %s failed", job_id)
+        job_fail(job_id=job_id, error=internal_error_message(error))
+
+
+@shared_task(name="annotate.agreement_failed", ignore_result=True)
+def agreement_failed(request: Any, exc: BaseException, traceback: Any, job_id: int) -> None:
+    """Error callback of the chord: a chunk failed, so the job fails with the chunk's reason."""
+    if isinstance(exc, JobCancelled):
+        return
+    logger.error("a chunk of agreement job %s failed: %r", job_id, exc)
+    job_fail(job_id=job_id, error=f"a chunk of the Monte Carlo failed: {exc}")

@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
+from django.db.models.functions import Least
 from django.utils import timezone
 
 from annotate import roles
 from annotate.exceptions import Conflict, DomainError
+from annotate.jobs_runtime import job_task
 from annotate.models import Annotation, AnnotationEvent, Assignment, Corpus, Job, SentencePair
 from annotate.services.annotations import annotation_event_append
-from annotate.services.jobs import job_create
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -35,25 +36,129 @@ MAX_SEED = 2**32 - 1
 MAX_IDLE_HOURS = 24.0 * 365
 
 
+@dataclass(frozen=True)
+class PlanSelection:
+    """Which pairs of a corpus a plan covers: a sub-corpus, a split, a range of lengths (tokens
+    of the shorter sentence, both ends included) and at most ``batch`` of them, the first in
+    corpus order that still need annotators. ``None`` leaves a criterion out."""
+
+    subcorpus: str | None = None
+    split: str | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    batch: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {key: value for key, value in asdict(self).items() if value is not None}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> PlanSelection:
+        return cls(**(data or {}))
+
+    def describe(self) -> str:
+        """``sub-corpus news · split dev · length 5–20 · a batch of 100 pairs``; ``every pair``
+        without criteria."""
+        parts = []
+        if self.subcorpus is not None:
+            parts.append(f"sub-corpus {self.subcorpus or '(none)'}")
+        if self.split is not None:
+            parts.append(f"split {self.split or '(none)'}")
+        if self.min_length is not None and self.max_length is not None:
+            parts.append(f"length {self.min_length}–{self.max_length}")
+        elif self.min_length is not None:
+            parts.append(f"length ≥ {self.min_length}")
+        elif self.max_length is not None:
+            parts.append(f"length ≤ {self.max_length}")
+        if self.batch is not None:
+            parts.append(f"a batch of {self.batch:,} pairs")
+        return " · ".join(parts) or "every pair"
+
+    def check(self) -> None:
+        """Raise :class:`DomainError` naming the field of a criterion that cannot hold."""
+        for name in ("min_length", "max_length", "batch"):
+            value = getattr(self, name)
+            if value is not None and value < (1 if name == "batch" else 0):
+                least = 1 if name == "batch" else 0
+                raise DomainError(f"{name} must be at least {least}, got {value}", field=name)
+        if (
+            self.min_length is not None
+            and self.max_length is not None
+            and self.min_length > self.max_length
+        ):
+            raise DomainError(
+                f"the shortest length ({self.min_length}) is above the longest ({self.max_length})",
+                field="max_length",
+            )
+
+    def pairs(self, corpus: Corpus) -> QuerySet[SentencePair]:
+        """The corpus's pairs this selection takes (before the batch), in corpus order."""
+        pairs = SentencePair.objects.filter(corpus=corpus)
+        if self.subcorpus is not None:
+            pairs = pairs.filter(subcorpus=self.subcorpus)
+        if self.split is not None:
+            pairs = pairs.filter(split=self.split)
+        if self.min_length is not None or self.max_length is not None:
+            pairs = pairs.annotate(shorter=Least("n_source", "n_target"))
+            if self.min_length is not None:
+                pairs = pairs.filter(shorter__gte=self.min_length)
+            if self.max_length is not None:
+                pairs = pairs.filter(shorter__lte=self.max_length)
+        return pairs.order_by("position")
+
+
 @dataclass
 class PlanReport:
+    """What a plan did: ``created`` assignments over ``planned`` pairs (``doubled_pairs`` of
+    them with two or more), of the ``selected`` pairs the selection matched, ``covered`` of
+    which already had enough of the chosen annotators; each chosen annotator's open work in
+    this corpus afterwards (``load``)."""
+
     created: int = 0
     seed: int = 0
     doubled_pairs: int = 0
     load: dict[str, int] = field(default_factory=dict)
+    selected: int = 0
+    covered: int = 0
+    planned: int = 0
+    selection: str = "every pair"
 
 
-def _open_load(annotator_ids: Sequence[int]) -> dict[int, int]:
-    """Not-yet-submitted assignments per annotator (the work still in front of them)."""
-    rows = (
-        Assignment.objects.filter(annotator_id__in=annotator_ids)
-        .exclude(status=Assignment.Status.SUBMITTED)
-        .values("annotator_id")
-        .annotate(n=Count("id"))
+def _open_load(annotator_ids: Sequence[int], corpus: Corpus | None = None) -> dict[int, int]:
+    """Not-yet-submitted assignments per annotator (the work still in front of them), in
+    ``corpus`` only when one is given."""
+    rows = Assignment.objects.filter(annotator_id__in=annotator_ids).exclude(
+        status=Assignment.Status.SUBMITTED
     )
+    if corpus is not None:
+        rows = rows.filter(pair__corpus=corpus)
+    counts = rows.values("annotator_id").annotate(n=Count("id"))
     load = {pk: 0 for pk in annotator_ids}
-    load.update({row["annotator_id"]: row["n"] for row in rows})
+    load.update({row["annotator_id"]: row["n"] for row in counts})
     return load
+
+
+def _plan_check(
+    annotators: Sequence[User], per_pair: int, double_fraction: float, seed: int | None
+) -> None:
+    if not annotators:
+        raise DomainError("choose at least one annotator", field="annotators")
+    if per_pair < 1:
+        raise DomainError(
+            f"annotators per pair must be at least 1, got {per_pair}", field="per_pair"
+        )
+    if not 0.0 <= double_fraction <= 1.0:
+        raise DomainError(
+            f"the doubly annotated fraction must be in [0, 1], got {double_fraction}",
+            field="double_fraction",
+        )
+    want_max = max(per_pair, 2 if double_fraction > 0 else 1)
+    if want_max > len(annotators):
+        raise DomainError(
+            f"{want_max} annotators per pair were asked for but only {len(annotators)} chosen",
+            field="annotators",
+        )
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise DomainError(f"the seed must be between 0 and {MAX_SEED}, got {seed}", field="seed")
 
 
 @transaction.atomic
@@ -64,48 +169,47 @@ def assignments_plan(
     per_pair: int = 1,
     double_fraction: float = 0.0,
     seed: int | None = None,
+    selection: PlanSelection | None = None,
 ) -> PlanReport:
-    """Give every pair of the corpus ``per_pair`` annotators, and a random ``double_fraction``
-    of pairs at least two, always choosing the least-loaded annotators (ties broken by a seeded
-    shuffle). Existing assignments count towards a pair's quota and towards loads."""
-    if not annotators:
-        raise DomainError("choose at least one annotator")
-    if per_pair < 1:
-        raise DomainError(f"annotators per pair must be at least 1, got {per_pair}")
-    if not 0.0 <= double_fraction <= 1.0:
-        raise DomainError(f"the doubly annotated fraction must be in [0, 1], got {double_fraction}")
-    want_max = max(per_pair, 2 if double_fraction > 0 else 1)
-    if want_max > len(annotators):
-        raise DomainError(
-            f"{want_max} annotators per pair were asked for but only {len(annotators)} chosen"
-        )
+    """Give ``per_pair`` of ``annotators`` to the pairs of ``selection`` that have fewer than
+    that many of them, and to a random ``double_fraction`` of those pairs at least two.
+
+    Only the chosen annotators count towards a pair's quota: the work of others (imported
+    annotators, people not in this plan) neither fills it nor blocks it. The pairs are taken in
+    corpus order, at most ``selection.batch`` of them. Each pair goes to the chosen annotators
+    with the least open work in this corpus (ties broken by a seeded shuffle)."""
+    selection = selection or PlanSelection()
+    _plan_check(annotators, per_pair, double_fraction, seed)
+    selection.check()
     for user in annotators:
         if not roles.has_role(user, roles.ANNOTATOR):
-            raise DomainError(f"{user.get_username()} does not have the annotator role")
-    if seed is not None and not 0 <= seed <= MAX_SEED:
-        raise DomainError(f"the seed must be between 0 and {MAX_SEED}, got {seed}", field="seed")
+            raise DomainError(
+                f"{user.get_username()} does not have the annotator role", field="annotators"
+            )
     seed = int(np.random.SeedSequence().generate_state(1)[0]) if seed is None else seed
     rng = np.random.default_rng(seed)
-    pairs = list(SentencePair.objects.filter(corpus=corpus).order_by("position"))
-    doubled = set()
-    if double_fraction > 0 and pairs:
-        count = round(double_fraction * len(pairs))
-        doubled = {int(k) for k in rng.choice(len(pairs), size=count, replace=False)}
     ids = [user.pk for user in annotators]
-    load = _open_load(ids)
-    existing: dict[int, set[int]] = {}
-    for pair_id, annotator_id in Assignment.objects.filter(pair__corpus=corpus).values_list(
-        "pair_id", "annotator_id"
-    ):
-        existing.setdefault(pair_id, set()).add(annotator_id)
+    have: dict[int, set[int]] = {}
+    for pair_id, annotator_id in Assignment.objects.filter(
+        pair__corpus=corpus, annotator_id__in=ids
+    ).values_list("pair_id", "annotator_id"):
+        have.setdefault(pair_id, set()).add(annotator_id)
+    selected = list(selection.pairs(corpus).values_list("id", flat=True))
+    needing = [pk for pk in selected if len(have.get(pk, ())) < per_pair]
+    batch = needing if selection.batch is None else needing[: selection.batch]
+    doubled: set[int] = set()
+    if double_fraction > 0 and per_pair < 2 and batch:  # K ≥ 2 doubles every pair already
+        count = round(double_fraction * len(batch))
+        doubled = {int(k) for k in rng.choice(len(batch), size=count, replace=False)}
+    load = _open_load(ids, corpus)
     new_rows = []
-    for index, pair in enumerate(pairs):
+    for index, pair_id in enumerate(batch):
         quota = max(per_pair, 2) if index in doubled else per_pair
-        have = existing.get(pair.pk, set())
+        held = have.get(pair_id, set())
         order = [ids[k] for k in rng.permutation(len(ids))]
-        candidates = sorted((pk for pk in order if pk not in have), key=lambda pk: load[pk])
-        for annotator_id in candidates[: max(0, quota - len(have))]:
-            new_rows.append(Assignment(pair=pair, annotator_id=annotator_id))
+        candidates = sorted((pk for pk in order if pk not in held), key=lambda pk: load[pk])
+        for annotator_id in candidates[: max(0, quota - len(held))]:
+            new_rows.append(Assignment(pair_id=pair_id, annotator_id=annotator_id))
             load[annotator_id] += 1
     Assignment.objects.bulk_create(new_rows)
     names = dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
@@ -113,7 +217,11 @@ def assignments_plan(
         created=len(new_rows),
         seed=seed,
         doubled_pairs=len(doubled),
-        load={names[pk]: n for pk, n in sorted(load.items())},
+        load={names[pk]: n for pk, n in sorted(load.items(), key=lambda item: names[item[0]])},
+        selected=len(selected),
+        covered=len(selected) - len(needing),
+        planned=len(batch),
+        selection=selection.describe(),
     )
 
 
@@ -234,7 +342,7 @@ def assignments_hand_over(
         pair_id__in=[a.pair_id for a in moving]
     ).values_list("pair_id", "annotator_id"):
         taken.setdefault(pair_id, set()).add(annotator_id)
-    load = _open_load([user.pk for user in targets])
+    load = _open_load([user.pk for user in targets], corpus)
     moved = stuck = 0
     for assignment in moving:
         candidates = [u for u in targets if u.pk not in taken.get(assignment.pair_id, set())]
@@ -285,26 +393,33 @@ def assignments_plan_job_create(
     per_pair: int = 1,
     double_fraction: float = 0.0,
     seed: int | None = None,
+    selection: PlanSelection | None = None,
     owner: User | None = None,
 ) -> Job:
-    """Queue :func:`assignments_plan` as an ``assignments_plan`` job; bad input queues nothing.
-    A missing seed is drawn now, so the job records the one it uses."""
+    """Queue :func:`assignments_plan` as an ``assignments_plan`` job; bad input queues nothing,
+    and neither does a selection no pair of the corpus matches. A missing seed is drawn now, so
+    the job records the one it uses."""
+    selection = selection or PlanSelection()
     people = annotators_named(annotators)
-    if per_pair < 1:
-        raise DomainError(f"annotators per pair must be at least 1, got {per_pair}")
-    want_max = max(per_pair, 2 if double_fraction > 0 else 1)
-    if want_max > len(people):
+    _plan_check(people, per_pair, double_fraction, seed)
+    selection.check()
+    if (
+        selection.subcorpus is not None
+        and not corpus.pairs.filter(subcorpus=selection.subcorpus).exists()
+    ):
         raise DomainError(
-            f"{want_max} annotators per pair were asked for but only {len(people)} chosen"
+            f"corpus {corpus.name!r} has no sub-corpus {selection.subcorpus!r}", field="subcorpus"
         )
-    if not 0.0 <= double_fraction <= 1.0:
-        raise DomainError(f"the doubly annotated fraction must be in [0, 1], got {double_fraction}")
-    if seed is not None and not 0 <= seed <= MAX_SEED:
-        raise DomainError(f"the seed must be between 0 and {MAX_SEED}, got {seed}", field="seed")
+    if selection.split is not None and not corpus.pairs.filter(split=selection.split).exists():
+        raise DomainError(f"corpus {corpus.name!r} has no split {selection.split!r}", field="split")
+    if not selection.pairs(corpus).exists():
+        raise DomainError(
+            f"no pair of corpus {corpus.name!r} matches the selection ({selection.describe()})",
+            field="max_length" if selection.max_length is not None else "min_length",
+        )
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
-    return job_create(
-        kind="assignments_plan",
+    return assignments_plan_run.create(
         corpus=corpus,
         seed=seed,
         owner=owner,
@@ -312,10 +427,12 @@ def assignments_plan_job_create(
             "annotators": [user.get_username() for user in people],
             "per_pair": per_pair,
             "double_fraction": double_fraction,
+            "selection": selection.to_dict(),
         },
     )
 
 
+@job_task(kind="assignments_plan")
 def assignments_plan_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Job runner of ``assignments_plan``."""
     if job.corpus is None:
@@ -326,6 +443,7 @@ def assignments_plan_run(job: Job, progress: Callable[[float, str], None]) -> di
         per_pair=int(job.parameters["per_pair"]),
         double_fraction=float(job.parameters["double_fraction"]),
         seed=job.seed,
+        selection=PlanSelection.from_dict(job.parameters.get("selection")),
     )
     return asdict(report)
 
@@ -345,8 +463,7 @@ def assignments_hand_over_job_create(
     targets = [user for user in annotators_named(to) if user.pk != leaving.pk]
     if not targets:
         raise DomainError("choose at least one annotator other than the one handing over")
-    return job_create(
-        kind="assignments_hand_over",
+    return assignments_hand_over_run.create(
         corpus=corpus,
         owner=owner,
         parameters={
@@ -357,6 +474,7 @@ def assignments_hand_over_job_create(
     )
 
 
+@job_task(kind="assignments_hand_over")
 def assignments_hand_over_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Job runner of ``assignments_hand_over``."""
     if job.corpus is None:
@@ -380,11 +498,10 @@ def assignments_release_job_create(*, idle_hours: float, owner: User | None = No
             f"idle_hours must be between 0 and {MAX_IDLE_HOURS:g}, got {idle_hours}",
             field="idle_hours",
         )
-    return job_create(
-        kind="assignments_release", owner=owner, parameters={"idle_hours": idle_hours}
-    )
+    return assignments_release_run.create(owner=owner, parameters={"idle_hours": idle_hours})
 
 
+@job_task(kind="assignments_release")
 def assignments_release_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Job runner of ``assignments_release``."""
     return assignments_release_abandoned(

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 
 from annotate.exceptions import DomainError, NotFound
+from annotate.jobs_runtime import job_task
 from annotate.models import Assignment, AutoAlignment, Corpus, GoldAlignment, Job, SentencePair
 from annotate.selectors.corpora import corpus_pair_records
-from annotate.services.jobs import job_create
 from scoring import formats
 from scoring.alignment.phrase_table import phrase_table_build, write_phrase_table
 from scoring.corpus import PairRecord
@@ -127,7 +127,7 @@ def export_parameters_check(
 def export_job_create(*, corpus: Corpus, owner: User | None = None, **options: Any) -> Job:
     """Queue an export job; bad options queue nothing."""
     parameters = export_parameters_check(corpus=corpus, **options)
-    return job_create(kind="export", parameters=parameters, owner=owner, corpus=corpus)
+    return export_run.create(parameters=parameters, owner=owner, corpus=corpus)
 
 
 def selector_for(which: str, annotator: str = "") -> tuple[str, formats.AlignmentSelector]:
@@ -176,6 +176,7 @@ class _Counted(Iterator[PairRecord]):
         return record
 
 
+@job_task(kind="export")
 def export_run(job: Job, progress: Progress) -> dict[str, Any]:
     """Job runner: write the export and return where it is."""
     if job.corpus is None:

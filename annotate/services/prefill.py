@@ -17,15 +17,15 @@ job, so a failing configuration is not retried on every tick), and never while o
 running. The retraining uses the aligner options stored with the setting
 (``Corpus.prefill_options``).
 
-Aligner options come from the job (``parameters["options"]``, checked when it is queued) on top of
-the server's settings: ``PPDB_PATH`` goes to every aligner with a ``ppdb`` option. Options naming
-a file (default ``None``) are never taken from a request, so nobody points the server at a file.
+Aligner options come from the job (``parameters["options"]``, checked when it is queued by the
+aligner's options dataclass, :mod:`scoring.aligners.options`) on top of the server's settings:
+``PPDB_PATH`` goes to every aligner with a ``ppdb`` option. Options naming a file (an options
+class's ``paths``) are never taken from a request, so nobody points the server at a file.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -38,6 +38,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 
 from annotate.conversions import alignment_from_rows, link_rows
 from annotate.exceptions import DomainError
+from annotate.jobs_runtime import job_task
 from annotate.models import (
     Annotation,
     AnnotationEvent,
@@ -54,14 +55,15 @@ from annotate.models import (
 )
 from annotate.selectors import corpora as corpora_reads
 from annotate.services.annotations import edits_from_prefill
-from annotate.services.jobs import job_create
 from annotate.services.links import links_insert
-from scoring.aligners import AlignerError, AlignerOutput, available_aligners, get_aligner
+from scoring.aligners import AlignerOutput, available_aligners, get_aligner
 from scoring.aligners.base import aligner_class
 from scoring.aligners.corrections import uncertainty
 from scoring.alignment.links import Alignment
 from scoring.alignment.majority import majority_alignment
 from scoring.alignment.metrics import ComparePair, corpus_scores
+from scoring.errors import ScoringError
+from scoring.progress import progress_part
 
 logger = logging.getLogger(__name__)
 
@@ -91,30 +93,24 @@ def _require_aligner(name: str) -> None:
 
 
 def prefill_options_validate(*, aligner: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    """The options of a prefill job, checked by the aligner itself and typed as it takes them.
+    """The options of a prefill job, checked by the aligner's options dataclass and typed as it
+    takes them (only those given).
 
-    Unknown options, wrong types and values out of range raise :class:`PrefillError` with the
-    aligner's message; so do options naming a file (default ``None``, e.g. ``ppdb``): those come
-    from the server's settings only.
+    Unknown options, wrong types and values out of range raise
+    :class:`~scoring.errors.OptionsError` naming the option; options naming a file (e.g.
+    ``ppdb``) raise :class:`PrefillError`: those come from the server's settings only.
     """
     _require_aligner(aligner)
-    known = aligner_class(aligner).option_defaults()
+    options_class = aligner_class(aligner).options_class
     for key in options:
-        if key in known and known[key] is None:
+        if key in options_class.paths:
             raise PrefillError(
                 f"option {key!r} names a file on the server, so a prefill cannot set it; the "
-                f"path comes from {_PATH_SETTINGS.get(key, 'the server settings')}"
+                f"path comes from {_PATH_SETTINGS.get(key, 'the server settings')}",
+                field=key,
             )
-    try:
-        # without the server's PPDB: a web request should not load its table just to check
-        built = get_aligner(aligner, **options)
-    except AlignerError as error:
-        raise PrefillError(str(error)) from None
-    checked = {key: built.options[key] for key in options}
-    for key, value in checked.items():
-        if isinstance(value, float) and not math.isfinite(value):
-            raise PrefillError(f"option {key!r} of aligner '{aligner}' must be finite, got {value}")
-    return checked
+    checked = options_class.from_dict(options).to_dict()
+    return {key: checked[key] for key in options}
 
 
 def prefill_job_create(
@@ -128,8 +124,7 @@ def prefill_job_create(
     """Queue a prefill job; records how many pairs were finished, the retraining baseline, and
     the aligner options (checked here, so bad ones queue nothing)."""
     checked = prefill_options_validate(aligner=aligner, options=options or {})
-    return job_create(
-        kind="prefill",
+    return prefill_run.create(
         corpus=corpus,
         owner=owner,
         parameters={
@@ -240,7 +235,7 @@ def prefills_retrain_due() -> list[Job]:
     for corpus_id in retrained.values_list("id", flat=True):
         try:
             job = prefill_retrain_if_due(corpus_id=corpus_id)
-        except PrefillError as error:
+        except (PrefillError, ScoringError) as error:
             logger.error("corpus %s: prefill retraining not queued: %s", corpus_id, error)
             continue
         if job is not None:
@@ -251,7 +246,7 @@ def prefills_retrain_due() -> list[Job]:
 def _aligner_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """Options to build aligner ``name`` with: the server's settings, ``options`` on top."""
     out: dict[str, Any] = {}
-    known = aligner_class(name).option_defaults()
+    known = aligner_class(name).options_class.names()
     if settings.PPDB_PATH and "ppdb" in known and name not in _NO_SETTINGS_PPDB:
         out["ppdb"] = settings.PPDB_PATH
     out.update(options)
@@ -293,8 +288,10 @@ def _gold_alignments(corpus: Corpus, shapes: Mapping[int, tuple[int, int]]) -> d
     return {pid: alignment_from_rows(*shapes[pid], links[pid]) for pid in pairs}
 
 
+@job_task(kind="prefill")
 def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
-    """Job runner: train the aligner on the corpus, then prefill the pairs nobody started."""
+    """Job runner: train the aligner on the corpus, then prefill the pairs nobody started.
+    Training reports its stages up to ``aligned_from`` percent, aligning the rest."""
     name = str(job.parameters.get("aligner", ""))
     _require_aligner(name)
     if job.corpus is None:
@@ -318,8 +315,9 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
                 f"{corpus.name!r} has none yet"
             )
         gold = [finished.get(pid) for pid, _, _ in rows]
+    aligned_from = 50.0 if aligner.needs_training else 10.0
     progress(2, f"training {name} on {len(pairs)} pairs")
-    aligner.train(pairs, gold)
+    aligner.fit(pairs, gold, progress=progress_part(progress, 2, aligned_from, f"{name}: "))
 
     targets = set(
         SentencePair.objects.filter(corpus=corpus)
@@ -341,12 +339,13 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
             (pid, output.alignment) for (pid, _, _), output in zip(chunk, outputs, strict=True)
         )
         done = start + len(chunk)
-        progress(10 + 90 * done / len(todo), f"prefilled {done} of {len(todo)} pairs")
+        percent = aligned_from + (100 - aligned_from) * done / len(todo)
+        progress(percent, f"prefilled {done} of {len(todo)} pairs")
     return {
         "corpus": corpus.name,
         "aligner": name,
         "aligner_version": aligner.version,
-        "options": aligner.options,
+        "options": aligner.options.to_dict(),
         "trained_on_pairs": len(pairs),
         "trained_on_gold": sum(g is not None for g in gold) if gold is not None else 0,
         "prefilled_pairs": len(todo),

@@ -4,13 +4,17 @@ Training data are a split's pairs with a target: the gold score (regression), th
 (classification) or the mean of the annotators' 0–5 similarity ratings (regression). The trained
 model is stored in a :class:`~annotate.models.ScorerModel` row with its evaluation on the train
 and test splits.
+
+A scorer's options are checked by its options dataclass (:mod:`scoring.scorers.options`) when
+the job is queued; options naming a file are never taken from a request or a command: the
+combined scorer's PPDB table comes from the server's setting ``PPDB_PATH``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,11 +24,18 @@ from django.db.models import Avg, OuterRef, Subquery
 from django.utils import timezone
 
 from annotate.exceptions import DomainError, NotFound
+from annotate.jobs_runtime import job_task
 from annotate.models import Assignment, Corpus, Job, ScorerModel, SentencePair
-from annotate.services.jobs import job_create
-from scoring.errors import ScoringError
 from scoring.formats import MAX_TOKENS
-from scoring.scorers.base import TokenPair, evaluate, get_scorer, scorer_from_dict, scorer_kinds
+from scoring.progress import progress_part
+from scoring.scorers.base import (
+    TokenPair,
+    evaluate,
+    get_scorer,
+    scorer_class,
+    scorer_from_dict,
+    scorer_kinds,
+)
 from scoring.text import tokenize
 
 if TYPE_CHECKING:
@@ -80,6 +91,59 @@ class ScorerTrainingError(DomainError):
     code = "scorer_training_failed"
 
 
+#: Where the server takes each scorer option naming a file from.
+_PATH_SETTINGS = {"ppdb": "the server's setting PPDB_PATH"}
+
+
+def scorer_options_validate(*, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options given for a scorer of ``kind``, checked by its options dataclass and typed
+    as it takes them. An unknown kind or option, a wrong type or a value out of range raises
+    :class:`~scoring.errors.OptionsError` naming it; an option naming a file raises
+    :class:`ScorerTrainingError`."""
+    options_class = scorer_class(kind).options_class
+    for key in options:
+        if key in options_class.paths:
+            where = _PATH_SETTINGS.get(key, "nowhere: scorers trained here do without it")
+            raise ScorerTrainingError(
+                f"option {key!r} names a file on the server, so a training job cannot set it; "
+                f"the path comes from {where}",
+                field=key,
+            )
+    checked = options_class.from_dict(options).to_dict()
+    return {key: checked[key] for key in options}
+
+
+@transaction.atomic
+def scorer_train_job_create(
+    *,
+    corpus: Corpus,
+    kind: str,
+    train_split: str,
+    test_split: str | None = None,
+    target: str = "gold_score",
+    options: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    owner: User | None = None,
+) -> Job:
+    """Queue a ``train_scorer`` job; its options are checked here, so bad ones queue
+    nothing."""
+    if target not in TARGETS:
+        raise ScorerTrainingError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+    checked = scorer_options_validate(kind=kind, options=options or {})
+    return train_scorer_run.create(
+        corpus=corpus,
+        owner=owner,
+        parameters={
+            "kind": kind,
+            "train_split": train_split,
+            "test_split": test_split,
+            "target": target,
+            "options": checked,
+            "name": name,
+        },
+    )
+
+
 def task_of(target: str) -> str:
     return "classification" if target == "gold_label" else "regression"
 
@@ -127,7 +191,7 @@ def scorer_train(
     train_split: str,
     test_split: str | None,
     target: str = "gold_score",
-    options: dict[str, Any] | None = None,
+    options: Mapping[str, Any] | None = None,
     name: str | None = None,
     job: Job | None = None,
     progress: Callable[[float, str], None] | None = None,
@@ -137,29 +201,29 @@ def scorer_train(
     if kind not in scorer_kinds():
         raise ScorerTrainingError(f"unknown scorer {kind!r}; known: {', '.join(scorer_kinds())}")
     task = task_of(target)
-    options = dict(options or {})
+    options = scorer_options_validate(kind=kind, options=options or {})
     if kind == "combined" and settings.PPDB_PATH:
         options.setdefault("ppdb", settings.PPDB_PATH)  # the aligner features' PPDB matches
     train_pairs, train_y = training_data(corpus, train_split, target)
     test = training_data(corpus, test_split, target) if test_split else None
-    try:
-        scorer = get_scorer(kind, task, **options)
-        if progress is not None:
-            progress(5, f"training {kind} on {len(train_pairs)} pairs")
-        scorer.fit(train_pairs, train_y)
-        if progress is not None:
-            progress(85, "evaluating")
-        evaluation: dict[str, Any] = {
-            "train": {"split": train_split, **evaluate(task, train_y, scorer.predict(train_pairs))}
+    scorer = get_scorer(kind, task, **options)
+    if progress is not None:
+        progress(5, f"training {kind} on {len(train_pairs)} pairs")
+    scorer.fit(train_pairs, train_y, progress=progress_part(progress, 5, 85, f"{kind}: "))
+    if progress is not None:
+        progress(85, "evaluating")
+    evaluation: dict[str, Any] = {
+        "train": {
+            "split": train_split,
+            **evaluate(task, train_y, scorer.predict(train_pairs)).to_dict(),
         }
-        if test is not None:
-            evaluation["test"] = {
-                "split": test_split,
-                **evaluate(task, test[1], scorer.predict(test[0])),
-            }
-        model_dict = scorer.to_dict()
-    except ScoringError as error:
-        raise ScorerTrainingError(str(error)) from error
+    }
+    if test is not None:
+        evaluation["test"] = {
+            "split": test_split,
+            **evaluate(task, test[1], scorer.predict(test[0])).to_dict(),
+        }
+    model_dict = scorer.to_dict()
     with transaction.atomic():
         return ScorerModel.objects.create(
             kind=kind,
@@ -179,6 +243,7 @@ def scorer_train(
         )
 
 
+@job_task(kind="train_scorer")
 def train_scorer_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Job runner of ``train_scorer``."""
     if job.corpus is None:
@@ -283,17 +348,14 @@ def _scores(
     tokens: list[TokenPair],
     progress: Callable[[float, str], None] | None = None,
 ) -> list[float]:
-    try:
-        scorer = scorer_from_dict(model.weights)
-        if progress is None:
-            return [float(v) for v in scorer.predict(tokens)]
-        scores: list[float] = []
-        for start in range(0, len(tokens), JOB_CHUNK):
-            scores += [float(v) for v in scorer.predict(tokens[start : start + JOB_CHUNK])]
-            progress(100 * len(scores) / len(tokens), f"scored {len(scores)} of {len(tokens)}")
-        return scores
-    except ScoringError as error:
-        raise DomainError(str(error)) from error
+    scorer = scorer_from_dict(model.weights)
+    if progress is None:
+        return [float(v) for v in scorer.predict(tokens)]
+    scores: list[float] = []
+    for start in range(0, len(tokens), JOB_CHUNK):
+        scores += [float(v) for v in scorer.predict(tokens[start : start + JOB_CHUNK])]
+        progress(100 * len(scores) / len(tokens), f"scored {len(scores)} of {len(tokens)}")
+    return scores
 
 
 @transaction.atomic
@@ -313,8 +375,7 @@ def score_job_create(
         )
     texts = [[str(first), str(second)] for first, second in pairs]
     digest = hashlib.sha256(json.dumps(texts).encode("utf-8")).hexdigest()
-    job = job_create(
-        kind="score_pairs",
+    job = score_pairs_run.create(
         parameters={
             "model": model.pk,
             "model_name": model.name,
@@ -328,6 +389,7 @@ def score_job_create(
     return job
 
 
+@job_task(kind="score_pairs")
 def score_pairs_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Job runner of ``score_pairs``."""
     model = ScorerModel.objects.filter(pk=job.parameters["model"]).first()

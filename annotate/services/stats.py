@@ -8,9 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from django.contrib.auth.models import User
 from django.db.models import Count
 
 from annotate.exceptions import DomainError
+from annotate.jobs_runtime import job_task
 from annotate.models import (
     AnnotationLink,
     Assignment,
@@ -100,6 +102,12 @@ def corpus_stats_compute(
     }
 
 
+def corpus_stats_job_create(*, corpus: Corpus, owner: User | None = None) -> Job:
+    """Queue a ``corpus_stats`` job that recomputes the corpus' figures."""
+    return corpus_stats_run.create(corpus=corpus, owner=owner, parameters={"corpus": corpus.name})
+
+
+@job_task(kind="corpus_stats")
 def corpus_stats_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Job runner: compute outside a transaction, then store the figures on the corpus."""
     if job.corpus is None:

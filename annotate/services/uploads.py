@@ -22,9 +22,9 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
 from annotate.exceptions import DomainError
+from annotate.jobs_runtime import job_task
 from annotate.models import Corpus, Job
 from annotate.services.corpora import CorpusImportError, corpus_import
-from annotate.services.jobs import job_create
 from scoring import formats
 from scoring.errors import ScoringError
 
@@ -85,8 +85,7 @@ def corpus_import_job_create(
     folder.mkdir(parents=True)
     try:
         size = sum(_store(upload, folder / name) for upload, name in zip(files, names, strict=True))
-        return job_create(
-            kind="corpus_import",
+        return corpus_import_run.create(
             owner=owner,
             parameters={
                 "corpus": corpus,
@@ -105,6 +104,7 @@ def corpus_import_job_create(
         raise
 
 
+@job_task(kind="corpus_import")
 def corpus_import_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Job runner of ``corpus_import``: import the stored files, then remove them. Files of an
     import that failed on their content go too (the error names what to fix); after any other

@@ -21,7 +21,7 @@ from annotate.selectors import corpora as corpora_reads
 from annotate.selectors import jobs as jobs_reads
 from annotate.selectors.workers import waiting_job_notice
 from annotate.services import corpora, uploads
-from annotate.services.jobs import job_create
+from annotate.services.stats import corpus_stats_job_create
 from frontend.access import admin_page, back_to
 from frontend.pages.jobs import ACTIVE, job_label
 from frontend.tables import Column, table_page
@@ -265,12 +265,7 @@ def _corpus(corpus_id: int) -> Corpus:
 @admin_page
 def corpus_stats_view(request: HttpRequest, corpus_id: int) -> HttpResponse:
     corpus = _corpus(corpus_id)
-    job = job_create(
-        kind="corpus_stats",
-        parameters={"corpus": corpus.name},
-        owner=request.user,  # type: ignore[arg-type]
-        corpus=corpus,
-    )
+    job = corpus_stats_job_create(corpus=corpus, owner=request.user)  # type: ignore[arg-type]
     already = " (it was already queued)" if job.reused else ""
     messages.success(
         request, f"Recomputing the statistics of {corpus.name}: job #{job.pk}{already}."

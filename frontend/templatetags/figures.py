@@ -42,8 +42,9 @@ def percent(value: Any, digits: int = 1) -> SafeString:
 
 @register.filter
 def integer(value: Any) -> str:
-    """``12345`` → "12,345"; ``None`` → "—"."""
-    return "—" if value is None else f"{int(value):,}"
+    """``12345`` → "12,345"; ``None``, or a key a stored result does not have (the template's
+    empty string), → "—"."""
+    return "—" if value is None or value == "" else f"{int(value):,}"
 
 
 @register.filter

@@ -1,14 +1,14 @@
-"""Prefill aligners: one interface, a registry by name, saved models.
+"""Prefill aligners: one interface, a registry by name, typed options, saved models.
 
-``get_aligner("lexical", ppdb=PATH)``, ``get_aligner("em")``; see :mod:`scoring.aligners.base`.
+``get_aligner("lexical", ppdb=PATH)``, ``get_aligner("em")``, or ``EMAligner(EMOptions(...))``;
+see :mod:`scoring.aligners.base` and :mod:`scoring.aligners.options`.
 """
 
 from scoring.aligners.base import (
     Aligner,
-    AlignerError,
     AlignerOutput,
     available_aligners,
     get_aligner,
 )
 
-__all__ = ["Aligner", "AlignerError", "AlignerOutput", "available_aligners", "get_aligner"]
+__all__ = ["Aligner", "AlignerOutput", "available_aligners", "get_aligner"]

@@ -24,10 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
+from scoring.aligners.base import Aligner, AlignerOutput, TokenPair
 from scoring.aligners.corrections import Corrections, corrections, uncertainty
 from scoring.aligners.evaluation import evaluate_predictions
 from scoring.alignment.links import Alignment
+from scoring.errors import InputError, OptionsError, ScoringError
 
 ORDERS = ("corpus", "least-sure")
 
@@ -116,14 +117,14 @@ def simulate_campaign(
     retraining, as a prefill job does; ``first`` prefills before the first retraining (default:
     the aligner itself, trained without gold, when it learns no gold; else an empty grid)."""
     if order not in ORDERS:
-        raise AlignerError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
+        raise OptionsError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     if retrain_every < 1:
-        raise AlignerError(f"retrain_every must be at least 1, not {retrain_every}")
+        raise OptionsError(f"retrain_every must be at least 1, not {retrain_every}")
     if len(gold) != len(pairs):
-        raise AlignerError(f"{len(gold)} gold alignments for {len(pairs)} pairs")
+        raise InputError(f"{len(gold)} gold alignments for {len(pairs)} pairs")
     held = sorted(set(heldout))
     if not held:
-        raise AlignerError("the campaign needs held-out pairs for its learning curve")
+        raise InputError("the campaign needs held-out pairs for its learning curve")
     pool = [k for k in range(len(pairs)) if k not in set(held)]
     probe = make()
     result = CampaignResult(aligner=probe.name, order=order, retrain_every=retrain_every)
@@ -144,7 +145,7 @@ def simulate_campaign(
     if first is None:
         first = probe if not probe.uses_gold else _EmptyPrefill()
     if not first.trained and not first.uses_gold:
-        first.train(list(pairs))
+        first.fit(list(pairs))
     outputs = prefill_all(first, range(len(pairs)))
     checkpoint(0, time.perf_counter() - started)
 
@@ -160,11 +161,11 @@ def simulate_campaign(
             error = ""
             try:
                 aligner = make()
-                aligner.train(
+                aligner.fit(
                     list(pairs), [gold[k] if k in done else None for k in range(len(pairs))]
                 )
                 outputs.update(prefill_all(aligner, remaining + held))
-            except AlignerError as failure:  # the job fails; the prefill stays as it was
+            except ScoringError as failure:  # the job fails; the prefill stays as it was
                 error = str(failure)
             checkpoint(len(submitted), time.perf_counter() - started, error)
         if order == "least-sure":

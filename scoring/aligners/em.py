@@ -29,14 +29,15 @@ the defaults are in ``docs/aligners.md``. The numba kernels are in
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
+from scoring.aligners.base import Aligner, AlignerOutput, TokenPair
 from scoring.aligners.em_kernels import (
     grow_diag_final,
     hmm_agreement_estep,
@@ -46,21 +47,15 @@ from scoring.aligners.em_kernels import (
     posteriors,
 )
 from scoring.aligners.lexical import STEM, LexicalAligner, greedy_one_to_one
+from scoring.aligners.options import EMOptions, LexicalOptions
 from scoring.alignment.links import Alignment
+from scoring.errors import FormatError, ModelError
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 I8 = npt.NDArray[np.int8]
 
 NULL_ID = 0
-LEXICAL_MODES = ("none", "merge", "first", "first-sure")
-DECODE_MODES = ("viterbi", "posterior", "agreement")
-#: Possible links of the symmetrization: grow-diag-final's beyond the intersection, or none
-#: (the sure links alone: a wrong possible link costs an annotator a correction).
-POSSIBLE_MODES = ("grow-diag-final", "none")
-TRAINING_MODES = ("independent", "agreement")
-START_MODES = ("jump", "uniform", "learned")
-END_MODES = ("none", "jump", "learned")
 
 
 # --- training data layout ----------------------------------------------------------------------
@@ -109,7 +104,7 @@ class _DirectionRun:
     """One direction's training data layout (:func:`_layout`) and current parameters."""
 
     def __init__(
-        self, cond: Sequence[I64], gen: Sequence[I64], size: int, options: dict[str, Any]
+        self, cond: Sequence[I64], gen: Sequence[I64], size: int, options: EMOptions
     ) -> None:
         self.cond_len, self.gen_len, self.cells, self.cell_off, self.keys = _layout(cond, gen, size)
         self.size = size
@@ -117,17 +112,17 @@ class _DirectionRun:
         # Uniform start: t(f | e) = 1 / (number of f co-occurring with e).
         self.members = np.bincount(self.group, minlength=size).astype(np.float64)
         self.prob: F64 = 1.0 / self.members[self.group]
-        self.max_jump = int(options["max_jump"])
-        self.start = str(options["start"])
-        self.end = str(options["end"])
+        self.max_jump = options.max_jump
+        self.start = options.start
+        self.end = options.end
         self.jump: F64 = np.ones(2 * self.max_jump + 1)
         self.bounds = _boundary_tables(
             self.start, self.end, self.jump, np.ones((2, self.max_jump + 1))
         )
-        self.p0 = float(options["p_null"])
-        self.add = float(options["lexicon_smoothing"])
-        self.floor = float(options["floor"])
-        self.prune = float(options["prune"])
+        self.p0 = options.p_null
+        self.add = options.lexicon_smoothing
+        self.floor = options.floor
+        self.prune = options.prune
         self.model1_ll: list[float] = []
         self.hmm_ll: list[float] = []
         self.p0_log: list[float] = []
@@ -183,54 +178,11 @@ class EMAligner(Aligner):
     name = "em"
     version = 1
     needs_training = True
-    defaults: ClassVar[dict[str, Any]] = {
-        "model1_iterations": 5,
-        "hmm_iterations": 5,
-        "p_null": 0.4,
-        "learn_null": False,
-        "max_jump": 20,
-        "jump_smoothing": 0.2,
-        "start": "jump",
-        "end": "jump",
-        "identity_weight": 100.0,
-        "lowercase": True,
-        "decode": "viterbi",
-        "floor": 1e-7,
-        "lexicon_smoothing": 0.0,
-        "prune": 1e-7,
-        "lexical": "none",
-        "ppdb": None,
-        "training": "independent",
-        "agreement_threshold": 0.5,
-        "possible": "none",
-    }
-    choices: ClassVar[dict[str, tuple[str, ...]]] = {
-        "possible": POSSIBLE_MODES,
-        "decode": DECODE_MODES,
-        "training": TRAINING_MODES,
-        "start": START_MODES,
-        "end": END_MODES,
-        "lexical": LEXICAL_MODES,
-    }
+    options_class = EMOptions
+    options: EMOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        o = self.options
-        if not 0.0 < o["agreement_threshold"] <= 1.0:
-            raise AlignerError(
-                f"option 'agreement_threshold' must be in (0, 1], got {o['agreement_threshold']}"
-            )
-        if not 0.0 < o["p_null"] < 1.0:
-            raise AlignerError(f"option 'p_null' must be in (0, 1), got {o['p_null']}")
-        for key in ("model1_iterations", "hmm_iterations"):
-            if o[key] < 0:
-                raise AlignerError(f"option {key!r} must be ≥ 0, got {o[key]}")
-        if o["model1_iterations"] + o["hmm_iterations"] == 0:
-            raise AlignerError("at least one EM iteration is needed")
-        if o["max_jump"] < 1:
-            raise AlignerError(f"option 'max_jump' must be ≥ 1, got {o['max_jump']}")
-        if o["identity_weight"] < 0:
-            raise AlignerError(f"option 'identity_weight' must be ≥ 0, got {o['identity_weight']}")
+    def __init__(self, options: EMOptions | None = None) -> None:
+        super().__init__(options)
         self.vocab: dict[str, int] = {}
         self.directions: list[_Direction] = []
         self.jumps: list[F64] = []
@@ -243,7 +195,7 @@ class EMAligner(Aligner):
     # --- training -----------------------------------------------------------------------------
 
     def _norm(self, word: str) -> str:
-        return word.lower() if self.options["lowercase"] else word
+        return word.lower() if self.options.lowercase else word
 
     def _train(self, pairs: Sequence[TokenPair], gold: Sequence[Alignment | None] | None) -> None:
         o = self.options
@@ -261,12 +213,12 @@ class EMAligner(Aligner):
         weights = np.ones(len(pairs))
         # The alignment model (jumps, start, end, empty word) learns from the corpus pairs only.
         align_weights = np.ones(len(pairs))
-        if o["identity_weight"] > 0:
+        if o.identity_weight > 0:
             # Quirk et al. (2004): every word type, paired with itself, as extra training data.
             words = np.arange(1, len(vocab), dtype=np.int64)
             src_ids.extend(words[k : k + 1] for k in range(words.size))
             tgt_ids.extend(words[k : k + 1] for k in range(words.size))
-            weights = np.concatenate([weights, np.full(words.size, o["identity_weight"])])
+            weights = np.concatenate([weights, np.full(words.size, o.identity_weight)])
             align_weights = np.concatenate([align_weights, np.zeros(words.size)])
         size = len(vocab)
         # Direction 0 generates the target words from the source words, direction 1 the reverse.
@@ -275,12 +227,14 @@ class EMAligner(Aligner):
             _DirectionRun(tgt_ids, src_ids, size, o),
         )
         st, ts = runs
-        agreement = o["training"] == "agreement"
+        agreement = o.training == "agreement"
         agreement_log: dict[str, list[float]] = {"model1": [], "hmm": []}
-        max_jump = int(o["max_jump"])
-        smooth = float(o["jump_smoothing"])
+        max_jump = o.max_jump
+        smooth = o.jump_smoothing
         lls: tuple[float, ...]
-        for _ in range(o["model1_iterations"]):
+        total = o.model1_iterations + o.hmm_iterations
+        self.report_progress(0.0, f"EM on {len(pairs)} pairs, {size - 1} words")
+        for iteration in range(o.model1_iterations):
             counts = [np.zeros_like(run.prob) for run in runs]
             if agreement:
                 stats = np.zeros(3)
@@ -309,7 +263,11 @@ class EMAligner(Aligner):
             for run, c, ll in zip(runs, counts, lls, strict=True):
                 run.model1_ll.append(ll)
                 run.prob = run.normalize(c)
-        for _ in range(o["hmm_iterations"]):
+            self.report_progress(
+                (iteration + 1) / total,
+                f"IBM Model 1 iteration {iteration + 1} of {o.model1_iterations} done",
+            )
+        for iteration in range(o.hmm_iterations):
             counts = [np.zeros_like(run.prob) for run in runs]
             jump_counts = [np.zeros_like(run.jump) for run in runs]
             bound_counts = [np.zeros_like(run.bounds) for run in runs]
@@ -366,8 +324,12 @@ class EMAligner(Aligner):
                 run.p0_log.append(run.p0)
                 run.prob = run.normalize(c)
                 run.update_alignment(jc, bc)
-                if o["learn_null"]:
+                if o.learn_null:
                     run.p0 = float(np.clip(nc[0] / nc[1], 0.01, 0.95))
+            self.report_progress(
+                (o.model1_iterations + iteration + 1) / total,
+                f"HMM iteration {iteration + 1} of {o.hmm_iterations} done",
+            )
         self.vocab = vocab
         self.directions = [run.table() for run in runs]
         self.jumps = [run.jump for run in runs]
@@ -395,7 +357,7 @@ class EMAligner(Aligner):
         """The learned ``t(f | e)`` as ``{(e, f): probability}``; direction 0 generates target
         words from source words, 1 the reverse; the empty word is ``"<NULL>"``."""
         if direction not in (0, 1) or not self.directions:
-            raise AlignerError("lexicon(direction) needs a trained model and direction 0 or 1")
+            raise ModelError("lexicon(direction) needs a trained model and direction 0 or 1")
         words = sorted(self.vocab, key=self.vocab.__getitem__)
         size = len(words)
         table = self.directions[direction]
@@ -423,7 +385,7 @@ class EMAligner(Aligner):
         pos = np.minimum(pos, table.keys.size - 1)
         known = (with_null[None, :] >= 0) & (gen[:, None] >= 0)
         found = known & (table.keys[pos] == keys)
-        values = np.where(found, table.prob[pos], self.options["floor"])
+        values = np.where(found, table.prob[pos], self.options.floor)
         unseen_same = ~found & (with_null[None, :] == gen[:, None])
         values = np.where(unseen_same, self.identity_prob[direction], values)
         return np.ascontiguousarray(values[:, :-1]), np.ascontiguousarray(values[:, -1])
@@ -458,12 +420,12 @@ class EMAligner(Aligner):
                 emit_null,
                 self.jumps[direction],
                 self.bounds[direction],
-                int(self.options["max_jump"]),
-                float(self.options["jump_smoothing"]),
+                self.options.max_jump,
+                self.options.jump_smoothing,
                 self.p_null[direction],
             )
             mat = np.zeros((gen.size, cond.size), dtype=np.int8)
-            if self.options["decode"] != "posterior":
+            if self.options.decode != "posterior":
                 for j, i in enumerate(path.astype(np.int64)):
                     if i >= 0:
                         mat[j, i] = 1
@@ -484,22 +446,22 @@ class EMAligner(Aligner):
     def _align(self, source: list[str], target: list[str]) -> AlignerOutput:
         post_st, post_ts, fwd, bwd = self.directional(source, target)
         codes = grow_diag_final(fwd, bwd)
-        if self.options["decode"] == "agreement":
+        if self.options.decode == "agreement":
             # Liang et al. (2006): sure = links whose product of posteriors reaches the threshold.
             codes[codes == 2] = 1
-            codes[post_st * post_ts >= self.options["agreement_threshold"]] = 2
-        if self.options["possible"] == "none":
+            codes[post_st * post_ts >= self.options.agreement_threshold] = 2
+        if self.options.possible == "none":
             codes[codes == 1] = 0
         warnings: tuple[str, ...] = ()
-        if self.options["lexical"] == "merge":
+        if self.options.lexical == "merge":
             lexical = self._lexical_aligner()
             classes = lexical.match_classes(source, target)
             codes = _merge_lexical(codes, classes)
             warnings = lexical.rules.warnings
-        elif self.options["lexical"] in ("first", "first-sure"):
+        elif self.options.lexical in ("first", "first-sure"):
             lexical = self._lexical_aligner()
             classes = lexical.match_classes(source, target)
-            codes = _lexical_first(codes, classes, self.options["lexical"] == "first")
+            codes = _lexical_first(codes, classes, self.options.lexical == "first")
             warnings = lexical.rules.warnings
         confidence_matrix = np.clip((post_st + post_ts) / 2.0, 0.0, 1.0)
         sure = [(int(i), int(j)) for i, j in np.argwhere(codes == 2)]
@@ -513,7 +475,7 @@ class EMAligner(Aligner):
 
     def _lexical_aligner(self) -> LexicalAligner:
         if self._lexical is None:
-            self._lexical = LexicalAligner(ppdb=self.options["ppdb"])
+            self._lexical = LexicalAligner(LexicalOptions(ppdb=self.options.ppdb))
         return self._lexical
 
     # --- persistence --------------------------------------------------------------------------
@@ -524,7 +486,7 @@ class EMAligner(Aligner):
             "vocabulary": words,
             "identity_prob": self.identity_prob,
             "p_null": self.p_null,
-            "training": self.options["training"],
+            "training": self.options.training,
             "log": self.log,
         }
         arrays: dict[str, npt.NDArray[Any]] = {}
@@ -545,7 +507,9 @@ class EMAligner(Aligner):
             self.p_null = [float(v) for v in state["p_null"]]
             self.log = dict(state.get("log", {}))
             # Models saved before the option existed were trained independently.
-            self.options["training"] = str(state.get("training", "independent"))
+            self.options = dataclasses.replace(
+                self.options, training=str(state.get("training", "independent"))
+            )
             self.directions = [
                 _Direction(
                     np.ascontiguousarray(arrays[f"keys{k}"], dtype=np.int64),
@@ -563,20 +527,24 @@ class EMAligner(Aligner):
             else:
                 # Models saved before the start and end tables: the start from the jump table
                 # or uniform, no end factor.
-                self.options["end"] = "none"
+                self.options = dataclasses.replace(self.options, end="none")
                 self.bounds = [
-                    _boundary_tables(self.options["start"], "none", jump, np.ones((2, 1)))
+                    _boundary_tables(self.options.start, "none", jump, np.ones((2, 1)))
                     for jump in self.jumps
                 ]
         except KeyError as error:
-            raise AlignerError(f"saved 'em' model lacks field {error}") from error
-        size = int(self.options["max_jump"])
+            raise FormatError(
+                "missing in the saved 'em' model", field=str(error.args[0])
+            ) from error
+        size = self.options.max_jump
         if (
             len(self.vocab) != len(words)
             or any(j.size != 2 * size + 1 for j in self.jumps)
             or any(b.shape != (2, size + 1) for b in self.bounds)
         ):
-            raise AlignerError("saved 'em' model is inconsistent (vocabulary or jump table size)")
+            raise FormatError(
+                "saved 'em' model is inconsistent (vocabulary or jump table size)", field="state"
+            )
 
 
 def _lexical_first(codes: I8, classes: npt.NDArray[np.int8], em_possible: bool) -> I8:

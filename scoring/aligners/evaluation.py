@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
+from scoring.aligners.base import Aligner, AlignerOutput, TokenPair
 from scoring.alignment.links import Alignment, Link
 from scoring.alignment.majority import majority_alignment
 from scoring.alignment.metrics import (
@@ -51,6 +51,7 @@ from scoring.alignment.metrics import (
     word_scores,
 )
 from scoring.corpus import PairRecord
+from scoring.errors import InputError
 from scoring.measures import f1
 
 LITERATURE_LABEL = (
@@ -102,7 +103,7 @@ def prediction_counts(
 ) -> PredictionCounts:
     """Per-pair counts of ``predicted`` against ``gold`` (see the module docstring)."""
     if predicted.shape != gold.shape or gold.shape != (len(source), len(target)):
-        raise AlignerError(
+        raise InputError(
             f"prediction {predicted.shape}, gold {gold.shape} and tokens "
             f"{(len(source), len(target))} disagree on the pair's size"
         )
@@ -268,11 +269,11 @@ def evaluate_predictions(
     parameters: dict[str, Any] | None = None,
 ) -> EvaluationReport:
     if not (len(pairs) == len(predicted) == len(gold)):
-        raise AlignerError(
+        raise InputError(
             f"{len(pairs)} pairs, {len(predicted)} predictions and {len(gold)} gold alignments"
         )
     if not pairs:
-        raise AlignerError("nothing to evaluate: no pairs")
+        raise InputError("nothing to evaluate: no pairs")
     stats = [
         prediction_counts(s, t, p, g, phrases=phrases)
         for (s, t), p, g in zip(pairs, predicted, gold, strict=True)
@@ -284,9 +285,9 @@ def fold_assignment(n: int, folds: int, seed: int) -> np.ndarray[Any, np.dtype[n
     """Fold number ``0..folds−1`` of each of ``n`` items: a seeded shuffle, sizes differing by
     at most one."""
     if folds < 2:
-        raise AlignerError(f"cross-validation needs at least 2 folds, got {folds}")
+        raise InputError(f"cross-validation needs at least 2 folds, got {folds}")
     if folds > n:
-        raise AlignerError(f"{folds} folds but only {n} pairs")
+        raise InputError(f"{folds} folds but only {n} pairs")
     order = np.random.default_rng(seed).permutation(n)
     out = np.empty(n, dtype=np.int64)
     out[order] = np.arange(n) % folds
@@ -311,7 +312,7 @@ def cross_validate(
     the predictions and a record of the folds (seed, sizes).
     """
     if len(gold) != len(pairs):
-        raise AlignerError(f"{len(gold)} gold alignments for {len(pairs)} pairs")
+        raise InputError(f"{len(gold)} gold alignments for {len(pairs)} pairs")
     fold_of = fold_assignment(len(pairs), folds, seed)
     probe = make()
     if not probe.uses_gold:
@@ -326,7 +327,7 @@ def cross_validate(
             fold_gold: list[Alignment | None] = [
                 None if fold_of[k] == fold else gold[k] for k in range(len(pairs))
             ]
-            aligner.train(list(pairs) + list(extra_pairs), fold_gold + extra)
+            aligner.fit(list(pairs) + list(extra_pairs), fold_gold + extra)
             for index in np.flatnonzero(fold_of == fold).tolist():
                 s, t = pairs[index]
                 slots[index] = aligner.align(s, t)
@@ -353,13 +354,13 @@ def predict_all(
         train_pairs = list(pairs) + list(extra_pairs)
         if aligner.uses_gold:
             if extra_gold is None or not any(g is not None for g in extra_gold):
-                raise AlignerError(
+                raise InputError(
                     f"the '{aligner.name}' aligner learns from gold alignments: give training "
                     "files with gold alignments (--train) or cross-validate (--folds K)"
                 )
-            aligner.train(train_pairs, [None] * len(pairs) + list(extra_gold))
+            aligner.fit(train_pairs, [None] * len(pairs) + list(extra_gold))
         else:
-            aligner.train(train_pairs)
+            aligner.fit(train_pairs)
     return [aligner.align(s, t) for s, t in pairs]
 
 
@@ -378,7 +379,7 @@ def references(records: Sequence[PairRecord]) -> dict[str, list[Alignment]]:
             majority_alignment([r.annotations[n].alignment for n in names]) for r in records
         ]
     if not out:
-        raise AlignerError(
+        raise InputError(
             "the gold files hold no alignment to evaluate against (no gold alignment and no "
             "annotator who aligned every pair)"
         )
@@ -436,7 +437,7 @@ def evaluate_records(
     warnings = sorted({w for o in outputs for w in o.warnings})
     return {
         "aligner": probe.name,
-        "options": probe.options,
+        "options": probe.options.to_dict(),
         "pairs": len(pairs),
         "training": {
             "extra_pairs": len(train_pairs),

@@ -31,13 +31,13 @@ import functools
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
 from scoring import resources
 from scoring.aligners.base import Aligner, AlignerOutput
+from scoring.aligners.options import IdentityOptions, LexicalOptions
 from scoring.alignment.links import Alignment, Link
 from scoring.errors import ResourceMissingError
 
@@ -222,25 +222,21 @@ class LexicalAligner(Aligner):
 
     name = "lexical"
     version = 1
-    defaults: ClassVar[dict[str, Any]] = {
-        "stem": True,
-        "wordnet": True,
-        "ppdb": None,
-        "strict_resources": False,
-    }
+    options_class = LexicalOptions
+    options: LexicalOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
+    def __init__(self, options: LexicalOptions | None = None) -> None:
+        super().__init__(options)
         self._rules: MatchRules | None = None
 
     @property
     def rules(self) -> MatchRules:
         if self._rules is None:
             self._rules = MatchRules(
-                stem=self.options["stem"],
-                wordnet=self.options["wordnet"],
-                ppdb=self.options["ppdb"],
-                strict=self.options["strict_resources"],
+                stem=self.options.stem,
+                wordnet=self.options.wordnet,
+                ppdb=self.options.ppdb,
+                strict=self.options.strict_resources,
             )
         return self._rules
 
@@ -257,12 +253,8 @@ class IdentityAligner(LexicalAligner):
     """Lowercase one-to-one identity links (the literature's identity baseline)."""
 
     name = "identity"
-    defaults: ClassVar[dict[str, Any]] = {
-        "stem": False,
-        "wordnet": False,
-        "ppdb": None,
-        "strict_resources": False,
-    }
+    options_class = IdentityOptions
+    options: IdentityOptions
 
 
 def output_from_matches(

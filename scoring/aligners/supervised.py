@@ -34,7 +34,7 @@ from ``possible_threshold``. Each choice is measured in ``docs/experiments.md``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -42,7 +42,7 @@ from threadpoolctl import threadpool_limits
 
 from scoring import resources
 from scoring.aligners import block_features, link_lexicon
-from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
+from scoring.aligners.base import Aligner, AlignerOutput, TokenPair
 from scoring.aligners.corrections import decide_states, expected_corrections
 from scoring.aligners.em import EMAligner
 from scoring.aligners.em_kernels import grow_diag_final
@@ -55,7 +55,8 @@ from scoring.aligners.lexical import (
     LexicalAligner,
     greedy_one_to_one,
 )
-from scoring.aligners.trees import TreeEnsemble
+from scoring.aligners.options import EMOptions, LexicalOptions, SupervisedOptions
+from scoring.aligners.trees import TreeEnsemble, fit_trees, one_thread
 from scoring.aligners.word_features import (
     bigrams,
     context_features,
@@ -65,7 +66,7 @@ from scoring.aligners.word_features import (
     wordnet_relations,
 )
 from scoring.alignment.links import Alignment, Link
-from scoring.errors import ResourceMissingError
+from scoring.errors import FormatError, InputError, ModelError, ResourceMissingError
 from scoring.neural import encoder, finetune
 
 F64 = npt.NDArray[np.float64]
@@ -137,7 +138,6 @@ FEATURES = (
 #: and the corpus lexicon of annotated links (option ``lexicon``).
 BASE_FEATURES = len(FEATURES)
 FEATURES = (*FEATURES, *block_features.FEATURES, *link_lexicon.FEATURES)
-DECISIONS = ("corrections", "thresholds")
 
 #: Frequent function words and punctuation, each its own value of the ``*_function_word``
 #: features (−1 for any other word): "the" and "a", "of" and "," do not align alike.
@@ -184,66 +184,27 @@ class SupervisedAligner(Aligner):
     version = 6
     uses_gold = True
     needs_training = True
-    defaults: ClassVar[dict[str, Any]] = {
-        "ppdb": None,
-        "wordnet": True,
-        "pos": True,
-        "sure_threshold": 0.5,
-        "possible_threshold": 0.3,
-        "trees": 200,
-        "learning_rate": 0.02,
-        "max_leaf_nodes": 31,
-        "min_samples_leaf": 100,
-        "seed": 0,
-        "em_hmm_iterations": 5,
-        "negative_sample": 0.2,
-        "encoder": True,
-        "large_encoder": False,
-        "fine_tune_epochs": 0,
-        "fine_tune_weight": 0.3,
-        "decision": "corrections",
-        "lexicon": True,
-        "blocks": True,
-        "kind_trees": 100,
-    }
-    choices: ClassVar[dict[str, tuple[str, ...]]] = {"decision": DECISIONS}
+    options_class = SupervisedOptions
+    options: SupervisedOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
+    def __init__(self, options: SupervisedOptions | None = None) -> None:
+        super().__init__(options)
         o = self.options
-        if o["min_samples_leaf"] < 1:
-            raise AlignerError(
-                f"option 'min_samples_leaf' must be at least 1, got {o['min_samples_leaf']}"
-            )
-        if not 0.0 < o["negative_sample"] <= 1.0:
-            raise AlignerError(
-                f"option 'negative_sample' must be in (0, 1], got {o['negative_sample']}"
-            )
-        if o["fine_tune_epochs"] < 0:
-            raise AlignerError(
-                f"option 'fine_tune_epochs' must be 0 (off) or more, got {o['fine_tune_epochs']}"
-            )
-        if not 0.0 <= o["fine_tune_weight"] <= 1.0:
-            raise AlignerError(
-                f"option 'fine_tune_weight' must be in [0, 1], got {o['fine_tune_weight']}"
-            )
-        if not 0.0 < o["possible_threshold"] <= o["sure_threshold"] <= 1.0:
-            raise AlignerError(
-                "thresholds must satisfy 0 < possible_threshold ≤ sure_threshold ≤ 1"
-            )
         # The EM posteriors are features; the trees were developed on these EM settings (the
         # `em` aligner's own defaults later moved to a heavier identity lexicon, which is
         # better for its intersection links, not measured as features here). The EM model's
         # later fixes (unweighted jump counts, the end factor) apply here too: 5-fold CV
         # 88.5 → 88.7 on Edinburgh++, 89.2 on RTE-2 unchanged (results/aligners.json).
         self.em = EMAligner(
-            max_length=o["max_length"],
-            hmm_iterations=o["em_hmm_iterations"],
-            identity_weight=5.0,
-            start="uniform",
+            EMOptions(
+                max_length=o.max_length,
+                hmm_iterations=o.em_hmm_iterations,
+                identity_weight=5.0,
+                start="uniform",
+            )
         )
         self.lexical = LexicalAligner(
-            max_length=o["max_length"], wordnet=o["wordnet"], ppdb=o["ppdb"]
+            LexicalOptions(max_length=o.max_length, wordnet=o.wordnet, ppdb=o.ppdb)
         )
         self.ensemble: TreeEnsemble | None = None
         # decision "corrections": p(sure | linked); None when the gold has one kind of link only
@@ -264,7 +225,7 @@ class SupervisedAligner(Aligner):
     # --- features -----------------------------------------------------------------------------
 
     def _tags(self, tokens: list[str]) -> list[str] | None:
-        if not self.options["pos"] or self._pos_warning is not None:
+        if not self.options.pos or self._pos_warning is not None:
             return None
         try:
             return resources.pos_tag(tokens)
@@ -279,7 +240,7 @@ class SupervisedAligner(Aligner):
         pair's own gold, left out of the lexicon's counts (a training pair)."""
         base = self.base_features(source, target)
         rows = base.shape[0]
-        if self.options["blocks"]:
+        if self.options.blocks:
             col = {name: k for k, name in enumerate(FEATURES[:BASE_FEATURES])}
             anchors = (base[:, col["lexical_choice"]] == 1.0) | (
                 (base[:, col["em_viterbi_st"]] > 0) & (base[:, col["em_viterbi_ts"]] > 0)
@@ -324,7 +285,7 @@ class SupervisedAligner(Aligner):
         self.sentences = 2 * len(pairs)
 
     def _encoder(self) -> encoder.Encoder | None:
-        if not self.options["encoder"] or self._encoder_warning is not None:
+        if not self.options.encoder or self._encoder_warning is not None:
             return None
         try:
             return encoder.load()
@@ -333,7 +294,7 @@ class SupervisedAligner(Aligner):
             return None
 
     def _large_encoder(self) -> encoder.Encoder | None:
-        if not self.options["large_encoder"] or self._large_encoder_warning is not None:
+        if not self.options.large_encoder or self._large_encoder_warning is not None:
             return None
         try:
             return encoder.load(model=encoder.MPNET)
@@ -518,7 +479,7 @@ class SupervisedAligner(Aligner):
     # --- training -----------------------------------------------------------------------------
 
     def _train(self, pairs: Sequence[TokenPair], gold: Sequence[Alignment | None] | None) -> None:
-        with threadpool_limits(limits=ONE_THREAD):
+        with one_thread():
             self._train_one_thread(pairs, gold)
 
     def _train_one_thread(
@@ -526,13 +487,13 @@ class SupervisedAligner(Aligner):
     ) -> None:
         labelled = [k for k, g in enumerate(gold or []) if g is not None]
         if not labelled:
-            raise AlignerError(
+            raise InputError(
                 "the 'supervised' aligner needs gold alignments for some training pairs"
             )
-        em_key = (_fingerprint(pairs), tuple(sorted(self.em.options.items())))
+        em_key = (_fingerprint(pairs), self.em.options)
         cached = _EM_CACHE.get(em_key)
         if cached is None:
-            self.em.train(pairs)
+            self.em.fit(pairs, progress=self.progress_part(0.0, 0.2, "EM: "))
             if len(_EM_CACHE) >= _CACHE_LIMIT:
                 clear_caches()
             _EM_CACHE[em_key] = self.em
@@ -542,9 +503,9 @@ class SupervisedAligner(Aligner):
         self._count_documents(pairs)
         self._feature_key = (
             em_key,
-            self.options["wordnet"],
-            self.options["ppdb"],
-            self.options["pos"],
+            self.options.wordnet,
+            self.options.ppdb,
+            self.options.pos,
             self._encoder() is not None,
             self._large_encoder() is not None,
         )
@@ -552,13 +513,14 @@ class SupervisedAligner(Aligner):
         o = self.options
         golds = [g for g in gold if g is not None]
         self.lexicon = None
-        if o["lexicon"]:
+        if o.lexicon:
             self.lexicon = link_lexicon.LinkLexicon.count(
                 [(pairs[k][0], pairs[k][1]) for k in labelled], golds
             )
         blocks = []
         codes = []
-        for k in labelled:
+        for done, k in enumerate(labelled):
+            self.report_progress(0.2 + 0.35 * done / len(golds), f"features {done}/{len(golds)}")
             source, target = pairs[k]
             alignment = gold[k]
             assert alignment is not None
@@ -567,22 +529,22 @@ class SupervisedAligner(Aligner):
         x = np.concatenate(blocks)
         code = np.concatenate(codes)
         # "thresholds" learns p(sure); "corrections" p(linked), then p(sure | linked)
-        by_kind = o["decision"] == "corrections"
+        by_kind = o.decision == "corrections"
         y = (code >= 1 if by_kind else code == 2).astype(np.int64)
         if y.min() == y.max():
-            raise AlignerError("the gold alignments have no sure link (or nothing but links)")
+            raise InputError("the gold alignments have no sure link (or nothing but links)")
         ensemble, cells_used = self.fit_ensemble(x, y)
         total_cells, positive_cells = int(y.size), int(np.count_nonzero(code == 2))
         # Too little finished work gives trees whose leaves (min_samples_leaf cells each) are
         # all mostly non-links: the model would link nothing and erase a prefill that was
         # better. Refuse it, so a prefill job fails with the reason and changes nothing.
-        cut = 0.5 if by_kind else o["sure_threshold"]
+        cut = 0.5 if by_kind else o.sure_threshold
         recalled = int(np.count_nonzero(ensemble.predict(x[y == 1]) >= cut))
         if recalled == 0:
-            raise AlignerError(
+            raise ModelError(
                 f"the 'supervised' aligner learnt nothing from {len(labelled)} finished pairs "
                 f"({positive_cells} sure links): it would link no word even in them; finish "
-                f"more pairs (or lower min_samples_leaf, now {o['min_samples_leaf']})"
+                f"more pairs (or lower min_samples_leaf, now {o.min_samples_leaf})"
             )
         self.ensemble = ensemble
         self.kind = None
@@ -591,18 +553,18 @@ class SupervisedAligner(Aligner):
         self.sure_share = float(sure.mean()) if sure.size else 1.0
         if by_kind and 0 < int(sure.sum()) < sure.size:
             self.kind, _ = self.fit_ensemble(
-                x[linked], sure.astype(np.int64), trees=o["kind_trees"], sample=False
+                x[linked], sure.astype(np.int64), trees=o.kind_trees, sample=False
             )
         self.scorer = None
-        model = self._encoder() if o["fine_tune_epochs"] else None
+        model = self._encoder() if o.fine_tune_epochs else None
         if model is not None:
             assert gold is not None
             self.scorer = finetune.fine_tune(
                 model,
                 [pairs[k] for k in labelled],
                 [gold_k.sure_matrix() for k in labelled if (gold_k := gold[k]) is not None],
-                epochs=o["fine_tune_epochs"],
-                seed=o["seed"],
+                epochs=o.fine_tune_epochs,
+                seed=o.seed,
             )
         self.training_summary = {
             "pairs": len(pairs),
@@ -610,7 +572,7 @@ class SupervisedAligner(Aligner):
             "cells": total_cells,
             "positive_cells": positive_cells,
             "cells_used": cells_used,
-            "seed": o["seed"],
+            "seed": o.seed,
         }
 
     def fit_ensemble(
@@ -629,14 +591,14 @@ class SupervisedAligner(Aligner):
             x = x.copy()
             x[:, np.isnan(x).all(axis=0)] = 0.0
             model = HistGradientBoostingClassifier(
-                max_iter=trees or o["trees"],
-                learning_rate=o["learning_rate"],
-                max_leaf_nodes=o["max_leaf_nodes"],
-                min_samples_leaf=o["min_samples_leaf"],
+                max_iter=trees or o.trees,
+                learning_rate=o.learning_rate,
+                max_leaf_nodes=o.max_leaf_nodes,
+                min_samples_leaf=o.min_samples_leaf,
                 early_stopping=False,
-                random_state=o["seed"],
+                random_state=o.seed,
             )
-            model.fit(x, y)
+            fit_trees(model, x, y, None, self.progress_part(0.95, 1.0, "sure or possible: "))
             return TreeEnsemble.from_sklearn(model), int(y.size)
         col = {name: k for k, name in enumerate(FEATURES)}
         evidence = (
@@ -651,22 +613,22 @@ class SupervisedAligner(Aligner):
             | (x[:, col["em_symmetrized"]] > 0)
             | (x[:, col["bigram_dice"]] >= 0.5)
         )
-        rate = float(o["negative_sample"])
-        rng = np.random.default_rng(o["seed"])
+        rate = float(o.negative_sample)
+        rng = np.random.default_rng(o.seed)
         keep = evidence | (y == 1) | (rng.random(y.size) < rate)
         weight = np.where(evidence | (y == 1), 1.0, 1.0 / rate)[keep]
         kept_x, kept_y = x[keep], y[keep]
         # scikit-learn cannot bin a column that is all missing (the encoder's, without it)
         kept_x[:, np.isnan(kept_x).all(axis=0)] = 0.0
         model = HistGradientBoostingClassifier(
-            max_iter=trees or o["trees"],
-            learning_rate=o["learning_rate"],
-            max_leaf_nodes=o["max_leaf_nodes"],
-            min_samples_leaf=o["min_samples_leaf"],
+            max_iter=trees or o.trees,
+            learning_rate=o.learning_rate,
+            max_leaf_nodes=o.max_leaf_nodes,
+            min_samples_leaf=o.min_samples_leaf,
             early_stopping=False,
-            random_state=o["seed"],
+            random_state=o.seed,
         )
-        model.fit(kept_x, kept_y, sample_weight=weight)
+        fit_trees(model, kept_x, kept_y, weight, self.progress_part(0.55, 0.95, "link trees: "))
         return TreeEnsemble.from_sklearn(model), int(keep.sum())
 
     # --- alignment ----------------------------------------------------------------------------
@@ -681,15 +643,15 @@ class SupervisedAligner(Aligner):
         """``(N, M)`` probabilities of each cell: the main model's (:meth:`probabilities`) and
         of being a sure link (the same with ``"thresholds"``)."""
         if self.ensemble is None:
-            raise AlignerError("the 'supervised' aligner is not trained")
+            raise ModelError("the 'supervised' aligner is not trained")
         x = self.features(source, target)
         shape = (len(source), len(target))
         prob = self.ensemble.predict(x).reshape(shape)
         if self.scorer is not None:
             tuned = 1.0 / (1.0 + np.exp(-self.scorer.logits(source, target)))
-            weight = self.options["fine_tune_weight"]
+            weight = self.options.fine_tune_weight
             prob = np.where(np.isnan(tuned), prob, (1.0 - weight) * prob + weight * tuned)
-        if self.options["decision"] == "thresholds":
+        if self.options.decision == "thresholds":
             return prob, prob
         share = self.kind.predict(x).reshape(shape) if self.kind is not None else self.sure_share
         return prob, prob * share
@@ -697,9 +659,9 @@ class SupervisedAligner(Aligner):
     def _align(self, source: list[str], target: list[str]) -> AlignerOutput:
         prob, p_sure = self.cell_probabilities(source, target)
         metadata = {}
-        if self.options["decision"] == "thresholds":
-            sure = prob >= self.options["sure_threshold"]
-            possible = prob >= self.options["possible_threshold"]
+        if self.options.decision == "thresholds":
+            sure = prob >= self.options.sure_threshold
+            possible = prob >= self.options.possible_threshold
         else:
             states = decide_states(prob, p_sure)
             sure, possible = states == 2, states >= 1
@@ -733,7 +695,7 @@ class SupervisedAligner(Aligner):
             arrays.update({f"finetuned_{k}": v for k, v in self.scorer.arrays().items()})
         state = {
             "em": em_state,
-            "em_options": self.em.options,
+            "em_options": self.em.options.to_dict(),
             "baseline": self.ensemble.baseline,
             "kind_baseline": None if self.kind is None else self.kind.baseline,
             "sure_share": self.sure_share,
@@ -749,13 +711,13 @@ class SupervisedAligner(Aligner):
         if "em" not in state:
             return
         if state.get("features") != list(FEATURES):
-            raise AlignerError(
+            raise ModelError(
                 f"saved 'supervised' model was trained on {len(state.get('features', []))} "
                 f"features, not this version's {len(FEATURES)} (version {self.version} added the "
                 "corpus lexicon's); train it again"
             )
         try:
-            self.em = EMAligner(**state["em_options"])
+            self.em = EMAligner(EMOptions.from_dict(state["em_options"]))
             self.em._restore(
                 state["em"], {k[3:]: v for k, v in arrays.items() if k.startswith("em_")}
             )
@@ -789,11 +751,13 @@ class SupervisedAligner(Aligner):
             if tuned:
                 model = self._encoder()
                 if model is None:
-                    raise AlignerError(
+                    raise ResourceMissingError(
                         "saved 'supervised' model holds a fine-tuned encoder, but "
                         f"{self._encoder_warning}"
                     )
                 self.scorer = finetune.LinkScorer(model, tuned)
         except KeyError as error:
-            raise AlignerError(f"saved 'supervised' model lacks field {error}") from error
+            raise FormatError(
+                "missing in the saved 'supervised' model", field=str(error.args[0])
+            ) from error
         self.training_summary = dict(state.get("summary", {}))

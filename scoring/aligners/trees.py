@@ -1,9 +1,10 @@
 """A binary gradient-boosted tree ensemble kept as plain arrays and evaluated by a numba kernel.
 
-scikit-learn's ``HistGradientBoostingClassifier`` trains the trees;
+scikit-learn's ``HistGradientBoostingClassifier`` trains the trees (:func:`fit_trees`, which
+can report each tree);
 :meth:`TreeEnsemble.from_sklearn` copies them into arrays (feature, threshold, children, leaf
 values), so a saved model is numbers only (no pickle). The tests check the kernel against
-scikit-learn's own ``predict_proba``.
+scikit-learn's own ``predict_proba``. :func:`one_thread` is the thread limit the fits run under.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from numba import njit
+from threadpoolctl import threadpool_limits
 
-from scoring.aligners.base import AlignerError
+from scoring.errors import InputError, ModelError
+from scoring.progress import Progress
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -54,6 +57,18 @@ def _ensemble_predict(
     return out
 
 
+def one_thread() -> threadpool_limits:
+    """A context that runs numpy's BLAS and scikit-learn's OpenMP on one thread each.
+
+    threadpoolctl limits only the libraries loaded when the context is entered, so
+    scikit-learn's OpenMP runtime is loaded first: in a fresh process (a new worker's first
+    retraining) the tree fits would otherwise use a thread per core, and on two cores shared with
+    other work such a fit took ten times as long as on one thread."""
+    import sklearn.ensemble  # noqa: F401  (loads the OpenMP runtime that the fits use)
+
+    return threadpool_limits(limits=1)
+
+
 class TreeEnsemble:
     """A binary gradient-boosted tree ensemble as plain arrays."""
 
@@ -75,9 +90,9 @@ class TreeEnsemble:
         """Copy the trees of a fitted binary ``HistGradientBoostingClassifier``."""
         nodes = [predictors[0].nodes for predictors in model._predictors]
         if not nodes:
-            raise AlignerError("the tree ensemble has no trees")
+            raise ModelError("the tree ensemble has no trees")
         if any(bool(n["is_categorical"].any()) for n in nodes):
-            raise AlignerError("categorical splits are not supported")
+            raise ModelError("categorical splits are not supported")
         offset = np.zeros(len(nodes) + 1, dtype=np.int64)
         offset[1:] = np.cumsum([len(n) for n in nodes])
         cat: Any = np.concatenate(nodes)  # a structured array (one record per node)
@@ -109,9 +124,9 @@ class TreeEnsemble:
         """Probability of the positive class for each row of ``x``."""
         data = np.ascontiguousarray(x, dtype=np.float64)
         if data.ndim != 2:
-            raise AlignerError(f"features must be a 2-D array, got shape {data.shape}")
+            raise InputError(f"features must be a 2-D array, got shape {data.shape}")
         if self.feature.size and data.shape[1] <= int(self.feature.max()):
-            raise AlignerError(f"the model needs more than {data.shape[1]} features")
+            raise InputError(f"the model needs more than {data.shape[1]} features")
         return _ensemble_predict(
             data,
             self.feature,
@@ -124,3 +139,36 @@ class TreeEnsemble:
             self.offset,
             self.baseline,
         )
+
+
+def fit_trees(
+    model: Any,
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    sample_weight: npt.ArrayLike | None = None,
+    progress: Progress | None = None,
+) -> Any:
+    """Fit ``model``, a ``HistGradientBoostingClassifier`` made with ``early_stopping=False``,
+    telling ``progress`` of each tree; returns it.
+
+    scikit-learn offers no callback here, but its early stopping scores the model after every
+    tree with a callable ``scoring`` of our own: on the training data (no validation split, so
+    every row still trains) and with a patience longer than the trees, so it never stops and
+    the trees are those of a plain fit (checked by the tests). The score itself is unused."""
+    if progress is not None:
+        trees, scored, report = int(model.max_iter), [0], progress
+
+        def each_tree(estimator: Any, x_part: Any, y_part: Any, sample_weight: Any = None) -> float:
+            if scored[0]:  # the first call scores the model before its first tree
+                report(scored[0] / trees, f"tree {scored[0]} of {trees}")
+            scored[0] += 1
+            return 0.0
+
+        model.set_params(
+            early_stopping=True,
+            scoring=each_tree,
+            validation_fraction=None,
+            n_iter_no_change=trees + 1,
+        )
+    model.fit(x, y, sample_weight=sample_weight)
+    return model

@@ -39,14 +39,13 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from scoring import __version__
 from scoring.alignment.agreement_kernels import pair_kernel
 from scoring.alignment.edit_model import (
-    AgreementError,
     EditModel,
     alignment_matrix,
     edit_count,
@@ -54,7 +53,10 @@ from scoring.alignment.edit_model import (
 )
 from scoring.alignment.links import Alignment
 from scoring.alignment.phrases import identity_matrix
-from scoring.errors import AlignmentError
+from scoring.corpus import LENGTH_BIN_STARTS
+from scoring.errors import AlignmentError, InputError, ModelError
+from scoring.options import Choices, Constraint, Interval, Options
+from scoring.records import Record
 
 AGREEMENT_VERSION = "1"
 Kind = Literal["possible", "sure"]
@@ -69,8 +71,20 @@ ProgressCallback = Callable[[int, int], None]
 
 
 @dataclass(frozen=True, slots=True)
-class AgreementParams:
-    """Everything that determines the numbers, recorded in every result's signature."""
+class AgreementParams(Options):
+    """Everything that determines the numbers, recorded in every result's signature: the
+    Monte Carlo ``samples`` J and ``seed``, the ``kinds`` of alignment compared, whether
+    lexically identical items are left out, the no-unaligned-boundary rule, the longest phrase
+    (``None``: any) and the estimator of π̂ and π̂0 (see :mod:`scoring.options`)."""
+
+    owner: ClassVar[str] = "the agreement"
+    constraints: ClassVar[Mapping[str, Constraint]] = {
+        "samples": Interval(1, None),
+        "seed": Interval(0, None),
+        "kinds": Choices(KINDS),
+        "max_length": Interval(1, None),
+        "estimator": Choices(("paper", "pooled")),
+    }
 
     samples: int = 1000
     seed: int = 0
@@ -79,38 +93,6 @@ class AgreementParams:
     boundary_rule: bool = True
     max_length: int | None = None
     estimator: str = "paper"
-
-    def __post_init__(self) -> None:
-        if isinstance(self.samples, bool) or not isinstance(self.samples, int):
-            raise AgreementError(f"samples must be an integer, got {self.samples!r}")
-        if self.samples < 1:
-            raise AgreementError(f"samples must be at least 1, got {self.samples}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise AgreementError(f"seed must be a non-negative integer, got {self.seed!r}")
-        for kind in self.kinds:
-            if kind not in KINDS:
-                raise AgreementError(f"kind must be 'possible' or 'sure', got {kind!r}")
-        if self.max_length is not None and self.max_length < 1:
-            raise AgreementError(f"max_length must be at least 1, got {self.max_length}")
-        if self.estimator not in ("paper", "pooled"):
-            raise AgreementError(f"estimator must be 'paper' or 'pooled', got {self.estimator!r}")
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["kinds"] = list(self.kinds)
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> AgreementParams:
-        return cls(
-            samples=int(data["samples"]),
-            seed=int(data["seed"]),
-            kinds=tuple(str(k) for k in data["kinds"]),
-            exclude_identical=bool(data["exclude_identical"]),
-            boundary_rule=bool(data["boundary_rule"]),
-            max_length=None if data["max_length"] is None else int(data["max_length"]),
-            estimator=str(data["estimator"]),
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +176,7 @@ def pair_seed_sequence(
 def _model_for(models: Mapping[str, EditModel], kind: str, who: str) -> EditModel:
     model = models.get(kind)
     if model is None:
-        raise AgreementError(f"no edit model for annotator {who} and kind {kind!r}")
+        raise ModelError(f"no edit model for annotator {who} and kind {kind!r}")
     return model
 
 
@@ -282,7 +264,7 @@ def pair_statistics(
     total = len(pair_list)
     workers = default_threads() if threads is None else int(threads)
     if workers < 1:
-        raise AgreementError(f"threads must be at least 1, got {threads}")
+        raise InputError(f"threads must be at least 1, got {threads}")
 
     def run(pair: AgreementPair) -> list[PairStats]:
         return [
@@ -429,7 +411,7 @@ def _ordered(stats: Iterable[PairStats]) -> list[PairStats]:
     for st in stats:
         ident = (st.key, st.kind)
         if ident in seen:
-            raise AgreementError(f"pair {st.key!r} ({st.kind}) appears in two chunks")
+            raise InputError(f"pair {st.key!r} ({st.kind}) appears in two chunks")
         seen.add(ident)
         out.append(st)
     return sorted(out, key=lambda s: (s.kind, s.key))
@@ -447,7 +429,7 @@ def aggregate(
 ) -> AgreementResult:
     """π̂, π̂0 and Ĉ from per-pair statistics (from any number of chunks, in any order)."""
     if level not in LEVELS:
-        raise AgreementError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
+        raise InputError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
     chosen = [st for st in _ordered(stats) if st.kind == kind]
     paper_pi, paper_pi0, used, samples_used, _ = _paper_estimates(chosen, level)
     pooled_pi, pooled_pi0 = _pooled_estimates(chosen, level)
@@ -579,7 +561,7 @@ def chance_corrected_agreement(
     """
     params = params or AgreementParams()
     if not pairs:
-        raise AgreementError("no doubly annotated pairs to measure agreement on")
+        raise InputError("no doubly annotated pairs to measure agreement on")
     if models_a is None:
         models_a = fit_models(
             ((p.a, p.prefill) for p in pairs), annotator=annotator_a, kinds=params.kinds
@@ -607,21 +589,37 @@ def chance_corrected_agreement(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class LengthBin(Record):
+    """π̂, π̂0 and Ĉ of the pairs whose shorter sentence has ``min_length`` to
+    ``max_length_exclusive − 1`` tokens (``None``: no upper end), a point of Figure 4."""
+
+    min_length: int
+    max_length_exclusive: int | None
+    pairs: int
+    pi_hat: float | None
+    pi0_hat: float | None
+    c_hat: float | None
+    undefined_reason: str
+
+
 def length_bins(
     stats: Iterable[PairStats],
     *,
     params: AgreementParams,
     kind: str = "possible",
     level: str = "phrase_atomic",
-    edges: Sequence[int] = (10, 15, 20, 25, 30, 40),
-) -> list[dict[str, Any]]:
+    edges: Sequence[int] = LENGTH_BIN_STARTS[1:],
+) -> list[LengthBin]:
     """π̂, π̂0 and Ĉ per bin of the shorter sentence's length (the paper's Figure 4).
 
     Bins are ``[1, e0)``, ``[e0, e1)``, …, ``[e_last, ∞)``; empty bins are kept (with no values).
+    The default edges are the project's one binning of lengths,
+    :data:`scoring.corpus.LENGTH_BIN_STARTS`.
     """
     ordered = [st for st in _ordered(stats) if st.kind == kind]
     bounds = [1, *edges]
-    out: list[dict[str, Any]] = []
+    out: list[LengthBin] = []
     for b, low in enumerate(bounds):
         high = bounds[b + 1] if b + 1 < len(bounds) else None
         members = [
@@ -632,14 +630,14 @@ def length_bins(
         ]
         res = aggregate(members, params=params, kind=kind, level=level)
         out.append(
-            {
-                "min_length": low,
-                "max_length_exclusive": high,
-                "pairs": len(members),
-                "pi_hat": res.pi_hat,
-                "pi0_hat": res.pi0_hat,
-                "c_hat": res.c_hat,
-                "undefined_reason": res.undefined_reason,
-            }
+            LengthBin(
+                min_length=low,
+                max_length_exclusive=high,
+                pairs=len(members),
+                pi_hat=res.pi_hat,
+                pi0_hat=res.pi0_hat,
+                c_hat=res.c_hat,
+                undefined_reason=res.undefined_reason,
+            )
         )
     return out

@@ -14,11 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scoring.alignment.links import Alignment
-from scoring.errors import AlignmentError, ScoringError
-
-
-class AgreementError(ScoringError, ValueError):
-    """Agreement inputs that cannot be used (no prefill, no pairs to fit, bad parameters)."""
+from scoring.errors import AlignmentError, InputError, UndefinedError
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +51,7 @@ def alignment_matrix(alignment: Alignment, kind: str) -> npt.NDArray[np.uint8]:
         return np.ascontiguousarray(alignment.possible_matrix(), dtype=np.uint8)
     if kind == "sure":
         return np.ascontiguousarray(alignment.sure_matrix(), dtype=np.uint8)
-    raise AgreementError(f"kind must be 'possible' or 'sure', got {kind!r}")
+    raise InputError(f"kind must be 'possible' or 'sure', got {kind!r}")
 
 
 def edit_count(annotation: Alignment, prefill: Alignment, kind: str = "possible") -> int:
@@ -82,11 +78,11 @@ def fit_edit_model(
         if cells == 0:
             continue
         if not 0 <= edits <= cells:
-            raise AgreementError(f"{edits} edits do not fit a {n}×{m} matrix")
+            raise InputError(f"{edits} edits do not fit a {n}×{m} matrix")
         xs.append(float(n + m))
         ys.append(edits / cells)
     if not xs:
-        raise AgreementError(
+        raise UndefinedError(
             f"annotator {annotator!r} has no non-empty pair with a prefill to fit Pr(edit) on"
         )
     x = np.array(xs)

@@ -33,17 +33,14 @@ import numpy as np
 import numpy.typing as npt
 
 from scoring.corpus import PairRecord
-from scoring.errors import ScoringError
+from scoring.errors import InputError
+from scoring.records import Record
 
 CATEGORIES: tuple[str, ...] = ("none", "possible", "sure")
 NONE, POSSIBLE, SURE = 0, 1, 2
 MISSING = -1
 
 IntArray = npt.NDArray[np.int64]
-
-
-class KappaError(ScoringError, ValueError):
-    """Ratings that cannot be scored: wrong shape, unknown category, too few raters."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,15 +63,15 @@ class AgreementStatistic:
 def _as_ratings(ratings: npt.ArrayLike, n_categories: int, *, allow_missing: bool) -> IntArray:
     arr = np.asarray(ratings)
     if arr.ndim != 2:
-        raise KappaError(f"ratings must be a 2-D (items × raters) array, got shape {arr.shape}")
+        raise InputError(f"ratings must be a 2-D (items × raters) array, got shape {arr.shape}")
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise KappaError("ratings must be integer category codes")
+        raise InputError("ratings must be integer category codes")
     arr = arr.astype(np.int64)
     low = MISSING if allow_missing else 0
     bad = (arr < low) | (arr >= n_categories)
     if bad.any():
         item, rater = (int(v) for v in np.argwhere(bad)[0])
-        raise KappaError(
+        raise InputError(
             f"item {item}, rater {rater}: category code {arr[item, rater]} is not in "
             f"0..{n_categories - 1}" + (" or -1 (missing)" if allow_missing else "")
         )
@@ -121,7 +118,7 @@ def cohen_kappa(
     x = np.asarray(a)
     y = np.asarray(b)
     if x.shape != y.shape or x.ndim != 1:
-        raise KappaError(
+        raise InputError(
             f"two 1-D rating arrays of equal length expected, got {x.shape}, {y.shape}"
         )
     k = len(categories)
@@ -148,9 +145,9 @@ def fleiss_kappa_from_counts(
     """
     table = np.asarray(counts, dtype=np.int64)
     if table.ndim != 2:
-        raise KappaError(f"counts must be 2-D (items × categories), got shape {table.shape}")
+        raise InputError(f"counts must be 2-D (items × categories), got shape {table.shape}")
     if (table < 0).any():
-        raise KappaError("counts must be non-negative")
+        raise InputError("counts must be non-negative")
     cats = list(categories) if categories is not None else [str(c) for c in range(table.shape[1])]
     items = table.shape[0]
     if items == 0:
@@ -158,7 +155,7 @@ def fleiss_kappa_from_counts(
     per_item = table.sum(axis=1)
     n = int(per_item[0])
     if (per_item != n).any() or n < 2:
-        raise KappaError("Fleiss' kappa needs the same number (≥ 2) of ratings on every item")
+        raise InputError("Fleiss' kappa needs the same number (≥ 2) of ratings on every item")
     agree = (table * (table - 1)).sum(axis=1) / (n * (n - 1))
     observed = float(agree.mean())
     shares = table.sum(axis=0) / (items * n)
@@ -230,7 +227,7 @@ def krippendorff_alpha_nominal(
 
 def _annotated(records: Sequence[PairRecord], annotators: Sequence[str]) -> list[PairRecord]:
     if len(annotators) < 2:
-        raise KappaError("agreement needs at least two annotators")
+        raise InputError("agreement needs at least two annotators")
     return [r for r in records if all(a in r.annotations for a in annotators)]
 
 
@@ -310,7 +307,7 @@ def cell_agreement(
         ratings = brockett_items(records, annotators)
         label = "Brockett (2007): proposed hypothesis-side links + null links + NULL token"
     else:
-        raise KappaError(f"items must be 'cells' or 'brockett', got {items!r}")
+        raise InputError(f"items must be 'cells' or 'brockett', got {items!r}")
     names = list(annotators)
     out: dict[str, Any] = {
         "items": label,
@@ -394,6 +391,33 @@ def _interval(values: list[float | None]) -> tuple[list[float] | None, str]:
     return [float(low), float(high)], ""
 
 
+@dataclass(frozen=True, slots=True)
+class IntervalStatistic(Record):
+    """One statistic over the shared items with its 95% bootstrap percentile interval
+    (``None`` with ``ci_undefined_reason`` when undefined in most resamples)."""
+
+    name: str
+    value: float | None
+    ci95: list[float] | None
+    undefined_reason: str
+    ci_undefined_reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class StandardAgreement(Record):
+    """Fleiss' κ and Krippendorff's α (nominal) of some annotators over some items, with the
+    numbers of items and pairs they rest on and the bootstrap's ``resamples`` and ``seed``."""
+
+    items: str
+    n_items: int
+    n_pairs: int
+    raters: list[str]
+    resamples: int
+    seed: int
+    fleiss_kappa: IntervalStatistic
+    krippendorff_alpha: IntervalStatistic
+
+
 def agreement_with_intervals(
     blocks: Sequence[IntArray],
     raters: Sequence[str],
@@ -401,7 +425,7 @@ def agreement_with_intervals(
     items_label: str,
     resamples: int = 1000,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> StandardAgreement:
     """Fleiss' κ and Krippendorff's α (nominal) of per-pair rating blocks, each with the number
     of items and pairs it rests on and a 95% percentile interval from ``resamples`` bootstrap
     resamples of the pairs (``np.random.default_rng(seed)``). A statistic on no items, or whose
@@ -419,17 +443,10 @@ def agreement_with_intervals(
             ).astype(np.float64)
             boot_k.append(_fleiss_from(stats, weights))
             boot_a.append(_alpha_from(stats, weights))
-    out: dict[str, Any] = {
-        "items": items_label,
-        "n_items": n_items,
-        "n_pairs": len(blocks),
-        "raters": list(raters),
-        "resamples": resamples,
-        "seed": seed,
-    }
-    for key, name, value, boot in (
-        ("fleiss_kappa", "Fleiss' kappa", _fleiss_from(stats, ones), boot_k),
-        ("krippendorff_alpha", "Krippendorff's alpha (nominal)", _alpha_from(stats, ones), boot_a),
+    statistics: list[IntervalStatistic] = []
+    for name, value, boot in (
+        ("Fleiss' kappa", _fleiss_from(stats, ones), boot_k),
+        ("Krippendorff's alpha (nominal)", _alpha_from(stats, ones), boot_a),
     ):
         if n_items == 0:
             reason = "no items shared by all annotators"
@@ -438,14 +455,25 @@ def agreement_with_intervals(
         else:
             reason = ""
         interval, why = _interval(boot) if value is not None else (None, reason)
-        out[key] = {
-            "name": name,
-            "value": value,
-            "ci95": interval,
-            "undefined_reason": reason,
-            "ci_undefined_reason": why if interval is None else "",
-        }
-    return out
+        statistics.append(
+            IntervalStatistic(
+                name=name,
+                value=value,
+                ci95=interval,
+                undefined_reason=reason,
+                ci_undefined_reason=why if interval is None else "",
+            )
+        )
+    return StandardAgreement(
+        items=items_label,
+        n_items=n_items,
+        n_pairs=len(blocks),
+        raters=list(raters),
+        resamples=resamples,
+        seed=seed,
+        fleiss_kappa=statistics[0],
+        krippendorff_alpha=statistics[1],
+    )
 
 
 def brockett_blocks(records: Sequence[PairRecord], annotators: Sequence[str]) -> list[IntArray]:

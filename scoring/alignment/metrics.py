@@ -18,8 +18,9 @@ denominator is empty is ``None`` and is listed in ``undefined``, never a silent 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
+from itertools import combinations
 from typing import Any, Literal
 
 import numpy as np
@@ -27,16 +28,12 @@ import numpy.typing as npt
 
 from scoring.alignment.links import Alignment, Link
 from scoring.alignment.phrases import extract_phrase_pairs, identical_mask, identity_matrix
-from scoring.errors import AlignmentError, ScoringError
+from scoring.errors import AlignmentError, InputError
 from scoring.measures import f1
 
 Kind = Literal["sure", "possible"]
 WordKind = Literal["mixed", "sure", "possible"]
 Level = Literal["word", "phrase"]
-
-
-class MetricsError(ScoringError, ValueError):
-    """Metric inputs that do not fit together (lengths, missing tokens, unknown options)."""
 
 
 def _ratio(numerator: int, denominator: int) -> float | None:
@@ -70,6 +67,23 @@ class Scores:
         out["undefined"] = self.undefined
         return out
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Scores:
+        """The inverse of :meth:`to_dict` (``undefined`` is recomputed)."""
+
+        def value(key: str) -> float | None:
+            item = data[key]
+            return None if item is None else float(item)
+
+        with_aer = "aer" in data
+        return cls(
+            value("precision"),
+            value("recall"),
+            value("f1"),
+            value("aer") if with_aer else None,
+            with_aer,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class WordCounts:
@@ -92,6 +106,10 @@ class WordCounts:
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> WordCounts:
+        return cls(**{f.name: int(data[f.name]) for f in fields(cls)})
+
 
 @dataclass(frozen=True, slots=True)
 class PhraseCounts:
@@ -113,6 +131,10 @@ class PhraseCounts:
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PhraseCounts:
+        return cls(**{f.name: int(data[f.name]) for f in fields(cls)})
+
 
 def _check_tokens(
     alignment: Alignment, source: Sequence[str] | None, target: Sequence[str] | None, who: str
@@ -130,7 +152,7 @@ def _need_tokens(
     exclude_identical: bool, source: Sequence[str] | None, target: Sequence[str] | None
 ) -> None:
     if exclude_identical and (source is None or target is None):
-        raise MetricsError(
+        raise InputError(
             "leaving out identical pairs needs the source and target tokens "
             "(pass them, or exclude_identical=False)"
         )
@@ -190,7 +212,7 @@ def word_scores(counts: WordCounts, kind: str = "mixed") -> Scores:
         precision = _ratio(both, counts.candidate_sure)
         recall = _ratio(both, counts.reference_sure)
     else:
-        raise MetricsError(f"word kind must be 'mixed', 'possible' or 'sure', got {kind!r}")
+        raise InputError(f"word kind must be 'mixed', 'possible' or 'sure', got {kind!r}")
     aer_den = counts.candidate_possible + counts.reference_sure
     aer = (
         None
@@ -203,6 +225,24 @@ def word_scores(counts: WordCounts, kind: str = "mixed") -> Scores:
         / aer_den
     )
     return Scores(precision, recall, f1(precision, recall), aer, with_aer=True)
+
+
+def lowest_pairwise_f1(alignments: Sequence[Alignment]) -> float | None:
+    """How far apart the annotators of one pair are: the lowest word-link F1 between any two of
+    ``alignments`` (``P`` against ``P``, every link counted, identical words included: the F1 of
+    :func:`word_scores` with ``kind="possible"``, which does not depend on which of the two is
+    the reference). Where that F1 is undefined because an alignment has no link, two empty
+    alignments agree completely (1.0) and an empty one shares nothing with one that has links
+    (0.0). ``None`` for fewer than two alignments."""
+    if len(alignments) < 2:
+        return None
+    lowest = 1.0
+    for a, b in combinations(alignments, 2):
+        value = word_scores(word_counts(a, b, exclude_identical=False), "possible").f1
+        if value is None:
+            value = 1.0 if not a.possible and not b.possible else 0.0
+        lowest = min(lowest, value)
+    return lowest
 
 
 def _phrase_keys(
@@ -246,7 +286,7 @@ def phrase_counts(
     ``"possible"`` (P).
     """
     if kind not in ("sure", "possible"):
-        raise MetricsError(f"kind must be 'sure' or 'possible', got {kind!r}")
+        raise InputError(f"kind must be 'sure' or 'possible', got {kind!r}")
     if candidate.shape != reference.shape:
         raise AlignmentError(
             f"the alignments disagree on the pair's size: {candidate.shape} vs {reference.shape}"
@@ -342,9 +382,9 @@ def corpus_scores(
     if kind is None:
         kind = "mixed" if level == "word" else "possible"
     if level == "word" and kind not in ("mixed", "sure", "possible"):
-        raise MetricsError(f"word kind must be 'mixed', 'possible' or 'sure', got {kind!r}")
+        raise InputError(f"word kind must be 'mixed', 'possible' or 'sure', got {kind!r}")
     if level == "phrase" and kind not in ("sure", "possible"):
-        raise MetricsError(f"phrase kind must be 'sure' or 'possible', got {kind!r}")
+        raise InputError(f"phrase kind must be 'sure' or 'possible', got {kind!r}")
     per_pair: list[tuple[str, WordCounts | PhraseCounts, Scores]] = []
     if level == "word":
         total_w = WordCounts()
@@ -375,7 +415,7 @@ def corpus_scores(
             total_p = total_p + pc
             per_pair.append((pair.key, pc, phrase_scores(pc)))
         return CorpusScores("phrase", kind, phrase_scores(total_p), total_p, per_pair)
-    raise MetricsError(f"level must be 'word' or 'phrase', got {level!r}")
+    raise InputError(f"level must be 'word' or 'phrase', got {level!r}")
 
 
 def nan_if_undefined(value: float | None) -> float:
@@ -386,11 +426,11 @@ def nan_if_undefined(value: float | None) -> float:
 __all__ = [
     "ComparePair",
     "CorpusScores",
-    "MetricsError",
     "PhraseCounts",
     "Scores",
     "WordCounts",
     "corpus_scores",
+    "lowest_pairwise_f1",
     "nan_if_undefined",
     "phrase_counts",
     "phrase_scores",

@@ -11,7 +11,7 @@ The file form is UTF-8 TSV with a header line: ``source``, ``target``, ``atomic`
 ``composite``, ``total``; rows by descending total, then source and target text. Tokens are
 written verbatim: a phrase table is training data read back by tools, where ``=`` or ``-`` is a
 word, so cells are not given the spreadsheet-formula guard of the report CSV
-(:func:`scoring.alignment.reports.spreadsheet_text`).
+(:func:`scoring.alignment.report_records.spreadsheet_text`).
 """
 
 from __future__ import annotations

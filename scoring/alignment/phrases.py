@@ -32,16 +32,12 @@ import numpy.typing as npt
 from numba import njit
 
 from scoring.alignment.links import Alignment
-from scoring.errors import AlignmentError, ScoringError
+from scoring.errors import AlignmentError, InputError
 
 SpanArray = npt.NDArray[np.int32]
 BoolArray = npt.NDArray[np.bool_]
 MatrixArray = npt.NDArray[np.uint8] | BoolArray
 """A 0/1 alignment matrix as the kernels read it: uint8 or boolean."""
-
-
-class PhraseExtractionError(ScoringError, ValueError):
-    """The input to phrase extraction is unusable (not a 2-D matrix, a negative maximum length)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -468,13 +464,13 @@ def _as_matrix(matrix: npt.ArrayLike | Alignment, *, use: str) -> MatrixArray:
         elif use == "possible":
             arr = matrix.possible_matrix()
         else:
-            raise PhraseExtractionError(f"use must be 'sure' or 'possible', got {use!r}")
+            raise InputError(f"use must be 'sure' or 'possible', got {use!r}")
     else:
         arr = np.asarray(matrix)
     if arr.ndim != 2:
-        raise PhraseExtractionError(f"alignment matrix must be 2-D, got shape {arr.shape}")
+        raise InputError(f"alignment matrix must be 2-D, got shape {arr.shape}")
     if arr.dtype != np.bool_ and not np.isin(arr, (0, 1)).all():
-        raise PhraseExtractionError("alignment matrix must be boolean (0/1 values)")
+        raise InputError("alignment matrix must be boolean (0/1 values)")
     return np.ascontiguousarray(arr, dtype=np.uint8)
 
 
@@ -482,9 +478,9 @@ def _max_len(max_length: int | None) -> int:
     if max_length is None:
         return 0
     if isinstance(max_length, bool) or not isinstance(max_length, (int, np.integer)):
-        raise PhraseExtractionError(f"max_length must be an integer or None, got {max_length!r}")
+        raise InputError(f"max_length must be an integer or None, got {max_length!r}")
     if max_length < 1:
-        raise PhraseExtractionError(f"max_length must be at least 1, got {max_length}")
+        raise InputError(f"max_length must be at least 1, got {max_length}")
     return int(max_length)
 
 

@@ -18,17 +18,18 @@ annotator as the gold standard):
 
 Lexically identical pairs are left out unless ``params.exclude_identical`` is off.
 
-Work can be split for Celery: fit the edit models once (:func:`fit_report_models`), compute the
-Monte Carlo statistics per chunk of records (:func:`report_statistics`, JSON-able), then build the
-report from all chunks (:func:`build_report` with ``statistics=``). The numbers equal those of a
+The report is a :class:`~scoring.alignment.report_records.CorpusReport` (typed records, one
+JSON form, one CSV form). Work can be split for Celery: fit the edit models once
+(:func:`fit_report_models`), compute the Monte Carlo statistics per chunk of records
+(:func:`report_statistics`, JSON-able), then build the report from all chunks
+(:func:`build_report` with ``statistics=``). The numbers equal those of a
 single :func:`build_report` call bit for bit.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
@@ -36,6 +37,8 @@ from scoring import __version__
 from scoring.alignment.agreement import (
     AgreementPair,
     AgreementParams,
+    AgreementResult,
+    LengthBin,
     PairStats,
     aggregate,
     fit_models,
@@ -54,33 +57,42 @@ from scoring.alignment.metrics import (
     word_counts,
     word_scores,
 )
-from scoring.corpus import PairRecord
-from scoring.errors import ScoringError
+from scoring.alignment.report_records import (
+    ChanceCorrected,
+    CorpusReport,
+    NullLinks,
+    PairReport,
+    PhraseTable,
+    PrefillGroup,
+    PrefillReport,
+    RankedPair,
+    ReportSignature,
+    WordTable,
+)
+from scoring.corpus import LENGTH_BIN_STARTS, PairRecord
+from scoring.errors import InputError
 
 REPORT_VERSION = "1"
 OVERALL = "overall"
 NO_SUBCORPUS = "(none)"
-DEFAULT_LENGTH_EDGES: tuple[int, ...] = (10, 15, 20, 25, 30, 40)
+#: Figure 4's bins: the project's one binning of lengths (:data:`scoring.corpus.LENGTH_BIN_STARTS`).
+DEFAULT_LENGTH_EDGES: tuple[int, ...] = LENGTH_BIN_STARTS[1:]
 ReportProgress = Callable[[str, int, int], None]
-
-
-class ReportError(ScoringError, ValueError):
-    """A report cannot be built from the given records (unknown annotator, duplicate ids)."""
 
 
 def _check(records: Sequence[PairRecord], annotators: Sequence[str]) -> None:
     if len(annotators) < 2:
-        raise ReportError("an agreement report needs at least two annotators")
+        raise InputError("an agreement report needs at least two annotators")
     if len(set(annotators)) != len(annotators):
-        raise ReportError(f"annotator names repeat: {list(annotators)}")
+        raise InputError(f"annotator names repeat: {list(annotators)}")
     seen: set[str] = set()
     for record in records:
         if record.id in seen:
-            raise ReportError(f"pair id {record.id!r} appears twice")
+            raise InputError(f"pair id {record.id!r} appears twice")
         seen.add(record.id)
     for name in annotators:
         if not any(name in r.annotations for r in records):
-            raise ReportError(f"annotator {name!r} has annotated none of the pairs")
+            raise InputError(f"annotator {name!r} has annotated none of the pairs")
 
 
 def annotator_pairs(annotators: Sequence[str]) -> list[tuple[str, str]]:
@@ -89,32 +101,89 @@ def annotator_pairs(annotators: Sequence[str]) -> list[tuple[str, str]]:
 
 
 #: How π̂0 is sampled. ``prefill``: each annotator's edits of the automatic prefill (Cohn et al.
-#: 2008, §3). ``density``: for a corpus without prefill, the same Monte Carlo from an empty
-#: alignment, so each annotator's Pr(edit) becomes their link density (links per cell, fitted
-#: against ``N + M``): chance is two annotators linking cells at random at their own rates.
+#: 2008, §3). ``density``: the same Monte Carlo from an empty alignment, so each annotator's
+#: Pr(edit) becomes their link density (links per cell, fitted against ``N + M``): chance is two
+#: annotators linking cells at random at their own rates. Why a report uses one or the other is
+#: its own sentence (:class:`ChanceModelChoice`), never part of these descriptions.
 CHANCE_MODELS: dict[str, str] = {
     "prefill": "edits of the automatic prefill (Cohn et al. 2008, §3)",
-    "density": "random links at each annotator's own link density (no prefill in the corpus)",
+    "density": "random links at each annotator's own link density",
 }
+CHOSEN_FOR_REPORT = "chosen for this report"
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceModelChoice:
+    """The chance model a report uses and, in a sentence, why."""
+
+    name: str
+    reason: str
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def choose_chance_model(
+    records: Sequence[PairRecord],
+    annotators: Sequence[str],
+    requested: str = "auto",
+    *,
+    made_without_prefill: Collection[tuple[str, str]] = (),
+) -> ChanceModelChoice:
+    """The chance model of a report and the reason for it.
+
+    ``requested="auto"`` takes ``prefill`` only when every pair one of ``annotators`` worked on
+    has a prefill and every annotation of theirs was made from it; otherwise ``density``, saying
+    which condition failed. ``made_without_prefill`` names the ``(record id, annotator)``
+    annotations that were not made from their pair's prefill (imported before it existed, or
+    started before it was written): their differences from it are not edits of it, so the
+    prefill's Pr(edit) would be fitted on something nobody did. An explicit name is checked and
+    kept; the reason then says it was chosen, and warns about such annotations.
+    """
+    wanted = set(annotators)
+    worked = [r for r in records if wanted & r.annotations.keys()]
+    annotations = [(r.id, name) for r in worked for name in r.annotations if name in wanted]
+    made_without = set(made_without_prefill)
+    without = [key for key in annotations if key in made_without]
+    stale = (
+        f"{_plural(len(without), 'annotation')} of {len(annotations):,} were made without the "
+        f"prefill (imported or started before it existed), e.g. {without[0][1]}'s on pair "
+        f"{without[0][0]}"
+        if without
+        else ""
+    )
+    if requested != "auto":
+        if requested not in CHANCE_MODELS:
+            choices = ", ".join(["auto", *CHANCE_MODELS])
+            raise InputError(f"chance model must be one of {choices}, got {requested!r}")
+        if requested == "prefill" and not any(r.prefill is not None for r in worked):
+            raise InputError(
+                "the prefill chance model needs a prefill, and none of the annotated pairs has "
+                "one: prefill the corpus first, or use the density chance model"
+            )
+        warning = f"; {stale}" if requested == "prefill" and stale else ""
+        return ChanceModelChoice(requested, f"{CHOSEN_FOR_REPORT}{warning}")
+    missing = sum(r.prefill is None for r in worked)
+    if not worked or missing == len(worked):
+        return ChanceModelChoice("density", "no annotated pair has a prefill")
+    if missing:
+        verb = "has" if missing == 1 else "have"
+        return ChanceModelChoice(
+            "density", f"{missing:,} of {_plural(len(worked), 'annotated pair')} {verb} no prefill"
+        )
+    if stale:
+        return ChanceModelChoice("density", stale)
+    return ChanceModelChoice(
+        "prefill", "every annotated pair has a prefill, and every annotation started from it"
+    )
 
 
 def resolve_chance_model(
     records: Sequence[PairRecord], annotators: Sequence[str], requested: str = "auto"
 ) -> str:
-    """``prefill`` when every pair an annotator worked on has a prefill, else ``density``
-    (``requested="auto"``); an explicit name is checked and kept."""
-    worked = [r for r in records if any(a in r.annotations for a in annotators)]
-    if requested != "auto":
-        if requested not in CHANCE_MODELS:
-            choices = ", ".join(["auto", *CHANCE_MODELS])
-            raise ReportError(f"chance model must be one of {choices}, got {requested!r}")
-        if requested == "prefill" and not any(r.prefill is not None for r in worked):
-            raise ReportError(
-                "the prefill chance model needs a prefill, and none of the annotated pairs has "
-                "one: prefill the corpus first, or use the density chance model"
-            )
-        return requested
-    return "prefill" if worked and all(r.prefill is not None for r in worked) else "density"
+    """The name :func:`choose_chance_model` picks (an explicit name is checked and kept)."""
+    return choose_chance_model(records, annotators, requested).name
 
 
 def _chance_start(record: PairRecord, chance_model: str) -> Alignment | None:
@@ -210,10 +279,6 @@ def report_statistics(
     return out
 
 
-def _scores(s: Scores) -> dict[str, Any]:
-    return s.to_dict()
-
-
 def _groups(records: Sequence[PairRecord]) -> dict[str, list[PairRecord]]:
     groups: dict[str, list[PairRecord]] = {}
     for record in records:
@@ -229,20 +294,25 @@ _PairCounts = tuple[WordCounts, dict[str, PhraseCounts]]
 def _counts(
     pairs: Iterable[tuple[str, PairRecord, Alignment, Alignment]],
     params: AgreementParams,
-    cache: dict[tuple[str, str], _PairCounts],
+    cache: dict[tuple[str, str, bool], _PairCounts],
+    *,
+    exclude_identical: bool | None = None,
 ) -> _PairCounts:
-    """Summed word and phrase counts; per-pair counts are cached under ``(who, record id)``."""
+    """Summed word and phrase counts, leaving identical links and phrase pairs out as
+    ``params`` says unless ``exclude_identical`` is given; per-pair counts are cached under
+    ``(who, record id, exclude_identical)``."""
+    leave_out = params.exclude_identical if exclude_identical is None else exclude_identical
     words = WordCounts()
     phrases = {"possible": PhraseCounts(), "sure": PhraseCounts()}
     for who, record, candidate, reference in pairs:
-        key = (who, record.id)
+        key = (who, record.id, leave_out)
         if key not in cache:
             wc = word_counts(
                 candidate,
                 reference,
                 record.source_tokens,
                 record.target_tokens,
-                exclude_identical=params.exclude_identical,
+                exclude_identical=leave_out,
             )
             pcs = {
                 kind: phrase_counts(
@@ -251,7 +321,7 @@ def _counts(
                     record.source_tokens,
                     record.target_tokens,
                     kind=kind,
-                    exclude_identical=params.exclude_identical,
+                    exclude_identical=leave_out,
                     boundary_rule=params.boundary_rule,
                     max_length=params.max_length,
                 )
@@ -267,21 +337,48 @@ def _counts(
 
 def _c_hat(
     stats: Sequence[PairStats], params: AgreementParams, kind: str, level: str
-) -> dict[str, Any]:
+) -> ChanceCorrected:
     if kind not in params.kinds:
-        return {"c_hat": None, "undefined_reason": f"kind {kind!r} was not computed"}
-    res = aggregate(stats, params=params, kind=kind, level=level)
+        return ChanceCorrected(c_hat=None, undefined_reason=f"kind {kind!r} was not computed")
+    res: AgreementResult = aggregate(stats, params=params, kind=kind, level=level)
+    return ChanceCorrected(
+        c_hat=res.c_hat,
+        undefined_reason=res.undefined_reason,
+        pi_hat=res.pi_hat,
+        pi0_hat=res.pi0_hat,
+        pairs=res.pairs,
+        pairs_used=res.pairs_used,
+        estimator=res.estimator,
+        pooled=res.pooled,
+        paper=res.paper,
+    )
+
+
+def _word_scores(words: WordCounts) -> dict[str, Scores]:
     return {
-        "c_hat": res.c_hat,
-        "pi_hat": res.pi_hat,
-        "pi0_hat": res.pi0_hat,
-        "pairs": res.pairs,
-        "pairs_used": res.pairs_used,
-        "undefined_reason": res.undefined_reason,
-        "estimator": res.estimator,
-        "pooled": res.pooled,
-        "paper": res.paper,
+        "poss": word_scores(words, "possible"),
+        "sure": word_scores(words, "sure"),
+        "eq2": word_scores(words, "mixed"),
     }
+
+
+def _phrase_scores(phrases: Mapping[str, PhraseCounts]) -> dict[str, Scores]:
+    return {
+        "poss": phrase_scores(phrases["possible"]),
+        "sure": phrase_scores(phrases["sure"]),
+    }
+
+
+def _with_identical(
+    compared: Sequence[tuple[str, PairRecord, Alignment, Alignment]],
+    params: AgreementParams,
+    cache: dict[tuple[str, str, bool], _PairCounts],
+) -> _PairCounts | None:
+    """The counts over every link and phrase pair, identical ones included, when the report
+    leaves those out; ``None`` when it keeps them already."""
+    if not params.exclude_identical:
+        return None
+    return _counts(compared, params, cache, exclude_identical=False)
 
 
 def build_report(
@@ -295,20 +392,29 @@ def build_report(
     progress: ReportProgress | None = None,
     threads: int | None = None,
     chance_model: str = "auto",
+    chance_model_reason: str = "",
     resamples: int = 1000,
-) -> dict[str, Any]:
-    """The Table 3 / Table 4 / Figure 4 / Table 5 report as a JSON-able dict, with Fleiss' κ and
+) -> CorpusReport:
+    """The Table 3 / Table 4 / Figure 4 / Table 5 report as typed records, with Fleiss' κ and
     Krippendorff's α (bootstrap intervals over ``resamples`` resamples of the pairs), null-link
     agreement and the pairs ranked by agreement.
 
     ``statistics``: the concatenated output of :func:`report_statistics` over chunks; when
     omitted the Monte Carlo runs here. ``chance_model``: see :data:`CHANCE_MODELS` (``auto``
-    picks ``density`` when some pair has no prefill). ``progress(stage, done, total)`` is called
-    as work proceeds (stages ``"monte_carlo"``, ``"tables"``).
+    chooses by :func:`choose_chance_model`); ``chance_model_reason`` says why a model named
+    here was chosen (the signature keeps it). ``progress(stage, done, total)`` is called as work
+    proceeds (stages ``"monte_carlo"``, ``"tables"``).
+
+    While ``params.exclude_identical`` leaves identical links and phrase pairs out (the paper's
+    way), every group of Tables 3–5 also carries ``with_identical``: the same scores over every
+    link and phrase pair.
     """
     params = params or AgreementParams()
     _check(records, annotators)
-    chance_model = resolve_chance_model(records, annotators, chance_model)
+    choice = choose_chance_model(records, annotators, chance_model)
+    chance_model = choice.name
+    if chance_model_reason:
+        choice = ChanceModelChoice(chance_model, chance_model_reason)
     if models is None:
         models = fit_report_models(
             records, annotators, kinds=params.kinds, chance_model=chance_model
@@ -328,50 +434,50 @@ def build_report(
         names = item["annotators"]
         by_pair.setdefault((str(names[0]), str(names[1])), []).append(PairStats.from_dict(item))
 
-    cache: dict[tuple[str, str], _PairCounts] = {}
-    pair_reports = []
+    cache: dict[tuple[str, str, bool], _PairCounts] = {}
+    pair_reports: list[PairReport] = []
     pairs_of_annotators = annotator_pairs(annotators)
     steps = len(pairs_of_annotators) + len(annotators)
     step = 0
     for a, b in pairs_of_annotators:
         stats = by_pair.get((a, b), [])
         both = _doubly(records, a, b)
-        table3: dict[str, Any] = {}
-        table4: dict[str, Any] = {}
-        figure4: dict[str, Any] = {}
-        null: dict[str, Any] = {}
+        table3: dict[str, WordTable] = {}
+        table4: dict[str, PhraseTable] = {}
+        figure4: dict[str, dict[str, list[LengthBin]]] = {}
+        null: dict[str, NullLinks] = {}
         for group, members in _groups(both).items():
             keys = {r.id for r in members}
             group_stats = [st for st in stats if st.key in keys]
-            words, phrases = _counts(
-                (
-                    (f"{a}|{b}", r, r.annotations[a].alignment, r.annotations[b].alignment)
-                    for r in members
-                ),
-                params,
-                cache,
-            )
-            table3[group] = {
-                "pairs": len(members),
-                "poss": _scores(word_scores(words, "possible")),
-                "sure": _scores(word_scores(words, "sure")),
-                "eq2": _scores(word_scores(words, "mixed")),
-                "c_hat": {
+            compared = [
+                (f"{a}|{b}", r, r.annotations[a].alignment, r.annotations[b].alignment)
+                for r in members
+            ]
+            words, phrases = _counts(compared, params, cache)
+            every = _with_identical(compared, params, cache)
+            table3[group] = WordTable(
+                pairs=len(members),
+                poss=word_scores(words, "possible"),
+                sure=word_scores(words, "sure"),
+                eq2=word_scores(words, "mixed"),
+                c_hat={
                     "poss": _c_hat(group_stats, params, "possible", "word"),
                     "sure": _c_hat(group_stats, params, "sure", "word"),
                 },
-                "counts": words.to_dict(),
-            }
-            table4[group] = {
-                "pairs": len(members),
-                "poss": _scores(phrase_scores(phrases["possible"])),
-                "sure": _scores(phrase_scores(phrases["sure"])),
-                "c_hat": {
+                counts=words,
+                with_identical=_word_scores(every[0]) if every else {},
+            )
+            table4[group] = PhraseTable(
+                pairs=len(members),
+                poss=phrase_scores(phrases["possible"]),
+                sure=phrase_scores(phrases["sure"]),
+                c_hat={
                     "poss": _c_hat(group_stats, params, "possible", "phrase_atomic"),
                     "sure": _c_hat(group_stats, params, "sure", "phrase_atomic"),
                 },
-                "counts": {k: v.to_dict() for k, v in phrases.items()},
-            }
+                counts=dict(phrases),
+                with_identical=_phrase_scores(every[1]) if every else {},
+            )
             null[group] = null_link_agreement(members, a, b)
             if "possible" in params.kinds:
                 figure4[group] = {
@@ -385,74 +491,68 @@ def build_report(
                     for level in ("phrase_all", "phrase_atomic")
                 }
         pair_reports.append(
-            {
-                "candidate": a,
-                "reference": b,
-                "pairs": len(both),
-                "pairs_in_chance_model": len({st.key for st in stats}),
-                "table3": table3,
-                "table4": table4,
-                "figure4": figure4,
-                "null_links": null,
-            }
+            PairReport(
+                candidate=a,
+                reference=b,
+                pairs=len(both),
+                pairs_in_chance_model=len({st.key for st in stats}),
+                table3=table3,
+                table4=table4,
+                figure4=figure4,
+                null_links=null,
+            )
         )
         step += 1
         if progress is not None:
             progress("tables", step, steps)
 
-    table5 = []
+    table5: list[PrefillReport] = []
     for name in annotators:
         mine = [r for r in records if name in r.annotations and r.prefill is not None]
-        per_group: dict[str, Any] = {}
+        per_group: dict[str, PrefillGroup] = {}
         for group, members in _groups(mine).items():
-            words, phrases = _counts(
-                (
-                    (f"prefill|{name}", r, r.prefill, r.annotations[name].alignment)
-                    for r in members
-                    if r.prefill is not None
+            compared = [
+                (f"prefill|{name}", r, r.prefill, r.annotations[name].alignment)
+                for r in members
+                if r.prefill is not None
+            ]
+            words, phrases = _counts(compared, params, cache)
+            every = _with_identical(compared, params, cache)
+            per_group[group] = PrefillGroup(
+                pairs=len(members),
+                words=_word_scores(words),
+                phrases=_phrase_scores(phrases),
+                with_identical=(
+                    {"words": _word_scores(every[0]), "phrases": _phrase_scores(every[1])}
+                    if every
+                    else {}
                 ),
-                params,
-                cache,
             )
-            per_group[group] = {
-                "pairs": len(members),
-                "words": {
-                    "poss": _scores(word_scores(words, "possible")),
-                    "sure": _scores(word_scores(words, "sure")),
-                    "eq2": _scores(word_scores(words, "mixed")),
-                },
-                "phrases": {
-                    "poss": _scores(phrase_scores(phrases["possible"])),
-                    "sure": _scores(phrase_scores(phrases["sure"])),
-                },
-            }
-        table5.append({"annotator": name, "candidate": "prefill", "groups": per_group})
+        table5.append(PrefillReport(annotator=name, candidate="prefill", groups=per_group))
         step += 1
         if progress is not None:
             progress("tables", step, steps)
 
-    return {
-        "signature": {
-            "report": "Cohn, Callison-Burch & Lapata (2008) Tables 3-5, Figure 4",
-            "version": f"scoring {__version__} / report {REPORT_VERSION}",
-            "params": params.to_dict(),
-            "seed": params.seed,
-            "samples": params.samples,
-            "length_edges": list(length_edges),
-            "word_columns": "poss: P vs P, sure: S vs S, eq2: Equation 2 (A_S vs B_P, A_P vs B_S)",
-            "phrase_columns": "pairs extracted from P (poss) and S (sure); Equation 3",
-            "chance_model": chance_model,
-            "chance_model_description": CHANCE_MODELS[chance_model],
-            "resamples": resamples,
-        },
-        "annotators": list(annotators),
-        "edit_models": {
-            name: {kind: m.to_dict() for kind, m in by_kind.items()}
-            for name, by_kind in models.items()
-        },
-        "annotator_pairs": pair_reports,
-        "table5": table5,
-        "standard": {
+    return CorpusReport(
+        signature=ReportSignature(
+            report="Cohn, Callison-Burch & Lapata (2008) Tables 3-5, Figure 4",
+            version=f"scoring {__version__} / report {REPORT_VERSION}",
+            params=params,
+            seed=params.seed,
+            samples=params.samples,
+            length_edges=list(length_edges),
+            word_columns="poss: P vs P, sure: S vs S, eq2: Equation 2 (A_S vs B_P, A_P vs B_S)",
+            phrase_columns="pairs extracted from P (poss) and S (sure); Equation 3",
+            chance_model=chance_model,
+            chance_model_description=CHANCE_MODELS[chance_model],
+            resamples=resamples,
+            chance_model_reason=choice.reason,
+        ),
+        annotators=list(annotators),
+        edit_models={name: dict(by_kind) for name, by_kind in models.items()},
+        annotator_pairs=pair_reports,
+        table5=table5,
+        standard={
             group: agreement_with_intervals(
                 brockett_blocks(members, annotators),
                 annotators,
@@ -462,8 +562,8 @@ def build_report(
             )
             for group, members in _groups(records).items()
         },
-        "pair_ranking": pair_ranking(records, annotators),
-    }
+        pair_ranking=pair_ranking(records, annotators),
+    )
 
 
 BROCKETT_ITEMS = (
@@ -472,7 +572,7 @@ BROCKETT_ITEMS = (
 )
 
 
-def null_link_agreement(records: Sequence[PairRecord], a: str, b: str) -> dict[str, Any]:
+def null_link_agreement(records: Sequence[PairRecord], a: str, b: str) -> NullLinks:
     """F1 between two annotators' *unaligned* words (source and target words without a link in
     ``P``), counts summed over the pairs: ``2·|both| / (|a| + |b|)``. Undefined when neither
     left a word unaligned."""
@@ -491,167 +591,38 @@ def null_link_agreement(records: Sequence[PairRecord], a: str, b: str) -> dict[s
         only_a += len(left[0] - left[1])
         only_b += len(left[1] - left[0])
     total = 2 * both + only_a + only_b
-    return {
-        "f1": None if total == 0 else 2 * both / total,
-        "both": both,
-        "only_candidate": only_a,
-        "only_reference": only_b,
-        "undefined_reason": "" if total else "neither annotator left a word unaligned",
-    }
+    return NullLinks(
+        f1=None if total == 0 else 2 * both / total,
+        both=both,
+        only_candidate=only_a,
+        only_reference=only_b,
+        undefined_reason="" if total else "neither annotator left a word unaligned",
+    )
 
 
-def pair_ranking(records: Sequence[PairRecord], annotators: Sequence[str]) -> list[dict[str, Any]]:
+def pair_ranking(records: Sequence[PairRecord], annotators: Sequence[str]) -> list[RankedPair]:
     """Every pair two or more of ``annotators`` annotated, least agreement first: the lowest
     link F1 (over ``P``, sure and possible alike) between any two of them."""
-    rows = []
+    rows: list[RankedPair] = []
     for record in records:
         names = [n for n in annotators if n in record.annotations]
         if len(names) < 2:
             continue
-        scores = {}
+        scores: dict[str, float] = {}
         for a, b in combinations(names, 2):
             pa = record.annotations[a].alignment.possible
             pb = record.annotations[b].alignment.possible
             total = len(pa) + len(pb)
             scores[f"{a}|{b}"] = 1.0 if total == 0 else 2 * len(pa & pb) / total
         rows.append(
-            {
-                "id": record.id,
-                "subcorpus": record.subcorpus or NO_SUBCORPUS,
-                "annotators": names,
-                "f1": scores,
-                "min_f1": min(scores.values()),
-                "metadata": dict(record.metadata),
-            }
-        )
-    rows.sort(key=lambda row: (row["min_f1"], row["id"]))
-    return rows
-
-
-#: First characters that make a spreadsheet read a cell as a formula (or split it): OWASP's
-#: list for CSV injection.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_text(text: str) -> str:
-    """``text`` made safe as a text cell of a CSV file a spreadsheet opens: a cell starting
-    with a character of :data:`FORMULA_STARTS` gets a leading ``'`` (OWASP's advice), so an
-    annotator named ``=HYPERLINK(…)`` is shown as text, not run."""
-    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
-
-
-def report_to_csv(report: Mapping[str, Any]) -> str:
-    """The report as long-format CSV: one measure per row.
-
-    Columns: ``table, candidate, reference, group, column, measure, value, note``. Undefined values
-    are empty with ``note = undefined``; Figure 4 rows use ``column = <items>:<bin>``. The text
-    cells (names of annotators and sub-corpora among them) go through :func:`spreadsheet_text`;
-    ``value`` is a number (``-0.25`` stays a number).
-    """
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(
-        ["table", "candidate", "reference", "group", "column", "measure", "value", "note"]
-    )
-
-    def csv_row(cells: list[str], value: str, note: str) -> list[str]:
-        text = [spreadsheet_text(cell) for cell in cells]
-        return [*text[:6], value, spreadsheet_text(note)]
-
-    def put(
-        table: str,
-        cand: str,
-        ref: str,
-        group: str,
-        column: str,
-        measure: str,
-        value: Any,
-        note: str = "",
-    ) -> None:
-        cells = [table, cand, ref, group, column, measure]
-        if value is None:
-            writer.writerow(csv_row(cells, "", note or "undefined"))
-        else:
-            writer.writerow(csv_row(cells, repr(float(value)), note))
-
-    for pr in report["annotator_pairs"]:
-        cand, ref = pr["candidate"], pr["reference"]
-        for table in ("table3", "table4"):
-            for group, row in pr[table].items():
-                for column in ("poss", "sure", "eq2"):
-                    if column not in row:
-                        continue
-                    for measure in ("precision", "recall", "f1"):
-                        put(table, cand, ref, group, column, measure, row[column][measure])
-                for column, c in row["c_hat"].items():
-                    put(
-                        table,
-                        cand,
-                        ref,
-                        group,
-                        column,
-                        "c_hat",
-                        c["c_hat"],
-                        c.get("undefined_reason", ""),
-                    )
-        for group, series in pr["figure4"].items():
-            for items, bins in series.items():
-                for b in bins:
-                    high = b["max_length_exclusive"]
-                    label = f"{items}:{b['min_length']}-{'' if high is None else high - 1}"
-                    for measure in ("pi_hat", "pi0_hat", "c_hat"):
-                        put(
-                            "figure4",
-                            cand,
-                            ref,
-                            group,
-                            label,
-                            measure,
-                            b[measure],
-                            b["undefined_reason"] if b[measure] is None else "",
-                        )
-        for group, row in pr.get("null_links", {}).items():
-            put(
-                "null_links",
-                cand,
-                ref,
-                group,
-                "unaligned",
-                "f1",
-                row["f1"],
-                row["undefined_reason"],
+            RankedPair(
+                id=record.id,
+                subcorpus=record.subcorpus or NO_SUBCORPUS,
+                annotators=names,
+                f1=scores,
+                min_f1=min(scores.values()),
+                metadata=dict(record.metadata),
             )
-    for group, row in report.get("standard", {}).items():
-        everyone = "+".join(row["raters"])
-        for key in ("fleiss_kappa", "krippendorff_alpha"):
-            stat = row[key]
-            note = stat["undefined_reason"] or f"{row['n_items']} items in {row['n_pairs']} pairs"
-            put("standard", everyone, everyone, group, "brockett", key, stat["value"], note)
-            for bound, value in zip(
-                ("ci95_low", "ci95_high"), stat["ci95"] or (None, None), strict=True
-            ):
-                put(
-                    "standard",
-                    everyone,
-                    everyone,
-                    group,
-                    "brockett",
-                    f"{key}_{bound}",
-                    value,
-                    stat["ci_undefined_reason"],
-                )
-    for entry in report["table5"]:
-        for group, row in entry["groups"].items():
-            for level in ("words", "phrases"):
-                for column, scores in row[level].items():
-                    for measure in ("precision", "recall", "f1"):
-                        put(
-                            "table5",
-                            "prefill",
-                            entry["annotator"],
-                            group,
-                            f"{level}:{column}",
-                            measure,
-                            scores[measure],
-                        )
-    return buffer.getvalue()
+        )
+    rows.sort(key=lambda row: (row.min_f1, row.id))
+    return rows

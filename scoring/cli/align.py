@@ -22,14 +22,14 @@ from typing import Any
 
 from scoring.aligners.base import (
     Aligner,
-    AlignerError,
     TokenPair,
     aligner_class,
     available_aligners,
     get_aligner,
     parse_option_strings,
 )
-from scoring.errors import FormatError
+from scoring.errors import FormatError, InputError, OptionsError
+from scoring.options import options_help
 
 
 def register(subparsers: Any) -> None:
@@ -37,6 +37,7 @@ def register(subparsers: Any) -> None:
         "align",
         help="word-align tokenized sentence pairs (Pharaoh output)",
         description=__doc__,
+        epilog=aligner_options_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -56,6 +57,14 @@ def register(subparsers: Any) -> None:
         help="aligner option, repeatable (e.g. ppdb=PATH, hmm_iterations=5)",
     )
     parser.set_defaults(handler=run)
+
+
+def aligner_options_help() -> str:
+    """Every aligner's ``--option`` names, types, defaults and allowed values."""
+    return options_help(
+        {name: aligner_class(name).options_class for name in available_aligners()},
+        what="aligner",
+    )
 
 
 def read_tokenized(path: Path, field: str) -> list[list[str]]:
@@ -86,7 +95,7 @@ def load_or_build(name: str, model: Path | None, options: list[str]) -> Aligner:
     if model is None:
         return get_aligner(name, **parsed)
     if parsed:
-        raise AlignerError("--option cannot change a saved model; retrain instead")
+        raise OptionsError("--option cannot change a saved model; retrain instead")
     return aligner_class(name).load(model)
 
 
@@ -117,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
             field="source/target",
         )
     pairs: list[TokenPair] = list(zip(sources, targets, strict=True))
-    max_length = aligner.options["max_length"]
+    max_length = aligner.options.max_length
     for number, (s, t) in enumerate(pairs, start=1):
         for path, tokens, field in ((args.source, s, "source"), (args.target, t, "target")):
             if len(tokens) > max_length:
@@ -130,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
                 )
     if aligner.needs_training and not aligner.trained:
         print(f"training '{aligner.name}' on {len(pairs)} pairs ...", file=sys.stderr)
-        aligner.train(pairs)
+        aligner.fit(pairs)
     if args.save_model is not None:
         aligner.save(args.save_model)
     lines: list[str] = []
@@ -139,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     for number, (s, t) in enumerate(pairs, start=1):
         try:
             output = aligner.align(s, t)
-        except AlignerError as error:
+        except InputError as error:
             raise FormatError(str(error), path=args.source, line=number, field="source") from error
         lines.append(output.alignment.to_pharaoh())
         confidence_lines.append(

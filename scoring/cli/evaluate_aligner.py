@@ -22,7 +22,7 @@ from typing import Any
 
 from scoring.aligners.base import Aligner, available_aligners
 from scoring.aligners.evaluation import evaluate_records, format_summary
-from scoring.cli.align import load_or_build
+from scoring.cli.align import aligner_options_help, load_or_build
 from scoring.errors import FormatError
 from scoring.formats import read_corpus
 
@@ -34,6 +34,7 @@ def register(subparsers: Any) -> None:
         "evaluate-aligner",
         help="score an aligner against gold alignments (literature metric, Och & Ney, phrases)",
         description=__doc__,
+        epilog=aligner_options_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.errors import FormatError
+from scoring.options import options_help
 from scoring.scorers.base import (
     TASKS,
     TokenPair,
@@ -26,6 +27,7 @@ from scoring.scorers.base import (
     load_scorer,
     parse_options,
     save_scorer,
+    scorer_class,
     scorer_kinds,
 )
 from scoring.text import tokenize
@@ -36,6 +38,10 @@ def register(subparsers: Any) -> None:
         "train",
         help="train a similarity scorer (perp, pfsm, ppda, mt, combined) on a TSV of pairs",
         description="Train a scorer on sentence pairs with gold scores or labels.",
+        epilog=options_help(
+            {kind: scorer_class(kind).options_class for kind in scorer_kinds()}, what="scorer"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     train.add_argument("--kind", required=True, choices=scorer_kinds())
     train.add_argument("--task", choices=TASKS, default="regression")
@@ -49,7 +55,7 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a scorer option, e.g. epochs=200 (repeatable; values are read as JSON if possible)",
+        help="a scorer option, e.g. epochs=200 (repeatable; lists as JSON or comma-separated)",
     )
     train.add_argument("--json", action="store_true", help="print the evaluation as JSON")
     train.set_defaults(handler=_train)
@@ -125,18 +131,18 @@ def _train(args: argparse.Namespace) -> int:
     pairs, targets = read_pairs(args.input, args.targets)
     if not targets:
         raise FormatError("training needs targets: a third column or --targets", path=args.input)
-    scorer = get_scorer(args.kind, args.task, **parse_options(args.option))
+    scorer = get_scorer(args.kind, args.task, **parse_options(args.kind, args.option))
     scorer.fit(pairs, targets)
     save_scorer(scorer, args.output)
     report: dict[str, Any] = {
         "model": str(args.output),
-        "train": evaluate(args.task, targets, scorer.predict(pairs)),
+        "train": evaluate(args.task, targets, scorer.predict(pairs)).to_dict(),
     }
     if args.test is not None:
         test_pairs, test_targets = read_pairs(args.test, args.test_targets)
         if not test_targets:
             raise FormatError("the test file has no targets", path=args.test)
-        report["test"] = evaluate(args.task, test_targets, scorer.predict(test_pairs))
+        report["test"] = evaluate(args.task, test_targets, scorer.predict(test_pairs)).to_dict()
     if args.json:
         print(json.dumps(report, indent=2))
     else:

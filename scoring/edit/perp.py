@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import string
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +50,9 @@ from scoring.edit.perp_features import (
     perceptron_train,
 )
 from scoring.edit.terp import PhraseEntry, PhraseTable, Terp, TerpParams
-from scoring.errors import ScoringError
+from scoring.errors import FormatError, InputError, ModelError, ScoringError
+from scoring.progress import Progress, progress_part, progress_report
+from scoring.scorers.options import PerpOptions
 
 __all__ = [
     "FEATURES",
@@ -59,8 +61,7 @@ __all__ = [
     "PERP_TERP",
     "PackedPairs",
     "Perp",
-    "PerpConfig",
-    "PerpError",
+    "PerpOptions",
     "WordFeatures",
     "initial_weights",
 ]
@@ -80,23 +81,6 @@ PERP_TERP = TerpParams(
 )
 
 
-class PerpError(ScoringError, ValueError):
-    """PERP input is unusable: mismatched pairs and scores, a bad setting or a bad model."""
-
-
-@dataclass(frozen=True, slots=True)
-class PerpConfig:
-    """Learning and feature settings (Heilman & Madnani 2012, §5: T = 200, α = 0.01)."""
-
-    epochs: int = 200
-    learning_rate: float = 0.01
-    seed: int = 0
-    oov_frequency: float = 1e-7
-    score_max: float = 5.0
-    stop_words: tuple[str, ...] | None = None
-    terp: TerpParams = PERP_TERP
-
-
 def initial_weights() -> F64:
     """Heilman & Madnani 2012, §5: Substitution, Insertion, Deletion 1.0; Shift 0.1; the rest 0."""
     w = np.zeros(N_FEATURES)
@@ -112,7 +96,9 @@ Pair = tuple[str | Sequence[str], str | Sequence[str]] | PairRecord
 
 @dataclass(slots=True)
 class Perp:
-    """A PERP model. ``fit`` learns ``weights`` (36,); ``predict`` gives similarities.
+    """A PERP model. ``fit`` learns ``weights`` (36,); ``predict`` gives similarities;
+    ``options`` (:class:`~scoring.scorers.options.PerpOptions`) are the learning settings and
+    ``terp`` the TERp settings the alignments are searched with.
 
     Pairs are ``(first, second)`` texts (raw strings, tokenized as TERp does, or token lists)
     or :class:`~scoring.corpus.PairRecord` (its texts, else its tokens). As in Heilman & Madnani
@@ -120,8 +106,9 @@ class Perp:
     the second text is TERp's hypothesis ``x1`` and the first its reference ``x2``.
     """
 
-    config: PerpConfig = field(default_factory=PerpConfig)
+    options: PerpOptions = field(default_factory=PerpOptions)
     phrase_table: PhraseTable | None = None
+    terp: TerpParams = PERP_TERP
     weights: F64 | None = None
     history: dict[str, Any] = field(default_factory=dict)
     _terp: Terp | None = field(default=None, repr=False)
@@ -130,18 +117,15 @@ class Perp:
     # resources --------------------------------------------------------------------------------
 
     def _stop_words(self) -> frozenset[str]:
-        if self.config.stop_words is not None:
-            return frozenset(self.config.stop_words)
+        if self.options.stop_words is not None:
+            return frozenset(self.options.stop_words)
         return resources.stopwords("english") | frozenset(string.punctuation)
 
     def _engine(self) -> tuple[Terp, WordFeatures]:
         if self._terp is None or self._words is None:
-            c = self.config
-            if c.epochs < 1 or not c.learning_rate > 0 or not c.oov_frequency >= 0:
-                raise PerpError("PERP needs epochs ≥ 1, learning_rate > 0, oov_frequency ≥ 0")
             stops = self._stop_words()
-            self._terp = Terp(c.terp, phrase_table=self.phrase_table, shift_stop_words=stops)
-            self._words = WordFeatures(stops, c.oov_frequency)
+            self._terp = Terp(self.terp, phrase_table=self.phrase_table, shift_stop_words=stops)
+            self._words = WordFeatures(stops, self.options.oov_frequency)
         return self._terp, self._words
 
     def pack(self, pairs: Sequence[Pair]) -> PackedPairs:
@@ -151,30 +135,44 @@ class Perp:
         for index, pair in enumerate(pairs):
             first, second = _texts(pair, index)
             segments.append(terp.prepare(second, first))
-        relax = self.config.terp.shift_constraint in ("relax_nophrase", "relax")
+        relax = self.terp.shift_constraint in ("relax_nophrase", "relax")
         return pack_pairs(segments, words, terp._phrase_ned, relax)
 
     # learning -----------------------------------------------------------------------------------
 
-    def fit(self, pairs: Sequence[Pair] | PackedPairs, scores: Sequence[float]) -> Perp:
+    def fit(
+        self,
+        pairs: Sequence[Pair] | PackedPairs,
+        scores: Sequence[float],
+        *,
+        progress: Progress | None = None,
+    ) -> Perp:
         """Heilman & Madnani 2012, Algorithm 1 (averaged perceptron, T epochs, α, shift weight ≥
-        0.01)."""
+        0.01). ``progress`` hears of the TERp tables and of each epoch."""
+        progress_report(progress, 0.0, f"TERp tables of {len(pairs)} pairs")
         packed = pairs if isinstance(pairs, PackedPairs) else self.pack(pairs)
         y = np.asarray(scores, dtype=np.float64)
         if y.shape != (len(packed),):
-            raise PerpError(f"{len(packed)} pairs but {y.shape[0] if y.ndim else 0} scores")
+            raise InputError(f"{len(packed)} pairs but {y.shape[0] if y.ndim else 0} scores")
         if len(packed) == 0:
-            raise PerpError("PERP needs at least one training pair")
+            raise InputError("PERP needs at least one training pair")
         if not np.all(np.isfinite(y)):
-            raise PerpError("scores must be finite numbers")
-        c = self.config
+            raise InputError("scores must be finite numbers")
+        c = self.options
         rng = np.random.default_rng(c.seed)
         orders = np.stack([rng.permutation(len(packed)) for _ in range(c.epochs)]).astype(np.int64)
         w = initial_weights()
         losses = np.zeros(c.epochs)
         started = time.perf_counter()
         averaged = perceptron_train(
-            orders, c.score_max - y, w, float(c.learning_rate), packed, self._search(), losses
+            orders,
+            c.score_max - y,
+            w,
+            float(c.learning_rate),
+            packed,
+            self._search(),
+            losses,
+            progress_part(progress, 0.05, 1.0),
         )
         self.weights = averaged
         self.history = {
@@ -190,7 +188,7 @@ class Perp:
         """``f(a)`` ``(N, 36)`` of each pair aligned under ``weights`` (default: the model's)."""
         w = self._weights() if weights is None else np.asarray(weights, dtype=np.float64)
         if w.shape != (N_FEATURES,):
-            raise PerpError(f"weights must have shape ({N_FEATURES},), got {w.shape}")
+            raise InputError(f"weights must have shape ({N_FEATURES},), got {w.shape}")
         packed = pairs if isinstance(pairs, PackedPairs) else self.pack(pairs)
         return features_all(w, packed, self._search())
 
@@ -198,12 +196,12 @@ class Perp:
         """Predicted similarities ``score_max − w·f(a)`` (higher = more similar), ``(N,)``."""
         w = self._weights()
         cost = self.features(pairs, w) @ w
-        return np.asarray(self.config.score_max - cost, dtype=np.float64)
+        return np.asarray(self.options.score_max - cost, dtype=np.float64)
 
     def _search(self) -> Search:
         """TERp's search settings for the kernels: beam width, shift size and distance, whether
         it shifts at all, and whether shift spans extend through phrases."""
-        t = self.config.terp
+        t = self.terp
         do_shifts = t.shift_constraint != "noshift" and t.shift_size > 0 and t.shift_distance > 0
         return (
             float(t.beam_width),
@@ -215,7 +213,7 @@ class Perp:
 
     def _weights(self) -> F64:
         if self.weights is None:
-            raise PerpError("the PERP model is not trained; call fit() first")
+            raise ModelError("the PERP model is not trained; call fit() first")
         return self.weights
 
     # persistence --------------------------------------------------------------------------------
@@ -224,7 +222,7 @@ class Perp:
         """JSON-safe: settings, the stop words used, the phrase table (if any) and weights."""
         from scoring.edit.terp import params_as_dict
 
-        c = self.config
+        c = self.options
         return {
             "kind": "perp",
             "version": 1,
@@ -237,7 +235,7 @@ class Perp:
                 "oov_frequency": c.oov_frequency,
                 "score_max": c.score_max,
                 "stop_words": sorted(self._stop_words()),
-                "terp": params_as_dict(c.terp),
+                "terp": params_as_dict(self.terp),
             },
             "phrase_table": None
             if self.phrase_table is None
@@ -246,26 +244,28 @@ class Perp:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Perp:
+    def from_dict(cls, data: Mapping[str, Any]) -> Perp:
+        """Rebuild a model from :meth:`to_dict` output; :class:`~scoring.errors.FormatError`
+        naming the field at fault."""
         try:
             if data.get("kind") != "perp":
-                raise PerpError("not a PERP model (kind != 'perp')")
+                raise FormatError("not a PERP model (kind != 'perp')", field="kind")
             if list(data["features"]) != list(FEATURES):
-                raise PerpError("the model's feature list differs from this PERP's")
+                raise ModelError("the model's feature list differs from this PERP's")
             cfg = data["config"]
             terp_fields: dict[str, Any] = {
                 k: (tuple(v) if isinstance(v, list) else float(v) if v in ("inf", "-inf") else v)
                 for k, v in cfg["terp"].items()
             }
-            config = PerpConfig(
+            options = PerpOptions(
                 epochs=int(cfg["epochs"]),
                 learning_rate=float(cfg["learning_rate"]),
                 seed=int(cfg["seed"]),
                 oov_frequency=float(cfg["oov_frequency"]),
                 score_max=float(cfg["score_max"]),
                 stop_words=tuple(cfg["stop_words"]),
-                terp=TerpParams(**terp_fields),
             )
+            terp = TerpParams(**terp_fields)
             table = None
             if data.get("phrase_table") is not None:
                 table = PhraseTable.of(
@@ -275,14 +275,17 @@ class Perp:
             if data.get("weights") is not None:
                 weights = np.array(data["weights"], dtype=np.float64)
                 if weights.shape != (N_FEATURES,) or not np.all(np.isfinite(weights)):
-                    raise PerpError(f"'weights' must be {N_FEATURES} finite numbers")
+                    raise FormatError(
+                        f"'weights' must be {N_FEATURES} finite numbers", field="weights"
+                    )
         except (KeyError, TypeError, ValueError) as error:
-            if isinstance(error, PerpError):
+            if isinstance(error, ScoringError):
                 raise
-            raise PerpError(f"malformed PERP model: {error!r}") from None
+            raise FormatError(f"malformed PERP model: {error!r}") from None
         return cls(
-            config=config,
+            options=options,
             phrase_table=table,
+            terp=terp,
             weights=weights,
             history=dict(data.get("history") or {}),
         )
@@ -294,5 +297,5 @@ def _texts(pair: Pair, index: int) -> tuple[str | Sequence[str], str | Sequence[
         second = pair.target_text or pair.target_tokens
         return first, second
     if not isinstance(pair, tuple) or len(pair) != 2:
-        raise PerpError(f"pair {index}: expected a (first, second) tuple or a PairRecord")
+        raise InputError(f"pair {index}: expected a (first, second) tuple or a PairRecord")
     return pair[0], pair[1]

@@ -53,6 +53,7 @@ from scoring.edit.distance import levenshtein
 from scoring.edit.shifts import OP_DEL, OP_INS, OP_PHRASE, OP_STEM, OP_SUB, OP_SYNONYM
 from scoring.edit.terp import PhraseEntry, TerpSegment
 from scoring.edit.terp_search import terp_search
+from scoring.progress import Progress, progress_report
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -546,18 +547,17 @@ def _train(
     orders: I64,
     targets: F64,
     w: F64,
+    wsum: F64,
     alpha: float,
     packed: Packed,
     search: Search,
     losses: F64,
-) -> F64:
-    """Heilman & Madnani 2012, Algorithm 1 over the epochs' visiting ``orders`` ``(T, N)``; updates
-    ``w`` in
-    place, writes each epoch's mean squared error (before each update) to ``losses`` and returns
-    the averaged weights."""
+) -> None:
+    """Heilman & Madnani 2012, Algorithm 1 over the epochs' visiting ``orders`` ``(T, N)``;
+    updates ``w`` in place, adds it to ``wsum`` after every update and writes each epoch's mean
+    squared error (before each update) to ``losses``."""
     n_epochs = orders.shape[0]
     n = orders.shape[1]
-    wsum = np.zeros_like(w)
     f = np.empty_like(w)
     for t in range(n_epochs):
         sq = 0.0
@@ -582,9 +582,6 @@ def _train(
             for c in range(w.shape[0]):
                 wsum[c] += w[c]
         losses[t] = sq / n
-    for c in range(w.shape[0]):
-        wsum[c] /= n_epochs * n
-    return wsum
 
 
 @njit(cache=True)
@@ -613,10 +610,19 @@ def perceptron_train(
     packed: PackedPairs,
     search: Search,
     losses: F64,
+    progress: Progress | None = None,
 ) -> F64:
-    """Heilman & Madnani 2012, Algorithm 1 on packed pairs; see :func:`_train`."""
+    """Heilman & Madnani 2012, Algorithm 1 on packed pairs (see :func:`_train`), one epoch a
+    kernel call so that ``progress`` hears of each; returns the averaged weights."""
     train: Any = _train  # a numba dispatcher: numba checks its arguments
-    return np.asarray(train(orders, targets, w, alpha, packed_arrays(packed), search, losses))
+    arrays = packed_arrays(packed)
+    wsum = np.zeros_like(w)
+    epochs = orders.shape[0]
+    for t in range(epochs):
+        train(orders[t : t + 1], targets, w, wsum, alpha, arrays, search, losses[t : t + 1])
+        stage = f"epoch {t + 1} of {epochs}, mean squared error {losses[t]:.4g}"
+        progress_report(progress, (t + 1) / epochs, stage)
+    return np.asarray(wsum / (epochs * orders.shape[1]))
 
 
 def features_all(w: F64, packed: PackedPairs, search: Search) -> F64:

@@ -51,7 +51,7 @@ from scoring.edit.shifts import (
     OP_SYNONYM,
 )
 from scoring.edit.ter_search import ter_search, ter_search_batch
-from scoring.errors import ScoringError
+from scoring.errors import InputError, OptionsError
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -64,10 +64,6 @@ _DIAGONAL_OPS = frozenset({OP_MATCH, OP_SUB, OP_STEM, OP_SYNONYM, OP_PHRASE})
 
 _JAVA_SPACE = re.compile(r"[ \t\n\x0b\f\r]+")  # java.util.regex \s (ASCII only)
 _JAVA_SPACE_CHARS = " \t\n\x0b\f\r"
-
-
-class TerError(ScoringError, ValueError):
-    """TER input is unusable: mismatched lengths, a bad cost or table, a non-string segment."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +209,7 @@ def tokenize(text: str, *, lowercase: bool = True) -> list[str]:
     """tercom's default text handling: Java ``toLowerCase`` (unless ``lowercase=False``), then
     strip and split on ASCII whitespace. No punctuation splitting (that is tercom's ``-N``)."""
     if not isinstance(text, str):
-        raise TerError(f"a segment must be a string, got {type(text).__name__}")
+        raise InputError(f"a segment must be a string, got {type(text).__name__}")
     if lowercase:
         text = text.lower()
     text = text.strip(_JAVA_SPACE_CHARS)
@@ -224,16 +220,16 @@ def _check_costs(costs: TerCosts) -> None:
     for name in ("match", "substitute", "insert", "delete", "shift"):
         value = getattr(costs, name)
         if not np.isfinite(value) or value < 0:
-            raise TerError(f"TER cost '{name}' must be a finite number ≥ 0, got {value!r}")
+            raise OptionsError(f"TER cost '{name}' must be a finite number ≥ 0, got {value!r}")
     if costs.shift <= 0:
-        raise TerError(f"TER cost 'shift' must be > 0, got {costs.shift!r}")
+        raise OptionsError(f"TER cost 'shift' must be > 0, got {costs.shift!r}")
 
 
 def _check_params(params: TerParams) -> None:
     for name in ("beam_width", "max_shift_size", "max_shift_distance"):
         value = getattr(params, name)
         if not isinstance(value, int) or value < 0:
-            raise TerError(f"TER setting '{name}' must be an integer ≥ 0, got {value!r}")
+            raise OptionsError(f"TER setting '{name}' must be an integer ≥ 0, got {value!r}")
 
 
 def _null_edits(n_hyp: int, n_ref: int) -> float:
@@ -245,12 +241,12 @@ def _tokens(seg: str | Sequence[str], params: TerParams, what: str, index: int) 
     if isinstance(seg, str):
         return tokenize(seg, lowercase=params.lowercase)
     if not isinstance(seg, Sequence):
-        raise TerError(f"{what} {index}: expected a string or a token sequence")
+        raise InputError(f"{what} {index}: expected a string or a token sequence")
     if not all(isinstance(w, str) for w in seg):
-        raise TerError(f"{what} {index}: tokens must be strings")
+        raise InputError(f"{what} {index}: tokens must be strings")
     words = [w.lower() for w in seg] if params.lowercase else list(seg)
     if any(not w or _JAVA_SPACE.search(w) for w in words):
-        raise TerError(f"{what} {index}: a token is empty or contains whitespace")
+        raise InputError(f"{what} {index}: a token is empty or contains whitespace")
     return words
 
 
@@ -260,12 +256,14 @@ def _validated_table(table: WordTable, n_hyp: int, n_ref: int) -> WordTable:
     shiftable = np.ascontiguousarray(table.shiftable, dtype=np.bool_)
     for name, arr in (("cost", cost), ("op", op), ("shiftable", shiftable)):
         if arr.shape != (n_hyp, n_ref):
-            raise TerError(f"match table '{name}' has shape {arr.shape}, expected {(n_hyp, n_ref)}")
+            raise InputError(
+                f"match table '{name}' has shape {arr.shape}, expected {(n_hyp, n_ref)}"
+            )
     if not np.all(np.isfinite(cost)) or (cost < 0).any():
-        raise TerError("match table 'cost' must hold finite values ≥ 0")
+        raise InputError("match table 'cost' must hold finite values ≥ 0")
     bad = set(np.unique(op).tolist()) - set(_DIAGONAL_OPS)
     if bad:
-        raise TerError(f"match table 'op' holds unknown edit labels {sorted(bad)}")
+        raise InputError(f"match table 'op' holds unknown edit labels {sorted(bad)}")
     return WordTable(cost, op, shiftable)
 
 
@@ -345,7 +343,7 @@ def ter_batch(
     _check_costs(costs)
     _check_params(params)
     if len(hyps) != len(refs):
-        raise TerError(f"{len(hyps)} hypotheses but {len(refs)} references")
+        raise InputError(f"{len(hyps)} hypotheses but {len(refs)} references")
     n = len(hyps)
     vocab: dict[str, int] = {}
     hyp_ids: list[int] = []

@@ -60,7 +60,6 @@ from scoring.edit.terp_params import (
     SHIFT_MODES,
     PhraseEntry,
     PhraseTable,
-    TerpError,
     TerpParams,
     adjust_phrase_cost,
     check_params,
@@ -72,7 +71,7 @@ from scoring.edit.terp_params import (
     read_phrase_table,
 )
 from scoring.edit.terp_search import terp_search
-from scoring.errors import FormatError
+from scoring.errors import FormatError, InputError
 
 __all__ = [
     "ADJUST_FUNCS",
@@ -83,7 +82,6 @@ __all__ = [
     "PhraseTable",
     "Terp",
     "TerpAlignment",
-    "TerpError",
     "TerpParams",
     "TerpSegment",
     "TerpShift",
@@ -162,7 +160,7 @@ def _simple_norm(text: str) -> str:
 def normalize(text: str, params: TerpParams | None = None) -> list[str]:
     """TERp's ``NormalizeText.process``: the tokens TERp aligns for one segment."""
     if not isinstance(text, str):
-        raise TerpError(f"a segment must be a string, got {type(text).__name__}")
+        raise InputError(f"a segment must be a string, got {type(text).__name__}")
     p = params or TerpParams()
     s = _simple_norm(text)
     if not p.case_sensitive:
@@ -363,7 +361,7 @@ class Terp:
             shift_stop_words = read_shift_stop_words(p.shift_stop_word_list, p)
         if phrase_table is None and p.phrase_database:
             if not Path(p.phrase_database).is_file():
-                raise TerpError(
+                raise InputError(
                     f"the phrase table {p.phrase_database!r} (parameter 'Phrase Database') is "
                     "not a text phrase table; pass phrase_table= instead"
                 )
@@ -380,10 +378,10 @@ class Terp:
         if isinstance(segment, str):
             return normalize(segment, self.params)
         if not isinstance(segment, Sequence) or not all(isinstance(w, str) for w in segment):
-            raise TerpError(f"{what}: expected a string or a sequence of string tokens")
+            raise InputError(f"{what}: expected a string or a sequence of string tokens")
         words = list(segment) if self.params.case_sensitive else [w.lower() for w in segment]
         if any(not w or _JAVA_SPACE.search(w) for w in words):
-            raise TerpError(f"{what}: a token is empty or contains whitespace")
+            raise InputError(f"{what}: a token is empty or contains whitespace")
         return words
 
     def prepare(
@@ -495,16 +493,16 @@ def _check_costs(seg: TerpSegment, costs: EditCosts) -> None:
     for name, shape in shapes.items():
         arr = getattr(costs, name)
         if arr.shape != shape:
-            raise TerpError(f"edit cost '{name}' has shape {arr.shape}, expected {shape}")
+            raise InputError(f"edit cost '{name}' has shape {arr.shape}, expected {shape}")
         if name != "phrase" and not np.all(np.isfinite(arr)):
-            raise TerpError(f"edit cost '{name}' must be finite")
+            raise InputError(f"edit cost '{name}' must be finite")
     if np.isnan(costs.phrase).any():
-        raise TerpError("edit cost 'phrase' must not be NaN (use +inf for an unusable entry)")
+        raise InputError("edit cost 'phrase' must not be NaN (use +inf for an unusable entry)")
     for name in ("match", "stem", "synonym"):
         if math.isnan(getattr(costs, name)):
-            raise TerpError(f"edit cost '{name}' must not be NaN")
+            raise InputError(f"edit cost '{name}' must not be NaN")
     if not math.isfinite(costs.shift) or costs.shift <= 0:
-        raise TerpError(f"the shift cost must be > 0 (TERp loops otherwise), got {costs.shift!r}")
+        raise InputError(f"the shift cost must be > 0 (TERp loops otherwise), got {costs.shift!r}")
 
 
 def align_segment(

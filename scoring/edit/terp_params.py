@@ -16,16 +16,12 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from scoring.errors import FormatError, ScoringError
+from scoring.errors import FormatError, InputError, OptionsError
 
 SHIFT_CONSTRAINTS = ("noshift", "exact", "relax_nophrase", "relax", "allow_mismatch")
 #: How far a shift's words may differ from the reference words they face, by constraint.
 SHIFT_MODES = {"noshift": 0, "exact": 1, "relax_nophrase": 2, "relax": 3}
 ADJUST_FUNCS = {"NONE": 0, "STD": 4, "STDINV": 4, "STDNONED": 3, "STDINVNONED": 3}
-
-
-class TerpError(ScoringError, ValueError):
-    """TERp input is unusable: a bad parameter, cost, phrase table or segment."""
 
 
 # --- parameters -------------------------------------------------------------------------------
@@ -172,7 +168,7 @@ def parse_params(
     params = replace(base or TerpParams(), **values)
     try:
         check_params(params)
-    except TerpError as error:
+    except OptionsError as error:
         raise FormatError(str(error), path=path) from None
     return params
 
@@ -192,35 +188,36 @@ def read_params(*paths: str | Path, base: TerpParams | None = None) -> TerpParam
 
 
 def check_params(params: TerpParams) -> None:
-    """Raise :class:`TerpError` if a setting is out of range or names something unsupported."""
+    """Raise :class:`~scoring.errors.OptionsError` if a setting is out of range or names
+    something unsupported."""
     for name in ("beam_width", "shift_distance", "shift_size"):
         if getattr(params, name) < 0:
-            raise TerpError(f"TERp setting '{name}' must be ≥ 0, got {getattr(params, name)}")
+            raise OptionsError(f"TERp setting '{name}' must be ≥ 0, got {getattr(params, name)}")
     for name in ("match_cost", "insertion_cost", "deletion_cost", "substitution_cost"):
         value = getattr(params, name)
         if not math.isfinite(value) or value < 0:
-            raise TerpError(f"TERp cost '{name}' must be a finite number ≥ 0, got {value!r}")
+            raise OptionsError(f"TERp cost '{name}' must be a finite number ≥ 0, got {value!r}")
     for name in ("stem_cost", "synonym_cost"):
         value = getattr(params, name)
         if math.isnan(value) or value < 0:
-            raise TerpError(f"TERp cost '{name}' must be ≥ 0, got {value!r}")
+            raise OptionsError(f"TERp cost '{name}' must be ≥ 0, got {value!r}")
     if not math.isfinite(params.shift_cost) or params.shift_cost <= 0:
-        raise TerpError(f"TERp cost 'shift_cost' must be > 0, got {params.shift_cost!r}")
+        raise OptionsError(f"TERp cost 'shift_cost' must be > 0, got {params.shift_cost!r}")
     if params.shift_constraint not in SHIFT_CONSTRAINTS:
-        raise TerpError(
+        raise OptionsError(
             f"unknown shift constraint {params.shift_constraint!r}; "
             f"expected one of {', '.join(SHIFT_CONSTRAINTS)}"
         )
     if params.shift_constraint == "allow_mismatch":
-        raise TerpError("the shift constraint 'allow_mismatch' is not supported")
+        raise OptionsError("the shift constraint 'allow_mismatch' is not supported")
     func = params.adjust_phrase_table_func or "NONE"
     if func not in ADJUST_FUNCS:
-        raise TerpError(
+        raise OptionsError(
             f"unknown phrase-table adjust function {func!r}; expected one of "
             f"{', '.join(ADJUST_FUNCS)}"
         )
     if ADJUST_FUNCS[func] and len(params.adjust_phrase_table_params) != ADJUST_FUNCS[func]:
-        raise TerpError(
+        raise OptionsError(
             f"the adjust function {func} needs {ADJUST_FUNCS[func]} parameters, got "
             f"{len(params.adjust_phrase_table_params)}"
         )
@@ -234,7 +231,7 @@ def check_params(params: TerpParams) -> None:
     }
     for name, value in unsupported.items():
         if value:
-            raise TerpError(f"the TERp setting '{name}' is not supported")
+            raise OptionsError(f"the TERp setting '{name}' is not supported")
 
 
 # --- phrase table -----------------------------------------------------------------------------
@@ -262,7 +259,7 @@ class PhraseTable:
         index: dict[str, list[PhraseEntry]] = {}
         for entry in items:
             if not entry.ref or not entry.hyp:
-                raise TerpError("a phrase-table entry has an empty side")
+                raise InputError("a phrase-table entry has an empty side")
             index.setdefault(entry.ref[0], []).append(entry)
         return cls(items, {k: tuple(v) for k, v in index.items()})
 

@@ -15,8 +15,9 @@ classifier (Vapnik, 1995) with radial basis function kernels". Here:
   the dual coefficients, the intercept and ``γ``. Prediction always goes through these arrays,
   ``f(x) = Σ_i α_i exp(−γ ‖z − sv_i‖²) + b`` with ``z = (x − mean) / scale`` (the classifier
   says ``classes[1]`` when ``f(x) > 0``), so a model gives the same figures before and after
-  :meth:`save` / :meth:`load`, which write and read JSON (floats written by ``repr`` read back
-  exactly; no pickle, so loading a file never runs code).
+  :meth:`~MtClassifier.to_dict` / :meth:`~MtClassifier.from_dict`, which give and take JSON
+  values (floats written by ``repr`` read back exactly; no pickle, so loading never runs code).
+- The search's settings are :class:`~scoring.scorers.options.SvmOptions`.
 - :func:`classification_report` (accuracy, precision, recall, F1 of the positive class, as
   Finch, Hwang & Sumita's (2005) Tables 2–3) and :func:`scoring.measures.pearson` (STS)
   evaluate predictions.
@@ -27,34 +28,25 @@ columns (:func:`scoring.mt.features.mt_features` gives them).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 import numpy.typing as npt
 
-from scoring.errors import FormatError, ScoringError
+from scoring.errors import FormatError, InputError, ModelError, OptionsError
 from scoring.measures import f1, pearson
+from scoring.progress import Progress
+from scoring.scorers.options import SvmOptions
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 
 FORMAT = "scoring.mt.classifier"
 FORMAT_VERSION = 1
-
-C_GRID: tuple[float, ...] = (0.1, 1.0, 10.0, 100.0)
-GAMMA_FACTORS: tuple[float, ...] = (0.1, 1.0, 10.0)
-EPSILON_GRID: tuple[float, ...] = (0.1, 0.5)
-SCALINGS: tuple[str, ...] = ("standard", "minmax", "none")
-
-
-class MtModelError(ScoringError, ValueError):
-    """A model cannot be trained or applied: bad shapes, non-finite features, one class only,
-    an unfitted model."""
 
 
 # --- evaluation --------------------------------------------------------------------------------
@@ -64,17 +56,17 @@ def _vector(values: object, what: str) -> F64:
     try:
         out = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as error:
-        raise MtModelError(f"{what} must be numbers: {error}") from error
+        raise InputError(f"{what} must be numbers: {error}") from error
     if out.ndim != 1:
-        raise MtModelError(f"{what} must be one-dimensional, got shape {out.shape}")
+        raise InputError(f"{what} must be one-dimensional, got shape {out.shape}")
     return out
 
 
 def _same_length(a: F64, b: F64) -> None:
     if a.shape[0] != b.shape[0]:
-        raise MtModelError(f"{a.shape[0]} gold values but {b.shape[0]} predictions")
+        raise InputError(f"{a.shape[0]} gold values but {b.shape[0]} predictions")
     if a.shape[0] == 0:
-        raise MtModelError("no values to evaluate")
+        raise InputError("no values to evaluate")
 
 
 def classification_report(
@@ -127,7 +119,7 @@ class RbfParameters:
         out: F64 = np.exp(-self.gamma * d2) @ self.dual_coef + self.intercept
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "mean": self.mean.tolist(),
             "scale": self.scale.tolist(),
@@ -138,8 +130,8 @@ class RbfParameters:
         }
 
     @classmethod
-    def from_json(
-        cls, data: Mapping[str, Any], n_features: int, path: Path | None
+    def from_dict(
+        cls, data: Mapping[str, Any], n_features: int, path: Path | None = None
     ) -> RbfParameters:
         def array(field: str, ndim: int) -> F64:
             try:
@@ -197,32 +189,13 @@ class RbfParameters:
 class _RbfModel:
     kind: ClassVar[str]
 
-    def __init__(
-        self,
-        feature_names: Sequence[str],
-        *,
-        seed: int = 0,
-        folds: int = 5,
-        c_grid: Sequence[float] = C_GRID,
-        gamma_factors: Sequence[float] = GAMMA_FACTORS,
-        scaling: str = "standard",
-    ) -> None:
+    def __init__(self, feature_names: Sequence[str], options: SvmOptions | None = None) -> None:
         if isinstance(feature_names, str) or not feature_names:
-            raise MtModelError("feature_names must be a non-empty sequence of names")
+            raise InputError("feature_names must be a non-empty sequence of names")
         if len(set(feature_names)) != len(feature_names):
-            raise MtModelError("feature names repeat")
-        if not isinstance(folds, int) or folds < 2:
-            raise MtModelError(f"folds must be an integer ≥ 2, got {folds!r}")
-        if not c_grid or not gamma_factors or min(*c_grid, *gamma_factors) <= 0:
-            raise MtModelError("the C and gamma grids must hold positive numbers")
+            raise InputError("feature names repeat")
         self.feature_names: tuple[str, ...] = tuple(feature_names)
-        self.seed = int(seed)
-        self.folds = folds
-        self.c_grid = tuple(float(c) for c in c_grid)
-        self.gamma_factors = tuple(float(g) for g in gamma_factors)
-        if scaling not in SCALINGS:
-            raise MtModelError(f"scaling must be one of {', '.join(SCALINGS)}, got {scaling!r}")
-        self.scaling = scaling
+        self.options = options if options is not None else SvmOptions()
         self.params: RbfParameters | None = None
         self.hyperparameters: dict[str, float] = {}
         self.cv_score: float = math.nan
@@ -233,33 +206,45 @@ class _RbfModel:
         try:
             m = np.ascontiguousarray(x, dtype=np.float64)
         except (TypeError, ValueError) as error:
-            raise MtModelError(f"features must be numbers: {error}") from error
+            raise InputError(f"features must be numbers: {error}") from error
         if m.ndim != 2 or m.shape[1] != len(self.feature_names):
-            raise MtModelError(
+            raise InputError(
                 f"expected a feature matrix of shape (N, {len(self.feature_names)}) "
                 f"({', '.join(self.feature_names[:3])}…), got shape {m.shape}"
             )
         if m.shape[0] == 0:
-            raise MtModelError("the feature matrix has no rows")
+            raise InputError("the feature matrix has no rows")
         bad = np.argwhere(~np.isfinite(m))
         if bad.size:
             row, col = (int(v) for v in bad[0])
-            raise MtModelError(
+            raise InputError(
                 f"row {row}: feature '{self.feature_names[col]}' is not finite ({m[row, col]})"
             )
         return m
 
     def _fitted(self) -> RbfParameters:
         if self.params is None:
-            raise MtModelError(f"this {type(self).__name__} has not been fitted")
+            raise ModelError(f"this {type(self).__name__} has not been fitted")
         return self.params
 
     # -- training
 
+    @property
+    def folds(self) -> int:
+        return self.options.folds
+
     def _search(
-        self, x: F64, y: F64, estimator: Any, grid: dict[str, list[Any]], cv: Any, scoring: Any
+        self,
+        x: F64,
+        y: F64,
+        estimator: Any,
+        grid: dict[str, list[Any]],
+        cv: Any,
+        scoring: Any,
+        progress: Progress | None = None,
     ) -> Any:
-        from sklearn.model_selection import GridSearchCV
+        from sklearn.metrics import check_scoring
+        from sklearn.model_selection import GridSearchCV, ParameterGrid
         from sklearn.pipeline import Pipeline
         from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, StandardScaler
 
@@ -267,18 +252,31 @@ class _RbfModel:
             "standard": StandardScaler(),
             "minmax": MinMaxScaler(),
             "none": FunctionTransformer(),
-        }[self.scaling]
+        }[self.options.scaling]
         pipeline = Pipeline([("scale", scaler), ("svm", estimator)])
-        gammas = [factor / x.shape[1] for factor in self.gamma_factors]
-        param_grid = {"svm__C": list(self.c_grid), "svm__gamma": gammas, **grid}
+        gammas = [factor / x.shape[1] for factor in self.options.gamma_factors]
+        param_grid = {"svm__C": list(self.options.c_grid), "svm__gamma": gammas, **grid}
+        if progress is not None:
+            # The grid's scores are computed one fit after another (n_jobs=1): counting them
+            # tells how far the search is.
+            fits = len(ParameterGrid(param_grid)) * cv.get_n_splits()
+            scorer, scored, report = check_scoring(pipeline, scoring), [0], progress
+
+            def counted(model: Any, x_part: F64, y_part: F64) -> float:
+                scored[0] += 1
+                report(scored[0] / (fits + 1), f"SVM grid search: fit {scored[0]} of {fits}")
+                return float(scorer(model, x_part, y_part))
+
+            scoring = counted
+
         search = GridSearchCV(pipeline, param_grid, cv=cv, scoring=scoring, n_jobs=1, refit=True)
         search.fit(x, y)
         best = search.best_estimator_
         fitted, svm = best.named_steps["scale"], best.named_steps["svm"]
         # Every scaling is z = (x − mean) / scale.
-        if self.scaling == "standard":
+        if self.options.scaling == "standard":
             mean, scale = fitted.mean_, fitted.scale_
-        elif self.scaling == "minmax":
+        elif self.options.scaling == "minmax":
             mean, scale = fitted.data_min_, 1.0 / fitted.scale_
         else:
             mean, scale = np.zeros(x.shape[1]), np.ones(x.shape[1])
@@ -297,7 +295,7 @@ class _RbfModel:
         return best
 
     def _cv_seed(self) -> int:
-        return int(np.random.default_rng(self.seed).integers(0, 2**31 - 1))
+        return int(np.random.default_rng(self.options.seed).integers(0, 2**31 - 1))
 
     # -- use
 
@@ -308,33 +306,47 @@ class _RbfModel:
 
     # -- persistence
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
+        """The fitted model as JSON values: its search settings, the chosen hyper-parameters
+        and the SVM's arrays (:class:`RbfParameters`)."""
         params = self._fitted()
+        o = self.options
         return {
             "format": FORMAT,
             "version": FORMAT_VERSION,
             "kind": self.kind,
             "feature_names": list(self.feature_names),
-            "seed": self.seed,
-            "folds": self.folds,
-            "c_grid": list(self.c_grid),
-            "gamma_factors": list(self.gamma_factors),
-            "scaling": self.scaling,
+            "seed": o.seed,
+            "folds": o.folds,
+            "c_grid": list(o.c_grid),
+            "gamma_factors": list(o.gamma_factors),
+            "scaling": o.scaling,
             "hyperparameters": self.hyperparameters,
             "cv_score": self.cv_score,
-            "svm": params.to_json(),
-            **self._extra_json(),
+            "svm": params.to_dict(),
+            **self._extra_dict(),
         }
 
-    def _extra_json(self) -> dict[str, Any]:
+    def _extra_dict(self) -> dict[str, Any]:
         return {}
 
-    def save(self, path: str | Path) -> None:
-        """Write the model as JSON (through a temporary file renamed into place)."""
-        p = Path(path)
-        tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_json(), allow_nan=True), encoding="utf-8")
-        tmp.replace(p)
+    @classmethod
+    def from_dict(cls, data: object, *, path: Path | None = None) -> Self:
+        """Rebuild a fitted model from :meth:`to_dict` output; :class:`FormatError` naming the
+        field at fault (``path``: the file it came from)."""
+        header = _header(data, path, cls.kind)
+        model = cls(header["feature_names"], _options(header, path))
+        model._restore_extra(header, path)
+        model.params = RbfParameters.from_dict(header["svm"], len(model.feature_names), path)
+        hyper = header.get("hyperparameters", {})
+        if not isinstance(hyper, Mapping):
+            raise FormatError("expected an object", path=path, field="hyperparameters")
+        model.hyperparameters = {str(k): float(v) for k, v in hyper.items()}
+        model.cv_score = float(header.get("cv_score", math.nan))
+        return model
+
+    def _restore_extra(self, header: Mapping[str, Any], path: Path | None) -> None:
+        """Restore what :meth:`_extra_dict` added."""
 
 
 def _header(data: object, path: Path | None, kind: str) -> Mapping[str, Any]:
@@ -358,39 +370,14 @@ def _header(data: object, path: Path | None, kind: str) -> Mapping[str, Any]:
     return data
 
 
-def _read(path: str | Path) -> tuple[Path, object]:
-    p = Path(path)
+def _options(data: Mapping[str, Any], path: Path | None) -> SvmOptions:
+    """The search settings saved with a model (missing ones take their defaults)."""
     try:
-        return p, json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise FormatError(f"cannot read the model: {error}", path=p) from error
-    except json.JSONDecodeError as error:
-        raise FormatError(f"not JSON: {error.msg}", path=p, line=error.lineno) from error
-
-
-def _restore(model: _RbfModel, data: Mapping[str, Any], path: Path | None) -> None:
-    model.params = RbfParameters.from_json(data["svm"], len(model.feature_names), path)
-    hyper = data.get("hyperparameters", {})
-    if not isinstance(hyper, Mapping):
-        raise FormatError("expected an object", path=path, field="hyperparameters")
-    model.hyperparameters = {str(k): float(v) for k, v in hyper.items()}
-    model.cv_score = float(data.get("cv_score", math.nan))
-
-
-def _settings(data: Mapping[str, Any], path: Path | None) -> dict[str, Any]:
-    try:
-        settings = {
-            "seed": int(data.get("seed", 0)),
-            "folds": int(data.get("folds", 5)),
-            "c_grid": [float(c) for c in data.get("c_grid", C_GRID)],
-            "gamma_factors": [float(g) for g in data.get("gamma_factors", GAMMA_FACTORS)],
-            "scaling": str(data.get("scaling", "standard")),
-        }
-    except (TypeError, ValueError) as error:
-        raise FormatError(f"bad training settings: {error}", path=path, field="seed") from error
-    if settings["scaling"] not in SCALINGS:
-        raise FormatError(f"expected one of {', '.join(SCALINGS)}", path=path, field="scaling")
-    return settings
+        return SvmOptions.from_dict({key: data[key] for key in SvmOptions.names() if key in data})
+    except OptionsError as error:
+        raise FormatError(
+            f"bad training settings: {error}", path=path, field=error.option
+        ) from None
 
 
 class MtClassifier(_RbfModel):
@@ -402,33 +389,41 @@ class MtClassifier(_RbfModel):
 
     kind: ClassVar[str] = "classifier"
 
-    def __init__(self, feature_names: Sequence[str], **settings: Any) -> None:
-        super().__init__(feature_names, **settings)
+    def __init__(self, feature_names: Sequence[str], options: SvmOptions | None = None) -> None:
+        super().__init__(feature_names, options)
         self.classes: tuple[int, int] = (0, 1)
 
-    def fit(self, x: object, y: Sequence[int] | I64) -> MtClassifier:
+    def fit(
+        self, x: object, y: Sequence[int] | I64, *, progress: Progress | None = None
+    ) -> MtClassifier:
         """Choose ``C`` and ``γ`` by stratified k-fold accuracy on ``(x, y)``, then refit on all
-        of it. ``y``: two distinct integer labels."""
+        of it. ``y``: two distinct integer labels. ``progress`` hears of each fit."""
         from sklearn.model_selection import StratifiedKFold
         from sklearn.svm import SVC
 
         m = self._matrix(x)
         labels = _vector(y, "labels")
         if labels.shape[0] != m.shape[0]:
-            raise MtModelError(f"{m.shape[0]} feature rows but {labels.shape[0]} labels")
+            raise InputError(f"{m.shape[0]} feature rows but {labels.shape[0]} labels")
         if not np.all(labels == np.round(labels)):
-            raise MtModelError("labels must be integers")
+            raise InputError("labels must be integers")
         classes = np.unique(labels)
         if classes.shape[0] != 2:
-            raise MtModelError(f"a classifier needs exactly two labels, got {classes.tolist()}")
+            raise InputError(f"a classifier needs exactly two labels, got {classes.tolist()}")
         fewest = int(min(np.sum(labels == c) for c in classes))
         if fewest < self.folds:
-            raise MtModelError(
+            raise InputError(
                 f"{self.folds}-fold cross-validation needs ≥ {self.folds} pairs of each label"
             )
         cv = StratifiedKFold(self.folds, shuffle=True, random_state=self._cv_seed())
         best = self._search(
-            m, labels.astype(np.int64), SVC(kernel="rbf", cache_size=500), {}, cv, "accuracy"
+            m,
+            labels.astype(np.int64),
+            SVC(kernel="rbf", cache_size=500),
+            {},
+            cv,
+            "accuracy",
+            progress,
         )
         self.classes = (int(best.classes_[0]), int(best.classes_[1]))
         return self
@@ -442,13 +437,10 @@ class MtClassifier(_RbfModel):
         """Accuracy (a fraction, as scikit-learn's ``score``)."""
         return classification_report(y, self.predict(x))["accuracy"] / 100.0
 
-    def _extra_json(self) -> dict[str, Any]:
+    def _extra_dict(self) -> dict[str, Any]:
         return {"classes": list(self.classes)}
 
-    @classmethod
-    def from_json(cls, data: object, *, path: Path | None = None) -> MtClassifier:
-        header = _header(data, path, cls.kind)
-        model = cls(header["feature_names"], **_settings(header, path))
+    def _restore_extra(self, header: Mapping[str, Any], path: Path | None) -> None:
         classes = header.get("classes")
         if (
             not isinstance(classes, list)
@@ -456,14 +448,7 @@ class MtClassifier(_RbfModel):
             or not all(isinstance(c, int) and not isinstance(c, bool) for c in classes)
         ):
             raise FormatError("expected two integer labels", path=path, field="classes")
-        model.classes = (classes[0], classes[1])
-        _restore(model, header, path)
-        return model
-
-    @classmethod
-    def load(cls, path: str | Path) -> MtClassifier:
-        p, data = _read(path)
-        return cls.from_json(data, path=p)
+        self.classes = (classes[0], classes[1])
 
 
 class MtRegressor(_RbfModel):
@@ -471,21 +456,11 @@ class MtRegressor(_RbfModel):
 
     kind: ClassVar[str] = "regressor"
 
-    def __init__(
-        self,
-        feature_names: Sequence[str],
-        *,
-        epsilon_grid: Sequence[float] = EPSILON_GRID,
-        **settings: Any,
-    ) -> None:
-        super().__init__(feature_names, **settings)
-        if not epsilon_grid or min(epsilon_grid) < 0:
-            raise MtModelError("the epsilon grid must hold non-negative numbers")
-        self.epsilon_grid = tuple(float(e) for e in epsilon_grid)
-
-    def fit(self, x: object, y: Sequence[float] | F64) -> MtRegressor:
+    def fit(
+        self, x: object, y: Sequence[float] | F64, *, progress: Progress | None = None
+    ) -> MtRegressor:
         """Choose ``C``, ``γ`` and ``ε`` by k-fold Pearson correlation on ``(x, y)``, then refit
-        on all of it."""
+        on all of it. ``progress`` hears of each fit."""
         from sklearn.metrics import make_scorer
         from sklearn.model_selection import KFold
         from sklearn.svm import SVR
@@ -493,11 +468,11 @@ class MtRegressor(_RbfModel):
         m = self._matrix(x)
         scores = _vector(y, "scores")
         if scores.shape[0] != m.shape[0]:
-            raise MtModelError(f"{m.shape[0]} feature rows but {scores.shape[0]} scores")
+            raise InputError(f"{m.shape[0]} feature rows but {scores.shape[0]} scores")
         if not np.all(np.isfinite(scores)):
-            raise MtModelError("scores must be finite")
+            raise InputError("scores must be finite")
         if m.shape[0] < 2 * self.folds:
-            raise MtModelError(f"{self.folds}-fold cross-validation needs ≥ {2 * self.folds} pairs")
+            raise InputError(f"{self.folds}-fold cross-validation needs ≥ {2 * self.folds} pairs")
         cv = KFold(self.folds, shuffle=True, random_state=self._cv_seed())
 
         def correlation(gold: F64, predicted: F64) -> float:
@@ -508,9 +483,10 @@ class MtRegressor(_RbfModel):
             m,
             scores,
             SVR(kernel="rbf", cache_size=500),
-            {"svm__epsilon": list(self.epsilon_grid)},
+            {"svm__epsilon": list(self.options.epsilon_grid)},
             cv,
             make_scorer(correlation),
+            progress,
         )
         return self
 
@@ -522,21 +498,5 @@ class MtRegressor(_RbfModel):
         """Pearson's r of the predictions against ``y`` (``None`` if undefined)."""
         return pearson(y, self.predict(x))
 
-    def _extra_json(self) -> dict[str, Any]:
-        return {"epsilon_grid": list(self.epsilon_grid)}
-
-    @classmethod
-    def from_json(cls, data: object, *, path: Path | None = None) -> MtRegressor:
-        header = _header(data, path, cls.kind)
-        try:
-            eps = [float(e) for e in header.get("epsilon_grid", EPSILON_GRID)]
-        except (TypeError, ValueError) as error:
-            raise FormatError(f"bad grid: {error}", path=path, field="epsilon_grid") from error
-        model = cls(header["feature_names"], epsilon_grid=eps, **_settings(header, path))
-        _restore(model, header, path)
-        return model
-
-    @classmethod
-    def load(cls, path: str | Path) -> MtRegressor:
-        p, data = _read(path)
-        return cls.from_json(data, path=p)
+    def _extra_dict(self) -> dict[str, Any]:
+        return {"epsilon_grid": list(self.options.epsilon_grid)}

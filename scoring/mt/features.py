@@ -47,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from scoring.errors import ScoringError
+from scoring.errors import InputError
 from scoring.mt import metrics as mtmetrics
 from scoring.resources import pos_tag, stem
 
@@ -100,26 +100,20 @@ TABLE3_SUBSETS: dict[str, tuple[str, ...]] = {
 _NOUN_VERB = ("NN", "VB")
 
 
-class MtFeatureError(ScoringError, ValueError):
-    """Input to the Finch, Hwang & Sumita 2005 features is unusable: an empty sentence, tags that
-    do not fit the
-    tokens, an unknown tag or feature name, mismatched lengths."""
-
-
 # --- pre-processing ----------------------------------------------------------------------------
 
 
 def _check_sentence(tokens: object, index: int, field: str) -> list[str]:
     if isinstance(tokens, str) or not isinstance(tokens, Sequence):
-        raise MtFeatureError(
+        raise InputError(
             f"pair {index}: field '{field}': expected a sequence of tokens, "
             f"got {type(tokens).__name__}"
         )
     if len(tokens) == 0:
-        raise MtFeatureError(f"pair {index}: field '{field}': the sentence is empty")
+        raise InputError(f"pair {index}: field '{field}': the sentence is empty")
     for position, token in enumerate(tokens):
         if not isinstance(token, str) or not token or token.isspace():
-            raise MtFeatureError(
+            raise InputError(
                 f"pair {index}: field '{field}': token {position} must be a non-blank string, "
                 f"got {token!r}"
             )
@@ -128,14 +122,12 @@ def _check_sentence(tokens: object, index: int, field: str) -> list[str]:
 
 def _check_tags(tags: object, n_tokens: int, index: int, field: str) -> list[str]:
     if isinstance(tags, str) or not isinstance(tags, Sequence):
-        raise MtFeatureError(f"pair {index}: field '{field}': expected a sequence of tags")
+        raise InputError(f"pair {index}: field '{field}': expected a sequence of tags")
     if len(tags) != n_tokens:
-        raise MtFeatureError(
-            f"pair {index}: field '{field}': {len(tags)} tags for {n_tokens} tokens"
-        )
+        raise InputError(f"pair {index}: field '{field}': {len(tags)} tags for {n_tokens} tokens")
     for position, tag in enumerate(tags):
         if tag not in _TAG_INDEX:
-            raise MtFeatureError(
+            raise InputError(
                 f"pair {index}: field '{field}': tag {position} ({tag!r}) is not a Penn "
                 "Treebank tag"
             )
@@ -267,10 +259,10 @@ def _pair_kernel(
 
 def _check_pairs(pairs: object, what: str) -> Sequence[Pair]:
     if isinstance(pairs, str) or not isinstance(pairs, Sequence):
-        raise MtFeatureError(f"{what} must be a sequence of (tokens1, tokens2) pairs")
+        raise InputError(f"{what} must be a sequence of (tokens1, tokens2) pairs")
     for index, pair in enumerate(pairs):
         if isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2:
-            raise MtFeatureError(f"{what} {index}: expected a (tokens1, tokens2) pair")
+            raise InputError(f"{what} {index}: expected a (tokens1, tokens2) pair")
     return pairs
 
 
@@ -287,16 +279,16 @@ def pair_statistics(
     ``tags``: Penn tags of each pair, as ``(tags1, tags2)`` (default: nltk's tagger on the
     tokens). ``info_refs``: already-normalised sentences whose n-grams give the NIST information
     weights in both directions (default: the data set's own reference side each way, as mteval
-    does). Raises :class:`MtFeatureError` on an empty sentence, tags that do not fit, or
+    does). Raises :class:`~scoring.errors.InputError` on an empty sentence, tags that do not fit, or
     ``tags`` of another length than ``pairs``.
     """
     pairs = _check_pairs(pairs, "pair")
     if tags is not None:
         tags = _check_pairs(tags, "tags of pair")
         if len(tags) != len(pairs):
-            raise MtFeatureError(f"{len(tags)} tag pairs for {len(pairs)} sentence pairs")
+            raise InputError(f"{len(tags)} tag pairs for {len(pairs)} sentence pairs")
     if len(pairs) == 0:
-        raise MtFeatureError("no sentence pairs")
+        raise InputError("no sentence pairs")
     first: list[list[str]] = []
     second: list[list[str]] = []
     tag_ids: list[int] = []
@@ -342,15 +334,15 @@ def pair_statistics(
 
 def _check_names(names: Sequence[str]) -> tuple[str, ...]:
     if isinstance(names, str):
-        raise MtFeatureError("feature names must be a sequence of names, not one string")
+        raise InputError("feature names must be a sequence of names, not one string")
     known = set(FEATURE_NAMES)
     for name in names:
         if name not in known:
-            raise MtFeatureError(f"unknown feature name {name!r}; see FEATURE_NAMES")
+            raise InputError(f"unknown feature name {name!r}; see FEATURE_NAMES")
     if len(set(names)) != len(names):
-        raise MtFeatureError("feature names repeat")
+        raise InputError("feature names repeat")
     if not names:
-        raise MtFeatureError("no feature names")
+        raise InputError("no feature names")
     return tuple(names)
 
 

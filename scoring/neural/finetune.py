@@ -36,7 +36,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import erf
 
-from scoring.neural.encoder import Encoder, EncoderError
+from scoring.errors import FormatError, InputError, ModelError, OptionsError
+from scoring.neural.encoder import Encoder
 
 F32 = npt.NDArray[np.float32]
 #: float32 in use, float64 in the gradient tests
@@ -55,10 +56,6 @@ LAYER_KEYS = (
     "up", "up_bias", "down", "down_bias", "norm2_gain", "norm2_bias",
 )  # fmt: skip
 HEAD_KEYS = ("head_source", "head_target", "head_scale", "head_bias")
-
-
-class FineTuneError(EncoderError):
-    """Fine-tuning cannot run on the given data or state."""
 
 
 # --- one transformer layer, forward with a cache and backward -----------------------------------
@@ -270,7 +267,7 @@ class LinkScorer:
         )
         expected = list(range(model.depth - len(self.trained_layers), model.depth))
         if not self.trained_layers or self.trained_layers != expected:
-            raise FineTuneError(
+            raise ModelError(
                 f"the fine-tuned layers {self.trained_layers} are not the top layers of a "
                 f"{model.depth}-layer encoder"
             )
@@ -280,9 +277,9 @@ class LinkScorer:
             if key not in params
         ]
         if missing:
-            raise FineTuneError(f"the fine-tuned weights lack {', '.join(missing[:3])}")
+            raise FormatError(f"the fine-tuned weights lack {', '.join(missing[:3])}")
         if params["head_source"].shape[0] != model.hidden:
-            raise FineTuneError(
+            raise ModelError(
                 f"the fine-tuned head reads {params['head_source'].shape[0]}-wide vectors, "
                 f"the encoder gives {model.hidden}"
             )
@@ -317,7 +314,7 @@ def initial_params(model: Encoder, layers: int, seed: int) -> Params:
     """The pretrained top ``layers`` layers and a head that starts from the cosine alone (a small
     random bilinear term; even odds at a cosine of 0.7)."""
     if not 1 <= layers <= model.depth:
-        raise FineTuneError(f"layers to fine-tune must be in 1..{model.depth}, got {layers}")
+        raise OptionsError(f"layers to fine-tune must be in 1..{model.depth}, got {layers}")
     params: Params = {}
     for k in range(model.depth - layers, model.depth):
         w = model.layers[k]
@@ -361,17 +358,17 @@ def fine_tune(
     """Fine-tune the top ``layers`` layers and a head on pairs and their ``(n, m)`` gold sure
     matrices (see the module docstring); ``progress(step, steps, mean loss of the step)``."""
     if len(pairs) != len(labels):
-        raise FineTuneError(f"{len(labels)} gold matrices for {len(pairs)} pairs")
+        raise InputError(f"{len(labels)} gold matrices for {len(pairs)} pairs")
     if not pairs:
-        raise FineTuneError("fine-tuning needs at least one pair with a gold alignment")
+        raise InputError("fine-tuning needs at least one pair with a gold alignment")
     if epochs < 1 or batch < 1:
-        raise FineTuneError(f"epochs and batch must be at least 1, got {epochs} and {batch}")
+        raise OptionsError(f"epochs and batch must be at least 1, got {epochs} and {batch}")
     params = initial_params(model, layers, seed)
     scorer = LinkScorer(model, params)
     examples = []
     for k, ((source, target), gold) in enumerate(zip(pairs, labels, strict=True)):
         if np.shape(gold) != (len(source), len(target)):
-            raise FineTuneError(
+            raise InputError(
                 f"pair {k}: gold matrix of shape {np.shape(gold)} for "
                 f"{len(source)} × {len(target)} words"
             )

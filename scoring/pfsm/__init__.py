@@ -31,7 +31,6 @@ from scoring.pfsm.features import (
     Lexicon,
     MatchTables,
     ParaphraseTable,
-    PFSMInputError,
     feature_names,
 )
 from scoring.pfsm.lattice import (
@@ -49,7 +48,6 @@ __all__ = [
     "EditOp",
     "Lexicon",
     "MatchTables",
-    "PFSMInputError",
     "PFSMScorer",
     "ParaphraseTable",
     "expected_counts",

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from scoring.errors import FormatError, ScoringError
+from scoring.errors import FormatError, InputError
 
 STATE_NAMES: tuple[str, ...] = (
     "INS",
@@ -98,10 +98,6 @@ def feature_names() -> list[str]:
     names += [f"trans:{p}>{s}" for p in STATE_NAMES for s in STATE_NAMES]
     names += [f"stop:{p}" for p in STATE_NAMES]
     return names
-
-
-class PFSMInputError(ScoringError, ValueError):
-    """Bad input to the pFSM/pPDA scorer: empty sentences, wrong types, mismatched lengths."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,11 +268,11 @@ class Lexicon:
 def check_tokens(tokens: object, what: str) -> list[str]:
     """Validate one tokenized sentence: a non-empty list of non-empty strings."""
     if isinstance(tokens, str) or not isinstance(tokens, Sequence):
-        raise PFSMInputError(f"{what}: expected a list of tokens, got {type(tokens).__name__}")
+        raise InputError(f"{what}: expected a list of tokens, got {type(tokens).__name__}")
     out = list(tokens)
     if not out:
-        raise PFSMInputError(f"{what}: the sentence has no tokens")
+        raise InputError(f"{what}: the sentence has no tokens")
     for position, token in enumerate(out):
         if not isinstance(token, str) or not token or token.isspace():
-            raise PFSMInputError(f"{what}: token {position} is {token!r}, not a non-empty word")
+            raise InputError(f"{what}: token {position} is {token!r}, not a non-empty word")
     return out

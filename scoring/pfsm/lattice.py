@@ -27,16 +27,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from scoring.errors import InputError, OptionsError
 from scoring.pfsm import edges, walk
 from scoring.pfsm.features import (
     N_FEATURES,
     STATE_NAMES,
     SUBSTITUTION_STATES,
     MatchTables,
-    PFSMInputError,
 )
+from scoring.scorers.options import MAX_JUMP_LIMIT
 
-MAX_JUMP_LIMIT = 10
 #: Lattice slots one pair may need (three 8-byte arrays of this size are allocated: ~1 GB).
 MAX_NODES = 40_000_000
 
@@ -60,9 +60,9 @@ class EditOp:
 
 def check_jump_limit(jump_limit: int) -> int:
     if isinstance(jump_limit, bool) or not isinstance(jump_limit, int | np.integer):
-        raise PFSMInputError(f"jump_limit must be an integer, got {jump_limit!r}")
+        raise OptionsError(f"jump_limit must be an integer, got {jump_limit!r}")
     if not 0 <= int(jump_limit) <= MAX_JUMP_LIMIT:
-        raise PFSMInputError(
+        raise OptionsError(
             f"jump_limit must be between 0 (pFSM) and {MAX_JUMP_LIMIT}, got {jump_limit}"
         )
     return int(jump_limit)
@@ -71,9 +71,9 @@ def check_jump_limit(jump_limit: int) -> int:
 def check_weights(weights: npt.ArrayLike) -> npt.NDArray[np.float64]:
     w = np.ascontiguousarray(weights, dtype=np.float64)
     if w.shape != (N_FEATURES,):
-        raise PFSMInputError(f"weights must have shape ({N_FEATURES},), got {w.shape}")
+        raise InputError(f"weights must have shape ({N_FEATURES},), got {w.shape}")
     if not np.all(np.isfinite(w)):
-        raise PFSMInputError("weights must be finite")
+        raise InputError("weights must be finite")
     return w
 
 
@@ -81,20 +81,20 @@ def _tables(tables: MatchTables) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.i
     single = np.ascontiguousarray(tables.single, dtype=np.int8)
     block = np.ascontiguousarray(tables.block, dtype=np.int8)
     if single.ndim != 2 or single.shape[0] == 0 or single.shape[1] == 0:
-        raise PFSMInputError(f"match table must be a non-empty (N, M) array, got {single.shape}")
+        raise InputError(f"match table must be a non-empty (N, M) array, got {single.shape}")
     n, m = single.shape
     if block.shape != (n, m, 3):
-        raise PFSMInputError(f"block table must have shape ({n}, {m}, 3), got {block.shape}")
+        raise InputError(f"block table must have shape ({n}, {m}, 3), got {block.shape}")
     return single, block, int(n), int(m)
 
 
 def node_count(n: int, m: int, jump_limit: int) -> int:
     """Slots the kernels need for an ``n × m`` pair (nodes of the lattice, plus the final one):
-    ``8 (N+1)(M+1) (1 + 4 D (D+1)) + 1``. Raises :class:`PFSMInputError` above
+    ``8 (N+1)(M+1) (1 + 4 D (D+1)) + 1``. Raises :class:`~scoring.errors.InputError` above
     :data:`MAX_NODES`."""
     size = int(walk.layout(n, m, jump_limit)[1])
     if size > MAX_NODES:
-        raise PFSMInputError(
+        raise InputError(
             f"a {n}×{m}-token pair is too long for jump limit {jump_limit}: its lattice needs "
             f"{size:,} slots (limit {MAX_NODES:,}); lower the jump limit or split the sentences"
         )
@@ -242,7 +242,7 @@ class CompiledPairs:
     def __init__(self, tables: Sequence[MatchTables], jump_limit: int) -> None:
         self.jump_limit = check_jump_limit(jump_limit)
         if not tables:
-            raise PFSMInputError("no pairs given")
+            raise InputError("no pairs given")
         scratch = [np.empty((0, 4), dtype=np.int64)]
         lattices = [edge_list(t, self.jump_limit, scratch) for t in tables]
         self.norms = np.array([sum(t.shape) for t in tables], dtype=np.float64)

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,7 @@ import numpy.typing as npt
 from scipy.optimize import minimize
 
 from scoring.alignment.links import Alignment, Link
-from scoring.errors import FormatError
+from scoring.errors import FormatError, InputError, ModelError, OptionsError
 from scoring.measures import pearson
 from scoring.pfsm.features import (
     N_FEATURES,
@@ -57,11 +57,12 @@ from scoring.pfsm.features import (
     Lexicon,
     MatchTables,
     ParaphraseTable,
-    PFSMInputError,
     check_tokens,
     feature_names,
 )
-from scoring.pfsm.lattice import CompiledPairs, EditOp, check_jump_limit, link_posteriors, viterbi
+from scoring.pfsm.lattice import CompiledPairs, EditOp, link_posteriors, viterbi
+from scoring.progress import Progress, progress_part, progress_report
+from scoring.scorers.options import PFSMOptions, PPDAOptions
 
 FORMAT_NAME = "scoring.pfsm"
 FORMAT_VERSION = 1
@@ -123,70 +124,63 @@ def _group_index(
     if groups is None:
         return np.zeros(count, dtype=np.int64), []
     if isinstance(groups, str | bytes) or not isinstance(groups, Sequence):
-        raise PFSMInputError(f"groups must be a list with one label per pair, got {type(groups)}")
+        raise InputError(f"groups must be a list with one label per pair, got {type(groups)}")
     if len(groups) != count:
-        raise PFSMInputError(f"{count} pairs but groups has {len(groups)} labels")
+        raise InputError(f"{count} pairs but groups has {len(groups)} labels")
     labels = []
     for index, label in enumerate(groups):
         if not isinstance(label, str | int) or isinstance(label, bool) or label == "":
-            raise PFSMInputError(f"group {index} is {label!r}, not a non-empty string or integer")
+            raise InputError(f"group {index} is {label!r}, not a non-empty string or integer")
         labels.append(str(label))
     names = sorted(set(labels))
     lookup = {name: g for g, name in enumerate(names)}
     return np.array([lookup[label] for label in labels], dtype=np.int64), names
 
 
-class PFSMScorer:
-    """Probabilistic edit-distance regression (pFSM, or pPDA with jumps).
+def _iterations(
+    progress: Progress | None, max_iter: int
+) -> Callable[[npt.NDArray[np.float64]], None] | None:
+    """An L-BFGS callback telling ``progress`` of each iteration, as a share of ``max_iter``."""
+    if progress is None:
+        return None
+    report, done = progress, [0]
 
-    ``kind``: ``"pfsm"`` or ``"ppda"``; ``jump_limit``: the pPDA's maximum jump distance
-    (the papers use 1, 2, 5, 10; ignored for the pFSM). ``synonyms``: the WordNet substitution
-    state. ``paraphrase_table``: a path (or :class:`ParaphraseTable`) for the paraphrase
-    substitution state. ``block_edits``: the bigram block substitutions (the papers' ``n2``).
-    ``l2`` is λ, ``cutoff`` the feature count cut-off, ``max_iter`` the L-BFGS iteration limit.
+    def iterated(params: npt.NDArray[np.float64]) -> None:
+        done[0] += 1
+        report(done[0] / max_iter, f"L-BFGS iteration {done[0]} (at most {max_iter})")
+
+    return iterated
+
+
+class PFSMScorer:
+    """Probabilistic edit-distance regression: a pFSM, or with :class:`PPDAOptions` a pPDA
+    with jumps up to ``jump_limit`` (the papers use 1, 2, 5, 10). The options
+    (:mod:`scoring.scorers.options`): ``synonyms``, the WordNet substitution state;
+    ``paraphrase_table``, the path of a table for the paraphrase substitution state (or give
+    the table itself as ``paraphrases``); ``block_edits``, the bigram block substitutions (the
+    papers' ``n2``); ``l2`` is λ, ``cutoff`` the feature count cut-off, ``max_iter`` the L-BFGS
+    iteration limit.
 
     Pairs are ``(source_tokens, target_tokens)``; the model edits the source into the target.
     """
 
     def __init__(
         self,
-        kind: str = "pfsm",
-        jump_limit: int = 5,
+        options: PFSMOptions | None = None,
         *,
-        synonyms: bool = True,
-        paraphrase_table: str | Path | ParaphraseTable | None = None,
-        block_edits: bool = True,
-        l2: float = 5.0,
-        cutoff: int = 5,
-        max_iter: int = 300,
+        paraphrases: ParaphraseTable | None = None,
     ) -> None:
-        if kind not in KINDS:
-            raise PFSMInputError(f"kind must be one of {KINDS}, got {kind!r}")
-        limit = check_jump_limit(jump_limit)
-        if kind == "ppda" and limit < 1:
-            raise PFSMInputError(f"a pPDA needs jump_limit ≥ 1, got {jump_limit}")
-        if not (isinstance(l2, int | float) and math.isfinite(l2) and l2 >= 0):
-            raise PFSMInputError(f"l2 must be a non-negative number, got {l2!r}")
-        if isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 0:
-            raise PFSMInputError(f"cutoff must be a non-negative integer, got {cutoff!r}")
-        if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-            raise PFSMInputError(f"max_iter must be a positive integer, got {max_iter!r}")
-        self.kind = kind
-        self.jump_limit = limit if kind == "ppda" else 0
-        self.synonyms = bool(synonyms)
-        self.block_edits = bool(block_edits)
-        self.l2 = float(l2)
-        self.cutoff = cutoff
-        self.max_iter = max_iter
-        if isinstance(paraphrase_table, ParaphraseTable):
-            self.paraphrase_path: str | None = None
-            self._paraphrases: ParaphraseTable | None = paraphrase_table
-        elif paraphrase_table is None:
-            self.paraphrase_path = None
-            self._paraphrases = None
-        else:
-            self.paraphrase_path = str(paraphrase_table)
-            self._paraphrases = ParaphraseTable.load(paraphrase_table)
+        self.options = options if options is not None else PFSMOptions()
+        if not isinstance(self.options, PFSMOptions):
+            raise OptionsError(f"a PFSMScorer takes PFSMOptions or PPDAOptions, not {options!r}")
+        if paraphrases is not None and self.options.paraphrase_table is not None:
+            raise OptionsError("give the paraphrase table as a path or as a table, not both")
+        self.kind = "ppda" if isinstance(self.options, PPDAOptions) else "pfsm"
+        self.jump_limit = self.options.jump_limit if isinstance(self.options, PPDAOptions) else 0
+        self.paraphrase_path = self.options.paraphrase_table
+        self._paraphrases = paraphrases
+        if self.paraphrase_path is not None:
+            self._paraphrases = ParaphraseTable.load(self.paraphrase_path)
         self._lexicon: Lexicon | None = None
         self.weights: npt.NDArray[np.float64] | None = None
         self.alpha = 0.0
@@ -198,7 +192,7 @@ class PFSMScorer:
     @property
     def lexicon(self) -> Lexicon:
         if self._lexicon is None:
-            self._lexicon = Lexicon(synonyms=self.synonyms, paraphrases=self._paraphrases)
+            self._lexicon = Lexicon(synonyms=self.options.synonyms, paraphrases=self._paraphrases)
         return self._lexicon
 
     def match_tables(self, source: Sequence[str], target: Sequence[str]) -> MatchTables:
@@ -206,15 +200,15 @@ class PFSMScorer:
         src = check_tokens(source, "source")
         tgt = check_tokens(target, "target")
         tables = self.lexicon.match_tables(src, tgt)
-        if not self.block_edits:
+        if not self.options.block_edits:
             tables.block[...] = -1
         return tables
 
     def _pairs_tables(self, pairs: Sequence[Any]) -> list[MatchTables]:
         if isinstance(pairs, str | bytes) or not isinstance(pairs, Sequence):
-            raise PFSMInputError(f"pairs must be a list of (source, target), got {type(pairs)}")
+            raise InputError(f"pairs must be a list of (source, target), got {type(pairs)}")
         if len(pairs) == 0:
-            raise PFSMInputError("no pairs given")
+            raise InputError("no pairs given")
         out = []
         for index, pair in enumerate(pairs):
             if hasattr(pair, "source_tokens") and hasattr(pair, "target_tokens"):
@@ -222,11 +216,11 @@ class PFSMScorer:
             elif isinstance(pair, Sequence) and not isinstance(pair, str) and len(pair) == 2:
                 source, target = pair
             else:
-                raise PFSMInputError(f"pair {index}: expected (source tokens, target tokens)")
+                raise InputError(f"pair {index}: expected (source tokens, target tokens)")
             try:
                 out.append(self.match_tables(source, target))
-            except PFSMInputError as error:
-                raise PFSMInputError(f"pair {index}: {error}") from None
+            except InputError as error:
+                raise InputError(f"pair {index}: {error}") from None
         return out
 
     # --- training ------------------------------------------------------------------------------
@@ -236,43 +230,55 @@ class PFSMScorer:
         pairs: Sequence[Any],
         targets: Sequence[float] | npt.NDArray[np.float64],
         groups: Sequence[str | int] | None = None,
+        *,
+        progress: Progress | None = None,
     ) -> PFSMScorer:
         """Train on pairs with gold scores; returns ``self``. ``self.training`` records the run.
 
         ``groups``: the training subset of each pair (pooled training). With two or more
         distinct groups L-BFGS on Eq. 3 starts from the grouped-offset solution instead of
-        ``θ = 0`` (ours, see the module docstring); otherwise the papers' procedure exactly."""
+        ``θ = 0`` (ours, see the module docstring); otherwise the papers' procedure exactly.
+        ``progress`` hears of the lattices and of each L-BFGS iteration (as a share of
+        ``max_iter``, the most it may take)."""
         started = time.perf_counter()
+        progress_report(progress, 0.0, f"edit lattices of {len(pairs)} pairs")
         tables = self._pairs_tables(pairs)
         y_hat = np.asarray(targets, dtype=np.float64)
         if y_hat.shape != (len(tables),):
-            raise PFSMInputError(f"{len(tables)} pairs but targets has shape {y_hat.shape}")
+            raise InputError(f"{len(tables)} pairs but targets has shape {y_hat.shape}")
         if not np.all(np.isfinite(y_hat)):
             bad = int(np.flatnonzero(~np.isfinite(y_hat))[0])
-            raise PFSMInputError(f"target {bad} is {float(y_hat[bad])}, not a finite number")
+            raise InputError(f"target {bad} is {float(y_hat[bad])}, not a finite number")
         group_index, group_names = _group_index(groups, len(tables))
         packed = CompiledPairs(tables, self.jump_limit)
         featurized = time.perf_counter()
         support = packed.support()
-        kept = np.flatnonzero(support >= self.cutoff).astype(np.int64)
+        kept = np.flatnonzero(support >= self.options.cutoff).astype(np.int64)
         evaluations = 0
 
         def fun(params: npt.NDArray[np.float64]) -> tuple[float, npt.NDArray[np.float64]]:
             nonlocal evaluations
             evaluations += 1
-            return training_objective(packed, params, kept, y_hat, self.l2)
+            return training_objective(packed, params, kept, y_hat, self.options.l2)
 
-        options = {"maxiter": self.max_iter}
+        options = {"maxiter": self.options.max_iter}
         x0 = np.zeros(kept.size + 1)
         initial, _ = fun(x0)
         start: dict[str, Any] = {"start": "zero"}
-        if len(group_names) >= 2:  # ours: start L-BFGS from the grouped-offset solution
+        grouped_stage = len(group_names) >= 2
+        final_from = 0.55 if grouped_stage else 0.1
+        if grouped_stage:  # ours: start L-BFGS from the grouped-offset solution
             grouped = minimize(
-                lambda p: grouped_training_objective(packed, p, kept, y_hat, group_index, self.l2),
+                lambda p: grouped_training_objective(
+                    packed, p, kept, y_hat, group_index, self.options.l2
+                ),
                 np.zeros(kept.size + len(group_names)),
                 jac=True,
                 method="L-BFGS-B",
                 options=options,
+                callback=_iterations(
+                    progress_part(progress, 0.1, 0.55, "grouped: "), self.options.max_iter
+                ),
             )
             theta = grouped.x[: kept.size]
             w = np.zeros(N_FEATURES)
@@ -289,7 +295,14 @@ class PFSMScorer:
                 "objective_grouped_stage": float(grouped.fun),
                 "iterations_grouped_stage": int(grouped.nit),
             }
-        result = minimize(fun, x0, jac=True, method="L-BFGS-B", options=options)
+        result = minimize(
+            fun,
+            x0,
+            jac=True,
+            method="L-BFGS-B",
+            options=options,
+            callback=_iterations(progress_part(progress, final_from, 1.0), self.options.max_iter),
+        )
         w = np.zeros(N_FEATURES)
         w[kept] = result.x[:-1]
         self.weights = w
@@ -319,7 +332,7 @@ class PFSMScorer:
 
     def _require_fitted(self) -> npt.NDArray[np.float64]:
         if self.weights is None:
-            raise PFSMInputError("the scorer is not trained: call fit() or from_dict() first")
+            raise ModelError("the scorer is not trained: call fit() or from_dict() first")
         return self.weights
 
     def _predict(self, packed: CompiledPairs) -> npt.NDArray[np.float64]:
@@ -375,7 +388,7 @@ class PFSMScorer:
         """JSON-safe saved model: parameters, kept feature names and weights, α, version."""
         self._require_fitted()
         if self._paraphrases is not None and self.paraphrase_path is None:
-            raise PFSMInputError(
+            raise ModelError(
                 "a model built with an in-memory paraphrase table cannot be saved; "
                 "pass the table's path instead"
             )
@@ -384,12 +397,12 @@ class PFSMScorer:
             "version": FORMAT_VERSION,
             "kind": self.kind,
             "jump_limit": self.jump_limit,
-            "synonyms": self.synonyms,
+            "synonyms": self.options.synonyms,
             "paraphrase_table": self.paraphrase_path,
-            "block_edits": self.block_edits,
-            "l2": self.l2,
-            "cutoff": self.cutoff,
-            "max_iter": self.max_iter,
+            "block_edits": self.options.block_edits,
+            "l2": self.options.l2,
+            "cutoff": self.options.cutoff,
+            "max_iter": self.options.max_iter,
             "alpha": self.alpha,
             "weights": self.feature_weights(),
             "training": _json_safe(self.training),
@@ -412,20 +425,26 @@ class PFSMScorer:
                 f"unsupported version {data.get('version')!r} (this code reads {FORMAT_VERSION})",
                 "version",
             )
+        if data.get("kind") not in KINDS:
+            raise fail(f"expected one of {', '.join(KINDS)}, got {data.get('kind')!r}", "kind")
         try:
-            model = cls(
-                kind=data["kind"],
-                jump_limit=data["jump_limit"] if data["kind"] == "ppda" else 0,
-                synonyms=data["synonyms"],
-                paraphrase_table=data["paraphrase_table"],
-                block_edits=data["block_edits"],
-                l2=data["l2"],
-                cutoff=data["cutoff"],
-                max_iter=data["max_iter"],
+            common = {
+                "synonyms": data["synonyms"],
+                "paraphrase_table": data["paraphrase_table"],
+                "block_edits": data["block_edits"],
+                "l2": data["l2"],
+                "cutoff": data["cutoff"],
+                "max_iter": data["max_iter"],
+            }
+            options = (
+                PPDAOptions(jump_limit=data["jump_limit"], **common)
+                if data["kind"] == "ppda"
+                else PFSMOptions(**common)
             )
+            model = cls(options)
         except KeyError as error:
             raise fail("missing", str(error.args[0])) from None
-        except PFSMInputError as error:
+        except OptionsError as error:
             raise fail(str(error), "parameters") from None
         alpha = data.get("alpha")
         if (

@@ -10,26 +10,41 @@ kind       model                                            tasks
 ``combined``  PERP, MT, aligner and overlap features + RBF SVM  regression, classification
 =========  ===============================================  ==========================
 
-Pairs are ``(tokens_1, tokens_2)``. ``fit(pairs, targets)`` trains, ``predict(pairs)`` scores
-(classification: 0/1 labels). :func:`save_scorer` writes one JSON file, versioned, that
-:func:`load_scorer` reads back without running code; :func:`evaluate` gives the papers'
-measures: Pearson (STS), Spearman (MT evaluation), accuracy and F1 (MSRP).
+Pairs are ``(tokens_1, tokens_2)``. ``fit(pairs, targets)`` trains (``progress=`` hears of
+each step, :mod:`scoring.progress`), ``predict(pairs)`` scores
+(classification: 0/1 labels). Each kind's options are a frozen dataclass
+(:mod:`scoring.scorers.options`); :func:`get_scorer` takes them as JSON values.
+``to_dict()`` / :func:`scorer_from_dict` give and take a trained scorer as JSON values;
+:func:`save_scorer` writes them to one JSON file, versioned, that :func:`load_scorer` reads back
+without running code. :func:`evaluate` gives the papers' measures: Pearson (STS), Spearman (MT
+evaluation), accuracy and F1 (MSRP).
 """
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 import numpy.typing as npt
 
 from scoring import __version__
-from scoring.errors import FormatError, ScoringError
+from scoring.errors import FormatError, InputError, ModelError, OptionsError, ScoringError
 from scoring.measures import f1, pearson, spearman
+from scoring.options import Options
+from scoring.persistence import read_json, save_json
+from scoring.progress import Progress, progress_part, progress_report
+from scoring.records import Record
+from scoring.scorers.options import (
+    CombinedOptions,
+    MtOptions,
+    PerpOptions,
+    PFSMOptions,
+    PPDAOptions,
+)
 
 TokenPair = tuple[list[str], list[str]]
 F64 = npt.NDArray[np.float64]
@@ -38,63 +53,84 @@ FORMAT_VERSION = 1
 TASKS = ("regression", "classification")
 
 
-class ScorerError(ScoringError, ValueError):
-    """A scorer cannot be built, trained or used with the given input."""
-
-
 class Scorer(ABC):
-    """A trainable pair scorer; subclasses wrap one model of :mod:`scoring`."""
+    """A trainable pair scorer; subclasses wrap one model of :mod:`scoring` and name its
+    options dataclass (``options_class``, :mod:`scoring.scorers.options`)."""
 
     kind: ClassVar[str] = ""
     tasks: ClassVar[tuple[str, ...]] = ("regression",)
+    options_class: ClassVar[type[Options]] = Options
 
-    def __init__(self, task: str = "regression", **options: Any) -> None:
+    def __init__(self, task: str = "regression", options: Options | None = None) -> None:
         if task not in self.tasks:
-            raise ScorerError(
-                f"the {self.kind} scorer does {' and '.join(self.tasks)}, not {task!r}"
+            raise OptionsError(
+                f"the {self.kind} scorer does {' and '.join(self.tasks)}, not {task!r}",
+                option="task",
+                value=task,
+            )
+        chosen = self.options_class() if options is None else options
+        if type(chosen) is not self.options_class:
+            raise OptionsError(
+                f"the {self.kind} scorer takes {self.options_class.__name__}, "
+                f"not {type(chosen).__name__}"
             )
         self.task = task
-        self.options = options
+        self.options = chosen
         self.trained = False
 
-    def fit(self, pairs: Sequence[TokenPair], targets: Sequence[float]) -> Scorer:
+    def fit(
+        self,
+        pairs: Sequence[TokenPair],
+        targets: Sequence[float],
+        *,
+        progress: Progress | None = None,
+    ) -> Self:
+        """Train on ``pairs`` and their ``targets``; ``progress`` hears of each step."""
         checked = check_pairs(pairs)
         y = np.asarray(targets, dtype=np.float64)
         if y.shape != (len(checked),):
-            raise ScorerError(f"{len(checked)} pairs but {y.size} targets")
+            raise InputError(f"{len(checked)} pairs but {y.size} targets")
         if not np.all(np.isfinite(y)):
-            raise ScorerError("targets must be finite numbers")
+            raise InputError("targets must be finite numbers")
         if self.task == "classification" and not np.isin(y, (0.0, 1.0)).all():
-            raise ScorerError("classification targets must be 0 or 1")
+            raise InputError("classification targets must be 0 or 1")
         if len(checked) < 2:
-            raise ScorerError("training needs at least two pairs")
-        self._fit(checked, y)
+            raise InputError("training needs at least two pairs")
+        self._fit(checked, y, progress)
         self.trained = True
         return self
 
     def predict(self, pairs: Sequence[TokenPair]) -> F64:
         if not self.trained:
-            raise ScorerError(f"the {self.kind} scorer is not trained")
+            raise ModelError(f"the {self.kind} scorer is not trained")
         checked = check_pairs(pairs)
         if not checked:
             return np.zeros(0)
         return np.asarray(self._predict(checked), dtype=np.float64)
 
     def to_dict(self) -> dict[str, Any]:
+        """The saved-scorer envelope: format, kind, task, options and the model's own
+        ``to_dict()``."""
         if not self.trained:
-            raise ScorerError(f"the {self.kind} scorer is not trained")
+            raise ModelError(f"the {self.kind} scorer is not trained")
         return {
             "format": FORMAT_NAME,
             "format_version": FORMAT_VERSION,
             "scoring_version": __version__,
             "kind": self.kind,
             "task": self.task,
-            "options": self.options,
+            "options": self.options.to_dict(),
             "model": self._model_dict(),
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, path: str | Path | None = None) -> Scorer:
+        """Rebuild a trained scorer of any kind from :meth:`to_dict` output (see
+        :func:`scorer_from_dict`)."""
+        return scorer_from_dict(data, path=path)
+
     @abstractmethod
-    def _fit(self, pairs: list[TokenPair], targets: F64) -> None: ...
+    def _fit(self, pairs: list[TokenPair], targets: F64, progress: Progress | None) -> None: ...
 
     @abstractmethod
     def _predict(self, pairs: list[TokenPair]) -> F64: ...
@@ -108,49 +144,41 @@ class Scorer(ABC):
 
 class PerpScorer(Scorer):
     kind = "perp"
+    options_class = PerpOptions
+    options: PerpOptions
 
-    def _model(self) -> Any:
-        from scoring.edit.perp import Perp, PerpConfig
+    def _fit(self, pairs: list[TokenPair], targets: F64, progress: Progress | None) -> None:
+        from scoring.edit.perp import Perp
 
-        config = PerpConfig(**{k: v for k, v in self.options.items() if k in _PERP_OPTIONS})
-        return Perp(config=config)
-
-    def _fit(self, pairs: list[TokenPair], targets: F64) -> None:
-        self._perp = self._model().fit(pairs, list(targets))
+        self._perp = Perp(self.options).fit(pairs, list(targets), progress=progress)
 
     def _predict(self, pairs: list[TokenPair]) -> F64:
         return np.asarray(self._perp.predict(pairs))
 
     def _model_dict(self) -> dict[str, Any]:
-        return dict(self._perp.to_dict())
+        return self._perp.to_dict()
 
     def _load_model(self, data: Mapping[str, Any]) -> None:
         from scoring.edit.perp import Perp
 
-        self._perp = Perp.from_dict(dict(data))
-
-
-_PERP_OPTIONS = {"epochs", "learning_rate", "seed", "oov_frequency"}
+        self._perp = Perp.from_dict(data)
 
 
 class PFSMAdapter(Scorer):
     kind = "pfsm"
-    _options: ClassVar[set[str]] = {"synonyms", "paraphrase_table", "block_edits", "l2", "cutoff"}
+    options_class: ClassVar[type[Options]] = PFSMOptions
+    options: PFSMOptions
 
-    def _model(self) -> Any:
+    def _fit(self, pairs: list[TokenPair], targets: F64, progress: Progress | None) -> None:
         from scoring.pfsm import PFSMScorer
 
-        options = {k: v for k, v in self.options.items() if k in self._options | {"jump_limit"}}
-        return PFSMScorer(kind=self.kind, **options)
-
-    def _fit(self, pairs: list[TokenPair], targets: F64) -> None:
-        self._pfsm = self._model().fit(pairs, list(targets))
+        self._pfsm = PFSMScorer(self.options).fit(pairs, list(targets), progress=progress)
 
     def _predict(self, pairs: list[TokenPair]) -> F64:
         return np.asarray(self._pfsm.score(pairs))
 
     def _model_dict(self) -> dict[str, Any]:
-        return dict(self._pfsm.to_dict())
+        return self._pfsm.to_dict()
 
     def _load_model(self, data: Mapping[str, Any]) -> None:
         from scoring.pfsm import PFSMScorer
@@ -160,10 +188,7 @@ class PFSMAdapter(Scorer):
 
 class PPDAAdapter(PFSMAdapter):
     kind = "ppda"
-
-    def __init__(self, task: str = "regression", **options: Any) -> None:
-        options.setdefault("jump_limit", 5)
-        super().__init__(task, **options)
+    options_class = PPDAOptions
 
 
 class MtAdapter(Scorer):
@@ -171,89 +196,76 @@ class MtAdapter(Scorer):
     regressor).
 
     Option ``features`` names a row of the paper's Table 3 (``"ALL"`` by default, or ``"WER"``,
-    ``"PER"``, ``"POS"``, ``"BLEU1"``, …). NIST's information weights come from the training
-    sentences, kept with the model, so one pair can be scored on its own as in training.
+    ``"PER"``, ``"POS"``, ``"BLEU1"``, …); the others are the SVM's search
+    (:class:`~scoring.scorers.options.MtOptions`). NIST's information weights come from the
+    training sentences, kept with the model, so one pair can be scored on its own as in
+    training.
     """
 
     kind = "mt"
     tasks = ("regression", "classification")
+    options_class = MtOptions
+    options: MtOptions
 
     def _names(self) -> tuple[str, ...]:
         from scoring.mt.features import TABLE3_SUBSETS
 
-        row = str(self.options.get("features", "ALL"))
-        if row not in TABLE3_SUBSETS:
-            raise ScorerError(
-                f"unknown feature set {row!r}; Table 3 rows: {', '.join(TABLE3_SUBSETS)}"
-            )
-        return TABLE3_SUBSETS[row]
+        return TABLE3_SUBSETS[self.options.features]
 
     def _features(self, pairs: list[TokenPair]) -> F64:
         from scoring.mt.features import mt_features
 
         return np.asarray(mt_features(pairs, self._names(), info_refs=self._refs))
 
-    def _fit(self, pairs: list[TokenPair], targets: F64) -> None:
+    def _fit(self, pairs: list[TokenPair], targets: F64, progress: Progress | None) -> None:
         from scoring.mt.classifier import MtClassifier, MtRegressor
         from scoring.mt.features import normalise
         from scoring.resources import pos_tag
 
+        progress_report(progress, 0.0, f"MT-metric features of {len(pairs)} pairs")
         self._refs = [normalise(s, pos_tag(s)) for pair in pairs for s in pair]
-        settings = {k: v for k, v in self.options.items() if k in ("seed", "folds", "scaling")}
         x = self._features(pairs)
+        search = progress_part(progress, 0.3, 1.0)
+        svm = self.options.svm()
         if self.task == "classification":
-            self._svm: Any = MtClassifier(self._names(), **settings).fit(x, targets.astype(int))
+            self._svm: Any = MtClassifier(self._names(), svm).fit(
+                x, targets.astype(int), progress=search
+            )
         else:
-            self._svm = MtRegressor(self._names(), **settings).fit(x, targets)
+            self._svm = MtRegressor(self._names(), svm).fit(x, targets, progress=search)
 
     def _predict(self, pairs: list[TokenPair]) -> F64:
         return np.asarray(self._svm.predict(self._features(pairs)), dtype=np.float64)
 
     def _model_dict(self) -> dict[str, Any]:
-        return {"svm": self._svm.to_json(), "info_refs": self._refs}
+        return {"svm": self._svm.to_dict(), "info_refs": self._refs}
 
     def _load_model(self, data: Mapping[str, Any]) -> None:
         from scoring.mt.classifier import MtClassifier, MtRegressor
 
         cls = MtClassifier if self.task == "classification" else MtRegressor
-        self._svm = cls.from_json(data["svm"])
+        self._svm = cls.from_dict(data["svm"])
         self._refs = [list(sentence) for sentence in data["info_refs"]]
 
 
 class CombinedAdapter(Scorer):
     """The combined scorer, the union of PERP, MT-metric, aligner and overlap features with an
-    RBF SVM (:class:`scoring.scorers.combined.CombinedModel`). Options: ``groups`` (feature
-    groups, default all), ``ppdb`` (a PPDB lexical table for the aligner), ``learner`` (``svm``
-    or ``ridge``), ``seed``, ``folds``, ``c_grid``, ``gamma_factors``, ``epsilon_grid``,
-    ``alpha_grid``."""
+    RBF SVM (:class:`scoring.scorers.combined.CombinedModel`); its options are
+    :class:`~scoring.scorers.options.CombinedOptions`."""
 
     kind = "combined"
     tasks = ("regression", "classification")
-    _options: ClassVar[set[str]] = {
-        "groups",
-        "ppdb",
-        "seed",
-        "folds",
-        "c_grid",
-        "gamma_factors",
-        "epsilon_grid",
-        "learner",
-        "alpha_grid",
-    }
+    options_class = CombinedOptions
+    options: CombinedOptions
 
-    def __init__(self, task: str = "regression", **options: Any) -> None:
+    def __init__(self, task: str = "regression", options: Options | None = None) -> None:
         from scoring.scorers.combined import CombinedModel
 
-        super().__init__(task, **options)
-        unknown = sorted(set(options) - self._options)
-        if unknown:
-            raise ScorerError(
-                f"unknown combined option {unknown[0]!r}; known: {', '.join(sorted(self._options))}"
-            )
-        self._combined = CombinedModel(task, **options)  # checks the values now
+        super().__init__(task, options)
+        self._combined = CombinedModel(task, self.options)  # checks the task and learner now
 
-    def _fit(self, pairs: list[TokenPair], targets: F64) -> None:
-        self._combined.fit(pairs, targets)
+    def _fit(self, pairs: list[TokenPair], targets: F64, progress: Progress | None) -> None:
+        self._combined.fit(pairs, targets, progress=progress)
 
     def _predict(self, pairs: list[TokenPair]) -> F64:
         return self._combined.predict(pairs)
@@ -266,7 +278,9 @@ class CombinedAdapter(Scorer):
 
         self._combined = CombinedModel.from_dict(dict(data))
         if self._combined.task != self.task:
-            raise ScorerError(f"the model does {self._combined.task}, the file says {self.task}")
+            raise FormatError(
+                f"the model does {self._combined.task}, the file says {self.task}", field="task"
+            )
 
 
 SCORERS: dict[str, type[Scorer]] = {
@@ -278,15 +292,23 @@ def scorer_kinds() -> tuple[str, ...]:
     return tuple(SCORERS)
 
 
-def get_scorer(kind: str, task: str = "regression", **options: Any) -> Scorer:
-    """A new, untrained scorer; an unknown kind is an error listing the known ones."""
+def scorer_class(kind: str) -> type[Scorer]:
+    """The scorer registered as ``kind``; an unknown kind is an error listing the known ones."""
     try:
-        cls = SCORERS[kind]
+        return SCORERS[kind]
     except KeyError:
-        raise ScorerError(
-            f"unknown scorer kind {kind!r}; known kinds: {', '.join(SCORERS)}"
+        raise OptionsError(
+            f"unknown scorer kind {kind!r}; known kinds: {', '.join(SCORERS)}",
+            option="kind",
+            value=kind,
         ) from None
-    return cls(task, **options)
+
+
+def get_scorer(kind: str, task: str = "regression", **options: Any) -> Scorer:
+    """A new, untrained scorer, its options given as JSON values (checked by its options
+    dataclass: an unknown one is an error listing the known ones)."""
+    cls = scorer_class(kind)
+    return cls(task, cls.options_class.from_dict(options))
 
 
 def scorer_from_dict(data: Mapping[str, Any], *, path: str | Path | None = None) -> Scorer:
@@ -306,7 +328,11 @@ def scorer_from_dict(data: Mapping[str, Any], *, path: str | Path | None = None)
     options = data.get("options") or {}
     if not isinstance(options, Mapping):
         raise FormatError("options must be an object", path=path, field="options")
-    scorer = get_scorer(str(kind), str(data.get("task", "regression")), **dict(options))
+    cls = SCORERS[str(kind)]
+    # An option this version does not know had no effect on the saved model: left out.
+    scorer = cls(
+        str(data.get("task", "regression")), cls.options_class.from_dict(options, unknown="drop")
+    )
     try:
         scorer._load_model(data["model"])
     except (KeyError, TypeError, ValueError) as error:
@@ -318,35 +344,21 @@ def scorer_from_dict(data: Mapping[str, Any], *, path: str | Path | None = None)
 
 
 def save_scorer(scorer: Scorer, path: str | Path) -> Path:
-    target = Path(path)
-    target.write_text(json.dumps(scorer.to_dict(), sort_keys=True) + "\n", encoding="utf-8")
-    return target
+    """Write a trained scorer's :meth:`Scorer.to_dict` to a JSON file."""
+    return save_json(scorer, path)
 
 
 def load_scorer(path: str | Path) -> Scorer:
-    source = Path(path)
-    try:
-        data = json.loads(source.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FormatError("no such file", path=source) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise FormatError(f"not a JSON model file ({error})", path=source) from None
-    return scorer_from_dict(data, path=source)
+    """Read a scorer written by :func:`save_scorer`."""
+    return scorer_from_dict(read_json(path), path=path)
 
 
-def parse_options(items: Sequence[str]) -> dict[str, Any]:
-    """``["epochs=200", "synonyms=false"]`` → ``{"epochs": 200, "synonyms": False}``: values
-    are read as JSON when they can be, else kept as strings."""
-    options: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ScorerError(f"option {item!r} is not KEY=VALUE")
-        try:
-            options[key] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key] = value
-    return options
+def parse_options(kind: str, items: Sequence[str]) -> dict[str, Any]:
+    """``["epochs=200", "synonyms=false"]`` → the JSON options of scorer ``kind`` that were
+    given, read as each option's type and checked (``{"epochs": 200, "synonyms": False}``)."""
+    options = scorer_class(kind).options_class.from_strings(items)
+    given = {item.partition("=")[0].strip().replace("-", "_") for item in items}
+    return {key: value for key, value in options.to_dict().items() if key in given}
 
 
 def check_pairs(pairs: Sequence[TokenPair]) -> list[TokenPair]:
@@ -354,13 +366,13 @@ def check_pairs(pairs: Sequence[TokenPair]) -> list[TokenPair]:
     out: list[TokenPair] = []
     for index, pair in enumerate(pairs):
         if not isinstance(pair, tuple | list) or len(pair) != 2:
-            raise ScorerError(f"pair {index}: expected (tokens_1, tokens_2)")
+            raise InputError(f"pair {index}: expected (tokens_1, tokens_2)")
         sides = []
         for side, tokens in enumerate(pair, start=1):
             if isinstance(tokens, str) or not isinstance(tokens, Sequence):
-                raise ScorerError(f"pair {index}: sentence {side} must be a list of tokens")
+                raise InputError(f"pair {index}: sentence {side} must be a list of tokens")
             if not tokens or not all(isinstance(t, str) and t for t in tokens):
-                raise ScorerError(f"pair {index}: sentence {side} is empty or has empty tokens")
+                raise InputError(f"pair {index}: sentence {side} is empty or has empty tokens")
             sides.append(list(tokens))
         out.append((sides[0], sides[1]))
     return out
@@ -369,28 +381,52 @@ def check_pairs(pairs: Sequence[TokenPair]) -> list[TokenPair]:
 # --- evaluation --------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Evaluation(Record):
+    """The papers' measures of predictions against gold values: Pearson and Spearman
+    (regression) or accuracy, precision, recall and F1 of the positive class
+    (classification); ``None`` where undefined. Its JSON has the measures of its task only."""
+
+    task: str
+    n: int
+    pearson: float | None = None
+    spearman: float | None = None
+    accuracy: float | None = None
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        measures = (
+            ("pearson", "spearman")
+            if self.task == "regression"
+            else ("accuracy", "precision", "recall", "f1")
+        )
+        return {"task": self.task, "n": self.n, **{m: getattr(self, m) for m in measures}}
+
+
 def evaluate(
     task: str, gold: Sequence[float] | F64, predicted: Sequence[float] | F64
-) -> dict[str, Any]:
-    """The papers' measures: Pearson and Spearman (regression) or accuracy, precision, recall,
-    F1 of the positive class (classification). Undefined values are ``None`` with a reason."""
+) -> Evaluation:
+    """The papers' measures (:class:`Evaluation`) of ``predicted`` against ``gold``."""
     y = np.asarray(gold, dtype=np.float64)
     p = np.asarray(predicted, dtype=np.float64)
     if y.shape != p.shape or y.ndim != 1:
-        raise ScorerError(f"{y.size} gold values but {p.size} predictions")
-    out: dict[str, Any] = {"task": task, "n": int(y.size)}
+        raise InputError(f"{y.size} gold values but {p.size} predictions")
     if task == "regression":
-        out["pearson"] = pearson(y, p)
-        out["spearman"] = spearman(y, p)
-        return out
+        return Evaluation(task, int(y.size), pearson=pearson(y, p), spearman=spearman(y, p))
     if task != "classification":
-        raise ScorerError(f"task must be one of {TASKS}, got {task!r}")
+        raise OptionsError(f"task must be one of {TASKS}, got {task!r}", option="task")
     tp = int(np.sum((p == 1) & (y == 1)))
     fp = int(np.sum((p == 1) & (y == 0)))
     fn = int(np.sum((p == 0) & (y == 1)))
-    out["accuracy"] = float(np.mean(p == y)) if y.size else None
     precision = tp / (tp + fp) if tp + fp else None
     recall = tp / (tp + fn) if tp + fn else None
-    out["precision"], out["recall"] = precision, recall
-    out["f1"] = f1(precision, recall)
-    return out
+    return Evaluation(
+        task,
+        int(y.size),
+        accuracy=float(np.mean(p == y)) if y.size else None,
+        precision=precision,
+        recall=recall,
+        f1=f1(precision, recall),
+    )

@@ -52,20 +52,17 @@ import numpy as np
 import numpy.typing as npt
 
 from scoring import resources
-from scoring.errors import ScoringError
+from scoring.errors import FormatError, InputError, ModelError, OptionsError
 from scoring.measures import pearson
+from scoring.progress import Progress, progress_part, progress_report
+from scoring.scorers.options import GROUPS, CombinedOptions
 
 F64 = npt.NDArray[np.float64]
 TokenPair = tuple[list[str], list[str]]
 
-GROUPS: tuple[str, ...] = ("perp", "mt", "align", "overlap", "wordnet", "encoder")
 
 _NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?%?")
 _MIN_FREQUENCY = 1e-9
-
-
-class CombinedError(ScoringError, ValueError):
-    """Bad settings or input for the combined scorer's features."""
 
 
 # --- word resources ----------------------------------------------------------------------------
@@ -344,10 +341,10 @@ def encoder_features(pairs: Sequence[TokenPair]) -> F64:
 
 def check_groups(groups: Sequence[str]) -> tuple[str, ...]:
     if isinstance(groups, str) or not groups:
-        raise CombinedError(f"groups must be a non-empty list of {', '.join(GROUPS)}")
+        raise OptionsError(f"groups must be a non-empty list of {', '.join(GROUPS)}")
     unknown = [g for g in groups if g not in GROUPS]
     if unknown:
-        raise CombinedError(f"unknown feature group {unknown[0]!r}; known: {', '.join(GROUPS)}")
+        raise OptionsError(f"unknown feature group {unknown[0]!r}; known: {', '.join(GROUPS)}")
     return tuple(g for g in GROUPS if g in groups)
 
 
@@ -371,13 +368,16 @@ def combined_features(
     *,
     ppdb: str | None = None,
     info_refs: Sequence[Sequence[str]] | None = None,
+    progress: Progress | None = None,
 ) -> F64:
-    """The feature union ``(N, len(feature_names(groups)))`` of tokenized pairs."""
+    """The feature union ``(N, len(feature_names(groups)))`` of tokenized pairs; ``progress``
+    hears of each group."""
     from scoring.mt.features import mt_features
 
     chosen = check_groups(groups)
     blocks: list[F64] = []
-    for group in chosen:
+    for done, group in enumerate(chosen):
+        progress_report(progress, done / len(chosen), f"{group} features of {len(pairs)} pairs")
         if group == "perp":
             blocks.append(perp_features(pairs))
         elif group == "mt":
@@ -396,9 +396,6 @@ def combined_features(
 
 # --- the model ---------------------------------------------------------------------------------
 
-ALPHA_GRID: tuple[float, ...] = (0.1, 1.0, 10.0, 100.0, 1000.0)
-LEARNERS: tuple[str, ...] = ("svm", "ridge")
-
 
 class RidgeModel:
     """Ridge regression on standardised features, ``α`` by k-fold Pearson (shuffled folds,
@@ -410,12 +407,12 @@ class RidgeModel:
         *,
         seed: int = 0,
         folds: int = 5,
-        alpha_grid: Sequence[float] = ALPHA_GRID,
+        alpha_grid: Sequence[float] = CombinedOptions().alpha_grid,
     ) -> None:
         if not alpha_grid or min(alpha_grid) <= 0:
-            raise CombinedError("the alpha grid must hold positive numbers")
+            raise OptionsError("the alpha grid must hold positive numbers")
         if folds < 2:
-            raise CombinedError(f"folds must be an integer ≥ 2, got {folds!r}")
+            raise OptionsError(f"folds must be an integer ≥ 2, got {folds!r}")
         self.feature_names = tuple(feature_names)
         self.seed = int(seed)
         self.folds = int(folds)
@@ -440,9 +437,7 @@ class RidgeModel:
         from sklearn.model_selection import KFold
 
         if x.shape[0] < 2 * self.folds:
-            raise CombinedError(
-                f"{self.folds}-fold cross-validation needs ≥ {2 * self.folds} pairs"
-            )
+            raise InputError(f"{self.folds}-fold cross-validation needs ≥ {2 * self.folds} pairs")
         cv = KFold(self.folds, shuffle=True, random_state=self.seed)
         best: tuple[float, float] | None = None
         for alpha in self.alpha_grid:
@@ -464,7 +459,7 @@ class RidgeModel:
         out: F64 = ((x - self.mean) / self.scale) @ self.coef + self.intercept
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "feature_names": list(self.feature_names),
             "mean": self.mean.tolist(),
@@ -476,8 +471,16 @@ class RidgeModel:
         }
 
     @classmethod
-    def from_json(cls, data: Any, feature_names: Sequence[str], **settings: Any) -> RidgeModel:
-        model = cls(feature_names, **settings)
+    def from_dict(
+        cls,
+        data: Any,
+        feature_names: Sequence[str],
+        *,
+        seed: int = 0,
+        folds: int = 5,
+        alpha_grid: Sequence[float] = CombinedOptions().alpha_grid,
+    ) -> RidgeModel:
+        model = cls(feature_names, seed=seed, folds=folds, alpha_grid=alpha_grid)
         width = len(model.feature_names)
         try:
             arrays = [np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "coef")]
@@ -485,19 +488,16 @@ class RidgeModel:
             model.hyperparameters = {str(k): float(v) for k, v in data["hyperparameters"].items()}
             model.cv_score = float(data.get("cv_score", math.nan))
         except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise CombinedError(f"field 'estimator': malformed ridge model ({error!r})") from None
+            raise FormatError(f"field 'estimator': malformed ridge model ({error!r})") from None
         if any(a.shape != (width,) or not np.all(np.isfinite(a)) for a in arrays):
-            raise CombinedError(f"field 'estimator': expected {width} finite values per array")
+            raise FormatError(f"field 'estimator': expected {width} finite values per array")
         if np.any(arrays[1] <= 0) or not math.isfinite(intercept):
-            raise CombinedError("field 'estimator': scales must be positive, intercept finite")
+            raise FormatError("field 'estimator': scales must be positive, intercept finite")
         model.mean, model.scale, model.coef = arrays
         model.intercept = intercept
         return model
 
 
-C_GRID: tuple[float, ...] = (0.3, 1.0, 3.0, 10.0)
-GAMMA_FACTORS: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0)
-EPSILON_GRID: tuple[float, ...] = (0.1, 0.5)
 MODEL_VERSION = 1
 
 
@@ -506,97 +506,81 @@ class CombinedModel:
 
     ``task``: ``"regression"`` (SVR, ``C``/``γ``/``ε`` chosen by k-fold Pearson) or
     ``"classification"`` (SVC on 0/1 labels, ``C``/``γ`` by stratified k-fold accuracy).
-    ``γ`` is searched as ``factor / n_features``. ``learner="ridge"``: ridge regression, ``α``
-    from ``alpha_grid`` by k-fold Pearson (regression only). ``ppdb``: path of a PPDB lexical
-    table for the aligner (``None``: WordNet only); the path is stored, not the table.
+    ``options`` (:class:`~scoring.scorers.options.CombinedOptions`): the feature ``groups``,
+    ``ppdb`` (path of a PPDB lexical table for the aligner; ``None``: WordNet only; the path is
+    stored, not the table), the ``learner`` (``"ridge"``: ridge regression, ``α`` from
+    ``alpha_grid`` by k-fold Pearson, regression only) and the searches. ``γ`` is searched as
+    ``factor / n_features``.
     """
 
-    def __init__(
-        self,
-        task: str = "regression",
-        *,
-        groups: Sequence[str] = GROUPS,
-        ppdb: str | None = None,
-        seed: int = 0,
-        folds: int = 5,
-        c_grid: Sequence[float] = C_GRID,
-        gamma_factors: Sequence[float] = GAMMA_FACTORS,
-        epsilon_grid: Sequence[float] = EPSILON_GRID,
-        learner: str = "svm",
-        alpha_grid: Sequence[float] = ALPHA_GRID,
-    ) -> None:
+    def __init__(self, task: str = "regression", options: CombinedOptions | None = None) -> None:
+        self.options = options if options is not None else CombinedOptions()
         if task not in ("regression", "classification"):
-            raise CombinedError(f"task must be regression or classification, got {task!r}")
-        if learner not in LEARNERS:
-            raise CombinedError(f"learner must be one of {', '.join(LEARNERS)}, got {learner!r}")
-        if learner == "ridge" and task == "classification":
-            raise CombinedError("the ridge learner does regression only; use learner=svm")
-        if ppdb is not None and not isinstance(ppdb, str):
-            raise CombinedError(f"ppdb must be a file path, got {ppdb!r}")
+            raise OptionsError(
+                f"task must be regression or classification, got {task!r}", option="task"
+            )
+        if self.options.learner == "ridge" and task == "classification":
+            raise OptionsError(
+                "the ridge learner does regression only; use learner=svm", option="learner"
+            )
         self.task = task
-        self.groups = check_groups(list(groups))
-        self.ppdb = ppdb
-        self.seed = int(seed)
-        self.folds = int(folds)
-        self.c_grid = tuple(float(c) for c in c_grid)
-        self.gamma_factors = tuple(float(g) for g in gamma_factors)
-        self.epsilon_grid = tuple(float(e) for e in epsilon_grid)
-        self.learner = learner
-        self.alpha_grid = tuple(float(a) for a in alpha_grid)
         self.info_refs: list[list[str]] = []
         self.svm: Any = None
 
     @property
     def feature_names(self) -> tuple[str, ...]:
-        return feature_names(self.groups)
+        return feature_names(self.options.groups)
 
-    def features(self, pairs: Sequence[TokenPair]) -> F64:
+    def features(self, pairs: Sequence[TokenPair], progress: Progress | None = None) -> F64:
         """``(N, F)`` features of ``pairs`` (NIST weights from the training sentences)."""
         return combined_features(
-            pairs, self.groups, ppdb=self.ppdb, info_refs=self.info_refs or None
+            pairs,
+            self.options.groups,
+            ppdb=self.options.ppdb,
+            info_refs=self.info_refs or None,
+            progress=progress,
         )
 
-    def _svm_settings(self) -> dict[str, Any]:
-        return {
-            "seed": self.seed,
-            "folds": self.folds,
-            "c_grid": self.c_grid,
-            "gamma_factors": self.gamma_factors,
-        }
-
     def fit(
-        self, pairs: Sequence[TokenPair], targets: Sequence[float] | F64, x: F64 | None = None
+        self,
+        pairs: Sequence[TokenPair],
+        targets: Sequence[float] | F64,
+        x: F64 | None = None,
+        *,
+        progress: Progress | None = None,
     ) -> CombinedModel:
         """Train on ``pairs``; ``x``: their features if already computed with this model's
-        settings and these pairs' sentences as NIST references."""
+        settings and these pairs' sentences as NIST references. ``progress`` hears of each
+        feature group and each fit of the grid search."""
         from scoring.mt.classifier import MtClassifier, MtRegressor
         from scoring.mt.features import normalise
 
         self.info_refs = [normalise(s, resources.pos_tag(s)) for pair in pairs for s in pair]
-        m = self.features(pairs) if x is None else np.asarray(x, dtype=np.float64)
+        features = progress_part(progress, 0.0, 0.6)
+        m = self.features(pairs, features) if x is None else np.asarray(x, dtype=np.float64)
+        search = progress_part(progress, 0.6, 1.0)
         y = np.asarray(targets, dtype=np.float64)
         if m.shape != (len(pairs), len(self.feature_names)) or y.shape != (len(pairs),):
-            raise CombinedError(
+            raise InputError(
                 f"{len(pairs)} pairs, features of shape {m.shape}, {y.shape[0]} targets"
             )
-        if self.learner == "ridge":
+        o = self.options
+        if o.learner == "ridge":
             self.svm = RidgeModel(
-                self.feature_names, seed=self.seed, folds=self.folds, alpha_grid=self.alpha_grid
+                self.feature_names, seed=o.seed, folds=o.folds, alpha_grid=o.alpha_grid
             ).fit(m, y)
         elif self.task == "classification":
-            self.svm = MtClassifier(self.feature_names, **self._svm_settings()).fit(
-                m, y.astype(np.int64)
+            self.svm = MtClassifier(self.feature_names, o.svm()).fit(
+                m, y.astype(np.int64), progress=search
             )
         else:
-            self.svm = MtRegressor(
-                self.feature_names, epsilon_grid=self.epsilon_grid, **self._svm_settings()
-            ).fit(m, y)
+            self.svm = MtRegressor(self.feature_names, o.svm()).fit(m, y, progress=search)
         return self
 
     def predict(self, pairs: Sequence[TokenPair], x: F64 | None = None) -> F64:
         """Scores (regression) or 0/1 labels (classification), float64 ``(N,)``."""
         if self.svm is None:
-            raise CombinedError("the combined model is not trained")
+            raise ModelError("the combined model is not trained")
         m = self.features(pairs) if x is None else x
         return np.asarray(self.svm.predict(m), dtype=np.float64)
 
@@ -606,80 +590,69 @@ class CombinedModel:
 
     def to_dict(self) -> dict[str, Any]:
         if self.svm is None:
-            raise CombinedError("the combined model is not trained")
+            raise ModelError("the combined model is not trained")
+        o = self.options
         return {
             "kind": "combined",
             "version": MODEL_VERSION,
             "task": self.task,
-            "groups": list(self.groups),
+            "groups": list(o.groups),
             "feature_names": list(self.feature_names),
-            "ppdb": self.ppdb,
-            "seed": self.seed,
-            "folds": self.folds,
-            "c_grid": list(self.c_grid),
-            "gamma_factors": list(self.gamma_factors),
-            "epsilon_grid": list(self.epsilon_grid),
-            "learner": self.learner,
-            "alpha_grid": list(self.alpha_grid),
+            "ppdb": o.ppdb,
+            "seed": o.seed,
+            "folds": o.folds,
+            "c_grid": list(o.c_grid),
+            "gamma_factors": list(o.gamma_factors),
+            "epsilon_grid": list(o.epsilon_grid),
+            "learner": o.learner,
+            "alpha_grid": list(o.alpha_grid),
             "info_refs": self.info_refs,
-            "estimator": self.svm.to_json(),
+            "estimator": self.svm.to_dict(),
         }
 
     @classmethod
     def from_dict(cls, data: Any) -> CombinedModel:
-        """Rebuild a trained model from :meth:`to_dict` output; raises :class:`CombinedError`
-        naming the field at fault."""
+        """Rebuild a trained model from :meth:`to_dict` output; raises
+        :class:`~scoring.errors.FormatError` naming the field at fault."""
         from scoring.mt.classifier import MtClassifier, MtRegressor
 
         if not isinstance(data, dict) or data.get("kind") != "combined":
-            raise CombinedError("not a combined model (field 'kind' is not 'combined')")
+            raise FormatError("not a combined model (field 'kind' is not 'combined')")
         if data.get("version") != MODEL_VERSION:
-            raise CombinedError(
+            raise FormatError(
                 f"field 'version': combined model version {data.get('version')!r} is not "
                 f"supported (this code reads {MODEL_VERSION})"
             )
         try:
-            model = cls(
-                str(data["task"]),
-                groups=list(data["groups"]),
-                ppdb=data.get("ppdb"),
-                seed=int(data["seed"]),
-                folds=int(data["folds"]),
-                c_grid=[float(v) for v in data["c_grid"]],
-                gamma_factors=[float(v) for v in data["gamma_factors"]],
-                epsilon_grid=[float(v) for v in data["epsilon_grid"]],
-                learner=str(data["learner"]),
-                alpha_grid=[float(v) for v in data["alpha_grid"]],
-            )
+            options = CombinedOptions.from_dict({key: data[key] for key in CombinedOptions.names()})
+            model = cls(str(data["task"]), options)
             refs = data["info_refs"]
             if not isinstance(refs, list) or not all(
                 isinstance(s, list) and all(isinstance(w, str) for w in s) for s in refs
             ):
-                raise CombinedError("field 'info_refs': expected lists of words")
+                raise FormatError("field 'info_refs': expected lists of words")
             model.info_refs = [list(s) for s in refs]
         except KeyError as error:
-            raise CombinedError(f"field {error.args[0]!r} is missing") from None
-        except (TypeError, ValueError) as error:
-            if isinstance(error, ScoringError):
-                raise
-            raise CombinedError(f"malformed combined model: {error}") from None
+            raise FormatError(f"field {error.args[0]!r} is missing") from None
+        except OptionsError as error:
+            raise FormatError(f"malformed combined model: {error}", field=error.option) from None
         if list(data.get("feature_names", [])) != list(model.feature_names):
-            raise CombinedError(
+            raise FormatError(
                 "field 'feature_names': the saved features differ from this version's"
             )
         if "estimator" not in data:
-            raise CombinedError("field 'estimator' is missing")
-        if model.learner == "ridge":
-            model.svm = RidgeModel.from_json(
+            raise FormatError("field 'estimator' is missing")
+        if options.learner == "ridge":
+            model.svm = RidgeModel.from_dict(
                 data["estimator"],
                 model.feature_names,
-                seed=model.seed,
-                folds=model.folds,
-                alpha_grid=model.alpha_grid,
+                seed=options.seed,
+                folds=options.folds,
+                alpha_grid=options.alpha_grid,
             )
         else:
             svm_class = MtClassifier if model.task == "classification" else MtRegressor
-            model.svm = svm_class.from_json(data["estimator"])
+            model.svm = svm_class.from_dict(data["estimator"])
         if model.svm.feature_names != model.feature_names:
-            raise CombinedError("field 'estimator': its features differ from the model's")
+            raise FormatError("field 'estimator': its features differ from the model's")
         return model

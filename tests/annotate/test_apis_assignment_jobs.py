@@ -11,9 +11,8 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotate import roles
+from annotate import jobs_runtime, roles
 from annotate.models import Assignment, Job
-from annotate.services import jobs
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +28,7 @@ def admin() -> APIClient:
 def _finished(response: Any) -> Job:
     assert response.status_code == 201, response.content
     job = Job.objects.get(pk=response.json()["id"])
-    assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED, job.error
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED, job.error
     job.refresh_from_db()
     return job
 
@@ -51,6 +50,38 @@ def test_a_plan_is_a_job_whose_result_is_the_plan(admin: APIClient) -> None:
     assert job.result["created"] == 6 and job.result["seed"] == 3
     assert job.result["doubled_pairs"] == 2
     assert Assignment.objects.count() == 6
+
+
+def test_a_plan_of_a_selection_through_the_api_covers_only_those_pairs(admin: APIClient) -> None:
+    corpus = make_corpus()
+    pairs = [make_pair(corpus, split=("dev", "test")[k % 2]) for k in range(6)]
+    make_user("alice", roles.ANNOTATOR)
+    response = admin.post(
+        f"/api/corpora/{corpus.pk}/assignments/",
+        {"annotators": ["alice"], "split": "dev", "batch": 2, "seed": 1},
+        format="json",
+    )
+    job = _finished(response)
+    assert job.parameters["selection"] == {"split": "dev", "batch": 2}
+    assert job.result["planned"] == 2 and job.result["selected"] == 3
+    assert set(Assignment.objects.values_list("pair_id", flat=True)) == {
+        pairs[0].pk,
+        pairs[2].pk,
+    }
+
+
+def test_a_selection_no_pair_matches_is_refused_through_the_api(admin: APIClient) -> None:
+    corpus = make_corpus()
+    make_pair(corpus)
+    make_user("alice", roles.ANNOTATOR)
+    response = admin.post(
+        f"/api/corpora/{corpus.pk}/assignments/",
+        {"annotators": ["alice"], "min_length": 40},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "min_length"
+    assert not Job.objects.exists()
 
 
 def test_a_plan_without_a_seed_records_the_one_drawn(admin: APIClient) -> None:

@@ -11,9 +11,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from annotate import roles
+from annotate import jobs_runtime, roles
 from annotate.models import Corpus, Job, SentencePair
-from annotate.services import jobs
 from annotate.services.uploads import uploads_clean
 from tests.annotate.factories import make_user
 
@@ -70,7 +69,7 @@ def test_an_upload_is_stored_and_imported_by_a_job_that_removes_it(
     assert not SentencePair.objects.exists(), "the request only stores the files"
     stored = upload_dir / job.parameters["upload"] / "pairs.jsonl"
     assert stored.read_bytes() == _jsonl(5)
-    assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
     job.refresh_from_db()
     corpus = Corpus.objects.get(name="up")
     assert job.result["corpus_id"] == corpus.pk and job.result["pairs"] == 5
@@ -84,7 +83,7 @@ def test_a_bad_file_fails_its_job_naming_file_and_line_and_stores_nothing(
     admin: APIClient, upload_dir: Path
 ) -> None:
     job_id = _post(admin, _jsonl(5, bad_line=4)).json()["id"]
-    assert jobs.job_run(job_id=job_id, worker="w") == Job.Status.FAILED
+    assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.FAILED
     error = Job.objects.get(pk=job_id).error
     assert error.startswith("pairs.jsonl:4: field 'target_tokens'"), error
     assert str(upload_dir) not in error and "/tmp" not in error
@@ -131,5 +130,5 @@ def test_uploads_no_job_took_are_removed_after_the_keeping_time(
     later = folder.stat().st_mtime + settings.EXPORT_KEEP_DAYS * 86400 + 1
     assert uploads_clean(now=later) == 1
     assert not folder.exists()
-    assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.FAILED
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.FAILED
     assert "the uploaded files are gone" in Job.objects.get(pk=job.pk).error

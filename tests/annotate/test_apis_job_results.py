@@ -26,7 +26,7 @@ def report_job() -> Job:
         kind="agreement_report",
         status=Job.Status.SUCCEEDED,
         owner=make_user("root", roles.ADMIN),
-        result=json.loads(json.dumps(report)),
+        result=json.loads(json.dumps(report.to_dict())),
     )
 
 
@@ -58,6 +58,18 @@ def test_without_a_format_the_result_is_json(report_job: Job) -> None:
     response = _client(report_job).get(f"/api/jobs/{report_job.pk}/result/")
     assert response["Content-Type"] == "application/json"
     assert response.json()["annotators"] == ["ann1", "ann2"]
+
+
+def test_csv_of_a_stored_report_that_does_not_read_is_a_json_400_naming_the_field(
+    report_job: Job,
+) -> None:
+    result = dict(report_job.result)
+    result["table5"] = [{"annotator": "ann1"}]
+    Job.objects.filter(pk=report_job.pk).update(result=result)
+    response = _client(report_job).get(f"/api/jobs/{report_job.pk}/result/?format=csv")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid_input" and error["field"] == "table5[0].candidate"
 
 
 def test_csv_of_a_job_that_is_not_a_report_is_a_json_400(report_job: Job) -> None:

@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotate import roles
+from annotate import jobs_runtime, roles
 from annotate.models import Job
-from annotate.services import jobs
 from annotate.services.exports import export_job_create
 from tests.annotate.factories import make_corpus, make_pair, make_user
 from tests.annotate.test_apis_permissions import PERSONAS, World, world  # noqa: F401
@@ -43,7 +42,7 @@ def _export_job(w: World) -> Job:
         format_name="jsonl",
         which="all",
     )
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     return job
 
 

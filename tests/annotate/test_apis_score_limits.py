@@ -9,9 +9,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from annotate import roles
+from annotate import jobs_runtime, roles
 from annotate.models import Corpus, Job, ScorerModel
-from annotate.services import jobs
 from annotate.services.scorers import (
     MAX_SENTENCE_CHARS,
     MAX_SYNC_PAIRS,
@@ -128,7 +127,7 @@ def test_a_score_job_scores_what_a_request_may_not_and_agrees_with_a_request(
     assert "w0" not in str(response.json()), "the pairs stay out of the job's description"
     again = client.post("/api/score/jobs/", {"model": "m", "pairs": [small, big]}, format="json")
     assert again.status_code == 200 and again.json()["id"] == job.pk  # the same queued job
-    assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
     result = client.get(f"/api/jobs/{job.pk}/result/").json()
     assert result["model"] == "m" and len(result["scores"]) == 2
     assert result["scores"][0] == pytest.approx(scorer_score_texts(model=model, pairs=[small])[0])
@@ -140,7 +139,7 @@ def test_a_score_job_with_a_sentence_over_the_limit_fails_naming_the_pair(
     body = {"model": "m", "pairs": [["a", "b"], ["a", _words(MAX_TOKENS + 5)]]}
     response = _client().post("/api/score/jobs/", body, format="json")
     job_id: Any = response.json()["id"]
-    assert jobs.job_run(job_id=job_id, worker="w") == Job.Status.FAILED
+    assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.FAILED
     assert Job.objects.get(pk=job_id).error == (
         f"pair 1, sentence 2 has {MAX_TOKENS + 5} tokens; at most {MAX_TOKENS} are accepted"
     )

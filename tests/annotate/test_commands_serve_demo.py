@@ -145,13 +145,13 @@ django.setup()
 from django.db import transaction
 from annotate.models import Corpus
 from annotate.services.corpora import corpus_import_records
-from annotate.services.jobs import job_create
+from annotate.services.stats import corpus_stats_job_create
 from scoring.corpus import PairRecord
 
 records = [PairRecord(id="a", source_tokens=["a", "cat"], target_tokens=["the", "cat"])]
 corpus_import_records(corpus_name="after-restart", records=records)
 with transaction.atomic():
-    job = job_create(kind="corpus_stats", corpus=Corpus.objects.get(name="after-restart"))
+    job = corpus_stats_job_create(corpus=Corpus.objects.get(name="after-restart"))
 print("JOB", job.pk)
 """
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from annotate import roles
+from annotate import jobs_runtime, roles
 from annotate.models import Assignment, Corpus, Job
 from annotate.selectors.assignments import corpus_progress
-from annotate.services import annotations, jobs
+from annotate.services import annotations
 from annotate.services.corpora import corpus_import_records
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 from tests.annotate.records import make_record
@@ -111,7 +111,7 @@ def test_imported_work_counts_its_edits_against_a_prefill_added_later() -> None:
     corpus = Corpus.objects.get(name="c")
     assert corpus_progress(corpus)["annotators"][0]["edit_rate"] is None, "no prefill yet"
     job = Job.objects.create(kind="prefill", corpus=corpus, parameters={"aligner": "identity"})
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     # identity links 0-0 1-1: A lacks 1-1 and adds 2-2 → 2 of 9 cells
     assert corpus_progress(corpus)["annotators"][0]["edit_rate"] == pytest.approx(2 / 9)
 
@@ -141,3 +141,18 @@ def test_imported_work_without_time_leaves_the_median_undefined() -> None:
     _submit(make_assignment(make_pair(corpus), alice), {}, seconds=0)
     assert corpus_progress(corpus)["annotators"][0]["median_active_seconds"] is None
     assert get_user_model().objects.count() == 1
+
+
+def test_work_by_annotator_counts_each_status_in_this_corpus_only() -> None:
+    from annotate.selectors.assignments import work_by_annotator
+
+    corpus, elsewhere = make_corpus(), make_corpus()
+    alice = make_user("alice", roles.ANNOTATOR)
+    for _ in range(2):
+        make_assignment(make_pair(corpus), alice)
+    make_assignment(make_pair(elsewhere), alice)
+    started = make_assignment(make_pair(corpus), alice)
+    Assignment.objects.filter(pk=started.pk).update(status=Assignment.Status.IN_PROGRESS)
+    assert work_by_annotator(corpus) == [
+        {"username": "alice", "new": 2, "in_progress": 1, "submitted": 0}
+    ]

@@ -102,3 +102,22 @@ def test_an_empty_corpus_has_zero_figures_and_no_average() -> None:
     assert figures["links_per_annotation"] is None
     assert figures["subcorpora"] == figures["splits"] == figures["annotators"] == []
     assert all(row["count"] == 0 for row in figures["length_histogram"])  # type: ignore[attr-defined]
+
+
+def test_the_labels_and_prefill_counts_of_a_corpus_agree_with_its_rows() -> None:
+    from annotate.models import AutoAlignment, GoldAlignment
+    from annotate.selectors.corpora import corpus_labels, corpus_prefill_counts
+
+    corpus = _corpus()
+    pairs = SentencePair.objects.filter(corpus=corpus)
+    assert corpus_labels(corpus) == {
+        "subcorpora": sorted(set(pairs.values_list("subcorpus", flat=True))),
+        "splits": sorted(set(pairs.values_list("split", flat=True))),
+    }
+    assert corpus_prefill_counts(corpus) == {
+        "pairs": pairs.count(),
+        "prefilled_pairs": len(
+            set(AutoAlignment.objects.filter(pair__corpus=corpus).values_list("pair", flat=True))
+        ),
+        "gold_alignments": GoldAlignment.objects.filter(pair__corpus=corpus).count(),
+    }

@@ -43,7 +43,7 @@ def test_the_stored_corpus_gives_the_same_report_as_the_records_it_came_from(
     records = synthetic()
     for record in records:
         del record.annotations["ann3"]  # in progress: not part of the stored report
-    direct = build_report(records, ["ann1", "ann2"], params=params)
+    direct = build_report(records, ["ann1", "ann2"], params=params).to_dict()
     assert stored["corpus"] == "agr"
     pair = stored["annotator_pairs"][0]
     assert pair == direct["annotator_pairs"][0]
@@ -90,9 +90,9 @@ def test_a_report_needs_two_known_annotators(corpus: Corpus) -> None:
 
 
 def test_a_failed_chunk_fails_the_job_with_its_reason(corpus: Corpus) -> None:
+    from annotate.jobs_runtime import JobCancelled, job_claim
     from annotate.models import Job
-    from annotate.services.jobs import JobCancelled, job_claim
-    from annotate.tasks import agreement_failed
+    from annotate.services.agreement import agreement_failed
 
     job = Job.objects.create(kind="agreement_report", corpus=corpus)
     job_claim(job_id=job.pk, worker="w")
@@ -111,17 +111,16 @@ def _run_report_job_here(
     """Start a report job whose chord is run in this process, chunk by chunk as a worker
     would call the tasks (``between`` runs after the snapshot is taken); the job and the
     chunk signatures."""
-    from annotate import queue
+    from annotate.jobs_runtime import job_claim
     from annotate.services import agreement as service
-    from annotate.services.jobs import job_claim
 
     sent: dict[str, Any] = {}
-    monkeypatch.setattr(queue, "chord", lambda header: lambda body: sent.update(header=header))
+    monkeypatch.setattr(service, "chord", lambda header: lambda body: sent.update(header=header))
     job = agreement_job_create(
         corpus=corpus, annotators=["ann1", "ann2"], samples=20, seed=3, chunk_pairs=chunk_pairs
     )
     assert job_claim(job_id=job.pk, worker="here")
-    service.agreement_run(job, lambda percent, message: None)
+    service.agreement_run.runner(job, lambda percent, message: None)
     if between is not None:
         between()
     header = sent["header"]

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from annotate import jobs_runtime as jobs
 from annotate import roles
 from annotate.exceptions import Conflict, DomainError
 from annotate.models import (
@@ -33,7 +34,6 @@ from annotate.selectors.workspace import (
     queue_of,
     queue_summary,
 )
-from annotate.services import jobs
 from annotate.services.annotations import annotation_open, annotation_submit
 from annotate.services.corpora import corpus_archive, corpus_delete, corpus_restore
 from annotate.services.prefill import prefills_retrain_due

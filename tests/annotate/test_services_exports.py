@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from annotate import roles
+from annotate import jobs_runtime, roles
 from annotate.exceptions import DomainError, NotFound
 from annotate.models import Corpus, Job
 from annotate.selectors.jobs import JOB_OUTPUT_ROLES
-from annotate.services import jobs
 from annotate.services.corpora import corpus_import, corpus_import_records
 from annotate.services.exports import export_file, export_job_create, exports_clean
 from scoring.alignment.links import Alignment
@@ -56,7 +55,7 @@ def corpus() -> Corpus:
 
 def run_export(corpus: Corpus, **options: Any) -> Job:
     job = export_job_create(corpus=corpus, **options)
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
     return job
@@ -211,7 +210,7 @@ def test_an_admin_demoted_to_annotator_no_longer_downloads_the_export_they_start
 
 
 def test_every_kind_of_job_names_the_role_its_output_needs() -> None:
-    assert set(JOB_OUTPUT_ROLES) == set(jobs.JOB_KINDS)
+    assert set(JOB_OUTPUT_ROLES) == set(jobs_runtime.job_kinds())
 
 
 def test_an_export_that_cannot_write_its_folder_says_why_without_server_paths(
@@ -220,7 +219,7 @@ def test_an_export_that_cannot_write_its_folder_says_why_without_server_paths(
     export_dir.parent.mkdir(parents=True, exist_ok=True)
     export_dir.write_text("a file where the export folder should be")
     job = export_job_create(corpus=corpus, format_name="jsonl", which="all")
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     assert job.status == "failed"
     assert "Not a directory" in job.error or "File exists" in job.error
@@ -239,6 +238,6 @@ def test_a_format_error_while_writing_names_the_file_but_not_its_folder(
     failing = dataclasses.replace(formats.get_format("pharaoh"), writer=fail)
     monkeypatch.setattr(formats, "get_format", lambda name, **kw: failing)
     job = export_job_create(corpus=corpus, format_name="pharaoh", which="gold")
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     assert job.error == "alignment.txt:3: cannot write this pair"

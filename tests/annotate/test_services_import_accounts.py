@@ -13,9 +13,8 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from annotate import roles
+from annotate import jobs_runtime, roles
 from annotate.models import Assignment, Corpus, Job, SentencePair
-from annotate.services import jobs
 from annotate.services.corpora import CorpusImportError, corpus_import
 from tests.annotate.factories import make_user
 
@@ -146,7 +145,7 @@ def test_an_upload_with_a_bad_name_fails_its_job_naming_file_line_and_field(
     )
     assert response.status_code == 201, response.content
     job_id = response.json()["id"]
-    assert jobs.job_run(job_id=job_id, worker="w") == Job.Status.FAILED
+    assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.FAILED
     error = Job.objects.get(pk=job_id).error
     assert error.startswith("mine.jsonl:2: field 'annotations.ALICE': "), error
     _nothing_stored("dora", "ALICE")

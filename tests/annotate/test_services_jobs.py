@@ -9,9 +9,11 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 
+from annotate import jobs_runtime as runtime
 from annotate.models import Job
 from annotate.services import jobs
 from annotate.services.corpora import corpus_import_records
+from annotate.services.stats import corpus_stats_run
 from tests.annotate.records import make_record
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
@@ -34,7 +36,7 @@ def stats_job(corpus_name: str, capture, seed: int | None = None) -> Job:
 
     with capture(execute=False) as callbacks:
         corpus = Corpus.objects.get(name=corpus_name)
-        job = jobs.job_create(kind="corpus_stats", corpus=corpus, seed=seed)
+        job = corpus_stats_run.create(corpus=corpus, seed=seed)
     assert len(callbacks) == 1, "the task is enqueued once, after commit"
     return job
 
@@ -43,7 +45,7 @@ def test_it_runs_corpus_statistics_to_completion(
     corpus_name: str, django_capture_on_commit_callbacks
 ) -> None:
     job = stats_job(corpus_name, django_capture_on_commit_callbacks)
-    assert jobs.job_run(job_id=job.pk, worker="w1") == Job.Status.SUCCEEDED
+    assert runtime.job_run(job_id=job.pk, worker="w1") == Job.Status.SUCCEEDED
     job.refresh_from_db()
     assert (job.status, job.progress, job.worker, job.attempts) == ("succeeded", 100, "w1", 1)
     assert job.result["pairs"] == 2
@@ -56,17 +58,63 @@ def test_it_runs_corpus_statistics_to_completion(
 
 def test_a_job_is_claimed_only_once(corpus_name: str, django_capture_on_commit_callbacks) -> None:
     job = stats_job(corpus_name, django_capture_on_commit_callbacks)
-    assert jobs.job_claim(job_id=job.pk, worker="w1")
-    assert not jobs.job_claim(job_id=job.pk, worker="w2")
-    assert jobs.job_run(job_id=job.pk, worker="w2") == Job.Status.RUNNING
+    assert runtime.job_claim(job_id=job.pk, worker="w1")
+    assert not runtime.job_claim(job_id=job.pk, worker="w2")
+    assert runtime.job_run(job_id=job.pk, worker="w2") == Job.Status.RUNNING
     job.refresh_from_db()
     assert job.worker == "w1"
 
 
-def test_an_unknown_kind_is_refused_before_anything_is_stored() -> None:
-    with pytest.raises(jobs.UnknownJobKind, match="corpus_stats"):
-        jobs.job_create(kind="no_such_job")
-    assert not Job.objects.exists()
+def test_an_unknown_kind_is_refused_naming_the_known_ones() -> None:
+    with pytest.raises(runtime.UnknownJobKind, match="corpus_stats, export"):
+        runtime.job_task_of("no_such_job")
+
+
+def test_every_kind_of_job_is_a_celery_task_named_after_it() -> None:
+    from config.celery import app
+
+    assert set(runtime.job_kinds()) >= {"corpus_stats", "prefill", "agreement_report", "export"}
+    for kind in runtime.job_kinds():
+        task = runtime.job_task_of(kind)
+        assert task.kind == kind
+        assert task == app.tasks[f"annotate.job.{kind}"]
+        assert task.acks_late and task.ignore_result
+
+
+def test_the_apps_start_alone_registers_every_kind_the_code_defines() -> None:
+    """A worker or web process knows every kind once Django is set up, before anything else
+    imports a service (a kind whose module the app's ready() misses could not be re-sent)."""
+    import json
+    import re
+    import subprocess
+    import sys
+
+    from tests.paths import ROOT
+
+    defined = {
+        kind
+        for path in (ROOT / "annotate").rglob("*.py")
+        for kind in re.findall(r'@job_task\(kind="(\w+)"', path.read_text(encoding="utf-8"))
+    }
+    script = (
+        "import django, json; django.setup(); "
+        "from annotate.jobs_runtime import job_kinds; print(json.dumps(job_kinds()))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert set(json.loads(out.splitlines()[-1])) == defined
+    assert {"corpus_stats", "prefill", "agreement_report", "export"} <= defined
+
+
+def test_a_task_claims_only_jobs_of_its_own_kind(
+    corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    from annotate.services.exports import export_run
+
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    assert export_run.execute(job_id=job.pk, worker="w") == Job.Status.PENDING
+    assert corpus_stats_run.execute(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
 
 
 def test_a_runner_error_marks_the_job_failed_with_its_message(
@@ -76,9 +124,9 @@ def test_a_runner_error_marks_the_job_failed_with_its_message(
         progress(40, "half way")
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr("annotate.services.stats.corpus_stats_run", broken)
+    monkeypatch.setattr(corpus_stats_run, "runner", broken)
     job = stats_job(corpus_name, django_capture_on_commit_callbacks)
-    assert jobs.job_run(job_id=job.pk, worker="w1") == Job.Status.FAILED
+    assert runtime.job_run(job_id=job.pk, worker="w1") == Job.Status.FAILED
     job.refresh_from_db()
     assert job.status == "failed" and job.finished_at is not None
     assert "ZeroDivisionError: boom" in job.error
@@ -90,9 +138,9 @@ def test_a_job_whose_worker_stopped_is_marked_failed_with_the_reason(
 ) -> None:
     settings.JOB_HEARTBEAT_TIMEOUT_SECONDS = 60
     job = stats_job(corpus_name, django_capture_on_commit_callbacks)
-    jobs.job_claim(job_id=job.pk, worker="dead-worker")
+    runtime.job_claim(job_id=job.pk, worker="dead-worker")
     fresh = stats_job(corpus_name, django_capture_on_commit_callbacks, seed=1)  # not a repeat
-    jobs.job_claim(job_id=fresh.pk, worker="live-worker")
+    runtime.job_claim(job_id=fresh.pk, worker="live-worker")
     Job.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=61))
 
     assert jobs.jobs_reap_stale() == 1
@@ -116,9 +164,9 @@ def test_a_cancelled_job_stops_at_its_next_progress_report(
         seen.append(100)
         return {}
 
-    monkeypatch.setattr("annotate.services.stats.corpus_stats_run", slow)
+    monkeypatch.setattr(corpus_stats_run, "runner", slow)
     job = stats_job(corpus_name, django_capture_on_commit_callbacks)
-    assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.CANCELLED
+    assert runtime.job_run(job_id=job.pk, worker="w") == Job.Status.CANCELLED
     assert seen == [10]
 
 
@@ -134,26 +182,25 @@ def test_the_heartbeat_advances_while_a_job_computes(monkeypatch: pytest.MonkeyP
         beats.extend([first, Job.objects.get(pk=job.pk).heartbeat_at])
         return {}
 
-    monkeypatch.setattr("annotate.services.stats.corpus_stats_run", waiting)
-    monkeypatch.setattr(jobs, "HEARTBEAT_INTERVAL", 0.1)
+    monkeypatch.setattr(corpus_stats_run, "runner", waiting)
+    monkeypatch.setattr(runtime, "HEARTBEAT_INTERVAL", 0.1)
     job = Job.objects.create(kind="corpus_stats")
-    assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    assert runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
     assert beats[1] > beats[0]
 
 
 def flaky_stats(monkeypatch: pytest.MonkeyPatch, failures: int) -> list[int]:
     """corpus_stats whose first `failures` runs lose the database connection."""
-    from annotate.services.stats import corpus_stats_run
-
+    run = corpus_stats_run.runner
     calls: list[int] = []
 
     def runner(job: Job, progress: Any) -> dict[str, Any]:
         calls.append(job.pk)
         if len(calls) <= failures:
             raise OperationalError("server closed the connection unexpectedly")
-        return corpus_stats_run(job, progress)
+        return run(job, progress)
 
-    monkeypatch.setattr("annotate.services.stats.corpus_stats_run", runner)
+    monkeypatch.setattr(corpus_stats_run, "runner", runner)
     return calls
 
 
@@ -162,13 +209,13 @@ def test_a_transient_database_error_puts_the_job_back_for_a_later_attempt(
 ) -> None:
     calls = flaky_stats(monkeypatch, failures=1)
     job = stats_job(corpus_name, django_capture_on_commit_callbacks)
-    with pytest.raises(jobs.JobRetry) as retry:
-        jobs.job_run(job_id=job.pk, worker="w1")
-    assert retry.value.countdown == jobs.RETRY_BACKOFF_SECONDS
+    with pytest.raises(runtime.JobRetry) as retry:
+        runtime.job_run(job_id=job.pk, worker="w1")
+    assert retry.value.countdown == runtime.RETRY_BACKOFF_SECONDS
     job.refresh_from_db()
     assert (job.status, job.attempts) == ("pending", 1)
     assert "retrying" in job.message
-    assert jobs.job_run(job_id=job.pk, worker="w1") == Job.Status.SUCCEEDED
+    assert runtime.job_run(job_id=job.pk, worker="w1") == Job.Status.SUCCEEDED
     job.refresh_from_db()
     assert (job.status, job.attempts, len(calls)) == ("succeeded", 2, 2)
     assert job.result["pairs"] == 2
@@ -180,14 +227,14 @@ def test_retries_are_bounded_and_the_last_error_is_reported(
     flaky_stats(monkeypatch, failures=99)
     job = stats_job(corpus_name, django_capture_on_commit_callbacks)
     countdowns = []
-    for _ in range(jobs.MAX_ATTEMPTS - 1):
-        with pytest.raises(jobs.JobRetry) as retry:
-            jobs.job_run(job_id=job.pk, worker="w1")
+    for _ in range(runtime.MAX_ATTEMPTS - 1):
+        with pytest.raises(runtime.JobRetry) as retry:
+            runtime.job_run(job_id=job.pk, worker="w1")
         countdowns.append(retry.value.countdown)
     assert countdowns == [10.0, 20.0], "the wait doubles"
-    assert jobs.job_run(job_id=job.pk, worker="w1") == Job.Status.FAILED
+    assert runtime.job_run(job_id=job.pk, worker="w1") == Job.Status.FAILED
     job.refresh_from_db()
-    assert job.attempts == jobs.MAX_ATTEMPTS
+    assert job.attempts == runtime.MAX_ATTEMPTS
     assert job.error == (
         "the database failed 3 times; last error: OperationalError: server closed the "
         "connection unexpectedly"
@@ -197,12 +244,10 @@ def test_retries_are_bounded_and_the_last_error_is_reported(
 def test_the_task_retries_through_celery_until_the_job_succeeds(
     monkeypatch: pytest.MonkeyPatch, corpus_name: str, django_capture_on_commit_callbacks
 ) -> None:
-    from annotate.tasks import run_job
-
-    monkeypatch.setattr(jobs, "RETRY_BACKOFF_SECONDS", 0.0)
+    monkeypatch.setattr(runtime, "RETRY_BACKOFF_SECONDS", 0.0)
     calls = flaky_stats(monkeypatch, failures=2)
     job = stats_job(corpus_name, django_capture_on_commit_callbacks)
-    run_job.apply(args=[job.pk])  # eager: Celery re-runs the task on retry
+    corpus_stats_run.apply(args=[job.pk])  # eager: Celery re-runs the task on retry
     job.refresh_from_db()
     assert (job.status, job.attempts, len(calls)) == ("succeeded", 3, 3)
 
@@ -213,15 +258,15 @@ def test_the_same_request_while_the_first_is_queued_or_running_returns_the_first
     first = stats_job(corpus_name, django_capture_on_commit_callbacks)
     assert first.reused is False
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        again = jobs.job_create(kind="corpus_stats", corpus=first.corpus)
+        again = corpus_stats_run.create(corpus=first.corpus)
     assert again.pk == first.pk and again.reused is True
     assert callbacks == [], "nothing is queued twice"
-    jobs.job_claim(job_id=first.pk, worker="w")
-    assert jobs.job_create(kind="corpus_stats", corpus=first.corpus).pk == first.pk
-    other = jobs.job_create(kind="corpus_stats", corpus=first.corpus, parameters={"x": 1})
+    runtime.job_claim(job_id=first.pk, worker="w")
+    assert corpus_stats_run.create(corpus=first.corpus).pk == first.pk
+    other = corpus_stats_run.create(corpus=first.corpus, parameters={"x": 1})
     assert other.pk != first.pk, "different parameters are a different job"
     Job.objects.filter(pk=first.pk).update(status=Job.Status.SUCCEEDED)
-    assert jobs.job_create(kind="corpus_stats", corpus=first.corpus).pk != first.pk
+    assert corpus_stats_run.create(corpus=first.corpus).pk != first.pk
 
 
 def test_reading_the_jobs_marks_those_of_dead_workers_failed_without_any_worker(
@@ -236,7 +281,7 @@ def test_reading_the_jobs_marks_those_of_dead_workers_failed_without_any_worker(
     cache.delete("jobs:reap-due")
     settings.JOB_HEARTBEAT_TIMEOUT_SECONDS = 60
     job = stats_job(corpus_name, django_capture_on_commit_callbacks)
-    jobs.job_claim(job_id=job.pk, worker="dead-worker")
+    runtime.job_claim(job_id=job.pk, worker="dead-worker")
     Job.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=61))
     client = APIClient()
     client.force_authenticate(make_user("admin", roles.ADMIN))
@@ -250,14 +295,14 @@ def test_a_job_queued_while_the_broker_is_down_waits_and_goes_when_it_answers(
     from kombu.exceptions import OperationalError
     from rest_framework.test import APIClient
 
-    from annotate import queue, roles, tasks
+    from annotate import roles
     from annotate.models import Corpus
     from tests.annotate.factories import make_user
 
     def down(*args, **kwargs):
         raise OperationalError("[Errno 111] Connection refused")
 
-    monkeypatch.setattr(tasks.run_job, "apply_async", down)
+    monkeypatch.setattr(corpus_stats_run, "apply_async", down)
     client = APIClient()
     client.force_authenticate(make_user("admin", roles.ADMIN))
     corpus = Corpus.objects.get(name=corpus_name)
@@ -265,13 +310,24 @@ def test_a_job_queued_while_the_broker_is_down_waits_and_goes_when_it_answers(
         response = client.post(f"/api/corpora/{corpus.pk}/stats/")
     assert response.status_code == 201, "the request succeeds while the broker is down"
     job = Job.objects.get(pk=response.json()["id"])
-    assert job.status == "pending" and job.message == queue.UNSENT
-    assert queue.jobs_send_unsent() == 0, "still down: nothing goes"
+    assert job.status == "pending" and job.message == runtime.UNSENT
+    assert runtime.jobs_send_unsent() == 0, "still down: nothing goes"
 
     sent = []
-    monkeypatch.setattr(tasks.run_job, "apply_async", lambda args, **kwargs: sent.append(args))
-    assert queue.jobs_send_unsent() == 1
+    monkeypatch.setattr(corpus_stats_run, "apply_async", lambda args, **kwargs: sent.append(args))
+    assert runtime.jobs_send_unsent() == 1
     assert sent == [(job.pk,)]
     job.refresh_from_db()
     assert job.message == "waiting for a worker"
-    assert queue.jobs_send_unsent() == 0, "sent once"
+    assert runtime.jobs_send_unsent() == 0, "sent once"
+
+
+def test_an_unsent_job_of_a_kind_no_task_runs_fails_with_the_reason(
+    corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    Job.objects.filter(pk=job.pk).update(kind="retired_kind", message=runtime.UNSENT)
+    assert runtime.jobs_send_unsent() == 0
+    job.refresh_from_db()
+    assert job.status == "failed"
+    assert job.error.startswith("unknown job kind 'retired_kind'; known kinds: ")

@@ -12,9 +12,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from pytest_django.fixtures import Settings
 
-from annotate import tasks
+from annotate import jobs_runtime, tasks
 from annotate.models import Assignment, AutoAlignment, Corpus, Job, SentencePair
-from annotate.services import jobs
 from annotate.services.annotations import annotation_open, annotation_save, annotation_submit
 from annotate.services.corpora import corpus_import_records
 from annotate.services.prefill import (
@@ -24,9 +23,11 @@ from annotate.services.prefill import (
     corpus_prefill_configure,
     prefill_job_create,
     prefill_queue,
+    prefill_run,
     prefills_retrain_due,
 )
 from scoring.alignment.links import Alignment
+from scoring.errors import OptionsError
 from tests.annotate.factories import make_assignment, make_corpus, make_pair
 from tests.annotate.records import make_record
 from tests.scoring.alignment.majority_reference import reference_majority
@@ -38,7 +39,7 @@ def run_prefill(aligner: str) -> Job:
     job = Job.objects.create(
         kind="prefill", corpus=Corpus.objects.get(name="c"), parameters={"aligner": aligner}
     )
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     return job
 
@@ -152,7 +153,7 @@ def test_an_unknown_aligner_fails_the_job_with_the_known_names(corpus: Corpus) -
 def test_a_prefill_job_stores_its_options_and_the_aligner_runs_with_them(corpus: Corpus) -> None:
     job = prefill_job_create(corpus=corpus, aligner="lexical", options={"wordnet": False})
     assert job.parameters["options"] == {"wordnet": False}
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
     assert job.result["options"]["wordnet"] is False
@@ -169,25 +170,39 @@ def test_a_prefill_job_without_options_stores_none_and_an_old_job_without_the_ke
 
 
 @pytest.mark.parametrize(
-    ("aligner", "options", "message"),
+    ("aligner", "options", "error", "message"),
     [
-        ("lexical", {"colour": True}, "unknown option 'colour' for aligner 'lexical'"),
-        ("lexical", {"wordnet": "no"}, "option 'wordnet' of aligner 'lexical' must be a bool"),
-        ("supervised", {"fine_tune_epochs": "5"}, "option 'fine_tune_epochs' .* must be a int"),
-        ("supervised", {"fine_tune_epochs": -1}, "option 'fine_tune_epochs' must be 0"),
-        ("supervised", {"learning_rate": float("inf")}, "option 'learning_rate' .* finite"),
-        ("supervised", {"ppdb": "/etc/passwd"}, "option 'ppdb' names a file .* PPDB_PATH"),
-        ("em", {"ppdb": None}, "option 'ppdb' names a file"),
+        (
+            "lexical",
+            {"colour": True},
+            OptionsError,
+            "unknown option 'colour' for aligner 'lexical'",
+        ),
+        (
+            "lexical",
+            {"wordnet": "no"},
+            OptionsError,
+            "option 'wordnet' of aligner 'lexical' must be a bool",
+        ),
+        ("supervised", {"fine_tune_epochs": "5"}, OptionsError, "'fine_tune_epochs' .* an int"),
+        ("supervised", {"fine_tune_epochs": -1}, OptionsError, "'fine_tune_epochs' .* ≥ 0, got -1"),
+        ("supervised", {"learning_rate": float("inf")}, OptionsError, "'learning_rate' .* finite"),
+        ("supervised", {"ppdb": "/etc/passwd"}, PrefillError, "'ppdb' names a file .* PPDB_PATH"),
+        ("em", {"ppdb": None}, PrefillError, "option 'ppdb' names a file"),
     ],
 )
 def test_bad_prefill_options_are_refused_naming_the_option_and_change_nothing(
-    growing: Corpus, aligner: str, options: dict[str, object], message: str
+    growing: Corpus,
+    aligner: str,
+    options: dict[str, object],
+    error: type[Exception],
+    message: str,
 ) -> None:
     growing = corpus_prefill_configure(
         corpus=growing, aligner="supervised", retrain_every=30, options={"trees": 50}
     )
     every = 5 if aligner == "supervised" else None
-    with pytest.raises(PrefillError, match=message):
+    with pytest.raises(error, match=message):
         prefill_queue(corpus=growing, aligner=aligner, retrain_every=every, options=options)
     growing.refresh_from_db()
     assert (growing.prefill_retrain_every, growing.prefill_options) == (30, {"trees": 50})
@@ -207,7 +222,7 @@ def test_the_servers_ppdb_goes_to_every_aligner_with_a_ppdb_option_but_identity(
 
     job = prefill_job_create(corpus=corpus, aligner="lexical", options={"wordnet": False})
     assert job.parameters["options"] == {"wordnet": False}, "the setting is not stored"
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
     fresh = AutoAlignment.objects.get(pair__external_id="fresh", aligner="lexical")
@@ -272,7 +287,7 @@ def growing(monkeypatch: pytest.MonkeyPatch) -> Corpus:
 
     Each target is its source with two words replaced, so identical words are the links.
     """
-    monkeypatch.setattr(jobs, "HEARTBEAT_INTERVAL", 3600.0)  # SQLite's test transaction
+    monkeypatch.setattr(jobs_runtime, "HEARTBEAT_INTERVAL", 3600.0)  # SQLite's test transaction
     rng = random.Random(7)
     corpus = make_corpus("growing")
     for _ in range(40):
@@ -320,7 +335,7 @@ def test_retraining_retrains_and_prefills_only_the_pairs_nobody_started(growing:
         "finished_pairs": 30,
         "options": {},
     }
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
     assert job.result["trained_on_gold"] == 30
@@ -477,7 +492,7 @@ def test_the_prefill_command_passes_aligner_options_to_the_job_and_the_retrainin
     [
         ("foo", "option 'foo' is not KEY=VALUE"),
         ("colour=red", "unknown option 'colour'"),
-        ("trees=many", "option 'trees' of aligner 'supervised' must be a int"),
+        ("trees=many", "option 'trees' of aligner 'supervised' must be an int"),
         ("ppdb=/etc/passwd", "option 'ppdb' names a file"),
     ],
 )
@@ -521,6 +536,55 @@ def test_a_supervised_prefill_without_enough_finished_work_fails_and_changes_not
 
 def run_prefill_on(corpus: Corpus, aligner: str) -> Job:
     job = Job.objects.create(kind="prefill", corpus=corpus, parameters={"aligner": aligner})
-    jobs.job_run(job_id=job.pk, worker="test")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     return job
+
+
+def test_an_em_prefill_job_writes_each_training_step_to_its_row(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    written: list[tuple[float, str]] = []
+    write = jobs_runtime.job_progress
+
+    def recording(*, job_id: int, percent: float, message: str) -> None:
+        written.append((percent, message))
+        write(job_id=job_id, percent=percent, message=message)
+
+    monkeypatch.setattr(jobs_runtime, "PROGRESS_MIN_INTERVAL", 0.0)
+    monkeypatch.setattr(jobs_runtime, "job_progress", recording)
+    job = run_prefill("em")
+    assert job.status == "succeeded", job.error
+    messages = [message for _, message in written]
+    assert messages[0] == "training em on 2 pairs"
+    assert [m for m in messages if m.startswith("em: HMM")] == [
+        f"em: HMM iteration {k} of 5 done" for k in range(1, 6)
+    ]
+    assert messages[-1] == "prefilled 1 of 1 pairs"
+    percents = [percent for percent, _ in written]
+    assert percents == sorted(percents)
+    training = [p for p, m in written if m.startswith("em: ")]
+    assert min(training) >= 2 and max(training) == 50, "training fills 2-50 %, aligning the rest"
+
+
+def test_a_supervised_prefill_reports_the_stages_of_its_training(growing: Corpus) -> None:
+    from scoring.aligners.supervised import clear_caches
+
+    finish(pairs_of(growing)[:30])
+    options = {"trees": 20, "learning_rate": 0.2}
+    job = prefill_job_create(corpus=growing, aligner="supervised", options=options)
+    assert jobs_runtime.job_claim(job_id=job.pk, worker="here")
+    clear_caches()  # a cached EM model would skip its stage
+    reports: list[tuple[float, str]] = []
+    prefill_run.runner(job, lambda percent, message: reports.append((percent, message)))
+    percents = [percent for percent, _ in reports]
+    assert percents == sorted(percents), "the bar never goes back"
+    messages = [message for _, message in reports]
+    em = [m for m in messages if m.startswith("supervised: EM: ")]
+    features = [m for m in messages if m.startswith("supervised: features ")]
+    trees = [m for m in messages if m.startswith("supervised: link trees: ")]
+    assert "supervised: EM: HMM iteration 5 of 5 done" in em
+    assert features == [f"supervised: features {k}/30" for k in range(30)]
+    assert trees == [f"supervised: link trees: tree {k} of 20" for k in range(1, 21)]
+    assert messages.index(em[-1]) < messages.index(features[0]) < messages.index(trees[0])
+    assert messages[-1] == "prefilled 10 of 10 pairs"

@@ -7,9 +7,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from annotate import roles
+from annotate import jobs_runtime, roles
 from annotate.models import Assignment, Corpus, Job, ScorerModel
-from annotate.services import jobs
 from annotate.services.corpora import corpus_import_records
 from annotate.services.scorers import (
     ScorerTrainingError,
@@ -98,7 +97,7 @@ def test_the_job_trains_and_returns_the_evaluation(corpus: Corpus) -> None:
             "options": {"cutoff": 0},
         },
     )
-    assert jobs.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
     job.refresh_from_db()
     model = ScorerModel.objects.get(pk=job.result["model"])
     assert model.job_id == job.pk
@@ -213,3 +212,69 @@ def test_the_combined_scorer_trains_on_a_corpus_with_the_configured_ppdb(
     assert response.status_code == 200, response.content
     expected = scorer_from_dict(model.weights).predict([(["a", "car"], ["an", "automobile"])])
     assert response.json()["scores"] == pytest.approx(list(expected))
+
+
+@pytest.mark.parametrize(
+    ("options", "code", "field", "message"),
+    [
+        ({"epochs": 5}, "invalid_option", "epochs", "unknown option 'epochs' for scorer 'pfsm'"),
+        ({"cutoff": -1}, "invalid_option", "cutoff", "'cutoff' of scorer 'pfsm' must be ≥ 0"),
+        ({"l2": "big"}, "invalid_option", "l2", "'l2' of scorer 'pfsm' must be a finite number"),
+        (
+            {"paraphrase_table": "/etc/passwd"},
+            "scorer_training_failed",
+            "paraphrase_table",
+            "names a file on the server",
+        ),
+    ],
+)
+def test_bad_training_options_are_a_400_naming_the_option_and_queue_nothing(
+    corpus: Corpus, options: dict[str, object], code: str, field: str, message: str
+) -> None:
+    body = {"kind": "pfsm", "corpus": "sts", "train_split": "train", "options": options}
+    response = client_for("admin").post("/api/scorers/train/", body, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert (error["code"], error["field"]) == (code, field)
+    assert message in error["message"]
+    assert not Job.objects.filter(kind="train_scorer").exists()
+
+
+def test_a_training_job_stores_its_options_typed(corpus: Corpus) -> None:
+    body = {"kind": "pfsm", "corpus": "sts", "train_split": "train", "options": {"l2": 1}}
+    response = client_for("admin").post("/api/scorers/train/", body, format="json")
+    assert response.status_code == 201
+    job = Job.objects.get(pk=response.json()["id"])
+    assert job.parameters["options"] == {"l2": 1.0}
+
+
+def test_the_combined_scorers_ppdb_comes_from_the_settings_only(corpus: Corpus) -> None:
+    with pytest.raises(ScorerTrainingError, match="comes from the server's setting PPDB_PATH"):
+        scorer_train(
+            corpus=corpus,
+            kind="combined",
+            train_split="train",
+            test_split=None,
+            options={"ppdb": "/etc/passwd"},
+        )
+
+
+def test_training_reports_each_perceptron_epoch_between_its_start_and_the_evaluation(
+    corpus: Corpus,
+) -> None:
+    reports: list[tuple[float, str]] = []
+    scorer_train(
+        corpus=corpus,
+        kind="perp",
+        train_split="train",
+        test_split=None,
+        options={"epochs": 3},
+        progress=lambda percent, message: reports.append((percent, message)),
+    )
+    messages = [message for _, message in reports]
+    assert messages[0] == f"training perp on {len(PAIRS)} pairs"
+    assert messages[-1] == "evaluating"
+    epochs = [m.split(",")[0] for m in messages if m.startswith("perp: epoch ")]
+    assert epochs == ["perp: epoch 1 of 3", "perp: epoch 2 of 3", "perp: epoch 3 of 3"]
+    percents = [percent for percent, _ in reports]
+    assert percents == sorted(percents) and percents[0] == 5 and percents[-1] == 85

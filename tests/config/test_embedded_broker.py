@@ -97,7 +97,7 @@ django.setup()
 from django.db import transaction
 from annotate.models import Corpus
 from annotate.services.corpora import corpus_import_records
-from annotate.services.jobs import job_create
+from annotate.services.stats import corpus_stats_run
 from scoring.corpus import PairRecord
 
 name = "producer-{producer}"
@@ -106,7 +106,7 @@ corpus_import_records(corpus_name=name, records=records)
 corpus = Corpus.objects.get(name=name)
 for seed in range({count}):
     with transaction.atomic():
-        job_create(kind="corpus_stats", corpus=corpus, seed=seed)
+        corpus_stats_run.create(corpus=corpus, seed=seed)
 """
 
 JOB_STATES = """

@@ -72,7 +72,6 @@ def test_rte2_upload_agreement_report_disagreement_and_cancel(
         corpus = Corpus.objects.get(name="RTE-2 dev")
 
     page.goto(f"{live_server.url}/corpora/{corpus.pk}/")
-    page.wait_for_selector("#tiles .count")
     assert "800" in page.inner_text("#tiles")
     assert page.locator("#length-chart svg rect.bar").count() > 0
     page.screenshot(path=str(SCREENSHOTS / "admin_corpus_overview.png"), full_page=True)
@@ -83,14 +82,18 @@ def test_rte2_upload_agreement_report_disagreement_and_cancel(
     page.screenshot(path=str(SCREENSHOTS / "admin_corpus_pairs.png"))
 
     page.goto(f"{live_server.url}/corpora/{corpus.pk}/agreement/")
-    page.wait_for_selector("#run-annotators input")
+    assert page.locator("#run-annotators input:checked").count() == 3  # A, B and C
     page.fill("#run-samples", str(SAMPLES))
     page.fill("#run-seed", str(SEED))
-    page.click("#run-submit")
-    page.wait_for_selector("#run-job .badge.succeeded", timeout=300_000)
-    assert page.get_attribute("#run-job [role=progressbar]", "aria-valuenow") == "100"
+    page.set_default_timeout(300_000)  # the job runs inside the request here
+    with page.expect_navigation():
+        page.click("#run-submit")
+    page.set_default_timeout(10_000)
+    page.wait_for_selector("#reports-table .badge.succeeded")
     page.wait_for_selector("#table3 table.paper")
     page.wait_for_selector("#figure4 svg polyline")
+    reason = page.inner_text("#chance-reason")
+    assert "no annotated pair has a prefill" in reason  # the RTE-2 files carry none
     page.screenshot(path=str(SCREENSHOTS / "admin_agreement_report.png"), full_page=True)
 
     output = tmp_path / "report.json"
@@ -107,6 +110,8 @@ def test_rte2_upload_agreement_report_disagreement_and_cancel(
     table3 = page.inner_text("#table3")
     assert f"{100 * overall['poss']['f1']:.1f}%" in table3
     assert f"{overall['c_hat']['poss']['c_hat']:.3f}" in table3
+    used = overall["c_hat"]["poss"]["pairs_used"]
+    assert f"over {used:,} of {overall['pairs']:,} pairs" in table3
     kappa = expected["standard"]["overall"]["fleiss_kappa"]["value"]
     standard = page.inner_text("#standard")
     assert f"{kappa:.3f}" in standard and "Fleiss" in standard

@@ -1,6 +1,6 @@
 """The corpus admin's jobs from the browser on real services: PostgreSQL, a real broker and a
 Celery worker process (run by ``make test-integration``). Prefill, agreement report and export
-each go from the button through the broker to the worker, with the page's progress bar
+each go from the button through the broker to the worker, with the page's list of jobs
 following the job to its end."""
 
 from __future__ import annotations
@@ -38,31 +38,34 @@ def test_prefill_agreement_and_export_run_on_a_real_worker(
     page = page_for(make_user("admin", roles.ADMIN), viewport=(1280, 800))
     page.set_default_timeout(120_000)
 
-    page.goto(f"{live_server.url}/corpora/{corpus.pk}/prefill/")
-    page.wait_for_selector("#prefill-options .field", state="attached")
-    page.select_option("#prefill-aligner", "em")
-    page.click("#prefill-submit")
-    page.wait_for_selector("#prefill-job .badge.succeeded")
-    assert page.get_attribute("#prefill-job [role=progressbar]", "aria-valuenow") == "100"
+    page.goto(f"{live_server.url}/corpora/{corpus.pk}/prefill/?aligner=em")
+    with page.expect_navigation():
+        page.click("#prefill-submit")
+    # the runs' list refreshes itself until the worker is done
+    page.wait_for_selector("#runs-table tbody tr .badge.succeeded")
 
     page.goto(f"{live_server.url}/corpora/{corpus.pk}/agreement/")
-    page.wait_for_selector("#run-annotators input")
     page.fill("#run-samples", "50")
-    page.select_option("#run-chance", "prefill")
-    page.click("#run-submit")
-    page.wait_for_selector("#run-job .badge.succeeded, #run-job .badge.failed")
+    page.select_option("#run-chance_model", "prefill")
+    with page.expect_navigation():
+        page.click("#run-submit")
+    page.wait_for_selector("#reports-table .badge.succeeded, #reports-table .badge.failed")
     report = Job.objects.filter(kind="agreement_report").get()
     assert report.status == "succeeded", (report.error, Path(worker.log_path).read_text()[-3000:])
+    page.click(f"#reports-table a[href='?report={report.pk}']")
     page.wait_for_selector("#table4 table.paper")
+    # the prefill came after the imported annotations: the model was asked for, with a warning
+    assert "made without the prefill" in page.inner_text("#chance-reason")
     page.screenshot(path=str(SCREENSHOTS / "admin_agreement_real_worker.png"), full_page=True)
 
     page.goto(f"{live_server.url}/corpora/{corpus.pk}/export/")
-    page.wait_for_selector("#export-formats input")
     page.check("input[name=format][value=phrases]")
-    page.click("#export-submit")
-    page.wait_for_selector("#export-ready a")
+    with page.expect_navigation():
+        page.click("#export-submit")
+    link = page.locator("#exports-table tbody tr").first.locator("a[download]")
+    link.wait_for()
     with page.expect_download() as download:
-        page.click("#export-ready a")
+        link.click()
     saved = tmp_path / "phrases.tsv"
     download.value.save_as(saved)
     assert saved.read_text(encoding="utf-8").startswith("source\ttarget\tatomic")

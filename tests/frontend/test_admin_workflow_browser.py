@@ -43,21 +43,22 @@ def admin() -> Any:
     return make_user("admin", roles.ADMIN)
 
 
-def test_prefill_runs_on_an_imported_annotated_corpus_with_live_progress(
+def test_prefill_runs_on_an_imported_annotated_corpus(
     page_for: Any, live_server: Any, admin: Any, corpus: Corpus, eager_jobs: Any
 ) -> None:
     page = page_for(admin, viewport=(1280, 800))
     page.goto(f"{live_server.url}/corpora/{corpus.pk}/prefill/")
-    page.wait_for_selector("#prefill-options .field", state="attached")
     page.screenshot(path=str(SCREENSHOTS / "admin_prefill.png"), full_page=True)
-    page.select_option("#prefill-aligner", "identity")
-    page.click("#prefill-submit")
-    page.wait_for_selector("#prefill-job .badge.succeeded", timeout=120_000)
-    assert page.get_attribute("#prefill-job [role=progressbar]", "aria-valuenow") == "100"
+    with page.expect_navigation():  # choosing an aligner shows its options
+        page.select_option("#prefill-aligner", "identity")
+    assert page.input_value("#prefill-form input[name=aligner]") == "identity"
+    with page.expect_navigation():
+        page.click("#prefill-submit")
     row = page.locator("#runs-table tbody tr").first
-    row.wait_for()
-    assert "identity" in row.inner_text() and "6" in row.inner_text()
+    assert "identity" in row.inner_text() and "succeeded" in row.inner_text()
+    assert "6" in row.inner_text()
     assert "6" in page.inner_text("#prefill-tiles")
+    assert "queued" in page.inner_text(".messages")
     page.screenshot(path=str(SCREENSHOTS / "admin_prefill_done.png"), full_page=True)
     with SERVER_LOCK:
         assert AutoAlignment.objects.filter(pair__corpus=corpus).count() == 6
@@ -70,32 +71,35 @@ def test_plan_assignments_read_progress_and_hand_over(
     page_for: Any, live_server: Any, admin: Any, corpus: Corpus, eager_jobs: Any
 ) -> None:
     with SERVER_LOCK:
-        alice = make_user("alice", roles.ANNOTATOR)
-        make_user("bob", roles.ANNOTATOR)
+        alice = make_user("alice", roles.ANNOTATOR, password="a-long-Password-1")
+        make_user("bob", roles.ANNOTATOR, password="a-long-Password-1")
         Assignment.objects.filter(annotator__username="B").delete()
     page = page_for(admin, viewport=(1280, 800))
     page.goto(f"{live_server.url}/corpora/{corpus.pk}/assignments/")
-    page.wait_for_selector("#plan-annotators input")
-    for name in ("A", "B", "admin"):
-        box = page.locator(f"#plan-annotators input[value='{name}']")
-        if box.count():
-            box.uncheck()
-    page.fill("#plan-double", "50")
+    ticked = page.locator("#plan-annotators input:checked")
+    assert [ticked.nth(k).get_attribute("value") for k in range(ticked.count())] == [
+        "alice",
+        "bob",
+    ], "A and B, made by the import, are not ticked"
+    page.fill("#plan-per_pair", "1")
+    page.fill("#plan-double_percent", "50")
     page.fill("#plan-seed", "3")
-    page.click("#plan-submit")
-    page.wait_for_selector("#plan-done:not([hidden])")
-    # A already annotates all 6 pairs (K = 1 holds); half of them get a second annotator
-    assert "Created 3 assignments" in page.inner_text("#plan-done")
+    with page.expect_navigation():
+        page.click("#plan-submit")
+    # K counts alice and bob only: every pair gets one of them, half of the pairs both
+    assert "Created 9 assignments on 6 pairs" in page.inner_text("#work-table")
+    assert "Open work in this corpus now: alice" in page.inner_text("#work-table")
+    assert "100.0%" in page.inner_text("#tiles")
     page.wait_for_selector("#annotators-table tr[data-annotator='alice']")
-    assert "50.0%" in page.inner_text("#tiles")
-    page.wait_for_selector("#handover-from option[value='alice']", state="attached")
     page.screenshot(path=str(SCREENSHOTS / "admin_assignments.png"), full_page=True)
+    assert page.locator("#plan-annotators input[value='A']:checked").count() == 0
 
     page.select_option("#handover-from", "alice")
     page.check("#handover-to input[value='bob']")
-    page.click("#handover-submit")
-    page.wait_for_selector("#handover-done:not([hidden])")
-    assert "Moved" in page.inner_text("#handover-done")
+    page.once("dialog", lambda dialog: dialog.accept())  # "Move this annotator's open pairs…?"
+    with page.expect_navigation():
+        page.click("#handover-submit")
+    assert "Moved" in page.inner_text("#work-table")
     with SERVER_LOCK:
         kept = Assignment.objects.filter(pair__corpus=corpus, annotator=alice)
         assert not kept.exclude(pair__assignments__annotator__username="bob").exists(), (
@@ -156,12 +160,12 @@ def test_export_downloads_and_re_imports_identically(
 
     def export(corpus_id: int, name: str) -> Path:
         page.goto(f"{live_server.url}/corpora/{corpus_id}/export/")
-        page.wait_for_selector("#export-formats input")
         page.check("input[name=format][value=jsonl]")
-        page.click("#export-submit")
-        page.wait_for_selector("#export-ready a", timeout=120_000)
+        with page.expect_navigation(timeout=120_000):
+            page.click("#export-submit")
+        link = page.locator("#exports-table tbody tr").first.locator("a[download]")
         with page.expect_download() as download:
-            page.click("#export-ready a")
+            link.click()
         target = tmp_path / name
         download.value.save_as(target)
         return target

@@ -36,7 +36,7 @@ def test_download_csv_saves_the_report_as_csv(page_for: Any, live_server: Any) -
         owner=admin,
         seed=2,
         parameters={"annotators": ["ann1", "ann2"], "samples": 5},
-        result=json.loads(json.dumps(report)),
+        result=json.loads(json.dumps(report.to_dict())),
     )
     page = page_for(admin)
     page.goto(f"{live_server.url}/corpora/{corpus.pk}/agreement/?report={job.pk}")

@@ -84,6 +84,11 @@ def _our_pages(w: dict[str, Any]) -> dict[str, tuple[str, str]]:
         "corpus-prefill": ("admin", f"/corpora/{c}/prefill/"),
         "corpus-assignments": ("admin", f"/corpora/{c}/assignments/"),
         "corpus-export": ("admin", f"/corpora/{c}/export/"),
+        "corpus-agreement-run": ("admin", f"/corpora/{c}/agreement/run/"),
+        "corpus-prefill-run": ("admin", f"/corpora/{c}/prefill/run/"),
+        "corpus-assignments-plan": ("admin", f"/corpora/{c}/assignments/plan/"),
+        "corpus-assignments-hand-over": ("admin", f"/corpora/{c}/assignments/hand-over/"),
+        "corpus-export-run": ("admin", f"/corpora/{c}/export/run/"),
         "job-list": ("admin", "/jobs/"),
         "job-cancel-page": ("admin", "/jobs/999999/cancel/"),
         "user-list": ("admin", "/users/"),
@@ -106,6 +111,11 @@ POSTED = {
     "user-roles",
     "user-active",
     "user-link",
+    "corpus-agreement-run",
+    "corpus-prefill-run",
+    "corpus-assignments-plan",
+    "corpus-assignments-hand-over",
+    "corpus-export-run",
 }
 
 

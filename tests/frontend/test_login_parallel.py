@@ -97,8 +97,8 @@ def server(tmp_path: Path) -> Iterator[str]:
             try:
                 if requests.get(f"{url}/login/", timeout=5).status_code == 200:
                     break
-            except requests.ConnectionError:
-                pass
+            except (requests.ConnectionError, requests.Timeout):
+                pass  # not up yet, or a first request slowed by a busy machine: until the deadline
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError((tmp_path / "gunicorn.log").read_text(errors="replace"))
             time.sleep(0.2)

@@ -5,9 +5,13 @@ from __future__ import annotations
 import pytest
 
 from annotate.models import Corpus, Job
-from annotate.services.agreement import agreement_compute, agreement_job_create, agreement_params
+from annotate.services.agreement import (
+    agreement_compute,
+    agreement_job_create,
+    agreement_params,
+    agreement_run,
+)
 from annotate.services.corpora import corpus_import_records
-from annotate.tasks import run_job
 from config.celery import app as celery_app
 from tests.annotate.agreement_data import agreement_records
 from tests.integration.conftest import EMBEDDED, broker_urls, embedded_broker_url, wait_until
@@ -31,7 +35,7 @@ def test_two_workers_split_the_monte_carlo_and_agree_with_one_process(
         )
     if broker == EMBEDDED:  # this process publishes to the suite's broker: send it there
         with celery_app.connection_for_write(embedded_broker_url(tmp_path)) as connection:
-            run_job.apply_async((job.pk,), connection=connection)
+            agreement_run.apply_async((job.pk,), connection=connection)
 
     def finished() -> bool:
         job.refresh_from_db()

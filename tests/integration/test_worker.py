@@ -9,10 +9,10 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from annotate.jobs_runtime import job_claim
 from annotate.models import Corpus, Job
 from annotate.services.corpora import corpus_import_records
-from annotate.services.jobs import job_claim, job_create
-from annotate.tasks import run_job
+from annotate.services.stats import corpus_stats_run
 from config.celery import app as celery_app
 from tests.annotate.records import make_record
 from tests.integration.conftest import EMBEDDED, broker_urls, embedded_broker_url, wait_until
@@ -31,12 +31,12 @@ def test_a_worker_process_runs_a_job_and_its_result_is_stored(
     worker = start_worker(broker_url)
     corpus = Corpus.objects.get(name="itest")
     if broker_url == os.environ["CELERY_BROKER_URL"]:
-        job = job_create(kind="corpus_stats", corpus=corpus)
+        job = corpus_stats_run.create(corpus=corpus)
     else:  # this process' producer is configured for the first broker: publish explicitly
         job = Job.objects.create(kind="corpus_stats", corpus=corpus)
         url = embedded_broker_url(tmp_path) if broker_url == EMBEDDED else broker_url
         with celery_app.connection_for_write(url) as connection:
-            run_job.apply_async((job.pk,), connection=connection)
+            corpus_stats_run.apply_async((job.pk,), connection=connection)
 
     def finished() -> bool:
         job.refresh_from_db()

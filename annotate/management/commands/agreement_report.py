@@ -14,7 +14,8 @@ from annotate.services.agreement import (
     agreement_job_create,
     agreement_params,
 )
-from scoring.alignment.reports import CHANCE_MODELS, report_to_csv
+from scoring.alignment.report_records import CorpusReport, report_to_csv
+from scoring.alignment.reports import CHANCE_MODELS
 
 
 class Command(JobCommand):
@@ -37,8 +38,8 @@ class Command(JobCommand):
             "--chance-model",
             choices=("auto", *CHANCE_MODELS),
             default="auto",
-            help="π̂0's chance model: edits of the prefill, link density without one, or auto "
-            "(the prefill where every annotator has pairs with one)",
+            help="π̂0's chance model: edits of the prefill, link density, or auto (the prefill "
+            "when every annotated pair has one and every annotation started from it)",
         )
         parser.add_argument(
             "--subcorpus",
@@ -97,7 +98,7 @@ class Command(JobCommand):
 
     def _write(self, report: dict[str, Any], output: Path) -> None:
         if output.suffix == ".csv":
-            output.write_text(report_to_csv(report), encoding="utf-8")
+            output.write_text(report_to_csv(CorpusReport.from_dict(report)), encoding="utf-8")
         else:
             output.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", "utf-8")
         self.stdout.write(f"wrote {output}")

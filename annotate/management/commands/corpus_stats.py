@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from annotate.management.commands._base import JobCommand
-from annotate.services.jobs import job_create
+from annotate.services.stats import corpus_stats_job_create
 
 
 class Command(JobCommand):
@@ -17,5 +17,5 @@ class Command(JobCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         corpus = self.corpus(options["corpus"])
-        job = job_create(kind="corpus_stats", corpus=corpus, parameters={"corpus": corpus.name})
+        job = corpus_stats_job_create(corpus=corpus)
         self.report(job, options["wait"])

@@ -44,7 +44,8 @@ class Command(JobCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         every = 0 if options["no_retrain"] else options["retrain_every"]
         corpus = self.corpus(options["corpus"])
-        # an AlignerError or PrefillError becomes a CommandError in DomainCommand.execute
+        # a ScoringError (a bad option) or PrefillError becomes a CommandError in
+        # DomainCommand.execute
         aligner_options = parse_option_strings(options["aligner"], options["option"])
         job = prefill_queue(
             corpus=corpus,

@@ -7,11 +7,11 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from annotate.management.commands._base import JobCommand
-from annotate.services.jobs import job_create
 from annotate.services.scorers import (
     TARGETS,
     scorer_model_summary,
     scorer_train,
+    scorer_train_job_create,
 )
 from scoring.scorers.base import parse_options, scorer_kinds
 
@@ -40,7 +40,7 @@ class Command(JobCommand):
             action="append",
             default=[],
             metavar="KEY=VALUE",
-            help="a scorer option, e.g. epochs=200 (values are read as JSON if possible)",
+            help="a scorer option, e.g. epochs=200 (lists as JSON or comma-separated)",
         )
         parser.add_argument("--output", type=Path, help="write the evaluation here (JSON)")
         parser.add_argument("--job", action="store_true", help="run on the Celery workers")
@@ -48,19 +48,16 @@ class Command(JobCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         corpus = self.corpus(options["corpus"])
-        scorer_options = parse_options(options["option"])
+        scorer_options = parse_options(options["kind"], options["option"])
         if options["job"]:
-            job = job_create(
-                kind="train_scorer",
+            job = scorer_train_job_create(
                 corpus=corpus,
-                parameters={
-                    "kind": options["kind"],
-                    "train_split": options["train_split"],
-                    "test_split": options["test_split"],
-                    "target": options["target"],
-                    "options": scorer_options,
-                    "name": options["name"],
-                },
+                kind=options["kind"],
+                train_split=options["train_split"],
+                test_split=options["test_split"],
+                target=options["target"],
+                options=scorer_options,
+                name=options["name"],
             )
             self.report(job, options["wait"])
             summary = job.result if job.status == "succeeded" else None

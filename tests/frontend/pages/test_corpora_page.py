@@ -13,9 +13,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
+from annotate import jobs_runtime as jobs
 from annotate import roles
 from annotate.models import Assignment, Corpus, Job, SentencePair
-from annotate.services import jobs
 from annotate.services.annotations import annotation_open, annotation_submit
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 

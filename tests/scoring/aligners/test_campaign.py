@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scoring.aligners import AlignerError, get_aligner
+from scoring.aligners import get_aligner
 from scoring.aligners.base import Aligner, AlignerOutput
 from scoring.aligners.campaign import simulate_campaign
 from scoring.alignment.links import Alignment
+from scoring.errors import InputError, OptionsError
 
 
 def _corpus(size: int) -> tuple[list[tuple[list[str], list[str]]], list[Alignment]]:
@@ -92,7 +93,7 @@ def test_least_sure_first_serves_the_most_expected_corrections_next() -> None:
 def test_a_campaign_needs_held_out_pairs_and_a_known_order() -> None:
     pairs, gold = _corpus(4)
     identity = lambda: get_aligner("identity")  # noqa: E731
-    with pytest.raises(AlignerError, match="held-out"):
+    with pytest.raises(InputError, match="held-out"):
         simulate_campaign(identity, pairs, gold, heldout=[])
-    with pytest.raises(AlignerError, match="order must be one of corpus, least-sure"):
+    with pytest.raises(OptionsError, match="order must be one of corpus, least-sure"):
         simulate_campaign(identity, pairs, gold, heldout=[0], order="random")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from scoring.aligners import get_aligner
-from scoring.aligners.base import Aligner, AlignerError, read_model_file
+from scoring.aligners.base import Aligner, read_model_file
 from scoring.aligners.em import EMAligner, _DirectionRun, _layout
 from scoring.aligners.em_kernels import (
     agree,
@@ -22,6 +22,8 @@ from scoring.aligners.em_kernels import (
     model1_estep,
     posteriors,
 )
+from scoring.aligners.options import EMOptions
+from scoring.errors import OptionsError
 
 # --- plain-Python references -------------------------------------------------------------------
 
@@ -430,8 +432,8 @@ def _synthetic_corpus(
 
 def test_em_recovers_a_known_word_translation_table() -> None:
     corpus, truth, correct = _synthetic_corpus(np.random.default_rng(0))
-    aligner = EMAligner(identity_weight=0.0, model1_iterations=5, hmm_iterations=5)
-    aligner.train(corpus)
+    aligner = EMAligner(EMOptions(identity_weight=0.0, model1_iterations=5, hmm_iterations=5))
+    aligner.fit(corpus)
     lexicon = aligner.lexicon(0)
     for source_word, target_word in truth.items():
         row = {f: p for (e, f), p in lexicon.items() if e == source_word}
@@ -446,8 +448,8 @@ def test_em_recovers_a_known_word_translation_table() -> None:
 
 def test_agreement_training_recovers_a_known_word_translation_table() -> None:
     corpus, truth, correct = _synthetic_corpus(np.random.default_rng(0))
-    aligner = EMAligner(identity_weight=0.0, training="agreement")
-    aligner.train(corpus)
+    aligner = EMAligner(EMOptions(identity_weight=0.0, training="agreement"))
+    aligner.fit(corpus)
     for direction in (0, 1):
         lexicon = aligner.lexicon(direction)
         for source_word, target_word in truth.items():
@@ -463,8 +465,8 @@ def test_agreement_training_logs_both_likelihoods_and_the_agreed_share() -> None
     # Joint EM maximises no single likelihood, so neither direction's is promised to rise; what
     # holds is that the agreed share of the link mass is a fraction (q ≤ either posterior).
     corpus, _, _ = _synthetic_corpus(np.random.default_rng(2))
-    aligner = EMAligner(identity_weight=1.0, training="agreement", hmm_iterations=4)
-    aligner.train(corpus)
+    aligner = EMAligner(EMOptions(identity_weight=1.0, training="agreement", hmm_iterations=4))
+    aligner.fit(corpus)
     for direction in aligner.log["directions"]:
         assert len(direction["model1_log_likelihood"]) == 5
         assert len(direction["hmm_log_likelihood"]) == 4
@@ -472,11 +474,11 @@ def test_agreement_training_logs_both_likelihoods_and_the_agreed_share() -> None
     shares = aligner.log["agreed_share"]
     assert len(shares["model1"]) == 5 and len(shares["hmm"]) == 4
     assert all(0.0 < v <= 1.0 for v in shares["model1"] + shares["hmm"])
-    assert "agreed_share" not in _trained(EMAligner(identity_weight=1.0), corpus).log
+    assert "agreed_share" not in _trained(EMAligner(EMOptions(identity_weight=1.0)), corpus).log
 
 
 def _trained(aligner: EMAligner, corpus: list[tuple[list[str], list[str]]]) -> EMAligner:
-    aligner.train(corpus)
+    aligner.fit(corpus)
     return aligner
 
 
@@ -484,7 +486,9 @@ def test_agreement_decoding_makes_sure_the_links_whose_posterior_product_passes(
     corpus, _, _ = _synthetic_corpus(np.random.default_rng(3), pairs=200)
     for threshold in (0.3, 0.5):
         aligner = _trained(
-            EMAligner(decode="agreement", agreement_threshold=threshold, training="agreement"),
+            EMAligner(
+                EMOptions(decode="agreement", agreement_threshold=threshold, training="agreement")
+            ),
             corpus,
         )
         for source, target in corpus[:20]:
@@ -496,21 +500,21 @@ def test_agreement_decoding_makes_sure_the_links_whose_posterior_product_passes(
 
 
 def test_unknown_training_and_decoding_modes_are_refused() -> None:
-    with pytest.raises(AlignerError, match="option 'training' must be one of"):
-        EMAligner(training="joint")
-    with pytest.raises(AlignerError, match="option 'agreement_threshold' must be in"):
-        EMAligner(agreement_threshold=0.0)
+    with pytest.raises(OptionsError, match=r"option 'training' .* must be one of"):
+        EMAligner(EMOptions(training="joint"))
+    with pytest.raises(OptionsError, match=r"option 'agreement_threshold' .* must be in"):
+        EMAligner(EMOptions(agreement_threshold=0.0))
 
 
 def test_an_agreement_model_keeps_its_training_mode_through_save_and_load(
     tmp_path: Path,
 ) -> None:
     corpus, _, _ = _synthetic_corpus(np.random.default_rng(4), pairs=60)
-    aligner = _trained(EMAligner(training="agreement", decode="agreement"), corpus)
+    aligner = _trained(EMAligner(EMOptions(training="agreement", decode="agreement")), corpus)
     loaded = Aligner.load(aligner.save(tmp_path / "agree.npz"))
     assert isinstance(loaded, EMAligner)
     assert loaded.options == aligner.options
-    assert loaded.options["training"] == "agreement"
+    assert loaded.options.training == "agreement"
     assert loaded.log["agreed_share"] == aligner.log["agreed_share"]
     for source, target in corpus[:10]:
         assert loaded.align(source, target).alignment == aligner.align(source, target).alignment
@@ -529,8 +533,8 @@ def test_a_model_saved_before_the_training_option_loads_as_independent(tmp_path:
     with old.open("wb") as handle:
         np.savez_compressed(handle, __header__=blob, **arrays)  # type: ignore[arg-type]
     loaded = Aligner.load(old)
-    assert loaded.options["training"] == "independent"
-    assert loaded.options["decode"] == "viterbi"
+    assert loaded.options.training == "independent"
+    assert loaded.options.decode == "viterbi"
     for source, target in corpus[:10]:
         assert loaded.align(source, target).alignment == aligner.align(source, target).alignment
 
@@ -539,7 +543,7 @@ def test_a_model_saved_before_the_end_option_loads_without_an_end_factor(
     tmp_path: Path,
 ) -> None:
     corpus, _, _ = _synthetic_corpus(np.random.default_rng(6), pairs=60)
-    aligner = _trained(EMAligner(end="none"), corpus)
+    aligner = _trained(EMAligner(EMOptions(end="none")), corpus)
     path = aligner.save(tmp_path / "em.npz")
     header, arrays = read_model_file(path)
     del header["options"]["end"]
@@ -550,7 +554,7 @@ def test_a_model_saved_before_the_end_option_loads_without_an_end_factor(
         np.savez_compressed(handle, __header__=blob, **arrays)  # type: ignore[arg-type]
     loaded = Aligner.load(old)
     assert isinstance(loaded, EMAligner)
-    assert loaded.options["end"] == "none"
+    assert loaded.options.end == "none"
     for source, target in corpus[:10]:
         np.testing.assert_allclose(
             loaded.directional(source, target)[0], aligner.directional(source, target)[0]
@@ -559,16 +563,16 @@ def test_a_model_saved_before_the_end_option_loads_without_an_end_factor(
 
 
 def test_an_unknown_start_or_end_mode_is_refused() -> None:
-    with pytest.raises(AlignerError, match="option 'end' must be one of"):
-        EMAligner(end="uniform")
-    with pytest.raises(AlignerError, match="option 'start' must be one of"):
-        EMAligner(start="none")
+    with pytest.raises(OptionsError, match=r"option 'end' .* must be one of"):
+        EMAligner(EMOptions(end="uniform"))
+    with pytest.raises(OptionsError, match=r"option 'start' .* must be one of"):
+        EMAligner(EMOptions(start="none"))
 
 
 @pytest.mark.parametrize(("start", "end"), [("jump", "jump"), ("learned", "learned")])
 def test_start_and_end_counts_go_to_the_jump_table_or_to_their_own(start: str, end: str) -> None:
     max_jump = 3
-    options = {**EMAligner.defaults, "start": start, "end": end, "max_jump": max_jump}
+    options = EMOptions(start=start, end=end, max_jump=max_jump)
     run = _DirectionRun([np.array([1, 2])], [np.array([2, 1])], 3, options)
     rng = np.random.default_rng(19)
     jump_counts = rng.random(2 * max_jump + 1)
@@ -595,7 +599,7 @@ def test_the_identity_pairs_do_not_train_the_alignment_model() -> None:
         words = [f"w{k}" for k in rng.choice(40, size=5, replace=False)]
         corpus.append((words, words[::-1]))
     options = {"identity_weight": 100.0, "start": "learned", "end": "learned", "max_jump": 3}
-    aligner = _trained(EMAligner(**options), corpus)
+    aligner = _trained(EMAligner(EMOptions(**options)), corpus)
     for bounds in aligner.bounds:
         assert bounds[0, 1] < 0.1 and bounds[1, 1] < 0.1
         assert bounds[0, 3] > 0.9 and bounds[1, 3] > 0.9  # distance 5, clipped to max_jump 3
@@ -605,8 +609,8 @@ def test_the_identity_pairs_do_not_train_the_alignment_model() -> None:
 
 def test_em_aligns_the_synthetic_corpus_along_the_diagonal() -> None:
     corpus, _, _ = _synthetic_corpus(np.random.default_rng(1), pairs=300)
-    aligner = EMAligner(identity_weight=0.0)
-    aligner.train(corpus)
+    aligner = EMAligner(EMOptions(identity_weight=0.0))
+    aligner.fit(corpus)
     hits = total = 0
     for source, target in corpus[:50]:
         output = aligner.align(source, target)
@@ -617,8 +621,8 @@ def test_em_aligns_the_synthetic_corpus_along_the_diagonal() -> None:
 
 def test_the_log_likelihood_never_decreases_within_each_model() -> None:
     corpus, _, _ = _synthetic_corpus(np.random.default_rng(2))
-    aligner = EMAligner(identity_weight=1.0, model1_iterations=8, hmm_iterations=8)
-    aligner.train(corpus)
+    aligner = EMAligner(EMOptions(identity_weight=1.0, model1_iterations=8, hmm_iterations=8))
+    aligner.fit(corpus)
     for direction in aligner.log["directions"]:
         for key in ("model1_log_likelihood", "hmm_log_likelihood"):
             values = direction[key]
@@ -637,14 +641,14 @@ def test_the_identity_lexicon_links_identical_words_even_when_rare() -> None:
         (["prices", "rose", "sharply"], ["prices", "went", "up", "sharply"]),
     ]
     aligner = get_aligner("em")
-    aligner.train(pairs)
+    aligner.fit(pairs)
     output = aligner.align(*pairs[0])
     assert {(0, 1), (1, 2), (3, 0)} <= output.sure
 
 
 def test_unknown_identical_words_are_still_linked() -> None:
     aligner = get_aligner("em")
-    aligner.train([(["a", "b", "c"], ["a", "b", "c"])] * 3)
+    aligner.fit([(["a", "b", "c"], ["a", "b", "c"])] * 3)
     output = aligner.align(["zebra", "a", "quokka"], ["quokka", "a", "zebra"])
     assert {(0, 2), (1, 1), (2, 0)} <= output.possible
 
@@ -658,9 +662,9 @@ def test_lexical_first_keeps_the_lexical_links_and_adds_em_ones() -> None:
         (["she", "quickly", "bought", "a", "bike"], ["she", "purchased", "a", "bike", "fast"]),
     ] * 3
     plain = get_aligner("em")
-    plain.train(pairs)
+    plain.fit(pairs)
     combined = get_aligner("em", lexical="first-sure")
-    combined.train(pairs)
+    combined.fit(pairs)
     lexical = get_aligner("lexical").align(*pairs[0])
     output = combined.align(*pairs[0])
     assert lexical.possible <= output.possible
@@ -676,14 +680,14 @@ def test_grow_diag_final_possible_links_are_shown_only_when_asked() -> None:
         for _ in range(20)
     ]
     default = get_aligner("em", identity_weight=0.0)
-    default.train(pairs)
+    default.fit(pairs)
     grown = get_aligner("em", identity_weight=0.0, possible="grow-diag-final")
-    grown.train(pairs)
+    grown.fit(pairs)
     added = 0
     for pair in pairs:
         plain, full = default.align(*pair), grown.align(*pair)
         assert plain.possible == plain.sure == full.sure
         added += len(full.possible - full.sure)
     assert added > 0
-    with pytest.raises(AlignerError, match="'possible' must be one of grow-diag-final, none"):
+    with pytest.raises(OptionsError, match=r"'possible' .* must be one of grow-diag-final, none"):
         get_aligner("em", possible="all")

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scoring.aligners.base import Aligner, AlignerError, AlignerOutput, TokenPair
+from scoring.aligners.base import Aligner, AlignerOutput, TokenPair
 from scoring.aligners.evaluation import (
     cross_validate,
     evaluate_predictions,
@@ -22,6 +22,7 @@ from scoring.aligners.evaluation import (
 )
 from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord, PairRecord
+from scoring.errors import InputError
 from tests.scoring.alignment.majority_reference import reference_majority
 from tests.scoring.strategies import SETTINGS, alignments
 
@@ -111,9 +112,9 @@ def test_the_summary_labels_every_line(report: dict[str, Any]) -> None:
 
 
 def test_mismatched_inputs_are_refused() -> None:
-    with pytest.raises(AlignerError, match="2 pairs, 1 predictions"):
+    with pytest.raises(InputError, match="2 pairs, 1 predictions"):
         evaluate_predictions(PAIRS, PREDICTED[:1], GOLD)
-    with pytest.raises(AlignerError, match="disagree"):
+    with pytest.raises(InputError, match="disagree"):
         evaluate_predictions(PAIRS, PREDICTED[::-1], GOLD)
 
 
@@ -133,7 +134,7 @@ def test_references_are_each_annotator_and_their_majority() -> None:
     refs = references(records)
     assert list(refs) == ["A", "B", "C", "majority"]
     assert refs["majority"][0].sure == {(0, 0)}
-    with pytest.raises(AlignerError, match="no alignment to evaluate against"):
+    with pytest.raises(InputError, match="no alignment to evaluate against"):
         references([_record("p2", {})])
 
 
@@ -142,7 +143,7 @@ def test_folds_are_balanced_seeded_and_reproducible() -> None:
     assert sorted(np.bincount(folds).tolist()) == [4, 4, 5, 5, 5]
     np.testing.assert_array_equal(folds, fold_assignment(23, 5, seed=1))
     assert not np.array_equal(folds, fold_assignment(23, 5, seed=2))
-    with pytest.raises(AlignerError, match="at least 2 folds"):
+    with pytest.raises(InputError, match="at least 2 folds"):
         fold_assignment(5, 1, seed=0)
 
 
@@ -151,7 +152,6 @@ class _GoldRecorder(Aligner):
 
     name = "gold-recorder"
     uses_gold = True
-    defaults: ClassVar[dict[str, Any]] = {}
 
     def _train(self, pairs: Sequence[TokenPair], gold: Sequence[Alignment | None] | None) -> None:
         assert gold is not None
@@ -178,7 +178,7 @@ def test_cross_validation_never_shows_a_pair_its_own_gold() -> None:
 
 def test_a_gold_learning_aligner_without_folds_or_training_gold_is_refused() -> None:
     records = [_record("p1", {"A": Alignment.empty(2, 2)})]
-    with pytest.raises(AlignerError, match="--folds K"):
+    with pytest.raises(InputError, match="--folds K"):
         evaluate_records(_GoldRecorder, records)
 
 

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from sklearn.ensemble import HistGradientBoostingClassifier
 
-from scoring.aligners import AlignerError, get_aligner
+from scoring.aligners import get_aligner
 from scoring.aligners.base import Aligner
+from scoring.aligners.options import SupervisedOptions
 from scoring.aligners.supervised import (
     ENCODER_LAYERS,
     FEATURES,
@@ -19,6 +20,7 @@ from scoring.aligners.supervised import (
 from scoring.aligners.trees import TreeEnsemble
 from scoring.aligners.word_features import context_features, occurrences, wordnet_relations
 from scoring.alignment.links import Alignment
+from scoring.errors import InputError, ModelError, OptionsError, ResourceMissingError
 
 
 def test_the_tree_kernel_reproduces_scikit_learn_probabilities() -> None:
@@ -30,7 +32,7 @@ def test_the_tree_kernel_reproduces_scikit_learn_probabilities() -> None:
     ensemble = TreeEnsemble.from_sklearn(model)
     test = rng.normal(size=(200, 5))
     np.testing.assert_allclose(ensemble.predict(test), model.predict_proba(test)[:, 1], rtol=1e-9)
-    with pytest.raises(AlignerError, match="more than 2 features"):
+    with pytest.raises(InputError, match="more than 2 features"):
         ensemble.predict(test[:, :2])
 
 
@@ -56,9 +58,11 @@ def _corpus() -> tuple[list[tuple[list[str], list[str]]], list[Alignment]]:
 def trained() -> SupervisedAligner:
     pairs, gold = _corpus()
     aligner = SupervisedAligner(
-        wordnet=False, pos=False, trees=20, learning_rate=0.1, em_hmm_iterations=2
+        SupervisedOptions(
+            wordnet=False, pos=False, trees=20, learning_rate=0.1, em_hmm_iterations=2
+        )
     )
-    aligner.train(pairs, gold)
+    aligner.fit(pairs, gold)
     return aligner
 
 
@@ -88,16 +92,16 @@ def test_a_saved_supervised_model_gives_the_same_links(
 
 def test_training_without_any_gold_is_refused() -> None:
     pairs, _ = _corpus()
-    with pytest.raises(AlignerError, match="needs gold alignments"):
-        get_aligner("supervised", wordnet=False).train(pairs)
+    with pytest.raises(InputError, match="needs gold alignments"):
+        get_aligner("supervised", wordnet=False).fit(pairs)
 
 
 def test_inconsistent_thresholds_are_refused() -> None:
-    with pytest.raises(AlignerError, match="thresholds"):
+    with pytest.raises(OptionsError, match="thresholds"):
         get_aligner("supervised", sure_threshold=0.2, possible_threshold=0.4)
-    with pytest.raises(AlignerError, match="negative_sample"):
+    with pytest.raises(OptionsError, match="negative_sample"):
         get_aligner("supervised", negative_sample=0.0)
-    with pytest.raises(AlignerError, match="min_samples_leaf"):
+    with pytest.raises(OptionsError, match="min_samples_leaf"):
         get_aligner("supervised", min_samples_leaf=0)
 
 
@@ -175,12 +179,12 @@ def test_rare_words_get_a_higher_idf_than_frequent_ones(trained: SupervisedAlign
 def test_it_refuses_a_model_that_learnt_to_link_nothing() -> None:
     pairs, gold = _corpus()
     aligner = SupervisedAligner(
-        wordnet=False, pos=False, trees=20, learning_rate=0.1, em_hmm_iterations=2
+        SupervisedOptions(
+            wordnet=False, pos=False, trees=20, learning_rate=0.1, em_hmm_iterations=2
+        )
     )
-    with pytest.raises(
-        AlignerError, match=r"learnt nothing from 4 finished pairs \(13 sure links\)"
-    ):
-        aligner.train(pairs[:4], gold[:4])
+    with pytest.raises(ModelError, match=r"learnt nothing from 4 finished pairs \(13 sure links\)"):
+        aligner.fit(pairs[:4], gold[:4])
     assert aligner.ensemble is None
 
 
@@ -200,7 +204,6 @@ def test_encoder_features_prefer_the_word_of_the_same_meaning(
 def test_without_the_encoder_its_features_are_missing_and_a_warning_says_why(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from scoring.errors import ResourceMissingError
     from scoring.neural import encoder
 
     def missing(path: object = None) -> encoder.Encoder:
@@ -209,9 +212,11 @@ def test_without_the_encoder_its_features_are_missing_and_a_warning_says_why(
     monkeypatch.setattr(encoder, "load", missing)
     pairs, gold = _corpus()
     aligner = SupervisedAligner(
-        wordnet=False, pos=False, trees=20, learning_rate=0.1, em_hmm_iterations=2
+        SupervisedOptions(
+            wordnet=False, pos=False, trees=20, learning_rate=0.1, em_hmm_iterations=2
+        )
     )
-    aligner.train(pairs, gold)
+    aligner.fit(pairs, gold)
     feats = aligner.features(["cat", "dog"], ["dog"])
     columns = [k for k, name in enumerate(FEATURES) if name.startswith("encoder")]
     assert len(columns) == 4 * len(ENCODER_LAYERS)
@@ -228,14 +233,16 @@ def test_the_large_encoder_adds_its_features_only_when_asked(trained: Supervised
     assert np.isnan(trained.features(src, tgt)[:, columns]).all()  # off by default
     pairs, gold = _corpus()
     large = SupervisedAligner(
-        wordnet=False,
-        pos=False,
-        trees=20,
-        learning_rate=0.1,
-        em_hmm_iterations=2,
-        large_encoder=True,
+        SupervisedOptions(
+            wordnet=False,
+            pos=False,
+            trees=20,
+            learning_rate=0.1,
+            em_hmm_iterations=2,
+            large_encoder=True,
+        )
     )
-    large.train(pairs, gold)
+    large.fit(pairs, gold)
     feats = large.features(src, tgt).reshape(3, 3, len(FEATURES))
     assert np.isfinite(feats[:, :, columns]).all()
     for layer in MPNET_LAYERS[-2:]:
@@ -251,7 +258,6 @@ def test_the_large_encoder_adds_its_features_only_when_asked(trained: Supervised
 def test_without_the_large_encoder_its_features_are_missing_and_a_warning_says_why(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from scoring.errors import ResourceMissingError
     from scoring.neural import encoder
 
     real = encoder.load
@@ -264,14 +270,16 @@ def test_without_the_large_encoder_its_features_are_missing_and_a_warning_says_w
     monkeypatch.setattr(encoder, "load", only_minilm)
     pairs, gold = _corpus()
     aligner = SupervisedAligner(
-        wordnet=False,
-        pos=False,
-        trees=20,
-        learning_rate=0.1,
-        em_hmm_iterations=2,
-        large_encoder=True,
+        SupervisedOptions(
+            wordnet=False,
+            pos=False,
+            trees=20,
+            learning_rate=0.1,
+            em_hmm_iterations=2,
+            large_encoder=True,
+        )
     )
-    aligner.train(pairs, gold)
+    aligner.fit(pairs, gold)
     feats = aligner.features(["cat", "dog"], ["dog"])
     mpnet = [k for k, name in enumerate(FEATURES) if name.startswith("mpnet")]
     minilm = [k for k, name in enumerate(FEATURES) if name.startswith("encoder")]
@@ -286,7 +294,7 @@ def test_a_model_saved_with_other_features_asks_to_be_trained_again(
     state, arrays = trained._state()
     state["features"] = list(FEATURES[:49])  # version 2's features, before the encoder's
     fresh = SupervisedAligner()
-    with pytest.raises(AlignerError, match="trained on 49 features, not this version's 96"):
+    with pytest.raises(ModelError, match="trained on 49 features, not this version's 96"):
         fresh._restore(state, arrays)
 
 
@@ -294,14 +302,16 @@ def test_a_model_saved_with_other_features_asks_to_be_trained_again(
 def fine_tuned() -> SupervisedAligner:
     pairs, gold = _corpus()
     aligner = SupervisedAligner(
-        wordnet=False,
-        pos=False,
-        trees=20,
-        learning_rate=0.1,
-        em_hmm_iterations=2,
-        fine_tune_epochs=1,
+        SupervisedOptions(
+            wordnet=False,
+            pos=False,
+            trees=20,
+            learning_rate=0.1,
+            em_hmm_iterations=2,
+            fine_tune_epochs=1,
+        )
     )
-    aligner.train(pairs, gold)
+    aligner.fit(pairs, gold)
     return aligner
 
 
@@ -338,7 +348,6 @@ def test_a_saved_fine_tuned_model_gives_the_same_probabilities(
 def test_a_saved_fine_tuned_model_needs_the_encoder(
     fine_tuned: SupervisedAligner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from scoring.errors import ResourceMissingError
     from scoring.neural import encoder
 
     path = fine_tuned.save(tmp_path / "tuned.npz")
@@ -347,12 +356,14 @@ def test_a_saved_fine_tuned_model_needs_the_encoder(
         raise ResourceMissingError("the sentence encoder is not installed")
 
     monkeypatch.setattr(encoder, "load", missing)
-    with pytest.raises(AlignerError, match="holds a fine-tuned encoder, but sentence-encoder"):
+    with pytest.raises(
+        ResourceMissingError, match="holds a fine-tuned encoder, but sentence-encoder"
+    ):
         Aligner.load(path)
 
 
 def test_bad_fine_tuning_options_are_refused() -> None:
-    with pytest.raises(AlignerError, match="'fine_tune_epochs' must be 0 \\(off\\) or more"):
+    with pytest.raises(OptionsError, match=r"'fine_tune_epochs' .* must be ≥ 0, got -1"):
         get_aligner("supervised", fine_tune_epochs=-1)
-    with pytest.raises(AlignerError, match=r"'fine_tune_weight' must be in \[0, 1\], got 1.5"):
+    with pytest.raises(OptionsError, match=r"'fine_tune_weight' .* must be in \[0, 1\], got 1.5"):
         get_aligner("supervised", fine_tune_weight=1.5)

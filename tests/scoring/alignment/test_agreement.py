@@ -333,12 +333,12 @@ def test_length_bins_group_pairs_by_the_shorter_sentence() -> None:
     report = chance_corrected_agreement(pairs, params=AgreementParams(samples=5))
     bins = length_bins(report.stats, params=report.params, edges=(3, 5))
     shorter = [min(len(p.source), len(p.target)) for p in pairs]
-    assert [b["pairs"] for b in bins] == [
+    assert [b.pairs for b in bins] == [
         sum(s < 3 for s in shorter),
         sum(3 <= s < 5 for s in shorter),
         sum(s >= 5 for s in shorter),
     ]
-    assert bins[0]["min_length"] == 1 and bins[-1]["max_length_exclusive"] is None
+    assert bins[0].min_length == 1 and bins[-1].max_length_exclusive is None
 
 
 def test_it_rejects_bad_parameters() -> None:

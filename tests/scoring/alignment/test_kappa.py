@@ -166,12 +166,12 @@ def test_per_pair_statistics_give_the_same_kappa_and_alpha_as_the_whole_table() 
         block[:, 1] = block[:, 0]
     whole = np.concatenate(blocks)
     result = agreement_with_intervals(blocks, ["a", "b", "c"], items_label="test", seed=1)
-    assert result["n_items"] == whole.shape[0] and result["n_pairs"] == 40
-    assert result["fleiss_kappa"]["value"] == pytest.approx(fleiss_kappa(whole).value)
+    assert result.n_items == whole.shape[0] and result.n_pairs == 40
+    assert result.fleiss_kappa.value == pytest.approx(fleiss_kappa(whole).value)
     alpha = krippendorff_alpha_nominal(whole).value
-    assert result["krippendorff_alpha"]["value"] == pytest.approx(alpha)
-    low, high = result["fleiss_kappa"]["ci95"]
-    assert low <= result["fleiss_kappa"]["value"] <= high
+    assert result.krippendorff_alpha.value == pytest.approx(alpha)
+    low, high = result.fleiss_kappa.ci95
+    assert low <= result.fleiss_kappa.value <= high
     again = agreement_with_intervals(blocks, ["a", "b", "c"], items_label="test", seed=1)
     assert again == result  # seeded
 
@@ -182,8 +182,8 @@ def test_no_shared_items_is_undefined_with_a_reason_not_zero() -> None:
     from scoring.alignment.kappa import agreement_with_intervals
 
     result = agreement_with_intervals([], ["a", "b"], items_label="test")
-    assert result["fleiss_kappa"]["value"] is None
-    assert result["fleiss_kappa"]["undefined_reason"] == "no items shared by all annotators"
+    assert result.fleiss_kappa.value is None
+    assert result.fleiss_kappa.undefined_reason == "no items shared by all annotators"
     same = agreement_with_intervals([np.zeros((4, 2), np.int64)], ["a", "b"], items_label="t")
-    assert same["krippendorff_alpha"]["value"] is None
-    assert "one category" in same["krippendorff_alpha"]["undefined_reason"]
+    assert same.krippendorff_alpha.value is None
+    assert "one category" in same.krippendorff_alpha.undefined_reason

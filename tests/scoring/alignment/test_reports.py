@@ -1,6 +1,6 @@
-"""Agreement reports (scoring.alignment.reports): layout, consistency with the modules they
-summarise,
-chunked Monte Carlo and CSV."""
+"""Agreement reports (scoring.alignment.reports, report_records): the JSON layout, consistency
+with the modules they summarise, chunked Monte Carlo, the typed records read back from JSON, and
+CSV."""
 
 from __future__ import annotations
 
@@ -14,15 +14,15 @@ import pytest
 from scoring.alignment.agreement import AgreementPair, AgreementParams, chance_corrected_agreement
 from scoring.alignment.links import Alignment
 from scoring.alignment.metrics import ComparePair, corpus_scores
+from scoring.alignment.report_records import CorpusReport, report_to_csv
 from scoring.alignment.reports import (
     OVERALL,
     build_report,
     fit_report_models,
     report_statistics,
-    report_to_csv,
 )
 from scoring.corpus import AnnotationRecord, PairRecord
-from scoring.errors import ScoringError
+from scoring.errors import FormatError, ScoringError
 
 NAMES = ["ann", "bob", "cy"]
 
@@ -63,11 +63,17 @@ PARAMS = AgreementParams(samples=20, seed=77)
 
 
 @pytest.fixture(scope="module")
-def report() -> dict:
+def built() -> CorpusReport:
     return build_report(_records(), NAMES, params=PARAMS, length_edges=(4, 6))
 
 
-def test_it_reports_every_pair_of_annotators_per_subcorpus_and_overall(report) -> None:
+@pytest.fixture(scope="module")
+def report(built: CorpusReport) -> dict:
+    """The report's JSON form, as the web app stores and serves it."""
+    return json.loads(json.dumps(built.to_dict()))
+
+
+def test_it_reports_every_pair_of_annotators_per_subcorpus_and_overall(built, report) -> None:
     pairs = [(p["candidate"], p["reference"]) for p in report["annotator_pairs"]]
     assert pairs == [("ann", "bob"), ("ann", "cy"), ("bob", "cy")]
     for entry in report["annotator_pairs"]:
@@ -78,7 +84,7 @@ def test_it_reports_every_pair_of_annotators_per_subcorpus_and_overall(report) -
             for column in ("poss", "sure"):
                 assert set(row[column]) >= {"precision", "recall", "f1", "undefined"}
     assert report["annotator_pairs"][1]["pairs"] == 16  # cy skipped every third pair
-    assert json.loads(json.dumps(report)) == report
+    assert json.loads(json.dumps(built.to_dict())) == built.to_dict() == report
 
 
 def test_table_4_equals_the_metrics_and_agreement_modules_on_the_same_pairs(report) -> None:
@@ -131,7 +137,7 @@ def test_chunked_monte_carlo_gives_the_same_report(report) -> None:
     chunked = build_report(
         records, NAMES, params=PARAMS, models=models, statistics=stats, length_edges=(4, 6)
     )
-    assert json.dumps(chunked, sort_keys=True) == json.dumps(report, sort_keys=True)
+    assert json.dumps(chunked.to_dict(), sort_keys=True) == json.dumps(report, sort_keys=True)
 
 
 def test_figure_4_bins_by_the_shorter_sentence(report) -> None:
@@ -165,8 +171,42 @@ def test_the_signature_records_seed_samples_and_parameters(report) -> None:
     assert set(report["edit_models"]) == set(NAMES)
 
 
-def test_csv_has_one_measure_per_row_and_marks_undefined_values(report) -> None:
-    rows = list(csv.DictReader(io.StringIO(report_to_csv(report))))
+def test_the_json_form_reads_back_as_the_same_records(built: CorpusReport, report) -> None:
+    assert CorpusReport.from_dict(report) == built
+    assert CorpusReport.from_dict({"corpus": "c", "chunks": 3, **report}) == built
+
+
+def test_the_csv_of_a_stored_report_is_the_csv_of_its_records(built: CorpusReport, report) -> None:
+    assert report_to_csv(CorpusReport.from_dict(report)) == report_to_csv(built)
+
+
+def test_a_report_stored_before_the_later_figures_still_reads(report) -> None:
+    old = json.loads(json.dumps(report))
+    for key in ("standard", "pair_ranking"):
+        del old[key]
+    for key in ("chance_model", "chance_model_description", "resamples"):
+        del old["signature"][key]
+    for pair in old["annotator_pairs"]:
+        del pair["null_links"]
+    stored = CorpusReport.from_dict(old)
+    assert stored.standard == {} and stored.pair_ranking == []
+    assert stored.signature.chance_model == "prefill"
+    tables = {r["table"] for r in csv.DictReader(io.StringIO(report_to_csv(stored)))}
+    assert tables == {"table3", "table4", "figure4", "table5"}
+
+
+def test_a_malformed_stored_report_names_the_field_at_fault(report) -> None:
+    bad = json.loads(json.dumps(report))
+    bad["annotator_pairs"][0]["table3"][OVERALL]["pairs"] = "many"
+    with pytest.raises(FormatError, match=r"annotator_pairs\[0\]\.table3\.overall\.pairs"):
+        CorpusReport.from_dict(bad)
+    del bad["annotator_pairs"]
+    with pytest.raises(FormatError, match="field 'annotator_pairs': missing"):
+        CorpusReport.from_dict(bad)
+
+
+def test_csv_has_one_measure_per_row_and_marks_undefined_values(built, report) -> None:
+    rows = list(csv.DictReader(io.StringIO(report_to_csv(built))))
     tables = {"table3", "table4", "figure4", "table5", "null_links", "standard"}
     assert {r["table"] for r in rows} == tables
     row = next(
@@ -258,7 +298,7 @@ def _without_prefill(records: list[PairRecord]) -> list[PairRecord]:
 
 def test_a_corpus_without_prefill_gets_the_link_density_chance_model_labelled() -> None:
     records = _without_prefill(_records())
-    report = build_report(records, NAMES, params=PARAMS, length_edges=(4, 6))
+    report = build_report(records, NAMES, params=PARAMS, length_edges=(4, 6)).to_dict()
     assert report["signature"]["chance_model"] == "density"
     assert "link density" in report["signature"]["chance_model_description"]
     c_hat = report["annotator_pairs"][0]["table3"][OVERALL]["c_hat"]["poss"]
@@ -304,8 +344,8 @@ def test_null_link_agreement_counts_words_both_left_unaligned() -> None:
         annotations={"a": AnnotationRecord(a), "b": AnnotationRecord(b)},
     )
     result = null_link_agreement([record], "a", "b")
-    assert (result["both"], result["only_candidate"], result["only_reference"]) == (1, 2, 2)
-    assert result["f1"] == pytest.approx(2 * 1 / (2 * 1 + 2 + 2))
+    assert (result.both, result.only_candidate, result.only_reference) == (1, 2, 2)
+    assert result.f1 == pytest.approx(2 * 1 / (2 * 1 + 2 + 2))
     full = Alignment.from_links(1, 1, [(0, 0)])
     linked = PairRecord(
         id="q",
@@ -314,7 +354,7 @@ def test_null_link_agreement_counts_words_both_left_unaligned() -> None:
         annotations={"a": AnnotationRecord(full), "b": AnnotationRecord(full)},
     )
     undefined = null_link_agreement([linked], "a", "b")
-    assert undefined["f1"] is None and "neither" in undefined["undefined_reason"]
+    assert undefined.f1 is None and "neither" in undefined.undefined_reason
 
 
 def test_pairs_are_ranked_least_agreement_first(report) -> None:

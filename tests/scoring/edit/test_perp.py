@@ -19,12 +19,12 @@ from scoring.edit.perp import (
     N_FEATURES,
     PERP_TERP,
     Perp,
-    PerpConfig,
-    PerpError,
+    PerpOptions,
     WordFeatures,
     initial_weights,
 )
 from scoring.edit.terp import PhraseEntry, PhraseTable
+from scoring.errors import FormatError, InputError, ModelError, OptionsError
 
 STOP = ("a", "the", "on", ",")
 
@@ -100,7 +100,7 @@ def test_substitution_features_of_word_pairs() -> None:
 def test_features_of_a_pair_are_its_edits_over_both_lengths() -> None:
     # x2 = first text (reference), x1 = second (hypothesis). Under the initial weights TERp
     # aligns sits/sat as synonyms (cost 0), substitutes a/the and inserts "today".
-    model = Perp(PerpConfig(stop_words=STOP))
+    model = Perp(PerpOptions(stop_words=STOP))
     f = model.features(
         [("the cat sat on the mat", "the cat sits on a mat today")], initial_weights()
     )[0]
@@ -119,7 +119,7 @@ def test_features_of_a_pair_are_its_edits_over_both_lengths() -> None:
 
 
 def test_shift_and_deletion_features() -> None:
-    model = Perp(PerpConfig(stop_words=STOP))
+    model = Perp(PerpOptions(stop_words=STOP))
     f = model.features([("red green blue yellow", "yellow red green")], initial_weights())[0]
     assert f[_index("Shift")] == pytest.approx(1 / 7)
     assert f[_index("Deletion")] == pytest.approx(1 / 7)
@@ -130,7 +130,7 @@ def test_shift_and_deletion_features() -> None:
 def test_the_terp_shift_constraint_of_the_config_is_honoured() -> None:
     pair = ("red green blue yellow", "yellow red green")
     noshift = replace(PERP_TERP, shift_constraint="noshift")
-    f = Perp(PerpConfig(stop_words=STOP, terp=noshift)).features([pair], initial_weights())[0]
+    f = Perp(PerpOptions(stop_words=STOP), terp=noshift).features([pair], initial_weights())[0]
     assert f[_index("Shift")] == 0
     # yellow inserted before "red green", then blue and yellow deleted: 1 + 2 edits.
     assert f[_index("Insertion")] == pytest.approx(1 / 7)
@@ -139,7 +139,7 @@ def test_the_terp_shift_constraint_of_the_config_is_honoured() -> None:
 
 def test_phrase_features_use_the_table_probability_and_unit_edit_count() -> None:
     table = PhraseTable.of([PhraseEntry(("zorb", "quux"), ("blip", "flarp"), 0.5)])
-    model = Perp(PerpConfig(stop_words=STOP), phrase_table=table)
+    model = Perp(PerpOptions(stop_words=STOP), phrase_table=table)
     f = model.features([("we zorb quux now", "we blip flarp now")], initial_weights())[0]
     q = 2.0  # two unit substitutions between the phrases
     norm = 8
@@ -148,7 +148,7 @@ def test_phrase_features_use_the_table_probability_and_unit_edit_count() -> None
         got, [1 / norm, q * math.log10(0.5) / norm, 0.5 * q / norm, q / norm]
     )
     assert f[_index("Substitution")] == 0
-    without = Perp(PerpConfig(stop_words=STOP)).features(
+    without = Perp(PerpOptions(stop_words=STOP)).features(
         [("we zorb quux now", "we blip flarp now")], initial_weights()
     )[0]
     assert without[_index("Substitution")] == pytest.approx(2 / norm)
@@ -160,7 +160,7 @@ def test_phrase_features_use_the_table_probability_and_unit_edit_count() -> None
 
 def _algorithm_1(model: Perp, pairs: list[tuple[str, str]], y: list[float]) -> np.ndarray:
     """Heilman & Madnani 2012, Algorithm 1 written out in plain Python, one pair at a time."""
-    c = model.config
+    c = model.options
     rng = np.random.default_rng(c.seed)
     orders = [rng.permutation(len(pairs)) for _ in range(c.epochs)]
     w = initial_weights()
@@ -176,7 +176,7 @@ def _algorithm_1(model: Perp, pairs: list[tuple[str, str]], y: list[float]) -> n
 
 def test_one_perceptron_step_is_the_hand_worked_update() -> None:
     pair = ("the cat sat on the mat", "the cat sits on a mat today")
-    model = Perp(PerpConfig(epochs=1, stop_words=STOP))
+    model = Perp(PerpOptions(epochs=1, stop_words=STOP))
     w0 = initial_weights()
     f = model.features([pair], w0)[0]
     target = 5.0 - 4.2
@@ -193,14 +193,14 @@ def test_training_equals_algorithm_1_run_by_hand_with_realignment_each_step() ->
         ("a man is slicing an onion", "a man cuts an onion"),
     ]
     y = [4.0, 3.0, 4.6]
-    model = Perp(PerpConfig(epochs=4, learning_rate=0.5, seed=3, stop_words=STOP))
+    model = Perp(PerpOptions(epochs=4, learning_rate=0.5, seed=3, stop_words=STOP))
     model.fit(pairs, y)
     np.testing.assert_allclose(model.weights, _algorithm_1(model, pairs, y), atol=1e-9)
 
 
 def test_the_shift_weight_never_drops_below_0_01() -> None:
     pair = ("red green blue yellow", "yellow red green blue")
-    model = Perp(PerpConfig(epochs=1, learning_rate=500.0, stop_words=STOP))
+    model = Perp(PerpOptions(epochs=1, learning_rate=500.0, stop_words=STOP))
     f = model.features([pair], initial_weights())[0]
     assert f[_index("Shift")] > 0
     unconstrained = initial_weights() + 500.0 * (0.0 - initial_weights() @ f) * f
@@ -211,7 +211,7 @@ def test_the_shift_weight_never_drops_below_0_01() -> None:
 
 def test_predictions_are_the_score_scale_minus_the_cost() -> None:
     pairs = [("a b c d", "a b c d"), ("a b c d", "w x y z")]
-    model = Perp(PerpConfig(epochs=3, stop_words=STOP)).fit(pairs, [5.0, 0.0])
+    model = Perp(PerpOptions(epochs=3, stop_words=STOP)).fit(pairs, [5.0, 0.0])
     f = model.features(pairs)
     assert model.weights is not None
     np.testing.assert_allclose(model.predict(pairs), 5.0 - f @ model.weights)
@@ -226,8 +226,8 @@ def test_it_accepts_pair_records() -> None:
         source_text="A b",
         target_text="a C",
     )
-    model = Perp(PerpConfig(epochs=1, stop_words=STOP)).fit([record], [3.0])
-    same = Perp(PerpConfig(epochs=1, stop_words=STOP)).fit([("A b", "a C")], [3.0])
+    model = Perp(PerpOptions(epochs=1, stop_words=STOP)).fit([record], [3.0])
+    same = Perp(PerpOptions(epochs=1, stop_words=STOP)).fit([("A b", "a C")], [3.0])
     np.testing.assert_allclose(model.weights, same.weights)
 
 
@@ -237,34 +237,35 @@ def test_it_accepts_pair_records() -> None:
 def test_a_model_survives_a_json_round_trip() -> None:
     table = PhraseTable.of([PhraseEntry(("zorb",), ("blip",), 0.25)])
     pairs = [("we zorb now", "we blip now"), ("red green blue", "blue red green")]
-    model = Perp(PerpConfig(epochs=2, seed=5, stop_words=STOP), phrase_table=table)
+    model = Perp(PerpOptions(epochs=2, seed=5, stop_words=STOP), phrase_table=table)
     model.fit(pairs, [4.5, 3.0])
     loaded = Perp.from_dict(json.loads(json.dumps(model.to_dict())))
     np.testing.assert_array_equal(loaded.weights, model.weights)
-    assert loaded.config == replace(model.config, stop_words=tuple(sorted(STOP)))
+    assert loaded.options == replace(model.options, stop_words=tuple(sorted(STOP)))
+    assert loaded.terp == model.terp
     assert loaded.phrase_table is not None and loaded.phrase_table.entries == table.entries
     np.testing.assert_array_equal(loaded.predict(pairs), model.predict(pairs))
 
 
 def test_it_rejects_a_malformed_model() -> None:
-    good = Perp(PerpConfig(epochs=1, stop_words=STOP)).fit([("a", "b")], [1.0]).to_dict()
-    with pytest.raises(PerpError, match="not a PERP model"):
+    good = Perp(PerpOptions(epochs=1, stop_words=STOP)).fit([("a", "b")], [1.0]).to_dict()
+    with pytest.raises(FormatError, match="not a PERP model"):
         Perp.from_dict({**good, "kind": "svm"})
-    with pytest.raises(PerpError, match="36 finite"):
+    with pytest.raises(FormatError, match="36 finite"):
         Perp.from_dict({**good, "weights": [1.0, 2.0]})
-    with pytest.raises(PerpError, match="malformed"):
+    with pytest.raises(FormatError, match="malformed"):
         Perp.from_dict({k: v for k, v in good.items() if k != "config"})
 
 
 def test_it_rejects_bad_training_input() -> None:
-    model = Perp(PerpConfig(epochs=1, stop_words=STOP))
-    with pytest.raises(PerpError, match="2 pairs but 1 scores"):
+    model = Perp(PerpOptions(epochs=1, stop_words=STOP))
+    with pytest.raises(InputError, match="2 pairs but 1 scores"):
         model.fit([("a", "b"), ("c", "d")], [1.0])
-    with pytest.raises(PerpError, match="finite"):
+    with pytest.raises(InputError, match="finite"):
         model.fit([("a", "b")], [float("nan")])
-    with pytest.raises(PerpError, match="not trained"):
+    with pytest.raises(ModelError, match="not trained"):
         model.predict([("a", "b")])
-    with pytest.raises(PerpError, match="tuple"):
+    with pytest.raises(InputError, match="tuple"):
         model.pack(["just one text"])  # type: ignore[list-item]
-    with pytest.raises(PerpError, match="epochs"):
-        Perp(PerpConfig(epochs=0)).fit([("a", "b")], [1.0])
+    with pytest.raises(OptionsError, match="option 'epochs' of scorer 'perp' must be ≥ 1, got 0"):
+        PerpOptions(epochs=0)

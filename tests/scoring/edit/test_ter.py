@@ -15,7 +15,6 @@ from scoring.edit.ter import (
     OP_SUB,
     ExactMatch,
     TerCosts,
-    TerError,
     TerParams,
     TerStats,
     WordTable,
@@ -25,7 +24,7 @@ from scoring.edit.ter import (
     ter_batch,
     tokenize,
 )
-from scoring.errors import ScoringError
+from scoring.errors import InputError, OptionsError, ScoringError
 from tests.scoring.edit.ter_reference import perform_shift, tercom
 
 
@@ -197,21 +196,21 @@ def test_non_default_costs_follow_tercoms_control_flow() -> None:
 
 
 def test_it_rejects_bad_input_with_clear_errors() -> None:
-    with pytest.raises(TerError, match="3 hypotheses but 2 references"):
+    with pytest.raises(InputError, match="3 hypotheses but 2 references"):
         ter_batch(["a", "b", "c"], ["a", "b"])
-    with pytest.raises(TerError, match="must be a string"):
+    with pytest.raises(InputError, match="must be a string"):
         tokenize(None)  # type: ignore[arg-type]
-    with pytest.raises(TerError, match="hypothesis 1: a token is empty or contains whitespace"):
+    with pytest.raises(InputError, match="hypothesis 1: a token is empty or contains whitespace"):
         ter_batch([["a"], ["b c"]], [["a"], ["b"]])
-    with pytest.raises(TerError, match="reference 1: expected a string or a token sequence"):
+    with pytest.raises(InputError, match="reference 1: expected a string or a token sequence"):
         ter_batch(["a", "b"], ["a", None])  # type: ignore[list-item]
-    with pytest.raises(TerError, match="'shift' must be > 0"):
+    with pytest.raises(OptionsError, match="'shift' must be > 0"):
         ter("a", "b", costs=TerCosts(shift=0.0))
-    with pytest.raises(TerError, match="'delete' must be a finite number"):
+    with pytest.raises(OptionsError, match="'delete' must be a finite number"):
         ter("a", "b", costs=TerCosts(delete=-1.0))
-    with pytest.raises(TerError, match="'beam_width' must be an integer"):
+    with pytest.raises(OptionsError, match="'beam_width' must be an integer"):
         ter("a", "b", params=TerParams(beam_width=-3))
-    assert issubclass(TerError, ScoringError)
+    assert issubclass(InputError, ScoringError) and issubclass(OptionsError, ScoringError)
 
 
 class BrokenModel:
@@ -225,13 +224,13 @@ class BrokenModel:
 def test_it_rejects_a_match_table_of_the_wrong_shape_or_labels() -> None:
     good = ExactMatch().table(["a", "b"], ["a"], TerCosts())
     wrong_shape = WordTable(good.cost[:1], good.op[:1], good.shiftable[:1])
-    with pytest.raises(TerError, match=r"'cost' has shape \(1, 1\), expected \(2, 1\)"):
+    with pytest.raises(InputError, match=r"'cost' has shape \(1, 1\), expected \(2, 1\)"):
         ter("a b", "a", model=BrokenModel(wrong_shape))
     bad_op = WordTable(good.cost, np.full((2, 1), ord("?"), np.int8), good.shiftable)
-    with pytest.raises(TerError, match="unknown edit labels"):
+    with pytest.raises(InputError, match="unknown edit labels"):
         ter("a b", "a", model=BrokenModel(bad_op))
     negative = WordTable(-good.cost - 1, good.op, good.shiftable)
-    with pytest.raises(TerError, match="finite values ≥ 0"):
+    with pytest.raises(InputError, match="finite values ≥ 0"):
         ter("a b", "a", model=BrokenModel(negative))
     assert good.op.tolist() == [[OP_MATCH], [OP_SUB]]
 

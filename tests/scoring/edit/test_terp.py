@@ -20,7 +20,6 @@ from scoring.edit.terp import (
     PhraseEntry,
     PhraseTable,
     Terp,
-    TerpError,
     TerpParams,
     adjust_phrase_cost,
     align_segment,
@@ -33,7 +32,7 @@ from scoring.edit.terp import (
     read_phrase_table,
     read_shift_stop_words,
 )
-from scoring.errors import FormatError, ScoringError
+from scoring.errors import FormatError, InputError, ScoringError
 
 # --- parameter files -----------------------------------------------------------------------------
 
@@ -392,9 +391,9 @@ def test_an_empty_side_costs_one_insertion_or_deletion_per_word() -> None:
 
 def test_it_rejects_bad_segments() -> None:
     terp = Terp()
-    with pytest.raises(TerpError, match="string"):
+    with pytest.raises(InputError, match="string"):
         terp.align(3, "a")  # type: ignore[arg-type]
-    with pytest.raises(TerpError, match="whitespace"):
+    with pytest.raises(InputError, match="whitespace"):
         terp.align(["a b"], ["a"])
 
 
@@ -402,16 +401,16 @@ def test_it_rejects_costs_of_the_wrong_shape_or_a_zero_shift_cost() -> None:
     terp = Terp()
     seg = terp.prepare("a b", "a c")
     good = terp.costs(seg)
-    with pytest.raises(TerpError, match="shape"):
+    with pytest.raises(InputError, match="shape"):
         align_segment(seg, replace(good, sub=np.ones((3, 2))), terp.params)
-    with pytest.raises(TerpError, match="shift cost must be > 0"):
+    with pytest.raises(InputError, match="shift cost must be > 0"):
         align_segment(seg, replace(good, shift=0.0), terp.params)
-    with pytest.raises(TerpError, match="finite"):
+    with pytest.raises(InputError, match="finite"):
         align_segment(seg, replace(good, ins=np.array([1.0, np.nan])), terp.params)
 
 
 def test_a_phrase_database_that_is_not_a_text_table_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(TerpError, match="phrase_table="):
+    with pytest.raises(InputError, match="phrase_table="):
         Terp(TerpParams(phrase_database=str(tmp_path)))
 
 

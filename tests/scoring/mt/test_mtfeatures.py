@@ -12,13 +12,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from scoring.errors import ScoringError
+from scoring.errors import InputError, ScoringError
 from scoring.mt import metrics as mtmetrics
 from scoring.mt.features import (
     FEATURE_NAMES,
     PENN_TAGS,
     TABLE3_SUBSETS,
-    MtFeatureError,
     features,
     mt_features,
     pair_statistics,
@@ -284,24 +283,24 @@ def test_the_table_3_subsets_name_known_features() -> None:
 
 
 def test_it_rejects_an_empty_sentence_naming_the_pair_and_field() -> None:
-    with pytest.raises(MtFeatureError, match=r"pair 1: field 'tokens2': the sentence is empty"):
+    with pytest.raises(InputError, match=r"pair 1: field 'tokens2': the sentence is empty"):
         mt_features([(["a"], ["a"]), (["b"], [])], tags=[(["DT"], ["DT"]), (["DT"], [])])
 
 
 def test_it_rejects_tags_that_do_not_fit_the_tokens() -> None:
-    with pytest.raises(MtFeatureError, match=r"pair 0: field 'tags1': 1 tags for 2 tokens"):
+    with pytest.raises(InputError, match=r"pair 0: field 'tags1': 1 tags for 2 tokens"):
         mt_features([(["a", "b"], ["a"])], tags=[(["DT"], ["DT"])])
 
 
 def test_it_rejects_tag_lists_of_another_length_than_the_pairs() -> None:
-    with pytest.raises(MtFeatureError, match="2 tag pairs for 1 sentence pairs"):
+    with pytest.raises(InputError, match="2 tag pairs for 1 sentence pairs"):
         mt_features([(["a"], ["a"])], tags=[(["DT"], ["DT"]), (["DT"], ["DT"])])
 
 
 def test_it_rejects_unknown_tags_and_feature_names() -> None:
-    with pytest.raises(MtFeatureError, match=r"tag 0 \('NOUN'\) is not a Penn Treebank tag"):
+    with pytest.raises(InputError, match=r"tag 0 \('NOUN'\) is not a Penn Treebank tag"):
         mt_features([(["a"], ["a"])], tags=[(["NOUN"], ["DT"])])
-    with pytest.raises(MtFeatureError, match="unknown feature name 'BLEU9'"):
+    with pytest.raises(InputError, match="unknown feature name 'BLEU9'"):
         mt_features([(["a"], ["a"])], ["BLEU9"], tags=[(["DT"], ["DT"])])
 
 

@@ -12,10 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scoring.errors import FormatError, ScoringError
+from scoring.errors import FormatError, InputError, ScoringError, UndefinedError
 from scoring.mt.metrics import (
     FEATURE_NAMES,
-    MetricError,
     bleu,
     both_directions,
     ngram_stats,
@@ -195,28 +194,28 @@ def test_it_names_file_line_and_field_of_bad_sgml(tmp_path: Path) -> None:
 
 
 def test_it_rejects_bad_input_with_clear_errors() -> None:
-    with pytest.raises(MetricError, match="2 hypotheses but 1 references"):
+    with pytest.raises(InputError, match="2 hypotheses but 1 references"):
         ngram_stats([["a"], ["b"]], [["a"]])
-    with pytest.raises(MetricError, match="reference 0: expected a token sequence, got a string"):
+    with pytest.raises(InputError, match="reference 0: expected a token sequence, got a string"):
         ngram_stats([["a"]], ["a b"])  # type: ignore[list-item]
-    with pytest.raises(MetricError, match="hypothesis 1: tokens must be non-empty strings"):
+    with pytest.raises(InputError, match="hypothesis 1: tokens must be non-empty strings"):
         ngram_stats([["a"], ["b", ""]], [["a"], ["b"]])
-    with pytest.raises(MetricError, match="tokens must be non-empty strings"):
+    with pytest.raises(InputError, match="tokens must be non-empty strings"):
         ngram_stats([["a"]], [["a", 3]])  # type: ignore[list-item]
     stats = ngram_stats([["a"], ["b"]], [["a"], []])
-    with pytest.raises(MetricError, match="segment 1: NIST is undefined for an empty reference"):
+    with pytest.raises(UndefinedError, match="segment 1: NIST is undefined for an empty reference"):
         nist(stats)
-    with pytest.raises(MetricError, match="BLEU order must be an integer in 1…9"):
+    with pytest.raises(InputError, match="BLEU order must be an integer in 1…9"):
         bleu(stats, order=0)
-    with pytest.raises(MetricError, match="NIST-6 needs statistics up to order 6"):
+    with pytest.raises(InputError, match="NIST-6 needs statistics up to order 6"):
         nist(ngram_stats([["a"]], [["a"]]), order=6)
-    with pytest.raises(MetricError, match="smoothing must be"):
+    with pytest.raises(InputError, match="smoothing must be"):
         bleu(stats, smoothing="add-one")
-    with pytest.raises(MetricError, match="max_order must be a positive integer"):
+    with pytest.raises(InputError, match="max_order must be a positive integer"):
         ngram_stats([["a"]], [["a"]], max_order=0)
-    with pytest.raises(MetricError, match="must be a string"):
+    with pytest.raises(InputError, match="must be a string"):
         tokenize_13a(b"bytes")  # type: ignore[arg-type]
-    assert issubclass(MetricError, ScoringError)
+    assert issubclass(InputError, ScoringError) and issubclass(UndefinedError, ScoringError)
 
 
 def test_bleu_statistics_can_skip_the_information_weights() -> None:
@@ -234,5 +233,5 @@ def test_settings_have_a_signature() -> None:
         "bleu:mteval-v13a|order:4|smooth:mteval|bp:no"
     )
     assert signature("nist", order=5) == "nist:mteval-v13a|order:5|info:reference-set"
-    with pytest.raises(MetricError, match="metric must be 'bleu' or 'nist'"):
+    with pytest.raises(InputError, match="metric must be 'bleu' or 'nist'"):
         signature("meteor", order=1)

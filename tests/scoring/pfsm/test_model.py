@@ -10,9 +10,10 @@ import pytest
 
 from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
-from scoring.errors import FormatError, ScoringError
-from scoring.pfsm import PFSMInputError, PFSMScorer, feature_names, log_partition
+from scoring.errors import FormatError, InputError, ModelError, OptionsError, ScoringError
+from scoring.pfsm import PFSMScorer, feature_names, log_partition
 from scoring.pfsm.features import Lexicon
+from scoring.scorers.options import PFSMOptions, PPDAOptions
 from tests.scoring.pfsm.reference import brute_force
 
 VOCAB = [f"w{k}" for k in range(40)]
@@ -42,7 +43,12 @@ def test_training_reduces_the_objective_and_predictions_follow_the_targets(
     kind: str, jump_limit: int
 ) -> None:
     pairs, targets = synthetic_pairs(3, 60)
-    model = PFSMScorer(kind, jump_limit or 5, synonyms=False).fit(pairs, targets)
+    options = (
+        PPDAOptions(jump_limit=jump_limit, synonyms=False)
+        if kind == "ppda"
+        else PFSMOptions(synonyms=False)
+    )
+    model = PFSMScorer(options).fit(pairs, targets)
     info = model.training
     assert info["objective_final"] < 0.5 * info["objective_initial"]
     assert info["train_pearson"] > 0.8
@@ -74,19 +80,19 @@ def test_features_seen_fewer_than_cutoff_times_are_dropped() -> None:
     )
     rare = [f for f in range(support.size) if 0 < support[f] < 5]
     assert rare, "the data must contain features below the cut-off for this test to mean anything"
-    model = PFSMScorer("ppda", 1, synonyms=False, cutoff=5).fit(pairs, targets)
+    model = PFSMScorer(PPDAOptions(jump_limit=1, synonyms=False, cutoff=5)).fit(pairs, targets)
     names = feature_names()
     assert set(model.kept.tolist()) == {f for f in range(support.size) if support[f] >= 5}
     assert model.weights is not None and np.all(model.weights[rare] == 0)
     assert set(model.feature_weights()) == {names[f] for f in model.kept}
     assert model.training["features_kept"] == len(model.kept)
-    everything = PFSMScorer("ppda", 1, synonyms=False, cutoff=1).fit(pairs, targets)
+    everything = PFSMScorer(PPDAOptions(jump_limit=1, synonyms=False, cutoff=1)).fit(pairs, targets)
     assert set(everything.kept.tolist()) == {f for f in range(support.size) if support[f] >= 1}
 
 
 def test_saved_model_round_trips_through_json() -> None:
     pairs, targets = synthetic_pairs(5, 30)
-    model = PFSMScorer("ppda", 2, synonyms=False, max_iter=20).fit(pairs, targets)
+    model = PFSMScorer(PPDAOptions(jump_limit=2, synonyms=False, max_iter=20)).fit(pairs, targets)
     saved = json.loads(json.dumps(model.to_dict()))
     assert saved["format"] == "scoring.pfsm" and saved["version"] == 1
     assert saved["kind"] == "ppda" and saved["jump_limit"] == 2 and saved["l2"] == 5.0
@@ -138,8 +144,8 @@ def test_block_substitutions_link_every_token_of_both_spans() -> None:
 
 def test_without_block_edits_no_block_state_is_possible() -> None:
     pairs = [(["can", "not", "go", "home"], ["cannot", "go", "home"])] * 3
-    with_blocks = PFSMScorer("pfsm", synonyms=False, cutoff=1).fit(pairs, [4.0, 4.0, 4.0])
-    without = PFSMScorer("pfsm", synonyms=False, cutoff=1, block_edits=False).fit(
+    with_blocks = PFSMScorer(PFSMOptions(synonyms=False, cutoff=1)).fit(pairs, [4.0, 4.0, 4.0])
+    without = PFSMScorer(PFSMOptions(synonyms=False, cutoff=1, block_edits=False)).fit(
         pairs, [4.0, 4.0, 4.0]
     )
     assert "state:B_WORD" in with_blocks.feature_weights()
@@ -152,7 +158,7 @@ def test_pair_records_are_accepted() -> None:
     records = [
         PairRecord(id=str(k), source_tokens=s, target_tokens=t) for k, (s, t) in enumerate(pairs)
     ]
-    model = PFSMScorer("pfsm", synonyms=False, max_iter=5).fit(records, targets)
+    model = PFSMScorer(PFSMOptions(synonyms=False, max_iter=5)).fit(records, targets)
     np.testing.assert_array_equal(model.score(records), model.score(pairs))
 
 
@@ -171,24 +177,24 @@ def test_pair_records_are_accepted() -> None:
 def test_fit_rejects_bad_input_with_the_pair_and_field(
     pairs: Any, targets: Any, message: str
 ) -> None:
-    with pytest.raises(PFSMInputError, match=message):
-        PFSMScorer("pfsm", synonyms=False).fit(pairs, targets)
+    with pytest.raises(InputError, match=message):
+        PFSMScorer(PFSMOptions(synonyms=False)).fit(pairs, targets)
 
 
 def test_it_rejects_bad_parameters_and_use_before_training() -> None:
-    with pytest.raises(PFSMInputError, match="kind must be one of"):
-        PFSMScorer("hmm")
-    with pytest.raises(PFSMInputError, match="needs jump_limit ≥ 1"):
-        PFSMScorer("ppda", 0)
-    with pytest.raises(PFSMInputError, match="between 0"):
-        PFSMScorer("ppda", 50)
-    with pytest.raises(PFSMInputError, match="l2 must be"):
-        PFSMScorer("pfsm", l2=-1.0)
-    with pytest.raises(PFSMInputError, match="not trained"):
-        PFSMScorer("pfsm", synonyms=False).score([(["a"], ["a"])])
-    with pytest.raises(PFSMInputError, match="source: the sentence has no tokens"):
+    with pytest.raises(OptionsError, match="takes PFSMOptions or PPDAOptions"):
+        PFSMScorer("hmm")  # type: ignore[arg-type]
+    with pytest.raises(OptionsError, match=r"'jump_limit' of scorer 'ppda' must be in \[1, 10\]"):
+        PPDAOptions(jump_limit=0)
+    with pytest.raises(OptionsError, match=r"'jump_limit' of scorer 'ppda' must be in \[1, 10\]"):
+        PPDAOptions(jump_limit=50)
+    with pytest.raises(OptionsError, match="'l2' of scorer 'pfsm' must be ≥ 0"):
+        PFSMOptions(l2=-1.0)
+    with pytest.raises(ModelError, match="not trained"):
+        PFSMScorer(PFSMOptions(synonyms=False)).score([(["a"], ["a"])])
+    with pytest.raises(InputError, match="source: the sentence has no tokens"):
         hand_model("pfsm", S_WORD=1.0).align([], ["a"])
-    assert issubclass(PFSMInputError, ScoringError)
+    assert issubclass(InputError, ScoringError) and issubclass(OptionsError, ScoringError)
 
 
 @pytest.mark.parametrize(
@@ -199,7 +205,8 @@ def test_it_rejects_bad_parameters_and_use_before_training() -> None:
         ({"alpha": "x"}, "alpha"),
         ({"weights": {"state:NOPE": 1.0}}, "weights.state:NOPE"),
         ({"weights": {"state:INS": float("inf")}}, "weights.state:INS"),
-        ({"kind": "hmm"}, "parameters"),
+        ({"kind": "hmm"}, "kind"),
+        ({"l2": -1.0}, "parameters"),
     ],
 )
 def test_from_dict_names_the_bad_field(change: dict[str, Any], field: str) -> None:

@@ -8,9 +8,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scoring.pfsm import PFSMInputError, PFSMScorer, grouped_training_objective, training_objective
+from scoring.errors import InputError
+from scoring.pfsm import PFSMScorer, grouped_training_objective, training_objective
 from scoring.pfsm.features import N_FEATURES, Lexicon
 from scoring.pfsm.lattice import CompiledPairs
+from scoring.scorers.options import PFSMOptions
 from tests.scoring.pfsm.reference import brute_force
 
 VOCAB = [f"w{k}" for k in range(60)]
@@ -50,7 +52,7 @@ def within(predictions: np.ndarray, targets: np.ndarray) -> tuple[float, float]:
 
 def test_pooled_training_with_groups_still_ranks_pairs_within_each_subset() -> None:
     pairs, targets, groups = two_subsets(0)
-    model = PFSMScorer("pfsm", synonyms=False).fit(pairs, targets, groups=groups)
+    model = PFSMScorer(PFSMOptions(synonyms=False)).fit(pairs, targets, groups=groups)
     assert model.training["start"] == "grouped"
     assert min(within(model.score(pairs), targets)) > 0.9
     held_out, held_targets, _ = two_subsets(1)
@@ -64,7 +66,7 @@ def test_from_the_papers_start_pooled_training_predicts_from_length_alone() -> N
     # what fit(groups=...) is for: the papers' θ = 0 start ends where inserts and deletes carry
     # the prediction, and the ranking within each subset is lost
     pairs, targets, _ = two_subsets(0)
-    model = PFSMScorer("pfsm", synonyms=False).fit(pairs, targets)
+    model = PFSMScorer(PFSMOptions(synonyms=False)).fit(pairs, targets)
     assert model.training["start"] == "zero"
     assert max(within(model.score(pairs), targets)) < 0.5
     weights = model.feature_weights()
@@ -73,8 +75,8 @@ def test_from_the_papers_start_pooled_training_predicts_from_length_alone() -> N
 
 def test_one_group_is_the_papers_procedure() -> None:
     pairs, targets, _ = two_subsets(2)
-    plain = PFSMScorer("pfsm", synonyms=False, max_iter=30).fit(pairs, targets)
-    one = PFSMScorer("pfsm", synonyms=False, max_iter=30).fit(pairs, targets, groups=[7] * 100)
+    plain = PFSMScorer(PFSMOptions(synonyms=False, max_iter=30)).fit(pairs, targets)
+    one = PFSMScorer(PFSMOptions(synonyms=False, max_iter=30)).fit(pairs, targets, groups=[7] * 100)
     assert one.training["start"] == "zero" and "group_offsets" not in one.training
     np.testing.assert_array_equal(one.weights, plain.weights)
     assert one.alpha == plain.alpha
@@ -125,5 +127,5 @@ def test_grouped_objective_and_gradient_match_the_enumeration(jump_limit: int) -
 )
 def test_fit_rejects_bad_groups(groups: Any, message: str) -> None:
     pairs = [(["a"], ["a"]), (["b"], ["c"]), (["d", "e"], ["d"])]
-    with pytest.raises(PFSMInputError, match=message):
-        PFSMScorer("pfsm", synonyms=False).fit(pairs, [1.0, 2.0, 3.0], groups=groups)
+    with pytest.raises(InputError, match=message):
+        PFSMScorer(PFSMOptions(synonyms=False)).fit(pairs, [1.0, 2.0, 3.0], groups=groups)

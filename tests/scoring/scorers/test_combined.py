@@ -11,9 +11,15 @@ import pytest
 
 from scoring.cli import main
 from scoring.edit.perp import N_FEATURES
-from scoring.errors import FormatError, ResourceMissingError, ScoringError
+from scoring.errors import (
+    FormatError,
+    InputError,
+    ModelError,
+    OptionsError,
+    ResourceMissingError,
+    ScoringError,
+)
 from scoring.scorers.base import (
-    ScorerError,
     get_scorer,
     load_scorer,
     save_scorer,
@@ -22,10 +28,8 @@ from scoring.scorers.base import (
 from scoring.scorers.combined import (
     ALIGN_NAMES,
     ENCODER_NAMES,
-    GROUPS,
     OVERLAP_NAMES,
     WORDNET_NAMES,
-    CombinedError,
     CombinedModel,
     combined_features,
     encoder_features,
@@ -34,6 +38,7 @@ from scoring.scorers.combined import (
     overlap_features,
     word_similarity,
 )
+from scoring.scorers.options import GROUPS, CombinedOptions
 
 # Small and fast: two folds, one grid point.
 FAST = {"folds": 2, "c_grid": [1.0], "gamma_factors": [0.3], "epsilon_grid": [0.1]}
@@ -147,7 +152,8 @@ def test_information_content_is_low_for_frequent_words_and_capped_for_unseen_one
 def test_the_regressor_learns_similarity_from_synthetic_pairs() -> None:
     pairs, scores = synthetic(60)
     test_pairs, test_scores = synthetic(40, seed=1)
-    model = CombinedModel("regression", groups=["overlap", "align"], **FAST).fit(pairs, scores)
+    options = CombinedOptions.from_dict({"groups": ["overlap", "align"], **FAST})
+    model = CombinedModel("regression", options).fit(pairs, scores)
     r = np.corrcoef(model.predict(test_pairs), test_scores)[0, 1]
     assert r > 0.8
 
@@ -196,21 +202,24 @@ def test_the_kind_is_registered() -> None:
 
 
 def test_bad_options_and_input_are_refused_with_clear_messages() -> None:
-    with pytest.raises(ScorerError, match="unknown combined option 'epochs'"):
+    with pytest.raises(OptionsError, match="unknown option 'epochs' for scorer 'combined'"):
         get_scorer("combined", epochs=3)
-    with pytest.raises(CombinedError, match="unknown feature group 'bert'"):
+    with pytest.raises(OptionsError, match=r"option 'groups' .* each one of perp, .*'bert'\]"):
         get_scorer("combined", groups=["mt", "bert"])
-    with pytest.raises(ScorerError, match="pair 1: sentence 2 is empty"):
+    with pytest.raises(InputError, match="pair 1: sentence 2 is empty"):
         get_scorer("combined", **FAST).fit([(["a"], ["b"]), (["a"], [])], [1.0, 2.0])
-    with pytest.raises(CombinedError, match="ridge learner does regression only"):
+    with pytest.raises(OptionsError, match="ridge learner does regression only"):
         get_scorer("combined", "classification", learner="ridge")
-    with pytest.raises(ScorerError, match="not trained"):
+    with pytest.raises(ModelError, match="not trained"):
         get_scorer("combined").predict([(["a"], ["b"])])
 
 
 def test_a_missing_ppdb_file_is_an_error_not_a_silent_fallback(tmp_path: Path) -> None:
     pairs, scores = synthetic(12)
-    model = CombinedModel(groups=["align"], ppdb=str(tmp_path / "nope.tsv"), **FAST)
+    options = CombinedOptions.from_dict(
+        {"groups": ["align"], "ppdb": str(tmp_path / "nope.tsv"), **FAST}
+    )
+    model = CombinedModel("regression", options)
     with pytest.raises(ResourceMissingError, match=r"nope\.tsv"):
         model.fit(pairs, scores)
 

@@ -10,9 +10,10 @@ import pytest
 from scipy import stats
 
 from scoring.cli import main
-from scoring.errors import FormatError
+from scoring.errors import FormatError, InputError, ModelError, OptionsError
+from scoring.options import Choices
 from scoring.scorers.base import (
-    ScorerError,
+    SCORERS,
     evaluate,
     get_scorer,
     load_scorer,
@@ -20,6 +21,7 @@ from scoring.scorers.base import (
     save_scorer,
     scorer_from_dict,
 )
+from scoring.scorers.options import MtOptions, PFSMOptions
 
 PAIRS = [
     ("a man is playing a guitar .", "a man plays the guitar .", 4.6),
@@ -42,20 +44,22 @@ def test_regression_measures_match_scipy() -> None:
     gold, predicted = rng.normal(size=30), rng.normal(size=30)
     predicted[:5] = predicted[0]  # ties
     result = evaluate("regression", gold, predicted)
-    assert result["pearson"] == pytest.approx(stats.pearsonr(gold, predicted)[0], abs=1e-12)
-    assert result["spearman"] == pytest.approx(stats.spearmanr(gold, predicted)[0], abs=1e-12)
+    assert result.pearson == pytest.approx(stats.pearsonr(gold, predicted)[0], abs=1e-12)
+    assert result.spearman == pytest.approx(stats.spearmanr(gold, predicted)[0], abs=1e-12)
+    assert list(result.to_dict()) == ["task", "n", "pearson", "spearman"]
 
 
 def test_classification_measures_are_counted_over_the_positive_class() -> None:
     result = evaluate("classification", [1, 1, 0, 0, 1], [1, 0, 0, 1, 1])
-    assert result["accuracy"] == pytest.approx(3 / 5)
-    assert (result["precision"], result["recall"]) == (pytest.approx(2 / 3), pytest.approx(2 / 3))
-    assert result["f1"] == pytest.approx(2 / 3)
+    assert result.accuracy == pytest.approx(3 / 5)
+    assert (result.precision, result.recall) == (pytest.approx(2 / 3), pytest.approx(2 / 3))
+    assert result.f1 == pytest.approx(2 / 3)
+    assert list(result.to_dict()) == ["task", "n", "accuracy", "precision", "recall", "f1"]
 
 
 def test_undefined_measures_are_none_not_zero() -> None:
-    assert evaluate("regression", [1.0, 2.0, 3.0], [2.0, 2.0, 2.0])["pearson"] is None
-    assert evaluate("classification", [0, 0], [0, 0])["f1"] is None
+    assert evaluate("regression", [1.0, 2.0, 3.0], [2.0, 2.0, 2.0]).pearson is None
+    assert evaluate("classification", [0, 0], [0, 0]).f1 is None
 
 
 def test_a_trained_pfsm_survives_a_save_and_load(tmp_path: Path) -> None:
@@ -68,31 +72,59 @@ def test_a_trained_pfsm_survives_a_save_and_load(tmp_path: Path) -> None:
 
 
 def test_bad_input_is_refused_with_a_clear_message(tmp_path: Path) -> None:
-    with pytest.raises(ScorerError, match=r"unknown scorer kind 'bleu'.*perp"):
+    with pytest.raises(OptionsError, match=r"unknown scorer kind 'bleu'.*perp"):
         get_scorer("bleu")
-    with pytest.raises(ScorerError, match="does regression"):
+    with pytest.raises(OptionsError, match="does regression"):
         get_scorer("pfsm", task="classification")
-    with pytest.raises(ScorerError, match="2 pairs but 1 targets"):
+    with pytest.raises(InputError, match="2 pairs but 1 targets"):
         get_scorer("pfsm").fit(pairs_and_targets()[0][:2], [1.0])
-    with pytest.raises(ScorerError, match="sentence 2 is empty"):
+    with pytest.raises(InputError, match="sentence 2 is empty"):
         get_scorer("pfsm").fit([(["a"], [])], [1.0])
-    with pytest.raises(ScorerError, match="not trained"):
+    with pytest.raises(ModelError, match="not trained"):
         get_scorer("pfsm").predict(pairs_and_targets()[0])
     with pytest.raises(FormatError, match="field 'format'"):
         scorer_from_dict({"kind": "pfsm"})
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(FormatError, match=r"bad\.json.*not a JSON model"):
         load_scorer(tmp_path / "bad.json")
-    with pytest.raises(ScorerError, match="KEY=VALUE"):
-        parse_options(["epochs"])
+    with pytest.raises(OptionsError, match="KEY=VALUE"):
+        parse_options("perp", ["epochs"])
 
 
-def test_options_are_read_as_json_when_possible() -> None:
-    assert parse_options(["epochs=20", "synonyms=false", "name=x"]) == {
-        "epochs": 20,
+def test_command_line_options_are_read_as_their_options_type() -> None:
+    assert parse_options("pfsm", ["cutoff=20", "synonyms=false", "l2=1"]) == {
+        "cutoff": 20,
         "synonyms": False,
-        "name": "x",
+        "l2": 1.0,
     }
+    assert parse_options("combined", ["groups=mt,overlap", "c_grid=[1, 10]"]) == {
+        "groups": ["mt", "overlap"],
+        "c_grid": [1.0, 10.0],
+    }
+    with pytest.raises(OptionsError, match="unknown option 'epochs' for scorer 'pfsm'"):
+        parse_options("pfsm", ["epochs=20"])
+    with pytest.raises(OptionsError, match="option 'cutoff' of scorer 'pfsm' must be an int"):
+        parse_options("pfsm", ["cutoff=many"])
+
+
+def test_every_scorer_refuses_an_unknown_option_listing_the_known_ones() -> None:
+    for kind, cls in SCORERS.items():
+        with pytest.raises(OptionsError) as error:
+            get_scorer(kind, colour="red")
+        assert f"unknown option 'colour' for scorer '{kind}'" in str(error.value)
+        assert all(name in str(error.value) for name in cls.options_class.names())
+
+
+def test_a_saved_scorer_keeps_its_options_and_drops_the_ones_this_version_does_not_know() -> None:
+    pairs, targets = pairs_and_targets()
+    saved = get_scorer("pfsm", cutoff=0, l2=2).fit(pairs, targets).to_dict()
+    assert saved["options"] == PFSMOptions(cutoff=0, l2=2.0).to_dict()
+    saved["options"]["jump_limit"] = 3  # an older pfsm took it and had no use for it
+    again = scorer_from_dict(saved)
+    assert again.options == PFSMOptions(cutoff=0, l2=2.0)
+    np.testing.assert_array_equal(
+        again.predict(pairs), get_scorer("pfsm", cutoff=0, l2=2).fit(pairs, targets).predict(pairs)
+    )
 
 
 def test_the_cli_trains_and_scores_files(tmp_path: Path, capsys) -> None:
@@ -141,7 +173,13 @@ def test_the_mt_classifier_scores_single_pairs_as_in_training_after_a_reload() -
 
 def test_the_mt_scorer_names_the_table_rows_it_knows() -> None:
     pairs, targets = pairs_and_targets()
-    with pytest.raises(ScorerError, match=r"unknown feature set 'BLEU9'.*WER"):
-        get_scorer("mt", features="BLEU9").fit(pairs, targets)
-    with pytest.raises(ScorerError, match="classification targets must be 0 or 1"):
+    with pytest.raises(OptionsError, match=r"option 'features' of scorer 'mt' must be one of WER"):
+        get_scorer("mt", features="BLEU9")
+    with pytest.raises(InputError, match="classification targets must be 0 or 1"):
         get_scorer("mt", "classification").fit(pairs, targets)
+
+
+def test_the_mt_options_name_every_row_of_table_3() -> None:
+    from scoring.mt.features import TABLE3_SUBSETS
+
+    assert MtOptions.constraints["features"] == Choices(tuple(TABLE3_SUBSETS))

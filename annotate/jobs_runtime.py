@@ -1,0 +1,447 @@
+"""Background jobs at run time: each kind of job is a Celery task made by :func:`job_task`.
+
+A service decorates its runner, ``runner(job, progress) -> result``, with
+``@job_task(kind=...)``; the decorated name is then the kind's Celery task, named
+``annotate.job.<kind>``. Life of a job::
+
+    service: task.create(corpus=…, parameters=…)    (in the request's transaction)
+        Job row, pending ──transaction.on_commit──▶ task.apply_async((job_id,))
+    worker: the task, JobTask.execute(job_id):
+        claim: UPDATE … SET status=running WHERE id=… AND kind=… AND status=pending
+               (0 rows: cancelled, or another worker has it → nothing to do)
+        Heartbeat thread: heartbeat_at = now() every HEARTBEAT_INTERVAL seconds
+        runner(job, progress) → result    (computes outside any transaction; every progress
+                                           report also finds out whether the job was cancelled)
+        UPDATE … SET status=succeeded|failed WHERE id=… AND status=running
+
+A transient database error puts the job back to pending and Celery retries the task after a
+back-off, :data:`MAX_ATTEMPTS` runs in all; the soft time limit fails the job with the reason.
+A runner that hands its work to a Celery canvas returns :data:`DEFERRED`: the job stays
+running, the canvas' tasks report with :func:`job_chunk_done` and its callback finishes it.
+
+When the broker cannot be reached the request still succeeds: the job stays pending with
+:data:`UNSENT` as its message, and :func:`jobs_send_unsent` (called with the reaping) sends it,
+with the task its kind names in the registry the decorator fills, once the broker answers. A
+job sent twice runs once: a worker claims it only while it is pending.
+
+This module imports no service (the services import it), so nothing here can close an import
+circle; the app's ``ready()`` imports the services, which fills the registry in every process.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, cast
+
+from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.contrib.auth.models import User
+from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db.models import F
+from django.db.models.functions import Least
+from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
+
+from annotate.exceptions import DomainError, without_server_paths
+from annotate.models import Corpus, Job
+from scoring.errors import ScoringError
+
+logger = logging.getLogger(__name__)
+
+HEARTBEAT_INTERVAL = 5.0
+PROGRESS_MIN_INTERVAL = 0.5
+#: The message of a pending job the broker did not take.
+UNSENT = "the job queue could not be reached; the job is sent when it answers again"
+WAITING = "waiting for a worker"
+#: One quick retry: a request must not hang on a broker that is down.
+RETRY_POLICY = {"max_retries": 1, "interval_start": 0.0, "interval_step": 0.5, "interval_max": 0.5}
+# Errors worth another attempt: the database connection dropped, a deadlock or serialization
+# failure, a lock timeout. Every other error fails the job at once.
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (OperationalError, InterfaceError)
+MAX_ATTEMPTS = 3
+RETRY_BACKOFF_SECONDS = 10.0
+
+#: ``progress(percent, message)``: what a runner calls between steps of its work.
+Progress = Callable[[float, str], None]
+
+
+class Deferred:
+    """Returned by a runner that handed its job to a Celery canvas; the canvas finishes it."""
+
+    def __repr__(self) -> str:
+        return "DEFERRED"
+
+
+DEFERRED = Deferred()
+Runner = Callable[[Job, Progress], "dict[str, Any] | Deferred"]
+
+
+class UnknownJobKind(DomainError):
+    code = "unknown_job_kind"
+
+
+class JobCancelled(Exception):
+    """Raised inside a runner when its job was cancelled or reaped meanwhile."""
+
+
+class JobRetry(Exception):
+    """A transient error stopped the job; it is pending again, to be run after ``countdown``."""
+
+    def __init__(self, job_id: int, attempt: int, countdown: float, error: BaseException) -> None:
+        super().__init__(f"job {job_id}: attempt {attempt} hit {type(error).__name__}: {error}")
+        self.countdown = countdown
+
+
+# --- the tasks ---------------------------------------------------------------------------------
+
+
+class JobTask(Task):  # type: ignore[misc]  # celery is untyped
+    """The Celery task of one kind of job (made by :func:`job_task`): takes a job id, claims
+    the job and runs the kind's runner with a heartbeat and progress reports."""
+
+    #: The ``Job.kind`` this task runs.
+    kind: str = ""
+    #: ``runner(job, progress)``: the service's function the task was made from.
+    runner: Runner
+    acks_late = True
+    ignore_result = True
+
+    def create(
+        self,
+        *,
+        parameters: dict[str, Any] | None = None,
+        owner: User | None = None,
+        corpus: Corpus | None = None,
+        seed: int | None = None,
+    ) -> Job:
+        """A pending job of this kind, sent to the workers once the transaction commits
+        (:func:`job_create`)."""
+        return job_create(task=self, parameters=parameters, owner=owner, corpus=corpus, seed=seed)
+
+    def send(self, job_id: int) -> bool:
+        """Hand the job to the broker now; if it cannot be reached, mark the job :data:`UNSENT`
+        and return False."""
+        try:
+            self.apply_async((job_id,), retry=True, retry_policy=RETRY_POLICY)
+        except (BrokerError, OSError) as error:
+            logger.warning("job %s not sent, the broker is unreachable: %s", job_id, error)
+            Job.objects.filter(pk=job_id, status=Job.Status.PENDING).update(message=UNSENT)
+            return False
+        return True
+
+    def execute(self, *, job_id: int, worker: str) -> str:
+        """Claim the job and run it in this process; returns its status afterwards. Raises
+        :class:`JobRetry` after a transient error (the Celery task retries)."""
+        if not job_claim(job_id=job_id, worker=worker, kind=self.kind):
+            status = Job.objects.filter(pk=job_id).values_list("status", flat=True).first()
+            logger.info("job %s not claimed (status %s)", job_id, status)
+            return str(status)
+        job = Job.objects.select_related("corpus", "owner").get(pk=job_id)
+        try:
+            with Heartbeat(job_id):
+                result = self.runner(job, ThrottledProgress(job_id))
+        except JobCancelled:
+            return Job.objects.get(pk=job_id).status
+        except (DomainError, ScoringError) as error:
+            job_fail(job_id=job_id, error=str(error))
+            return Job.Status.FAILED
+        except SoftTimeLimitExceeded:
+            job_fail(job_id=job_id, error="the job exceeded its time limit and was stopped")
+            return Job.Status.FAILED
+        except TRANSIENT_ERRORS as error:
+            return _after_transient_error(job_id, error)
+        except Exception as error:
+            logger.exception("job %s (%s) crashed", job_id, self.kind)
+            job_fail(job_id=job_id, error=internal_error_message(error))
+            return Job.Status.FAILED
+        if isinstance(result, Deferred):
+            return Job.Status.RUNNING
+        if job_finish(job_id=job_id, result=result):
+            return Job.Status.SUCCEEDED
+        return Job.objects.get(pk=job_id).status
+
+
+def _task_body(task: JobTask, job_id: int) -> str:
+    """What a worker runs for a job message; Celery's Django fix-up closes stale database
+    connections around it."""
+    worker = task.request.hostname or socket.gethostname()
+    try:
+        return task.execute(job_id=job_id, worker=worker)
+    except JobRetry as retry:  # bounded by the job's attempts (MAX_ATTEMPTS)
+        raise task.retry(countdown=retry.countdown, max_retries=None) from retry
+
+
+_TASKS: dict[str, JobTask] = {}
+
+
+def job_task(*, kind: str, **options: Any) -> Callable[[Runner], JobTask]:
+    """Make ``runner(job, progress)`` the Celery task of jobs of ``kind`` (``annotate.job.<kind>``)
+    and register it under ``kind``. ``options`` are Celery task options (time limits, say) on
+    top of :class:`JobTask`'s."""
+
+    def decorate(runner: Runner) -> JobTask:
+        if kind in _TASKS:
+            raise RuntimeError(f"two runners for the job kind {kind!r}")
+
+        def body(task: JobTask, job_id: int) -> str:
+            return _task_body(task, job_id)
+
+        body.__name__, body.__qualname__ = runner.__name__, runner.__qualname__
+        body.__module__, body.__doc__ = runner.__module__, runner.__doc__
+        task = shared_task(
+            name=f"annotate.job.{kind}",
+            base=JobTask,
+            bind=True,
+            kind=kind,
+            runner=staticmethod(runner),
+            **options,
+        )(body)
+        _TASKS[kind] = cast(JobTask, task)
+        return _TASKS[kind]
+
+    return decorate
+
+
+def job_kinds() -> tuple[str, ...]:
+    """Every kind of job, sorted."""
+    return tuple(sorted(_TASKS))
+
+
+def job_task_of(kind: str) -> JobTask:
+    """The task of a kind of job; :class:`UnknownJobKind` (naming the kinds) if there is none."""
+    try:
+        return _TASKS[kind]
+    except KeyError:
+        raise UnknownJobKind(
+            f"unknown job kind {kind!r}; known kinds: {', '.join(job_kinds())}"
+        ) from None
+
+
+def job_run(*, job_id: int, worker: str) -> str:
+    """Run a job in this process with the task of its kind, as a worker would (tests, tools)."""
+    kind = Job.objects.filter(pk=job_id).values_list("kind", flat=True).get()
+    return job_task_of(kind).execute(job_id=job_id, worker=worker)
+
+
+# --- creating and sending ----------------------------------------------------------------------
+
+
+def job_create(
+    *,
+    task: JobTask,
+    parameters: dict[str, Any] | None = None,
+    owner: User | None = None,
+    corpus: Corpus | None = None,
+    seed: int | None = None,
+) -> Job:
+    """Create a pending job of the task's kind and send it once the surrounding transaction
+    commits.
+
+    The same request twice (kind, corpus, parameters and seed) while the first is still queued
+    or running returns the first job, marked ``job.reused = True``, instead of queueing the
+    work again: a double click, a retried request or a script in a loop costs one job."""
+    parameters = parameters or {}
+    with transaction.atomic():
+        active = Job.objects.select_for_update().filter(
+            kind=task.kind,
+            corpus=corpus,
+            seed=seed,
+            status__in=[Job.Status.PENDING, Job.Status.RUNNING],
+        )
+        for existing in active.order_by("pk"):
+            if existing.parameters == parameters:
+                existing.reused = True
+                return existing
+        job = Job.objects.create(
+            kind=task.kind,
+            parameters=parameters,
+            owner=owner,
+            corpus=corpus,
+            seed=seed,
+            message=WAITING,
+        )
+        job.reused = False
+        job_id = job.pk
+        transaction.on_commit(lambda: task.send(job_id))
+    return job
+
+
+def jobs_send_unsent() -> int:
+    """Send the pending jobs the broker could not take; returns how many went. A job of a kind
+    no task runs any more fails with that reason."""
+    sent = 0
+    unsent = Job.objects.filter(status=Job.Status.PENDING, message=UNSENT)
+    for job_id, kind in unsent.order_by("pk").values_list("pk", "kind"):
+        try:
+            task = job_task_of(kind)
+        except UnknownJobKind as error:
+            job_fail(job_id=job_id, error=str(error))
+            continue
+        if not task.send(job_id):
+            break  # still down: the rest waits for the next call
+        Job.objects.filter(pk=job_id, status=Job.Status.PENDING, message=UNSENT).update(
+            message=WAITING
+        )
+        sent += 1
+    return sent
+
+
+# --- the job row while it runs -----------------------------------------------------------------
+
+
+def job_claim(*, job_id: int, worker: str, kind: str | None = None) -> bool:
+    """Atomically move a pending job (of ``kind``, if given) to running; False if it was not
+    pending."""
+    now = timezone.now()
+    jobs = Job.objects.filter(pk=job_id, status=Job.Status.PENDING)
+    if kind is not None:
+        jobs = jobs.filter(kind=kind)
+    claimed = jobs.update(
+        status=Job.Status.RUNNING,
+        started_at=now,
+        heartbeat_at=now,
+        worker=worker[:200],
+        attempts=F("attempts") + 1,
+        message="started",
+    )
+    return claimed == 1
+
+
+def job_progress(*, job_id: int, percent: float, message: str) -> None:
+    """Record progress; raises :class:`JobCancelled` if the job is no longer running."""
+    updated = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+        progress=max(0, min(100, int(percent))),
+        message=message[:500],
+        heartbeat_at=timezone.now(),
+    )
+    if updated == 0:
+        raise JobCancelled(f"job {job_id} is no longer running")
+
+
+def job_chunk_done(*, job_id: int, share: float, message: str) -> None:
+    """A task of a job's canvas finished its part: add its share of progress (kept below 100
+    until the callback finishes the job) and beat the heart. Raises :class:`JobCancelled` if the
+    job was cancelled or reaped meanwhile, so the remaining tasks stop early."""
+    updated = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+        progress=Least(F("progress") + max(0, round(share)), 99),
+        message=message[:500],
+        heartbeat_at=timezone.now(),
+    )
+    if updated == 0:
+        raise JobCancelled(f"job {job_id} is no longer running")
+
+
+def job_finish(*, job_id: int, result: dict[str, Any]) -> bool:
+    return (
+        Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+            status=Job.Status.SUCCEEDED,
+            progress=100,
+            message="done",
+            result=result,
+            finished_at=timezone.now(),
+        )
+        == 1
+    )
+
+
+def job_fail(*, job_id: int, error: str) -> bool:
+    """Mark the job failed with ``error``, the reason its owner reads (server paths cut out)."""
+    return (
+        Job.objects.filter(pk=job_id, status__in=[Job.Status.RUNNING, Job.Status.PENDING]).update(
+            status=Job.Status.FAILED,
+            message="failed",
+            error=without_server_paths(error),
+            finished_at=timezone.now(),
+        )
+        == 1
+    )
+
+
+class Heartbeat:
+    """Writes ``heartbeat_at`` from a side thread while a runner (or a task of its canvas)
+    computes."""
+
+    def __init__(self, job_id: int, interval: float | None = None) -> None:
+        self._job_id = job_id
+        self._interval = HEARTBEAT_INTERVAL if interval is None else interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"job-{job_id}-heartbeat")
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _loop(self) -> None:
+        try:
+            while not self._stop.wait(self._interval):
+                Job.objects.filter(pk=self._job_id, status=Job.Status.RUNNING).update(
+                    heartbeat_at=timezone.now()
+                )
+        except Exception:  # a failed heartbeat must not kill the job; the reaper will judge
+            logger.exception("heartbeat of job %s failed", self._job_id)
+        finally:
+            connection.close()
+
+
+class ThrottledProgress:
+    """The ``progress`` a runner gets: writes at most every :data:`PROGRESS_MIN_INTERVAL`
+    seconds (and always at 100 %), raising :class:`JobCancelled` once the job is not running."""
+
+    def __init__(self, job_id: int) -> None:
+        self._job_id = job_id
+        self._last = 0.0
+
+    def __call__(self, percent: float, message: str) -> None:
+        now = time.monotonic()
+        if now - self._last >= PROGRESS_MIN_INTERVAL or percent >= 100:
+            self._last = now
+            job_progress(job_id=self._job_id, percent=percent, message=message)
+
+
+def _after_transient_error(job_id: int, error: BaseException) -> str:
+    """Put the job back to pending and raise :class:`JobRetry`, or fail it after the last try.
+
+    The connection that failed is dropped if it is unusable, so the next query opens a fresh
+    one. If the database is still away, this raises and the reaper fails the job once its
+    heartbeat is stale.
+    """
+    if not connection.in_atomic_block:
+        connection.close_if_unusable_or_obsolete()
+    attempts = Job.objects.filter(pk=job_id).values_list("attempts", flat=True).first() or 0
+    message = f"{type(error).__name__}: {error}".strip()[:300]
+    if attempts >= MAX_ATTEMPTS:
+        logger.warning("job %s failed after %d attempts: %s", job_id, attempts, message)
+        job_fail(
+            job_id=job_id,
+            error=f"the database failed {attempts} times; last error: {message}",
+        )
+        return Job.Status.FAILED
+    requeued = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+        status=Job.Status.PENDING,
+        progress=0,
+        message=f"attempt {attempts} of {MAX_ATTEMPTS} hit a database error; retrying",
+    )
+    if not requeued:  # cancelled or reaped meanwhile
+        return str(Job.objects.filter(pk=job_id).values_list("status", flat=True).first())
+    countdown = RETRY_BACKOFF_SECONDS * 2 ** (attempts - 1)
+    logger.warning("job %s: %s; retrying in %.0f s", job_id, message, countdown)
+    raise JobRetry(job_id, attempts, countdown, error)
+
+
+def internal_error_message(error: BaseException) -> str:
+    """What users read of an unexpected error; the traceback goes to the worker log. A file
+    system error says what went wrong with which file, without the file's folder."""
+    detail = str(error)
+    if isinstance(error, OSError) and error.strerror:
+        name = Path(str(error.filename)).name if error.filename else ""
+        detail = f"{error.strerror}: {name}" if name else error.strerror
+    return f"internal error ({type(error).__name__}: {detail}); see the worker log"

@@ -1,0 +1,214 @@
+"""A corpus's prefill tab: choose an aligner and its options, run it as a job, and read every run
+with its precision, recall and F1 against the gold; the runs are a live fragment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from annotate.apis.aligners import aligner_descriptions
+from annotate.exceptions import DomainError
+from annotate.models import Corpus
+from annotate.selectors.corpora import corpus_prefill_counts
+from annotate.services.prefill import MAX_RETRAIN_EVERY, prefill_queue
+from frontend.access import admin_page
+from frontend.pages.corpus_common import (
+    corpus_jobs,
+    corpus_or_404,
+    job_id_column,
+    job_queued,
+    jobs_section,
+    refuse,
+    tab_context,
+)
+from frontend.tables import Column
+from scoring.errors import ScoringError
+
+TEMPLATE = "frontend/admin/corpus_prefill.html"
+DEFAULT_ALIGNER = "em"
+OPTION_PREFIX = "opt_"
+
+
+def _cell(name: str) -> str:
+    return f"{TEMPLATE}#{name}"
+
+
+COLUMNS = (
+    job_id_column(TEMPLATE),
+    Column("Aligner", _cell("run-aligner"), key="aligner", sort="parameters__aligner"),
+    Column("Status", _cell("run-status"), key="status", sort="status"),
+    Column("Prefilled", _cell("run-prefilled"), numeric=True),
+    Column("Kept (opened)", _cell("run-kept"), numeric=True, help="pairs an annotator opened"),
+    Column("Links", _cell("run-links"), numeric=True),
+    Column("Gold pairs", _cell("run-gold"), numeric=True),
+    Column("P", _cell("run-precision"), numeric=True, help="precision over every link"),
+    Column("R", _cell("run-recall"), numeric=True, help="recall over every link"),
+    Column("F1", _cell("run-f1"), numeric=True, help="F1 over every link"),
+    Column(
+        "F1 non-identical",
+        _cell("run-f1-non-identical"),
+        numeric=True,
+        help="F1 leaving out links between identical words",
+    ),
+)
+
+
+def _option_field(option: dict[str, Any]) -> forms.Field:
+    """A form field for one aligner option; left empty, the option keeps its default."""
+    name = option["name"].replace("_", " ")
+    default = option["default"]
+    allowed = option.get("allowed", "")
+    common: dict[str, Any] = {
+        "label": name,
+        "required": False,
+        "help_text": f"{allowed}" if allowed else "",
+    }
+    if option.get("choices"):
+        choices = [(value, value) for value in option["choices"]]
+        return forms.ChoiceField(choices=choices, initial=default, **common)
+    if option["type"] == "bool":
+        return forms.TypedChoiceField(
+            choices=[("true", "yes"), ("false", "no")],
+            coerce=lambda value: value == "true",
+            initial="true" if default else "false",
+            **common,
+        )
+    if option["type"] == "int":
+        return forms.IntegerField(initial=default, **common)
+    if option["type"] == "float":
+        return forms.FloatField(
+            initial=default, widget=forms.NumberInput({"step": "any"}), **common
+        )
+    return forms.CharField(initial=default, max_length=200, **common)
+
+
+class PrefillForm(forms.Form):
+    """The chosen aligner's options (each starting at its default) and, for an aligner that
+    learns from finished annotations, how often to retrain it."""
+
+    aligner = forms.CharField(widget=forms.HiddenInput)
+    retrain_every = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=MAX_RETRAIN_EVERY,
+        label="Retrain automatically after every N newly finished pairs",
+        help_text="0 switches automatic retraining off; empty keeps the current setting.",
+    )
+
+    def __init__(self, *args: Any, aligner: dict[str, Any], **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        kwargs.setdefault("auto_id", "prefill-%s")
+        super().__init__(*args, **kwargs)
+        self.description = aligner
+        self.fields["aligner"].initial = aligner["name"]
+        if not aligner["learns_from_annotations"]:
+            del self.fields["retrain_every"]
+        for option in aligner["options"]:
+            self.fields[f"{OPTION_PREFIX}{option['name']}"] = _option_field(option)
+
+    @property
+    def option_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.fields if name.startswith(OPTION_PREFIX)]
+
+    def changed_options(self) -> dict[str, Any]:
+        """Only the options set away from their defaults: the others keep the aligner's."""
+        defaults = {option["name"]: option["default"] for option in self.description["options"]}
+        out = {}
+        for name, value in self.cleaned_data.items():
+            if name.startswith(OPTION_PREFIX):
+                key = name.removeprefix(OPTION_PREFIX)
+                if value not in (None, "") and value != defaults[key]:
+                    out[key] = value
+        return out
+
+
+def _aligner(name: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    aligners = aligner_descriptions()
+    by_name = {aligner["name"]: aligner for aligner in aligners}
+    chosen = by_name.get(name or "") or by_name.get(DEFAULT_ALIGNER) or aligners[0]
+    return aligners, chosen
+
+
+def _runs(request: HttpRequest, corpus: Corpus) -> dict[str, Any]:
+    return jobs_section(
+        request,
+        corpus_jobs(corpus, request.user, ["prefill"]),
+        COLUMNS,
+        with_results=True,
+        noun="runs",
+        empty_title="No prefill yet",
+        empty_text="Choose an aligner above and run it.",
+    )
+
+
+def _page(
+    request: HttpRequest, corpus: Corpus, form: PrefillForm | None = None, status: int = 200
+) -> HttpResponse:
+    runs = _runs(request, corpus)
+    if request.GET.get("fragment") == "runs":
+        return render(request, f"{TEMPLATE}#runs", {**tab_context(corpus, "prefill"), **runs})
+    aligners, chosen = _aligner(form.description["name"] if form else request.GET.get("aligner"))
+    counts = corpus_prefill_counts(corpus)
+    context = {
+        **tab_context(corpus, "prefill"),
+        **runs,
+        "aligners": aligners,
+        "chosen": chosen,
+        "form": form or PrefillForm(aligner=chosen),
+        "prefilled": counts["prefilled_pairs"],
+        "pairs": counts["pairs"],
+        "gold": counts["gold_alignments"],
+    }
+    return render(request, TEMPLATE, context, status=status)
+
+
+@admin_page
+def corpus_prefill(request: HttpRequest, corpus_id: int) -> HttpResponse:
+    return _page(request, corpus_or_404(corpus_id))
+
+
+@require_POST
+@admin_page
+def corpus_prefill_run(request: HttpRequest, corpus_id: int) -> HttpResponse:
+    """Queue a prefill with the posted aligner and options (and retraining setting)."""
+    corpus = corpus_or_404(corpus_id)
+    _, chosen = _aligner(request.POST.get("aligner"))
+    form = PrefillForm(request.POST, aligner=chosen)
+    if request.POST.get("aligner") != chosen["name"]:
+        form.add_error(None, f"there is no aligner {request.POST.get('aligner', '')!r}")
+    elif form.is_valid():
+        try:
+            job = prefill_queue(
+                corpus=corpus,
+                aligner=chosen["name"],
+                retrain_every=form.cleaned_data.get("retrain_every"),
+                owner=request.user,  # type: ignore[arg-type]
+                trigger="request",
+                options=form.changed_options(),
+            )
+        except (DomainError, ScoringError) as error:
+            refuse(form, error, prefix=OPTION_PREFIX)
+        else:
+            job_queued(request, job, "Prefill")
+            if form.cleaned_data.get("retrain_every") is not None:
+                messages.info(request, _retraining_text(corpus))
+            return redirect(
+                f"{reverse('corpus-prefill', args=[corpus.pk])}?aligner={chosen['name']}"
+            )
+    return _page(request, corpus, form, status=400)
+
+
+def _retraining_text(corpus: Corpus) -> str:
+    corpus.refresh_from_db(fields=["prefill_aligner", "prefill_retrain_every"])
+    if not corpus.prefill_aligner:
+        return "Automatic retraining is off."
+    return (
+        f"{corpus.prefill_aligner} retrains after every {corpus.prefill_retrain_every:,} newly "
+        "finished pairs."
+    )

@@ -1,0 +1,178 @@
+"""The options of every aligner, declared once (see :mod:`scoring.options`).
+
+Each aligner class names its options class (``Aligner.options_class``); the web app's prefill
+form, its checks of a prefill job's options and the CLI's ``--option KEY=VALUE`` all read these.
+An option whose type is ``str | None`` and that is listed in ``paths`` names a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from scoring.options import Choices, Constraint, Interval, Options
+
+#: How the ``em`` aligner combines the ``lexical`` aligner's matches (``scoring.aligners.em``).
+LEXICAL_MODES = ("none", "merge", "first", "first-sure")
+DECODE_MODES = ("viterbi", "posterior", "agreement")
+#: Possible links of the symmetrization: grow-diag-final's beyond the intersection, or none
+#: (the sure links alone: a wrong possible link costs an annotator a correction).
+POSSIBLE_MODES = ("grow-diag-final", "none")
+TRAINING_MODES = ("independent", "agreement")
+START_MODES = ("jump", "uniform", "learned")
+END_MODES = ("none", "jump", "learned")
+#: How the ``supervised`` aligner turns probabilities into links (``scoring.aligners.supervised``).
+DECISIONS = ("corrections", "thresholds")
+
+_POSITIVE = Interval(0, None, closed="neither")
+_AT_LEAST_0 = Interval(0, None)
+_AT_LEAST_1 = Interval(1, None)
+_PROBABILITY = Interval(0, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class AlignerOptions(Options):
+    """Options every aligner has: ``max_length``, the most tokens of a sentence it aligns."""
+
+    owner: ClassVar[str] = "an aligner"
+    constraints: ClassVar[Mapping[str, Constraint]] = {"max_length": _AT_LEAST_1}
+
+    max_length: int = 250
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalOptions(AlignerOptions):
+    """``lexical``: which match rules to use, a PPDB lexical table, and whether a missing
+    resource is an error (``strict_resources``) or a warning."""
+
+    owner: ClassVar[str] = "aligner 'lexical'"
+    paths: ClassVar[frozenset[str]] = frozenset({"ppdb"})
+
+    stem: bool = True
+    wordnet: bool = True
+    ppdb: str | None = None
+    strict_resources: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class IdentityOptions(LexicalOptions):
+    """``identity``: the lexical aligner with the identical and lowercase rules only."""
+
+    owner: ClassVar[str] = "aligner 'identity'"
+
+    stem: bool = False
+    wordnet: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EMOptions(AlignerOptions):
+    """``em``: IBM Model 1 and HMM iterations, the HMM's empty word, jumps, start and end,
+    the identity lexicon's weight, decoding and symmetrization (``scoring.aligners.em``)."""
+
+    owner: ClassVar[str] = "aligner 'em'"
+    paths: ClassVar[frozenset[str]] = frozenset({"ppdb"})
+    constraints: ClassVar[Mapping[str, Constraint]] = {
+        "max_length": _AT_LEAST_1,
+        "model1_iterations": _AT_LEAST_0,
+        "hmm_iterations": _AT_LEAST_0,
+        "p_null": Interval(0, 1, closed="neither"),
+        "max_jump": _AT_LEAST_1,
+        "jump_smoothing": _AT_LEAST_0,
+        "start": Choices(START_MODES),
+        "end": Choices(END_MODES),
+        "identity_weight": _AT_LEAST_0,
+        "decode": Choices(DECODE_MODES),
+        "floor": _AT_LEAST_0,
+        "lexicon_smoothing": _AT_LEAST_0,
+        "prune": _AT_LEAST_0,
+        "lexical": Choices(LEXICAL_MODES),
+        "training": Choices(TRAINING_MODES),
+        "agreement_threshold": Interval(0, 1, closed="right"),
+        "possible": Choices(POSSIBLE_MODES),
+    }
+
+    model1_iterations: int = 5
+    hmm_iterations: int = 5
+    p_null: float = 0.4
+    learn_null: bool = False
+    max_jump: int = 20
+    jump_smoothing: float = 0.2
+    start: str = "jump"
+    end: str = "jump"
+    identity_weight: float = 100.0
+    lowercase: bool = True
+    decode: str = "viterbi"
+    floor: float = 1e-7
+    lexicon_smoothing: float = 0.0
+    prune: float = 1e-7
+    lexical: str = "none"
+    ppdb: str | None = None
+    training: str = "independent"
+    agreement_threshold: float = 0.5
+    possible: str = "none"
+
+    def check(self) -> None:
+        if self.model1_iterations + self.hmm_iterations == 0:
+            raise self.invalid(
+                "at least one EM iteration is needed (model1_iterations + hmm_iterations ≥ 1)",
+                option="hmm_iterations",
+                value=0,
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class SupervisedOptions(AlignerOptions):
+    """``supervised``: features (WordNet, PPDB, POS, encoders, corpus lexicon, blocks), the
+    tree ensembles, the EM model whose posteriors are features, the fine-tuned cross-encoder
+    and how links are decided (``scoring.aligners.supervised``)."""
+
+    owner: ClassVar[str] = "aligner 'supervised'"
+    paths: ClassVar[frozenset[str]] = frozenset({"ppdb"})
+    constraints: ClassVar[Mapping[str, Constraint]] = {
+        "max_length": _AT_LEAST_1,
+        "sure_threshold": Interval(0, 1, closed="right"),
+        "possible_threshold": Interval(0, 1, closed="right"),
+        "trees": _AT_LEAST_1,
+        "learning_rate": _POSITIVE,
+        "max_leaf_nodes": Interval(2, None),
+        "min_samples_leaf": _AT_LEAST_1,
+        "seed": _AT_LEAST_0,
+        "em_hmm_iterations": _AT_LEAST_0,
+        "negative_sample": Interval(0, 1, closed="right"),
+        "fine_tune_epochs": _AT_LEAST_0,
+        "fine_tune_weight": _PROBABILITY,
+        "decision": Choices(DECISIONS),
+        "kind_trees": _AT_LEAST_1,
+    }
+
+    ppdb: str | None = None
+    wordnet: bool = True
+    pos: bool = True
+    sure_threshold: float = 0.5
+    possible_threshold: float = 0.3
+    trees: int = 200
+    learning_rate: float = 0.02
+    max_leaf_nodes: int = 31
+    min_samples_leaf: int = 100
+    seed: int = 0
+    em_hmm_iterations: int = 5
+    negative_sample: float = 0.2
+    encoder: bool = True
+    large_encoder: bool = False
+    fine_tune_epochs: int = 0
+    fine_tune_weight: float = 0.3
+    decision: str = "corrections"
+    lexicon: bool = True
+    blocks: bool = True
+    kind_trees: int = 100
+
+    def check(self) -> None:
+        if self.possible_threshold > self.sure_threshold:
+            raise self.invalid(
+                "thresholds must satisfy 0 < possible_threshold ≤ sure_threshold ≤ 1, got "
+                f"possible_threshold={self.possible_threshold}, "
+                f"sure_threshold={self.sure_threshold}",
+                option="possible_threshold",
+                value=self.possible_threshold,
+            )

@@ -1,0 +1,226 @@
+"""A corpus's assignments tab, rendered on the server: who the plan form ticks (never an imported
+account, not even after a plan named one), planning a selection, handing over open work, bad
+input refused on its field with nothing queued, and the plans with what they did, live while one
+runs."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from annotate import jobs_runtime as jobs
+from annotate import roles
+from annotate.models import Assignment, Corpus, Job
+from annotate.services.corpora import corpus_import_records
+from tests.annotate.factories import make_user
+from tests.annotate.records import make_record
+from tests.frontend.pages.forms import form_values
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client() -> Client:
+    client = Client()
+    client.force_login(make_user("admin", roles.ADMIN))
+    return client
+
+
+@pytest.fixture
+def corpus(fast_passwords: None) -> Corpus:
+    """Eight pairs (news and novels, dev and test) annotated by the imported A, B and C; alice
+    and bob sign in with a password."""
+    records = [
+        make_record(
+            f"dev:{k}",
+            prefill=None,
+            annotations={"A": "1-1", "B": "1-1", "C": "1-1"},
+            subcorpus=("news", "novels")[k % 2],
+            split=("dev", "test")[k // 4],
+        )
+        for k in range(8)
+    ]
+    corpus_import_records(corpus_name="rte", records=records)
+    for name in ("alice", "bob"):
+        make_user(name, roles.ANNOTATOR, password="a-long-Password-1")
+    return Corpus.objects.get(name="rte")
+
+
+def _page(client: Client, corpus: Corpus) -> str:
+    return client.get(f"/corpora/{corpus.pk}/assignments/").content.decode()
+
+
+def _plan(client: Client, corpus: Corpus, **changes: Any) -> Any:
+    values = form_values(_page(client, corpus), "plan-form")
+    for name, value in changes.items():
+        values[name] = value if isinstance(value, list) else [str(value)]
+    return client.post(f"/corpora/{corpus.pk}/assignments/plan/", values)
+
+
+def _run_queued() -> None:
+    for job in Job.objects.filter(status=Job.Status.PENDING):
+        assert jobs.job_run(job_id=job.pk, worker="here") == Job.Status.SUCCEEDED
+
+
+def test_the_plan_form_ticks_the_people_and_never_the_imported_accounts(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    make_user("dora", roles.ANNOTATOR)  # invited: no password yet
+    html = _page(admin_client, corpus)
+    assert form_values(html, "plan-form")["annotators"] == ["alice", "bob"]
+    people = html.split('id="plan-annotators"')[1].split("</fieldset>")[0]
+    for name in ("A", "B", "C"):
+        label = people.split(f'value="{name}"')[1].split("</label>")[0]
+        assert ">imported</span>" in label
+    assert ">no password yet</span>" in people.split('value="dora"')[1].split("</label>")[0]
+
+
+def test_planning_k_2_for_alice_and_bob_gives_every_pair_both_whatever_a_b_c_did(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    response = _plan(admin_client, corpus, annotators=["alice", "bob"], per_pair=2, seed=4)
+    assert response.status_code == 302
+    job = Job.objects.get(kind="assignments_plan")
+    assert job.parameters["annotators"] == ["alice", "bob"] and job.seed == 4
+    _run_queued()
+    planned = Assignment.objects.filter(annotator__username__in=["alice", "bob"])
+    assert planned.count() == 16
+    html = _page(admin_client, corpus)
+    done = re.sub(r"\s+", " ", html.split('class="plan-done"')[1].split("</td>")[0])
+    assert "Created 16 assignments on 8 pairs (seed 4)" in done
+    assert "Open work in this corpus now: alice 8, bob 8." in done
+
+
+def test_a_batch_of_a_sub_corpus_and_split_is_planned_and_the_form_remembers_it(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    response = _plan(
+        admin_client,
+        corpus,
+        annotators=["alice", "bob"],
+        per_pair=1,
+        double_percent=0,
+        subcorpus="news",
+        split="dev",
+        batch=1,
+    )
+    assert response.status_code == 302
+    _run_queued()
+    assert list(
+        Assignment.objects.filter(annotator__username__in=["alice", "bob"]).values_list(
+            "pair__external_id", flat=True
+        )
+    ) == ["dev:0"]
+    again = form_values(_page(admin_client, corpus), "plan-form")
+    assert (again["subcorpus"], again["split"], again["batch"]) == (["news"], ["dev"], ["1"])
+    assert again["annotators"] == ["alice", "bob"]
+
+
+def test_an_imported_account_named_in_the_last_plan_is_not_ticked_again(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    assert _plan(admin_client, corpus, annotators=["A", "alice"], per_pair=1).status_code == 302
+    assert form_values(_page(admin_client, corpus), "plan-form")["annotators"] == ["alice"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"annotators": ["alice"], "per_pair": 2}, "Annotators", "only 1 chosen"),
+        ({"annotators": []}, "Annotators", "This field is required."),
+        ({"per_pair": 0}, "Annotators per pair (K)", "greater than or equal to 1"),
+        ({"double_percent": 120}, "Doubly annotated share (%)", "less than or equal to 100"),
+        ({"min_length": 9, "max_length": 3}, "Longest length", "above the longest"),
+        ({"min_length": 50}, "Shortest length", "matches the selection"),
+        ({"subcorpus": "sports"}, "Sub-corpus", "Select a valid choice"),
+        ({"batch": 0}, "At most (pairs)", "greater than or equal to 1"),
+        ({"seed": -1}, "Seed", "greater than or equal to 0"),
+    ],
+)
+def test_a_bad_plan_is_refused_on_its_field_and_queues_nothing(
+    admin_client: Client, corpus: Corpus, changes: dict[str, Any], field: str, message: str
+) -> None:
+    response = _plan(admin_client, corpus, **changes)
+    assert response.status_code == 400
+    errors = response.content.decode().split('id="plan-errors"')[1].split("</div>")[0]
+    assert f"<b>{field}</b>: " in errors and message in errors, errors
+    assert (
+        not Job.objects.exists()
+        and not Assignment.objects.exclude(annotator__username__in=["A", "B", "C"]).exists()
+    )
+
+
+def test_handing_over_open_work_moves_it_to_the_people_ticked(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    _plan(admin_client, corpus, annotators=["alice"], per_pair=1, double_percent=0)
+    _run_queued()
+    values = form_values(_page(admin_client, corpus), "handover-form")
+    assert values["annotator"] == ["alice"] and "to" not in values
+    values["to"] = ["bob"]
+    response = admin_client.post(f"/corpora/{corpus.pk}/assignments/hand-over/", values)
+    assert response.status_code == 302
+    _run_queued()
+    assert Assignment.objects.filter(annotator__username="bob").count() == 8
+    assert "Moved 8 assignments." in _page(admin_client, corpus)
+
+
+def test_a_hand_over_to_nobody_is_refused_and_queues_nothing(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    _plan(admin_client, corpus, annotators=["alice"], per_pair=1, double_percent=0)
+    _run_queued()
+    response = admin_client.post(
+        f"/corpora/{corpus.pk}/assignments/hand-over/", {"annotator": "alice"}
+    )
+    assert response.status_code == 400
+    errors = response.content.decode().split('id="handover-errors"')[1].split("</div>")[0]
+    assert "<b>To</b>: This field is required." in errors
+    same = admin_client.post(
+        f"/corpora/{corpus.pk}/assignments/hand-over/", {"annotator": "alice", "to": ["alice"]}
+    )
+    assert same.status_code == 400
+    assert "other than the one handing over" in same.content.decode()
+    assert Job.objects.filter(kind="assignments_hand_over").count() == 0
+
+
+def test_the_summary_and_progress_are_live_fragments_while_a_plan_runs(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    _plan(admin_client, corpus, annotators=["alice", "bob"], per_pair=1)
+    for name in ("summary", "progress"):
+        html = admin_client.get(f"/corpora/{corpus.pk}/assignments/?fragment={name}").content
+        assert html.decode().lstrip().startswith(f'<div data-fragment="{name}" data-live')
+    _run_queued()
+    summary = admin_client.get(f"/corpora/{corpus.pk}/assignments/?fragment=summary").content
+    assert b"data-live" not in summary and b"<html" not in summary
+    progress = admin_client.get(f"/corpora/{corpus.pk}/assignments/?fragment=progress")
+    assert b'data-annotator="alice"' in progress.content
+
+
+def test_progress_per_annotator_marks_imported_accounts_and_explains_a_missing_edit_rate(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    html = _page(admin_client, corpus)
+    row = html.split('data-annotator="A"')[1].split("</tr>")[0]
+    assert "imported" in row and "—<span" in row  # no prefill in this corpus: no edit rate
+    assert "none of this annotator's submitted pairs has a prefill" in row
+    assert "2 of 8 submitted" not in row and "8 of 8 submitted" in row
+
+
+def test_a_plan_reported_before_selections_existed_still_reads(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    Job.objects.create(
+        kind="assignments_plan",
+        corpus=corpus,
+        status=Job.Status.SUCCEEDED,
+        parameters={"annotators": ["alice"], "per_pair": 1, "double_fraction": 0.0},
+        result={"created": 8, "seed": 3, "doubled_pairs": 0, "load": {"alice": 8}},
+    )
+    html = _page(admin_client, corpus)
+    done = re.sub(r"\s+", " ", html.split('class="plan-done"')[1].split("</td>")[0])
+    assert "Created 8 assignments (seed 3)." in done and "alice 8" in done

@@ -1,0 +1,190 @@
+"""A corpus's prefill tab, rendered on the server: the aligner's options as a form, running it
+(only changed options are sent; bad ones are refused on their field), and the runs with their
+scores, paged, sorted and live while one runs."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from annotate import roles
+from annotate.models import Corpus, Job
+from tests.annotate.factories import make_corpus, make_pair, make_user
+from tests.frontend.pages.forms import form_values
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client() -> Client:
+    client = Client()
+    client.force_login(make_user("admin", roles.ADMIN))
+    return client
+
+
+@pytest.fixture
+def corpus() -> Corpus:
+    corpus = make_corpus("pre")
+    for _ in range(2):
+        make_pair(corpus)
+    return corpus
+
+
+def _run(corpus: Corpus, **fields: Any) -> Job:
+    fields.setdefault("status", Job.Status.SUCCEEDED)
+    fields.setdefault("parameters", {"aligner": "identity", "trigger": "request", "options": {}})
+    return Job.objects.create(kind="prefill", corpus=corpus, **fields)
+
+
+def _rows(html: str) -> list[int]:
+    return [int(found) for found in re.findall(r'data-job="(\d+)"', html)]
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_each_run_shows_what_it_wrote_and_its_scores_against_the_gold(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    scores = {"precision": 0.9, "recall": 0.5, "f1": 0.643, "undefined": []}
+    _run(
+        corpus,
+        parameters={"aligner": "em", "trigger": "request", "options": {"model1_iterations": 3}},
+        result={
+            "prefilled_pairs": 12,
+            "skipped_started_pairs": 3,
+            "links": 140,
+            "warnings": [],
+            "evaluation": {
+                "pairs": 7,
+                "trained_on_gold": False,
+                "all_links": scores,
+                "non_identical": {"precision": None, "recall": None, "f1": None, "undefined": []},
+            },
+        },
+    )
+    html = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    row = _text(html.split('data-job="')[1].split("</tr>")[0])
+    assert "em model1_iterations=3" in row
+    assert "12 3 140 7 0.900 0.500 0.643 undefined" in row
+
+
+def test_a_run_without_gold_or_result_says_so_instead_of_zeros(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    _run(corpus, result={"prefilled_pairs": 2, "skipped_started_pairs": 0, "links": 4})
+    _run(corpus, status=Job.Status.FAILED, error="the aligner ran out of memory")
+    html = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    failed, finished = html.split('data-job="')[1:3]
+    assert "the aligner ran out of memory" in failed and "— — —" in _text(failed)
+    assert "no gold" in finished
+
+
+def test_runs_are_paged_ten_at_a_time_newest_first_and_sort_by_status(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    runs = [_run(corpus) for _ in range(11)]
+    first = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert _rows(first) == [job.pk for job in runs[::-1][:10]]
+    second = admin_client.get(f"/corpora/{corpus.pk}/prefill/?page=2").content.decode()
+    assert _rows(second) == [runs[0].pk] and "11–11 of 11 runs" in second
+    Job.objects.filter(pk=runs[4].pk).update(status=Job.Status.FAILED)
+    by_status = admin_client.get(f"/corpora/{corpus.pk}/prefill/?sort=status").content.decode()
+    assert _rows(by_status)[0] == runs[4].pk
+
+
+def test_the_runs_fragment_is_live_while_a_run_is_queued_or_running(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    running = _run(corpus, status=Job.Status.RUNNING, progress=40, message="training em")
+    html = admin_client.get(f"/corpora/{corpus.pk}/prefill/?fragment=runs").content.decode()
+    assert html.lstrip().startswith('<div data-fragment="runs" data-live')
+    assert "<html" not in html and "training em" in html and 'value="40"' in html
+    Job.objects.filter(pk=running.pk).update(status=Job.Status.SUCCEEDED)
+    html = admin_client.get(f"/corpora/{corpus.pk}/prefill/?fragment=runs").content.decode()
+    assert "data-live" not in html
+
+
+def test_no_run_yet_is_an_empty_state(admin_client: Client, corpus: Corpus) -> None:
+    html = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert "No prefill yet" in html and 'id="runs-table"' not in html
+
+
+def test_the_form_shows_the_chosen_aligners_options_at_their_defaults(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    em = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert 'name="opt_model1_iterations"' in em and 'name="aligner" value="em"' in em
+    lexical = admin_client.get(f"/corpora/{corpus.pk}/prefill/?aligner=lexical").content.decode()
+    assert 'name="aligner" value="lexical"' in lexical
+    assert 'name="opt_model1_iterations"' not in lexical
+    supervised = admin_client.get(f"/corpora/{corpus.pk}/prefill/?aligner=supervised")
+    assert b'name="retrain_every"' in supervised.content
+
+
+def test_running_a_prefill_queues_it_with_only_the_changed_options(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    form = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    posted = form_values(form, "prefill-form")
+    assert len(posted) > 10 and posted["aligner"] == ["em"]
+    posted["opt_model1_iterations"] = ["2"]
+    response = admin_client.post(f"/corpora/{corpus.pk}/prefill/run/", posted, follow=True)
+    assert response.redirect_chain == [(f"/corpora/{corpus.pk}/prefill/?aligner=em", 302)]
+    job = Job.objects.get(kind="prefill")
+    assert job.parameters["aligner"] == "em"
+    assert job.parameters["options"] == {"model1_iterations": 2}
+    assert f"Prefill #{job.pk} queued" in response.content.decode()
+
+
+def test_a_bad_option_is_refused_on_its_field_and_queues_nothing(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    response = admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/run/",
+        {"aligner": "em", "opt_model1_iterations": "many"},
+    )
+    assert response.status_code == 400
+    errors = response.content.decode().split('id="prefill-errors"')[1].split("</div>")[0]
+    assert "Nothing was started." in errors
+    assert "<li><b>model1 iterations</b>: Enter a whole number.</li>" in errors
+    assert not Job.objects.exists()
+
+
+def test_an_option_the_aligner_rejects_is_shown_and_queues_nothing(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    response = admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "em", "opt_model1_iterations": "-3"}
+    )
+    assert response.status_code == 400
+    assert "model1_iterations" in response.content.decode()
+    assert not Job.objects.exists()
+
+
+def test_an_unknown_aligner_is_refused(admin_client: Client, corpus: Corpus) -> None:
+    response = admin_client.post(f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "oracle"})
+    assert response.status_code == 400
+    assert "there is no aligner &#x27;oracle&#x27;" in response.content.decode()
+    assert not Job.objects.exists()
+
+
+def test_retraining_is_set_with_the_run(admin_client: Client, corpus: Corpus) -> None:
+    response = admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/run/",
+        {"aligner": "supervised", "retrain_every": "25"},
+        follow=True,
+    )
+    corpus.refresh_from_db()
+    assert (corpus.prefill_aligner, corpus.prefill_retrain_every) == ("supervised", 25)
+    assert "supervised retrains after every 25 newly finished pairs." in response.content.decode()
+    bad = admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "supervised", "retrain_every": "-1"}
+    )
+    assert bad.status_code == 400
+    assert "Retrain automatically after every N newly finished pairs" in bad.content.decode()
+    assert Job.objects.count() == 1
