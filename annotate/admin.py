@@ -29,6 +29,7 @@ from annotate.models import (
     GoldLink,
     Job,
     LoginAttempts,
+    PairDisagreement,
     ScorerModel,
     SentencePair,
     WorkerHeartbeat,
@@ -143,10 +144,14 @@ class AutoAlignmentAdmin(admin.ModelAdmin[AutoAlignment]):
 
 @admin.register(Assignment)
 class AssignmentAdmin(admin.ModelAdmin[Assignment]):
+    """Submitting and reopening go through the workspace (or the API): they log the change and
+    keep the pair's disagreement figure, which the adjudication list sorts on."""
+
     list_display = ("pair", "annotator", "status", "assigned_at", "submitted_at", "active_seconds")
     list_filter = ("status", "pair__corpus")
     search_fields = ("annotator__username", "pair__external_id")
     raw_id_fields = ("pair",)
+    readonly_fields = ("status", "submitted_at")
     list_select_related = ("pair__corpus", "annotator")
 
 
@@ -203,6 +208,24 @@ class GoldEventAdmin(admin.ModelAdmin[GoldEvent]):
     list_display = ("gold", "version", "kind", "actor", "created_at")
     list_filter = ("kind",)
     list_select_related = ("actor",)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(PairDisagreement)
+class PairDisagreementAdmin(admin.ModelAdmin[PairDisagreement]):
+    """Read-only: kept by submit, reopen and import (``annotate.services.disagreement``)."""
+
+    list_display = ("pair", "submitted", "lowest_f1")
+    raw_id_fields = ("pair",)
+    list_select_related = ("pair__corpus",)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -152,6 +152,60 @@ class SentencePair(models.Model):
         return self.split == TRIAL_SPLIT and GoldAlignment.objects.filter(pair=self).exists()
 
 
+class PairDisagreement(models.Model):
+    """How far the submitted annotations of a pair disagree: the lowest link F1 between two of
+    them. A pair has a row exactly when two or more of its annotations are submitted (it is
+    then ready for adjudication). Kept by every write that changes a pair's submitted
+    annotations (submit, reopen, import).
+
+    The adjudication list filters and sorts 100,000 of them per request, so each row also
+    holds its pair's corpus, position, sub-corpus and split (set at import, never changed), who
+    submitted, and the source of its gold (kept by the gold's writes): the list then reads this
+    small table and its indexes, not the wide pair rows and the assignments."""
+
+    pair = models.OneToOneField(
+        SentencePair, on_delete=models.CASCADE, primary_key=True, related_name="disagreement"
+    )
+    corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="+", db_index=False)
+    position = models.PositiveIntegerField()
+    subcorpus = models.CharField(max_length=100, blank=True)
+    split = models.CharField(max_length=50, blank=True)
+    gold_source = models.CharField(
+        max_length=50,
+        blank=True,
+        help_text="Where the pair's gold alignment came from (GoldAlignment.source; empty "
+        "without one): kept by the gold's writes, read by the list's status filter.",
+    )
+    submitted = models.PositiveSmallIntegerField(help_text="Submitted annotations of the pair.")
+    annotators = models.TextField(
+        help_text="The ids of the users who submitted them, each between spaces (' 3 17 42 '): "
+        "the list's annotator filter matches ' 17 ' in this row instead of looking up the "
+        "assignments of every pair."
+    )
+    lowest_f1 = models.FloatField(
+        help_text="The lowest link F1 (P against P) between two submitted annotations."
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(submitted__gte=2), name="disagreement_pairs"),
+            models.CheckConstraint(
+                condition=Q(lowest_f1__gte=0.0) & Q(lowest_f1__lte=1.0), name="disagreement_f1"
+            ),
+        ]
+        # Both orders of the list, over every corpus or within one.
+        indexes = [
+            models.Index(fields=["lowest_f1", "corpus", "position"], name="disagreement_order"),
+            models.Index(fields=["corpus", "lowest_f1", "position"], name="disagreement_corpus_f1"),
+            models.Index(fields=["corpus", "position"], name="disagreement_corpus_order"),
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"disagreement of {self.pair_id}: {self.submitted} annotations, F1 ≥ {self.lowest_f1}"
+        )
+
+
 class LinkBase(models.Model):
     """One link of ``P``: source index ``i``, target index ``j``, sure or merely possible."""
 

@@ -116,11 +116,21 @@ urlpatterns = [
     path("jobs/<id:job_id>/download/", jobs.JobDownloadApi.as_view(), name="job-download"),
     path("adjudication/", adjudication.AdjudicationListApi.as_view(), name="adjudication-list"),
     path(
+        "adjudication/next/",
+        adjudication.AdjudicationNextApi.as_view(),
+        name="adjudication-next",
+    ),
+    path(
         "pairs/<id:pair_id>/adjudication/",
         adjudication.AdjudicationDetailApi.as_view(),
         name="adjudication-detail",
     ),
     path("pairs/<id:pair_id>/gold/", adjudication.GoldSaveApi.as_view(), name="gold-save"),
+    path(
+        "pairs/<id:pair_id>/gold/events/",
+        adjudication.GoldHistoryApi.as_view(),
+        name="gold-history",
+    ),
     path("guidelines/", guidelines.GuidelinesApi.as_view(), name="guidelines"),
     path("users/", users.UserListApi.as_view(), name="user-list"),
     path("users/create/", users.UserCreateApi.as_view(), name="user-create"),

@@ -104,6 +104,7 @@ class World:
     def build(cls, pairs: int, *, rounds: int, var: Path, upload_bytes: int) -> World:
         corpus = build_corpus("bench", pairs, annotators=3)
         world = cls(corpus, pairs, rounds, var, upload_bytes)
+        world.ids["middle"] = _middle_pair(corpus)
         world._people()
         world._long_pairs()
         world._jobs()
@@ -175,6 +176,7 @@ class World:
 
     def _long_pairs(self) -> None:
         from annotate.models import Assignment, Corpus
+        from annotate.selectors.adjudication import HISTORY_LIMIT
         from annotate.services.adjudication import gold_save
         from annotate.services.annotations import (
             annotation_open,
@@ -196,6 +198,10 @@ class World:
         gold_save(
             pair=big, links=_full_grid(LONG, LONG), adjudicator=self.users["judge"], base_version=0
         )
+        # A history as long as the page lists, each version setting or clearing every link.
+        for version in range(1, HISTORY_LIMIT):
+            links = {} if version % 2 else _full_grid(LONG, LONG)
+            gold_save(pair=big, links=links, adjudicator=self.users["judge"], base_version=version)
         trial = self._long_pair(corpus, "trial", split="trial")
         gold_save(
             pair=trial,
@@ -373,6 +379,13 @@ def _deep_json(depth: int) -> str:
     return "[" * depth + "]" * depth
 
 
+def _middle_pair(corpus: int) -> int:
+    from annotate.models import SentencePair
+
+    pairs = SentencePair.objects.filter(corpus_id=corpus).order_by("position")
+    return int(pairs.values_list("pk", flat=True)[pairs.count() // 2])
+
+
 def _current_version(pair_id: int) -> int:
     from annotate.models import GoldAlignment
 
@@ -402,6 +415,16 @@ def api_cases(w: World) -> list[Case]:
             f"{w.pairs:,} pairs with 3 submitted annotations",
             "judge",
             lambda r: Request("GET", "/api/adjudication/?status=waiting"),
+        ),
+        Case(
+            "GET /api/adjudication/next/",
+            f"{w.pairs:,} pairs, most disagreement first, every filter, after the middle pair",
+            "judge",
+            lambda r: Request(
+                "GET",
+                f"/api/adjudication/next/?after={ids['middle']}&sort=-disagreement&q=the"
+                f"&corpus={c}&split=train&annotator=annotator1",
+            ),
         ),
         Case(
             "GET /api/aligners/",
@@ -682,6 +705,12 @@ def api_cases(w: World) -> list[Case]:
             lambda r: Request("GET", f"/api/pairs/{big}/adjudication/"),
         ),
         Case(
+            "GET /api/pairs/{pair_id}/gold/events/",
+            f"{LONG}×{LONG}, gold versions of {MAX_LINKS:,} links each",
+            "judge",
+            lambda r: Request("GET", f"/api/pairs/{big}/gold/events/"),
+        ),
+        Case(
             "PUT /api/pairs/{pair_id}/gold/",
             f"{LONG}×{LONG}, {MAX_LINKS:,} links replaced by {MAX_LINKS:,}",
             "judge",
@@ -913,7 +942,13 @@ def page_cases(w: World) -> list[Case]:
         ("/", "/", f"an annotator holding {w.pairs:,} pairs", "annotator0"),
         ("/", "/?q=no-such-words", f"{w.pairs:,} pairs searched", "annotator0"),
         ("/work/<id>/", f"/work/{w.ids['big_alice']}/", f"{LONG}×{LONG} pair", "alice"),
-        ("/adjudication/", "/adjudication/", "the list", "judge"),
+        (
+            "/adjudication/",
+            f"/adjudication/?sort=-disagreement&status=waiting&annotator=annotator2&q=the"
+            f"&page={w.pairs // 100}",
+            f"{w.pairs:,} pairs: searched, filtered, sorted, a deep page",
+            "judge",
+        ),
         ("/adjudicate/<id>/", f"/adjudicate/{w.ids['big']}/", f"{LONG}×{LONG} pair", "judge"),
         ("/guidelines/", "/guidelines/", "the longest, pathological", "alice"),
         ("/scorers/", "/scorers/", "every model", "alice"),

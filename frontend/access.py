@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import wraps
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -21,13 +21,18 @@ View = Callable[..., HttpResponse]
 def role_page(role: str, reason: str) -> Callable[[View], View]:
     """Logged in (else the login page), holding ``role`` (else a 403 page saying ``reason``),
     CSRF cookie set (the page's forms and scripts post with it)."""
+    return any_role_page((role,), reason)
+
+
+def any_role_page(allowed: Sequence[str], reason: str) -> Callable[[View], View]:
+    """As :func:`role_page`, for a page that any of the roles ``allowed`` may open."""
 
     def decorate(view: View) -> View:
         @login_required
         @ensure_csrf_cookie
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            if not roles.has_role(request.user, role):
+            if not set(allowed) & set(roles.roles_of(request.user)):
                 return render(request, "frontend/forbidden.html", {"reason": reason}, status=403)
             return view(request, *args, **kwargs)
 

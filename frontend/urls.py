@@ -9,6 +9,7 @@ from django.urls import path
 import annotate.converters  # noqa: F401 - registers the <id:...> converter
 from frontend import views
 from frontend.pages import (
+    adjudication,
     corpora,
     corpus_agreement,
     corpus_assignments,
@@ -82,8 +83,8 @@ urlpatterns = [
         name="password_reset_complete",
     ),
     path("work/<id:assignment_id>/", views.workspace, name="workspace"),
-    path("adjudication/", views.adjudication_list, name="adjudication"),
-    path("adjudicate/<id:pair_id>/", views.adjudicate, name="adjudicate"),
+    path("adjudication/", adjudication.adjudication_list, name="adjudication"),
+    path("adjudicate/<id:pair_id>/", adjudication.adjudicate, name="adjudicate"),
     path("guidelines/", guidelines.guidelines_page, name="guidelines"),
     path("scorers/", scorers.scorers_page, name="scorers"),
     # the corpus admin's pages

@@ -11,69 +11,159 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions
-from annotate.apis.common import actor, link_field, name_nested_serializers, parse_links
+from annotate.apis.common import (
+    MAX_ID,
+    actor,
+    link_field,
+    name_nested_serializers,
+    parse_links,
+)
 from annotate.selectors import adjudication as adjudication_reads
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import adjudication
 
 
+class AdjudicationFiltersSerializer(serializers.Serializer[Any]):
+    """The adjudication list's filters, search and order (query parameters)."""
+
+    corpus = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+    subcorpus = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    split = serializers.CharField(required=False, allow_blank=True, max_length=50)
+    status = serializers.ChoiceField(
+        choices=adjudication_reads.STATUSES, required=False, allow_blank=True
+    )
+    annotator = serializers.CharField(required=False, allow_blank=True, max_length=150)
+    q = serializers.CharField(
+        required=False, allow_blank=True, max_length=200, help_text="pair id or text"
+    )
+    sort = serializers.ChoiceField(
+        choices=adjudication_reads.SORT_CHOICES,
+        required=False,
+        default="id",
+        help_text="id: corpus order; disagreement: lowest link F1 between two annotators first; "
+        "-id, -disagreement: reversed",
+    )
+
+
+def filters_of(values: dict[str, Any]) -> adjudication_reads.AdjudicationFilters:
+    return adjudication_reads.AdjudicationFilters(
+        corpus=values.get("corpus"),
+        subcorpus=values.get("subcorpus") or None,
+        split=values.get("split") or None,
+        status=values.get("status") or None,
+        annotator=values.get("annotator") or None,
+        search=values.get("q", ""),
+        sort=values.get("sort", "id"),
+    )
+
+
 class AdjudicationListApi(APIView):
+    """A page of the pairs ready for adjudication (two or more submitted annotations), filtered,
+    searched and sorted on the server, with the number of pairs that match."""
+
     permission_classes = permissions.ADJUDICATORS
+    PAGE_SIZE = 50
 
-    """Pairs with two or more submitted annotations, waiting ones first: whether each is
-    adjudicated, and where its gold came from (an adjudicator, an import, a trial sample)."""
+    class InputSerializer(AdjudicationFiltersSerializer):
+        page = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False, default=1)
 
-    LIMIT = 500
-
-    class InputSerializer(serializers.Serializer[Any]):
-        status = serializers.ChoiceField(
-            choices=["waiting", "adjudicated", "imported"], required=False, allow_blank=True
+    class RowSerializer(serializers.Serializer[Any]):
+        id = serializers.IntegerField()
+        external_id = serializers.CharField()
+        corpus = serializers.CharField()
+        subcorpus = serializers.CharField()
+        split = serializers.CharField()
+        source_text = serializers.CharField()
+        target_text = serializers.CharField()
+        submitted = serializers.IntegerField(help_text="submitted annotations")
+        annotators = serializers.ListField(child=serializers.CharField())
+        lowest_f1 = serializers.FloatField(
+            help_text="the lowest link F1 between two of the submitted annotations"
         )
+        status = serializers.CharField(help_text="waiting or adjudicated")
+        gold_source = serializers.CharField(allow_null=True)
+        adjudicator = serializers.CharField(allow_null=True)
+        gold_updated_at = serializers.DateTimeField(allow_null=True)
 
     class OutputSerializer(serializers.Serializer[Any]):
-        id = serializers.IntegerField()
-        corpus = serializers.CharField(source="corpus.name")
-        external_id = serializers.CharField()
-        n_submitted = serializers.IntegerField()
-        has_gold = serializers.SerializerMethodField()
-        status = serializers.SerializerMethodField()
-        gold_source = serializers.SerializerMethodField()
-        adjudicator = serializers.SerializerMethodField()
-        gold_updated_at = serializers.SerializerMethodField()
+        total = serializers.IntegerField()
+        page = serializers.IntegerField()
+        pages = serializers.IntegerField()
+        per_page = serializers.IntegerField()
+        results = serializers.ListField(child=serializers.DictField())
 
-        def get_has_gold(self, pair: Any) -> bool:
-            return hasattr(pair, "gold")
-
-        def get_status(self, pair: Any) -> str:
-            return adjudication_reads.adjudication_status(pair)
-
-        def get_gold_source(self, pair: Any) -> str | None:
-            return pair.gold.source if hasattr(pair, "gold") else None
-
-        def get_adjudicator(self, pair: Any) -> str | None:
-            gold = getattr(pair, "gold", None)
-            return gold.adjudicator.get_username() if gold and gold.adjudicator else None
-
-        def get_gold_updated_at(self, pair: Any) -> str | None:
-            gold = getattr(pair, "gold", None)
-            return gold.updated_at.isoformat() if gold else None
-
-    @extend_schema(parameters=[InputSerializer], responses=OutputSerializer(many=True))
+    @extend_schema(parameters=[InputSerializer], responses=OutputSerializer)
     def get(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
-        pairs = adjudication_reads.pairs_for_adjudication(
-            status=data.validated_data.get("status") or None
-        )[: self.LIMIT]
-        return Response(self.OutputSerializer(pairs, many=True).data)
+        page = data.validated_data["page"]
+        rows, total = adjudication_reads.adjudication_page(
+            filters_of(data.validated_data), page=page, per_page=self.PAGE_SIZE
+        )
+        body = {
+            "total": total,
+            "page": page,
+            "pages": max(1, -(-total // self.PAGE_SIZE)),
+            "per_page": self.PAGE_SIZE,
+            "results": self.RowSerializer(rows, many=True).data,
+        }
+        return Response(self.OutputSerializer(body).data)
+
+
+class AdjudicationNextApi(APIView):
+    """The waiting pair that follows ``after`` in the list the filters and order describe
+    (from the top again after the last); ``id`` is null when no other pair of it waits."""
+
+    permission_classes = permissions.ADJUDICATORS
+
+    class InputSerializer(AdjudicationFiltersSerializer):
+        after = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+
+    class OutputSerializer(serializers.Serializer[Any]):
+        id = serializers.IntegerField(allow_null=True)
+        external_id = serializers.CharField(allow_null=True)
+
+    @extend_schema(parameters=[InputSerializer], responses=OutputSerializer)
+    def get(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        pair = corpora_reads.pair_get(data.validated_data["after"])
+        found = adjudication_reads.adjudication_next(
+            pair=pair, filters=filters_of(data.validated_data)
+        )
+        body = {
+            "id": found.pk if found else None,
+            "external_id": found.external_id if found else None,
+        }
+        return Response(self.OutputSerializer(body).data)
 
 
 class AdjudicationDetailApi(APIView):
+    """A pair for its adjudicator: every annotator's links (``counted`` when submitted), the
+    majority of the submitted ones by the scoring rule with its ties, the prefill and the gold
+    with its version."""
+
     permission_classes = permissions.ADJUDICATORS
 
     @extend_schema(responses=dict)
     def get(self, request: Request, pair_id: int) -> Response:
         return Response(adjudication_reads.adjudication_of(corpora_reads.pair_get(pair_id)))
+
+
+class GoldHistoryApi(APIView):
+    """The changes of a pair's gold alignment, newest first: version, kind (imported or
+    adjudicated), who, when, the links set and cleared."""
+
+    permission_classes = permissions.ADJUDICATORS
+
+    class OutputSerializer(serializers.Serializer[Any]):
+        total = serializers.IntegerField()
+        events = serializers.ListField(child=serializers.DictField())
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request: Request, pair_id: int) -> Response:
+        pair = corpora_reads.pair_get(pair_id)
+        return Response(self.OutputSerializer(adjudication_reads.gold_history(pair)).data)
 
 
 class GoldSaveApi(APIView):

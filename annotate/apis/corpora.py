@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions, throttles
-from annotate.apis.common import BoundedListField, actor, name_nested_serializers
+from annotate.apis.common import MAX_ID, BoundedListField, actor, name_nested_serializers
 from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.exceptions import DomainError
 from annotate.selectors import corpora as corpora_reads
@@ -99,9 +99,9 @@ class CorpusDeleteApi(APIView):
 
     class InputSerializer(serializers.Serializer[Any]):
         confirm = serializers.CharField(max_length=100, trim_whitespace=False)
-        annotations = serializers.IntegerField(min_value=0, required=False)
-        gold_alignments = serializers.IntegerField(min_value=0, required=False)
-        assignments = serializers.IntegerField(min_value=0, required=False)
+        annotations = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
+        gold_alignments = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
+        assignments = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
 
     class OutputSerializer(serializers.Serializer[Any]):
         pairs = serializers.IntegerField()

@@ -17,8 +17,9 @@ from django.db import transaction
 
 from annotate.exceptions import Conflict
 from annotate.models import GoldAlignment, GoldEvent, GoldLink, SentencePair
-from annotate.selectors.adjudication import gold_state
+from annotate.selectors.adjudication import ADJUDICATED, gold_state
 from annotate.services.annotations import InvalidLinks, LinkMap, links_count_check, links_list
+from annotate.services.disagreement import pair_disagreement_gold
 from annotate.services.links import links_delete, links_insert
 from scoring.alignment.links import check_bounds
 from scoring.errors import AlignmentError
@@ -74,17 +75,19 @@ def gold_save(
         if gold is not None and current == links:  # the same save arrived twice
             return GoldSaveResult(gold, False)
         raise _stale(gold, current, base)
-    if gold is not None and current == links and gold.source == "adjudicated":
+    if gold is not None and current == links and gold.source == ADJUDICATED:
         return GoldSaveResult(gold, False)
     added = {key: sure for key, sure in links.items() if current.get(key) != sure}
     removed = sorted(key for key in current if key not in links)
+    if gold is None or gold.source != ADJUDICATED:
+        pair_disagreement_gold(pair_id=locked.pk, source=ADJUDICATED)
     if gold is None:
         gold = GoldAlignment.objects.create(
-            pair=locked, adjudicator=adjudicator, source="adjudicated", version=1
+            pair=locked, adjudicator=adjudicator, source=ADJUDICATED, version=1
         )
     else:
         gold.adjudicator = adjudicator
-        gold.source = "adjudicated"
+        gold.source = ADJUDICATED
         gold.version += 1
         gold.save(update_fields=["adjudicator", "source", "version", "updated_at"])
         links_delete(

@@ -32,6 +32,7 @@ from annotate.models import (
     AutoAlignment,
     AutoLink,
 )
+from annotate.services.disagreement import pair_disagreement_refresh
 from annotate.services.links import links_delete, links_insert
 from scoring.alignment.links import (
     Link,
@@ -381,6 +382,7 @@ def annotation_submit(
     locked.save(
         update_fields=["status", "submitted_at", "started_at", "last_activity_at", "active_seconds"]
     )
+    pair_disagreement_refresh(pair_ids=[locked.pair_id])
     return annotation
 
 
@@ -404,6 +406,7 @@ def annotation_reopen(
     locked.submitted_at = None
     activity_record(assignment=locked, now=now)
     locked.save(update_fields=["status", "submitted_at", "last_activity_at", "active_seconds"])
+    pair_disagreement_refresh(pair_ids=[locked.pair_id])
     return annotation
 
 

@@ -36,10 +36,12 @@ from annotate.models import (
     GoldEvent,
     GoldLink,
     Job,
+    PairDisagreement,
     SentencePair,
 )
 from annotate.selectors.corpora import corpus_contents, corpus_pair_records
 from annotate.services.annotations import InvalidLinks, edits_from_prefill, links_count_check
+from annotate.services.disagreement import disagreement_of
 from annotate.services.exports import selector_for
 from annotate.services.links import links_insert
 from annotate.services.users import username_check, username_twin
@@ -191,6 +193,7 @@ def corpus_delete_run(job: Job, progress: Callable[[float, str], None]) -> dict[
             (GoldAlignment, ""),
             (AutoLink, "alignment__"),
             (AutoAlignment, ""),
+            (PairDisagreement, ""),
         ):
             model.objects.filter(**{f"{path}pair__corpus": corpus}).delete()
         SentencePair.objects.filter(corpus=corpus).delete()
@@ -302,7 +305,8 @@ def _import_records(
         name=corpus_name, defaults={"description": description}
     )
     report = ImportReport(corpus=corpus.name, created_corpus=created)
-    position = (corpus.pairs.aggregate(m=Max("position"))["m"] or -1) + 1
+    last = corpus.pairs.aggregate(m=Max("position"))["m"]
+    position = 0 if last is None else last + 1
     users = _UserCache(report)
     seen: set[str] = set()
     iterator = iter(records)
@@ -386,10 +390,28 @@ def _insert_batch(
     report: ImportReport,
 ) -> int:
     pairs = []
+    # each pair's submitted annotations and the ids of their annotators
+    submitted: list[tuple[list[Alignment], list[int]]] = []
     for offset, record in enumerate(batch):
         n_source, n_target = record.shape
         if n_source == 0 or n_target == 0:
             raise CorpusImportError(f"pair {record.id!r}: a sentence has no tokens")
+        done = {
+            name: annotation
+            for name, annotation in record.annotations.items()
+            if annotation.status == Assignment.Status.SUBMITTED
+        }
+        submitted.append(
+            (
+                [
+                    annotation.alignment.with_lengths_checked(
+                        record.source_tokens, record.target_tokens
+                    )
+                    for annotation in done.values()
+                ],
+                [users.get(name, annotation.origin).pk for name, annotation in done.items()],
+            )
+        )
         pairs.append(
             SentencePair(
                 corpus=corpus,
@@ -412,6 +434,14 @@ def _insert_batch(
         SentencePair.objects.bulk_create(pairs)
     except IntegrityError as error:
         raise CorpusImportError(f"the database refused a pair: {error}") from error
+    PairDisagreement.objects.bulk_create(
+        row
+        for row in (
+            disagreement_of(pair, found, who, "imported" if record.gold_alignment else "")
+            for pair, (found, who), record in zip(pairs, submitted, batch, strict=True)
+        )
+        if row is not None
+    )
 
     now = timezone.now()
     prefill_rows: list[tuple[AutoAlignment, PairRecord]] = []

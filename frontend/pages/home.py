@@ -113,13 +113,14 @@ def _queue(request: HttpRequest) -> dict[str, Any]:
 
 
 def _adjudication() -> dict[str, Any]:
-    """The first pairs waiting for an adjudicator, in corpus order (read in index order, so
-    only as many pairs as it takes to find them are looked at; the list counts them all)."""
-    waiting = adjudication_reads.pairs_for_adjudication(status="waiting").order_by(
-        "corpus_id", "position"
+    """The first pairs waiting for an adjudicator, most disagreement first (read in the order
+    of an index of the small disagreement table; the list itself counts them all)."""
+    waiting = adjudication_reads.pairs_for_adjudication(
+        adjudication_reads.AdjudicationFilters(status="waiting", sort="disagreement")
     )
-    found = list(waiting[: SHORT_LIST + 1])
-    return {"waiting": found[:SHORT_LIST], "more_waiting": len(found) > SHORT_LIST}
+    ids = list(waiting.values_list("pair_id", flat=True)[: SHORT_LIST + 1])
+    rows = adjudication_reads.adjudication_rows(ids[:SHORT_LIST])
+    return {"waiting": rows, "more_waiting": len(ids) > SHORT_LIST}
 
 
 def _overview(user: Any) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
+from itertools import combinations
 from typing import Any, Literal
 
 import numpy as np
@@ -226,6 +227,24 @@ def word_scores(counts: WordCounts, kind: str = "mixed") -> Scores:
     return Scores(precision, recall, f1(precision, recall), aer, with_aer=True)
 
 
+def lowest_pairwise_f1(alignments: Sequence[Alignment]) -> float | None:
+    """How far apart the annotators of one pair are: the lowest word-link F1 between any two of
+    ``alignments`` (``P`` against ``P``, every link counted, identical words included: the F1 of
+    :func:`word_scores` with ``kind="possible"``, which does not depend on which of the two is
+    the reference). Where that F1 is undefined because an alignment has no link, two empty
+    alignments agree completely (1.0) and an empty one shares nothing with one that has links
+    (0.0). ``None`` for fewer than two alignments."""
+    if len(alignments) < 2:
+        return None
+    lowest = 1.0
+    for a, b in combinations(alignments, 2):
+        value = word_scores(word_counts(a, b, exclude_identical=False), "possible").f1
+        if value is None:
+            value = 1.0 if not a.possible and not b.possible else 0.0
+        lowest = min(lowest, value)
+    return lowest
+
+
 def _phrase_keys(
     alignment: Alignment,
     kind: str,
@@ -411,6 +430,7 @@ __all__ = [
     "Scores",
     "WordCounts",
     "corpus_scores",
+    "lowest_pairwise_f1",
     "nan_if_undefined",
     "phrase_counts",
     "phrase_scores",

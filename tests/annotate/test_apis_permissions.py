@@ -198,6 +198,18 @@ def test_gold_is_saved_by_adjudicators_and_admins(world: World, persona: str) ->
 
 
 @pytest.mark.parametrize("persona", PERSONAS)
+def test_the_next_waiting_pair_is_for_adjudicators_and_admins(world: World, persona: str) -> None:
+    url = f"/api/adjudication/next/?after={world.assignment.pair_id}&sort=disagreement"
+    assert _call(world, persona, "get", url) == ADJUDICATORS[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_the_gold_history_is_for_adjudicators_and_admins(world: World, persona: str) -> None:
+    url = f"/api/pairs/{world.trial.pair_id}/gold/events/"
+    assert _call(world, persona, "get", url) == ADJUDICATORS[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
 def test_guidelines_are_read_by_every_logged_in_user(world: World, persona: str) -> None:
     assert _call(world, persona, "get", "/api/guidelines/") == EVERY_USER[persona]
 

@@ -96,3 +96,48 @@ def test_gold_made_before_versions_gets_version_one_and_its_first_event() -> Non
             gold_id=adjudicated.pk, i=2, j=0, sure=True
         )
     MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())
+
+
+def test_pairs_annotated_before_the_disagreement_figure_get_theirs() -> None:
+    before = [("annotate", "0012_corpus_archived_at")]
+    after = [("annotate", "0013_pair_disagreement")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    apps = executor.loader.project_state(before).apps
+    corpus = apps.get_model("annotate", "Corpus").objects.create(name="old")
+    pair_model = apps.get_model("annotate", "SentencePair")
+    common = {"corpus": corpus, "source_tokens": ["a", "b"], "target_tokens": ["a", "b"]}
+    ready, single = (
+        pair_model.objects.create(external_id=k, position=n, n_source=2, n_target=2, **common)
+        for n, k in enumerate(("ready", "single"))
+    )
+    assignment = apps.get_model("annotate", "Assignment")
+    annotation = apps.get_model("annotate", "Annotation")
+    link = apps.get_model("annotate", "AnnotationLink")
+    for name, pair, status, links in (
+        ("a", ready, "submitted", [(0, 0, True), (1, 1, True)]),
+        ("b", ready, "submitted", [(0, 0, False)]),
+        ("c", ready, "in_progress", []),
+        ("a", single, "submitted", [(0, 0, True)]),
+    ):
+        user, _ = apps.get_model("auth", "User").objects.get_or_create(username=name)
+        work = annotation.objects.create(
+            assignment=assignment.objects.create(pair=pair, annotator=user, status=status)
+        )
+        for i, j, sure in links:
+            link.objects.create(annotation=work, i=i, j=j, sure=sure)
+    apps.get_model("annotate", "GoldAlignment").objects.create(pair=ready, source="imported")
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(after)
+    apps = executor.loader.project_state(after).apps
+    rows = {
+        row.pair_id: (row.submitted, row.lowest_f1, row.corpus_id, row.position, row.gold_source)
+        for row in apps.get_model("annotate", "PairDisagreement").objects.all()
+    }
+    # one cell in common of 2 + 1
+    assert rows == {ready.pk: (2, pytest.approx(2 / 3), corpus.pk, 0, "imported")}
+    users = dict(apps.get_model("auth", "User").objects.values_list("username", "pk"))
+    row = apps.get_model("annotate", "PairDisagreement").objects.get()
+    assert row.annotators == f" {users['a']} {users['b']} "
+    MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())

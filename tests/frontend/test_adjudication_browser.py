@@ -1,4 +1,6 @@
-"""Adjudication, the admin home page and workspace screenshots in headless chromium."""
+"""The adjudication page (layers, the server's majority, autosave with versions, conflicts, the
+offline queue, the leave warning, the next waiting pair), the admin home page and workspace
+screenshots in headless chromium."""
 
 from __future__ import annotations
 
@@ -7,9 +9,13 @@ from typing import Any
 import pytest
 
 from annotate import roles
-from annotate.models import GoldAlignment, Job
-from annotate.services.annotations import annotation_open, annotation_save, annotation_submit
+from annotate.models import GoldAlignment, Job, SentencePair
+from annotate.selectors.adjudication import adjudication_of
+from annotate.services.corpora import corpus_import_records
+from scoring.alignment.links import Alignment
+from scoring.corpus import AnnotationRecord
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
+from tests.annotate.records import make_record
 from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -19,93 +25,267 @@ def cell(page: Any, i: int, j: int) -> Any:
     return page.locator(f"#grid tbody tr:nth-child({i + 1}) td:nth-child({j + 2})")
 
 
-def _annotated(pair: Any, name: str, links: dict[tuple[int, int], bool]) -> None:
-    assignment = make_assignment(pair, make_user(name, roles.ANNOTATOR))
-    annotation_open(assignment=assignment, actor=assignment.annotator)
-    annotation_save(assignment=assignment, actor=assignment.annotator, base_version=1, links=links)
-    annotation_submit(assignment=assignment, actor=assignment.annotator, base_version=2)
+def _imported(annotations: dict[str, str], *, pair_id: str = "p", corpus: str = "news") -> Any:
+    """A pair of 5 × 6 words annotated by each name (Pharaoh links; a name ending in ``~`` has
+    not submitted)."""
+    source, target = "the council approved new budget", "council members passed the new budget"
+    record = make_record(pair_id, source, target, prefill=None)
+    for name, links in annotations.items():
+        record.annotations[name.rstrip("~")] = AnnotationRecord(
+            alignment=Alignment.from_pharaoh(links, 5, 6),
+            status="in_progress" if name.endswith("~") else "submitted",
+        )
+    corpus_import_records(corpus_name=corpus, records=[record])
+    return SentencePair.objects.get(corpus__name=corpus, external_id=pair_id)
 
 
-def test_an_adjudicator_accepts_cells_and_saves_gold(page_for: Any, live_server: Any) -> None:
-    pair = make_pair(prefill=None)
-    _annotated(pair, "alice", {(0, 0): True, (1, 1): True, (2, 3): True})
-    _annotated(pair, "bob", {(0, 0): True, (1, 1): False, (4, 4): True})
-    carol = make_user("carol", roles.ADJUDICATOR)
-    page = page_for(carol)
-    page.goto(f"{live_server.url}/")
-    page.get_by_role("link", name=pair.external_id).click()
+THREE = {
+    "alice": "0-3 1-0 2-2 3-4 4-5",
+    "bob": "0?3 1-0 2-2 4-5 3-1",
+    "cleo": "1-0 2?2 3-4 4-5 0-1",
+    "dan~": "0-0",
+}
+GOLD_LINKS = "window.__adjudication.model.links()"
+
+
+def _open(page: Any, url: str) -> None:
+    page.goto(url)
     page.wait_for_selector("#adjudication[data-ready=true]")
-    links = "window.__adjudication.model.links()"
-    assert page.evaluate(links) == [[0, 0, "S"]]  # the unanimous cell starts accepted
-    assert cell(page, 1, 1).get_attribute("data-agree") == "2"
-    assert "agree-some" in (cell(page, 2, 3).get_attribute("class") or "")
-    cell(page, 1, 1).click()  # a click cycles the gold cell: empty -> sure
-    page.keyboard.press("x")
-    page.keyboard.press("a")  # accept the majority for the cursor cell (two of two: sure)
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowDown")  # cursor on 2-3: one of two annotators, no majority
-    page.keyboard.press("a")
-    assert page.evaluate(links) == [[0, 0, "S"], [1, 1, "S"]]
-    page.get_by_role("button", name="Save gold").click()
-    page.wait_for_selector("#save-status:has-text('Gold saved')")
+
+
+def _saved(page: Any, version: int) -> None:
+    page.wait_for_selector(f"#save-status:has-text('Gold saved · v{version}')")
+
+
+def test_the_page_shows_each_annotators_layer_and_accepts_the_servers_majority(
+    page_for: Any, live_server: Any
+) -> None:
+    pair = _imported(THREE)
+    page = page_for(make_user("carol", roles.ADJUDICATOR), viewport=(1280, 800))
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    assert page.inner_text("#save-status") == "No gold yet"
+    # who linked what: alice sure, bob possible and cleo nothing on 0-3
+    assert cell(page, 0, 3).locator(".mk.l0.s").count() == 1
+    assert cell(page, 0, 3).locator(".mk.l1.p").count() == 1
+    assert cell(page, 0, 3).locator(".mk").count() == 2
+    assert cell(page, 0, 0).locator(".mk.l3.s").count() == 1  # dan's, shown but not counted
+    assert "not in the majority" in page.inner_text("#layers")
+    assert "maj-p" in (cell(page, 0, 3).get_attribute("class") or "")  # 2 of 3, one sure
+    assert "maj-s" in (cell(page, 1, 0).get_attribute("class") or "")
+    page.keyboard.press("1")  # alice's layer off
+    assert cell(page, 0, 3).locator(".mk.l0").is_hidden()
+    assert not page.locator("#layer-0").is_checked()
+    page.keyboard.press("1")
+    assert cell(page, 0, 3).locator(".mk.l0").is_visible()
+    page.keyboard.press("Shift+A")
+    assert page.inner_text("#adj-message") == (
+        "Majority accepted for the whole pair: 5 links set, 0 removed."
+    )
+    with SERVER_LOCK:
+        expected = adjudication_of(pair)["majority"]["links"]
+    assert page.evaluate(GOLD_LINKS) == expected
+    _saved(page, 1)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "adjudication.png"))
+    page.screenshot(path=str(SCREENSHOTS / "adjudication_1280x800.png"))
     with SERVER_LOCK:
         gold = GoldAlignment.objects.get(pair=pair)
-        assert gold.adjudicator == carol
-        assert sorted(gold.links.values_list("i", "j", "sure")) == [(0, 0, True), (1, 1, True)]
-    page.get_by_role("button", name="Use bob's").click()
-    page.keyboard.press("Control+s")
-    page.wait_for_selector("#save-status:has-text('Gold saved')")
-    with SERVER_LOCK:
-        assert sorted(gold.links.values_list("i", "j", "sure")) == [
-            (0, 0, True),
-            (1, 1, False),
-            (4, 4, True),
-        ]
+        assert gold.links.count() == 5 and gold.adjudicator.username == "carol"
+    cell(page, 1, 0).click()  # sure -> possible
+    _saved(page, 2)
+    page.keyboard.press("Control+z")  # undo brings it back, and saves that
+    _saved(page, 3)
+    page.reload()
+    page.wait_for_selector("#adjudication[data-ready=true]")
+    assert page.evaluate(GOLD_LINKS) == expected
+    history = page.locator("#history li")
+    assert history.count() == 3
+    assert history.first.inner_text().startswith("v3 carol")
+    assert "set council–council (S)" in history.first.inner_text()
     assert page.js_errors == []
 
 
-def test_two_pages_on_one_pair_the_second_save_gets_the_conflict_and_can_load_the_first(
+def test_accepting_a_block_leaves_its_ties_for_the_adjudicator_and_says_so(
     page_for: Any, live_server: Any
 ) -> None:
-    pair = make_pair(prefill=None)
-    _annotated(pair, "alice", {(0, 0): True, (1, 1): True})
-    _annotated(pair, "bob", {(0, 0): True, (2, 2): False})
+    pair = _imported({"alice": "0-0 1-1 2-2", "bob": "0-0 1?1 3-3"})
+    page = page_for(make_user("carol", roles.ADJUDICATOR), viewport=(1920, 1080))
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    assert "tie-link" in (cell(page, 2, 2).get_attribute("class") or "")
+    assert "tie-kind" in (cell(page, 1, 1).get_attribute("class") or "")
+    for key in ("Shift+ArrowDown", "Shift+ArrowDown", "Shift+ArrowRight", "Shift+ArrowRight"):
+        page.keyboard.press(key)  # the block 0-0 … 2-2
+    page.keyboard.press("a")
+    assert page.inner_text("#adj-message") == (
+        "Majority accepted in the block: 2 links set, 0 removed, 2 ties left for you."
+    )
+    assert page.evaluate(GOLD_LINKS) == [[0, 0, "S"], [1, 1, "P"]]
+    assert "tie" in page.inner_text("#cursor-info")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "adjudication_1920x1080.png"))
+    _saved(page, 1)
+    assert page.js_errors == []
+
+
+def test_two_adjudicators_on_one_pair_the_second_gets_the_conflict_banner_and_chooses(
+    page_for: Any, live_server: Any
+) -> None:
+    pair = _imported({"alice": "0-0 1-1", "bob": "0-0 2?2"})
     carol = page_for(make_user("carol", roles.ADJUDICATOR))
     dave = page_for(make_user("dave", roles.ADJUDICATOR))
     for page in (carol, dave):
-        page.goto(f"{live_server.url}/adjudicate/{pair.pk}/")
-        page.wait_for_selector("#adjudication[data-ready=true]")
-    carol.get_by_role("button", name="Use alice's").click()
-    carol.get_by_role("button", name="Save gold").click()
-    carol.wait_for_selector("#save-status:has-text('Gold saved')")
-    dave.get_by_role("button", name="Use bob's").click()
-    dave.get_by_role("button", name="Save gold").click()
-    notice = dave.locator("#gold-conflict")
+        _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    carol.keyboard.press("Shift+A")
+    _saved(carol, 1)
+    cell(dave, 2, 2).click()  # empty -> sure, on top of version 0
+    notice = dave.locator("#conflict")
     notice.wait_for(state="visible")
     text = notice.inner_text()
-    assert "version 1 was saved by carol" in text
-    assert "2 sure and 0 possible links" in text and "Your gold is not saved" in text
+    assert "version 1 was saved by carol" in text and "Nothing is lost until you choose" in text
+    assert "Merging keeps their 1 change and your 1 change since version 0" in text
     assert "Conflict" in dave.inner_text("#save-status")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     dave.screenshot(path=str(SCREENSHOTS / "adjudication_conflict.png"))
     with SERVER_LOCK:
         gold = GoldAlignment.objects.get(pair=pair)
         assert (gold.version, gold.adjudicator.username) == (1, "carol")
-        assert sorted(gold.links.values_list("i", "j", "sure")) == [(0, 0, True), (1, 1, True)]
-    dave.get_by_role("button", name="Load their gold").click()
-    assert dave.evaluate("window.__adjudication.model.links()") == [[0, 0, "S"], [1, 1, "S"]]
+        assert sorted(gold.links.values_list("i", "j", "sure")) == [(0, 0, True)]
+    dave.get_by_role("button", name="Use theirs").click()
+    assert dave.evaluate(GOLD_LINKS) == [[0, 0, "S"]]
     assert notice.is_hidden()
-    dave.keyboard.press("Control+z")  # undo brings dave's own back
-    assert dave.evaluate("window.__adjudication.model.links()") == [[0, 0, "S"], [2, 2, "P"]]
-    dave.get_by_role("button", name="Save gold").click()
-    dave.wait_for_selector("#save-status:has-text('Gold saved')")
+    dave.keyboard.press("Control+z")  # undo brings dave's own back, saved on version 1
+    assert dave.evaluate(GOLD_LINKS) == [[2, 2, "S"]]
+    _saved(dave, 2)
+    cell(carol, 3, 3).click()  # carol, still on version 1, adds a link: the merge keeps both
+    notice = carol.locator("#conflict")
+    notice.wait_for(state="visible")
+    carol.get_by_role("button", name="Merge both").click()
+    assert carol.evaluate(GOLD_LINKS) == [[2, 2, "S"], [3, 3, "S"]]
+    assert "Merged with version 2" in carol.inner_text("#merge-note")
+    _saved(carol, 3)
     with SERVER_LOCK:
         gold.refresh_from_db()
-        assert (gold.version, gold.adjudicator.username) == (2, "dave")
+        assert (gold.version, gold.adjudicator.username) == (3, "carol")
+        assert sorted(gold.links.values_list("i", "j", "sure")) == [(2, 2, True), (3, 3, True)]
     assert carol.js_errors == [] and dave.js_errors == []
+
+
+def test_offline_gold_waits_in_the_browser_and_only_unsaved_work_warns_on_leaving(
+    page_for: Any, live_server: Any
+) -> None:
+    pair = _imported({"alice": "0-0", "bob": "0-0"})
+    page = page_for(make_user("carol", roles.ADJUDICATOR))
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    dialogs: list[str] = []
+
+    def leave(dialog: Any) -> None:
+        dialogs.append(dialog.type)
+        dialog.dismiss()  # stay on the page
+
+    page.on("dialog", leave)
+    page.route("**/gold/", lambda route: route.abort("internetdisconnected"))
+    cell(page, 3, 3).click()
+    page.wait_for_selector("#save-status[data-state=offline]")
+    stored = page.evaluate(f"JSON.parse(localStorage.getItem('paw:gold:{pair.pk}'))")
+    assert stored["links"] == [[3, 3, "S"]] and stored["base"] == 0
+    page.evaluate("location.href = '/adjudication/'")
+    page.wait_for_timeout(300)
+    assert dialogs == ["beforeunload"]
+    assert page.url.endswith(f"/adjudicate/{pair.pk}/")
+    page.unroute("**/gold/")
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    _saved(page, 1)
+    assert page.evaluate(f"localStorage.getItem('paw:gold:{pair.pk}')") is None
+    page.goto(f"{live_server.url}/adjudication/")  # nothing unsaved: no question asked
+    assert dialogs == ["beforeunload"]
+    assert page.js_errors == []
+
+
+def test_n_opens_the_next_waiting_pair_of_the_lists_order(page_for: Any, live_server: Any) -> None:
+    agree = _imported({"alice": "0-0 1-1", "bob": "0-0 1-1"}, pair_id="agree")
+    apart = _imported({"alice": "0-0", "bob": "1-1"}, pair_id="apart", corpus="other")
+    half = _imported({"alice": "0-0 1-1", "bob": "0-0"}, pair_id="half", corpus="third")
+    page = page_for(make_user("carol", roles.ADJUDICATOR))
+    _open(page, f"{live_server.url}/adjudicate/{apart.pk}/?sort=disagreement&page=3")
+    page.keyboard.press("n")
+    page.wait_for_url(f"**/adjudicate/{half.pk}/?sort=disagreement")
+    page.wait_for_selector("#adjudication[data-ready=true]")
+    page.keyboard.press("n")
+    page.wait_for_url(f"**/adjudicate/{agree.pk}/?sort=disagreement")
+    page.wait_for_selector("#adjudication[data-ready=true]")
+    back = page.get_by_role("link", name="← Adjudication list")
+    assert back.get_attribute("href") == "/adjudication/?sort=disagreement"
+    assert page.js_errors == []
+
+
+def test_the_list_pages_sorts_by_disagreement_and_opens_a_pair_with_its_order(
+    page_for: Any, live_server: Any
+) -> None:
+    records = []
+    for k in range(130):
+        record = make_record(
+            f"dev:{k}", "the council approved new budget", "council passed it", prefill=None
+        )
+        links = {"A": "1-0 2-1", "B": "1-0 2-1" if k % 7 else "0-0", "C": "1-0"}
+        for name, pharaoh in links.items():
+            record.annotations[name] = AnnotationRecord(
+                alignment=Alignment.from_pharaoh(pharaoh, 5, 3)
+            )
+        records.append(record)
+    corpus_import_records(corpus_name="rte", records=records, subcorpus="dev")
+    for size in ((1280, 800), (1920, 1080)):
+        page = page_for(make_user(f"carol{size[0]}", roles.ADJUDICATOR), viewport=size)
+        page.goto(f"{live_server.url}/adjudication/")
+        assert "1–50 of 130 pairs · page 1 of 3" in page.locator(".pager").first.inner_text()
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"adjudication_list_{size[0]}x{size[1]}.png"))
+    page.get_by_role("link", name="Lowest F1").click()
+    page.wait_for_url("**/adjudication/?sort=disagreement")
+    first = page.locator("#adj-table tbody tr").first
+    assert first.locator("td").nth(3).inner_text() == "0.00"  # dev:0, where B linked 0-0
+    page.get_by_label("Status").select_option("waiting")
+    page.wait_for_url("**/adjudication/?*status=waiting*")
+    page.get_by_role("link", name="Next →").first.click()
+    assert "51–100 of 130 pairs" in page.locator(".pager").first.inner_text()
+    page.locator("#adj-table tbody tr").first.get_by_role("link", name="Adjudicate").click()
+    page.wait_for_selector("#adjudication[data-ready=true]")
+    assert "sort=disagreement" in page.url and "status=waiting" in page.url
+    assert page.js_errors == []
+
+
+@pytest.mark.parametrize("viewport", [(1280, 800), (1920, 1080)])
+def test_a_long_pair_shows_five_annotators_layers_and_is_screenshotted(
+    page_for: Any, live_server: Any, viewport: tuple[int, int]
+) -> None:
+    size = 40
+    record = make_record(
+        "long",
+        " ".join(f"w{k}" for k in range(size)),
+        " ".join(f"v{k}" for k in range(size)),
+        prefill=None,
+    )
+    marks = 0
+    for a in range(5):
+        cells = {(k, max(0, min(size - 1, k + (a % 3) - 1))) for k in range(size)}
+        marks += len(cells)
+        pharaoh = " ".join(f"{i}{'-' if (i + a) % 4 else '?'}{j}" for i, j in sorted(cells))
+        record.annotations[f"annotator{a}"] = AnnotationRecord(
+            alignment=Alignment.from_pharaoh(pharaoh, size, size)
+        )
+    corpus_import_records(corpus_name="long", records=[record])
+    pair = SentencePair.objects.get(external_id="long")
+    page = page_for(make_user("carol", roles.ADJUDICATOR), viewport=viewport)
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    assert page.locator("#grid .mk").count() == marks
+    assert page.locator("#layers li").count() == 5
+    assert page.locator("#grid td.maj-s, #grid td.maj-p").count() > 0
+    page.keyboard.press("Shift+A")
+    assert page.inner_text("#adj-message").startswith("Majority accepted for the whole pair")
+    _saved(page, 1)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    name = f"adjudication_40x40_{viewport[0]}x{viewport[1]}.png"
+    page.screenshot(path=str(SCREENSHOTS / name))
+    print(f"first render {page.evaluate('window.__adjudication.firstRenderMs'):.1f} ms")
+    assert page.js_errors == []
 
 
 def test_an_annotator_cannot_open_the_adjudication_page(page_for: Any, live_server: Any) -> None:

@@ -1,53 +1,41 @@
-// Adjudication: the gold alignment is edited in a GridModel; the annotators' alignments and the
-// prefill are an overlay (agreement count per cell). Accept a cell/block or a whole annotator.
-import { api, el } from "./api.js";
+// The adjudication page: the gold alignment is edited in a GridModel and saved like an
+// annotation (autosave with versions, the conflict banner, the offline queue of savequeue.js);
+// each annotator's links are a layer of marks on the grid, and the majority is the server's
+// (the scoring rule's), shown with its ties and accepted for the whole pair or a block.
+import { api, ApiError, el } from "./api.js";
+import { blockIndices, Overlay, planSummary } from "./adjudication_state.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
-import { EMPTY, GridModel, POSSIBLE, SURE } from "./state.js";
+import { SaveQueue } from "./savequeue.js";
+import { diffCount, EMPTY, GridModel, SURE, sameLinks } from "./state.js";
 
 const root = document.getElementById("adjudication");
 const pairId = Number(root.dataset.pair);
+const storageKey = `paw:gold:${pairId}`;
 const $ = (id) => document.getElementById(id);
-const CODE = { S: SURE, P: POSSIBLE };
+// The list this pair was opened from (its filters and order): `n` goes to the next waiting
+// pair of that list, and the back link returns to it.
+const listQuery = new URLSearchParams(window.location.search);
+listQuery.delete("page");
+
+const STATUS_TEXT = {
+  saved: (q) => (q.version ? `Gold saved · v${q.version}` : "No gold yet"),
+  unsaved: () => "Unsaved changes…",
+  saving: () => "Saving…",
+  offline: () => "Offline · changes kept in this browser, retrying",
+  conflict: () => "Conflict · choose how to resolve it",
+  error: (q, detail) => `Not saved: ${detail}`,
+};
 
 async function main() {
   const data = await api("GET", `/api/pairs/${pairId}/adjudication/`);
   const { pair, annotations } = data;
   const n = pair.source_tokens.length;
   const m = pair.target_tokens.length;
-  const votes = new Map(); // index -> [{who, kind}]
-  for (const a of annotations) {
-    for (const [i, j, kind] of a.links) {
-      const k = i * m + j;
-      if (!votes.has(k)) votes.set(k, []);
-      votes.get(k).push({ who: a.annotator, kind });
-    }
-  }
-  const prefill = new Map(((data.prefill && data.prefill.links) || []).map(([i, j, kind]) => [i * m + j, kind]));
-  const total = annotations.length;
-  const majority = (k) => {
-    const list = votes.get(k) || [];
-    if (list.length * 2 <= total) return EMPTY;
-    const sure = list.filter((v) => v.kind === "S").length;
-    return sure * 2 >= list.length ? SURE : POSSIBLE;
-  };
-  const unanimous = (k) => {
-    const list = votes.get(k) || [];
-    if (!total || list.length !== total) return null;
-    return list.every((v) => v.kind === list[0].kind) ? CODE[list[0].kind] : null;
-  };
-  // The gold version the grid was loaded from; a save names it, and a 409 means another save
-  // came first (0: the pair had no gold).
-  let goldVersion = data.gold ? data.gold.version : 0;
-  let initial = data.gold ? data.gold.links : null;
-  if (!initial) {
-    initial = [];
-    for (const k of votes.keys()) {
-      const code = unanimous(k);
-      if (code) initial.push([Math.floor(k / m), k % m, code === SURE ? "S" : "P"]);
-    }
-  }
-  const model = new GridModel(n, m, initial);
+  const overlay = new Overlay({ n, m, annotations, majority: data.majority });
+  const gold = data.gold || { links: [], version: 0 };
+  let saved = gold.links; // the links the server holds, as far as this page knows
+  const model = new GridModel(n, m, gold.links);
   const view = new GridView({
     model,
     table: $("grid"),
@@ -56,126 +44,276 @@ async function main() {
     target: pair.target_tokens,
     info: $("cursor-info"),
     decorate: (k) => {
-      const list = votes.get(k) || [];
-      const parts = list.map((v) => `${v.who} ${v.kind}`);
-      if (prefill.has(k)) parts.push(`prefill ${prefill.get(k)}`);
-      if (!list.length) return parts.length ? { title: parts.join(", "), agree: "" } : null;
-      const all = list.length === total;
-      return { class: all ? "agree-all" : "agree-some", agree: `${list.length}`, title: parts.join(", ") };
+      const tie = overlay.tieAt(k);
+      const code = overlay.majorityAt(k);
+      const cls = tie ? `ov tie-${tie}` : code === EMPTY ? (overlay.votesAt(k).length ? "ov" : "") : code === SURE ? "ov maj-s" : "ov maj-p";
+      return { class: cls, title: overlay.votesAt(k).length || tie ? overlay.describe(k) : "" };
     },
+    overlay: (k) => overlay.marks(k),
   });
   renderSentences(view, $("src-sentence"), $("tgt-sentence"));
-  window.__adjudication = { model, view };
+  window.__adjudication = { model, view, overlay };
+  const room = $("grid-wrap").parentElement.getBoundingClientRect();
+  const taken = [...$("grid-wrap").parentElement.children].filter((e) => e.id !== "grid-wrap").reduce((sum, e) => sum + e.getBoundingClientRect().height, 0);
+  view.fitZoom(room.width - 4, room.height - taken - 12);
+  const renderStart = performance.now();
   view.render();
+  void $("grid-wrap").offsetHeight; // include style and layout in the measured first render
+  window.__adjudication.firstRenderMs = performance.now() - renderStart;
   view.updateInfo();
+  renderLayers(overlay, $("grid-wrap"));
 
-  const status = $("save-status");
-  const setStatus = (state, text) => {
-    status.dataset.state = state;
-    status.textContent = text;
+  const indicator = $("save-status");
+  const queue = new SaveQueue({
+    key: storageKey,
+    version: gold.version,
+    baseLinks: gold.links,
+    storage: window.localStorage,
+    send: (body) => api("PUT", `/api/pairs/${pairId}/gold/`, { version: body.version, links: body.links }),
+    onStatus: (status, detail) => {
+      indicator.dataset.state = status;
+      indicator.textContent = STATUS_TEXT[status](queue, detail);
+    },
+    onConflict: (server, mine) => showConflict(server, mine),
+    onSaved: (result) => {
+      saved = result.links;
+      loadHistory();
+    },
+  });
+  window.__adjudication.queue = queue;
+  queue.setStatus("saved");
+
+  // Gold edited in this browser and not saved (offline, a closed tab, a crash).
+  const stored = SaveQueue.stored(window.localStorage, storageKey);
+  if (stored && Array.isArray(stored.links)) {
+    if (sameLinks(stored.links, gold.links)) {
+      window.localStorage.removeItem(storageKey);
+    } else if (stored.base === gold.version) {
+      model.load(stored.links);
+      queue.update(stored.links, stored.changes || 1);
+    } else {
+      model.load(stored.links);
+      queue.pending = stored.links;
+      if (Number.isInteger(stored.base)) queue.version = stored.base;
+      queue.baseLinks = Array.isArray(stored.baseLinks) ? stored.baseLinks : null;
+      queue.conflict = { ...gold };
+      queue.setStatus("conflict");
+      showConflict(queue.conflict, stored.links);
+    }
+  }
+  // The new gold goes to the save queue after the repaint, once per burst of changes; a state
+  // equal to the server's is not sent unless an unsaved one is waiting (an undo back to it).
+  let handOver = null;
+  const handOverNow = () => {
+    if (handOver === null) return;
+    clearTimeout(handOver);
+    handOver = null;
+    const links = model.links();
+    if (queue.pending === null && sameLinks(links, saved)) return;
+    queue.update(links);
   };
-  setStatus("saved", data.gold ? "Gold saved earlier" : "No gold yet");
-  model.on("cells", () => setStatus("unsaved", "Gold changed · not saved"));
+  model.on("cells", () => {
+    if (handOver === null) handOver = setTimeout(handOverNow, 0);
+  });
+  window.__adjudication.handOverNow = handOverNow;
+  const unsaved = () => handOver !== null || queue.pending !== null;
+  // Leaving warns only when the server does not have the gold on the screen.
+  window.addEventListener("beforeunload", (event) => {
+    handOverNow();
+    if (!unsaved()) return;
+    queue.flush();
+    event.preventDefault();
+    event.returnValue = "";
+  });
 
+  // The conflict banner, as the workspace's: what each choice would keep, counted from the
+  // three-way merge of the version this page started from, theirs and mine.
+  function showConflict(server, mine) {
+    const who = server.adjudicator || (server.origin ? "an import" : "another adjudicator");
+    const at = server.updated_at ? ` at ${new Date(server.updated_at).toLocaleString()}` : "";
+    const differ = `The gold was changed elsewhere: version ${server.version} was saved by ${who}${at}; ${cells(diffCount(server.links, mine))} differ from yours.`;
+    const preview = queue.mergePreview();
+    $("merge-note").hidden = true;
+    $("conflict-merge").hidden = preview === null;
+    if (preview === null) {
+      $("conflict-text").textContent = `${differ} Nothing is lost until you choose.`;
+      $("conflict-mine").textContent = "Overwrite theirs with mine";
+    } else {
+      const overlap = preview.conflicts.length;
+      $("conflict-text").textContent =
+        `${differ} Merging keeps their ${changes(preview.fromTheirs)} and your ${changes(preview.fromMine + overlap)} since version ${queue.version}` +
+        (overlap ? `; ${cells(overlap)} changed on both sides would keep yours.` : "; none was changed on both sides.") +
+        " Nothing is lost until you choose.";
+      const dropped = preview.fromTheirs + overlap;
+      $("conflict-mine").textContent = dropped ? `Overwrite theirs with mine (drops their ${changes(dropped)})` : "Overwrite theirs with mine";
+    }
+    $("conflict").hidden = false;
+    loadHistory();
+  }
+  $("conflict-merge").addEventListener("click", () => {
+    const server = queue.conflict;
+    const merged = queue.merge();
+    if (merged === null) return;
+    $("conflict").hidden = true;
+    saved = server.links;
+    model.replaceAll(merged.links, "merge"); // undoable: Ctrl+Z brings mine back
+    const where = merged.conflicts.slice(0, 5).map(([i, j]) => `${pair.source_tokens[i]}–${pair.target_tokens[j]}`);
+    $("merge-note-text").textContent =
+      `Merged with version ${server.version}: kept their ${changes(merged.fromTheirs)} and your ${changes(merged.fromMine)}` +
+      (merged.conflicts.length ? `; ${cells(merged.conflicts.length)} changed on both sides kept yours (${where.join(", ")}${merged.conflicts.length > 5 ? ", …" : ""}).` : "; no cell was changed on both sides.");
+    $("merge-note").hidden = false;
+  });
+  $("merge-note-close").addEventListener("click", () => {
+    $("merge-note").hidden = true;
+  });
+  $("conflict-mine").addEventListener("click", () => {
+    $("conflict").hidden = true;
+    queue.keepMine(queue.conflict.version);
+  });
+  $("conflict-theirs").addEventListener("click", () => {
+    const server = queue.conflict;
+    $("conflict").hidden = true;
+    queue.takeTheirs(server);
+    saved = server.links;
+    model.replaceAll(server.links, "use theirs"); // undoable: Ctrl+Z brings mine back
+  });
+
+  const message = $("adj-message");
+  const say = (text) => {
+    message.textContent = text;
+    message.hidden = false;
+  };
+  const accept = (indices, where) => {
+    if (!overlay.counted) return say("No annotation of this pair is submitted: there is no majority to accept.");
+    const plan = overlay.acceptPlan(model.cells, indices);
+    model.commit(plan.targets, "accept majority");
+    say(planSummary(plan, where));
+  };
   const acceptBlock = () => {
-    const s = model.selection();
-    const targets = [];
-    for (let i = s.i0; i <= s.i1; i++) for (let j = s.j0; j <= s.j1; j++) targets.push([i * m + j, majority(i * m + j)]);
-    model.commit(targets, "accept majority");
+    const block = model.anchor !== null;
+    accept(blockIndices(model.selection(), m), block ? "in the block" : "in this cell");
   };
-  const acceptAgreed = () => {
-    const targets = [];
-    for (const k of votes.keys()) {
-      const code = unanimous(k);
-      if (code) targets.push([k, code]);
+  const acceptAll = () => accept(blockIndices({ i0: 0, i1: n - 1, j0: 0, j1: m - 1 }, m), "for the whole pair");
+
+  // The next waiting pair of the list: send the gold first; stay if it cannot be saved.
+  const next = async () => {
+    handOverNow();
+    if (!(await queue.drain())) {
+      return say("The gold is not saved yet (offline or in conflict); it stays in this browser. Try again when the indicator says saved.");
     }
-    model.commit(targets, "accept agreed");
+    const query = new URLSearchParams(listQuery);
+    query.set("after", pairId);
+    const found = await api("GET", `/api/adjudication/next/?${query}`);
+    if (found.id === null) return say("No other pair of this list waits for adjudication.");
+    const search = listQuery.toString();
+    window.location.href = root.dataset.pageUrl.replace(/0\/$/, `${found.id}/`) + (search ? `?${search}` : "");
   };
-  const conflict = $("gold-conflict");
-  let theirs = null;
-  const showConflict = (server) => {
-    theirs = server;
-    const cells = (links) => new Map(links.map(([i, j, kind]) => [`${i},${j}`, kind]));
-    const mine = cells(model.links());
-    const other = cells(server.links);
-    const differ = new Set([...mine.keys(), ...other.keys()].filter((k) => mine.get(k) !== other.get(k))).size;
-    const sure = server.links.filter((l) => l[2] === "S").length;
-    const who = server.adjudicator || "an import";
-    const at = server.updated_at ? new Date(server.updated_at).toLocaleString() : "";
-    $("gold-conflict-text").textContent =
-      `The gold was changed elsewhere: version ${server.version} was saved by ${who}${at ? ` at ${at}` : ""}, ` +
-      `with ${sure} sure and ${server.links.length - sure} possible links; ${differ} cell(s) differ from yours. Your gold is not saved.`;
-    conflict.hidden = false;
+  if (listQuery.toString()) $("back-to-list").href = `${root.dataset.listUrl}?${listQuery}`;
+
+  const toggleLayer = (index) => {
+    const box = document.querySelector(`#layers input[data-layer="${index}"]`);
+    if (!box) return;
+    box.checked = !box.checked;
+    box.dispatchEvent(new Event("change"));
   };
-  const save = async () => {
-    setStatus("saving", "Saving gold…");
+  const layerKeys = {};
+  overlay.layers.slice(0, 9).forEach((layer) => {
+    layerKeys[String(layer.index + 1)] = () => toggleLayer(layer.index);
+  });
+  $("layers").addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-use]");
+    if (!button) return;
+    const layer = annotations[Number(button.dataset.use)];
+    model.replaceAll(layer.links, `use ${layer.annotator}`);
+    say(`${layer.annotator}'s alignment copied into the gold (undo brings the previous back).`);
+  });
+
+  async function loadHistory() {
     try {
-      const saved = await api("PUT", `/api/pairs/${pairId}/gold/`, { version: goldVersion, links: model.links() });
-      goldVersion = saved.version;
-      conflict.hidden = true;
-      setStatus("saved", "Gold saved");
+      renderHistory(await api("GET", `/api/pairs/${pairId}/gold/events/`), pair);
     } catch (error) {
-      if (error.status === 409 && error.body && error.body.error && error.body.error.server) {
-        setStatus("conflict", "Conflict · the gold was changed elsewhere");
-        showConflict(error.body.error.server);
-      } else {
-        setStatus("error", `Gold not saved: ${error.message}`);
-      }
+      $("history").replaceChildren(el("li", { class: "muted", text: `The history could not be loaded: ${error.message}` }));
     }
-  };
-  $("gold-conflict-load").addEventListener("click", () => {
-    conflict.hidden = true;
-    goldVersion = theirs.version;
-    model.replaceAll(theirs.links, "load their gold"); // undoable: Ctrl+Z brings yours back
-    setStatus("saved", `Gold version ${theirs.version} loaded`);
-  });
-  $("gold-conflict-keep").addEventListener("click", () => {
-    conflict.hidden = true;
-    goldVersion = theirs.version;
-    save();
-  });
-  $("take-buttons").replaceChildren(
-    ...annotations.map((a) =>
-      el("button", {
-        class: "btn",
-        type: "button",
-        "data-annotator": a.annotator,
-        text: `Use ${a.annotator}'s`,
-        onclick: () => model.replaceAll(a.links, `use ${a.annotator}`),
-      }),
-    ),
-  );
-  $("annotators-table").tBodies[0].replaceChildren(
-    ...annotations.map((a) =>
-      el(
-        "tr",
-        {},
-        el("td", { text: a.annotator }),
-        el("td", { text: a.status.replace("_", " ") }),
-        el("td", { text: `${a.links.filter((l) => l[2] === "S").length} / ${a.links.filter((l) => l[2] === "P").length}` }),
-        el("td", { text: a.flags.join(", ") || "—" }),
-        el("td", { text: a.rating ?? "—" }),
-        el("td", { text: a.comment || "—" }),
-      ),
-    ),
-  );
+  }
+  loadHistory();
+
   const showKeys = () => openDialog($("keymap-dialog"));
-  bindKeys({ model, view, actions: { a: acceptBlock, save, "?": showKeys } });
+  const saveNow = () => {
+    handOverNow();
+    return queue.drain();
+  };
+  bindKeys({ model, view, actions: { a: acceptBlock, A: acceptAll, n: next, "?": showKeys, save: saveNow, ...layerKeys } });
   bindToolbar(root, {
     model,
     view,
-    actions: {
-      accept: acceptBlock,
-      "accept-agreed": acceptAgreed,
-      keys: showKeys,
-      "save-gold": save,
-    },
+    actions: { accept: acceptBlock, "accept-all": acceptAll, next, keys: showKeys },
+  });
+  window.addEventListener("online", () => queue.online());
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") {
+      handOverNow();
+      queue.flush();
+    }
   });
   $("grid-wrap").focus({ preventScroll: true });
+  window.__adjudication.readyMs = performance.now();
   root.dataset.ready = "true";
 }
 
+const cells = (n) => `${n} cell${n === 1 ? "" : "s"}`;
+const changes = (n) => `${n} change${n === 1 ? "" : "s"}`;
+
+// The legend of the layers: a toggle, the colour and marker, and the work of each annotator.
+function renderLayers(overlay, wrap) {
+  const list = $("layers");
+  list.replaceChildren(
+    ...overlay.layers.map((layer) => {
+      const id = `layer-${layer.index}`;
+      const box = el("input", { type: "checkbox", id, checked: true, "data-layer": layer.index });
+      box.addEventListener("change", () => wrap.classList.toggle(`hide-l${layer.index % 8}`, !box.checked));
+      const detail = `${layer.sure} sure, ${layer.possible} possible${layer.counted ? "" : " · not submitted, not in the majority"}`;
+      return el(
+        "li",
+        { class: layer.counted ? "" : "uncounted" },
+        box,
+        el("label", { for: id }, el("i", { class: `mk-key l${layer.index % 8}`, "aria-hidden": "true" }), el("b", { text: layer.name }), layer.index < 9 ? el("kbd", { text: String(layer.index + 1) }) : null),
+        el("span", { class: "layer-detail small muted", text: detail }),
+        el("button", { class: "btn small", type: "button", "data-use": layer.index, "aria-label": `Use ${layer.name}'s alignment as the gold`, text: "Use" }),
+      );
+    }),
+  );
+  const counted = overlay.counted;
+  $("majority-note").textContent = counted
+    ? `The majority of the ${counted} submitted annotation${counted === 1 ? "" : "s"}: a link is in it when more than half linked it, sure when more than half said sure; a tie is yours to decide.`
+    : "No annotation of this pair is submitted yet, so there is no majority.";
+}
+
+// The gold's changes, newest first: version, who, when, and the word pairs set and cleared.
+function renderHistory(body, pair) {
+  const words = ([i, j]) => `${pair.source_tokens[i]}–${pair.target_tokens[j]}`;
+  const cells = (links, count, suffix) => {
+    const shown = links.slice(0, 6).map((link) => `${words(link)}${suffix(link)}`);
+    return shown.join(", ") + (count > shown.length ? ` and ${count - shown.length} more` : "");
+  };
+  const items = body.events.map((event) => {
+    const who = event.kind === "imported" ? "imported" : event.actor || "an adjudicator";
+    const changes = [];
+    if (event.set) changes.push(`set ${cells(event.added, event.set, (l) => ` (${l[2]})`)}`);
+    if (event.cleared) changes.push(`cleared ${cells(event.removed, event.cleared, () => "")}`);
+    return el(
+      "li",
+      {},
+      el("b", { text: `v${event.version}` }),
+      ` ${who} · ${new Date(event.created_at).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })}`,
+      el("div", { class: "small muted", text: changes.join("; ") || "no link" }),
+    );
+  });
+  if (!items.length) items.push(el("li", { class: "muted", text: "No gold yet: the first change you make is saved as version 1." }));
+  if (body.total > body.events.length) items.push(el("li", { class: "muted", text: `and ${body.total - body.events.length} older versions` }));
+  $("history").replaceChildren(...items);
+}
+
 main().catch((error) => {
-  const note = el("p", { class: "notice error", role: "alert", text: `The pair could not be loaded: ${error.message}` });
-  root.prepend(note);
+  const text = error instanceof ApiError ? `The pair could not be loaded: ${error.message}` : `The server could not be reached. Reload the page when the network is back. (${error.message})`;
+  root.prepend(el("p", { class: "notice error", role: "alert", text }));
 });

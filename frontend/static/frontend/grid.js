@@ -1,7 +1,8 @@
 // DOM rendering of a GridModel: built once, then repainted cell by cell (see docs/architecture.md).
 //
 // The model is always source × target; `transposed` only swaps how it is laid out.
-// `decorate(index)` lets a page add overlay classes/attributes (trial diff, agreement).
+// `decorate(index)` lets a page add overlay classes/attributes (trial diff, agreement), and
+// `overlay(index)` static markup inside a cell (the adjudication page's annotator marks).
 
 import { EMPTY, SURE } from "./state.js";
 
@@ -11,15 +12,15 @@ const escapeHtml = (s) =>
 
 // No style attribute in the markup: the Content-Security-Policy refuses inline styles, so a
 // prefill's confidence is set through the CSSOM once the cells exist (see render()).
-function cellMarkup({ cls, agree, title }) {
+function cellMarkup({ cls, agree, title }, inner = "") {
   let attrs = cls ? ` class="${cls}"` : "";
   if (agree !== undefined) attrs += ` data-agree="${escapeHtml(agree)}"`;
   if (title) attrs += ` title="${escapeHtml(title)}"`;
-  return `<td${attrs}></td>`;
+  return `<td${attrs}>${inner}</td>`;
 }
 
 export class GridView {
-  constructor({ model, table, wrap, source, target, prefill = null, decorate = null, info = null, sentences = null }) {
+  constructor({ model, table, wrap, source, target, prefill = null, decorate = null, overlay = null, info = null, sentences = null }) {
     this.model = model;
     this.table = table;
     this.wrap = wrap;
@@ -27,6 +28,7 @@ export class GridView {
     this.target = target;
     this.prefill = prefill; // Map index -> {code, confidence}
     this.decorate = decorate;
+    this.overlay = overlay; // index -> markup inside the cell, drawn by render() only
     this.info = info;
     this.sentences = sentences; // {src: [span...], tgt: [span...]}
     this.transposed = false;
@@ -73,7 +75,7 @@ export class GridView {
         const [i, j] = this.toModel(r, c);
         const state = this.cellState(i * m + j);
         if (state.conf !== null) confident.push([i * m + j, state.conf]);
-        parts.push(cellMarkup(state));
+        parts.push(cellMarkup(state, this.overlay ? this.overlay(i * m + j) : ""));
       }
       parts.push("</tr>");
     });

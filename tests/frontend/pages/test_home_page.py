@@ -148,7 +148,9 @@ def test_adjudicators_see_the_pairs_waiting_for_them_and_annotators_do_not(alice
         annotation_open(assignment=assignment, actor=user)
         annotation_submit(assignment=assignment, actor=user, base_version=1)
     carol = _client(make_user("carol", roles.ADJUDICATOR)).get("/").content.decode()
-    assert f'<a href="/adjudicate/{pair.pk}/">twice</a>' in carol
+    assert (
+        f'<a href="/adjudicate/{pair.pk}/?status=waiting&amp;sort=disagreement">twice</a>' in carol
+    )
     assert 'id="corpora-table"' not in carol  # the admin's lists are not hers
     assert "Waiting for adjudication" not in _client(alice).get("/").content.decode()
 
@@ -165,7 +167,9 @@ def test_the_home_page_lists_the_first_ten_waiting_pairs_and_links_to_the_rest(
             annotation_open(assignment=assignment, actor=user)
             annotation_submit(assignment=assignment, actor=user, base_version=1)
     html = _client(make_user("carol", roles.ADJUDICATOR)).get("/").content.decode()
-    shown = re.findall(r'<a href="/adjudicate/\d+/">(w\d+)</a>', html)
+    shown = re.findall(
+        r'<a href="/adjudicate/\d+/\?status=waiting&amp;sort=disagreement">(w\d+)</a>', html
+    )
     assert shown == [f"w{k:02d}" for k in range(10)]
     assert "The first 10 are shown: every waiting pair →" in html
 

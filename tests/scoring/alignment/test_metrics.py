@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scoring.alignment.links import Alignment
 from scoring.alignment.metrics import (
     ComparePair,
     WordCounts,
     corpus_scores,
+    lowest_pairwise_f1,
     phrase_counts,
     phrase_scores,
     word_counts,
@@ -19,6 +22,7 @@ from scoring.alignment.metrics import (
 from scoring.errors import ScoringError
 from tests.scoring import paper_example as fig2
 from tests.scoring.alignment.phrase_reference import reference_pairs
+from tests.scoring.strategies import SETTINGS, alignments
 
 
 def test_word_scores_reproduce_the_papers_example_with_b_as_reference() -> None:
@@ -183,3 +187,30 @@ def test_it_rejects_an_unknown_level_or_kind() -> None:
         corpus_scores([], level="sentence")
     with pytest.raises(ScoringError, match="kind"):
         corpus_scores([], level="phrase", kind="mixed")
+
+
+def test_the_lowest_pairwise_f1_is_that_of_the_two_annotators_furthest_apart() -> None:
+    a = Alignment.from_pharaoh("0-0 1-1", 2, 2)
+    b = Alignment.from_pharaoh("0-0 1?1", 2, 2)  # the same cells: sure or possible is no matter
+    c = Alignment.from_pharaoh("0-0 0-1", 2, 2)  # one of two cells in common with a and b
+    assert lowest_pairwise_f1([a, b]) == 1.0
+    assert lowest_pairwise_f1([a, b, c]) == pytest.approx(0.5)
+
+
+def test_empty_alignments_agree_with_each_other_and_share_nothing_with_links() -> None:
+    empty = Alignment.empty(2, 2)
+    linked = Alignment.from_pharaoh("0-0", 2, 2)
+    assert lowest_pairwise_f1([empty, empty]) == 1.0
+    assert lowest_pairwise_f1([empty, linked, linked]) == 0.0
+    assert lowest_pairwise_f1([linked]) is None
+
+
+@SETTINGS
+@given(st.integers(2, 5).flatmap(lambda k: st.lists(alignments(3, 4), min_size=k, max_size=k)))
+def test_the_lowest_pairwise_f1_agrees_with_a_count_of_common_cells(found: list) -> None:
+    def dice(a: Alignment, b: Alignment) -> float:
+        both = len(a.possible) + len(b.possible)
+        return 1.0 if both == 0 else 2 * len(a.possible & b.possible) / both
+
+    expected = min(dice(a, b) for k, a in enumerate(found) for b in found[k + 1 :])
+    assert lowest_pairwise_f1(found) == pytest.approx(expected)
