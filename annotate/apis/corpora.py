@@ -102,6 +102,7 @@ class CorpusDeleteApi(APIView):
         annotations = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
         gold_alignments = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
         assignments = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
+        saved_changes = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
 
     class OutputSerializer(serializers.Serializer[Any]):
         pairs = serializers.IntegerField()
@@ -112,6 +113,9 @@ class CorpusDeleteApi(APIView):
         annotators = serializers.IntegerField()
         gold_alignments = serializers.IntegerField()
         adjudicated_gold = serializers.IntegerField()
+        saved_changes = serializers.IntegerField(
+            help_text="Saves of its annotations and gold alignments, counted in their history"
+        )
         jobs = serializers.IntegerField()
         scorer_models = serializers.IntegerField(
             help_text="Trained on the corpus: they stay, without the link to it"

@@ -16,12 +16,14 @@ from annotate.conversions import alignment_from_rows
 from annotate.exceptions import NotFound
 from annotate.models import (
     Annotation,
+    AnnotationEvent,
     AnnotationLink,
     Assignment,
     AutoAlignment,
     AutoLink,
     Corpus,
     GoldAlignment,
+    GoldEvent,
     GoldLink,
     Job,
     ScorerModel,
@@ -175,6 +177,9 @@ class CorpusContents:
     annotators: int
     gold_alignments: int
     adjudicated_gold: int
+    #: Saves of its annotations and gold alignments (rows of their append-only event logs): a
+    #: save after the confirmation makes it grow even when no annotation is added.
+    saved_changes: int
     jobs: int
     #: Trained scorers keep their weights and evaluation; only their link to the corpus goes.
     scorer_models: int
@@ -208,6 +213,10 @@ def corpus_contents(corpus: Corpus) -> CorpusContents:
         annotators=assignments["annotators"],
         gold_alignments=gold["total"],
         adjudicated_gold=gold["adjudicated"],
+        saved_changes=(
+            AnnotationEvent.objects.filter(annotation__assignment__pair__corpus=corpus).count()
+            + GoldEvent.objects.filter(gold__pair__corpus=corpus).count()
+        ),
         jobs=Job.objects.filter(corpus=corpus).count(),
         scorer_models=ScorerModel.objects.filter(corpus=corpus).count(),
     )

@@ -109,7 +109,7 @@ def corpus_restore(*, corpus: Corpus) -> bool:
 
 
 #: What a deletion is confirmed against: the counts of people's work the confirmation showed.
-WORK_COUNTS = ("annotations", "gold_alignments", "assignments")
+WORK_COUNTS = ("annotations", "gold_alignments", "assignments", "saved_changes")
 
 
 def corpus_delete(

@@ -310,6 +310,7 @@ class DeleteForm(forms.Form):
     annotations = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
     gold_alignments = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
     assignments = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    saved_changes = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
 
 
 def _delete_page(

@@ -49,13 +49,16 @@ def test_the_deletion_is_described_then_confirmed_by_name(admin: APIClient) -> N
     missing = admin.post(f"/api/corpora/{corpus.pk}/delete/", {}, format="json")
     assert missing.status_code == 400 and "confirm" in missing.json()
 
+    changes = described["saved_changes"]
     stale = {"confirm": "gone", "assignments": 0, "gold_alignments": 1, "annotations": 0}
+    stale["saved_changes"] = changes
     grown = admin.post(f"/api/corpora/{corpus.pk}/delete/", stale, format="json")
     assert grown.status_code == 409
     assert grown.json()["error"]["current"] == {
         "annotations": 0,
         "gold_alignments": 1,
         "assignments": 1,
+        "saved_changes": changes,
     }
     assert Corpus.objects.get(pk=corpus.pk).archived_at is None
 

@@ -34,8 +34,13 @@ from annotate.selectors.workspace import (
     queue_of,
     queue_summary,
 )
-from annotate.services.annotations import annotation_open, annotation_submit
-from annotate.services.corpora import corpus_archive, corpus_delete, corpus_restore
+from annotate.services.annotations import annotation_open, annotation_save, annotation_submit
+from annotate.services.corpora import (
+    WORK_COUNTS,
+    corpus_archive,
+    corpus_delete,
+    corpus_restore,
+)
 from annotate.services.prefill import prefills_retrain_due
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 
@@ -167,11 +172,45 @@ def test_work_added_after_the_confirmation_was_shown_stops_the_deletion(
     corpus = make_corpus("growing")
     _work(corpus, people)
     seen = {"annotations": 2, "gold_alignments": 1, "assignments": 3}  # one annotation fewer
+    seen["saved_changes"] = corpus_contents(corpus).saved_changes
     with pytest.raises(Conflict, match="annotations: 2 shown, 3 now"):
         corpus_delete(corpus=corpus, confirm="growing", seen=seen, owner=people["admin"])
     corpus.refresh_from_db()
     assert corpus.archived_at is None
     assert not Job.objects.filter(kind="corpus_delete").exists()
+
+
+def test_a_save_after_the_confirmation_was_shown_stops_the_deletion_though_no_count_grew(
+    people: dict[str, Any],
+) -> None:
+    corpus = make_corpus("edited")
+    pair = make_pair(corpus)
+    assignment = make_assignment(pair, people["alice"])
+    annotation_open(assignment=assignment, actor=people["alice"])
+    contents = corpus_contents(corpus)
+    seen = {name: getattr(contents, name) for name in WORK_COUNTS}
+    annotation_save(
+        assignment=assignment, actor=people["alice"], base_version=1, links={(0, 0): True}
+    )
+    with pytest.raises(Conflict, match=f"saved changes: {seen['saved_changes']} shown, "):
+        corpus_delete(corpus=corpus, confirm="edited", seen=seen, owner=people["admin"])
+    assert not Job.objects.filter(kind="corpus_delete").exists()
+
+
+def test_a_deletion_job_deletes_nothing_when_a_save_came_while_it_waited(
+    people: dict[str, Any],
+) -> None:
+    corpus = make_corpus("saved-late")
+    assignment = make_assignment(make_pair(corpus), people["alice"])
+    annotation_open(assignment=assignment, actor=people["alice"])
+    job = corpus_delete(corpus=corpus, confirm="saved-late", owner=people["admin"])
+    annotation_save(  # the workspace still open by its address
+        assignment=assignment, actor=people["alice"], base_version=1, links={(0, 0): True}
+    )
+    jobs.job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED and "saved changes" in job.error
+    assert Annotation.objects.get(assignment=assignment).version == 2
 
 
 def test_a_corpus_with_a_queued_or_running_job_is_not_deleted(people: dict[str, Any]) -> None:
@@ -207,6 +246,7 @@ def test_a_confirmed_deletion_archives_at_once_and_its_job_removes_the_corpus_an
         )
     }
     seen = {"annotations": 3, "gold_alignments": 1, "assignments": 3}
+    seen["saved_changes"] = corpus_contents(doomed).saved_changes
     job = corpus_delete(corpus=doomed, confirm=" doomed ", seen=seen, owner=people["admin"])
     doomed.refresh_from_db()
     assert doomed.archived_at is not None  # out of every queue while the job waits

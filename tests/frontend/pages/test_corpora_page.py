@@ -16,6 +16,7 @@ from django.test import Client
 from annotate import jobs_runtime as jobs
 from annotate import roles
 from annotate.models import Assignment, Corpus, Job, SentencePair
+from annotate.selectors.corpora import corpus_contents
 from annotate.services.annotations import annotation_open, annotation_submit
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 
@@ -224,6 +225,7 @@ def test_the_confirmation_states_exactly_what_would_be_deleted(admin: Client) ->
         "annotations": "2",
         "gold_alignments": "1",
         "assignments": "3",
+        "saved_changes": str(corpus_contents(corpus).saved_changes),
         "jobs": "1",
         "scorer_models": "0",
     }
@@ -234,7 +236,9 @@ def test_the_confirmation_states_exactly_what_would_be_deleted(admin: Client) ->
 
 
 def _confirm(corpus: Corpus, typed: str, **seen: int) -> dict[str, Any]:
-    return {"confirm": typed, "annotations": 2, "gold_alignments": 1, "assignments": 3, **seen}
+    counts = {"annotations": 2, "gold_alignments": 1, "assignments": 3}
+    counts["saved_changes"] = corpus_contents(corpus).saved_changes
+    return {"confirm": typed, **counts, **seen}
 
 
 def test_a_wrong_name_deletes_nothing_and_says_what_to_type(admin: Client) -> None:
