@@ -22,6 +22,7 @@ running, the canvas' tasks report with :func:`job_chunk_done` and its callback f
 When the broker cannot be reached the request still succeeds: the job stays pending with
 :data:`UNSENT` as its message, and :func:`jobs_send_unsent` (called with the reaping) sends it,
 with the task its kind names in the registry the decorator fills, once the broker answers. A
+job sent long ago that no live worker has claimed is sent again (:func:`jobs_resend_lost`). A
 job sent twice runs once: a worker claims it only while it is pending.
 
 This module imports no service (the services import it), so nothing here can close an import
@@ -35,15 +36,17 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, cast
 
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
-from django.db.models.functions import Least
+from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
@@ -132,6 +135,7 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
             logger.warning("job %s not sent, the broker is unreachable: %s", job_id, error)
             Job.objects.filter(pk=job_id, status=Job.Status.PENDING).update(message=UNSENT)
             return False
+        Job.objects.filter(pk=job_id, status=Job.Status.PENDING).update(sent_at=timezone.now())
         return True
 
     def execute(self, *, job_id: int, worker: str) -> str:
@@ -288,6 +292,33 @@ def jobs_send_unsent() -> int:
             message=WAITING
         )
         sent += 1
+    return sent
+
+
+def jobs_resend_lost(*, workers_alive: bool, now: Any = None) -> int:
+    """Send again the pending jobs whose message went out more than ``JOB_RESEND_SECONDS`` ago
+    and that no worker claimed although one is alive (``workers_alive``): the broker lost the
+    message (restarted without persistence), or no worker understood it (it named a task an
+    upgrade renamed). Jobs waiting behind a long queue are sent again too, which is harmless: a
+    job runs once, whichever of its messages a worker takes first. Returns how many went."""
+    if not workers_alive or settings.JOB_RESEND_SECONDS <= 0:
+        return 0
+    limit = (now or timezone.now()) - timedelta(seconds=settings.JOB_RESEND_SECONDS)
+    lost = Job.objects.annotate(last_sent=Coalesce("sent_at", "created_at")).filter(
+        status=Job.Status.PENDING, last_sent__lt=limit
+    )
+    sent = 0
+    for job_id, kind in lost.exclude(message=UNSENT).order_by("pk").values_list("pk", "kind"):
+        try:
+            task = job_task_of(kind)
+        except UnknownJobKind as error:
+            job_fail(job_id=job_id, error=str(error))
+            continue
+        if not task.send(job_id):
+            break
+        sent += 1
+    if sent:
+        logger.warning("sent %d pending job(s) again: unclaimed long after they were sent", sent)
     return sent
 
 

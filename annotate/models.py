@@ -452,6 +452,12 @@ class Job(models.Model):
     )
     corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True)
+    sent_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the job's message last went to the broker (pending jobs unclaimed long "
+        "after it are sent again).",
+    )
     attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from annotate.jobs_runtime import jobs_send_unsent
 from annotate.services.exports import exports_clean
-from annotate.services.jobs import jobs_reap_stale
+from annotate.services.jobs import jobs_maintain
 from annotate.services.prefill import prefills_retrain_due
 from annotate.services.uploads import uploads_clean
 
 
 @shared_task(name="annotate.reap_stale_jobs", ignore_result=True)
 def reap_stale_jobs() -> int:
-    jobs_send_unsent()
-    return jobs_reap_stale()
+    return jobs_maintain()
 
 
 @shared_task(name="annotate.retrain_prefills", ignore_result=True)

@@ -413,6 +413,12 @@ JOB_HEARTBEAT_TIMEOUT_SECONDS = env_int("JOB_HEARTBEAT_TIMEOUT_SECONDS", 120)
 # read (so a pool whose every worker died is still detected).
 JOB_REAP_INTERVAL_SECONDS = env_int("JOB_REAP_INTERVAL_SECONDS", 30)
 
+# A pending job whose message went to the broker this long ago (seconds) and that no worker has
+# claimed while one is alive is sent again: its message was lost (a broker restarted without
+# persistence) or no worker understood it (sent before an upgrade renamed the tasks). A job sent
+# twice runs once. 0 turns this off.
+JOB_RESEND_SECONDS = env_int("JOB_RESEND_SECONDS", 600)
+
 # Every worker writes a sign of life this often (seconds); one not heard from for
 # WORKER_ALIVE_SECONDS counts as gone, and the pages showing a queued job say that no worker is
 # running (a worker that stops cleanly is gone at once). The pages poll every 1-2 s, so they say

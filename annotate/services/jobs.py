@@ -5,7 +5,8 @@ Celery task lives with the service that owns it.
 
 A worker that dies stops its job's heartbeat; :func:`jobs_reap_stale` (run periodically by
 Celery beat, and by the web process through :func:`jobs_reap_if_due`) marks such jobs failed
-with the reason, so no job stays "running" forever.
+with the reason, so no job stays "running" forever; with it, jobs whose message the broker never
+took or lost are sent (again).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from annotate.jobs_runtime import jobs_send_unsent
+from annotate.jobs_runtime import jobs_resend_lost, jobs_send_unsent
 from annotate.models import Job
+from annotate.selectors.workers import any_worker_alive
 
 logger = logging.getLogger(__name__)
 
@@ -63,5 +65,13 @@ def jobs_reap_if_due() -> int:
     no worker (and no beat) is left to do it."""
     if not cache.add("jobs:reap-due", True, timeout=settings.JOB_REAP_INTERVAL_SECONDS):
         return 0
+    return jobs_maintain()
+
+
+def jobs_maintain() -> int:
+    """What Celery beat runs every ``JOB_REAP_INTERVAL_SECONDS``: send the jobs the broker did
+    not take, send again those sent long ago that no live worker claimed, and mark failed the
+    running jobs of dead workers (returns how many)."""
     jobs_send_unsent()
+    jobs_resend_lost(workers_alive=any_worker_alive())
     return jobs_reap_stale()

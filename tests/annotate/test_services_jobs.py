@@ -10,7 +10,7 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from annotate import jobs_runtime as runtime
-from annotate.models import Job
+from annotate.models import Corpus, Job, WorkerHeartbeat
 from annotate.services import jobs
 from annotate.services.corpora import corpus_import_records
 from annotate.services.stats import corpus_stats_run
@@ -331,3 +331,64 @@ def test_an_unsent_job_of_a_kind_no_task_runs_fails_with_the_reason(
     job.refresh_from_db()
     assert job.status == "failed"
     assert job.error.startswith("unknown job kind 'retired_kind'; known kinds: ")
+
+
+def sent_stats_job(corpus_name: str, capture) -> Job:
+    with capture(execute=True):
+        job = corpus_stats_run.create(corpus=Corpus.objects.get(name=corpus_name))
+    job.refresh_from_db()
+    return job
+
+
+def test_a_job_whose_message_was_lost_is_sent_again_while_a_worker_is_alive(
+    corpus_name: str, django_capture_on_commit_callbacks, monkeypatch, settings
+) -> None:
+    settings.JOB_RESEND_SECONDS = 600
+    sent: list[Any] = []
+    monkeypatch.setattr(corpus_stats_run, "apply_async", lambda args, **kwargs: sent.append(args))
+    job = sent_stats_job(corpus_name, django_capture_on_commit_callbacks)
+    assert sent == [(job.pk,)] and job.sent_at is not None
+    later = job.sent_at + timedelta(seconds=601)
+    assert runtime.jobs_resend_lost(workers_alive=True, now=job.sent_at) == 0, "too early"
+    assert runtime.jobs_resend_lost(workers_alive=False, now=later) == 0, "nobody to take it"
+    assert runtime.jobs_resend_lost(workers_alive=True, now=later) == 1
+    assert sent == [(job.pk,), (job.pk,)]
+    job.refresh_from_db()
+    assert job.sent_at > later - timedelta(seconds=601), "the clock starts again"
+
+    # the two messages run the job once
+    assert corpus_stats_run.execute(job_id=job.pk, worker="w1") == "succeeded"
+    assert corpus_stats_run.execute(job_id=job.pk, worker="w2") == "succeeded"
+    assert Job.objects.get(pk=job.pk).worker == "w1"
+    assert runtime.jobs_resend_lost(workers_alive=True, now=later + timedelta(days=1)) == 0
+
+
+def test_a_job_sent_before_the_sending_time_was_recorded_counts_from_its_creation(
+    corpus_name: str, django_capture_on_commit_callbacks, monkeypatch, settings
+) -> None:
+    settings.JOB_RESEND_SECONDS = 600
+    sent: list[Any] = []
+    monkeypatch.setattr(corpus_stats_run, "apply_async", lambda args, **kwargs: sent.append(args))
+    job = sent_stats_job(corpus_name, django_capture_on_commit_callbacks)
+    Job.objects.filter(pk=job.pk).update(sent_at=None)
+    assert runtime.jobs_resend_lost(workers_alive=True) == 0
+    later = job.created_at + timedelta(seconds=601)
+    assert runtime.jobs_resend_lost(workers_alive=True, now=later) == 1
+    settings.JOB_RESEND_SECONDS = 0
+    assert runtime.jobs_resend_lost(workers_alive=True, now=later + timedelta(days=1)) == 0
+
+
+def test_beat_sends_lost_jobs_only_while_a_worker_is_alive(
+    corpus_name: str, django_capture_on_commit_callbacks, monkeypatch, settings
+) -> None:
+    settings.JOB_RESEND_SECONDS = 1
+    sent: list[Any] = []
+    monkeypatch.setattr(corpus_stats_run, "apply_async", lambda args, **kwargs: sent.append(args))
+    job = sent_stats_job(corpus_name, django_capture_on_commit_callbacks)
+    Job.objects.filter(pk=job.pk).update(sent_at=timezone.now() - timedelta(seconds=5))
+    jobs.jobs_maintain()
+    assert len(sent) == 1, "no worker alive: the message is not repeated"
+    now = timezone.now()
+    WorkerHeartbeat.objects.create(hostname="w1@host", pid=1, started_at=now, beat_at=now)
+    jobs.jobs_maintain()
+    assert len(sent) == 2
