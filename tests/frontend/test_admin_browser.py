@@ -119,8 +119,8 @@ def test_rte2_upload_agreement_report_disagreement_and_cancel(
     assert "95% CI" in standard
 
     page.click("#disagreements a")
-    page.wait_for_selector("#grid td.agree-some")
-    assert page.locator("#grid td.agree-some").count() > 0
+    page.wait_for_selector("#grid td.ov")  # the annotators' layers over the gold
+    assert page.locator("#grid td.ov").count() > 0
     page.screenshot(path=str(SCREENSHOTS / "admin_disagreement.png"))
 
     with SERVER_LOCK:  # a job waiting for a worker (the broker holds it)
