@@ -103,11 +103,17 @@ def _diff(before: LinkMap, after: LinkMap) -> tuple[LinkMap, list[tuple[int, int
 
 def reviewed_cells(annotation: Annotation) -> set[tuple[int, int]]:
     """Cells the annotator has looked at, from the event log: every cell a save changed (added or
-    removed) and every link a save confirmed unchanged (``payload["reviewed"]``). A prefilled
-    link outside this set is still the unchecked prefill."""
+    removed), every link a save confirmed unchanged and every link a submission accepted
+    (``payload["reviewed"]``), and every link of imported work. A prefilled link outside this
+    set is still the unchecked prefill."""
     cells: set[tuple[int, int]] = set()
-    edits = AnnotationEvent.objects.filter(annotation=annotation, kind=AnnotationEvent.Kind.EDITED)
-    for added, removed, payload in edits.values_list("added", "removed", "payload"):
+    kinds = (
+        AnnotationEvent.Kind.EDITED,
+        AnnotationEvent.Kind.SUBMITTED,
+        AnnotationEvent.Kind.IMPORTED,
+    )
+    events = AnnotationEvent.objects.filter(annotation=annotation, kind__in=kinds)
+    for added, removed, payload in events.values_list("added", "removed", "payload"):
         for link in (*added, *removed, *(payload or {}).get("reviewed", ())):
             cells.add((int(link[0]), int(link[1])))
     return cells
@@ -372,7 +378,13 @@ def annotation_submit(
         annotation=annotation,
         kind=AnnotationEvent.Kind.SUBMITTED,
         actor=actor,
-        payload={"flags": annotation.flags, "comment": comment, "rating": rating},
+        payload={
+            "flags": annotation.flags,
+            "comment": comment,
+            "rating": rating,
+            # submitting accepts every link, the prefill's left unchanged included
+            "reviewed": sorted([i, j] for i, j in annotation_links(annotation)),
+        },
         also_save=("flags", "comment", "rating"),
     )
     activity_record(assignment=locked, now=now)

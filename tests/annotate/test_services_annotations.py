@@ -7,9 +7,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotate.exceptions import Conflict, DomainError
-from annotate.models import AnnotationEvent, Assignment
+from annotate.models import Annotation, AnnotationEvent, Assignment
 from annotate.services import annotations as svc
+from annotate.services.corpora import corpus_import_records
 from tests.annotate.factories import make_assignment, make_pair
+from tests.annotate.records import make_record
 
 pytestmark = pytest.mark.django_db
 
@@ -147,6 +149,20 @@ def test_a_save_records_confirmations_beside_its_changes_in_one_version() -> Non
     event = AnnotationEvent.objects.get(annotation=annotation, version=2)
     assert (event.added, event.payload["reviewed"]) == ([[0, 0, "S"]], [[3, 4]])
     assert svc.reviewed_cells(annotation) == {(0, 0), (3, 4)}
+
+
+def test_submitting_accepts_every_link_and_imported_work_is_checked_work() -> None:
+    assignment = make_assignment()  # prefill: 1-1 sure, 3?4 possible
+    annotation = svc.annotation_open(assignment=assignment, actor=assignment.annotator)
+    assert svc.reviewed_cells(annotation) == set()
+    svc.annotation_submit(assignment=assignment, actor=assignment.annotator, base_version=1)
+    assert svc.reviewed_cells(annotation) == {(1, 1), (3, 4)}, "the prefill left was accepted"
+
+    corpus_import_records(
+        corpus_name="imported", records=[make_record("x", annotations={"ann": "0-0 1?1"})]
+    )
+    imported = Annotation.objects.get(assignment__pair__corpus__name="imported")
+    assert svc.reviewed_cells(imported) == {(0, 0), (1, 1)}
 
 
 def test_a_stale_save_of_the_stored_links_still_records_its_confirmations() -> None:
