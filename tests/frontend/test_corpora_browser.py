@@ -77,3 +77,25 @@ def test_a_corpus_row_shows_its_actions_on_a_laptop_screen_without_scrolling_the
     assert delete.bounding_box()["x"] + delete.bounding_box()["width"] <= 1280
     page.screenshot(path=str(SCREENSHOTS / "corpus_list_laptop.png"))
     assert page.js_errors == []
+
+
+def test_a_corpus_name_without_spaces_wraps_instead_of_widening_its_pages(
+    page_for: Any, live_server: Any
+) -> None:
+    name = "x" * 100  # the longest name a corpus may have, with nowhere to break
+    with SERVER_LOCK:
+        corpus_import_records(corpus_name=name, records=[make_record("p1")])
+        corpus = Corpus.objects.get(name=name)
+        admin = make_user("admin", roles.ADMIN)
+    page = page_for(admin, viewport=(1280, 800))
+    for path in ("/corpora/", f"/corpora/{corpus.pk}/", f"/corpora/{corpus.pk}/delete/"):
+        page.goto(f"{live_server.url}{path}")
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{path} is {overflow}px wider than the window"
+        hidden = page.evaluate(
+            "Math.max(0, ...[...document.querySelectorAll('.table-wrap')]"
+            ".map(wrap => wrap.scrollWidth - wrap.clientWidth))"
+        )
+        assert hidden <= 0, f"a table of {path} is {hidden}px wider than its box"
+    page.screenshot(path=str(SCREENSHOTS / "corpus_delete_long_name.png"))
+    assert page.js_errors == []
