@@ -23,11 +23,14 @@ def aligner_descriptions() -> list[dict[str, Any]]:
     out = []
     for name in available_aligners():
         klass = aligner_class(name)
-        doc = (klass.__doc__ or "").strip()
+        # the docstring's first paragraph, which may run over several lines, without its
+        # reStructuredText literal marks
+        paragraph = (klass.__doc__ or "").strip().split("\n\n")[0]
+        doc = " ".join(paragraph.replace("``", "").split())
         out.append(
             {
                 "name": name,
-                "description": doc.splitlines()[0] if doc else "",
+                "description": doc,
                 "learns_from_annotations": klass.uses_gold,
                 "trains_on_corpus": klass.needs_training,
                 "options": [

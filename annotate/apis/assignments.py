@@ -27,6 +27,9 @@ from annotate.services import assignments
 MAX_PEOPLE = 1000
 #: The most annotators a plan gives one pair (agreement studies use two or three).
 MAX_PER_PAIR = 10
+#: The largest sentence length and batch a plan's selection may name.
+MAX_PLAN_LENGTH = 1_000_000
+MAX_PLAN_BATCH = 10_000_000
 SELECTION_FIELDS = ("subcorpus", "split", "min_length", "max_length", "batch")
 
 
@@ -53,9 +56,13 @@ class AssignmentsPlanApi(APIView):
         )
         subcorpus = serializers.CharField(max_length=100, required=False, allow_blank=True)
         split = serializers.CharField(max_length=50, required=False, allow_blank=True)
-        min_length = serializers.IntegerField(min_value=0, max_value=1_000_000, required=False)
-        max_length = serializers.IntegerField(min_value=0, max_value=1_000_000, required=False)
-        batch = serializers.IntegerField(min_value=1, max_value=10_000_000, required=False)
+        min_length = serializers.IntegerField(
+            min_value=0, max_value=MAX_PLAN_LENGTH, required=False
+        )
+        max_length = serializers.IntegerField(
+            min_value=0, max_value=MAX_PLAN_LENGTH, required=False
+        )
+        batch = serializers.IntegerField(min_value=1, max_value=MAX_PLAN_BATCH, required=False)
 
     @extend_schema(request=InputSerializer, responses=JOB_STARTED)
     def post(self, request: Request, corpus_id: int) -> Response:

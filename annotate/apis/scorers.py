@@ -126,12 +126,14 @@ class ScorerTrainJobApi(APIView):
 
     class InputSerializer(serializers.Serializer[Any]):
         kind = serializers.ChoiceField(choices=scorer_kinds())
-        corpus = serializers.CharField()
-        train_split = serializers.CharField()
-        test_split = serializers.CharField(required=False, allow_null=True, default=None)
+        corpus = serializers.CharField(max_length=100)
+        train_split = serializers.CharField(max_length=50)
+        test_split = serializers.CharField(
+            max_length=50, required=False, allow_null=True, default=None
+        )
         target = serializers.ChoiceField(choices=scorers.TARGETS, default="gold_score")
         options = serializers.DictField(required=False, default=dict)
-        name = serializers.CharField(required=False, allow_null=True, default=None)
+        name = serializers.CharField(max_length=200, required=False, allow_null=True, default=None)
 
     @extend_schema(request=InputSerializer, responses=JOB_STARTED)
     def post(self, request: Request) -> Response:

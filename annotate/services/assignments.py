@@ -151,10 +151,15 @@ def _plan_check(
             f"the doubly annotated fraction must be in [0, 1], got {double_fraction}",
             field="double_fraction",
         )
-    want_max = max(per_pair, 2 if double_fraction > 0 else 1)
-    if want_max > len(annotators):
+    if per_pair > len(annotators):
         raise DomainError(
-            f"{want_max} annotators per pair were asked for but only {len(annotators)} chosen",
+            f"{per_pair} annotators per pair were asked for but only {len(annotators)} chosen",
+            field="annotators",
+        )
+    if double_fraction > 0 and len(annotators) < 2:
+        raise DomainError(
+            "a doubly annotated share needs 2 annotators but only 1 chosen: choose another, "
+            "or set the share to 0",
             field="annotators",
         )
     if seed is not None and not 0 <= seed <= MAX_SEED:

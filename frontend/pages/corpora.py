@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from annotate.apis.common import MAX_ID
 from annotate.exceptions import Conflict, DomainError
 from annotate.models import Corpus, Job
 from annotate.selectors import corpora as corpora_reads
@@ -307,10 +308,10 @@ class DeleteForm(forms.Form):
         widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
     )
     # What the page showed: more work than this at the time of deleting stops the deletion.
-    annotations = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
-    gold_alignments = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
-    assignments = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
-    saved_changes = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    annotations = forms.IntegerField(min_value=0, max_value=MAX_ID, widget=forms.HiddenInput)
+    gold_alignments = forms.IntegerField(min_value=0, max_value=MAX_ID, widget=forms.HiddenInput)
+    assignments = forms.IntegerField(min_value=0, max_value=MAX_ID, widget=forms.HiddenInput)
+    saved_changes = forms.IntegerField(min_value=0, max_value=MAX_ID, widget=forms.HiddenInput)
 
 
 def _delete_page(

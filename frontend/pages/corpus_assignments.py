@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotate.apis.assignments import MAX_PER_PAIR
+from annotate.apis.assignments import MAX_PER_PAIR, MAX_PLAN_BATCH, MAX_PLAN_LENGTH
 from annotate.exceptions import DomainError
 from annotate.models import Corpus, Job
 from annotate.selectors.assignments import (
@@ -82,9 +82,15 @@ class PlanForm(forms.Form):
     seed = forms.IntegerField(label="Seed", required=False, min_value=0, max_value=MAX_SEED)
     subcorpus = forms.ChoiceField(label="Sub-corpus", required=False)
     split = forms.ChoiceField(label="Split", required=False)
-    min_length = forms.IntegerField(label="Shortest length", required=False, min_value=1)
-    max_length = forms.IntegerField(label="Longest length", required=False, min_value=1)
-    batch = forms.IntegerField(label="At most (pairs)", required=False, min_value=1)
+    min_length = forms.IntegerField(
+        label="Shortest length", required=False, min_value=1, max_value=MAX_PLAN_LENGTH
+    )
+    max_length = forms.IntegerField(
+        label="Longest length", required=False, min_value=1, max_value=MAX_PLAN_LENGTH
+    )
+    batch = forms.IntegerField(
+        label="At most (pairs)", required=False, min_value=1, max_value=MAX_PLAN_BATCH
+    )
 
     def __init__(
         self,

@@ -32,3 +32,15 @@ def test_every_aligner_lists_its_options_but_those_naming_a_file() -> None:
         "allowed": "in (0, 1)",
     }
     assert listed["supervised"]["learns_from_annotations"] is True
+
+
+def test_an_aligner_description_is_its_docstring_first_paragraph_whole() -> None:
+    client = APIClient()
+    client.force_authenticate(make_user("admin", roles.ADMIN))
+    listed = {entry["name"]: entry for entry in client.get("/api/aligners/").json()}
+    assert listed["em"]["description"] == (
+        "IBM Model 1 + HMM in both directions, symmetrized: the intersection's links sure and, "
+        'with possible="grow-diag-final", grow-diag-final\'s others possible (off by default: '
+        "as a prefill they cost annotators more corrections than they save)."
+    )
+    assert all(entry["description"].endswith((".", ")")) for entry in listed.values())

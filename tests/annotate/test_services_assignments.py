@@ -60,6 +60,19 @@ def test_it_refuses_more_annotators_per_pair_than_chosen() -> None:
         )
 
 
+def test_a_doubly_annotated_share_with_one_annotator_is_refused_naming_the_share() -> None:
+    corpus = _corpus_with_pairs(1)
+    with pytest.raises(DomainError, match="doubly annotated share needs 2 annotators") as refused:
+        assignments.assignments_plan(
+            corpus=corpus,
+            annotators=[make_user("a", roles.ANNOTATOR)],
+            per_pair=1,
+            double_fraction=0.2,
+        )
+    assert "only 1 chosen" in str(refused.value)
+    assert refused.value.extra["field"] == "annotators"
+
+
 def test_it_refuses_a_user_without_the_annotator_role() -> None:
     corpus = _corpus_with_pairs(1)
     with pytest.raises(DomainError, match="annotator role"):

@@ -240,6 +240,25 @@ def test_bad_training_options_are_a_400_naming_the_option_and_queue_nothing(
     assert not Job.objects.filter(kind="train_scorer").exists()
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("name", "n" * 201),
+        ("train_split", "s" * 51),
+        ("test_split", "s" * 51),
+        ("corpus", "c" * 101),
+    ],
+)
+def test_a_training_request_longer_than_its_column_is_a_400_and_queues_nothing(
+    corpus: Corpus, field: str, value: str
+) -> None:
+    body = {"kind": "pfsm", "corpus": "sts", "train_split": "train", field: value}
+    response = client_for("admin").post("/api/scorers/train/", body, format="json")
+    assert response.status_code == 400
+    assert field in response.content.decode()
+    assert not Job.objects.filter(kind="train_scorer").exists()
+
+
 def test_a_training_job_stores_its_options_typed(corpus: Corpus) -> None:
     body = {"kind": "pfsm", "corpus": "sts", "train_split": "train", "options": {"l2": 1}}
     response = client_for("admin").post("/api/scorers/train/", body, format="json")

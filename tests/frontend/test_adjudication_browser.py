@@ -200,6 +200,24 @@ def test_offline_gold_waits_in_the_browser_and_only_unsaved_work_warns_on_leavin
     assert page.js_errors == []
 
 
+def test_the_grid_keys_still_work_after_a_layer_box_is_clicked(
+    page_for: Any, live_server: Any
+) -> None:
+    pair = _imported(THREE)
+    page = page_for(make_user("carol", roles.ADJUDICATOR), viewport=(1280, 800))
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    page.locator("#layer-0").click()  # alice's layer off with the mouse; the box keeps focus
+    assert not page.locator("#layer-0").is_checked()
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("window.__adjudication.model.cursor") == {"i": 0, "j": 1}
+    page.keyboard.press("2")  # bob's layer off from the keyboard
+    assert not page.locator("#layer-1").is_checked()
+    page.locator("#layer-0").focus()
+    page.keyboard.press(" ")  # Space on a focused box still ticks it
+    assert page.locator("#layer-0").is_checked()
+    assert page.js_errors == []
+
+
 def test_n_opens_the_next_waiting_pair_of_the_lists_order(page_for: Any, live_server: Any) -> None:
     agree = _imported({"alice": "0-0 1-1", "bob": "0-0 1-1"}, pair_id="agree")
     apart = _imported({"alice": "0-0", "bob": "1-1"}, pair_id="apart", corpus="other")

@@ -139,3 +139,38 @@ def test_rte2_upload_agreement_report_disagreement_and_cancel(
     with SERVER_LOCK:
         assert Job.objects.get(pk=queued.pk).status == Job.Status.CANCELLED
     assert page.js_errors == []
+
+
+def test_the_jobs_table_shows_its_cancel_buttons_and_errors_on_a_laptop_screen(
+    page_for: Any, live_server: Any, admin: Any
+) -> None:
+    with SERVER_LOCK:
+        corpus = Corpus.objects.create(name="sample")
+        options = {"annotators": ["alice", "bob"], "samples": 100000, "chunks": 4}
+        Job.objects.create(
+            kind="agreement_report",
+            corpus=corpus,
+            owner=admin,
+            status=Job.Status.RUNNING,
+            parameters=options,
+            message="fitting edit models on 5 pairs (prefill chance model)",
+        )
+        Job.objects.create(
+            kind="train_scorer",
+            corpus=corpus,
+            owner=admin,
+            status=Job.Status.FAILED,
+            parameters={"kind": "pfsm", "train_split": "nosuch", "target": "gold_score"},
+            error="corpus 'sample' has no pairs in split 'nosuch' with a gold_score",
+        )
+    page = page_for(admin, viewport=(1280, 800))
+    page.goto(f"{live_server.url}/jobs/")
+    hidden = page.locator("#jobs-table").evaluate(
+        "table => { const wrap = table.closest('.table-wrap');"
+        " return wrap.scrollWidth - wrap.clientWidth; }"
+    )
+    assert hidden <= 0, f"the jobs table is {hidden}px wider than its box"
+    cancel = page.get_by_role("button", name="Cancel").bounding_box()
+    assert cancel["x"] + cancel["width"] <= 1280
+    page.screenshot(path=str(SCREENSHOTS / "jobs_laptop.png"))
+    assert page.js_errors == []

@@ -53,3 +53,49 @@ def test_a_corpus_is_archived_restored_and_deleted_from_the_corpora_page(
     with SERVER_LOCK:
         assert not Corpus.objects.filter(pk=corpus.pk).exists()
     assert page.js_errors == []
+
+
+def test_a_corpus_row_shows_its_actions_on_a_laptop_screen_without_scrolling_the_table(
+    page_for: Any, live_server: Any
+) -> None:
+    with SERVER_LOCK:
+        corpus_import_records(corpus_name="sample", records=[make_record("p1")])
+        Corpus.objects.filter(name="sample").update(
+            description="Sample paraphrase pairs written for the project (news, mtc, novels).",
+            prefill_aligner="supervised",
+            prefill_retrain_every=50,
+        )
+        admin = make_user("admin", roles.ADMIN)
+    page = page_for(admin, viewport=(1280, 800))
+    page.goto(f"{live_server.url}/corpora/")
+    hidden = page.locator("#corpora-table").evaluate(
+        "table => { const wrap = table.closest('.table-wrap');"
+        " return wrap.scrollWidth - wrap.clientWidth; }"
+    )
+    assert hidden <= 0, f"the corpora table is {hidden}px wider than its box"
+    delete = page.get_by_role("link", name="Delete…")
+    assert delete.bounding_box()["x"] + delete.bounding_box()["width"] <= 1280
+    page.screenshot(path=str(SCREENSHOTS / "corpus_list_laptop.png"))
+    assert page.js_errors == []
+
+
+def test_a_corpus_name_without_spaces_wraps_instead_of_widening_its_pages(
+    page_for: Any, live_server: Any
+) -> None:
+    name = "x" * 100  # the longest name a corpus may have, with nowhere to break
+    with SERVER_LOCK:
+        corpus_import_records(corpus_name=name, records=[make_record("p1")])
+        corpus = Corpus.objects.get(name=name)
+        admin = make_user("admin", roles.ADMIN)
+    page = page_for(admin, viewport=(1280, 800))
+    for path in ("/corpora/", f"/corpora/{corpus.pk}/", f"/corpora/{corpus.pk}/delete/"):
+        page.goto(f"{live_server.url}{path}")
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{path} is {overflow}px wider than the window"
+        hidden = page.evaluate(
+            "Math.max(0, ...[...document.querySelectorAll('.table-wrap')]"
+            ".map(wrap => wrap.scrollWidth - wrap.clientWidth))"
+        )
+        assert hidden <= 0, f"a table of {path} is {hidden}px wider than its box"
+    page.screenshot(path=str(SCREENSHOTS / "corpus_delete_long_name.png"))
+    assert page.js_errors == []

@@ -3,8 +3,15 @@ import { EMPTY, POSSIBLE, SURE } from "./state.js";
 
 const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
+// A field that takes the keys itself; a tick box (such as a layer's) takes only Space.
 function typingInto(target) {
-  return target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+  if (!target) return false;
+  if (target.isContentEditable || /^(TEXTAREA|SELECT)$/.test(target.tagName)) return true;
+  return target.tagName === "INPUT" && !isCheckbox(target);
+}
+
+function isCheckbox(target) {
+  return target.tagName === "INPUT" && target.type === "checkbox";
 }
 
 export function openDialog(dialog) {
@@ -14,7 +21,7 @@ export function openDialog(dialog) {
 export function bindKeys({ model, view, actions = {} }) {
   document.addEventListener("keydown", (event) => {
     if (typingInto(event.target) || document.querySelector("dialog[open]")) return;
-    const onControl = event.target && /^(BUTTON|A)$/.test(event.target.tagName);
+    const onControl = event.target && (/^(BUTTON|A)$/.test(event.target.tagName) || isCheckbox(event.target));
     const key = event.key;
     const ctrl = event.ctrlKey || event.metaKey;
     let handled = true;

@@ -265,6 +265,17 @@ def test_work_added_since_the_page_was_shown_stops_the_deletion_and_shows_it(adm
     assert not Job.objects.filter(kind="corpus_delete").exists()
 
 
+def test_a_count_beyond_any_row_id_deletes_nothing_and_is_refused(admin: Client) -> None:
+    corpus = make_corpus("rte")
+    _worked(corpus)
+    response = admin.post(
+        f"/corpora/{corpus.pk}/delete/", _confirm(corpus, "rte", annotations=10**30)
+    )
+    assert response.status_code == 400
+    corpus.refresh_from_db()
+    assert corpus.archived_at is None and not Job.objects.filter(kind="corpus_delete").exists()
+
+
 def test_a_corpus_whose_job_runs_is_not_deleted(admin: Client) -> None:
     corpus = make_corpus("rte")
     _worked(corpus)

@@ -137,6 +137,9 @@ def test_an_imported_account_named_in_the_last_plan_is_not_ticked_again(
         ({"min_length": 50}, "Shortest length", "matches the selection"),
         ({"subcorpus": "sports"}, "Sub-corpus", "Select a valid choice"),
         ({"batch": 0}, "At most (pairs)", "greater than or equal to 1"),
+        ({"batch": 10**30}, "At most (pairs)", "less than or equal to 10000000"),
+        ({"min_length": 10**30}, "Shortest length", "less than or equal to 1000000"),
+        ({"max_length": 10**30}, "Longest length", "less than or equal to 1000000"),
         ({"seed": -1}, "Seed", "greater than or equal to 0"),
     ],
 )

@@ -187,7 +187,7 @@ def test_admins_see_corpora_with_counts_and_recent_jobs(alice: Any) -> None:
     assert re.findall(r'class="num">(\d+)<', row) == ["2", "1", "1", "0", "1"]
     assert "not computed yet" in row
     assert f'data-job="{job.pk}"' in html and "corpus statistics" in html
-    assert '<span class="errors small">no</span>' in html
+    assert '<div class="errors-inline small">no</div>' in html
 
 
 def test_the_overview_fragment_is_live_while_a_job_runs_and_is_for_admins(alice: Any) -> None:
