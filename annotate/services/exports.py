@@ -7,8 +7,10 @@ What is written:
     Lossless: every pair with its prefill, every annotator's alignment and the gold. It is the
     format to move a corpus between installations; importing it gives the same corpus back.
 ``pharaoh``, ``jacana``, ``multimwa``
-    One alignment per pair: one annotator's, the prefill or the gold. ``all`` writes one of
-    each (every annotator with work in the corpus, the prefill, the gold) into a zip archive.
+    One alignment per pair: one annotator's, the prefill or the gold, for the pairs that have
+    it (a pair without gold is left out of a gold export, not written as a pair with no link).
+    ``all`` writes one of each (every annotator with work in the corpus, the prefill, the gold)
+    into a zip archive.
 ``phrases``
     A phrase table (:mod:`scoring.alignment.phrase_table`): the atomic and composite phrase
     pairs the chosen alignments license, with counts. ``all`` counts every annotator's
@@ -24,6 +26,7 @@ import re
 import shutil
 import time
 import zipfile
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -192,7 +195,7 @@ def export_run(job: Job, progress: Progress) -> dict[str, Any]:
     if parameters["which"] == "annotator":
         base = f"{_slug(corpus.name)}-{format_name}-{_slug(parameters['annotator'])}"
     try:
-        outputs = _write(corpus, parameters, build, base, progress, total)
+        outputs, written = _write(corpus, parameters, build, base, progress, total)
     except ScoringError as error:
         raise ExportError(str(error)) from error
     if len(outputs) == 1 and outputs[0].is_file():
@@ -210,7 +213,9 @@ def export_run(job: Job, progress: Progress) -> dict[str, Any]:
         "format": format_name,
         "which": parameters["which"],
         "alignments": [path.name for path in outputs],
-        "pairs": total,
+        "pairs": max(written.values(), default=0),
+        "written": written,
+        "corpus_pairs": total,
         "file": final.name,
         "bytes": final.stat().st_size,
     }
@@ -223,12 +228,13 @@ def _write(
     base: str,
     progress: Progress,
     total: int,
-) -> list[Path]:
+) -> tuple[list[Path], dict[str, int]]:
+    """The files written, and how many pairs each holds (by alignment name)."""
     format_name = parameters["format"]
     if format_name == "jsonl":
         output = build / f"{base}.jsonl"
         formats.get_format("jsonl").write(_Counted(corpus, progress, (0, 1), total), output)
-        return [output]
+        return [output], {"all": total}
     selectors = _selectors(parameters, corpus)
     if not selectors:
         raise ExportError(f"corpus {corpus.name!r} has no alignment to export yet")
@@ -247,17 +253,29 @@ def _write(
             keep_identical=parameters["keep_identical"],
         )
         write_phrase_table(table, output)
-        return [output]
+        return [output], {"all": total}
     spec = formats.get_format(format_name)
-    outputs = []
+    outputs, written = [], Counter[str]()
     for step, (name, select) in enumerate(selectors):
         suffix = FILE_SUFFIXES.get(format_name, "")
         output = build / f"{name}{suffix}" if len(selectors) > 1 else build / f"{base}{suffix}"
-        spec.write(
-            _Counted(corpus, progress, (step, len(selectors)), total), output, alignment=select
-        )
+        records = _Counted(corpus, progress, (step, len(selectors)), total)
+        spec.write(_having(records, select, written, name), output, alignment=select)
         outputs.append(output)
-    return outputs
+    return outputs, {name: written[name] for name, _ in selectors}
+
+
+def _having(
+    records: Iterator[PairRecord],
+    select: formats.AlignmentSelector,
+    written: Counter[str],
+    name: str,
+) -> Iterator[PairRecord]:
+    """The records that have the selected alignment, counted under ``name``."""
+    for record in records:
+        if select(record) is not None:
+            written[name] += 1
+            yield record
 
 
 def export_file(job: Job) -> Path:

@@ -4,6 +4,7 @@ the file to download; and an export that re-imports to the same corpus."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -126,10 +127,23 @@ def test_all_alignments_in_a_single_alignment_format_make_one_entry_each(corpus:
         assert sorted(archive.namelist()) == sorted(job.result["alignments"])
 
 
-def test_the_gold_alone_is_a_single_file(corpus: Corpus) -> None:
+def test_the_gold_alone_is_a_single_file_of_the_pairs_that_have_gold(corpus: Corpus) -> None:
     job = run_export(corpus, format_name="jacana", which="gold")
     assert export_file(job).name == "c-jacana-gold.json"
-    assert job.result["pairs"] == 2
+    assert (job.result["pairs"], job.result["corpus_pairs"]) == (1, 2)
+    written = json.loads(export_file(job).read_text(encoding="utf-8"))
+    assert [entry["id"] for entry in written] == ["p1"], "p2 has no gold: left out, not empty"
+
+
+def test_each_alignment_of_an_archive_holds_the_pairs_that_have_it(corpus: Corpus) -> None:
+    job = run_export(corpus, format_name="multimwa", which="all")
+    assert job.result["written"] == {"annotator-A": 2, "annotator-B": 1, "prefill": 2, "gold": 1}
+    with zipfile.ZipFile(export_file(job)) as archive:
+        lines = {
+            Path(name).stem: archive.read(name).decode().splitlines() for name in archive.namelist()
+        }
+    assert [line.split("\t")[0] for line in lines["annotator-B"]] == ["p1"]
+    assert [line.split("\t")[0] for line in lines["annotator-A"]] == ["p1", "p2"]
 
 
 def test_a_phrase_table_counts_every_annotators_phrase_pairs(corpus: Corpus) -> None:
