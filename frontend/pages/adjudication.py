@@ -4,6 +4,7 @@ editor is ``adjudicate.js``."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django import forms
@@ -120,7 +121,15 @@ def adjudication_list(request: HttpRequest) -> HttpResponse:
     # The adjudication page of a row remembers this list (filters and order) for `n`.
     list_query = table.query.copy()
     list_query.pop("page", None)
-    context = {"form": form, "table": table, "list_query": list_query.urlencode()}
+    first_waiting = adjudication_reads.pairs_for_adjudication(
+        replace(filters, status="waiting")
+    ).first()
+    context = {
+        "form": form,
+        "table": table,
+        "list_query": list_query.urlencode(),
+        "next_id": first_waiting.pair_id if first_waiting else None,
+    }
     return render(request, TEMPLATE, context)
 
 

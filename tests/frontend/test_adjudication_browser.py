@@ -223,6 +223,9 @@ def test_n_opens_the_next_waiting_pair_of_the_lists_order(page_for: Any, live_se
     apart = _imported({"alice": "0-0", "bob": "1-1"}, pair_id="apart", corpus="other")
     half = _imported({"alice": "0-0 1-1", "bob": "0-0"}, pair_id="half", corpus="third")
     page = page_for(make_user("carol", roles.ADJUDICATOR))
+    page.goto(f"{live_server.url}/adjudication/?sort=disagreement")
+    page.keyboard.press("n")  # from the list: its first waiting pair
+    page.wait_for_url(f"**/adjudicate/{apart.pk}/?sort=disagreement")
     _open(page, f"{live_server.url}/adjudicate/{apart.pk}/?sort=disagreement&page=3")
     page.keyboard.press("n")
     page.wait_for_url(f"**/adjudicate/{half.pk}/?sort=disagreement")

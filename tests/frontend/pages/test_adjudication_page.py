@@ -113,11 +113,43 @@ def test_each_row_opens_its_pair_with_the_lists_filters_and_order(carol: Client)
     assert ">Adjudicate<" in html
 
 
+def test_n_opens_the_first_waiting_pair_in_the_lists_order(carol: Client) -> None:
+    _import(
+        "c",
+        {
+            "agree": {"A": "0-0 1-1", "B": "0-0 1-1"},
+            "apart": {"A": "0-0", "B": "1-1"},
+            "half": {"A": "0-0 1-1", "B": "0-0"},
+        },
+    )
+    ids = dict(SentencePair.objects.values_list("external_id", "pk"))
+    _, html = _rows(carol, "?sort=disagreement")
+    link = f'id="open-next" href="/adjudicate/{ids["apart"]}/?sort=disagreement"'
+    assert link in html and "frontend/next_key.js" in html
+    gold_save(
+        pair=SentencePair.objects.get(external_id="apart"),
+        links={},
+        adjudicator=make_user("dave", roles.ADJUDICATOR),
+        base_version=0,
+    )
+    _, html = _rows(carol, "?sort=disagreement&status=adjudicated")  # whatever the status shown
+    assert f'id="open-next" href="/adjudicate/{ids["half"]}/' in html
+    for pair in ("agree", "half"):
+        gold_save(
+            pair=SentencePair.objects.get(external_id=pair),
+            links={},
+            adjudicator=make_user(f"dave-{pair}", roles.ADJUDICATOR),
+            base_version=0,
+        )
+    _, html = _rows(carol)
+    assert 'id="open-next"' not in html and "next_key.js" not in html, "none waits"
+
+
 def test_the_page_reads_a_fixed_number_of_queries_whatever_the_rows(
     carol: Client, django_assert_max_num_queries: Any
 ) -> None:
     _import("c", {f"p{k}": {"A": "0-0", "B": "1-1", "C": "0-0"} for k in range(80)})
-    with django_assert_max_num_queries(14):
+    with django_assert_max_num_queries(16):  # with the first waiting pair, for N
         rows, _ = _rows(carol, "?sort=disagreement&annotator=A&status=waiting")
     assert len(rows) == 50
 

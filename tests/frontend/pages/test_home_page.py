@@ -89,7 +89,7 @@ def test_an_empty_queue_says_nobody_assigned_anything_yet(alice: Any) -> None:
     html = _client(alice).get("/").content.decode()
     assert "Your queue is empty" in html and "No pairs are assigned to you yet" in html
     assert 'id="open-next"' not in html and 'id="queue-filters"' not in html
-    assert "frontend/home.js" not in html  # no next pair, no key to open it
+    assert "frontend/next_key.js" not in html  # no next pair, no key to open it
 
 
 def test_a_bad_filter_is_refused_naming_it_and_the_queue_stays_whole(alice: Any) -> None:

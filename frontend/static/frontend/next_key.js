@@ -1,5 +1,6 @@
-// The home page's one key: N opens the next pair of the queue (the "Open next pair" link the
-// server rendered), as in the workspace. Typing in a field is left alone.
+// The N key of a list page: it follows the page's "open next" link (`#open-next`, rendered by
+// the server: the next pair of the annotator's queue, or the next waiting pair of the
+// adjudication list), as N does in the grid editors. Typing in a field is left alone.
 const next = document.getElementById("open-next");
 
 document.addEventListener("keydown", (event) => {
