@@ -473,8 +473,10 @@ def agreement_csv(page: Any, url: str, corpus: Corpus, tmp_path: Path) -> None:
     )
     job = Job.objects.get(kind="agreement_report")
     assert job.status == "succeeded", job.error
-    page.goto(f"{url}/corpora/{corpus.pk}/agreement/?report={job.pk}")
+    with page.expect_navigation():
+        page.click(f"#reports-table a[href='?report={job.pk}']")
     page.wait_for_selector("#table3 table.paper")
+    assert page.inner_text("#report-title") == f"Report #{job.pk}"
     shot(page, "agreement", full_page=True)
     link = page.get_by_role("link", name="Download CSV")
     with page.expect_download() as caught:
