@@ -87,6 +87,7 @@ urlpatterns = [
     path("adjudicate/<id:pair_id>/", adjudication.adjudicate, name="adjudicate"),
     path("guidelines/", guidelines.guidelines_page, name="guidelines"),
     path("scorers/", scorers.scorers_page, name="scorers"),
+    path("scorers/train/", scorers.scorer_train_view, name="scorer-train"),
     # the corpus admin's pages
     path("corpora/", corpora.corpus_list, name="corpus-list"),
     path("corpora/import/", corpora.corpus_import_view, name="corpus-import"),

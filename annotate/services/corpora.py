@@ -42,7 +42,7 @@ from annotate.models import (
 from annotate.selectors.corpora import corpus_contents, corpus_pair_records
 from annotate.services.annotations import InvalidLinks, edits_from_prefill, links_count_check
 from annotate.services.disagreement import disagreement_of
-from annotate.services.exports import selector_for
+from annotate.services.exports import pairs_with, selector_for
 from annotate.services.links import links_insert
 from annotate.services.users import username_check, username_twin
 from scoring import formats
@@ -581,8 +581,8 @@ def corpus_export(
     """Write the corpus to ``output``; returns the number of pairs written.
 
     Lossless formats (``jsonl``) carry every alignment. Single-alignment formats need exactly one
-    of ``annotator``, ``prefill`` or ``gold`` to say which alignment to write; a pair without that
-    alignment is written with no links.
+    of ``annotator``, ``prefill`` or ``gold`` to say which alignment to write, and hold the pairs
+    that have it (:func:`~annotate.services.exports.pairs_with`).
     """
     try:
         corpus = Corpus.objects.get(name=corpus_name)
@@ -604,7 +604,8 @@ def corpus_export(
             f"the {spec.name} format keeps every alignment; --annotator, --prefill and --gold "
             "apply to single-alignment formats"
         )
-    counter = _Counter(corpus_pair_records(corpus))
+    records: Iterable[PairRecord] = corpus_pair_records(corpus)
+    counter = _Counter(records if pick is None else pairs_with(records, pick))
     try:
         spec.write(counter, Path(output), alignment=pick)
     except ScoringError as error:

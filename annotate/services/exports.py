@@ -8,9 +8,8 @@ What is written:
     format to move a corpus between installations; importing it gives the same corpus back.
 ``pharaoh``, ``jacana``, ``multimwa``
     One alignment per pair: one annotator's, the prefill or the gold, for the pairs that have
-    it (a pair without gold is left out of a gold export, not written as a pair with no link).
-    ``all`` writes one of each (every annotator with work in the corpus, the prefill, the gold)
-    into a zip archive.
+    it (:func:`pairs_with`). ``all`` writes one of each (every annotator with work in the
+    corpus, the prefill, the gold) into a zip archive.
 ``phrases``
     A phrase table (:mod:`scoring.alignment.phrase_table`): the atomic and composite phrase
     pairs the chosen alignments license, with counts. ``all`` counts every annotator's
@@ -26,8 +25,7 @@ import re
 import shutil
 import time
 import zipfile
-from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +36,7 @@ from annotate.jobs_runtime import job_task
 from annotate.models import Assignment, AutoAlignment, Corpus, GoldAlignment, Job, SentencePair
 from annotate.selectors.corpora import corpus_pair_records
 from scoring import formats
+from scoring.alignment.links import Alignment
 from scoring.alignment.phrase_table import phrase_table_build, write_phrase_table
 from scoring.corpus import PairRecord
 from scoring.errors import ScoringError
@@ -161,6 +160,29 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "corpus"
 
 
+def pairs_with(
+    records: Iterable[PairRecord], select: formats.AlignmentSelector
+) -> Iterator[PairRecord]:
+    """The records that have the alignment ``select`` picks. A single-alignment format cannot
+    tell a pair without the alignment from one whose alignment has no link, so such a pair is
+    left out: written with no links, a pair nobody adjudicated would come back from an import
+    as an empty gold alignment."""
+    return (record for record in records if select(record) is not None)
+
+
+class _Written(Iterator[PairRecord]):
+    """Records passing through, their ids kept: the pairs an export holds."""
+
+    def __init__(self, records: Iterable[PairRecord], ids: set[str]) -> None:
+        self._records = iter(records)
+        self._ids = ids
+
+    def __next__(self) -> PairRecord:
+        record = next(self._records)
+        self._ids.add(record.id)
+        return record
+
+
 class _Counted(Iterator[PairRecord]):
     """Records of the corpus with progress reports every 200 pairs."""
 
@@ -194,8 +216,9 @@ def export_run(job: Job, progress: Progress) -> dict[str, Any]:
     base = f"{_slug(corpus.name)}-{format_name}-{parameters['which']}"
     if parameters["which"] == "annotator":
         base = f"{_slug(corpus.name)}-{format_name}-{_slug(parameters['annotator'])}"
+    written: set[str] = set()
     try:
-        outputs, written = _write(corpus, parameters, build, base, progress, total)
+        outputs = _write(corpus, parameters, build, base, progress, total, written)
     except ScoringError as error:
         raise ExportError(str(error)) from error
     if len(outputs) == 1 and outputs[0].is_file():
@@ -213,9 +236,7 @@ def export_run(job: Job, progress: Progress) -> dict[str, Any]:
         "format": format_name,
         "which": parameters["which"],
         "alignments": [path.name for path in outputs],
-        "pairs": max(written.values(), default=0),
-        "written": written,
-        "corpus_pairs": total,
+        "pairs": total if format_name == "jsonl" else len(written),
         "file": final.name,
         "bytes": final.stat().st_size,
     }
@@ -228,54 +249,52 @@ def _write(
     base: str,
     progress: Progress,
     total: int,
-) -> tuple[list[Path], dict[str, int]]:
-    """The files written, and how many pairs each holds (by alignment name)."""
+    written: set[str],
+) -> list[Path]:
+    """Write the export's files into ``build``; ``written`` collects the ids of the pairs
+    they hold (a phrase table: the pairs that have a chosen alignment)."""
     format_name = parameters["format"]
     if format_name == "jsonl":
         output = build / f"{base}.jsonl"
         formats.get_format("jsonl").write(_Counted(corpus, progress, (0, 1), total), output)
-        return [output], {"all": total}
+        return [output]
     selectors = _selectors(parameters, corpus)
     if not selectors:
         raise ExportError(f"corpus {corpus.name!r} has no alignment to export yet")
     if format_name == "phrases":
         output = build / f"{base}.tsv"
-        items = (
-            (record.source_tokens, record.target_tokens, alignment)
-            for record in _Counted(corpus, progress, (0, 1), total)
-            for alignment in (select(record) for _, select in selectors)
-            if alignment is not None
-        )
         table = phrase_table_build(
-            items,
+            _phrase_items(_Counted(corpus, progress, (0, 1), total), selectors, written),
             use=parameters["use"],
             max_length=parameters["max_length"],
             keep_identical=parameters["keep_identical"],
         )
         write_phrase_table(table, output)
-        return [output], {"all": total}
+        return [output]
     spec = formats.get_format(format_name)
-    outputs, written = [], Counter[str]()
+    outputs = []
     for step, (name, select) in enumerate(selectors):
         suffix = FILE_SUFFIXES.get(format_name, "")
         output = build / f"{name}{suffix}" if len(selectors) > 1 else build / f"{base}{suffix}"
-        records = _Counted(corpus, progress, (step, len(selectors)), total)
-        spec.write(_having(records, select, written, name), output, alignment=select)
+        records = pairs_with(_Counted(corpus, progress, (step, len(selectors)), total), select)
+        spec.write(_Written(records, written), output, alignment=select)
         outputs.append(output)
-    return outputs, {name: written[name] for name, _ in selectors}
+    return outputs
 
 
-def _having(
-    records: Iterator[PairRecord],
-    select: formats.AlignmentSelector,
-    written: Counter[str],
-    name: str,
-) -> Iterator[PairRecord]:
-    """The records that have the selected alignment, counted under ``name``."""
+def _phrase_items(
+    records: Iterable[PairRecord],
+    selectors: list[tuple[str, formats.AlignmentSelector]],
+    written: set[str],
+) -> Iterator[tuple[list[str], list[str], Alignment]]:
+    """Each chosen alignment of each pair, for the phrase table; ``written`` collects the ids
+    of the pairs that have one."""
     for record in records:
-        if select(record) is not None:
-            written[name] += 1
-            yield record
+        for _, select in selectors:
+            alignment = select(record)
+            if alignment is not None:
+                written.add(record.id)
+                yield record.source_tokens, record.target_tokens, alignment
 
 
 def export_file(job: Job) -> Path:

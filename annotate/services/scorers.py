@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Avg, OuterRef, Subquery
+from django.db.models import Avg, F, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from annotate.exceptions import DomainError, NotFound
@@ -125,11 +125,17 @@ def scorer_train_job_create(
     name: str | None = None,
     owner: User | None = None,
 ) -> Job:
-    """Queue a ``train_scorer`` job; its options are checked here, so bad ones queue
-    nothing."""
+    """Queue a ``train_scorer`` job. Its options, and that the train (and test) split has
+    pairs with the target, are checked here: bad ones queue nothing, the error naming the
+    field."""
     if target not in TARGETS:
-        raise ScorerTrainingError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+        raise ScorerTrainingError(
+            f"target must be one of {', '.join(TARGETS)}, got {target!r}", field="target"
+        )
     checked = scorer_options_validate(kind=kind, options=options or {})
+    for field, split in (("train_split", train_split), ("test_split", test_split)):
+        if split is not None and not _with_target(corpus, split, target).exists():
+            raise ScorerTrainingError(_no_target(corpus, split, target), field=field)
     return train_scorer_run.create(
         corpus=corpus,
         owner=owner,
@@ -148,39 +154,42 @@ def task_of(target: str) -> str:
     return "classification" if target == "gold_label" else "regression"
 
 
+def _with_target(corpus: Corpus, split: str, target: str) -> QuerySet[Any]:
+    """The split's pairs that have ``target``, in corpus order, its value as ``value`` (typed
+    ``Any``: the annotation is no field of the model)."""
+    pairs = SentencePair.objects.filter(corpus=corpus, split=split).order_by("position")
+    if target != "rating":
+        return pairs.filter(**{f"{target}__isnull": False}).annotate(value=F(target))
+    # The mean rating per pair by a subquery: grouping pair rows would make SQLite sort every
+    # row by all its columns, token lists included.
+    ratings = (
+        Assignment.objects.filter(
+            pair=OuterRef("pk"),
+            status=Assignment.Status.SUBMITTED,
+            annotation__rating__isnull=False,
+        )
+        .order_by()
+        .values("pair")
+        .annotate(mean=Avg("annotation__rating"))
+        .values("mean")
+    )
+    return pairs.annotate(value=Subquery(ratings)).filter(value__isnull=False)
+
+
+def _no_target(corpus: Corpus, split: str, target: str) -> str:
+    return f"corpus {corpus.name!r} has no pairs in split {split!r} with a {target}"
+
+
 def training_data(corpus: Corpus, split: str, target: str) -> tuple[list[TokenPair], list[float]]:
     """The split's pairs that have the target, in corpus order."""
     if target not in TARGETS:
         raise ScorerTrainingError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
-    pairs = SentencePair.objects.filter(corpus=corpus, split=split).order_by("position")
-    if target == "rating":
-        # The mean rating per pair by a subquery: grouping pair rows would make SQLite sort
-        # every row by all its columns, token lists included.
-        ratings = (
-            Assignment.objects.filter(
-                pair=OuterRef("pk"),
-                status=Assignment.Status.SUBMITTED,
-                annotation__rating__isnull=False,
-            )
-            .order_by()
-            .values("pair")
-            .annotate(mean=Avg("annotation__rating"))
-            .values("mean")
-        )
-        rows: Any = (
-            pairs.annotate(value=Subquery(ratings))
-            .filter(value__isnull=False)
-            .values_list("source_tokens", "target_tokens", "value")
-        )
-    else:
-        rows = pairs.filter(**{f"{target}__isnull": False}).values_list(
-            "source_tokens", "target_tokens", target
-        )
+    rows = _with_target(corpus, split, target).values_list(
+        "source_tokens", "target_tokens", "value"
+    )
     data = [((list(s), list(t)), float(v)) for s, t, v in rows]
     if not data:
-        raise ScorerTrainingError(
-            f"corpus {corpus.name!r} has no pairs in split {split!r} with a {target}"
-        )
+        raise ScorerTrainingError(_no_target(corpus, split, target))
     return [pair for pair, _ in data], [value for _, value in data]
 
 

@@ -1,22 +1,40 @@
 """The scorers page: the trained models with their train and test measures beside the papers'
 figures, and scoring one pair with a model (a GET form: it changes nothing, so its answer can
-be bookmarked)."""
+be bookmarked). Admins also train a scorer here: a corpus chosen, its splits with how many pairs
+have each target, and the training jobs, followed live until they end (the models' list is in
+the same live part, so a finished model appears with its evaluation)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django import forms
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
+from annotate import roles
 from annotate.exceptions import DomainError
-from annotate.selectors.scorers import scorer_models
+from annotate.models import Corpus
+from annotate.selectors import jobs as jobs_reads
+from annotate.selectors.scorers import scorer_models, scorer_training_targets
 from annotate.services import scorers
+from frontend.access import admin_page
+from frontend.pages.corpus_common import NO_LABEL, job_queued, jobs_section, label, refuse
+from frontend.tables import Column
+from scoring.errors import ScoringError
+from scoring.scorers.base import scorer_kinds
 from scoring.scorers.papers import PAPER_FIGURES
 
 TEMPLATE = "frontend/scorers.html"
+TARGET_LABELS = {
+    "gold_score": "gold score (regression)",
+    "gold_label": "gold label (classification)",
+    "rating": "annotators' mean rating (regression)",
+}
 MEASURES = (
     ("pearson", "Pearson"),
     ("spearman", "Spearman"),
@@ -31,12 +49,12 @@ def measure_text(evaluation: dict[str, object] | None) -> str:
     if not evaluation:
         return ""
     parts = []
-    for key, label in MEASURES:
+    for key, name in MEASURES:
         value = evaluation.get(key)
         if isinstance(value, float):
-            parts.append(f"{label} {value:.4f}")
+            parts.append(f"{name} {value:.4f}")
         elif key in evaluation:
-            parts.append(f"{label} undefined")
+            parts.append(f"{name} undefined")
     return ", ".join(parts)
 
 
@@ -85,10 +103,95 @@ def _score(form: ScoreForm, models: dict[str, Any]) -> str:
     return f"similarity {value:.3f}"
 
 
-@login_required
-def scorers_page(request: HttpRequest) -> HttpResponse:
-    stored = list(scorer_models())
-    rows = [
+def _cell(name: str) -> str:
+    return f"{TEMPLATE}#{name}"
+
+
+TRAINING_COLUMNS = (
+    Column("Job", _cell("training-id"), key="created", sort="created_at"),
+    Column("Corpus", _cell("training-corpus")),
+    Column("Scorer", _cell("training-what")),
+    Column("Status", _cell("training-status"), key="status", sort="status"),
+    Column("Model", _cell("training-model")),
+)
+
+
+#: How the training form names each kind of scorer.
+KIND_LABELS = {
+    "perp": "perp — TERp edit features (Heilman & Madnani 2012)",
+    "pfsm": "pfsm — edit machine (Wang & Cer 2012)",
+    "ppda": "ppda — edit machine with jumps (Wang & Cer 2012)",
+    "mt": "mt — MT metrics, RBF SVM (Finch et al. 2005)",
+    "combined": "combined — every scorer's features",
+}
+
+
+def _kind_choices() -> list[tuple[str, str]]:
+    return [(kind, KIND_LABELS.get(kind, kind)) for kind in scorer_kinds()]
+
+
+class TrainForm(forms.Form):
+    """A training job on the chosen corpus: the scorer, the target and the splits (each split
+    as the pages name it, ``(none)`` for pairs without one)."""
+
+    corpus = forms.IntegerField(widget=forms.HiddenInput)
+    kind = forms.ChoiceField(label="Scorer", choices=_kind_choices)
+    target = forms.ChoiceField(label="Target", choices=list(TARGET_LABELS.items()))
+    train_split = forms.ChoiceField(label="Train on split")
+    test_split = forms.ChoiceField(label="Test on split", required=False)
+    name = forms.CharField(label="Name (optional)", required=False, max_length=200)
+
+    def __init__(self, *args: Any, splits: list[str], **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        kwargs.setdefault("auto_id", "train-%s")
+        super().__init__(*args, **kwargs)
+        names = [(label(split), label(split)) for split in splits]
+        self.fields["train_split"].choices = names  # type: ignore[attr-defined]
+        none = ("", "none: measured on the training split")
+        self.fields["test_split"].choices = [none, *names]  # type: ignore[attr-defined]
+
+    def split(self, name: str) -> str | None:
+        value = self.cleaned_data.get(name) or None
+        return "" if value == NO_LABEL else value
+
+
+def _train_initial(corpus: Corpus, targets: list[dict[str, Any]]) -> dict[str, Any]:
+    """A start that trains: the first target some pairs have, on the split with most of them."""
+    for target in TARGET_LABELS:
+        best = max(targets, key=lambda row: row[target], default=None)
+        if best is not None and best[target]:
+            return {"corpus": corpus.pk, "target": target, "train_split": label(best["split"])}
+    return {"corpus": corpus.pk}
+
+
+def _training(request: HttpRequest) -> dict[str, Any]:
+    """The training jobs (admins) and the trained models: the page's live part."""
+    context: dict[str, Any] = {"models": _model_rows(), "is_admin": False}
+    if roles.has_role(request.user, roles.ADMIN):
+        jobs = jobs_reads.jobs_visible(request.user).filter(kind="train_scorer")
+        context.update(
+            jobs_section(
+                request,
+                jobs,
+                TRAINING_COLUMNS,
+                with_results=True,
+                noun="training jobs",
+                empty_title="No training yet",
+                empty_text="Choose a corpus above and train a scorer on it.",
+                path=reverse("scorers"),
+            ),
+            is_admin=True,
+        )
+        for job in context["table"].rows:
+            job.target_label = TARGET_LABELS.get(job.parameters.get("target", ""), "")
+            result = job.result or {}
+            job.train_text = measure_text((result.get("evaluation") or {}).get("train"))
+            job.test_text = measure_text((result.get("evaluation") or {}).get("test"))
+    return context
+
+
+def _model_rows() -> list[dict[str, Any]]:
+    return [
         {
             "name": model.name,
             "kind": model.kind,
@@ -100,12 +203,90 @@ def scorers_page(request: HttpRequest) -> HttpResponse:
             "test": measure_text(model.evaluation.get("test")),
             "created": model.created_at,
         }
-        for model in stored
+        for model in scorer_models()
     ]
+
+
+def _train_section(
+    request: HttpRequest, form: TrainForm | None, corpus: Corpus | None
+) -> dict[str, Any]:
+    """The training form's context: the corpora, the chosen one's splits and targets."""
+    corpora = list(Corpus.objects.filter(archived_at__isnull=True).order_by("name"))
+    if corpus is None:
+        asked = request.GET.get("corpus", "")
+        chosen = [c for c in corpora if str(c.pk) == asked]
+        corpus = chosen[0] if chosen else (corpora[0] if corpora else None)
+    if corpus is None:
+        return {"corpora": corpora, "train_corpus": None, "train": None}
+    targets = scorer_training_targets(corpus)
+    for row in targets:
+        row["name"] = label(row["split"])
+    if form is None:
+        splits = [row["split"] for row in targets]
+        form = TrainForm(initial=_train_initial(corpus, targets), splits=splits)
+    return {"corpora": corpora, "train_corpus": corpus, "train": form, "targets": targets}
+
+
+def _page(
+    request: HttpRequest,
+    *,
+    train: TrainForm | None = None,
+    corpus: Corpus | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    training = _training(request)
+    if request.GET.get("fragment") == "training":
+        return render(request, f"{TEMPLATE}#training", training)
+    stored = list(scorer_models())
     asked = "model" in request.GET
     form = ScoreForm(request.GET if asked else None, names=[model.name for model in stored])
     answer = ""
     if asked and form.is_valid():
         answer = _score(form, {model.name: model for model in stored})
-    context = {"models": rows, "papers": _papers(), "form": form, "answer": answer}
-    return render(request, TEMPLATE, context, status=400 if form.errors else 200)
+    context = {**training, "papers": _papers(), "form": form, "answer": answer}
+    if training["is_admin"]:
+        context.update(_train_section(request, train, corpus))
+    return render(request, TEMPLATE, context, status=400 if form.errors else status)
+
+
+@login_required
+def scorers_page(request: HttpRequest) -> HttpResponse:
+    return _page(request)
+
+
+@require_POST
+@admin_page
+def scorer_train_view(request: HttpRequest) -> HttpResponse:
+    """Queue a training job with the posted choices; bad ones are shown on the form (400) and
+    queue nothing."""
+    asked = request.POST.get("corpus", "")
+    corpus = (
+        Corpus.objects.filter(pk=asked, archived_at__isnull=True).first()
+        if asked.isdigit()
+        else None
+    )
+    if corpus is None:
+        messages.error(
+            request, f"There is no corpus #{asked} in use to train on; nothing was started."
+        )
+        return redirect(reverse("scorers"))
+    splits = [row["split"] for row in scorer_training_targets(corpus)]
+    form = TrainForm(request.POST, splits=splits)
+    if form.is_valid():
+        values = form.cleaned_data
+        try:
+            job = scorers.scorer_train_job_create(
+                corpus=corpus,
+                kind=values["kind"],
+                target=values["target"],
+                train_split=form.split("train_split") or "",  # a required choice
+                test_split=form.split("test_split"),
+                name=values["name"].strip() or None,
+                owner=request.user,  # type: ignore[arg-type]
+            )
+        except (DomainError, ScoringError) as error:
+            refuse(form, error)
+        else:
+            job_queued(request, job, "Training")
+            return redirect(f"{reverse('scorers')}?corpus={corpus.pk}")
+    return _page(request, train=form, corpus=corpus, status=400)

@@ -150,7 +150,8 @@ def test_export_writes_the_chosen_alignment(tmp_path: Path) -> None:
     sample_corpus()
     export_corpus("--corpus", "c", "--format", "pharaoh", "--output", tmp_path / "p", "--prefill")
     lines = (tmp_path / "p" / "alignment.txt").read_text().splitlines()
-    assert lines == ["1-1 3-4 4-5 5-6", "3?1", ""]
+    assert lines == ["1-1 3-4 4-5 5-6", "3?1"]  # pair c has no prefill: it is left out
+    assert (tmp_path / "p" / "ids.txt").read_text().split() == ["a", "b"]
 
 
 # --- bad input: one clear message naming file, line and field; nothing written ---------------

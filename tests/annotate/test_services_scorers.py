@@ -297,3 +297,23 @@ def test_training_reports_each_perceptron_epoch_between_its_start_and_the_evalua
     assert epochs == ["perp: epoch 1 of 3", "perp: epoch 2 of 3", "perp: epoch 3 of 3"]
     percents = [percent for percent, _ in reports]
     assert percents == sorted(percents) and percents[0] == 5 and percents[-1] == 85
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"target": "gold_label"}, "train_split", "no pairs in split 'train' with a gold_label"),
+        ({"target": "rating", "test_split": "test"}, "test_split", "split 'test' with a rating"),
+        ({"train_split": "dev"}, "train_split", "no pairs in split 'dev' with a gold_score"),
+    ],
+)
+def test_a_split_without_the_target_is_refused_when_queued_naming_the_field(
+    corpus: Corpus, changes: dict[str, str], field: str, message: str
+) -> None:
+    body = {"kind": "pfsm", "corpus": "sts", "train_split": "train", **changes}
+    response = client_for("admin").post("/api/scorers/train/", body, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert (error["code"], error["field"]) == ("scorer_training_failed", field)
+    assert message in error["message"]
+    assert not Job.objects.filter(kind="train_scorer").exists()

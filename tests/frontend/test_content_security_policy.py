@@ -72,6 +72,7 @@ def _our_pages(w: dict[str, Any]) -> dict[str, tuple[str, str]]:
         "adjudicate": ("admin", f"/adjudicate/{w['pair']}/"),
         "guidelines": ("alice", "/guidelines/"),
         "scorers": ("alice", "/scorers/"),
+        "scorer-train": ("admin", "/scorers/train/"),
         "corpus-list": ("admin", "/corpora/"),
         "corpus-import": ("admin", "/corpora/import/"),
         "corpus-detail": ("admin", f"/corpora/{c}/"),
@@ -116,6 +117,7 @@ POSTED = {
     "corpus-assignments-plan",
     "corpus-assignments-hand-over",
     "corpus-export-run",
+    "scorer-train",
 }
 
 

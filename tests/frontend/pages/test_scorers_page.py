@@ -1,15 +1,22 @@
 """The scorers page lists trained models beside the papers' figures and scores a pair with one
-of them (a GET form: it changes nothing)."""
+of them (a GET form: it changes nothing); admins train a scorer on a corpus from it and follow
+the job."""
 
 from __future__ import annotations
+
+import re
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from annotate.models import Corpus, ScorerModel
-from annotate.services.scorers import scorer_score_texts, scorer_train
+from annotate import roles
+from annotate.models import Corpus, Job, ScorerModel
+from annotate.services.scorers import scorer_model_summary, scorer_score_texts, scorer_train
+from tests.annotate.factories import make_user
 from tests.annotate.test_services_scorers import corpus  # noqa: F401 - a fixture
+from tests.frontend.pages.forms import form_values
 
 pytestmark = pytest.mark.django_db
 
@@ -94,3 +101,118 @@ def test_bad_input_is_shown_on_its_field_and_scores_nothing(
     html = response.content.decode()
     assert message in html.split(f'name="{field}"', 1)[1].split("</div>", 1)[0]
     assert 'id="score-result"' not in html
+
+
+# --- training from the page (admins) -------------------------------------------------------
+
+
+@pytest.fixture
+def admin_client() -> Client:
+    client = Client()
+    client.force_login(make_user("admin", roles.ADMIN))
+    return client
+
+
+def _post_training(client: Client, chosen: Corpus, **changes: str) -> Any:
+    html = client.get("/scorers/", {"corpus": chosen.pk}).content.decode()
+    values = form_values(html, "train-form")
+    values.update({name: [value] for name, value in changes.items()})
+    return client.post("/scorers/train/", values)
+
+
+def test_an_admin_sees_each_split_with_the_pairs_that_have_each_target(
+    admin_client: Client,
+    corpus: Corpus,  # noqa: F811 - the imported fixture
+) -> None:
+    html = admin_client.get("/scorers/", {"corpus": corpus.pk}).content.decode()
+    table = html.split('id="targets-table"', 1)[1].split("</table>", 1)[0]
+    cells = re.findall(r'data-split="(\w+)"><td>\w+</td>((?:<td class="num">[\d,]+</td>)+)', table)
+    counts = {split: re.findall(r">([\d,]+)<", row) for split, row in cells}
+    # split: pairs, with a gold score, with a gold label, rated (the first three are rated)
+    assert counts == {"test": ["8", "8", "0", "0"], "train": ["8", "8", "0", "3"]}
+    values = form_values(html, "train-form")
+    assert values["corpus"] == [str(corpus.pk)]
+    assert (values["target"], values["train_split"]) == (["gold_score"], ["test"])
+
+
+def test_annotators_see_the_models_but_not_the_training(
+    reader: Client,
+    corpus: Corpus,  # noqa: F811 - the imported fixture
+) -> None:
+    html = reader.get("/scorers/").content.decode()
+    assert 'id="train-form"' not in html and 'id="training-table"' not in html
+    response = reader.post("/scorers/train/", {"corpus": corpus.pk, "kind": "mt"})
+    assert response.status_code == 403
+    assert not Job.objects.filter(kind="train_scorer").exists()
+
+
+def test_the_form_queues_a_training_job_and_the_page_follows_it(
+    admin_client: Client,
+    corpus: Corpus,  # noqa: F811 - the imported fixture
+) -> None:
+    response = _post_training(
+        admin_client, corpus, kind="pfsm", target="rating", train_split="train", test_split=""
+    )
+    assert response.status_code == 302
+    assert response["Location"] == f"/scorers/?corpus={corpus.pk}"
+    job = Job.objects.get(kind="train_scorer")
+    assert job.corpus == corpus and job.owner.username == "admin"
+    assert job.parameters == {
+        "kind": "pfsm",
+        "train_split": "train",
+        "test_split": None,
+        "target": "rating",
+        "options": {},
+        "name": None,
+    }
+    html = admin_client.get(response["Location"]).content.decode()
+    assert f"Training #{job.pk} queued" in html
+    fragment = admin_client.get("/scorers/", {"fragment": "training"}).content.decode().strip()
+    assert fragment.startswith('<div data-fragment="training" data-live')
+    assert f'data-job="{job.pk}"' in fragment and "annotators&#x27; mean rating" in fragment
+
+
+def test_a_finished_job_shows_its_model_with_the_measures(
+    admin_client: Client,
+    model: ScorerModel,
+) -> None:
+    Job.objects.create(
+        kind="train_scorer",
+        status=Job.Status.SUCCEEDED,
+        corpus=model.corpus,
+        parameters={"kind": "pfsm", "train_split": "train", "target": "gold_score"},
+        result=scorer_model_summary(model),
+    )
+    fragment = admin_client.get("/scorers/", {"fragment": "training"}).content.decode().strip()
+    assert fragment.startswith('<div data-fragment="training" aria-live')  # nothing runs
+    pearson = model.evaluation["train"]["pearson"]
+    assert f"trained on {model.training['pairs']} pairs · train: Pearson {pearson:.4f}" in fragment
+    assert 'data-model="m"' in fragment
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        (
+            {"target": "gold_label"},
+            "target",
+            "no pairs in split &#x27;test&#x27; with a gold_label",
+        ),
+        ({"target": "rating", "test_split": "test"}, "test", "with a rating"),
+        ({"kind": "neural"}, "kind", "Select a valid choice"),
+        ({"train_split": "dev"}, "train_split", "Select a valid choice"),
+    ],
+)
+def test_a_choice_that_cannot_train_is_refused_on_its_field_and_queues_nothing(
+    admin_client: Client,
+    corpus: Corpus,  # noqa: F811 - the imported fixture
+    changes: dict[str, str],
+    field: str,
+    message: str,
+) -> None:
+    response = _post_training(admin_client, corpus, **changes)
+    assert response.status_code == 400
+    html = response.content.decode()
+    errors = html.split('id="train-errors"', 1)[1].split("</div>", 1)[0]
+    assert message in errors
+    assert not Job.objects.filter(kind="train_scorer").exists()
