@@ -107,6 +107,33 @@ def test_a_reload_returns_to_the_cell_and_scroll_where_the_annotator_was(
     assert page.js_errors == []
 
 
+def test_a_long_sentence_against_a_short_one_runs_along_the_wider_side(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    # An RTE-2 pair: a 38-word text against an 11-word hypothesis does not fit the height
+    # with the text on the rows; with the hypothesis on the rows it fits whole.
+    pair = make_pair(source=words("text", 38), target=words("hyp", 11), prefill=None)
+    assignment = make_assignment(pair, alice)
+    page = page_for(alice, viewport=(1280, 800))
+    open_workspace(page, live_server, assignment)
+    assert page.evaluate("window.__workspace.view.transposed") is True
+    assert page.locator("#grid tbody tr").count() == 11
+    wrap = page.locator("#grid-wrap").evaluate(
+        "w => [w.scrollHeight <= w.clientHeight, w.scrollWidth <= w.clientWidth]"
+    )
+    assert wrap == [True, True], "the whole grid is in view"
+    page.screenshot(path=str(SCREENSHOTS / "workspace_long_short_1280x800.png"))
+    page.keyboard.press("t")  # the annotator's choice wins, and a reload keeps it
+    page.reload()
+    page.wait_for_selector(READY)
+    assert page.evaluate("window.__workspace.view.transposed") is False
+    assert page.locator("#grid tbody tr").count() == 38
+    small = make_assignment(make_pair(), alice)  # a grid that fits keeps the source on the rows
+    open_workspace(page, live_server, small)
+    assert page.evaluate("window.__workspace.view.transposed") is False
+    assert page.js_errors == []
+
+
 def test_a_checked_prefill_link_looks_checked_and_stays_so_after_a_reload(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:

@@ -55,6 +55,7 @@ async function main() {
   window.__adjudication = { model, view, overlay };
   const room = $("grid-wrap").parentElement.getBoundingClientRect();
   const taken = [...$("grid-wrap").parentElement.children].filter((e) => e.id !== "grid-wrap").reduce((sum, e) => sum + e.getBoundingClientRect().height, 0);
+  view.chooseOrientation(room.width - 4, room.height - taken - 12);
   view.fitZoom(room.width - 4, room.height - taken - 12);
   const renderStart = performance.now();
   view.render();

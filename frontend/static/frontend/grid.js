@@ -316,6 +316,20 @@ export class GridView {
     return { cell, font, head, width: head + 1 + cols.length * (cell + 1), height: Math.ceil(7.5 * font) + 1 + rows.length * (cell + 1) };
   }
 
+  // Source words on the rows, unless the grid does not fit `width` × `height` px at the zoom
+  // chosen from the sentence lengths and the target on the rows shows more of it: a long
+  // sentence against a short one then runs along the wider side. Called before the first render.
+  chooseOrientation(width, height) {
+    const shown = () => {
+      const s = this.sizes(this.zoom);
+      return Math.min(1, width / s.width) * Math.min(1, height / s.height);
+    };
+    const asIs = shown();
+    if (asIs >= 0.999) return;
+    this.transposed = !this.transposed;
+    if (shown() <= asIs + 0.01) this.transposed = !this.transposed;
+  }
+
   // The largest zoom at which the whole table fits `width` × `height` px, if it is larger than
   // the one chosen from the sentence lengths (a grid that cannot fit scrolls at that size).
   fitZoom(width, height) {

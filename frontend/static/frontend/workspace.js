@@ -48,6 +48,7 @@ async function main() {
   renderSentences(view, $("src-sentence"), $("tgt-sentence"));
   window.__workspace = { model, view }; // for tests and the performance benchmark
   const room = gridRoom();
+  view.chooseOrientation(room.width, room.height);
   view.fitZoom(room.width, room.height);
   const renderStart = performance.now();
   view.render();
@@ -359,7 +360,7 @@ function restoreView(view) {
   }
   if (!saved || typeof saved !== "object") return;
   const whole = (x) => Number.isInteger(x) && x >= 0;
-  if (saved.transposed === true) view.transpose();
+  if (typeof saved.transposed === "boolean" && saved.transposed !== view.transposed) view.transpose();
   if (whole(saved.zoom) && saved.zoom !== view.zoom) view.zoomBy(saved.zoom - view.zoom);
   if (whole(saved.i) && whole(saved.j)) view.model.moveTo(saved.i, saved.j);
   const wrap = view.wrap;
