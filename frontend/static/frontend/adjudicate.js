@@ -131,7 +131,7 @@ async function main() {
   // three-way merge of the version this page started from, theirs and mine.
   function showConflict(server, mine) {
     const who = server.adjudicator || (server.origin ? "an import" : "another adjudicator");
-    const at = server.updated_at ? ` at ${new Date(server.updated_at).toLocaleString()}` : "";
+    const at = server.updated_at ? ` at ${when(server.updated_at)}` : "";
     const differ = `The gold was changed elsewhere: version ${server.version} was saved by ${who}${at}; ${cells(diffCount(server.links, mine))} differ from yours.`;
     const preview = queue.mergePreview();
     $("merge-note").hidden = true;
@@ -305,7 +305,7 @@ function renderHistory(body, pair) {
       "li",
       {},
       el("b", { text: `v${event.version}` }),
-      ` ${who} · ${new Date(event.created_at).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })}`,
+      ` ${who} · ${when(event.created_at)}`,
       el("div", { class: "small muted", text: changes.join("; ") || "no link" }),
     );
   });
@@ -318,3 +318,8 @@ main().catch((error) => {
   const text = error instanceof ApiError ? `The pair could not be loaded: ${error.message}` : `The server could not be reached. Reload the page when the network is back. (${error.message})`;
   root.prepend(el("p", { class: "notice error", role: "alert", text }));
 });
+
+// A time as the server's pages write it: "25 Nov 2026, 22:01".
+function when(iso) {
+  return new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
+}
