@@ -97,6 +97,7 @@ def test_the_page_shows_each_annotators_layer_and_accepts_the_servers_majority(
     page.reload()
     page.wait_for_selector("#adjudication[data-ready=true]")
     assert page.evaluate(GOLD_LINKS) == expected
+    page.wait_for_selector("#history li")  # the history loads after the grid is ready
     history = page.locator("#history li")
     assert history.count() == 3
     assert history.first.inner_text().startswith("v3 carol")
