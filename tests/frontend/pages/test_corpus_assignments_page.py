@@ -227,3 +227,23 @@ def test_a_plan_reported_before_selections_existed_still_reads(
     html = _page(admin_client, corpus)
     done = re.sub(r"\s+", " ", html.split('class="plan-done"')[1].split("</td>")[0])
     assert "Created 8 assignments (seed 3)." in done and "alice 8" in done
+
+
+def test_a_plans_doubled_share_is_named_only_where_it_can_act(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    for per_pair in (1, 2):
+        Job.objects.create(
+            kind="assignments_plan",
+            corpus=corpus,
+            status=Job.Status.SUCCEEDED,
+            parameters={
+                "annotators": ["alice", "bob"],
+                "per_pair": per_pair,
+                "double_fraction": 0.2,
+            },
+            result={"created": 8, "seed": 3, "doubled_pairs": 0, "load": {"alice": 8}},
+        )
+    html = re.sub(r"\s+", " ", _page(admin_client, corpus))
+    assert "K = 1 · 20% doubled" in html, "with one annotator a pair, the share is doubled"
+    assert "K = 2 · 20% doubled" not in html, "with two, every pair is: the share does nothing"
