@@ -5,9 +5,16 @@ In the manner of scikit-learn's explicit estimator parameters and their
 dataclass deriving from :class:`Options`: each field is an option, its annotation the type
 (``bool``, ``int``, ``float``, ``str``, ``str | None`` for a file path, ``tuple[float, ...]``
 or ``tuple[str, ...]`` for a list), its default the default, and ``constraints`` maps an option
-to the :class:`Interval` or :class:`Choices` its value must satisfy. Building an instance checks
-every value and raises :class:`~scoring.errors.OptionsError` naming the option, the value and
-what is allowed; :meth:`Options.check` adds rules that join several options.
+to the :class:`Interval` or :class:`Choices` its value must satisfy. Every number has both
+ends: a request from the web names its options, so an unbounded one (``trees=10**9``) would hold
+a worker until the job's time limit; each upper end is chosen so that any allowed value is a
+sane request (generous, but within what a two-core worker trains on a few thousand pairs well
+inside that limit). A list of numbers also has a most number of values (``max_items``). Building
+an instance checks every value and raises :class:`~scoring.errors.OptionsError` naming the
+option, the value and what is allowed; :meth:`Options.check` adds rules that join several
+options. The upper ends limit what a training may be asked: options read back from a saved
+model inside :func:`saved_options` keep values beyond them, so a model trained before a bound
+was set still loads.
 
 Options arrive as JSON objects (a web job's parameters, a saved model's header) through
 :meth:`Options.from_dict`, which refuses an unknown key with the list of known ones, or as
@@ -21,8 +28,10 @@ import json
 import math
 import types
 import typing
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Self
 
@@ -83,6 +92,30 @@ class Choices:
 
 Constraint = Interval | Choices
 
+_SAVED: ContextVar[bool] = ContextVar("scoring_options_saved", default=False)
+
+
+@contextmanager
+def saved_options() -> Iterator[None]:
+    """Inside this block options are those of a saved model: upper ends and ``max_items`` are
+    not checked (types, lower ends and choices are)."""
+    token = _SAVED.set(True)
+    try:
+        yield
+    finally:
+        _SAVED.reset(token)
+
+
+def upper_bounds_apply() -> bool:
+    """False inside :func:`saved_options`; for :meth:`Options.check` rules that are upper
+    bounds."""
+    return not _SAVED.get()
+
+
+#: The largest seed an option takes: scikit-learn's ``random_state`` takes ``0 … 2**32 − 1``.
+MAX_SEED = 2**32 - 1
+SEED = Interval(0, MAX_SEED)
+
 
 def _number(value: float | None) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
@@ -118,22 +151,35 @@ _ARTICLES = {"bool": "a bool", "int": "an int", "float": "a finite number", "str
 class Options:
     """Base of the options dataclasses. Subclasses are ``@dataclass(frozen=True, slots=True)``
     and set ``owner`` (how messages name what the options belong to, e.g. ``"aligner 'em'"``),
-    ``constraints`` and ``paths`` (options naming a file, type ``str | None``)."""
+    ``constraints``, ``max_items`` (the most values a list option takes) and ``paths`` (options
+    naming a file, type ``str | None``)."""
 
     __slots__ = ()
 
     owner: ClassVar[str] = "options"
     constraints: ClassVar[Mapping[str, Constraint]] = {}
+    max_items: ClassVar[Mapping[str, int]] = {}
     paths: ClassVar[frozenset[str]] = frozenset()
 
     def __post_init__(self) -> None:
         hints = field_types(type(self))
+        bounded = upper_bounds_apply()
         for item in fields(self):  # type: ignore[arg-type]
             value = _coerced(self, item.name, getattr(self, item.name), hints[item.name])
             object.__setattr__(self, item.name, value)
+            most = self.max_items.get(item.name) if bounded else None
+            if isinstance(value, tuple) and most is not None and len(value) > most:
+                raise OptionsError(
+                    f"option {item.name!r} of {self.owner} takes at most {most} values, got "
+                    f"{len(value):,}",
+                    option=item.name,
+                    value=list(value),
+                )
             constraint = self.constraints.get(item.name)
             if constraint is None or value is None:
                 continue
+            if not bounded and isinstance(constraint, Interval):
+                constraint = replace(constraint, high=None)
             if isinstance(value, tuple):
                 if not value or not all(constraint.holds(v) for v in value):
                     raise OptionsError(
@@ -222,13 +268,16 @@ class Options:
         defaults = cls()
         for item in fields(cls):  # type: ignore[arg-type]
             constraint = cls.constraints.get(item.name)
+            allowed = [str(constraint)] if constraint is not None else []
+            if item.name in cls.max_items:
+                allowed.append(f"at most {cls.max_items[item.name]} values")
             out.append(
                 OptionSpec(
                     name=item.name,
                     type=_type_name(hints[item.name]),
                     default=getattr(defaults, item.name),
                     choices=constraint.values if isinstance(constraint, Choices) else (),
-                    allowed=str(constraint) if constraint is not None else "",
+                    allowed=", ".join(allowed),
                     path=item.name in cls.paths,
                 )
             )

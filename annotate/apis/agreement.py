@@ -17,6 +17,7 @@ from annotate.apis.common import BoundedListField, actor, name_nested_serializer
 from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import agreement
+from scoring.alignment.agreement import MAX_SAMPLES
 from scoring.alignment.reports import CHANCE_MODELS
 
 
@@ -31,7 +32,7 @@ class AgreementReportJobApi(APIView):
         annotators = BoundedListField(
             child=serializers.CharField(max_length=150), min_length=2, max_length=20
         )
-        samples = serializers.IntegerField(min_value=1, max_value=100_000, default=1000)
+        samples = serializers.IntegerField(min_value=1, max_value=MAX_SAMPLES, default=1000)
         seed = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0)
         chance_model = serializers.ChoiceField(
             choices=["auto", *CHANCE_MODELS], required=False, default="auto"

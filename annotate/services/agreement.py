@@ -19,6 +19,7 @@ from typing import Any
 
 from celery import chord, shared_task
 from django.contrib.auth import get_user_model
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotate.exceptions import DomainError
@@ -33,7 +34,7 @@ from annotate.jobs_runtime import (
     job_finish,
     job_task,
 )
-from annotate.models import Assignment, Corpus, Job
+from annotate.models import Assignment, Corpus, Job, SentencePair
 from annotate.selectors.corpora import corpus_pairs_with_alignments, pair_record
 from scoring.alignment.agreement import AgreementParams
 from scoring.alignment.edit_model import EditModel
@@ -41,6 +42,7 @@ from scoring.alignment.reports import (
     CHANCE_MODELS,
     ChanceModelChoice,
     build_report,
+    chance_model_refusal,
     choose_chance_model,
     fit_report_models,
     report_statistics,
@@ -76,14 +78,9 @@ def agreement_inputs(
     the imported work), or one written while the annotator already had the pair open.
     """
     wanted = set(annotators)
-    pairs = corpus_pairs_with_alignments(corpus).filter(
-        assignments__annotator__username__in=wanted,
-        assignments__status=Assignment.Status.SUBMITTED,
-    )
+    pairs = _with_submitted_work(corpus_pairs_with_alignments(corpus), annotators, subcorpora)
     if pair_ids is not None:
         pairs = pairs.filter(pk__in=pair_ids)
-    if subcorpora:
-        pairs = pairs.filter(subcorpus__in=list(subcorpora))
     records = []
     made_without: set[tuple[str, str]] = set()
     for pair in pairs.distinct():
@@ -107,6 +104,41 @@ def agreement_inputs(
             if name in record.annotations and made_before:
                 made_without.add((record.id, name))
     return records, made_without
+
+
+def _with_submitted_work(
+    pairs: QuerySet[SentencePair], annotators: Sequence[str], subcorpora: Sequence[str]
+) -> QuerySet[SentencePair]:
+    """The pairs one of ``annotators`` submitted work on, in ``subcorpora`` if any given."""
+    pairs = pairs.filter(
+        assignments__annotator__username__in=list(annotators),
+        assignments__status=Assignment.Status.SUBMITTED,
+    )
+    if subcorpora:
+        pairs = pairs.filter(subcorpus__in=list(subcorpora))
+    return pairs
+
+
+def _no_work(corpus: Corpus, annotators: Sequence[str]) -> AgreementReportError:
+    return AgreementReportError(
+        f"none of {', '.join(annotators)} has submitted work in corpus {corpus.name!r}",
+        field="annotators",
+    )
+
+
+def _check_work(
+    corpus: Corpus, annotators: Sequence[str], chance_model: str, subcorpora: Sequence[str]
+) -> None:
+    """What the job would refuse when it starts, checked in SQL before it is queued: someone
+    chosen has submitted work, and the chance model asked for can be used on it
+    (:func:`scoring.alignment.reports.chance_model_refusal`, the rule the job applies)."""
+    pairs = _with_submitted_work(SentencePair.objects.filter(corpus=corpus), annotators, subcorpora)
+    if not pairs.exists():
+        raise _no_work(corpus, annotators)
+    any_prefill = pairs.filter(prefills__isnull=False).exists()
+    refusal = chance_model_refusal(chance_model, any_prefill=any_prefill)
+    if refusal:
+        raise AgreementReportError(refusal, field="chance_model")
 
 
 def agreement_records(
@@ -197,6 +229,7 @@ def agreement_job_create(
     AgreementParams(samples=samples, seed=seed)  # validate now, not in the worker
     if chunk_pairs < 1:
         raise AgreementReportError("chunk_pairs must be at least 1")
+    _check_work(corpus, annotators, chance_model, subcorpora)
     return agreement_run.create(
         corpus=corpus,
         seed=seed,
@@ -225,9 +258,7 @@ def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Deferred:
         job.corpus, annotators, requested, job.parameters.get("subcorpora", ())
     )
     if not records:
-        raise AgreementReportError(
-            f"none of {', '.join(annotators)} has submitted work in corpus {job.corpus.name!r}"
-        )
+        raise _no_work(job.corpus, annotators)
     job_snapshot_store(job=job, records=records)
     chance_model = choice.name
     progress(2, f"fitting edit models on {len(records)} pairs ({chance_model} chance model)")

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Avg, F, OuterRef, QuerySet, Subquery
+from django.db.models import Avg, OuterRef, Subquery
 from django.utils import timezone
 
-from annotate.exceptions import DomainError, NotFound
+from annotate.exceptions import Conflict, DomainError, NotFound
 from annotate.jobs_runtime import job_task
 from annotate.models import Assignment, Corpus, Job, ScorerModel, SentencePair
 from scoring.formats import MAX_TOKENS
@@ -125,71 +125,135 @@ def scorer_train_job_create(
     name: str | None = None,
     owner: User | None = None,
 ) -> Job:
-    """Queue a ``train_scorer`` job. Its options, and that the train (and test) split has
-    pairs with the target, are checked here: bad ones queue nothing, the error naming the
-    field."""
+    """Queue a ``train_scorer`` job. Everything the job would refuse before training is
+    checked here, so a bad request queues nothing: the options, that each split has pairs with
+    the target, and that no model has the name given and no queued training will take it. The
+    job checks the splits and the name again (the corpus and the models may change before it
+    runs)."""
     if target not in TARGETS:
         raise ScorerTrainingError(
             f"target must be one of {', '.join(TARGETS)}, got {target!r}", field="target"
         )
     checked = scorer_options_validate(kind=kind, options=options or {})
-    for field, split in (("train_split", train_split), ("test_split", test_split)):
-        if split is not None and not _with_target(corpus, split, target).exists():
-            raise ScorerTrainingError(_no_target(corpus, split, target), field=field)
-    return train_scorer_run.create(
-        corpus=corpus,
-        owner=owner,
-        parameters={
-            "kind": kind,
-            "train_split": train_split,
-            "test_split": test_split,
-            "target": target,
-            "options": checked,
-            "name": name,
-        },
-    )
+    training_split_check(corpus=corpus, split=train_split, target=target, field="train_split")
+    if test_split:
+        training_split_check(corpus=corpus, split=test_split, target=target, field="test_split")
+    parameters = {
+        "kind": kind,
+        "train_split": train_split,
+        "test_split": test_split,
+        "target": target,
+        "options": checked,
+        "name": name,
+    }
+    if name is not None:
+        _name_check_free(name)
+        _name_check_not_queued(name, corpus, parameters)
+    return train_scorer_run.create(corpus=corpus, owner=owner, parameters=parameters)
+
+
+def _name_check_free(name: str) -> None:
+    if ScorerModel.objects.filter(name=name).exists():
+        raise Conflict(f"there is already a scorer model named {name!r}", field="name")
+
+
+def _name_check_not_queued(name: str, corpus: Corpus, parameters: Mapping[str, Any]) -> None:
+    """Refuse a name a queued or running training will store its model under, unless that
+    training is this very request (which then gets that job)."""
+    queued = Job.objects.filter(
+        kind="train_scorer",
+        status__in=[Job.Status.PENDING, Job.Status.RUNNING],
+        parameters__name=name,
+    ).order_by("pk")
+    for job in queued:
+        if job.parameters != parameters or job.corpus_id != corpus.pk:
+            state = "queued" if job.status == Job.Status.PENDING else "running"
+            raise Conflict(
+                f"training job #{job.pk}, {state}, will store a scorer model named {name!r}",
+                field="name",
+            )
+
+
+def _name_free(base: str) -> str:
+    """``base``, or if a model has that name ``base-2``, ``base-3``, … (cut to fit the
+    column): a model trained for an hour is stored rather than lost to a name taken while it
+    trained."""
+    longest = ScorerModel._meta.get_field("name").max_length or 200
+    candidate = base[:longest]
+    number = 1
+    while ScorerModel.objects.filter(name=candidate).exists():
+        number += 1
+        suffix = f"-{number}"
+        candidate = base[: longest - len(suffix)] + suffix
+    return candidate
 
 
 def task_of(target: str) -> str:
     return "classification" if target == "gold_label" else "regression"
 
 
-def _with_target(corpus: Corpus, split: str, target: str) -> QuerySet[Any]:
-    """The split's pairs that have ``target``, in corpus order, its value as ``value`` (typed
-    ``Any``: the annotation is no field of the model)."""
-    pairs = SentencePair.objects.filter(corpus=corpus, split=split).order_by("position")
-    if target != "rating":
-        return pairs.filter(**{f"{target}__isnull": False}).annotate(value=F(target))
-    # The mean rating per pair by a subquery: grouping pair rows would make SQLite sort every
-    # row by all its columns, token lists included.
-    ratings = (
-        Assignment.objects.filter(
-            pair=OuterRef("pk"),
-            status=Assignment.Status.SUBMITTED,
-            annotation__rating__isnull=False,
-        )
-        .order_by()
-        .values("pair")
-        .annotate(mean=Avg("annotation__rating"))
-        .values("mean")
-    )
-    return pairs.annotate(value=Subquery(ratings)).filter(value__isnull=False)
-
-
-def _no_target(corpus: Corpus, split: str, target: str) -> str:
-    return f"corpus {corpus.name!r} has no pairs in split {split!r} with a {target}"
-
-
-def training_data(corpus: Corpus, split: str, target: str) -> tuple[list[TokenPair], list[float]]:
-    """The split's pairs that have the target, in corpus order."""
+def _training_rows(corpus: Corpus, split: str, target: str) -> Any:
+    """``(source tokens, target tokens, target value)`` of the split's pairs that have the
+    target, in corpus order."""
     if target not in TARGETS:
-        raise ScorerTrainingError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
-    rows = _with_target(corpus, split, target).values_list(
-        "source_tokens", "target_tokens", "value"
+        raise ScorerTrainingError(
+            f"target must be one of {', '.join(TARGETS)}, got {target!r}", field="target"
+        )
+    pairs = SentencePair.objects.filter(corpus=corpus, split=split).order_by("position")
+    if target == "rating":
+        # The mean rating per pair by a subquery: grouping pair rows would make SQLite sort
+        # every row by all its columns, token lists included.
+        ratings = (
+            Assignment.objects.filter(
+                pair=OuterRef("pk"),
+                status=Assignment.Status.SUBMITTED,
+                annotation__rating__isnull=False,
+            )
+            .order_by()
+            .values("pair")
+            .annotate(mean=Avg("annotation__rating"))
+            .values("mean")
+        )
+        return (
+            pairs.annotate(value=Subquery(ratings))
+            .filter(value__isnull=False)
+            .values_list("source_tokens", "target_tokens", "value")
+        )
+    return pairs.filter(**{f"{target}__isnull": False}).values_list(
+        "source_tokens", "target_tokens", target
     )
-    data = [((list(s), list(t)), float(v)) for s, t, v in rows]
+
+
+#: The most split names a refusal lists.
+SPLITS_LISTED = 20
+
+
+def _no_training_data(corpus: Corpus, split: str, target: str, field: str) -> ScorerTrainingError:
+    pairs = SentencePair.objects.filter(corpus=corpus)
+    if pairs.filter(split=split).exists():
+        message = f"corpus {corpus.name!r} has no pairs in split {split!r} with a {target}"
+    else:
+        splits = list(
+            pairs.order_by("split").values_list("split", flat=True).distinct()[: SPLITS_LISTED + 1]
+        )
+        shown = ", ".join(splits[:SPLITS_LISTED]) + (", …" if len(splits) > SPLITS_LISTED else "")
+        message = f"corpus {corpus.name!r} has no split {split!r}; its splits: {shown or 'none'}"
+    return ScorerTrainingError(message, field=field)
+
+
+def training_split_check(*, corpus: Corpus, split: str, target: str, field: str) -> None:
+    """Refuse a split with no pair that has the target (naming the request's ``field``)."""
+    if not _training_rows(corpus, split, target).exists():
+        raise _no_training_data(corpus, split, target, field)
+
+
+def training_data(
+    corpus: Corpus, split: str, target: str, *, field: str = "train_split"
+) -> tuple[list[TokenPair], list[float]]:
+    """The split's pairs that have the target, in corpus order."""
+    data = [((list(s), list(t)), float(v)) for s, t, v in _training_rows(corpus, split, target)]
     if not data:
-        raise ScorerTrainingError(_no_target(corpus, split, target))
+        raise _no_training_data(corpus, split, target, field)
     return [pair for pair, _ in data], [value for _, value in data]
 
 
@@ -206,15 +270,23 @@ def scorer_train(
     progress: Callable[[float, str], None] | None = None,
 ) -> ScorerModel:
     """Train a scorer on a split, evaluate it on both splits, store it. Computes outside any
-    transaction; the row is written at the end."""
+    transaction; the row is written at the end.
+
+    A name given is refused before training if a model has it. Without one the model is named
+    after its kind, corpus, split, the time and its job (``pfsm-sts-train-20250102-030405-job7``),
+    unique even when two trainings finish in the same second. Should the name be taken while it
+    trains, the model is stored as ``name-2`` (``training["name_requested"]`` keeps the one
+    asked for) rather than lost."""
     if kind not in scorer_kinds():
         raise ScorerTrainingError(f"unknown scorer {kind!r}; known: {', '.join(scorer_kinds())}")
     task = task_of(target)
     options = scorer_options_validate(kind=kind, options=options or {})
+    if name is not None:
+        _name_check_free(name)
     if kind == "combined" and settings.PPDB_PATH:
         options.setdefault("ppdb", settings.PPDB_PATH)  # the aligner features' PPDB matches
     train_pairs, train_y = training_data(corpus, train_split, target)
-    test = training_data(corpus, test_split, target) if test_split else None
+    test = training_data(corpus, test_split, target, field="test_split") if test_split else None
     scorer = get_scorer(kind, task, **options)
     if progress is not None:
         progress(5, f"training {kind} on {len(train_pairs)} pairs")
@@ -233,18 +305,23 @@ def scorer_train(
             **evaluate(task, test[1], scorer.predict(test[0])).to_dict(),
         }
     model_dict = scorer.to_dict()
+    training = {
+        "train_split": train_split,
+        "test_split": test_split,
+        "target": target,
+        "task": task,
+        "pairs": len(train_pairs),
+    }
+    default = f"{kind}-{corpus.name}-{train_split}-{timezone.now():%Y%m%d-%H%M%S}"
     with transaction.atomic():
+        stored_name = _name_free(name or (f"{default}-job{job.pk}" if job else default))
+        if name is not None and stored_name != name:
+            training["name_requested"] = name
         return ScorerModel.objects.create(
             kind=kind,
-            name=name or f"{kind}-{corpus.name}-{train_split}-{timezone.now():%Y%m%d-%H%M%S}",
+            name=stored_name,
             corpus=corpus,
-            training={
-                "train_split": train_split,
-                "test_split": test_split,
-                "target": target,
-                "task": task,
-                "pairs": len(train_pairs),
-            },
+            training=training,
             parameters=options,
             weights=model_dict,
             evaluation=evaluation,

@@ -32,11 +32,11 @@ from frontend.pages.corpus_common import (
     tab_context,
 )
 from frontend.tables import Column
+from scoring.alignment.agreement import MAX_SAMPLES
 from scoring.alignment.reports import CHANCE_MODELS
 
 TEMPLATE = "frontend/admin/corpus_agreement.html"
 MAX_ANNOTATORS = 20
-MAX_SAMPLES = 100_000
 MAX_SEED = 2**31 - 1
 
 

@@ -80,10 +80,10 @@ def jobs_section(
 
 def refuse(form: forms.Form, error: Exception, *, prefix: str = "") -> None:
     """Show a service's refusal (a :class:`DomainError`, or a scoring error such as bad
-    options) on the field it names, ``prefix`` + its name when the form has that field, else
-    on the whole form."""
+    options) on the field it names (an options error names its option), ``prefix`` + its name
+    when the form has that field, else on the whole form."""
     extra = error.extra if isinstance(error, DomainError) else {}
-    name = extra.get("field") or getattr(error, "field", None)
+    name = extra.get("field") or getattr(error, "field", None) or getattr(error, "option", None)
     message = error.message if isinstance(error, DomainError) else str(error)
     for candidate in (f"{prefix}{name}", name):
         if name and candidate in form.fields:

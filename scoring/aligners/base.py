@@ -54,6 +54,7 @@ from scoring import __version__
 from scoring.aligners.options import AlignerOptions
 from scoring.alignment.links import Alignment, Link
 from scoring.errors import FormatError, InputError, ModelError, OptionsError
+from scoring.options import saved_options
 from scoring.progress import Progress, progress_part, progress_report
 
 TokenPair = tuple[list[str], list[str]]
@@ -233,9 +234,10 @@ class Aligner(ABC):
                 f"{where}'{name}' model version {header['aligner_version']} is newer than this "
                 f"code (version {klass.version}); upgrade scoring"
             )
-        aligner = klass(klass.options_class.from_dict(header.get("options", {})))
         arrays = data.get("arrays", {})
-        aligner._restore(header.get("state", {}), dict(arrays))
+        with saved_options():  # an option beyond a bound set since it was trained is kept
+            aligner = klass(klass.options_class.from_dict(header.get("options", {})))
+            aligner._restore(header.get("state", {}), dict(arrays))
         aligner.trained = bool(header.get("trained", True))
         return aligner
 

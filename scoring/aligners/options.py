@@ -3,6 +3,11 @@
 Each aligner class names its options class (``Aligner.options_class``); the web app's prefill
 form, its checks of a prefill job's options and the CLI's ``--option KEY=VALUE`` all read these.
 An option whose type is ``str | None`` and that is listed in ``paths`` names a file.
+
+Every number has an upper end (see :mod:`scoring.options`): iterations and trees about ten to
+twenty times their defaults, which a two-core worker still trains on a few thousand pairs well
+inside a job's time limit; sentence lengths and jumps at four times the longest sentence an
+import accepts; probabilities at 1; weights and smoothing counts far beyond any useful value.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from scoring.options import Choices, Constraint, Interval, Options
+from scoring.options import SEED, Choices, Constraint, Interval, Options
 
 #: How the ``em`` aligner combines the ``lexical`` aligner's matches (``scoring.aligners.em``).
 LEXICAL_MODES = ("none", "merge", "first", "first-sure")
@@ -25,10 +30,20 @@ END_MODES = ("none", "jump", "learned")
 #: How the ``supervised`` aligner turns probabilities into links (``scoring.aligners.supervised``).
 DECISIONS = ("corrections", "thresholds")
 
-_POSITIVE = Interval(0, None, closed="neither")
-_AT_LEAST_0 = Interval(0, None)
-_AT_LEAST_1 = Interval(1, None)
 _PROBABILITY = Interval(0, 1)
+#: The most tokens of a sentence an aligner may be told to align, and the longest HMM jump: four
+#: times the longest sentence an import accepts (250 tokens).
+MAX_LENGTH = 1_000
+#: The most EM iterations of each model (IBM Model 1, HMM): an HMM iteration over MSRP's 4,076
+#: training pairs takes 0.3 s (with ``max_jump`` 20 or 1,000 alike).
+MAX_EM_ITERATIONS = 100
+#: The most boosted trees of the supervised aligner's ensembles (default 200 and 100).
+MAX_TREES = 2_000
+#: The most epochs of the supervised aligner's cross-encoder fine-tuning: an epoch takes about
+#: 45 s per 640 pairs on one core (5 is the documented setting).
+MAX_FINE_TUNE_EPOCHS = 10
+_LENGTH = Interval(1, MAX_LENGTH)
+_EM_ITERATIONS = Interval(0, MAX_EM_ITERATIONS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +51,7 @@ class AlignerOptions(Options):
     """Options every aligner has: ``max_length``, the most tokens of a sentence it aligns."""
 
     owner: ClassVar[str] = "an aligner"
-    constraints: ClassVar[Mapping[str, Constraint]] = {"max_length": _AT_LEAST_1}
+    constraints: ClassVar[Mapping[str, Constraint]] = {"max_length": _LENGTH}
 
     max_length: int = 250
 
@@ -73,19 +88,19 @@ class EMOptions(AlignerOptions):
     owner: ClassVar[str] = "aligner 'em'"
     paths: ClassVar[frozenset[str]] = frozenset({"ppdb"})
     constraints: ClassVar[Mapping[str, Constraint]] = {
-        "max_length": _AT_LEAST_1,
-        "model1_iterations": _AT_LEAST_0,
-        "hmm_iterations": _AT_LEAST_0,
+        "max_length": _LENGTH,
+        "model1_iterations": _EM_ITERATIONS,
+        "hmm_iterations": _EM_ITERATIONS,
         "p_null": Interval(0, 1, closed="neither"),
-        "max_jump": _AT_LEAST_1,
-        "jump_smoothing": _AT_LEAST_0,
+        "max_jump": _LENGTH,
+        "jump_smoothing": Interval(0, 100),
         "start": Choices(START_MODES),
         "end": Choices(END_MODES),
-        "identity_weight": _AT_LEAST_0,
+        "identity_weight": Interval(0, 1_000_000),
         "decode": Choices(DECODE_MODES),
-        "floor": _AT_LEAST_0,
-        "lexicon_smoothing": _AT_LEAST_0,
-        "prune": _AT_LEAST_0,
+        "floor": _PROBABILITY,
+        "lexicon_smoothing": Interval(0, 100),
+        "prune": _PROBABILITY,
         "lexical": Choices(LEXICAL_MODES),
         "training": Choices(TRAINING_MODES),
         "agreement_threshold": Interval(0, 1, closed="right"),
@@ -130,20 +145,20 @@ class SupervisedOptions(AlignerOptions):
     owner: ClassVar[str] = "aligner 'supervised'"
     paths: ClassVar[frozenset[str]] = frozenset({"ppdb"})
     constraints: ClassVar[Mapping[str, Constraint]] = {
-        "max_length": _AT_LEAST_1,
+        "max_length": _LENGTH,
         "sure_threshold": Interval(0, 1, closed="right"),
         "possible_threshold": Interval(0, 1, closed="right"),
-        "trees": _AT_LEAST_1,
-        "learning_rate": _POSITIVE,
-        "max_leaf_nodes": Interval(2, None),
-        "min_samples_leaf": _AT_LEAST_1,
-        "seed": _AT_LEAST_0,
-        "em_hmm_iterations": _AT_LEAST_0,
+        "trees": Interval(1, MAX_TREES),
+        "learning_rate": Interval(0, 1, closed="right"),
+        "max_leaf_nodes": Interval(2, 512),
+        "min_samples_leaf": Interval(1, 100_000),
+        "seed": SEED,
+        "em_hmm_iterations": _EM_ITERATIONS,
         "negative_sample": Interval(0, 1, closed="right"),
-        "fine_tune_epochs": _AT_LEAST_0,
+        "fine_tune_epochs": Interval(0, MAX_FINE_TUNE_EPOCHS),
         "fine_tune_weight": _PROBABILITY,
         "decision": Choices(DECISIONS),
-        "kind_trees": _AT_LEAST_1,
+        "kind_trees": Interval(1, MAX_TREES),
     }
 
     ppdb: str | None = None

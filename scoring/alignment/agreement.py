@@ -55,7 +55,7 @@ from scoring.alignment.links import Alignment
 from scoring.alignment.phrases import identity_matrix
 from scoring.corpus import LENGTH_BIN_STARTS
 from scoring.errors import AlignmentError, InputError, ModelError
-from scoring.options import Choices, Constraint, Interval, Options
+from scoring.options import SEED, Choices, Constraint, Interval, Options
 from scoring.records import Record
 
 AGREEMENT_VERSION = "1"
@@ -65,6 +65,11 @@ KINDS: tuple[Kind, ...] = ("possible", "sure")
 # Item sets compared, in the order of the kernel's output rows.
 LEVELS: tuple[str, ...] = ("word", "phrase_atomic", "phrase_all")
 ProgressCallback = Callable[[int, int], None]
+#: The most Monte Carlo samples J per pair (default 1,000): a chunk of 50 pairs takes about a
+#: second at J = 1,000, so a chunk task stays within minutes at the most.
+MAX_SAMPLES = 100_000
+#: The longest phrase ``max_length`` may name: four times the longest sentence an import accepts.
+MAX_PHRASE_LENGTH = 1_000
 
 
 # --- parameters, inputs and statistics ---------------------------------------------------------
@@ -79,10 +84,10 @@ class AgreementParams(Options):
 
     owner: ClassVar[str] = "the agreement"
     constraints: ClassVar[Mapping[str, Constraint]] = {
-        "samples": Interval(1, None),
-        "seed": Interval(0, None),
+        "samples": Interval(1, MAX_SAMPLES),
+        "seed": SEED,
         "kinds": Choices(KINDS),
-        "max_length": Interval(1, None),
+        "max_length": Interval(1, MAX_PHRASE_LENGTH),
         "estimator": Choices(("paper", "pooled")),
     }
 

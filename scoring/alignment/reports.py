@@ -124,6 +124,24 @@ def _plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
+def chance_model_refusal(requested: str, *, any_prefill: bool) -> str:
+    """Why a report cannot use the chance model ``requested``, or ``""`` when it can:
+    ``any_prefill`` says whether any pair the report's annotators worked on has a prefill.
+    ``auto`` always can (it falls back to link density); ``prefill`` needs a prefill. A web
+    request checks this before it queues a job, :func:`choose_chance_model` when the job runs."""
+    if requested == "auto":
+        return ""
+    if requested not in CHANCE_MODELS:
+        choices = ", ".join(["auto", *CHANCE_MODELS])
+        return f"chance model must be one of {choices}, got {requested!r}"
+    if requested == "prefill" and not any_prefill:
+        return (
+            "the prefill chance model needs a prefill, and none of the annotated pairs has one: "
+            "prefill the corpus first, or use the density chance model"
+        )
+    return ""
+
+
 def choose_chance_model(
     records: Sequence[PairRecord],
     annotators: Sequence[str],
@@ -154,14 +172,11 @@ def choose_chance_model(
         else ""
     )
     if requested != "auto":
-        if requested not in CHANCE_MODELS:
-            choices = ", ".join(["auto", *CHANCE_MODELS])
-            raise InputError(f"chance model must be one of {choices}, got {requested!r}")
-        if requested == "prefill" and not any(r.prefill is not None for r in worked):
-            raise InputError(
-                "the prefill chance model needs a prefill, and none of the annotated pairs has "
-                "one: prefill the corpus first, or use the density chance model"
-            )
+        refusal = chance_model_refusal(
+            requested, any_prefill=any(r.prefill is not None for r in worked)
+        )
+        if refusal:
+            raise InputError(refusal)
         warning = f"; {stale}" if requested == "prefill" and stale else ""
         return ChanceModelChoice(requested, f"{CHOSEN_FOR_REPORT}{warning}")
     missing = sum(r.prefill is None for r in worked)

@@ -34,7 +34,7 @@ import numpy.typing as npt
 from scoring import __version__
 from scoring.errors import FormatError, InputError, ModelError, OptionsError, ScoringError
 from scoring.measures import f1, pearson, spearman
-from scoring.options import Options
+from scoring.options import Options, saved_options
 from scoring.persistence import read_json, save_json
 from scoring.progress import Progress, progress_part, progress_report
 from scoring.records import Record
@@ -329,16 +329,21 @@ def scorer_from_dict(data: Mapping[str, Any], *, path: str | Path | None = None)
     if not isinstance(options, Mapping):
         raise FormatError("options must be an object", path=path, field="options")
     cls = SCORERS[str(kind)]
-    # An option this version does not know had no effect on the saved model: left out.
-    scorer = cls(
-        str(data.get("task", "regression")), cls.options_class.from_dict(options, unknown="drop")
-    )
-    try:
-        scorer._load_model(data["model"])
-    except (KeyError, TypeError, ValueError) as error:
-        if isinstance(error, ScoringError):
-            raise
-        raise FormatError(f"the model is malformed: {error}", path=path, field="model") from None
+    # An option this version does not know had no effect on the saved model: left out. One
+    # beyond an upper bound set since it was trained is kept.
+    with saved_options():
+        scorer = cls(
+            str(data.get("task", "regression")),
+            cls.options_class.from_dict(options, unknown="drop"),
+        )
+        try:
+            scorer._load_model(data["model"])
+        except (KeyError, TypeError, ValueError) as error:
+            if isinstance(error, ScoringError):
+                raise
+            raise FormatError(
+                f"the model is malformed: {error}", path=path, field="model"
+            ) from None
     scorer.trained = True
     return scorer
 

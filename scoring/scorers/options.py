@@ -5,6 +5,12 @@ instance (``Perp(PerpOptions(...))``, ``PFSMScorer(PPDAOptions(jump_limit=2))``,
 ``MtClassifier(names, SvmOptions(...))``, ``CombinedModel(task, CombinedOptions(...))``), the
 web app and the CLI build them from JSON through :meth:`~scoring.options.Options.from_dict`.
 This module imports nothing heavy, so naming a scorer's options costs no numba import.
+
+Every number has an upper end (see :mod:`scoring.options`), chosen from the trainings' costs
+measured on a loaded two-core machine: on STS-2012 MSRpar's 750 pairs a PERP epoch takes 0.03 s,
+a pFSM L-BFGS iteration 0.07 s and a pPDA one 0.8 s (both converged in 37); on MSRP's 4,076
+training pairs one fit of an SVM's grid search takes up to 2 s (C = 1,000). At the upper ends a
+few thousand pairs still train well inside a job's time limit.
 """
 
 from __future__ import annotations
@@ -13,12 +19,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from scoring.options import Choices, Constraint, Interval, Options
+from scoring.options import SEED, Choices, Constraint, Interval, Options, upper_bounds_apply
 
-_POSITIVE = Interval(0, None, closed="neither")
-_AT_LEAST_0 = Interval(0, None)
-_AT_LEAST_1 = Interval(1, None)
-_FOLDS = Interval(2, None)
+_FOLDS = Interval(2, 20)
+#: The SVMs' C values (the defaults go up to 100): a larger C makes libsvm's fits slow.
+_C = Interval(0, 1_000, closed="right")
+_GAMMA_FACTORS = Interval(0, 100, closed="right")
+_EPSILONS = Interval(0, 100)
+#: The most values of each grid of an SVM search.
+MAX_GRID_VALUES = 10
+#: The most fits of an SVM grid search, ``|c_grid| · |gamma_factors| · |epsilon_grid| · folds``
+#: (the defaults: 120 and 160).
+MAX_GRID_FITS = 1_000
+_SVM_ITEMS = {
+    "c_grid": MAX_GRID_VALUES,
+    "gamma_factors": MAX_GRID_VALUES,
+    "epsilon_grid": MAX_GRID_VALUES,
+}
 
 #: The pPDA's largest jump (Wang & Manning 2012 use 1, 2, 5 and 10).
 MAX_JUMP_LIMIT = 10
@@ -49,11 +66,11 @@ class PerpOptions(Options):
 
     owner: ClassVar[str] = "scorer 'perp'"
     constraints: ClassVar[Mapping[str, Constraint]] = {
-        "epochs": _AT_LEAST_1,
-        "learning_rate": _POSITIVE,
-        "seed": _AT_LEAST_0,
-        "oov_frequency": _AT_LEAST_0,
-        "score_max": _POSITIVE,
+        "epochs": Interval(1, 5_000),
+        "learning_rate": Interval(0, 1_000, closed="right"),
+        "seed": SEED,
+        "oov_frequency": Interval(0, 1),
+        "score_max": Interval(0, 1_000_000, closed="right"),
     }
 
     epochs: int = 200
@@ -73,9 +90,9 @@ class PFSMOptions(Options):
     owner: ClassVar[str] = "scorer 'pfsm'"
     paths: ClassVar[frozenset[str]] = frozenset({"paraphrase_table"})
     constraints: ClassVar[Mapping[str, Constraint]] = {
-        "l2": _AT_LEAST_0,
-        "cutoff": _AT_LEAST_0,
-        "max_iter": _AT_LEAST_1,
+        "l2": Interval(0, 10_000),
+        "cutoff": Interval(0, 100_000),
+        "max_iter": Interval(1, 3_000),
     }
 
     synonyms: bool = True
@@ -93,6 +110,8 @@ class PPDAOptions(PFSMOptions):
     owner: ClassVar[str] = "scorer 'ppda'"
     constraints: ClassVar[Mapping[str, Constraint]] = {
         **PFSMOptions.constraints,
+        # an iteration costs ten times the pFSM's
+        "max_iter": Interval(1, 600),
         "jump_limit": Interval(1, MAX_JUMP_LIMIT),
     }
 
@@ -108,13 +127,14 @@ class SvmOptions(Options):
 
     owner: ClassVar[str] = "the SVM"
     constraints: ClassVar[Mapping[str, Constraint]] = {
-        "seed": _AT_LEAST_0,
+        "seed": SEED,
         "folds": _FOLDS,
-        "c_grid": _POSITIVE,
-        "gamma_factors": _POSITIVE,
-        "epsilon_grid": _AT_LEAST_0,
+        "c_grid": _C,
+        "gamma_factors": _GAMMA_FACTORS,
+        "epsilon_grid": _EPSILONS,
         "scaling": Choices(SCALINGS),
     }
+    max_items: ClassVar[Mapping[str, int]] = _SVM_ITEMS
 
     seed: int = 0
     folds: int = 5
@@ -122,6 +142,24 @@ class SvmOptions(Options):
     gamma_factors: tuple[float, ...] = (0.1, 1.0, 10.0)
     epsilon_grid: tuple[float, ...] = (0.1, 0.5)
     scaling: str = "standard"
+
+    def check(self) -> None:
+        _check_grid_fits(self)
+
+
+def _check_grid_fits(options: SvmOptions | CombinedOptions) -> None:
+    """At most :data:`MAX_GRID_FITS` fits in the SVM's grid search (ε's grid counts even for a
+    classifier, which does not search it)."""
+    fits = (
+        len(options.c_grid) * len(options.gamma_factors) * len(options.epsilon_grid) * options.folds
+    )
+    if fits > MAX_GRID_FITS and upper_bounds_apply():
+        raise options.invalid(
+            f"the SVM's grid search would make {fits:,} fits (c_grid × gamma_factors × "
+            f"epsilon_grid values × folds); at most {MAX_GRID_FITS:,} are allowed",
+            option="c_grid",
+            value=list(options.c_grid),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,14 +197,15 @@ class CombinedOptions(Options):
     paths: ClassVar[frozenset[str]] = frozenset({"ppdb"})
     constraints: ClassVar[Mapping[str, Constraint]] = {
         "groups": Choices(GROUPS),
-        "seed": _AT_LEAST_0,
+        "seed": SEED,
         "folds": _FOLDS,
-        "c_grid": _POSITIVE,
-        "gamma_factors": _POSITIVE,
-        "epsilon_grid": _AT_LEAST_0,
+        "c_grid": _C,
+        "gamma_factors": _GAMMA_FACTORS,
+        "epsilon_grid": _EPSILONS,
         "learner": Choices(LEARNERS),
-        "alpha_grid": _POSITIVE,
+        "alpha_grid": Interval(0, 1_000_000, closed="right"),
     }
+    max_items: ClassVar[Mapping[str, int]] = {**_SVM_ITEMS, "alpha_grid": 20}
 
     groups: tuple[str, ...] = GROUPS
     ppdb: str | None = None
@@ -181,6 +220,8 @@ class CombinedOptions(Options):
     def check(self) -> None:
         # The groups in their canonical order, each once: the order of the feature columns.
         object.__setattr__(self, "groups", tuple(g for g in GROUPS if g in self.groups))
+        if self.learner == "svm":
+            _check_grid_fits(self)
 
     def svm(self) -> SvmOptions:
         """The options of its SVM (standard scaling)."""

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import AbstractUser
+from rest_framework.test import APIClient
 
+from annotate import roles
 from annotate.jobs_runtime import job_claim, job_run
 from annotate.models import Annotation, AutoAlignment, Corpus, Job, SentencePair
 from annotate.services.agreement import (
+    AgreementReportError,
     agreement_chance_model,
     agreement_compute,
     agreement_inputs,
@@ -122,3 +125,83 @@ def test_the_job_records_its_chance_model_reason_and_edit_lines_in_its_parameter
     assert stored["chance_model_reason"].startswith("12 annotations of 12 were made without")
     intercept, slope, pairs = stored["edit_models"]["ann1"]["possible"]
     assert pairs == 6 and 0.0 <= intercept + slope * 10 <= 1.0
+
+
+# --- refused at the request, not once the job runs ---------------------------------------------
+
+NO_PREFILL = (
+    "the prefill chance model needs a prefill, and none of the annotated pairs has one: "
+    "prefill the corpus first, or use the density chance model"
+)
+
+
+def test_the_prefill_model_where_no_annotated_pair_has_a_prefill_is_refused_at_the_request(
+    imported_without_prefill: Corpus,
+) -> None:
+    with pytest.raises(AgreementReportError) as error:
+        agreement_job_create(
+            corpus=imported_without_prefill, annotators=ANNOTATORS, chance_model="prefill"
+        )
+    assert error.value.message == NO_PREFILL
+    assert error.value.extra["field"] == "chance_model"
+    assert not Job.objects.exists()
+    for model in ("auto", "density"):
+        agreement_job_create(
+            corpus=imported_without_prefill, annotators=ANNOTATORS, chance_model=model
+        )
+    assert Job.objects.count() == 2
+
+
+def test_the_prefill_model_is_checked_on_the_chosen_sub_corpora_only() -> None:
+    records = synthetic(pairs=6)
+    for record in records[:3]:
+        record.subcorpus, record.prefill = "bare", None
+    for record in records[3:]:
+        record.subcorpus = "prefilled"
+    corpus_import_records(corpus_name="mixed", records=records)
+    corpus = Corpus.objects.get(name="mixed")
+    with pytest.raises(AgreementReportError, match="none of the annotated pairs has one"):
+        agreement_job_create(
+            corpus=corpus, annotators=ANNOTATORS, chance_model="prefill", subcorpora=["bare"]
+        )
+    job = agreement_job_create(corpus=corpus, annotators=ANNOTATORS, chance_model="prefill")
+    assert job.parameters["chance_model"] == "prefill"
+
+
+def test_a_report_on_annotators_without_submitted_work_is_refused_at_the_request(
+    imported_without_prefill: Corpus,
+) -> None:
+    make_user("carol"), make_user("dave")
+    with pytest.raises(AgreementReportError) as error:
+        agreement_job_create(corpus=imported_without_prefill, annotators=["carol", "dave"])
+    assert error.value.message == ("none of carol, dave has submitted work in corpus 'imported'")
+    assert error.value.extra["field"] == "annotators"
+    assert not Job.objects.exists()
+
+
+def test_the_job_still_refuses_the_prefill_model_when_the_prefill_went_away(
+    imported_without_prefill: Corpus,
+) -> None:
+    _prefill(imported_without_prefill)
+    job = agreement_job_create(
+        corpus=imported_without_prefill, annotators=ANNOTATORS, chance_model="prefill"
+    )
+    AutoAlignment.objects.filter(pair__corpus=imported_without_prefill).delete()
+    assert job_run(job_id=job.pk, worker="here") == Job.Status.FAILED
+    assert Job.objects.get(pk=job.pk).error == NO_PREFILL
+
+
+def test_the_api_answers_the_refusal_with_a_400_naming_the_chance_model(
+    imported_without_prefill: Corpus,
+) -> None:
+    client = APIClient()
+    client.force_authenticate(make_user("root", roles.ADMIN))
+    response = client.post(
+        f"/api/corpora/{imported_without_prefill.pk}/agreement/",
+        {"annotators": ANNOTATORS, "chance_model": "prefill"},
+        format="json",
+    )
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert (error["field"], error["message"]) == ("chance_model", NO_PREFILL)
+    assert not Job.objects.exists()

@@ -5,15 +5,18 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotate import jobs_runtime, roles
+from annotate.exceptions import Conflict
 from annotate.models import Assignment, Corpus, Job, ScorerModel
 from annotate.services.corpora import corpus_import_records
 from annotate.services.scorers import (
     ScorerTrainingError,
     scorer_score_texts,
     scorer_train,
+    scorer_train_job_create,
     training_data,
 )
 from scoring.alignment.links import Alignment
@@ -78,7 +81,7 @@ def test_ratings_are_averaged_over_submitted_annotations(corpus: Corpus) -> None
 
 
 def test_a_split_without_targets_is_refused(corpus: Corpus) -> None:
-    with pytest.raises(ScorerTrainingError, match="no pairs in split 'dev' with a gold_score"):
+    with pytest.raises(ScorerTrainingError, match="has no split 'dev'; its splits: test, train"):
         scorer_train(corpus=corpus, kind="pfsm", train_split="dev", test_split=None)
     with pytest.raises(ScorerTrainingError, match="no pairs in split 'train' with a gold_label"):
         scorer_train(
@@ -218,7 +221,12 @@ def test_the_combined_scorer_trains_on_a_corpus_with_the_configured_ppdb(
     ("options", "code", "field", "message"),
     [
         ({"epochs": 5}, "invalid_option", "epochs", "unknown option 'epochs' for scorer 'pfsm'"),
-        ({"cutoff": -1}, "invalid_option", "cutoff", "'cutoff' of scorer 'pfsm' must be ≥ 0"),
+        (
+            {"cutoff": -1},
+            "invalid_option",
+            "cutoff",
+            "'cutoff' of scorer 'pfsm' must be in [0, 100000]",
+        ),
         ({"l2": "big"}, "invalid_option", "l2", "'l2' of scorer 'pfsm' must be a finite number"),
         (
             {"paraphrase_table": "/etc/passwd"},
@@ -299,21 +307,147 @@ def test_training_reports_each_perceptron_epoch_between_its_start_and_the_evalua
     assert percents == sorted(percents) and percents[0] == 5 and percents[-1] == 85
 
 
+# --- refused at the request, not once the job runs ---------------------------------------------
+
+
 @pytest.mark.parametrize(
-    ("changes", "field", "message"),
+    ("body", "field", "message"),
     [
-        ({"target": "gold_label"}, "train_split", "no pairs in split 'train' with a gold_label"),
-        ({"target": "rating", "test_split": "test"}, "test_split", "split 'test' with a rating"),
-        ({"train_split": "dev"}, "train_split", "no pairs in split 'dev' with a gold_score"),
+        (
+            {"train_split": "dev"},
+            "train_split",
+            "corpus 'sts' has no split 'dev'; its splits: test, train",
+        ),
+        (
+            {"train_split": "train", "target": "gold_label"},
+            "train_split",
+            "corpus 'sts' has no pairs in split 'train' with a gold_label",
+        ),
+        (
+            {"train_split": "train", "test_split": "held-out"},
+            "test_split",
+            "corpus 'sts' has no split 'held-out'; its splits: test, train",
+        ),
+        (
+            {"train_split": "test", "target": "rating"},
+            "train_split",
+            "corpus 'sts' has no pairs in split 'test' with a rating",
+        ),
     ],
 )
-def test_a_split_without_the_target_is_refused_when_queued_naming_the_field(
-    corpus: Corpus, changes: dict[str, str], field: str, message: str
+def test_a_split_without_training_data_is_a_400_naming_it_and_queues_nothing(
+    corpus: Corpus, body: dict[str, str], field: str, message: str
 ) -> None:
-    body = {"kind": "pfsm", "corpus": "sts", "train_split": "train", **changes}
-    response = client_for("admin").post("/api/scorers/train/", body, format="json")
-    assert response.status_code == 400
+    response = client_for("admin").post(
+        "/api/scorers/train/", {"kind": "pfsm", "corpus": "sts", **body}, format="json"
+    )
+    assert response.status_code == 400, response.content
     error = response.json()["error"]
     assert (error["code"], error["field"]) == ("scorer_training_failed", field)
-    assert message in error["message"]
+    assert error["message"] == message
     assert not Job.objects.filter(kind="train_scorer").exists()
+
+
+def test_the_job_still_checks_the_split_when_it_runs(corpus: Corpus) -> None:
+    job = scorer_train_job_create(corpus=corpus, kind="pfsm", train_split="train")
+    Assignment.objects.all().delete()
+    corpus.pairs.filter(split="train").update(gold_score=None)
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.FAILED
+    job.refresh_from_db()
+    assert "no pairs in split 'train' with a gold_score" in job.error
+
+
+def test_a_name_in_use_is_refused_at_the_request_and_queues_nothing(corpus: Corpus) -> None:
+    scorer_train(
+        corpus=corpus, kind="pfsm", train_split="train", test_split=None, options={"cutoff": 0}
+    )
+    taken = ScorerModel.objects.get().name
+    body = {"kind": "perp", "corpus": "sts", "train_split": "train", "name": taken}
+    response = client_for("admin").post("/api/scorers/train/", body, format="json")
+    assert response.status_code == 409, response.content
+    error = response.json()["error"]
+    assert error["field"] == "name"
+    assert error["message"] == f"there is already a scorer model named {taken!r}"
+    assert not Job.objects.filter(kind="train_scorer").exists()
+
+
+def test_a_name_a_queued_training_will_take_is_refused_but_the_same_request_reuses_it(
+    corpus: Corpus,
+) -> None:
+    first = scorer_train_job_create(corpus=corpus, kind="pfsm", train_split="train", name="mine")
+    again = scorer_train_job_create(corpus=corpus, kind="pfsm", train_split="train", name="mine")
+    assert again.pk == first.pk and again.reused
+    with pytest.raises(Conflict) as error:
+        scorer_train_job_create(corpus=corpus, kind="perp", train_split="train", name="mine")
+    assert error.value.extra["field"] == "name"
+    assert error.value.message == (
+        f"training job #{first.pk}, queued, will store a scorer model named 'mine'"
+    )
+    assert Job.objects.filter(kind="train_scorer").count() == 1
+
+
+def test_two_trainings_finishing_in_the_same_second_store_two_models(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from annotate.services import scorers as service
+
+    instant = timezone.now()
+    monkeypatch.setattr(service.timezone, "now", lambda: instant)
+    jobs = [
+        scorer_train_job_create(
+            corpus=corpus, kind="pfsm", train_split="train", options={"cutoff": cutoff}
+        )
+        for cutoff in (0, 1)
+    ]
+    for job in jobs:
+        assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    names = sorted(ScorerModel.objects.values_list("name", flat=True))
+    stamp = f"{instant:%Y%m%d-%H%M%S}"
+    assert names == [f"pfsm-sts-train-{stamp}-job{job.pk}" for job in jobs]
+
+
+def test_a_default_name_a_user_took_meanwhile_gets_a_suffix_instead_of_losing_the_model(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from annotate.services import scorers as service
+
+    instant = timezone.now()
+    monkeypatch.setattr(service.timezone, "now", lambda: instant)
+    job = scorer_train_job_create(corpus=corpus, kind="pfsm", train_split="train")
+    default = f"pfsm-sts-train-{instant:%Y%m%d-%H%M%S}-job{job.pk}"
+    scorer_train(corpus=corpus, kind="pfsm", train_split="train", test_split=None, name=default)
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    job.refresh_from_db()
+    assert job.result["name"] == f"{default}-2"
+
+
+def test_a_given_name_taken_while_the_job_waited_fails_it_before_training(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from annotate.services import scorers as service
+
+    job = scorer_train_job_create(corpus=corpus, kind="pfsm", train_split="train", name="mine")
+    scorer_train(corpus=corpus, kind="pfsm", train_split="train", test_split=None, name="mine")
+    monkeypatch.setattr(service, "get_scorer", lambda *a, **k: pytest.fail("it trained"))
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.FAILED
+    job.refresh_from_db()
+    assert job.error == "there is already a scorer model named 'mine'"
+
+
+def test_a_given_name_taken_while_the_model_trained_keeps_the_model_under_a_suffix(
+    corpus: Corpus,
+) -> None:
+    def meanwhile(percent: float, message: str) -> None:
+        if not ScorerModel.objects.filter(name="mine").exists():
+            ScorerModel.objects.create(kind="pfsm", name="mine", weights={})
+
+    model = scorer_train(
+        corpus=corpus,
+        kind="pfsm",
+        train_split="train",
+        test_split=None,
+        options={"cutoff": 0},
+        name="mine",
+        progress=meanwhile,
+    )
+    assert model.name == "mine-2" and model.training["name_requested"] == "mine"

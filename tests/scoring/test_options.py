@@ -20,6 +20,7 @@ class Sample(Options):
         "mode": Choices(("fast", "exact")),
         "grid": Interval(0, None, closed="neither"),
     }
+    max_items: ClassVar[dict[str, int]] = {"grid": 3}
     paths: ClassVar[frozenset[str]] = frozenset({"table"})
 
     rate: float = 0.5
@@ -55,6 +56,10 @@ def test_defaults_are_valid_and_options_are_frozen() -> None:
         ({"flag": 1}, "option 'flag' of the sample must be a bool, got 1"),
         ({"grid": (1.0, 0.0)}, r"'grid' .* a non-empty list, each > 0, got \[1.0, 0.0\]"),
         ({"grid": ()}, "'grid' .* a non-empty list"),
+        (
+            {"grid": (1.0, 2.0, 3.0, 4.0)},
+            "option 'grid' of the sample takes at most 3 values, got 4",
+        ),
         ({"grid": "1,2"}, "option 'grid' of the sample must be a list of floats"),
         ({"table": 3}, "option 'table' of the sample must be a path or None, got 3"),
         ({"limit": "x"}, "option 'limit' of the sample must be an int or None"),
@@ -119,6 +124,7 @@ def test_describe_lists_every_option_with_its_type_default_and_allowed_values() 
         1.0,
         10.0,
     ]
+    assert specs["grid"].allowed == "> 0, at most 3 values"
     assert specs["table"].path and not specs["limit"].path
     assert "  count=int (default 3; ≥ 1)" in options_help({"s": Sample}, what="thing")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from html import unescape
 from typing import Any
 
@@ -261,6 +262,24 @@ def test_a_bad_report_request_is_refused_on_its_field_and_queues_nothing(
     assert response.status_code == 400
     errors = response.content.decode().split('id="run-errors"')[1].split("</div>")[0]
     assert f"<b>{field}</b>: {message}" in errors, errors
+    assert not Job.objects.exists()
+
+
+def test_the_prefill_model_on_a_corpus_without_prefill_is_refused_on_its_field(
+    admin_client: Client, records: list[Any]
+) -> None:
+    bare = [replace(record, prefill=None) for record in records]
+    corpus_import_records(corpus_name="bare", records=bare)
+    corpus = Corpus.objects.get(name="bare")
+    page = admin_client.get(f"/corpora/{corpus.pk}/agreement/").content.decode()
+    values = form_values(page, "run-form") | {"chance_model": ["prefill"]}
+    response = admin_client.post(f"/corpora/{corpus.pk}/agreement/run/", values)
+    assert response.status_code == 400
+    errors = unescape(response.content.decode().split('id="run-errors"')[1].split("</div>")[0])
+    assert (
+        "<b>Chance model</b>: the prefill chance model needs a prefill, and none of the "
+        "annotated pairs has one"
+    ) in errors, errors
     assert not Job.objects.exists()
 
 

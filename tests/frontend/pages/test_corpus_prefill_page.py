@@ -166,6 +166,21 @@ def test_an_option_the_aligner_rejects_is_shown_and_queues_nothing(
     assert not Job.objects.exists()
 
 
+def test_an_option_above_its_bound_is_refused_under_its_field_naming_the_range(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    response = admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "supervised", "opt_trees": "1000000000"}
+    )
+    assert response.status_code == 400
+    errors = response.content.decode().split('id="prefill-errors"')[1].split("</div>")[0]
+    assert (
+        "<li><b>trees</b>: option &#x27;trees&#x27; of aligner &#x27;supervised&#x27; must be "
+        "in [1, 2000], got 1000000000</li>"
+    ) in errors
+    assert not Job.objects.exists()
+
+
 def test_an_unknown_aligner_is_refused(admin_client: Client, corpus: Corpus) -> None:
     response = admin_client.post(f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "oracle"})
     assert response.status_code == 400

@@ -363,7 +363,7 @@ def test_a_saved_fine_tuned_model_needs_the_encoder(
 
 
 def test_bad_fine_tuning_options_are_refused() -> None:
-    with pytest.raises(OptionsError, match=r"'fine_tune_epochs' .* must be ≥ 0, got -1"):
+    with pytest.raises(OptionsError, match=r"'fine_tune_epochs' .* must be in \[0, 10\], got -1"):
         get_aligner("supervised", fine_tune_epochs=-1)
     with pytest.raises(OptionsError, match=r"'fine_tune_weight' .* must be in \[0, 1\], got 1.5"):
         get_aligner("supervised", fine_tune_weight=1.5)

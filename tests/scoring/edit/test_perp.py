@@ -267,5 +267,7 @@ def test_it_rejects_bad_training_input() -> None:
         model.predict([("a", "b")])
     with pytest.raises(InputError, match="tuple"):
         model.pack(["just one text"])  # type: ignore[list-item]
-    with pytest.raises(OptionsError, match="option 'epochs' of scorer 'perp' must be ≥ 1, got 0"):
+    with pytest.raises(
+        OptionsError, match=r"option 'epochs' of scorer 'perp' must be in \[1, 5000\], got 0"
+    ):
         PerpOptions(epochs=0)

@@ -188,7 +188,7 @@ def test_it_rejects_bad_parameters_and_use_before_training() -> None:
         PPDAOptions(jump_limit=0)
     with pytest.raises(OptionsError, match=r"'jump_limit' of scorer 'ppda' must be in \[1, 10\]"):
         PPDAOptions(jump_limit=50)
-    with pytest.raises(OptionsError, match="'l2' of scorer 'pfsm' must be ≥ 0"):
+    with pytest.raises(OptionsError, match=r"'l2' of scorer 'pfsm' must be in \[0, 10000\]"):
         PFSMOptions(l2=-1.0)
     with pytest.raises(ModelError, match="not trained"):
         PFSMScorer(PFSMOptions(synonyms=False)).score([(["a"], ["a"])])
