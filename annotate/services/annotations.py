@@ -101,21 +101,24 @@ def _diff(before: LinkMap, after: LinkMap) -> tuple[LinkMap, list[tuple[int, int
     return added, removed
 
 
-def reviewed_cells(annotation: Annotation) -> set[tuple[int, int]]:
+def reviewed_cells(
+    annotation: Annotation, links: Iterable[tuple[int, int]] | None = None
+) -> set[tuple[int, int]]:
     """Cells the annotator has looked at, from the event log: every cell a save changed (added or
-    removed), every link a save confirmed unchanged and every link a submission accepted
-    (``payload["reviewed"]``), and every link of imported work. A prefilled link outside this
-    set is still the unchecked prefill."""
+    removed) and every link a save confirmed unchanged (``payload["reviewed"]``); and, once the
+    work was submitted or imported, every link it has (``links``, the current ones, read when
+    not given): a submission accepts the links it holds, and a link changed after a reopening
+    is a changed cell anyway. A prefilled link outside this set is still the unchecked
+    prefill."""
     cells: set[tuple[int, int]] = set()
-    kinds = (
-        AnnotationEvent.Kind.EDITED,
-        AnnotationEvent.Kind.SUBMITTED,
-        AnnotationEvent.Kind.IMPORTED,
-    )
-    events = AnnotationEvent.objects.filter(annotation=annotation, kind__in=kinds)
-    for added, removed, payload in events.values_list("added", "removed", "payload"):
+    events = AnnotationEvent.objects.filter(annotation=annotation)
+    edits = events.filter(kind=AnnotationEvent.Kind.EDITED)
+    for added, removed, payload in edits.values_list("added", "removed", "payload"):
         for link in (*added, *removed, *(payload or {}).get("reviewed", ())):
             cells.add((int(link[0]), int(link[1])))
+    finished = (AnnotationEvent.Kind.SUBMITTED, AnnotationEvent.Kind.IMPORTED)
+    if events.filter(kind__in=finished).exists():
+        cells.update(annotation_links(annotation) if links is None else links)
     return cells
 
 
@@ -239,7 +242,7 @@ def annotation_save(
     }
     current = {key: sure for key, (_, sure) in row_ids.items()}
     claimed = {(int(i), int(j)) for i, j in reviewed if (i, j) in links}
-    known = reviewed_cells(annotation) if claimed else set()
+    known = reviewed_cells(annotation, current) if claimed else set()
     if base_version != annotation.version and current != links:
         raise StaleVersion(
             f"the pair was changed elsewhere (server version {annotation.version}, "
@@ -247,7 +250,7 @@ def annotation_save(
             server={
                 "version": annotation.version,
                 "links": links_list(current),
-                "touched": _cells_list(known if claimed else reviewed_cells(annotation)),
+                "touched": _cells_list(known if claimed else reviewed_cells(annotation, current)),
             },
         )
     _check_bounds(locked, links)
@@ -378,13 +381,7 @@ def annotation_submit(
         annotation=annotation,
         kind=AnnotationEvent.Kind.SUBMITTED,
         actor=actor,
-        payload={
-            "flags": annotation.flags,
-            "comment": comment,
-            "rating": rating,
-            # submitting accepts every link, the prefill's left unchanged included
-            "reviewed": sorted([i, j] for i, j in annotation_links(annotation)),
-        },
+        payload={"flags": annotation.flags, "comment": comment, "rating": rating},
         also_save=("flags", "comment", "rating"),
     )
     activity_record(assignment=locked, now=now)
