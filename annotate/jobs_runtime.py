@@ -295,20 +295,24 @@ def jobs_send_unsent() -> int:
     return sent
 
 
-def jobs_resend_lost(*, workers_alive: bool, now: Any = None) -> int:
+def jobs_resend_lost(*, workers_alive: Callable[[], bool], now: Any = None) -> int:
     """Send again the pending jobs whose message went out more than ``JOB_RESEND_SECONDS`` ago
-    and that no worker claimed although one is alive (``workers_alive``): the broker lost the
+    and that no worker claimed although one is alive (``workers_alive()``, asked only when
+    such jobs exist): the broker lost the
     message (restarted without persistence), or no worker understood it (it named a task an
     upgrade renamed). Jobs waiting behind a long queue are sent again too, which is harmless: a
     job runs once, whichever of its messages a worker takes first. Returns how many went."""
-    if not workers_alive or settings.JOB_RESEND_SECONDS <= 0:
+    if settings.JOB_RESEND_SECONDS <= 0:
         return 0
     limit = (now or timezone.now()) - timedelta(seconds=settings.JOB_RESEND_SECONDS)
     lost = Job.objects.annotate(last_sent=Coalesce("sent_at", "created_at")).filter(
         status=Job.Status.PENDING, last_sent__lt=limit
     )
+    found = list(lost.exclude(message=UNSENT).order_by("pk").values_list("pk", "kind"))
+    if not found or not workers_alive():
+        return 0
     sent = 0
-    for job_id, kind in lost.exclude(message=UNSENT).order_by("pk").values_list("pk", "kind"):
+    for job_id, kind in found:
         try:
             task = job_task_of(kind)
         except UnknownJobKind as error:

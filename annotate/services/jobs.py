@@ -73,5 +73,5 @@ def jobs_maintain() -> int:
     not take, send again those sent long ago that no live worker claimed, and mark failed the
     running jobs of dead workers (returns how many)."""
     jobs_send_unsent()
-    jobs_resend_lost(workers_alive=any_worker_alive())
+    jobs_resend_lost(workers_alive=any_worker_alive)
     return jobs_reap_stale()

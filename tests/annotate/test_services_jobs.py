@@ -333,6 +333,14 @@ def test_an_unsent_job_of_a_kind_no_task_runs_fails_with_the_reason(
     assert job.error.startswith("unknown job kind 'retired_kind'; known kinds: ")
 
 
+def _alive() -> bool:
+    return True
+
+
+def _gone() -> bool:
+    return False
+
+
 def sent_stats_job(corpus_name: str, capture) -> Job:
     with capture(execute=True):
         job = corpus_stats_run.create(corpus=Corpus.objects.get(name=corpus_name))
@@ -349,9 +357,9 @@ def test_a_job_whose_message_was_lost_is_sent_again_while_a_worker_is_alive(
     job = sent_stats_job(corpus_name, django_capture_on_commit_callbacks)
     assert sent == [(job.pk,)] and job.sent_at is not None
     later = job.sent_at + timedelta(seconds=601)
-    assert runtime.jobs_resend_lost(workers_alive=True, now=job.sent_at) == 0, "too early"
-    assert runtime.jobs_resend_lost(workers_alive=False, now=later) == 0, "nobody to take it"
-    assert runtime.jobs_resend_lost(workers_alive=True, now=later) == 1
+    assert runtime.jobs_resend_lost(workers_alive=_alive, now=job.sent_at) == 0, "too early"
+    assert runtime.jobs_resend_lost(workers_alive=_gone, now=later) == 0, "nobody to take it"
+    assert runtime.jobs_resend_lost(workers_alive=_alive, now=later) == 1
     assert sent == [(job.pk,), (job.pk,)]
     job.refresh_from_db()
     assert job.sent_at > later - timedelta(seconds=601), "the clock starts again"
@@ -360,7 +368,7 @@ def test_a_job_whose_message_was_lost_is_sent_again_while_a_worker_is_alive(
     assert corpus_stats_run.execute(job_id=job.pk, worker="w1") == "succeeded"
     assert corpus_stats_run.execute(job_id=job.pk, worker="w2") == "succeeded"
     assert Job.objects.get(pk=job.pk).worker == "w1"
-    assert runtime.jobs_resend_lost(workers_alive=True, now=later + timedelta(days=1)) == 0
+    assert runtime.jobs_resend_lost(workers_alive=_alive, now=later + timedelta(days=1)) == 0
 
 
 def test_a_job_sent_before_the_sending_time_was_recorded_counts_from_its_creation(
@@ -371,11 +379,11 @@ def test_a_job_sent_before_the_sending_time_was_recorded_counts_from_its_creatio
     monkeypatch.setattr(corpus_stats_run, "apply_async", lambda args, **kwargs: sent.append(args))
     job = sent_stats_job(corpus_name, django_capture_on_commit_callbacks)
     Job.objects.filter(pk=job.pk).update(sent_at=None)
-    assert runtime.jobs_resend_lost(workers_alive=True) == 0
+    assert runtime.jobs_resend_lost(workers_alive=_alive) == 0
     later = job.created_at + timedelta(seconds=601)
-    assert runtime.jobs_resend_lost(workers_alive=True, now=later) == 1
+    assert runtime.jobs_resend_lost(workers_alive=_alive, now=later) == 1
     settings.JOB_RESEND_SECONDS = 0
-    assert runtime.jobs_resend_lost(workers_alive=True, now=later + timedelta(days=1)) == 0
+    assert runtime.jobs_resend_lost(workers_alive=_alive, now=later + timedelta(days=1)) == 0
 
 
 def test_beat_sends_lost_jobs_only_while_a_worker_is_alive(
