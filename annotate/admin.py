@@ -177,6 +177,10 @@ class AnnotationEventAdmin(admin.ModelAdmin[AnnotationEvent]):
     list_filter = ("kind",)
     list_select_related = ("annotation__assignment__annotator", "actor")
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[AnnotationEvent]:
+        # An event's links can be 10,000 pairs of numbers: the list shows none of them.
+        return super().get_queryset(request).defer("added", "removed", "payload")
+
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
@@ -207,7 +211,11 @@ class GoldAlignmentAdmin(admin.ModelAdmin[GoldAlignment]):
 class GoldEventAdmin(admin.ModelAdmin[GoldEvent]):
     list_display = ("gold", "version", "kind", "actor", "created_at")
     list_filter = ("kind",)
-    list_select_related = ("actor",)
+    list_select_related = ("gold", "actor")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[GoldEvent]:
+        # A change's links can be 10,000 pairs of numbers: the list shows none of them.
+        return super().get_queryset(request).defer("added", "removed")
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
