@@ -16,7 +16,8 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Q, QuerySet
+from django.db.models import Func, IntegerField, Q, QuerySet
+from django.db.models.fields.json import KeyTransform
 
 from annotate import roles
 from annotate.conversions import alignment_from_rows
@@ -352,6 +353,18 @@ def gold_history(pair: SentencePair, *, limit: int = HISTORY_LIMIT) -> dict[str,
     newest first) and how many there are: who made each version and when, how many links it
     set and cleared, and the first :data:`HISTORY_LINKS` of each (a change may hold 10,000)."""
     events = GoldEvent.objects.filter(gold__pair=pair).select_related("actor")
+    # The counts and the first links are read in SQL: a change's lists can hold 10,000 links
+    # each, and thirty of them parsed in Python took a second.
+    heads = {
+        f"{side}_{k}": KeyTransform(str(k), side)
+        for side in ("added", "removed")
+        for k in range(HISTORY_LINKS)
+    }
+    shown = (
+        events.defer("added", "removed")
+        .annotate(n_added=JSONArrayLength("added"), n_removed=JSONArrayLength("removed"), **heads)
+        .order_by("-version")[:limit]
+    )
     return {
         "total": events.count(),
         "events": [
@@ -360,11 +373,26 @@ def gold_history(pair: SentencePair, *, limit: int = HISTORY_LIMIT) -> dict[str,
                 "kind": event.kind,
                 "actor": event.actor.get_username() if event.actor else None,
                 "created_at": event.created_at.isoformat(),
-                "set": len(event.added),
-                "cleared": len(event.removed),
-                "added": event.added[:HISTORY_LINKS],
-                "removed": event.removed[:HISTORY_LINKS],
+                "set": event.n_added,
+                "cleared": event.n_removed,
+                "added": _head(event, "added", event.n_added),
+                "removed": _head(event, "removed", event.n_removed),
             }
-            for event in events.order_by("-version")[:limit]
+            for event in shown
         ],
     }
+
+
+class JSONArrayLength(Func):
+    """The length of a JSON array column (SQLite's ``json_array_length``, PostgreSQL's
+    ``jsonb_array_length``)."""
+
+    function = "JSON_ARRAY_LENGTH"
+    output_field = IntegerField()
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        return self.as_sql(compiler, connection, function="JSONB_ARRAY_LENGTH", **extra)
+
+
+def _head(event: GoldEvent, side: str, count: int) -> list[Any]:
+    return [getattr(event, f"{side}_{k}") for k in range(min(count, HISTORY_LINKS))]
