@@ -298,10 +298,10 @@ def jobs_send_unsent() -> int:
 def jobs_resend_lost(*, workers_alive: Callable[[], bool], now: Any = None) -> int:
     """Send again the pending jobs whose message went out more than ``JOB_RESEND_SECONDS`` ago
     and that no worker claimed although one is alive (``workers_alive()``, asked only when
-    such jobs exist): the broker lost the
-    message (restarted without persistence), or no worker understood it (it named a task an
-    upgrade renamed). Jobs waiting behind a long queue are sent again too, which is harmless: a
-    job runs once, whichever of its messages a worker takes first. Returns how many went."""
+    such jobs exist): the broker lost the message (restarted without persistence), or no
+    worker understood it (it named a task an upgrade renamed). Jobs waiting behind a long
+    queue are sent again too, which is harmless: a job runs once, whichever of its messages a
+    worker takes first. Returns how many went."""
     if settings.JOB_RESEND_SECONDS <= 0:
         return 0
     limit = (now or timezone.now()) - timedelta(seconds=settings.JOB_RESEND_SECONDS)
@@ -464,6 +464,7 @@ def _after_transient_error(job_id: int, error: BaseException) -> str:
         status=Job.Status.PENDING,
         progress=0,
         message=f"attempt {attempts} of {MAX_ATTEMPTS} hit a database error; retrying",
+        sent_at=timezone.now(),  # Celery's retry is its message: not a lost one
     )
     if not requeued:  # cancelled or reaped meanwhile
         return str(Job.objects.filter(pk=job_id).values_list("status", flat=True).first())

@@ -215,6 +215,8 @@ def test_a_transient_database_error_puts_the_job_back_for_a_later_attempt(
     job.refresh_from_db()
     assert (job.status, job.attempts) == ("pending", 1)
     assert "retrying" in job.message
+    assert job.sent_at is not None, "Celery's retry is on its way: the job is not a lost one"
+    assert runtime.jobs_resend_lost(workers_alive=_alive) == 0
     assert runtime.job_run(job_id=job.pk, worker="w1") == Job.Status.SUCCEEDED
     job.refresh_from_db()
     assert (job.status, job.attempts, len(calls)) == ("succeeded", 2, 2)
