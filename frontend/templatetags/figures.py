@@ -10,9 +10,12 @@ from typing import Any
 from django import template
 from django.utils import timezone
 from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
+
+#: How a page shows a figure that has no value.
+UNDEFINED = mark_safe('<span class="undefined" title="undefined">undefined</span>')
 
 
 def _defined(value: Any) -> bool:
@@ -28,7 +31,7 @@ def _defined(value: Any) -> bool:
 def figure(value: Any, digits: int = 3) -> SafeString:
     """``0.947`` → "0.947"; an undefined value → a marked "undefined"."""
     if not _defined(value):
-        return format_html('<span class="undefined" title="undefined">undefined</span>')
+        return UNDEFINED
     return format_html("{}", f"{float(value):.{int(digits)}f}")
 
 
@@ -36,7 +39,7 @@ def figure(value: Any, digits: int = 3) -> SafeString:
 def percent(value: Any, digits: int = 1) -> SafeString:
     """``0.0513`` → "5.1%"; an undefined value → a marked "undefined"."""
     if not _defined(value):
-        return format_html('<span class="undefined" title="undefined">undefined</span>')
+        return UNDEFINED
     return format_html("{}%", f"{100 * float(value):.{int(digits)}f}")
 
 
