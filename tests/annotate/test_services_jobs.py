@@ -343,6 +343,16 @@ def _gone() -> bool:
     return False
 
 
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The messages the stats task hands to the broker (none really goes)."""
+    messages: list[Any] = []
+    monkeypatch.setattr(
+        corpus_stats_run, "apply_async", lambda args, **kwargs: messages.append(args)
+    )
+    return messages
+
+
 def sent_stats_job(corpus_name: str, capture) -> Job:
     with capture(execute=True):
         job = corpus_stats_run.create(corpus=Corpus.objects.get(name=corpus_name))
@@ -351,11 +361,9 @@ def sent_stats_job(corpus_name: str, capture) -> Job:
 
 
 def test_a_job_whose_message_was_lost_is_sent_again_while_a_worker_is_alive(
-    corpus_name: str, django_capture_on_commit_callbacks, monkeypatch, settings
+    corpus_name: str, django_capture_on_commit_callbacks, sent, settings
 ) -> None:
     settings.JOB_RESEND_SECONDS = 600
-    sent: list[Any] = []
-    monkeypatch.setattr(corpus_stats_run, "apply_async", lambda args, **kwargs: sent.append(args))
     job = sent_stats_job(corpus_name, django_capture_on_commit_callbacks)
     assert sent == [(job.pk,)] and job.sent_at is not None
     later = job.sent_at + timedelta(seconds=601)
@@ -374,11 +382,9 @@ def test_a_job_whose_message_was_lost_is_sent_again_while_a_worker_is_alive(
 
 
 def test_a_job_sent_before_the_sending_time_was_recorded_counts_from_its_creation(
-    corpus_name: str, django_capture_on_commit_callbacks, monkeypatch, settings
+    corpus_name: str, django_capture_on_commit_callbacks, sent, settings
 ) -> None:
     settings.JOB_RESEND_SECONDS = 600
-    sent: list[Any] = []
-    monkeypatch.setattr(corpus_stats_run, "apply_async", lambda args, **kwargs: sent.append(args))
     job = sent_stats_job(corpus_name, django_capture_on_commit_callbacks)
     Job.objects.filter(pk=job.pk).update(sent_at=None)
     assert runtime.jobs_resend_lost(workers_alive=_alive) == 0
@@ -389,11 +395,9 @@ def test_a_job_sent_before_the_sending_time_was_recorded_counts_from_its_creatio
 
 
 def test_beat_sends_lost_jobs_only_while_a_worker_is_alive(
-    corpus_name: str, django_capture_on_commit_callbacks, monkeypatch, settings
+    corpus_name: str, django_capture_on_commit_callbacks, sent, settings
 ) -> None:
     settings.JOB_RESEND_SECONDS = 1
-    sent: list[Any] = []
-    monkeypatch.setattr(corpus_stats_run, "apply_async", lambda args, **kwargs: sent.append(args))
     job = sent_stats_job(corpus_name, django_capture_on_commit_callbacks)
     Job.objects.filter(pk=job.pk).update(sent_at=timezone.now() - timedelta(seconds=5))
     jobs.jobs_maintain()
