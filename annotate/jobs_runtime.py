@@ -278,20 +278,28 @@ def job_create(
 def jobs_send_unsent() -> int:
     """Send the pending jobs the broker could not take; returns how many went. A job of a kind
     no task runs any more fails with that reason."""
-    sent = 0
     unsent = Job.objects.filter(status=Job.Status.PENDING, message=UNSENT)
-    for job_id, kind in unsent.order_by("pk").values_list("pk", "kind"):
+    sent = _send_each(list(unsent.order_by("pk").values_list("pk", "kind")))
+    Job.objects.filter(pk__in=sent, status=Job.Status.PENDING, message=UNSENT).update(
+        message=WAITING
+    )
+    return len(sent)
+
+
+def _send_each(jobs: list[tuple[int, str]]) -> list[int]:
+    """Send each ``(job id, kind)`` with its kind's task, in order, until the broker is away
+    (the rest waits for the next call); a job of a kind no task runs any more fails with that
+    reason. Returns the ids sent."""
+    sent = []
+    for job_id, kind in jobs:
         try:
             task = job_task_of(kind)
         except UnknownJobKind as error:
             job_fail(job_id=job_id, error=str(error))
             continue
         if not task.send(job_id):
-            break  # still down: the rest waits for the next call
-        Job.objects.filter(pk=job_id, status=Job.Status.PENDING, message=UNSENT).update(
-            message=WAITING
-        )
-        sent += 1
+            break
+        sent.append(job_id)
     return sent
 
 
@@ -311,16 +319,7 @@ def jobs_resend_lost(*, workers_alive: Callable[[], bool], now: Any = None) -> i
     found = list(lost.exclude(message=UNSENT).order_by("pk").values_list("pk", "kind"))
     if not found or not workers_alive():
         return 0
-    sent = 0
-    for job_id, kind in found:
-        try:
-            task = job_task_of(kind)
-        except UnknownJobKind as error:
-            job_fail(job_id=job_id, error=str(error))
-            continue
-        if not task.send(job_id):
-            break
-        sent += 1
+    sent = len(_send_each(found))
     if sent:
         logger.warning("sent %d pending job(s) again: unclaimed long after they were sent", sent)
     return sent
