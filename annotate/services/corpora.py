@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +42,7 @@ from annotate.models import (
 from annotate.selectors.corpora import corpus_contents, corpus_pair_records
 from annotate.services.annotations import InvalidLinks, edits_from_prefill, links_count_check
 from annotate.services.disagreement import disagreement_of
-from annotate.services.exports import pairs_with, selector_for
+from annotate.services.exports import Written, pairs_with, selector_for
 from annotate.services.links import links_insert
 from annotate.services.users import username_check, username_twin
 from scoring import formats
@@ -605,12 +605,16 @@ def corpus_export(
             "apply to single-alignment formats"
         )
     records: Iterable[PairRecord] = corpus_pair_records(corpus)
-    counter = _Counter(records if pick is None else pairs_with(records, pick))
+    written: set[str] = set()
     try:
-        spec.write(counter, Path(output), alignment=pick)
+        spec.write(
+            Written(records if pick is None else pairs_with(records, pick), written),
+            Path(output),
+            alignment=pick,
+        )
     except ScoringError as error:
         raise CorpusExportError(str(error)) from error
-    return counter.count
+    return len(written)
 
 
 def _writable(format_name: str) -> formats.FormatSpec:
@@ -624,14 +628,3 @@ def _writable(format_name: str) -> formats.FormatSpec:
             f"{', '.join(formats.writable_formats())}"
         )
     return spec
-
-
-class _Counter(Iterator[PairRecord]):
-    def __init__(self, records: Iterable[PairRecord]) -> None:
-        self._records = iter(records)
-        self.count = 0
-
-    def __next__(self) -> PairRecord:
-        record = next(self._records)
-        self.count += 1
-        return record

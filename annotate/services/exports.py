@@ -170,7 +170,7 @@ def pairs_with(
     return (record for record in records if select(record) is not None)
 
 
-class _Written(Iterator[PairRecord]):
+class Written(Iterator[PairRecord]):
     """Records passing through, their ids kept: the pairs an export holds."""
 
     def __init__(self, records: Iterable[PairRecord], ids: set[str]) -> None:
@@ -277,7 +277,7 @@ def _write(
         suffix = FILE_SUFFIXES.get(format_name, "")
         output = build / f"{name}{suffix}" if len(selectors) > 1 else build / f"{base}{suffix}"
         records = pairs_with(_Counted(corpus, progress, (step, len(selectors)), total), select)
-        spec.write(_Written(records, written), output, alignment=select)
+        spec.write(Written(records, written), output, alignment=select)
         outputs.append(output)
     return outputs
 
