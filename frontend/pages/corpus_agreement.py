@@ -127,6 +127,29 @@ def _form_inputs(corpus: Corpus) -> dict[str, Any]:
     }
 
 
+def _last_choices(corpus: Corpus, user: Any, inputs: dict[str, Any]) -> dict[str, Any]:
+    """The form's starting values: the settings of the newest report ``user`` ran here (of
+    the annotators and sub-corpora still offered), so a report is rerun with one change."""
+    job = corpus_jobs(corpus, user, ["agreement_report"]).filter(owner=user).first()
+    if job is None:
+        return {}
+    asked = job.parameters
+    offered = {row["username"] for row in inputs["annotators"]}
+    annotators = [name for name in asked.get("annotators", []) if name in offered]
+    subcorpora = [name for name in asked.get("subcorpora", []) if name in inputs["subcorpora"]]
+    chance = asked.get("chance_model_requested", asked.get("chance_model"))
+    initial: dict[str, Any] = {"seed": job.seed}
+    if len(annotators) >= 2:
+        initial["annotators"] = annotators
+    if subcorpora:
+        initial["subcorpora"] = subcorpora
+    if isinstance(asked.get("samples"), int):
+        initial["samples"] = asked["samples"]
+    if chance in dict(CHANCE_CHOICES):
+        initial["chance_model"] = chance
+    return initial
+
+
 def chance_lines(job: Job) -> list[str]:
     """The chance model's fitted Pr(edit) line per annotator, as the job recorded them:
     ``alice: 4.1% + 0.02% · (N + M), 412 pairs``."""
@@ -208,7 +231,9 @@ def _page(
         context["report_id"] = int(asked) if asked.isdigit() else newest
         return render(request, f"{TEMPLATE}#reports", context)
     job, view = _open_report(request, corpus)
-    form = form or ReportForm(**_form_inputs(corpus))
+    if form is None:
+        inputs = _form_inputs(corpus)
+        form = ReportForm(initial=_last_choices(corpus, request.user, inputs), **inputs)
     context.update(
         form=form,
         report_job=job,

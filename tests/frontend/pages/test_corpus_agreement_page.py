@@ -243,6 +243,28 @@ def test_running_a_report_queues_it_for_the_people_ticked(
     assert job.parameters["subcorpora"] == []  # every sub-corpus ticked: the whole corpus
 
 
+def test_the_form_starts_from_the_settings_of_the_users_last_report(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    page = admin_client.get(f"/corpora/{corpus.pk}/agreement/").content.decode()
+    values = form_values(page, "run-form")
+    assert values["samples"] == ["1000"] and values["seed"] == ["0"]
+    values |= {"samples": ["50"], "seed": ["9"], "chance_model": ["prefill"]}
+    admin_client.post(f"/corpora/{corpus.pk}/agreement/run/", values)
+    job = Job.objects.get(kind="agreement_report")
+    job.parameters |= {"chance_model": "density", "chance_model_requested": "prefill"}
+    job.save()  # the worker records the model it chose beside the one asked for
+    again = form_values(
+        admin_client.get(f"/corpora/{corpus.pk}/agreement/").content.decode(), "run-form"
+    )
+    assert again["samples"] == ["50"] and again["seed"] == ["9"]
+    assert again["chance_model"] == ["prefill"] and again["annotators"] == NAMES
+    other = Client()
+    other.force_login(make_user("admin2", roles.ADMIN))
+    theirs = form_values(other.get(f"/corpora/{corpus.pk}/agreement/").content.decode(), "run-form")
+    assert theirs["samples"] == ["1000"], "another admin starts from the defaults"
+
+
 @pytest.mark.parametrize(
     ("changes", "field", "message"),
     [
