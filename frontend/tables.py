@@ -122,6 +122,25 @@ class Table:
     def next_query(self) -> str:
         return self.page_query(self.page.next_page_number()) if self.page.has_next() else ""
 
+    @property
+    def first_query(self) -> str:
+        return self.page_query(1)
+
+    @property
+    def last_query(self) -> str:
+        return self.page_query(self.page.paginator.num_pages)
+
+    @property
+    def kept_fields(self) -> list[tuple[str, str]]:
+        """The query's fields but the page, as hidden inputs of the pager's "go to page" form,
+        so a jump keeps the filters and the sort."""
+        return [
+            (name, value)
+            for name, values in self.query.lists()
+            if name not in ("page", "fragment")
+            for value in values
+        ]
+
 
 def _ordering(sort: str, descending: bool) -> list[str]:
     """``"-a"`` under a descending sort becomes ``"a"``; each field is flipped."""

@@ -268,6 +268,15 @@ def test_the_list_pages_sorts_by_disagreement_and_opens_a_pair_with_its_order(
     page.wait_for_url("**/adjudication/?*status=waiting*")
     page.get_by_role("link", name="Next →").first.click()
     assert "51–100 of 130 pairs" in page.locator(".pager").first.inner_text()
+    page.get_by_role("link", name="Last page").first.click()
+    assert "101–130 of 130 pairs" in page.locator(".pager").first.inner_text()
+    jump = page.locator(".pager-jump").first
+    jump.get_by_label("Page").fill("2")
+    jump.get_by_role("button", name="Go").click()
+    page.wait_for_url("**page=2*")
+    assert "51–100 of 130 pairs" in page.locator(".pager").first.inner_text()
+    assert "sort=disagreement" in page.url and "status=waiting" in page.url
+    page.screenshot(path=str(SCREENSHOTS / "adjudication_list_page_2.png"))
     page.locator("#adj-table tbody tr").first.get_by_role("link", name="Adjudicate").click()
     page.wait_for_selector("#adjudication[data-ready=true]")
     assert "sort=disagreement" in page.url and "status=waiting" in page.url
