@@ -8,8 +8,8 @@ What is written:
     format to move a corpus between installations; importing it gives the same corpus back.
 ``pharaoh``, ``jacana``, ``multimwa``
     One alignment per pair: one annotator's, the prefill or the gold, for the pairs that have
-    it (:func:`pairs_with`). ``all`` writes one of each (every annotator with work in the
-    corpus, the prefill, the gold) into a zip archive.
+    it (:func:`pairs_with`; an annotator's are the pairs they submitted). ``all`` writes one of
+    each (every annotator who submitted work, the prefill, the gold) into a zip archive.
 ``phrases``
     A phrase table (:mod:`scoring.alignment.phrase_table`): the atomic and composite phrase
     pairs the chosen alignments license, with counts. ``all`` counts every annotator's
@@ -65,10 +65,15 @@ class ExportError(DomainError):
 
 
 def export_sources(corpus: Corpus) -> dict[str, Any]:
-    """What a corpus can export: annotators with work in it, whether it has a prefill, gold."""
+    """What a corpus can export: annotators who submitted work in it, whether it has a
+    prefill, gold."""
     return {
         "annotators": list(
-            Assignment.objects.filter(pair__corpus=corpus, annotation__isnull=False)
+            Assignment.objects.filter(
+                pair__corpus=corpus,
+                annotation__isnull=False,
+                status=Assignment.Status.SUBMITTED,
+            )
             .order_by("annotator__username")  # not the model's ordering: distinct would see it
             .values_list("annotator__username", flat=True)
             .distinct()
@@ -107,7 +112,8 @@ def export_parameters_check(
         if annotator not in sources["annotators"]:
             known = ", ".join(sources["annotators"]) or "nobody yet"
             raise ExportError(
-                f"{annotator!r} has no work in corpus {corpus.name!r} (annotators: {known})",
+                f"{annotator!r} has submitted no work in corpus {corpus.name!r} "
+                f"(annotators who have: {known})",
                 field="annotator",
             )
     elif which in ("prefill", "gold") and not sources[which]:

@@ -54,7 +54,9 @@ def register(subparsers: Any) -> None:
     )
     choice = parser.add_mutually_exclusive_group()
     choice.add_argument(
-        "--annotator", metavar="NAME", help="write annotator NAME's alignment (pharaoh, jacana)"
+        "--annotator",
+        metavar="NAME",
+        help="write annotator NAME's submitted alignments (pharaoh, jacana, multimwa)",
     )
     choice.add_argument("--prefill", action="store_true", help="write the automatic prefill")
     choice.add_argument("--gold", action="store_true", help="write the gold alignment")

@@ -250,11 +250,15 @@ def write_corpus(
 
 
 def select_annotator(name: str) -> AlignmentSelector:
-    """Selector writing annotator ``name``'s alignment (pairs they did not annotate: none)."""
+    """Selector writing annotator ``name``'s submitted alignment. Pairs they did not annotate
+    or have not submitted get none: work in progress (a pair only opened still holds the
+    prefill) is not their alignment."""
 
     def select(record: PairRecord) -> Alignment | None:
         annotation = record.annotations.get(name)
-        return annotation.alignment if annotation is not None else None
+        if annotation is None or annotation.status != "submitted":
+            return None
+        return annotation.alignment
 
     return select
 

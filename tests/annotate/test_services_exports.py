@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from annotate import jobs_runtime, roles
 from annotate.exceptions import DomainError, NotFound
-from annotate.models import Corpus, GoldAlignment, Job
+from annotate.models import Assignment, Corpus, GoldAlignment, Job
 from annotate.selectors.jobs import JOB_OUTPUT_ROLES
 from annotate.services.corpora import corpus_import, corpus_import_records
 from annotate.services.exports import export_file, export_job_create, exports_clean
@@ -155,6 +155,21 @@ def test_each_alignment_of_an_archive_holds_the_pairs_that_have_it(corpus: Corpu
     }
 
 
+def test_an_annotators_export_holds_only_the_pairs_they_submitted(corpus: Corpus) -> None:
+    Assignment.objects.filter(pair__external_id="p2", annotator__username="A").update(
+        status=Assignment.Status.IN_PROGRESS
+    )  # opened: the annotation still holds what the grid started from
+    Assignment.objects.filter(annotator__username="B").update(status=Assignment.Status.NEW)
+    job = run_export(corpus, format_name="jacana", which="annotator", annotator="A")
+    assert job.result["pairs"] == 1
+    assert '"p1"' in export_file(job).read_text() and '"p2"' not in export_file(job).read_text()
+    with zipfile.ZipFile(export_file(run_export(corpus, format_name="pharaoh", which="all"))) as z:
+        folders = {Path(name).parent.name for name in z.namelist()}
+    assert folders == {"annotator-A", "prefill", "gold"}, "B submitted nothing"
+    with pytest.raises(DomainError, match="'B' has submitted no work in corpus 'c'"):
+        export_job_create(corpus=corpus, format_name="jacana", which="annotator", annotator="B")
+
+
 def test_a_phrase_table_counts_every_annotators_phrase_pairs(corpus: Corpus) -> None:
     job = run_export(corpus, format_name="phrases", which="all", max_length=3)
     lines = export_file(job).read_text(encoding="utf-8").splitlines()
@@ -178,7 +193,7 @@ def test_a_phrase_table_counts_every_annotators_phrase_pairs(corpus: Corpus) -> 
         ({"format_name": "jsonl", "which": "gold"}, "jsonl keeps every alignment", "which"),
         (
             {"format_name": "pharaoh", "which": "annotator", "annotator": "Z"},
-            "'Z' has no work",
+            "'Z' has submitted no work",
             "annotator",
         ),
         ({"format_name": "xml", "which": "all"}, "unknown export format 'xml'", "format"),
