@@ -26,6 +26,10 @@ from scoring.text import tokenize
 
 _INPUT = re.compile(r"^STS\.input\.(?P<name>.+)\.txt$")
 COLUMNS = ("s1", "s2")
+_NAMING = (
+    "expected an input file named STS.input.<subcorpus>.txt (its scores in "
+    "STS.gs.<subcorpus>.txt beside it)"
+)
 
 
 def input_files(paths: Sequence[Path]) -> list[Path]:
@@ -33,7 +37,10 @@ def input_files(paths: Sequence[Path]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found = sorted(p for p in path.iterdir() if _INPUT.match(p.name))
+            held = sorted(p for p in path.iterdir() if p.is_file())
+            found = [p for p in held if _INPUT.match(p.name)]
+            if not found and held:  # name a file given, not the folder (an upload's is internal)
+                raise FormatError(_NAMING, path=held[0], field="(file name)")
             if not found:
                 raise FormatError("the folder holds no STS.input.*.txt file", path=path)
             files.extend(found)
@@ -53,8 +60,7 @@ def _read_pair_of_files(path: Path, ids: IdRegistry) -> Iterator[PairRecord]:
     match = _INPUT.match(path.name)
     if match is None:
         raise FormatError(
-            "expected an input file named STS.input.<subcorpus>.txt (its scores in "
-            "STS.gs.<subcorpus>.txt beside it)",
+            _NAMING,
             path=path,
             field="(file name)",
         )

@@ -105,3 +105,18 @@ def test_it_rejects_a_missing_gold_file(tmp_path: Path) -> None:
 def test_it_rejects_duplicate_ids_when_a_file_is_given_twice(tmp_path: Path) -> None:
     path = write_subcorpus(tmp_path, "X", "a\tb\n", "1\n")
     assert_points_at(read_error(path, path), path, 1, "id")
+
+
+def test_a_folder_without_input_files_names_the_file_it_holds_not_the_folder(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "notes.png").write_bytes(b"\x89PNG")
+    error = read_error(tmp_path)
+    assert_points_at(error, tmp_path / "notes.png", None, "(file name)")
+    assert "expected an input file named STS.input.<subcorpus>.txt" in str(error)
+
+
+def test_an_empty_folder_is_named(tmp_path: Path) -> None:
+    error = read_error(tmp_path)
+    assert_points_at(error, tmp_path, None, None)
+    assert "the folder holds no STS.input.*.txt file" in str(error)
