@@ -128,12 +128,17 @@ class PlanForm(forms.Form):
 
 def plan_initial(corpus: Corpus, candidates: list[PlanCandidate]) -> dict[str, Any]:
     """Where the plan form starts: the corpus's last plan (its people, K, share and selection,
-    a fresh seed), or every candidate the form ticks by default. An imported account is never
-    ticked by default, even when the last plan named it."""
+    a fresh seed), or every candidate the form ticks by default (no doubly annotated share
+    when fewer than two are). An imported account is never ticked by default, even when the
+    last plan named it."""
     ticked = {c.username for c in candidates if c.ticked}
     last = Job.objects.filter(corpus=corpus, kind="assignments_plan").order_by("-pk").first()
     if last is None:
-        return {"annotators": sorted(ticked)}
+        # a doubly annotated share needs two people: with fewer ticked it starts at 0
+        initial: dict[str, Any] = {"annotators": sorted(ticked)}
+        if len(ticked) < 2:
+            initial["double_percent"] = 0
+        return initial
     parameters = last.parameters
     imported = {c.username for c in candidates if c.imported}
     selection = PlanSelection.from_dict(parameters.get("selection"))

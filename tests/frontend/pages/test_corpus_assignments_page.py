@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
 
 from annotate import jobs_runtime as jobs
@@ -76,6 +77,16 @@ def test_the_plan_form_ticks_the_people_and_never_the_imported_accounts(
         label = people.split(f'value="{name}"')[1].split("</label>")[0]
         assert ">imported</span>" in label
     assert ">no password yet</span>" in people.split('value="dora"')[1].split("</label>")[0]
+
+
+def test_a_lone_annotator_starts_without_a_doubly_annotated_share_and_plans_as_is(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    assert form_values(_page(admin_client, corpus), "plan-form")["double_percent"] == ["20"]
+    User.objects.get(username="bob").delete()
+    values = form_values(_page(admin_client, corpus), "plan-form")
+    assert values["annotators"] == ["alice"] and values["double_percent"] == ["0"]
+    assert _plan(admin_client, corpus).status_code == 302
 
 
 def test_planning_k_2_for_alice_and_bob_gives_every_pair_both_whatever_a_b_c_did(
