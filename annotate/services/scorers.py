@@ -231,12 +231,14 @@ SPLITS_LISTED = 20
 def _no_training_data(corpus: Corpus, split: str, target: str, field: str) -> ScorerTrainingError:
     pairs = SentencePair.objects.filter(corpus=corpus)
     if pairs.filter(split=split).exists():
-        message = f"corpus {corpus.name!r} has no pairs in split {split!r} with a {target}"
+        where = f"in split {split!r}" if split else "without a split"
+        message = f"corpus {corpus.name!r} has no pairs {where} with a {target}"
     else:
         splits = list(
             pairs.order_by("split").values_list("split", flat=True).distinct()[: SPLITS_LISTED + 1]
         )
-        shown = ", ".join(splits[:SPLITS_LISTED]) + (", …" if len(splits) > SPLITS_LISTED else "")
+        named = [name or "(none)" for name in splits[:SPLITS_LISTED]]
+        shown = ", ".join(named) + (", …" if len(splits) > SPLITS_LISTED else "")
         message = f"corpus {corpus.name!r} has no split {split!r}; its splits: {shown or 'none'}"
     return ScorerTrainingError(message, field=field)
 
@@ -312,7 +314,8 @@ def scorer_train(
         "task": task,
         "pairs": len(train_pairs),
     }
-    default = f"{kind}-{corpus.name}-{train_split}-{timezone.now():%Y%m%d-%H%M%S}"
+    parts = (kind, corpus.name, train_split, f"{timezone.now():%Y%m%d-%H%M%S}")
+    default = "-".join(part for part in parts if part)  # a corpus without splits: no "--"
     with transaction.atomic():
         stored_name = _name_free(name or (f"{default}-job{job.pk}" if job else default))
         if name is not None and stored_name != name:

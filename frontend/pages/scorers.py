@@ -55,7 +55,9 @@ def measure_text(evaluation: dict[str, object] | None) -> str:
             parts.append(f"{name} {value:.4f}")
         elif key in evaluation:
             parts.append(f"{name} undefined")
-    return ", ".join(parts)
+    text = ", ".join(parts)
+    note = evaluation.get("note")
+    return f"{text} ({note})" if isinstance(note, str) and note else text
 
 
 class ScoreForm(forms.Form):

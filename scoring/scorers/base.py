@@ -390,7 +390,9 @@ def check_pairs(pairs: Sequence[TokenPair]) -> list[TokenPair]:
 class Evaluation(Record):
     """The papers' measures of predictions against gold values: Pearson and Spearman
     (regression) or accuracy, precision, recall and F1 of the positive class
-    (classification); ``None`` where undefined. Its JSON has the measures of its task only."""
+    (classification); ``None`` where undefined. Its JSON has the measures of its task only,
+    and ``note`` when the scorer gave every pair the same value: a classifier that predicts
+    one class is the majority baseline, whatever its accuracy."""
 
     task: str
     n: int
@@ -400,6 +402,7 @@ class Evaluation(Record):
     precision: float | None = None
     recall: float | None = None
     f1: float | None = None
+    note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         measures = (
@@ -407,7 +410,10 @@ class Evaluation(Record):
             if self.task == "regression"
             else ("accuracy", "precision", "recall", "f1")
         )
-        return {"task": self.task, "n": self.n, **{m: getattr(self, m) for m in measures}}
+        out = {"task": self.task, "n": self.n, **{m: getattr(self, m) for m in measures}}
+        if self.note:
+            out["note"] = self.note
+        return out
 
 
 def evaluate(
@@ -418,10 +424,19 @@ def evaluate(
     p = np.asarray(predicted, dtype=np.float64)
     if y.shape != p.shape or y.ndim != 1:
         raise InputError(f"{y.size} gold values but {p.size} predictions")
-    if task == "regression":
-        return Evaluation(task, int(y.size), pearson=pearson(y, p), spearman=spearman(y, p))
-    if task != "classification":
+    if task not in TASKS:
         raise OptionsError(f"task must be one of {TASKS}, got {task!r}", option="task")
+    note = ""
+    if p.size > 1 and np.all(p == p[0]):
+        note = (
+            f"every pair got the same {'value' if task == 'regression' else 'class'} "
+            f"({p[0]:g}): the model learnt nothing that separates the pairs (too few or too "
+            "one-sided training pairs?)"
+        )
+    if task == "regression":
+        return Evaluation(
+            task, int(y.size), pearson=pearson(y, p), spearman=spearman(y, p), note=note
+        )
     tp = int(np.sum((p == 1) & (y == 1)))
     fp = int(np.sum((p == 1) & (y == 0)))
     fn = int(np.sum((p == 0) & (y == 1)))
@@ -434,4 +449,5 @@ def evaluate(
         precision=precision,
         recall=recall,
         f1=f1(precision, recall),
+        note=note,
     )

@@ -451,3 +451,19 @@ def test_a_given_name_taken_while_the_model_trained_keeps_the_model_under_a_suff
         progress=meanwhile,
     )
     assert model.name == "mine-2" and model.training["name_requested"] == "mine"
+
+
+def test_a_corpus_without_splits_is_named_plainly_in_refusals_and_model_names() -> None:
+    records = [
+        PairRecord(id=f"q{k}", source_tokens=a.split(), target_tokens=b.split(), gold_score=y)
+        for k, (a, b, y) in enumerate(PAIRS)
+    ]
+    corpus_import_records(corpus_name="plain", records=records)
+    corpus = Corpus.objects.get(name="plain")
+    with pytest.raises(ScorerTrainingError) as refused:
+        scorer_train_job_create(corpus=corpus, kind="pfsm", train_split="", target="gold_label")
+    assert str(refused.value) == "corpus 'plain' has no pairs without a split with a gold_label"
+    with pytest.raises(ScorerTrainingError, match=r"its splits: \(none\)$"):
+        scorer_train_job_create(corpus=corpus, kind="pfsm", train_split="dev")
+    model = scorer_train(corpus=corpus, kind="pfsm", train_split="", test_split=None)
+    assert model.name.startswith("pfsm-plain-2") and "--" not in model.name

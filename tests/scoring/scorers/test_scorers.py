@@ -183,3 +183,12 @@ def test_the_mt_options_name_every_row_of_table_3() -> None:
     from scoring.mt.features import TABLE3_SUBSETS
 
     assert MtOptions.constraints["features"] == Choices(tuple(TABLE3_SUBSETS))
+
+
+def test_an_evaluation_notes_a_scorer_that_gave_every_pair_one_value() -> None:
+    one_class = evaluate("classification", [1, 0, 0, 0], [0, 0, 0, 0]).to_dict()
+    assert one_class["accuracy"] == 0.75 and one_class["f1"] is None
+    assert one_class["note"].startswith("every pair got the same class (0)")
+    flat = evaluate("regression", [1.0, 2.0, 3.0], [2.5, 2.5, 2.5]).to_dict()
+    assert flat["note"].startswith("every pair got the same value (2.5)")
+    assert "note" not in evaluate("classification", [1, 0], [1, 0]).to_dict()
