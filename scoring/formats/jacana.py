@@ -127,12 +127,16 @@ def _load(path: Path) -> Iterator[_Item]:
         )
     position = _skip_space(text, position + 1)
     count = 0
+    # the line is counted on from the previous pair's: counting from the file's start for
+    # every pair would take time growing with the square of the file's size
+    line, counted_to = 1, 0
     while text[position : position + 1] != "]":
         if count:
             if text[position : position + 1] != ",":
                 _json_error(path, text, position, "expected ',' or ']' between pairs")
             position = _skip_space(text, position + 1)
-        line = _line_of(text, position)
+        line += text.count("\n", counted_to, position)
+        counted_to = position
         try:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as error:

@@ -116,6 +116,14 @@ def test_it_rejects_links_outside_the_sentence(tmp_path: Path) -> None:
     assert "outside the sentence pair" in str(error)
 
 
+def test_the_line_of_a_later_pair_counts_every_line_before_it(tmp_path: Path) -> None:
+    good, bad = item("a:1"), item("a:3", sure="0-0 3-1")
+    objects = [json.dumps(good), json.dumps(item("a:2")), json.dumps(bad)]
+    path = tmp_path / "x.json"
+    path.write_text("[\n\n" + objects[0] + ",\n" + objects[1] + ",\n\n\n " + objects[2] + "]")
+    assert_points_at(read_error(path), path, 7, "sureAlign")
+
+
 def test_it_rejects_ids_that_differ_between_the_two_files(tmp_path: Path) -> None:
     sure = write_json(tmp_path / "x.sure.json", [item("a:1")])
     both = write_json(tmp_path / "x.sure+poss.json", [item("a:2")])
