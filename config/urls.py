@@ -16,3 +16,7 @@ urlpatterns = [
     path("api/", include("annotate.urls")),
     path("", include("frontend.urls")),
 ]
+
+handler400 = "config.error_views.bad_request"
+handler404 = "config.error_views.page_not_found"
+handler500 = "config.error_views.server_error"

@@ -1,0 +1,47 @@
+"""The answers to errors raised outside any view's own handling (no URL matched, a body over
+the size limit, an unexpected exception): the API's JSON error shape under ``/api/``, the
+site's pages elsewhere."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/") and not request.path.startswith("/api/docs/")
+
+
+def _json(status: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if isinstance(exception, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        message = (
+            f"the request body is larger than {limit:,} bytes; upload corpus files as files "
+            "(multipart), not in a JSON body"
+        )
+        if _is_api(request):
+            return _json(413, "body_too_large", message)
+        return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+    if _is_api(request):
+        return _json(400, "bad_request", "the request could not be read")
+    return defaults.bad_request(request, exception)
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return _json(404, "not_found", f"no API operation at {request.path}")
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest, *args: Any) -> HttpResponse:
+    if _is_api(request):
+        return _json(500, "server_error", "the server failed on this request; it is logged")
+    return defaults.server_error(request)

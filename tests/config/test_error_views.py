@@ -1,0 +1,64 @@
+"""Errors raised before or outside a view's own handling answer the API's JSON error shape
+under /api/ and the site's pages elsewhere."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from annotate import roles
+from tests.annotate.factories import make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def client() -> Client:
+    signed_in = Client()
+    signed_in.force_login(make_user("alice", roles.ANNOTATOR))
+    return signed_in
+
+
+def test_a_body_over_the_limit_is_a_json_413_on_the_api_naming_the_limit(
+    client: Client, settings: Any
+) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = client.post("/api/score", "x" * 2000, content_type="application/json")
+    assert response.status_code == 413
+    error = response.json()["error"]
+    assert error["code"] == "body_too_large" and "larger than 1,000 bytes" in error["message"]
+
+
+def test_a_body_over_the_limit_on_a_page_is_a_413_saying_so(settings: Any) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = Client().post("/login/", {"username": "x" * 2000, "password": "y"})
+    assert response.status_code == 413
+    assert "larger than 1,000 bytes" in response.content.decode()
+
+
+def test_an_unknown_api_address_is_a_json_404_and_a_page_one_is_the_sites_page(
+    client: Client,
+) -> None:
+    api = client.get("/api/no-such-thing/")
+    assert api.status_code == 404
+    assert api.json() == {
+        "error": {"code": "not_found", "message": "no API operation at /api/no-such-thing/"}
+    }
+    page = client.get("/no-such-page/")
+    assert page.status_code == 404 and "This page does not exist" in page.content.decode()
+
+
+def test_an_unexpected_failure_in_the_api_is_a_json_500(client: Client, monkeypatch: Any) -> None:
+    from annotate.apis import me
+
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(me.QueueApi, "get", fail)
+    client.raise_request_exception = False
+    response = client.get("/api/queue/")
+    assert response.status_code == 500
+    assert response.json()["error"]["code"] == "server_error"
+    assert "boom" not in response.content.decode()
