@@ -381,3 +381,22 @@ def test_the_workspace_renders_large_grids_and_is_screenshotted(
     assert abs(header_top) <= 2
     print(f"{size}x{size}: render {render_ms:.1f} ms, toggle {toggle_ms:.2f} ms")
     assert page.js_errors == []
+
+
+def test_a_pair_with_imported_gold_and_no_annotation_opens_from_the_pairs_tab(
+    page_for: Any, live_server: Any
+) -> None:
+    record = make_record(
+        "g1", "the council approved new budget", "council passed it", prefill="1-0"
+    )
+    record.gold_alignment = Alignment.from_pharaoh("1-0 2-1 4?2", 5, 3)
+    corpus_import_records(corpus_name="golden", records=[record])
+    pair = SentencePair.objects.get(external_id="g1")
+    page = page_for(make_user("ada", roles.ADMIN))
+    page.goto(f"{live_server.url}/corpora/{pair.corpus_id}/pairs/")
+    page.get_by_role("link", name="g1").click()
+    page.wait_for_selector("#adjudication[data-ready=true]")
+    assert sorted(page.evaluate(GOLD_LINKS)) == [[1, 0, "S"], [2, 1, "S"], [4, 2, "P"]]
+    assert "No annotation of this pair is submitted yet" in page.inner_text("body")
+    page.screenshot(path=str(SCREENSHOTS / "adjudicate_imported_gold.png"))
+    assert page.js_errors == []

@@ -60,6 +60,8 @@ def test_it_lists_the_pairs_in_corpus_order_with_their_annotators_and_gold(
     assert _ids(html) == ["n1", "n2", "v1", "v2", "x1"]
     row = html.split(f'data-pair="{_pair(corpus, "n2").pk}"', 1)[1].split("</tr>", 1)[0]
     assert f'href="/adjudicate/{_pair(corpus, "n2").pk}/"' in row
+    unannotated = html.split(f'data-pair="{_pair(corpus, "x1").pk}"', 1)[1].split("</tr>", 1)[0]
+    assert f'href="/adjudicate/{_pair(corpus, "x1").pk}/"' in unannotated  # imported gold, say
     assert '<span title="submitted / assigned">1 / 2</span>' in row
     assert "the dog barked all night long" in row
 
