@@ -135,26 +135,27 @@ def _aligner(name: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     return aligners, chosen
 
 
-def _runs(request: HttpRequest, corpus: Corpus) -> dict[str, Any]:
+def _runs(request: HttpRequest, corpus: Corpus, prefilled: int) -> dict[str, Any]:
+    came_with = "The pairs' prefill came with the corpus (imported or set up with it). "
     return jobs_section(
         request,
         corpus_jobs(corpus, request.user, ["prefill"]),
         COLUMNS,
         with_results=True,
         noun="runs",
-        empty_title="No prefill yet",
-        empty_text="Choose an aligner above and run it.",
+        empty_title="No prefill run yet",
+        empty_text=f"{came_with if prefilled else ''}Choose an aligner above and run it.",
     )
 
 
 def _page(
     request: HttpRequest, corpus: Corpus, form: PrefillForm | None = None, status: int = 200
 ) -> HttpResponse:
-    runs = _runs(request, corpus)
+    counts = corpus_prefill_counts(corpus)
+    runs = _runs(request, corpus, counts["prefilled_pairs"])
     if request.GET.get("fragment") == "runs":
         return render(request, f"{TEMPLATE}#runs", {**tab_context(corpus, "prefill"), **runs})
     aligners, chosen = _aligner(form.description["name"] if form else request.GET.get("aligner"))
-    counts = corpus_prefill_counts(corpus)
     context = {
         **tab_context(corpus, "prefill"),
         **runs,

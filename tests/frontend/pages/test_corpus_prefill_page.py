@@ -109,9 +109,16 @@ def test_the_runs_fragment_is_live_while_a_run_is_queued_or_running(
     assert "data-live" not in html
 
 
-def test_no_run_yet_is_an_empty_state(admin_client: Client, corpus: Corpus) -> None:
+def test_no_run_yet_is_an_empty_state_that_says_where_a_prefill_came_from(
+    admin_client: Client, corpus: Corpus
+) -> None:
     html = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
-    assert "No prefill yet" in html and 'id="runs-table"' not in html
+    assert "No prefill run yet" in html and 'id="runs-table"' not in html
+    assert "prefill came with the corpus" in html  # the pairs were made prefilled
+    bare = make_corpus("bare")
+    make_pair(bare, prefill=None)
+    html = admin_client.get(f"/corpora/{bare.pk}/prefill/").content.decode()
+    assert "No prefill run yet" in html and "came with the corpus" not in html
 
 
 def test_the_form_shows_the_chosen_aligners_options_at_their_defaults(
