@@ -18,20 +18,21 @@ from dataclasses import dataclass, field
 MARKERS = ("circle", "square", "triangle", "diamond")
 
 
-def ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """Round values covering ``[low, high]`` in about ``count`` steps of 1, 2, 2.5 or 5 × 10^k."""
+def ticks(low: float, high: float, count: int = 5, *, integer: bool = False) -> list[float]:
+    """Round values from at or below ``low`` to at or above ``high`` in about ``count`` steps of
+    1, 2, 2.5 or 5 × 10^k (whole steps of 1, 2 or 5 × 10^k when ``integer``): the first and the
+    last tick are the ends of an axis that covers every value in ``[low, high]``."""
     if not high > low:
         return [low]
     raw = (high - low) / count
     magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
-    first = math.ceil(low / step - 1e-9)
-    out = []
-    k = first
-    while k * step <= high + step * 1e-9:
-        out.append(round(k * step, 10))
-        k += 1
-    return out
+    steps = (1, 2, 5, 10) if integer else (1, 2, 2.5, 5, 10)
+    step = next(m * magnitude for m in steps if m * magnitude >= raw)
+    if integer:
+        step = max(1, round(step))
+    first = math.floor(low / step + 1e-9)
+    last = math.ceil(high / step - 1e-9)
+    return [round(k * step, 10) for k in range(first, last + 1)]
 
 
 def _tick_label(value: float) -> str:
@@ -112,9 +113,11 @@ def bar_chart(
     width: int = 640,
     height: int = 260,
 ) -> BarChart:
-    """Bars of ``(label, count)`` bins, a y axis from 0 with whole-number ticks."""
+    """Bars of ``(label, count)`` bins, a y axis from 0 with whole-number ticks up to the
+    first tick at or above the tallest bar."""
     frame = Frame(width, height, 56, 12, 12, 48, x_label, y_label, title)
-    top = max([1, *(count for _, count in bins)])
+    scale = ticks(0, max([1, *(count for _, count in bins)]), integer=True)
+    top = scale[-1]
 
     def y_at(value: float) -> float:
         return frame.top + frame.plot_height - value / top * frame.plot_height
@@ -135,7 +138,7 @@ def bar_chart(
         )
         for k, (label, count) in enumerate(bins)
     ]
-    y_ticks = [Tick(y_at(t), _tick_label(t)) for t in ticks(0, top) if float(t).is_integer()]
+    y_ticks = [Tick(y_at(t), _tick_label(t)) for t in scale]
     return BarChart(frame=frame, bars=bars, y_ticks=y_ticks, x_label_y=frame.x_axis_y + 18)
 
 
@@ -194,11 +197,16 @@ def line_chart(
     height: int = 340,
 ) -> LineChart:
     """Lines over ``categories`` (label, a note under it such as the pairs of a bin); each
-    series is ``(name, one value or None per category, dashed)``."""
+    series is ``(name, one value or None per category, dashed)``. The y axis runs from round
+    ticks at or beyond ``y_min`` and ``y_max`` (0 and 1 when not given), further when a value
+    lies outside them."""
     frame = Frame(width, height, 56, 16, 20, 64, x_label, y_label, title)
     values = [v for _, points, _ in series for v in points if v is not None and math.isfinite(v)]
-    low = min([0.0, *values]) if y_min is None else y_min
-    high = max([1.0, *values]) if y_max is None else y_max
+    scale = ticks(
+        min([0.0 if y_min is None else y_min, *values]),
+        max([1.0 if y_max is None else y_max, *values]),
+    )
+    low, high = scale[0], scale[-1]
     span = high - low or 1.0
 
     slot = frame.plot_width / max(len(categories), 1)
@@ -243,7 +251,7 @@ def line_chart(
         categories=[
             Category(label, x_at(index), note) for index, (label, note) in enumerate(categories)
         ],
-        y_ticks=[Tick(y_at(t), _tick_label(t)) for t in ticks(low, high)],
+        y_ticks=[Tick(y_at(t), _tick_label(t)) for t in scale],
         category_label_y=frame.x_axis_y + 18,
         note_label_y=frame.x_axis_y + 34,
     )
