@@ -17,7 +17,7 @@ from annotate.exceptions import DomainError
 from annotate.models import Corpus, Job
 from annotate.selectors import jobs as jobs_reads
 from annotate.selectors.workers import waiting_job_notice
-from frontend.pages.jobs import ACTIVE, job_label, parameters_text
+from frontend.pages.jobs import ACTIVE, job_label
 from frontend.tables import Column, Table, table_page
 
 #: Jobs a tab's section shows on one page.
@@ -70,7 +70,6 @@ def jobs_section(
         attach_results(table.rows)
     for job in table.rows:
         job.label = job_label(job.kind)
-        job.parameters_text = parameters_text(job)
     return {
         "table": table,
         "live": any(job.status in ACTIVE for job in table.rows),

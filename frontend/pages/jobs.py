@@ -3,7 +3,9 @@ error, filtered and paged on the server; queued and running jobs can be cancelle
 
 from __future__ import annotations
 
-import json
+import math
+from dataclasses import dataclass
+from typing import Any
 
 from django import forms
 from django.contrib import messages
@@ -45,7 +47,7 @@ COLUMNS = (
     Column("Kind", _cell("job-kind"), key="kind", sort="kind"),
     Column("Corpus", _cell("job-corpus"), key="corpus", sort="corpus__name"),
     Column("Owner", _cell("job-owner"), key="owner", sort="owner__username"),
-    Column("Parameters", _cell("job-parameters"), classes="clip small"),
+    Column("Parameters", _cell("job-parameters"), classes="params small"),
     Column("Status", _cell("job-status"), key="status", sort="status"),
     Column("Progress", _cell("job-progress")),
     Column("Duration", _cell("job-duration"), numeric=True),
@@ -64,21 +66,71 @@ class JobFilters(forms.Form):
         self.fields["kind"].choices = kinds  # type: ignore[attr-defined]
 
 
-def parameters_text(job: Job) -> str:
-    """A job's parameters (and seed) on one line: ``aligner: em · seed: 7``."""
+#: A parameter's value longer than this is shown summarised, its whole value beside it.
+SHORT_VALUE = 48
+#: Significant digits of a float parameter (a fitted slope is stored with 17).
+FLOAT_DIGITS = 4
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One of a job's parameters as the jobs page shows it: ``text`` is short enough for the
+    list; ``full`` is the whole value when ``text`` summarises it, else empty."""
+
+    name: str
+    text: str
+    full: str = ""
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{FLOAT_DIGITS}g}" if math.isfinite(value) else str(value)
+    return "—" if value is None else str(value)
+
+
+def _whole(value: Any, *, inner: bool = False) -> str:
+    """``value`` written out in full, floats rounded: ``alice: {possible: [0.0581, …]}``, one
+    line per entry of a mapping at the top."""
+    if isinstance(value, dict):
+        entries = [f"{key}: {_whole(item, inner=True)}" for key, item in value.items()]
+        return "{" + "; ".join(entries) + "}" if inner else "\n".join(entries)
+    if isinstance(value, list | tuple):
+        text = ", ".join(_whole(item, inner=True) for item in value)
+        return f"[{text}]" if inner else text
+    return _scalar(value)
+
+
+def _summary(value: Any, whole: str) -> str:
+    """A long value in a few words: a mapping by its keys, a list by its first items, a text
+    by its start."""
+    if isinstance(value, dict):
+        keys = [str(key) for key in value]
+        return ", ".join(keys[:4]) + (f" and {len(keys) - 4} more" if len(keys) > 4 else "") + ": …"
+    if isinstance(value, list | tuple):
+        shown = [_whole(item, inner=True) for item in value[:4]]
+        return ", ".join(shown)[:SHORT_VALUE] + f", … ({len(value):,} in all)"
+    return whole[: SHORT_VALUE - 1].rstrip() + "…"
+
+
+def job_parameters(job: Job) -> list[Parameter]:
+    """A job's parameters (and its seed) for reading: ``aligner: em``, ``seed: 7``; floats to
+    four significant digits; a long or nested value summarised with its whole value kept.
+    Empty values are left out."""
     values = dict(job.parameters or {})
     if job.seed is not None:
         values["seed"] = job.seed
-    parts = []
-    for key, value in values.items():
-        if value is None or value == "" or value == []:
+    shown = []
+    for name, value in values.items():
+        if value is None or value == "" or value == [] or value == {}:
             continue
-        if isinstance(value, list):
-            value = ", ".join(str(item) for item in value)
-        elif isinstance(value, dict):
-            value = json.dumps(value, sort_keys=True)
-        parts.append(f"{key}: {value}")
-    return " · ".join(parts)
+        whole = _whole(value)
+        if len(whole) <= SHORT_VALUE:
+            shown.append(Parameter(name, whole))
+        else:
+            shown.append(Parameter(name, _summary(value, whole), whole))
+    return shown
 
 
 @admin_page
@@ -101,7 +153,7 @@ def job_list(request: HttpRequest) -> HttpResponse:
         empty_text="Jobs appear here when a report, a prefill, an export or a training starts.",
     )
     for job in table.rows:
-        job.parameters_text = parameters_text(job)
+        job.parameter_items = job_parameters(job)
         job.label = job_label(job.kind)
     context = {
         "filters": filters,

@@ -10,6 +10,7 @@ from django.test import Client
 
 from annotate import roles
 from annotate.models import Job
+from frontend.pages.jobs import Parameter, job_parameters
 from tests.annotate.factories import make_corpus, make_user
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +39,8 @@ def test_it_lists_jobs_newest_first_with_their_parameters(admin_client: Client) 
     new = _job(kind="export", parameters={"format": "pharaoh"})
     html = admin_client.get("/jobs/").content.decode()
     assert _job_rows(html) == [new.pk, old.pk]
-    assert "aligner: em · seed: 7" in html
+    assert re.search(r'data-parameter="aligner"><span class="muted">aligner:</span> em<', html)
+    assert re.search(r'data-parameter="seed"><span class="muted">seed:</span> 7<', html)
     assert f'href="/corpora/{corpus.pk}/"' in html
 
 
@@ -129,3 +131,66 @@ def test_each_finished_job_links_to_what_it_made(admin_client: Client) -> None:
     assert f'href="/corpora/{corpus.pk}/agreement/?report={report.pk}">open report' in html
     assert f'href="/api/jobs/{export.pk}/download/" download>download file' in html
     assert f'href="/api/jobs/{stats.pk}/result/">JSON' in html
+
+
+EDIT_MODELS = {
+    "alice": {"possible": [0.05810365156333794, -0.0015353875024009115, 33]},
+    "bob": {"possible": [0.04824858079081039, -0.0011662270105410328, 33]},
+}
+
+
+def test_parameters_read_as_key_and_value_with_floats_rounded_and_nested_values_summarised() -> (
+    None
+):
+    job = Job(
+        kind="agreement_report",
+        parameters={
+            "annotators": ["alice", "bob"],
+            "samples": 1000,
+            "subcorpora": [],
+            "exact": True,
+            "rate": 0.123456789,
+            "edit_models": EDIT_MODELS,
+            "reason": "every annotated pair has a prefill, and every annotation started from it",
+        },
+        seed=3,
+    )
+    shown = {item.name: item for item in job_parameters(job)}
+    assert list(shown) == [
+        "annotators",
+        "samples",
+        "exact",
+        "rate",
+        "edit_models",
+        "reason",
+        "seed",
+    ]
+    assert shown["annotators"] == Parameter("annotators", "alice, bob")
+    assert shown["samples"].text == "1000" and shown["exact"].text == "yes"
+    assert shown["rate"].text == "0.1235"
+    models = shown["edit_models"]
+    assert models.text == "alice, bob: …"
+    assert models.full == (
+        "alice: {possible: [0.0581, -0.001535, 33]}\nbob: {possible: [0.04825, -0.001166, 33]}"
+    )
+    assert shown["reason"].text.endswith("…") and len(shown["reason"].text) <= 48
+    assert shown["reason"].full.endswith("started from it")
+    assert shown["seed"].text == "3"
+
+
+def test_a_long_list_is_summarised_by_its_first_items_and_its_length() -> None:
+    names = [f"annotator{k}" for k in range(30)]
+    (item,) = job_parameters(Job(kind="assignments_plan", parameters={"annotators": names}))
+    assert item.text.startswith("annotator0, annotator1") and item.text.endswith("(30 in all)")
+    assert item.full == ", ".join(names)
+
+
+def test_the_page_shows_a_summarised_parameter_with_its_whole_value_folded_in(
+    admin_client: Client,
+) -> None:
+    _job(kind="agreement_report", parameters={"samples": 1000, "edit_models": EDIT_MODELS})
+    html = admin_client.get("/jobs/").content.decode()
+    cell = html.split('data-parameter="edit_models"')[1].split("</li>")[0]
+    assert "<details>" in cell and "alice, bob: …" in cell
+    assert 'title="alice: {possible: [0.0581, -0.001535, 33]}\nbob:' in cell
+    assert "0.05810365156333794" not in html
