@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, Page
 from annotate import roles
 from annotate.models import Assignment, AutoAlignment, Corpus
 from annotate.services.corpora import corpus_import_records
-from tests.annotate.factories import make_user
+from tests.annotate.factories import make_assignment, make_user
 from tests.annotate.records import make_record
 from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK
 
@@ -105,6 +105,36 @@ def test_plan_assignments_read_progress_and_hand_over(
         assert not kept.exclude(pair__assignments__annotator__username="bob").exists(), (
             "alice keeps only pairs bob already has"
         )
+    assert page.js_errors == []
+
+
+def test_a_hand_over_to_nobody_asks_nothing_and_shows_what_is_missing(
+    page_for: Any, live_server: Any, admin: Any, corpus: Corpus
+) -> None:
+    with SERVER_LOCK:
+        alice = make_user("alice", roles.ANNOTATOR, password="a-long-Password-1")
+        make_user("bob", roles.ANNOTATOR, password="a-long-Password-1")
+        for pair in corpus.pairs.all()[:2]:
+            make_assignment(pair, alice)
+    page = page_for(admin, viewport=(1280, 800))
+    asked: list[str] = []
+    page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.goto(f"{live_server.url}/corpora/{corpus.pk}/assignments/")
+    page.select_option("#handover-from", "alice")
+    assert page.locator("#handover-to input:checked").count() == 0
+    with page.expect_response(lambda r: r.request.method == "POST") as posted:
+        page.click("#handover-submit")
+    assert asked == [], "nobody ticked: nothing to confirm"
+    assert posted.value.status == 400  # the server says what is missing
+    errors = page.locator("#handover-errors")
+    assert "To" in errors.inner_text() and "required" in errors.inner_text()
+    page.locator("#handover-form").screenshot(path=str(SCREENSHOTS / "handover_to_nobody.png"))
+
+    page.check("#handover-to input[value='bob']")
+    page.click("#handover-submit")  # the dialog is dismissed: nothing is posted
+    assert asked == ["Move this annotator's open pairs to the people ticked?"]
+    with SERVER_LOCK:
+        assert Assignment.objects.filter(annotator=alice).count() == 2
     assert page.js_errors == []
 
 

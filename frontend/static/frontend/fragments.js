@@ -54,9 +54,15 @@ document.addEventListener("change", (event) => {
   form.requestSubmit();
 });
 
+// A form with data-confirm-when="field" asks only when that field has a value: without it the
+// form would change nothing, and the server's answer says which field is missing.
 document.addEventListener("submit", (event) => {
-  const question = event.target.dataset?.confirm;
-  if (question && !window.confirm(question)) event.preventDefault();
+  const form = event.target;
+  const question = form.dataset?.confirm;
+  if (!question) return;
+  const needed = form.dataset.confirmWhen;
+  if (needed && !new FormData(form).getAll(needed).some((value) => value !== "")) return;
+  if (!window.confirm(question)) event.preventDefault();
 });
 
 watch(document);
