@@ -105,6 +105,35 @@ def test_the_page_shows_each_annotators_layer_and_accepts_the_servers_majority(
     assert page.js_errors == []
 
 
+def test_the_no_gold_hint_goes_once_gold_is_saved_even_when_the_first_history_answers_late(
+    page_for: Any, live_server: Any
+) -> None:
+    pair = _imported(THREE)
+    page = page_for(make_user("carol", roles.ADJUDICATOR), viewport=(1280, 800))
+    held: list[tuple[Any, Any]] = []
+
+    def hold_the_first(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:  # the page's first history request: answered only at the end, as a slow one
+            held.append((route, route.fetch()))
+
+    page.route("**/gold/events/", hold_the_first)
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    page.keyboard.press("Shift+A")
+    _saved(page, 1)
+    page.wait_for_selector("#history li:has-text('v1 carol')")
+    assert page.locator("#history-empty").count() == 0
+    route, stale = held[0]
+    assert stale.json()["events"] == []
+    route.fulfill(response=stale)  # the answer from before the save arrives last
+    page.wait_for_timeout(300)
+    assert "No gold yet" not in page.inner_text("#history")
+    assert page.inner_text("#history li").startswith("v1 carol")
+    page.locator(".adj-side").screenshot(path=str(SCREENSHOTS / "adjudication_first_gold.png"))
+    assert page.js_errors == []
+
+
 def test_accepting_a_block_leaves_its_ties_for_the_adjudicator_and_says_so(
     page_for: Any, live_server: Any
 ) -> None:

@@ -78,6 +78,7 @@ async function main() {
     onConflict: (server, mine) => showConflict(server, mine),
     onSaved: (result) => {
       saved = result.links;
+      $("history-empty")?.remove(); // there is gold now, whatever the history says next
       loadHistory();
     },
   });
@@ -229,10 +230,16 @@ async function main() {
     say(`${layer.annotator}'s alignment copied into the gold (undo brings the previous back).`);
   });
 
+  // Only the newest request's answer is shown: an older one, answered late, describes the
+  // gold before a save this page has made since.
+  let historyAsked = 0;
   async function loadHistory() {
+    const asked = ++historyAsked;
     try {
-      renderHistory(await api("GET", `/api/pairs/${pairId}/gold/events/`), pair);
+      const body = await api("GET", `/api/pairs/${pairId}/gold/events/`);
+      if (asked === historyAsked) renderHistory(body, pair, queue.version);
     } catch (error) {
+      if (asked !== historyAsked) return;
       $("history").replaceChildren(el("li", { class: "muted", text: `The history could not be loaded: ${error.message}` }));
     }
   }
@@ -289,8 +296,9 @@ function renderLayers(overlay, wrap) {
     : "No annotation of this pair is submitted yet, so there is no majority.";
 }
 
-// The gold's changes, newest first: version, who, when, and the word pairs set and cleared.
-function renderHistory(body, pair) {
+// The gold's changes, newest first: version, who, when, and the word pairs set and cleared;
+// the hint for a pair without gold while the page knows of no saved version.
+function renderHistory(body, pair, version) {
   const words = ([i, j]) => `${pair.source_tokens[i]}–${pair.target_tokens[j]}`;
   const cells = (links, count, suffix) => {
     const shown = links.slice(0, 6).map((link) => `${words(link)}${suffix(link)}`);
@@ -309,7 +317,7 @@ function renderHistory(body, pair) {
       el("div", { class: "small muted", text: changes.join("; ") || "no link" }),
     );
   });
-  if (!items.length) items.push(el("li", { class: "muted", text: "No gold yet: the first change you make is saved as version 1." }));
+  if (!items.length && !version) items.push(el("li", { class: "muted", id: "history-empty", text: "No gold yet: the first change you make is saved as version 1." }));
   if (body.total > body.events.length) items.push(el("li", { class: "muted", text: `and ${body.total - body.events.length} older versions` }));
   $("history").replaceChildren(...items);
 }
