@@ -190,3 +190,36 @@ def test_a_checked_prefill_link_looks_checked_and_stays_so_after_a_reload(
 def grid_clip(page: Any) -> dict[str, float]:
     wrap = page.locator("#grid-wrap").bounding_box()
     return {"x": wrap["x"], "y": wrap["y"], "width": wrap["width"], "height": wrap["height"]}
+
+
+@pytest.mark.parametrize(("n", "m"), [(15, 14), (60, 70)])
+def test_the_trial_feedback_opens_under_the_grid_without_taking_its_height(
+    page_for: Any, live_server: Any, alice: Any, n: int, m: int
+) -> None:
+    pair = make_pair(
+        source=words("src", n), target=words("tgt", m), split="trial", gold=[(0, 0, True)]
+    )
+    assignment = make_assignment(pair, alice)
+    page = page_for(alice, viewport=(1280, 800))
+    open_workspace(page, live_server, assignment)
+    grid = page.locator("#grid-wrap")
+    fitted = grid.evaluate("e => e.getBoundingClientRect().height")
+    page.keyboard.press("Enter")
+    page.locator("#submit-confirm").click()
+    page.wait_for_selector("#feedback:not([hidden])")
+    shown = grid.evaluate(
+        "e => ({height: e.getBoundingClientRect().height, hidden: e.scrollHeight - e.clientHeight})"
+    )
+    assert shown["height"] >= fitted - 1, "the grid keeps the height it was fitted to"
+    if n == 15:
+        assert shown["hidden"] <= 1, "every row of a small grid stays in view, no inner scroll"
+    feedback = box(page, "#feedback")
+    assert feedback["bottom"] <= 800 + 1, "the page scrolls the feedback into view"
+    page.screenshot(path=str(SCREENSHOTS / f"trial_feedback_{n}x{m}.png"))
+
+    page.reload()
+    page.wait_for_selector(READY)
+    page.click("#show-feedback")
+    page.wait_for_selector("#feedback:not([hidden])")
+    assert grid.evaluate("e => e.getBoundingClientRect().height") >= fitted - 1
+    assert page.js_errors == []

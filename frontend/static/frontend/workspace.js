@@ -56,6 +56,9 @@ async function main() {
   window.__workspace.firstRenderMs = performance.now() - renderStart;
   restoreView(view);
   view.updateInfo();
+  // The height the grid's box was fitted to: it keeps it when the trial feedback opens below
+  // (the page scrolls) instead of shrinking to make room for it.
+  $("grid-wrap").style.setProperty("--grid-usable", `${$("grid-wrap").getBoundingClientRect().height}px`);
 
   const indicator = $("save-status");
   const queue = new SaveQueue({
@@ -216,8 +219,10 @@ async function main() {
         return span;
       }),
     );
+    root.classList.add("with-feedback");
     $("feedback").hidden = false;
-    $("feedback-next").focus();
+    $("feedback-next").focus({ preventScroll: true });
+    $("feedback").scrollIntoView({ block: "nearest" });
   }
   $("show-feedback").addEventListener("click", showFeedback);
 
