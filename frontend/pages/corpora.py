@@ -24,7 +24,7 @@ from annotate.selectors.workers import waiting_job_notice
 from annotate.services import corpora, uploads
 from annotate.services.stats import corpus_stats_job_create
 from frontend.access import admin_page, back_to
-from frontend.pages.jobs import ACTIVE, job_label
+from frontend.pages.jobs import ACTIVE, job_label, job_notice_tags
 from frontend.tables import Column, table_page
 from scoring import formats
 
@@ -251,6 +251,7 @@ def corpus_import_view(request: HttpRequest) -> HttpResponse:
         request,
         f"Importing {files} file{'s' if files != 1 else ''} into {job.parameters['corpus']}: "
         f"job #{job.pk}. All or nothing: on any error nothing is stored.",
+        extra_tags=job_notice_tags(job, "Import"),
     )
     return redirect(reverse("corpus-list"))
 
@@ -269,7 +270,9 @@ def corpus_stats_view(request: HttpRequest, corpus_id: int) -> HttpResponse:
     job = corpus_stats_job_create(corpus=corpus, owner=request.user)  # type: ignore[arg-type]
     already = " (it was already queued)" if job.reused else ""
     messages.success(
-        request, f"Recomputing the statistics of {corpus.name}: job #{job.pk}{already}."
+        request,
+        f"Recomputing the statistics of {corpus.name}: job #{job.pk}{already}.",
+        extra_tags=job_notice_tags(job, f"Statistics of {corpus.name}, job"),
     )
     return redirect(back_to(request, reverse("home")))
 

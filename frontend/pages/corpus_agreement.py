@@ -1,6 +1,7 @@
 """A corpus's agreement tab: run a report as a job, the list of reports (a live fragment while
 one runs, each with its chance model, the reason for it and its parameters), and one report read
-as the paper prints it (:mod:`frontend.pages.agreement_report`)."""
+as the paper prints it (:mod:`frontend.pages.agreement_report`), a fragment fetched again when a
+report of the list finishes."""
 
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ COLUMNS = (
 )
 
 CHANCE_CHOICES = [("auto", "automatic"), ("prefill", "prefill edits"), ("density", "link density")]
+LEVEL_CHOICES = [("phrase_all", "all (atomic and composite)"), ("phrase_atomic", "atomic")]
 
 
 class ReportForm(forms.Form):
@@ -191,14 +193,18 @@ def _newest_report(corpus: Corpus, user: Any) -> int | None:
     )
 
 
-def _open_report(request: HttpRequest, corpus: Corpus) -> tuple[Job | None, ReportView | None]:
-    """The report the address names (``?report=``), else the corpus's newest finished one."""
+def _open_report(
+    request: HttpRequest, corpus: Corpus, *, say: bool = True
+) -> tuple[Job | None, ReportView | None]:
+    """The report the address names (``?report=``), else the corpus's newest finished one;
+    ``say`` whether the address names no finished report (not in a fragment's answer)."""
     asked = request.GET.get("report", "")
     jobs = corpus_jobs(corpus, request.user, ["agreement_report"])
     if asked:
         job = jobs.filter(pk=int(asked)).first() if asked.isdigit() else None
         if job is None or not getattr(job, "has_result", False):
-            messages.error(request, f"There is no finished report #{asked} of this corpus.")
+            if say:
+                messages.error(request, f"There is no finished report #{asked} of this corpus.")
             return None, None
     else:
         newest = _newest_report(corpus, request.user)
@@ -223,9 +229,14 @@ def _open_report(request: HttpRequest, corpus: Corpus) -> tuple[Job | None, Repo
 def _page(
     request: HttpRequest, corpus: Corpus, form: ReportForm | None = None, status: int = 200
 ) -> HttpResponse:
+    fragment = request.GET.get("fragment")
+    if fragment == "report":  # the report shown, fetched again when a report has finished
+        job, view = _open_report(request, corpus, say=False)
+        shown = {"corpus": corpus, "report_job": job, "view": view, "levels": LEVEL_CHOICES}
+        return render(request, f"{TEMPLATE}#report", shown)
     reports = _reports(request, corpus)
     context = {**tab_context(corpus, "agreement"), **reports}
-    if request.GET.get("fragment") == "reports":
+    if fragment == "reports":
         asked = request.GET.get("report", "")
         newest = _newest_report(corpus, request.user)
         context["report_id"] = int(asked) if asked.isdigit() else newest
@@ -242,9 +253,6 @@ def _page(
         levels=LEVEL_CHOICES,
     )
     return render(request, TEMPLATE, context, status=status)
-
-
-LEVEL_CHOICES = [("phrase_all", "all (atomic and composite)"), ("phrase_atomic", "atomic")]
 
 
 @admin_page

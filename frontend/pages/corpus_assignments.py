@@ -276,7 +276,9 @@ def _context(
     }
 
 
-FRAGMENTS = ("summary", "progress")
+#: The live parts, and the forms fetched again when a plan or a hand-over has finished (who
+#: holds open work, and how much, has changed).
+FRAGMENTS = ("summary", "progress", "plan", "handover")
 
 
 @admin_page

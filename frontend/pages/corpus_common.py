@@ -17,7 +17,7 @@ from annotate.exceptions import DomainError
 from annotate.models import Corpus, Job
 from annotate.selectors import jobs as jobs_reads
 from annotate.selectors.workers import waiting_job_notice
-from frontend.pages.jobs import ACTIVE, job_label
+from frontend.pages.jobs import ACTIVE, job_label, job_notice_tags
 from frontend.tables import Column, Table, table_page
 
 #: Jobs a tab's section shows on one page.
@@ -93,11 +93,14 @@ def refuse(form: forms.Form, error: Exception, *, prefix: str = "") -> None:
 
 def job_queued(request: HttpRequest, job: Job, what: str) -> None:
     """Say that ``what`` (``"Prefill"``) was queued as ``job``, or that the same request
-    already is."""
+    already is; the page replaces the message when it sees the job end."""
+    tags = job_notice_tags(job, what)
     if getattr(job, "reused", False):
-        messages.info(request, f"{what} #{job.pk} with the same settings is already {job.status}.")
+        text = f"{what} #{job.pk} with the same settings is already {job.status}."
+        messages.info(request, text, extra_tags=tags)
     else:
-        messages.success(request, f"{what} #{job.pk} queued; its progress is shown below.")
+        text = f"{what} #{job.pk} queued; its progress is shown below."
+        messages.success(request, text, extra_tags=tags)
 
 
 def job_id_column(template: str) -> Column:

@@ -1,5 +1,6 @@
 """A corpus's prefill tab: choose an aligner and its options, run it as a job, and read every run
-with its precision, recall and F1 against the gold; the runs are a live fragment."""
+with its precision, recall and F1 against the gold; the runs are a live fragment, and the figures
+above them a fragment fetched again when a run finishes."""
 
 from __future__ import annotations
 
@@ -151,22 +152,33 @@ def _runs(request: HttpRequest, corpus: Corpus, prefilled: int) -> dict[str, Any
 def _page(
     request: HttpRequest, corpus: Corpus, form: PrefillForm | None = None, status: int = 200
 ) -> HttpResponse:
-    counts = corpus_prefill_counts(corpus)
-    runs = _runs(request, corpus, counts["prefilled_pairs"])
-    if request.GET.get("fragment") == "runs":
+    tiles = _tiles(corpus)
+    fragment = request.GET.get("fragment")
+    if fragment == "tiles":  # the figures, fetched again when a run has finished
+        return render(request, f"{TEMPLATE}#tiles", {"corpus": corpus, **tiles})
+    runs = _runs(request, corpus, tiles["prefilled"])
+    if fragment == "runs":
         return render(request, f"{TEMPLATE}#runs", {**tab_context(corpus, "prefill"), **runs})
     aligners, chosen = _aligner(form.description["name"] if form else request.GET.get("aligner"))
     context = {
         **tab_context(corpus, "prefill"),
         **runs,
+        **tiles,
         "aligners": aligners,
         "chosen": chosen,
         "form": form or PrefillForm(aligner=chosen),
+    }
+    return render(request, TEMPLATE, context, status=status)
+
+
+def _tiles(corpus: Corpus) -> dict[str, Any]:
+    """The figures above the runs: pairs prefilled of all, and gold alignments."""
+    counts = corpus_prefill_counts(corpus)
+    return {
         "prefilled": counts["prefilled_pairs"],
         "pairs": counts["pairs"],
         "gold": counts["gold_alignments"],
     }
-    return render(request, TEMPLATE, context, status=status)
 
 
 @admin_page

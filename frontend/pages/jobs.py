@@ -38,6 +38,25 @@ def job_label(kind: str) -> str:
     return JOB_LABELS.get(kind, kind.replace("_", " "))
 
 
+#: How a message about a job names it in its tags: ``job:<id>:<what>``, so the page can say
+#: when that job has ended (``fragments.js`` replaces the message then).
+NOTICE_TAG = "job"
+
+
+def job_notice_tags(job: Job, what: str) -> str:
+    """The ``extra_tags`` of a message about ``job`` (``what`` names it: ``"Report"``)."""
+    return f"{NOTICE_TAG}:{job.pk}:{what}"
+
+
+def notice_job(tags: str) -> dict[str, str] | None:
+    """The job a message's ``extra_tags`` name (``{"id": "12", "what": "Report"}``), or None."""
+    kind, _, rest = (tags or "").partition(":")
+    number, _, what = rest.partition(":")
+    if kind != NOTICE_TAG or not number.isdigit() or not what:
+        return None
+    return {"id": number, "what": what}
+
+
 def _cell(name: str) -> str:
     return f"{TEMPLATE}#{name}"
 

@@ -2,7 +2,8 @@
 figures, and scoring one pair with a model (a GET form: it changes nothing, so its answer can
 be bookmarked). Admins also train a scorer here: a corpus chosen, its splits with how many pairs
 have each target, and the training jobs, followed live until they end (the models' list is in
-the same live part, so a finished model appears with its evaluation)."""
+the same live part, so a finished model appears with its evaluation; the form that scores a
+pair is fetched again when a training finishes, so the new model can be chosen)."""
 
 from __future__ import annotations
 
@@ -236,19 +237,30 @@ def _page(
     corpus: Corpus | None = None,
     status: int = 200,
 ) -> HttpResponse:
+    fragment = request.GET.get("fragment")
+    if fragment == "score":  # the form, fetched again when a training has finished
+        return render(
+            request, f"{TEMPLATE}#score", {"models": _model_rows(), **_score_form(request)}
+        )
     training = _training(request)
-    if request.GET.get("fragment") == "training":
+    if fragment == "training":
         return render(request, f"{TEMPLATE}#training", training)
+    score = _score_form(request)
+    context = {**training, "papers": _papers(), **score}
+    if training["is_admin"]:
+        context.update(_train_section(request, train, corpus))
+    return render(request, TEMPLATE, context, status=400 if score["form"].errors else status)
+
+
+def _score_form(request: HttpRequest) -> dict[str, Any]:
+    """The form that scores a pair with a trained model, and its answer when asked."""
     stored = list(scorer_models())
     asked = "model" in request.GET
     form = ScoreForm(request.GET if asked else None, names=[model.name for model in stored])
     answer = ""
     if asked and form.is_valid():
         answer = _score(form, {model.name: model for model in stored})
-    context = {**training, "papers": _papers(), "form": form, "answer": answer}
-    if training["is_admin"]:
-        context.update(_train_section(request, train, corpus))
-    return render(request, TEMPLATE, context, status=400 if form.errors else status)
+    return {"form": form, "answer": answer}
 
 
 @login_required

@@ -1,10 +1,15 @@
-// The small script every server-rendered page loads. It does three things and holds no page
-// logic: it refreshes live fragments (an element with data-fragment="name" and data-live is
-// fetched again as `?fragment=name` every few seconds and replaced while it stays live); it
-// submits a filter form when one of its fields changes (forms with data-autosubmit); and it
-// asks for confirmation before a form with data-confirm="question" is posted.
+// The small script every server-rendered page loads. It holds no page logic:
+// - it refreshes live fragments: an element with data-fragment="name" and data-live is fetched
+//   again as `?fragment=name` every few seconds and replaced while it stays live;
+// - it follows the jobs those fragments list (rows with data-job and data-job-status): when one
+//   ends, the fragments that depend on it (data-follows="name") are fetched again, unless the
+//   user has started editing a form in them, and a message about the job (data-notice-job,
+//   "Report #12 queued") is replaced by how it ended;
+// - it submits a filter form when one of its fields changes (forms with data-autosubmit);
+// - it asks for confirmation before a form with data-confirm="question" is posted.
 
 const REFRESH_MS = 2000;
+const ACTIVE = new Set(["pending", "running"]);
 const timers = new Map();
 
 function fragmentUrl(name) {
@@ -28,10 +33,14 @@ async function refresh(node) {
   template.innerHTML = (await response.text()).trim();
   const fresh = template.content.firstElementChild;
   if (!fresh) return;
+  const before = jobStatuses(node);
   const focused = document.activeElement && node.contains(document.activeElement) ? document.activeElement.id : "";
   node.replaceWith(fresh);
   if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
   watch(fresh);
+  const ended = [...jobStatuses(fresh)].some(([job, status]) => ACTIVE.has(before.get(job)) && !ACTIVE.has(status));
+  settleNotices();
+  if (ended) refreshFollowers(name);
 }
 
 function schedule(node, delay) {
@@ -46,6 +55,48 @@ function schedule(node, delay) {
 function watch(root) {
   const nodes = root.matches?.("[data-fragment]") ? [root] : [...root.querySelectorAll("[data-fragment]")];
   for (const node of nodes) if (node.hasAttribute("data-live")) schedule(node, Number(node.dataset.interval) || REFRESH_MS);
+}
+
+// Job id → status of every job row under root.
+function jobStatuses(root) {
+  const statuses = new Map();
+  for (const row of root.querySelectorAll("[data-job][data-job-status]")) statuses.set(row.dataset.job, row.dataset.jobStatus);
+  return statuses;
+}
+
+// Messages about a job that the page shows as ended: "Report #12 succeeded."
+function settleNotices() {
+  const statuses = jobStatuses(document);
+  for (const notice of document.querySelectorAll("[data-notice-job]")) {
+    const job = notice.dataset.noticeJob;
+    const status = statuses.get(job);
+    if (!status || ACTIVE.has(status)) continue;
+    const failed = status === "failed";
+    notice.textContent = `${notice.dataset.what} #${job} ${status}${failed ? "; the reason is shown below" : ""}.`;
+    notice.classList.remove("success", "info", "warning", "error");
+    notice.classList.add(failed ? "error" : status === "succeeded" ? "success" : "info");
+    notice.removeAttribute("data-notice-job");
+  }
+}
+
+function refreshFollowers(name) {
+  for (const node of document.querySelectorAll(`[data-fragment][data-follows~="${name}"]`)) {
+    if (!edited(node)) refresh(node);
+  }
+}
+
+// Whether a form field under root differs from how the page rendered it.
+function edited(root) {
+  return [...root.querySelectorAll("input, select, textarea")].some((field) => {
+    if (field.type === "checkbox" || field.type === "radio") return field.checked !== field.defaultChecked;
+    if (field.tagName === "SELECT") {
+      const options = [...field.options];
+      if (field.multiple) return options.some((option) => option.selected !== option.defaultSelected);
+      const chosen = options.map((option) => option.defaultSelected).lastIndexOf(true);
+      return field.selectedIndex !== (chosen >= 0 ? chosen : options.findIndex((option) => !option.disabled));
+    }
+    return field.value !== field.defaultValue;
+  });
 }
 
 document.addEventListener("change", (event) => {
@@ -66,3 +117,4 @@ document.addEventListener("submit", (event) => {
 });
 
 watch(document);
+settleNotices();

@@ -121,6 +121,7 @@ def test_an_upload_queues_an_import_which_the_page_then_follows(
     assert job.parameters["corpus"] == "fresh" and job.parameters["files"] == ["pairs.jsonl"]
     page = admin.get("/corpora/").content.decode()
     assert f"Importing 1 file into fresh: job #{job.pk}." in page
+    assert f'data-notice-job="{job.pk}" data-what="Import"' in page  # the page follows the job
     imports = admin.get("/corpora/?fragment=imports").content.decode()
     assert imports.lstrip().startswith('<div data-fragment="imports" data-live')
     assert f'data-job="{job.pk}"' in imports and "corpus import of <b>fresh</b>" in imports

@@ -223,6 +223,41 @@ def test_the_reports_fragment_pages_and_is_live_while_a_report_runs(
     assert b"<html" not in fragment
 
 
+def test_the_report_is_a_fragment_that_follows_the_reports(
+    admin_client: Client, corpus: Corpus, report: dict[str, Any]
+) -> None:
+    empty = admin_client.get(f"/corpora/{corpus.pk}/agreement/?fragment=report").content
+    assert empty.decode().split() == [
+        "<div",
+        'data-fragment="report"',
+        'data-follows="reports">',
+        "</div>",
+    ]
+    job = _report_job(corpus, report)
+    html = admin_client.get(f"/corpora/{corpus.pk}/agreement/?fragment=report").content.decode()
+    assert html.lstrip().startswith('<div data-fragment="report" data-follows="reports">')
+    assert f"Report #{job.pk}" in html and 'id="figure4"' in html and "<html" not in html
+    asked = admin_client.get(f"/corpora/{corpus.pk}/agreement/?report=999999&fragment=report")
+    assert b'id="report"' not in asked.content
+    page = admin_client.get(f"/corpora/{corpus.pk}/agreement/").content.decode()
+    assert "There is no finished report" not in page, "a fragment's answer says nothing later"
+
+
+def test_the_message_of_a_queued_report_names_its_job_for_the_page_to_follow(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    page = admin_client.get(f"/corpora/{corpus.pk}/agreement/").content.decode()
+    values = form_values(page, "run-form")
+    answer = admin_client.post(f"/corpora/{corpus.pk}/agreement/run/", values, follow=True)
+    job = Job.objects.get(kind="agreement_report")
+    html = answer.content.decode()
+    assert (
+        f'<li class="notice success" data-notice-job="{job.pk}" data-what="Report">'
+        f"Report #{job.pk} queued; its progress is shown below.</li>"
+    ) in html
+    assert re.search(rf'<tr data-job="{job.pk}" data-job-status="{job.status}">', html)
+
+
 def test_no_report_yet_is_an_empty_state(admin_client: Client, corpus: Corpus) -> None:
     html = admin_client.get(f"/corpora/{corpus.pk}/agreement/").content.decode()
     assert "No report yet" in html and 'id="report"' not in html

@@ -215,6 +215,22 @@ def test_the_summary_and_progress_are_live_fragments_while_a_plan_runs(
     assert b'data-annotator="alice"' in progress.content
 
 
+def test_the_two_forms_are_fragments_that_follow_the_plans(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    for name in ("plan", "handover"):
+        html = admin_client.get(f"/corpora/{corpus.pk}/assignments/?fragment={name}").content
+        assert (
+            html.decode()
+            .lstrip()
+            .startswith(
+                f'<section class="card" aria-labelledby="{name}-title" data-fragment="{name}" '
+                'data-follows="summary">'
+            )
+        )
+        assert f'id="{name}-form"'.encode() in html or b"Nobody has open work here" in html
+
+
 def test_progress_per_annotator_marks_imported_accounts_and_explains_a_missing_edit_rate(
     admin_client: Client, corpus: Corpus
 ) -> None:

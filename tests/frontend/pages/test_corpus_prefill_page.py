@@ -109,6 +109,16 @@ def test_the_runs_fragment_is_live_while_a_run_is_queued_or_running(
     assert "data-live" not in html
 
 
+def test_the_figures_are_a_fragment_that_follows_the_runs(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    html = admin_client.get(f"/corpora/{corpus.pk}/prefill/?fragment=tiles").content.decode()
+    assert html.lstrip().startswith(
+        '<div class="counts" id="prefill-tiles" data-fragment="tiles" data-follows="runs">'
+    )
+    assert "<html" not in html and "of 2 pairs prefilled" in html
+
+
 def test_no_run_yet_is_an_empty_state_that_says_where_a_prefill_came_from(
     admin_client: Client, corpus: Corpus
 ) -> None:

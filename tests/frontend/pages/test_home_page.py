@@ -209,7 +209,10 @@ def test_an_admin_recomputes_a_corpus_s_statistics_and_goes_back(alice: Any) -> 
     assert response.status_code == 302 and response["Location"] == "/?page=2"
     job = Job.objects.get(kind="corpus_stats")
     assert job.corpus == corpus and job.status == Job.Status.PENDING
-    assert f"Recomputing the statistics of news: job #{job.pk}." in admin.get("/").content.decode()
+    home = admin.get("/").content.decode()
+    assert f"Recomputing the statistics of news: job #{job.pk}." in home
+    assert f'data-notice-job="{job.pk}" data-what="Statistics of news, job"' in home
+    assert f'<tr data-job="{job.pk}" data-job-status="pending">' in home
     again = admin.post(f"/corpora/{corpus.pk}/stats/", follow=True)
     assert "(it was already queued)" in again.content.decode()
     assert Job.objects.filter(kind="corpus_stats").count() == 1

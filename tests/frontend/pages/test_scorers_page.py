@@ -190,6 +190,14 @@ def test_a_finished_job_shows_its_model_with_the_measures(
     assert 'data-model="m"' in fragment
 
 
+def test_the_form_that_scores_a_pair_is_a_fragment_that_follows_the_training(
+    admin_client: Client, model: ScorerModel
+) -> None:
+    html = admin_client.get("/scorers/", {"fragment": "score"}).content.decode()
+    assert html.lstrip().startswith('<div data-fragment="score" data-follows="training">')
+    assert 'id="score-form"' in html and '<option value="m">' in html and "<html" not in html
+
+
 @pytest.mark.parametrize(
     ("changes", "field", "message"),
     [
