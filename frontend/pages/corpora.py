@@ -201,6 +201,7 @@ def _render_list(
 ) -> HttpResponse:
     context = _list_context(request)
     context["form"] = form or ImportForm()
+    context["page_url"] = reverse("corpus-list")  # the import form posts elsewhere
     context["corpus_names"] = list(
         Corpus.objects.filter(archived_at__isnull=True).values_list("name", flat=True)
     )

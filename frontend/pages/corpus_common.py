@@ -12,6 +12,7 @@ from django.contrib import messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 
 from annotate.exceptions import DomainError
 from annotate.models import Corpus, Job
@@ -31,7 +32,10 @@ def corpus_or_404(corpus_id: int) -> Corpus:
 
 
 def tab_context(corpus: Corpus, tab: str) -> dict[str, Any]:
-    return {"corpus": corpus, "tab": tab}
+    """What every corpus tab's template needs, with the tab's own address: a form posted to
+    another one is answered with the tab again, whose live parts refresh from the tab's."""
+    name = "corpus-detail" if tab == "overview" else f"corpus-{tab}"
+    return {"corpus": corpus, "tab": tab, "page_url": reverse(name, args=[corpus.pk])}
 
 
 def label(value: str) -> str:

@@ -246,7 +246,7 @@ def _page(
     if fragment == "training":
         return render(request, f"{TEMPLATE}#training", training)
     score = _score_form(request)
-    context = {**training, "papers": _papers(), **score}
+    context = {**training, "papers": _papers(), **score, "page_url": reverse("scorers")}
     if training["is_admin"]:
         context.update(_train_section(request, train, corpus))
     return render(request, TEMPLATE, context, status=400 if score["form"].errors else status)

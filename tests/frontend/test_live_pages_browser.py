@@ -149,3 +149,23 @@ def test_a_message_about_a_job_that_ended_before_the_page_loaded_says_so_at_once
         assert job.status == Job.Status.SUCCEEDED
     assert page.inner_text(".messages") == f"Export #{job.pk} succeeded."
     assert page.js_errors == []
+
+
+def test_a_tab_answering_a_refused_form_still_follows_its_jobs(
+    page_for: Any, live_server: Any, admin: Any, corpus: Corpus, request: pytest.FixtureRequest
+) -> None:
+    page = page_for(admin, viewport=(1280, 800))
+    page.goto(f"{live_server.url}/corpora/{corpus.pk}/agreement/")
+    page.fill("#run-samples", "20")
+    job = _queue(page, "#run-submit")
+    page.fill("#run-samples", "0")
+    with page.expect_navigation():
+        page.click("#run-submit")
+    assert page.url.endswith("/agreement/run/")  # the form again, with its error
+    assert "greater than or equal to 1" in page.inner_text("#run-errors")
+    _run(request, job)
+    page.wait_for_selector(
+        f"#reports-table tr[data-job='{job}'][data-job-status=succeeded]", timeout=15_000
+    )
+    page.wait_for_selector(f"#report-title:text-is('Report #{job}')", timeout=15_000)
+    assert page.js_errors == []

@@ -12,8 +12,15 @@ const REFRESH_MS = 2000;
 const ACTIVE = new Set(["pending", "running"]);
 const timers = new Map();
 
+// A page answering a form posted to another address (the form again, with its errors) names
+// its own address in data-page-url: its fragments are fetched from there, not from the post's.
 function fragmentUrl(name) {
   const url = new URL(window.location.href);
+  const page = document.body.dataset.pageUrl;
+  if (page && url.pathname !== page) {
+    url.pathname = page;
+    url.search = "";
+  }
   url.searchParams.set("fragment", name);
   return url;
 }
