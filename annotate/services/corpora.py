@@ -275,18 +275,24 @@ def corpus_import_records(
     """Add records to a corpus, all or nothing (see :func:`corpus_import`).
 
     The database's write lock is held only for the writing. Every record is first read,
-    checked and turned into the values of its rows outside any transaction, into a
-    :class:`ImportStage`; the pair ids and annotator names are then checked against the database,
-    still outside; one transaction checks them again (another write may have come in between)
-    and writes the stage. The first bad record raises before anything is written.
-    ``progress(pairs)`` is called after each batch read, outside the transaction.
+    checked and turned into the values of its rows outside any transaction, into an
+    :class:`~annotate.services.import_stage.ImportStage`; the pair ids and annotator names are
+    then checked against the database, still outside; one transaction checks them again
+    (another write may have come in between) and writes the stage. The first bad record raises
+    before anything is written. ``progress(pairs)`` is called after each batch read, outside
+    the transaction.
     """
     try:
         with tempfile.TemporaryFile(prefix="corpus-import-") as file:
             stage = ImportStage(file)
             iterator = iter(records)
             while batch := list(itertools.islice(iterator, BATCH_SIZE)):
-                stage.add([record_staged(record, stage, subcorpus, split) for record in batch])
+                stage.add(
+                    [
+                        record_staged(record=record, stage=stage, subcorpus=subcorpus, split=split)
+                        for record in batch
+                    ]
+                )
                 if progress is not None:
                     progress(stage.pairs)
             if stage.pairs == 0:
@@ -333,6 +339,8 @@ def _write_stage(corpus_name: str, stage: ImportStage, description: str) -> Impo
     corpus, created = Corpus.objects.get_or_create(
         name=corpus_name, defaults={"description": description}
     )
+    # another import into this corpus waits here (PostgreSQL), so the positions do not clash
+    corpus = Corpus.objects.select_for_update().get(pk=corpus.pk)
     report = ImportReport(corpus=corpus.name, created_corpus=created)
     last = corpus.pairs.aggregate(m=Max("position"))["m"]
     position = 0 if last is None else last + 1

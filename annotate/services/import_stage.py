@@ -115,10 +115,12 @@ class ImportStage:
 
 
 def record_staged(
-    record: PairRecord, stage: ImportStage, subcorpus: str | None, split: str | None
+    *, record: PairRecord, stage: ImportStage, subcorpus: str | None, split: str | None
 ) -> StagedPair:
-    """Check one record and compute its rows' values; :class:`CorpusImportError` or the
-    reader's :class:`~scoring.errors.FormatError` names what is wrong."""
+    """Check one record (``subcorpus`` and ``split``, unless None, replace its own) and compute
+    its rows' values; :class:`CorpusImportError` or the reader's
+    :class:`~scoring.errors.FormatError` names what is wrong. Its id and annotators' names go
+    into ``stage``, for the checks against the database."""
     if record.id in stage.ids:
         raise CorpusImportError(f"pair id {record.id!r} occurs twice in the input")
     stage.ids[record.id] = None
