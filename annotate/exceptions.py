@@ -4,11 +4,13 @@ read of an error."""
 from __future__ import annotations
 
 import re
+import sqlite3
 import sys
 import tempfile
 from typing import Any
 
 from django.conf import settings
+from django.db import OperationalError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -98,7 +100,52 @@ def without_server_paths(text: str) -> str:
     return text
 
 
+#: How long a client is asked to wait before it sends again a request that found the database
+#: locked (``Retry-After``).
+RETRY_AFTER_SECONDS = 5
+DATABASE_BUSY = (
+    "the database is busy with another write (a large import, for example) and this request "
+    "was not carried out; try again in a few seconds"
+)
+
+
+#: SQLite's messages for a lock another connection holds: past the busy timeout, and (shared
+#: cache) at once.
+_LOCKED = re.compile(r"\bdatabase (table )?is locked\b")
+
+
+def database_locked(error: BaseException | None) -> bool:
+    """Whether ``error``, or an error it was raised from or while handling, is SQLite's
+    "database is locked": another connection held the write lock past the busy timeout. The
+    request did not fail for what it asked; sent again a little later, it will do."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, OperationalError | sqlite3.OperationalError) and _LOCKED.search(
+            str(error)
+        ):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def database_busy_body() -> dict[str, Any]:
+    """The API's answer (status 503, with ``Retry-After``) to a request that found the database
+    locked."""
+    return {
+        "error": {
+            "code": "database_busy",
+            "message": DATABASE_BUSY,
+            "retry_after": RETRY_AFTER_SECONDS,
+        }
+    }
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if database_locked(exc):
+        response = Response(database_busy_body(), status=503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
     if isinstance(exc, ScoringError):
         status, code, extra = scoring_error_answer(exc)
         return _answer(status, code, str(exc), extra)

@@ -7,22 +7,42 @@ each of those requests would double the database writes of annotating. So a sess
 between ``SESSION_IDLE_SECONDS`` and a minute more after its last request; the cookie and the
 stored row live a little longer than that (``SESSION_COOKIE_AGE``), so this check, not their
 expiry, decides. API calls authenticated by a token have no session and are not affected.
+
+A request that finds the database locked (SQLite, while another connection holds its write lock
+past the busy timeout) is answered 503 with ``Retry-After``, as JSON on the API and a page
+elsewhere, not as a server error: by :func:`annotate.exceptions.exception_handler` in API
+views, :class:`DatabaseBusyMiddleware` in the others, and :class:`SessionMiddleware` when the
+session's own save is what found it locked.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
-from django.http import HttpRequest, HttpResponse
+from django.contrib.sessions.exceptions import SessionInterrupted
+from django.contrib.sessions.middleware import SessionMiddleware as DjangoSessionMiddleware
+from django.db import OperationalError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template.loader import render_to_string
+from django.utils.cache import patch_vary_headers
+
+from annotate.exceptions import RETRY_AFTER_SECONDS, database_busy_body, database_locked
+
+logger = logging.getLogger(__name__)
 
 #: How often at most the time of last use is written to the session.
 REFRESH_SECONDS = 60
 #: Session keys: when the login was, and (to within REFRESH_SECONDS) when the last request was.
 STARTED = "started_at"
 SEEN = "seen_at"
+#: The request attribute holding the session as it stood after only its time of last use was
+#: written (its key and its data).
+_STAMPED = "_session_stamped"
 
 
 def session_start(session: object, now: float | None = None) -> None:
@@ -52,4 +72,67 @@ class SessionTimeoutMiddleware:
             elif STARTED not in session or now - seen >= REFRESH_SECONDS:
                 session[STARTED] = started
                 session[SEEN] = now
+                setattr(request, _STAMPED, _session_state(session))
         return self.get_response(request)
+
+
+def _session_state(session: Any) -> tuple[str | None, dict[str, Any]]:
+    return session.session_key, dict(session.items())
+
+
+def database_busy_response(request: HttpRequest) -> HttpResponse:
+    """503 with ``Retry-After`` for a request that found the database locked: the API's JSON
+    error on ``/api/`` (its documentation page aside), a page elsewhere."""
+    response: HttpResponse
+    if request.path.startswith("/api/") and not request.path.startswith("/api/docs/"):
+        response = JsonResponse(database_busy_body(), status=503)
+    else:
+        page = render_to_string("503.html", {"retry_after": RETRY_AFTER_SECONDS})
+        response = HttpResponse(page, status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+class DatabaseBusyMiddleware:
+    """A view (other than the API's, whose exception handler does the same) that found the
+    database locked answers 503 with ``Retry-After`` instead of a server error."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not database_locked(exception):
+            return None
+        logger.warning("%s %s: the database is locked; answered 503", request.method, request.path)
+        return database_busy_response(request)
+
+
+class SessionMiddleware(DjangoSessionMiddleware):
+    """Django's, for a session save that finds the database locked (Django answers a failed
+    update 400, "the session was deleted", and a failed creation 500).
+
+    When only the time of last use changed (:class:`SessionTimeoutMiddleware`), the answer goes
+    out as it is and the next request writes the time again: the view's work, a save of an
+    annotation say, is done, and a 503 would have the client send it again. Otherwise (a login,
+    a logout, anything else the view put in the session) the answer is a 503: the session does
+    not hold what the answer would say."""
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        try:
+            return super().process_response(request, response)
+        except (SessionInterrupted, OperationalError) as error:
+            if not database_locked(error):
+                raise
+            if getattr(request, _STAMPED, None) == _session_state(request.session):
+                logger.warning("%s: the session's time of last use was not saved", request.path)
+                patch_vary_headers(response, ("Cookie",))
+                return response
+            logger.warning(
+                "%s %s: the session's save found the database locked; answered 503",
+                request.method,
+                request.path,
+            )
+            return database_busy_response(request)

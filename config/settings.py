@@ -82,8 +82,11 @@ MIDDLEWARE = [
     # Before anything reads a body: an unreadable charset is a 400, not a server error.
     "config.middleware.CharsetMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's, answering 503 when the session's save finds the database locked.
+    "annotate.middleware.SessionMiddleware",
     "annotate.middleware.SessionTimeoutMiddleware",
+    # A page that finds the database locked answers 503 with Retry-After (the API: its handler).
+    "annotate.middleware.DatabaseBusyMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

@@ -1,14 +1,18 @@
 """Corpora: create, import, export, archive, restore and delete.
 
-Import is all-or-nothing: records stream from a :mod:`scoring.formats` reader into one
-transaction, in batches so memory stays flat however large the file; the first bad record
-raises and the transaction rolls back, leaving the database as it was.
+Import is all-or-nothing, and holds the database's write lock only while it writes: records
+stream from a :mod:`scoring.formats` reader and are checked and staged in a temporary file,
+outside any transaction (reading, tokenizing and checking a large file takes longer than
+writing it, and on SQLite every other user's write would wait meanwhile); the first bad record
+raises with nothing written. Then one transaction writes the stage, in batches, so memory stays
+flat however large the file; an error there rolls it back, leaving the database as it was.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,12 +20,11 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from annotate import roles
-from annotate.conversions import link_event_list, link_rows
 from annotate.exceptions import Conflict, DomainError
 from annotate.jobs_runtime import job_task
 from annotate.models import (
@@ -40,24 +43,21 @@ from annotate.models import (
     SentencePair,
 )
 from annotate.selectors.corpora import corpus_contents, corpus_pair_records
-from annotate.services.annotations import InvalidLinks, edits_from_prefill, links_count_check
-from annotate.services.disagreement import disagreement_of
 from annotate.services.exports import Written, pairs_with, selector_for
-from annotate.services.links import links_insert
+from annotate.services.import_stage import (
+    CorpusImportError,
+    ImportStage,
+    Origin,
+    record_staged,
+    staged_batch_write,
+)
 from annotate.services.users import username_check, username_twin
 from scoring import formats
-from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
 from scoring.errors import FormatError, ScoringError
 
 BATCH_SIZE = 1000
 ALIGNMENT_CHOICES = ("annotator", "prefill", "gold")
-
-
-class CorpusImportError(DomainError):
-    """An import was refused; nothing was written."""
-
-    code = "import_failed"
 
 
 class CorpusExportError(DomainError):
@@ -272,19 +272,34 @@ def corpus_import_records(
     description: str = "",
     progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
-    """Add already-read records to a corpus in one transaction (see :func:`corpus_import`)."""
+    """Add records to a corpus, all or nothing (see :func:`corpus_import`).
+
+    The database's write lock is held only for the writing. Every record is first read,
+    checked and turned into the values of its rows outside any transaction, into an
+    :class:`~annotate.services.import_stage.ImportStage`; the pair ids and annotator names are
+    then checked against the database, still outside; one transaction checks them again
+    (another write may have come in between) and writes the stage. The first bad record raises
+    before anything is written. ``progress(pairs)`` is called after each batch read, outside
+    the transaction.
+    """
     try:
-        with transaction.atomic():
-            report = _import_records(
-                corpus_name=corpus_name,
-                records=records,
-                subcorpus=subcorpus,
-                split=split,
-                description=description,
-                progress=progress,
-            )
-            if report.pairs == 0:
+        with tempfile.TemporaryFile(prefix="corpus-import-") as file:
+            stage = ImportStage(file)
+            iterator = iter(records)
+            while batch := list(itertools.islice(iterator, BATCH_SIZE)):
+                stage.add(
+                    [
+                        record_staged(record=record, stage=stage, subcorpus=subcorpus, split=split)
+                        for record in batch
+                    ]
+                )
+                if progress is not None:
+                    progress(stage.pairs)
+            if stage.pairs == 0:
                 raise CorpusImportError(f"{source}: no sentence pairs found")
+            _check_against_database(corpus_name, stage)
+            with transaction.atomic():
+                report = _write_stage(corpus_name, stage, description)
     except ScoringError as error:
         raise CorpusImportError(f"{error} (nothing was imported)", **_where(error)) from error
     except CorpusImportError as error:
@@ -292,37 +307,56 @@ def corpus_import_records(
     return report
 
 
-def _import_records(
-    *,
-    corpus_name: str,
-    records: Iterable[PairRecord],
-    subcorpus: str | None,
-    split: str | None,
-    description: str,
-    progress: Callable[[int], None] | None,
-) -> ImportReport:
+def _check_against_database(corpus_name: str, stage: ImportStage) -> None:
+    """The checks that need the database, read-only before the write transaction (which makes
+    them again): no pair id already in the corpus, every new annotator's name acceptable."""
+    corpus = Corpus.objects.filter(name=corpus_name).first()
+    if corpus is not None:
+        ids = list(stage.ids)
+        for start in range(0, len(ids), BATCH_SIZE):
+            _reject_existing_ids(corpus, ids[start : start + BATCH_SIZE])
+    user_model = get_user_model()
+    names = list(stage.annotators)
+    existing: set[str] = set()
+    for start in range(0, len(names), BATCH_SIZE):
+        chunk = names[start : start + BATCH_SIZE]
+        existing.update(
+            user_model.objects.filter(username__in=chunk).values_list("username", flat=True)
+        )
+    new = [name for name in names if name not in existing]
+    if not new:
+        return
+    usernames = list(user_model.objects.values_list("username", flat=True))
+    for name in new:
+        problem = _annotator_problem(name, usernames)
+        if problem is not None:
+            file, line, field = stage.annotators[name] or (None, None, "annotations")
+            raise FormatError(problem, path=file, line=line, field=field)
+        usernames.append(name)
+
+
+def _write_stage(corpus_name: str, stage: ImportStage, description: str) -> ImportReport:
     corpus, created = Corpus.objects.get_or_create(
         name=corpus_name, defaults={"description": description}
     )
+    # another import into this corpus waits here (PostgreSQL), so the positions do not clash
+    corpus = Corpus.objects.select_for_update().get(pk=corpus.pk)
     report = ImportReport(corpus=corpus.name, created_corpus=created)
     last = corpus.pairs.aggregate(m=Max("position"))["m"]
     position = 0 if last is None else last + 1
     users = _UserCache(report)
-    seen: set[str] = set()
-    iterator = iter(records)
-    while batch := list(itertools.islice(iterator, BATCH_SIZE)):
-        for record in batch:
-            if record.id in seen:
-                raise CorpusImportError(f"pair id {record.id!r} occurs twice in the input")
-            seen.add(record.id)
-            if subcorpus is not None:
-                record.subcorpus = subcorpus
-            if split is not None:
-                record.split = split
-        _reject_existing_ids(corpus, [r.id for r in batch])
-        position = _insert_batch(corpus, batch, position, users, report)
-        if progress is not None:
-            progress(report.pairs)
+    user_ids = {name: users.get(name, origin).pk for name, origin in stage.annotators.items()}
+    for batch in stage:
+        if not created:
+            _reject_existing_ids(corpus, [staged.values[0] for staged in batch])
+        written = staged_batch_write(
+            corpus=corpus, batch=batch, position=position, user_ids=user_ids
+        )
+        position += len(batch)
+        report.pairs += len(batch)
+        report.prefills += written.prefills
+        report.gold_alignments += written.gold_alignments
+        report.annotations += written.annotations
     return report
 
 
@@ -361,7 +395,7 @@ class _UserCache:
         self._report = report
         self._usernames: list[str] | None = None
 
-    def get(self, username: str, origin: tuple[str, int | None, str] | None = None) -> User:
+    def get(self, username: str, origin: Origin | None = None) -> User:
         if username not in self._users:
             user_model = get_user_model()
             user = user_model.objects.filter(username=username).first()
@@ -380,193 +414,6 @@ class _UserCache:
                 self._usernames.append(username)
             self._users[username] = user
         return self._users[username]
-
-
-def _insert_batch(
-    corpus: Corpus,
-    batch: list[PairRecord],
-    position: int,
-    users: _UserCache,
-    report: ImportReport,
-) -> int:
-    pairs = []
-    # each pair's submitted annotations and the ids of their annotators
-    submitted: list[tuple[list[Alignment], list[int]]] = []
-    for offset, record in enumerate(batch):
-        n_source, n_target = record.shape
-        if n_source == 0 or n_target == 0:
-            raise CorpusImportError(f"pair {record.id!r}: a sentence has no tokens")
-        done = {
-            name: annotation
-            for name, annotation in record.annotations.items()
-            if annotation.status == Assignment.Status.SUBMITTED
-        }
-        submitted.append(
-            (
-                [
-                    annotation.alignment.with_lengths_checked(
-                        record.source_tokens, record.target_tokens
-                    )
-                    for annotation in done.values()
-                ],
-                [users.get(name, annotation.origin).pk for name, annotation in done.items()],
-            )
-        )
-        pairs.append(
-            SentencePair(
-                corpus=corpus,
-                external_id=record.id,
-                subcorpus=record.subcorpus,
-                split=record.split,
-                source_text=record.source_text,
-                target_text=record.target_text,
-                source_tokens=record.source_tokens,
-                target_tokens=record.target_tokens,
-                n_source=n_source,
-                n_target=n_target,
-                gold_score=record.gold_score,
-                gold_label=record.gold_label,
-                metadata=record.metadata,
-                position=position + offset,
-            )
-        )
-    try:
-        SentencePair.objects.bulk_create(pairs)
-    except IntegrityError as error:
-        raise CorpusImportError(f"the database refused a pair: {error}") from error
-    PairDisagreement.objects.bulk_create(
-        row
-        for row in (
-            disagreement_of(pair, found, who, "imported" if record.gold_alignment else "")
-            for pair, (found, who), record in zip(pairs, submitted, batch, strict=True)
-        )
-        if row is not None
-    )
-
-    now = timezone.now()
-    prefill_rows: list[tuple[AutoAlignment, PairRecord]] = []
-    gold_rows: list[tuple[GoldAlignment, Alignment]] = []
-    annotation_rows: list[tuple[Assignment, PairRecord, str]] = []
-    for pair, record in zip(pairs, batch, strict=True):
-        for what, alignment in (
-            ("the prefill", record.prefill),
-            ("the gold", record.gold_alignment),
-        ):
-            if alignment is not None:
-                alignment.with_lengths_checked(record.source_tokens, record.target_tokens)
-                _links_checked(record, what, alignment)
-        if record.prefill is not None:
-            prefill_rows.append(
-                (AutoAlignment(pair=pair, aligner=record.prefill_aligner or "imported"), record)
-            )
-        if record.gold_alignment is not None:
-            gold_rows.append((GoldAlignment(pair=pair, source="imported"), record.gold_alignment))
-        for name, annotation in record.annotations.items():
-            annotation.alignment.with_lengths_checked(record.source_tokens, record.target_tokens)
-            _links_checked(record, f"the annotation by {name!r}", annotation.alignment)
-            status = annotation.status
-            if status not in Assignment.Status.values:
-                raise CorpusImportError(
-                    f"pair {record.id!r}: annotation by {name!r} has unknown status {status!r} "
-                    f"(expected one of {', '.join(Assignment.Status.values)})"
-                )
-            assignment = Assignment(
-                pair=pair,
-                annotator=users.get(name, annotation.origin),
-                status=status,
-                submitted_at=now if status == Assignment.Status.SUBMITTED else None,
-            )
-            annotation_rows.append((assignment, record, name))
-
-    AutoAlignment.objects.bulk_create([row for row, _ in prefill_rows])
-    _insert_links(
-        AutoLink,
-        "alignment_id",
-        (
-            (row.pk, i, j, sure, record.prefill_confidence.get((i, j)))
-            for row, record in prefill_rows
-            for i, j, sure in link_rows(record.prefill)  # type: ignore[arg-type]
-        ),
-        with_confidence=True,
-    )
-    GoldAlignment.objects.bulk_create([row for row, _ in gold_rows])
-    GoldEvent.objects.bulk_create(
-        GoldEvent(
-            gold=row, version=1, kind=GoldEvent.Kind.IMPORTED, added=link_event_list(alignment)
-        )
-        for row, alignment in gold_rows
-    )
-    _insert_links(
-        GoldLink,
-        "gold_id",
-        (
-            (row.pk, i, j, sure)
-            for row, alignment in gold_rows
-            for i, j, sure in link_rows(alignment)
-        ),
-    )
-    Assignment.objects.bulk_create([row for row, _, _ in annotation_rows])
-    annotations = [
-        Annotation(
-            assignment=assignment,
-            flags=list(record.annotations[name].flags),
-            rating=record.annotations[name].rating,
-            comment=record.annotations[name].comment,
-            link_count=len(record.annotations[name].alignment.possible),
-            prefill_edits=edits_from_prefill(
-                record.annotations[name].alignment.possible,
-                None if record.prefill is None else record.prefill.possible,
-            ),
-        )
-        for assignment, record, name in annotation_rows
-    ]
-    Annotation.objects.bulk_create(annotations)
-    _insert_links(
-        AnnotationLink,
-        "annotation_id",
-        (
-            (annotation.pk, i, j, sure)
-            for annotation, (_, record, name) in zip(annotations, annotation_rows, strict=True)
-            for i, j, sure in link_rows(record.annotations[name].alignment)
-        ),
-    )
-    AnnotationEvent.objects.bulk_create(
-        AnnotationEvent(
-            annotation=annotation,
-            version=1,
-            kind=AnnotationEvent.Kind.IMPORTED,
-            added=link_event_list(record.annotations[name].alignment),
-        )
-        for annotation, (_, record, name) in zip(annotations, annotation_rows, strict=True)
-    )
-    report.pairs += len(pairs)
-    report.prefills += len(prefill_rows)
-    report.gold_alignments += len(gold_rows)
-    report.annotations += len(annotations)
-    return position + len(pairs)
-
-
-def _links_checked(record: PairRecord, what: str, alignment: Alignment) -> None:
-    try:
-        links_count_check(len(alignment.possible), f"pair {record.id!r}: {what}")
-    except InvalidLinks as error:
-        raise CorpusImportError(error.message) from None
-
-
-def _insert_links(
-    model: type[AutoLink | AnnotationLink | GoldLink],
-    parent_column: str,
-    rows: Iterable[tuple[Any, ...]],
-    *,
-    with_confidence: bool = False,
-) -> None:
-    """:func:`links_insert`, with the database's refusal of a row reported as an import error."""
-    try:
-        links_insert(
-            model=model, parent_column=parent_column, rows=rows, with_confidence=with_confidence
-        )
-    except IntegrityError as error:
-        raise CorpusImportError(f"the database refused a link: {error}") from error
 
 
 def corpus_export(

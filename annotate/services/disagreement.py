@@ -5,7 +5,7 @@ Sorting 100,000 pairs by disagreement cannot compare every pair's annotations at
 so the figure is stored (:class:`PairDisagreement`, one row per pair with two or more submitted
 annotations) and every write that changes a pair's submitted annotations keeps it: submit and
 reopen call :func:`pair_disagreement_refresh` in their transaction, and an import computes it
-from its records (:func:`disagreement_of`) as it writes the pairs. A save never changes it: a
+from its records as it stages them and writes it with the pairs. A save never changes it: a
 submitted annotation cannot be saved until it is reopened. The row also holds the source of the
 pair's gold, for the list's status filter: a save of the gold calls
 :func:`pair_disagreement_gold`.

@@ -121,8 +121,9 @@ def corpus_import_run(job: Job, progress: Callable[[float, str], None]) -> dict[
     if spec.input_kind != "file":
         paths = [folder]  # read together: Pharaoh's three files, STS input + gold
 
-    # No progress reports: the import is one transaction, and a progress write inside it would
-    # hold the job's row locked (PostgreSQL) until it commits, stalling the job's heartbeats.
+    # No progress reports: a reader knows no total to report a share of, and a progress write
+    # inside the import's write transaction would hold the job's row locked (PostgreSQL) until
+    # it commits, stalling the job's heartbeats.
     try:
         report = corpus_import(
             corpus_name=str(p["corpus"]).strip(),

@@ -1,0 +1,281 @@
+"""An import reads and checks every record before its write transaction begins, so other
+users' writes wait only for the writing; it stays all or nothing."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+from annotate.models import (
+    Annotation,
+    AnnotationEvent,
+    AnnotationLink,
+    Assignment,
+    AutoAlignment,
+    AutoLink,
+    Corpus,
+    GoldAlignment,
+    GoldEvent,
+    GoldLink,
+    PairDisagreement,
+    SentencePair,
+)
+from annotate.services import corpora
+from annotate.services.corpora import BATCH_SIZE, CorpusImportError, corpus_import
+from annotate.services.corpora import corpus_import_records as import_records
+from scoring.corpus import PairRecord
+from tests.annotate.records import make_record
+
+pytestmark = pytest.mark.postgres
+
+#: More than two batches, so that a late record is read after earlier batches were staged.
+PAIRS = 2 * BATCH_SIZE + 500
+TABLES = (
+    Corpus,
+    SentencePair,
+    PairDisagreement,
+    AutoAlignment,
+    AutoLink,
+    GoldAlignment,
+    GoldEvent,
+    GoldLink,
+    Assignment,
+    Annotation,
+    AnnotationLink,
+    AnnotationEvent,
+)
+
+
+def _records(count: int = PAIRS, prefix: str = "p") -> Iterator[PairRecord]:
+    for k in range(count):
+        yield make_record(
+            f"{prefix}{k}",
+            annotations={"alice": "1-1 2-2", "bob": "1-1"},
+            gold="0-0" if k % 2 else None,
+        )
+
+
+def _counts() -> dict[str, int]:
+    users = get_user_model().objects.count()
+    return {"users": users, **{model.__name__: model.objects.count() for model in TABLES}}
+
+
+def _seed() -> None:
+    """A corpus with one pair and its work, which a refused import must leave as it is."""
+    import_records(corpus_name="big", records=_records(1, prefix="seed"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_no_transaction_is_open_while_records_are_read_or_progress_is_reported() -> None:
+    during: list[bool] = []
+
+    def watched() -> Iterator[PairRecord]:
+        for record in _records():
+            during.append(connection.in_atomic_block)
+            yield record
+
+    reported: list[tuple[int, bool]] = []
+    report = import_records(
+        corpus_name="big",
+        records=watched(),
+        progress=lambda pairs: reported.append((pairs, connection.in_atomic_block)),
+    )
+    assert len(during) == PAIRS and not any(during)
+    assert reported == [(BATCH_SIZE, False), (2 * BATCH_SIZE, False), (PAIRS, False)]
+    assert report.pairs == PAIRS
+    assert report.annotations == 2 * PAIRS
+    assert report.gold_alignments == PAIRS // 2
+    assert SentencePair.objects.filter(corpus__name="big").count() == PAIRS
+    assert PairDisagreement.objects.count() == PAIRS  # two submitted annotations each
+
+
+@pytest.mark.django_db(transaction=True)
+def test_another_user_saves_while_a_large_import_is_being_read() -> None:
+    """The save runs on its own connection while the import reads its records (and waits for
+    it): before, the import held the write lock from its first record and the save waited for
+    the database's busy timeout, then failed."""
+    _seed()
+    outcome: dict[str, Any] = {}
+    asked, answered = threading.Event(), threading.Event()
+
+    def save_elsewhere() -> None:
+        asked.wait(30)
+        started = time.monotonic()
+        try:
+            Corpus.objects.filter(name="big").update(description="edited meanwhile")
+            outcome["result"] = "saved"
+        except Exception as error:  # the failure is what the test reports
+            outcome["result"] = repr(error)
+        finally:
+            outcome["seconds"] = time.monotonic() - started
+            connection.close()
+            answered.set()
+
+    def paused() -> Iterator[PairRecord]:
+        for k, record in enumerate(_records()):
+            if k == BATCH_SIZE + 10:  # a batch is staged; the import is still reading
+                asked.set()
+                answered.wait(10)
+            yield record
+
+    other = threading.Thread(target=save_elsewhere)
+    other.start()
+    try:
+        report = import_records(corpus_name="big", records=paused())
+    finally:
+        asked.set()
+        other.join(30)
+    assert outcome["result"] == "saved"
+    assert outcome["seconds"] < 2
+    assert report.pairs == PAIRS
+    assert Corpus.objects.get(name="big").description == "edited meanwhile"
+
+
+def _late(bad: PairRecord) -> Iterator[PairRecord]:
+    """PAIRS good records with ``bad`` among the last ones."""
+    records = list(_records())
+    records[-3] = bad
+    return iter(records)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (make_record("p0"), "pair id 'p0' occurs twice in the input"),
+        (
+            make_record("p0-again", target="", prefill=None),
+            "pair 'p0-again': a sentence has no tokens",
+        ),
+    ],
+    ids=["repeated id", "empty sentence"],
+)
+def test_a_bad_record_late_in_the_input_changes_nothing(bad: PairRecord, message: str) -> None:
+    _seed()
+    before = _counts()
+    with pytest.raises(CorpusImportError, match=message) as caught:
+        import_records(corpus_name="big", records=_late(bad))
+    assert "nothing was imported" in caught.value.message
+    assert _counts() == before
+
+
+@pytest.mark.django_db
+def test_a_bad_line_late_in_a_file_changes_nothing_and_names_file_line_and_field(
+    tmp_path: Path,
+) -> None:
+    _seed()
+    before = _counts()
+    path = tmp_path / "pairs.jsonl"
+    lines = [
+        json.dumps({"id": f"q{k}", "source_tokens": ["a", "b"], "target_tokens": ["c"]})
+        for k in range(PAIRS)
+    ]
+    lines[PAIRS - 2] = json.dumps({"id": "bad", "source_tokens": ["a"], "target_tokens": []})
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(CorpusImportError) as caught:
+        corpus_import(corpus_name="big", format_name="jsonl", paths=[path])
+    assert caught.value.extra == {
+        "file": "pairs.jsonl",
+        "line": PAIRS - 1,
+        "field": "target_tokens",
+    }
+    assert _counts() == before
+
+
+@pytest.mark.django_db
+def test_a_late_pair_id_already_in_the_corpus_is_refused_before_any_write() -> None:
+    _seed()
+    before = _counts()
+    records = list(_records())
+    records[-1] = make_record("seed0")
+    with pytest.raises(CorpusImportError, match="pair id 'seed0' already exists in corpus 'big'"):
+        import_records(corpus_name="big", records=records)
+    assert _counts() == before
+
+
+@pytest.mark.django_db
+def test_an_id_added_after_the_early_check_is_refused_inside_the_transaction(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The checks against the database run again in the write transaction: another write may
+    have added the id between the two."""
+    _seed()
+    before = _counts()
+    monkeypatch.setattr(corpora, "_check_against_database", lambda name, stage: None)
+    records = list(_records())
+    records[-1] = make_record("seed0")
+    with pytest.raises(CorpusImportError, match="pair id 'seed0' already exists"):
+        import_records(corpus_name="big", records=records)
+    assert _counts() == before
+
+
+@pytest.mark.django_db
+def test_a_late_new_annotator_with_a_refused_name_changes_nothing() -> None:
+    _seed()
+    before = _counts()
+    bad = make_record("late", annotations={"new person": "1-1"})
+    with pytest.raises(CorpusImportError, match="annotator name 'new person'"):
+        import_records(corpus_name="big", records=_late(bad))
+    assert _counts() == before
+
+
+@pytest.mark.django_db
+def test_a_refused_import_into_a_new_corpus_leaves_no_corpus() -> None:
+    bad = make_record("late", annotations={"alice": "1-1"})
+    bad.annotations["alice"].status = "finished"
+    with pytest.raises(CorpusImportError, match="unknown status 'finished'"):
+        import_records(corpus_name="fresh", records=_late(bad))
+    assert not Corpus.objects.filter(name="fresh").exists()
+    assert not get_user_model().objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_import_adds_after_the_corpus_pairs_with_every_row() -> None:
+    _seed()
+    report = import_records(corpus_name="big", records=_records(3))
+    assert (report.pairs, report.annotations, report.gold_alignments, report.prefills) == (
+        3,
+        6,
+        1,
+        3,
+    )
+    pairs = list(SentencePair.objects.filter(corpus__name="big").order_by("position"))
+    assert [(p.external_id, p.position) for p in pairs] == [
+        ("seed0", 0),
+        ("p0", 1),
+        ("p1", 2),
+        ("p2", 3),
+    ]
+    p1 = pairs[2]
+    assert p1.source_tokens == ["the", "cat", "sat", "on", "the", "mat"]
+    assert (p1.gold_score, p1.gold_label, p1.subcorpus, p1.split) == (3.5, 1, "news", "train")
+    assert p1.gold.source == "imported"
+    assert [(g.i, g.j, g.sure) for g in p1.gold.links.all()] == [(0, 0, True)]
+    assert p1.gold.events.get().added == [[0, 0, "S"]]
+    prefill = p1.prefills.get()
+    assert prefill.aligner == "identity"
+    assert sorted((a.i, a.j, a.confidence) for a in prefill.links.all())[0] == (1, 1, 0.5)
+    alice = p1.assignments.get(annotator__username="alice")
+    assert alice.status == "submitted" and alice.submitted_at is not None
+    annotation = alice.annotation
+    assert (annotation.version, annotation.flags, annotation.rating) == (
+        1,
+        ["bad_tokenization"],
+        4.0,
+    )
+    assert annotation.link_count == 2
+    assert annotation.prefill_edits == 4  # 2-2 added; 3-4, 4-5 and 5-6 of the prefill gone
+    assert annotation.events.get().added == [[1, 1, "S"], [2, 2, "S"]]
+    disagreement = p1.disagreement
+    assert (disagreement.submitted, disagreement.gold_source) == (2, "imported")
+    assert disagreement.annotators == " ".join(
+        ["", *sorted(str(pk) for pk in p1.assignments.values_list("annotator_id", flat=True)), ""]
+    )
