@@ -4,12 +4,16 @@ site's pages elsewhere."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
+
+from annotate.exceptions import database_locked
+from annotate.middleware import database_busy_response
 
 
 def _is_api(request: HttpRequest) -> bool:
@@ -42,6 +46,10 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 
 def server_error(request: HttpRequest, *args: Any) -> HttpResponse:
+    """A failure no view handled; a locked database (raised in a middleware, say) is a 503 to
+    send again, not a server error."""
+    if database_locked(sys.exc_info()[1]):
+        return database_busy_response(request)
     if _is_api(request):
         return _json(500, "server_error", "the server failed on this request; it is logged")
     return defaults.server_error(request)

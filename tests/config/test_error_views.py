@@ -62,3 +62,20 @@ def test_an_unexpected_failure_in_the_api_is_a_json_500(client: Client, monkeypa
     assert response.status_code == 500
     assert response.json()["error"]["code"] == "server_error"
     assert "boom" not in response.content.decode()
+
+
+def test_a_locked_database_outside_any_view_is_a_503_to_retry() -> None:
+    from django.db.utils import OperationalError
+    from django.test import RequestFactory
+
+    from config.error_views import server_error
+
+    for path, content_type in (("/api/queue/", "application/json"), ("/", "text/html")):
+        try:
+            raise OperationalError("database is locked")  # as a session save may, after a view
+        except OperationalError:
+            response = server_error(RequestFactory().get(path))
+        assert response.status_code == 503 and response["Retry-After"]
+        assert response["Content-Type"].startswith(content_type)
+    plain = server_error(RequestFactory().get("/api/queue/"))
+    assert plain.status_code == 500
