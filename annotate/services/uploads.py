@@ -24,7 +24,8 @@ from django.core.files.uploadedfile import UploadedFile
 from annotate.exceptions import DomainError
 from annotate.jobs_runtime import job_task
 from annotate.models import Corpus, Job
-from annotate.services.corpora import CorpusImportError, corpus_import
+from annotate.services.corpora import corpus_import
+from annotate.services.import_stage import CorpusImportError
 from scoring import formats
 from scoring.errors import ScoringError
 

@@ -161,7 +161,7 @@ def test_more_links_than_an_alignment_may_have_change_nothing(carol: Any) -> Non
 
 
 def test_an_import_with_an_alignment_over_the_link_limit_imports_nothing() -> None:
-    from annotate.services.corpora import CorpusImportError
+    from annotate.services.import_stage import CorpusImportError
 
     words = " ".join(f"w{k}" for k in range(101))
     gold = " ".join(f"{i}-{j}" for i in range(101) for j in range(100))

@@ -29,8 +29,9 @@ from annotate.models import (
     SentencePair,
 )
 from annotate.services import corpora
-from annotate.services.corpora import BATCH_SIZE, CorpusImportError, corpus_import
+from annotate.services.corpora import BATCH_SIZE, corpus_import
 from annotate.services.corpora import corpus_import_records as import_records
+from annotate.services.import_stage import CorpusImportError
 from scoring.corpus import PairRecord
 from tests.annotate.records import make_record
 

@@ -15,7 +15,8 @@ from rest_framework.test import APIClient
 
 from annotate import jobs_runtime, roles
 from annotate.models import Assignment, Corpus, Job, SentencePair
-from annotate.services.corpora import CorpusImportError, corpus_import
+from annotate.services.corpora import corpus_import
+from annotate.services.import_stage import CorpusImportError
 from tests.annotate.factories import make_user
 
 pytestmark = pytest.mark.django_db
