@@ -16,7 +16,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/test
 REDIS_URL ?= redis://127.0.0.1:6379/15
 AMQP_URL ?= amqp://guest:guest@127.0.0.1:5672//
 
-.PHONY: help install demo run worker test test-unit test-integration test-package services browsers lint \
+.PHONY: help install warm demo run worker test test-unit test-integration test-package services browsers lint \
 	format typecheck bench faults reproduce clean
 
 help:  ## list the commands
@@ -33,27 +33,32 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt requirements-models.tx
 
 install: $(VENV)/.installed  ## create .venv and install the pinned dependencies
 
-demo: install  ## migrate, load the sample corpus and demo users, run server + worker (Ctrl-C stops)
+# numba compiles each kernel on its first call, for minutes in all, and caches the code; compiled
+# here, no job or request waits for it. About a second when the cache is current.
+warm: install  ## compile the numba kernels into numba's cache ahead of use
+	$(PY) -m scoring warm
+
+demo: warm  ## migrate, load the sample corpus and demo users, run server + worker (Ctrl-C stops)
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py collectstatic --no-input --verbosity 0
 	$(PY) manage.py load_demo
 	$(PY) manage.py serve_demo --host $(HOST) --port $(PORT)
 
-run: install  ## the development web server only
+run: warm  ## the development web server only
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py collectstatic --no-input --verbosity 0
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-worker: install  ## a Celery worker (with the beat that reaps jobs of dead workers)
+worker: warm  ## a Celery worker (with the beat that reaps jobs of dead workers)
 	$(BIN)/celery -A config worker --beat --loglevel INFO \
 		--schedule var/celerybeat-schedule
 
 test: install services browsers lint typecheck test-package test-unit test-integration  ## install and run every test (and lint, typecheck)
 
-test-unit: install  ## unit, conformance and browser tests on SQLite
+test-unit: warm  ## unit, conformance and browser tests on SQLite
 	CACHE_URL=locmem:// $(BIN)/pytest -m "not integration" -n 2 --dist loadfile
 
-test-integration: install services  ## the same flows on PostgreSQL + Redis/RabbitMQ + a real worker
+test-integration: warm services  ## the same flows on PostgreSQL + Redis/RabbitMQ + a real worker
 	DATABASE_URL=$(PG_URL) CELERY_BROKER_URL=$(REDIS_URL) AMQP_URL=$(AMQP_URL) \
 		$(BIN)/pytest -m "integration or postgres" -v -p no:xdist
 
@@ -84,20 +89,20 @@ format: install node_modules/.installed  ## apply ruff's and ESLint's formatting
 typecheck: install  ## mypy (strict on scoring/)
 	$(BIN)/mypy scoring annotate config frontend
 
-bench: install services browsers  ## benchmarks: figures and ratios against peers (benchmarks/results/, README table)
+bench: warm services browsers  ## benchmarks: figures and ratios against peers (benchmarks/results/, README table)
 	@missed=""; for b in benchmarks/bench_*.py; do \
 		name=$$(basename $$b .py); echo "== $$name"; \
 		$(PY) -m benchmarks.$$name || missed="$$missed $$name"; done; \
 	$(PY) -m benchmarks.summary --readme; \
 	if [ -n "$$missed" ]; then echo "targets missed in:$$missed"; exit 1; fi
 
-faults: install services  ## fault tests on real processes (broker, worker, server, PostgreSQL); benchmarks/results/faults.json
+faults: warm services  ## fault tests on real processes (broker, worker, server, PostgreSQL); benchmarks/results/faults.json
 	$(PY) -m benchmarks.faults --postgres-restart
 	$(PY) -m benchmarks.summary --readme
 
 # Each script exits 1 when a figure falls outside its tolerance; `-` runs the rest anyway
 # and make prints "(ignored)" so that a miss stays visible.
-reproduce: install  ## the papers' experiments on DATA_DIR; results/*.json (quoted in docs/results.md)
+reproduce: warm  ## the papers' experiments on DATA_DIR; results/*.json (quoted in docs/results.md)
 	mkdir -p results
 	-$(PY) -m experiments.reproduce_perp --output results/perp_sts2012.json
 	-$(PY) -m experiments.reproduce_mt --output results/mt_msrp.json

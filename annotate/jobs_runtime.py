@@ -147,8 +147,9 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
             return str(status)
         job = Job.objects.select_related("corpus", "owner").get(pk=job_id)
         try:
-            with Heartbeat(job_id):
-                result = self.runner(job, ThrottledProgress(job_id))
+            progress = ThrottledProgress(job_id)
+            with Heartbeat(job_id, progress=progress):
+                result = self.runner(job, progress)
         except JobCancelled:
             return Job.objects.get(pk=job_id).status
         except (DomainError, ScoringError) as error:
@@ -346,10 +347,14 @@ def job_claim(*, job_id: int, worker: str, kind: str | None = None) -> bool:
     return claimed == 1
 
 
+def _percent(percent: float) -> int:
+    return max(0, min(100, int(percent)))
+
+
 def job_progress(*, job_id: int, percent: float, message: str) -> None:
     """Record progress; raises :class:`JobCancelled` if the job is no longer running."""
     updated = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
-        progress=max(0, min(100, int(percent))),
+        progress=_percent(percent),
         message=message[:500],
         heartbeat_at=timezone.now(),
     )
@@ -398,10 +403,18 @@ def job_fail(*, job_id: int, error: str) -> bool:
 
 class Heartbeat:
     """Writes ``heartbeat_at`` from a side thread while a runner (or a task of its canvas)
-    computes."""
+    computes; with the runner's ``progress``, also the last report it held back (so a report
+    followed by a long step without reports shows within one beat)."""
 
-    def __init__(self, job_id: int, interval: float | None = None) -> None:
+    def __init__(
+        self,
+        job_id: int,
+        interval: float | None = None,
+        *,
+        progress: ThrottledProgress | None = None,
+    ) -> None:
         self._job_id = job_id
+        self._progress = progress
         self._interval = HEARTBEAT_INTERVAL if interval is None else interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"job-{job_id}-heartbeat")
@@ -417,9 +430,12 @@ class Heartbeat:
     def _loop(self) -> None:
         try:
             while not self._stop.wait(self._interval):
-                Job.objects.filter(pk=self._job_id, status=Job.Status.RUNNING).update(
-                    heartbeat_at=timezone.now()
-                )
+                if self._progress is not None:
+                    self._progress.beat()
+                else:
+                    Job.objects.filter(pk=self._job_id, status=Job.Status.RUNNING).update(
+                        heartbeat_at=timezone.now()
+                    )
         except Exception:  # a failed heartbeat must not kill the job; the reaper will judge
             logger.exception("heartbeat of job %s failed", self._job_id)
         finally:
@@ -428,17 +444,38 @@ class Heartbeat:
 
 class ThrottledProgress:
     """The ``progress`` a runner gets: writes at most every :data:`PROGRESS_MIN_INTERVAL`
-    seconds (and always at 100 %), raising :class:`JobCancelled` once the job is not running."""
+    seconds (and always at 100 %), raising :class:`JobCancelled` once the job is not running.
+
+    A report it holds back is written by the next :meth:`beat` of the job's
+    :class:`Heartbeat` unless a later report came first: a runner that reports a step and then
+    computes for minutes without reporting shows that step, not the one before it."""
 
     def __init__(self, job_id: int) -> None:
         self._job_id = job_id
         self._last = 0.0
+        # Serializes the runner's writes and the heartbeat thread's, so that a held report
+        # never overwrites a later one.
+        self._lock = threading.Lock()
+        self._held: tuple[float, str] | None = None
 
     def __call__(self, percent: float, message: str) -> None:
-        now = time.monotonic()
-        if now - self._last >= PROGRESS_MIN_INTERVAL or percent >= 100:
-            self._last = now
+        with self._lock:
+            now = time.monotonic()
+            if now - self._last < PROGRESS_MIN_INTERVAL and percent < 100:
+                self._held = (percent, message)
+                return
+            self._last, self._held = now, None
             job_progress(job_id=self._job_id, percent=percent, message=message)
+
+    def beat(self) -> None:
+        """Write the heartbeat, with the report held back if there is one."""
+        with self._lock:
+            fields: dict[str, Any] = {"heartbeat_at": timezone.now()}
+            if self._held is not None:
+                percent, message = self._held
+                fields.update(progress=_percent(percent), message=message[:500])
+                self._held, self._last = None, time.monotonic()
+            Job.objects.filter(pk=self._job_id, status=Job.Status.RUNNING).update(**fields)
 
 
 def _after_transient_error(job_id: int, error: BaseException) -> str:

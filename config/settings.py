@@ -438,6 +438,11 @@ if not 1 <= WORKER_HEARTBEAT_SECONDS < WORKER_ALIVE_SECONDS:
 
 # Optional resources used by aligners and scorers (empty = feature reports it is unavailable).
 PPDB_PATH = env_str("PPDB_PATH", "")
+# A web process loads what scoring a pair needs (NLTK, WordNet, the tagger, the scorers' compiled
+# kernels: seconds, and up to 400 MB) in a background thread: at start for the kinds of the
+# stored models, and for the models the scorers page lists, so that no request waits for it.
+# Off: the first score of each kind in each process loads it inside its request.
+PRELOAD_SCORERS = env_bool("PRELOAD_SCORERS", True)
 
 LOGGING = {
     "version": 1,

@@ -2,15 +2,35 @@
 
 Resources are found on NLTK's normal search path and ``NLTK_DATA``. A missing resource raises
 :class:`~scoring.errors.ResourceMissingError` with the exact command that installs it; only the
-feature that needs it fails. Loaded resources are cached per process.
+feature that needs it fails. Loaded resources are cached per process; the slow ones load once
+even when two threads ask for them at the same time (a web server's warm-up thread and a
+request: the request waits for the warm-up's copy instead of loading a second one).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from scoring.errors import ResourceMissingError
+
+T = TypeVar("T")
+
+
+def _load_once(load: Callable[[], T]) -> Callable[[], T]:
+    """``load()`` run at most once per process; callers meanwhile wait for its result."""
+    cached = functools.cache(load)
+    lock = threading.Lock()
+
+    @functools.wraps(load)
+    def get() -> T:
+        with lock:
+            return cached()
+
+    return get
+
 
 _NLTK_IDS = {
     "wordnet": ("corpora/wordnet", "wordnet"),
@@ -52,14 +72,65 @@ def stem(word: str, *, lowercase: bool = True, mode: str = "NLTK_EXTENSIONS") ->
     return str(porter_stemmer(mode).stem(word, to_lowercase=lowercase))
 
 
-@functools.cache
-def wordnet() -> Any:
-    """The WordNet 3.0 corpus reader, loaded once."""
+def _wordnet_reader() -> Any:
+    """A new WordNet 3.0 reader (:func:`wordnet` is the process's one)."""
     require("wordnet")
-    from nltk.corpus import wordnet as wn
+    from nltk.corpus import CorpusReader, LazyCorpusLoader
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    wn.ensure_loaded()
-    return wn
+    class WordNetReader(WordNetCorpusReader):  # type: ignore[misc]  # nltk is untyped
+        """nltk's reader, safe to share between threads, without a map it need not build.
+
+        nltk reads a synset from a data file it keeps open, by seeking to its offset and reading
+        a line, and opens each file on first use: two threads doing so at once fail (inside a
+        zipped corpus, nltk's assertion that the archive is not already open) or read each
+        other's lines. The readers of files are serialized here; synsets read once are cached by
+        nltk. Its version is read once.
+
+        nltk also maps WordNet 3.0 onto the loaded WordNet on every load, for its multilingual
+        data, which :mod:`scoring` never reads; it compares the loaded version ("3.0") with a
+        corpus name ("wordnet"), so it maps 3.0 onto itself: reading ``index.sense`` twice
+        doubled the load time and added 110 MB."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self._file_lock = threading.RLock()
+            self._version: str | None = None
+            super().__init__(*args, **kwargs)
+
+        def synset_from_pos_and_offset(self, pos: str, offset: int) -> Any:
+            with self._file_lock:
+                return super().synset_from_pos_and_offset(pos, offset)
+
+        def lemma_count(self, lemma: Any) -> int:
+            with self._file_lock:
+                return int(super().lemma_count(lemma))
+
+        def get_version(self) -> str:
+            with self._file_lock:
+                if self._version is None:
+                    self._version = str(super().get_version())
+                return self._version
+
+        def map_wn(self, version: str = "wordnet") -> dict[str, str] | None:
+            if version == "wordnet" and self.get_version() == "3.0":
+                return None
+            return super().map_wn(version)  # type: ignore[no-any-return]
+
+    # The arguments of nltk.corpus.wordnet, with the reader above.
+    reader = LazyCorpusLoader(
+        "wordnet",
+        WordNetReader,
+        LazyCorpusLoader("omw-2.0", CorpusReader, r".*/wn-data-.*\.tab", encoding="utf8"),
+    )
+    reader.ensure_loaded()
+    return reader
+
+
+@_load_once
+def wordnet() -> Any:
+    """The WordNet 3.0 corpus reader, loaded once (about 2 s and 55 MB), safe to share between
+    threads."""
+    return _wordnet_reader()
 
 
 @functools.cache
@@ -70,7 +141,7 @@ def stopwords(language: str = "english") -> frozenset[str]:
     return frozenset(sw.words(language))
 
 
-@functools.cache
+@_load_once
 def _tagger() -> Any:
     require("tagger")
     from nltk.tag import PerceptronTagger

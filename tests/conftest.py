@@ -8,6 +8,8 @@ from tests.paths import NLTK_DATA, SHARED_DATA
 # Linguistic resources come from the shared copy in tests; the product itself
 # finds them on NLTK's normal search path.
 os.environ.setdefault("NLTK_DATA", str(NLTK_DATA))
+# Web processes load the scorers' resources in a background thread; tests that want it say so.
+os.environ.setdefault("PRELOAD_SCORERS", "0")
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -190,20 +190,30 @@ class Written(Iterator[PairRecord]):
 
 
 class _Counted(Iterator[PairRecord]):
-    """Records of the corpus with progress reports every 200 pairs."""
+    """Records of the corpus with a progress report every 200 pairs, the percentage going from
+    ``start`` to ``stop`` as they are read."""
 
-    def __init__(self, corpus: Corpus, progress: Progress, step: tuple[int, int], total: int):
+    def __init__(
+        self,
+        corpus: Corpus,
+        progress: Progress,
+        total: int,
+        *,
+        start: float = 0.0,
+        stop: float = 100.0,
+        verb: str = "written",
+    ) -> None:
         self._records = corpus_pair_records(corpus)
-        self._progress, self._step, self._total = progress, step, max(total, 1)
+        self._progress, self._total = progress, max(total, 1)
+        self._start, self._stop, self._verb = start, stop, verb
         self.count = 0
 
     def __next__(self) -> PairRecord:
         record = next(self._records)
         self.count += 1
         if self.count % 200 == 0:
-            done, steps = self._step
-            share = (done + self.count / self._total) / steps
-            self._progress(100 * share, f"written {self.count} of {self._total} pairs")
+            percent = self._start + (self._stop - self._start) * self.count / self._total
+            self._progress(percent, f"{self._verb} {self.count} of {self._total} pairs")
         return record
 
 
@@ -261,28 +271,46 @@ def _write(
     they hold (a phrase table: the pairs that have a chosen alignment)."""
     format_name = parameters["format"]
     if format_name == "jsonl":
+        progress(1, f"writing {total} pairs")
         output = build / f"{base}.jsonl"
-        formats.get_format("jsonl").write(_Counted(corpus, progress, (0, 1), total), output)
+        formats.get_format("jsonl").write(_Counted(corpus, progress, total), output)
         return [output]
     selectors = _selectors(parameters, corpus)
     if not selectors:
         raise ExportError(f"corpus {corpus.name!r} has no alignment to export yet")
     if format_name == "phrases":
         output = build / f"{base}.tsv"
+        # The first extraction in a process loads the kernels from numba's cache, or compiles
+        # them for minutes when `python -m scoring warm` has not: the message says so meanwhile.
+        progress(
+            2,
+            f"extracting phrase pairs from {total} pairs (the first time after an install or "
+            "an upgrade, compiling the phrase-extraction kernels takes a few minutes first)",
+        )
         table = phrase_table_build(
-            _phrase_items(_Counted(corpus, progress, (0, 1), total), selectors, written),
+            _phrase_items(
+                _Counted(
+                    corpus, progress, total, start=5, stop=95, verb="phrase pairs extracted from"
+                ),
+                selectors,
+                written,
+            ),
             use=parameters["use"],
             max_length=parameters["max_length"],
             keep_identical=parameters["keep_identical"],
         )
+        progress(95, f"writing the phrase table ({len(table)} phrase pairs)")
         write_phrase_table(table, output)
         return [output]
     spec = formats.get_format(format_name)
+    progress(1, f"writing {len(selectors)} alignment(s) of {total} pairs")
     outputs = []
     for step, (name, select) in enumerate(selectors):
         suffix = FILE_SUFFIXES.get(format_name, "")
         output = build / f"{name}{suffix}" if len(selectors) > 1 else build / f"{base}{suffix}"
-        records = pairs_with(_Counted(corpus, progress, (step, len(selectors)), total), select)
+        share = 100 / len(selectors)
+        counted = _Counted(corpus, progress, total, start=step * share, stop=(step + 1) * share)
+        records = pairs_with(counted, select)
         spec.write(Written(records, written), output, alignment=select)
         outputs.append(output)
     return outputs

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Avg, OuterRef, Subquery
 from django.utils import timezone
 
@@ -36,10 +39,13 @@ from scoring.scorers.base import (
     scorer_from_dict,
     scorer_kinds,
 )
+from scoring.scorers.preload import scorers_preload
 from scoring.text import tokenize
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
+
+logger = logging.getLogger(__name__)
 
 TARGETS = ("gold_score", "gold_label", "rating")
 #: The longest sentence (in characters) scored through the API; its tokens are limited to the
@@ -502,3 +508,69 @@ def scorer_model_get(reference: str | int) -> ScorerModel:
     if model is None:
         raise NotFound(f"no scorer model {reference!r}")
     return model
+
+
+# --- loading ahead of the first request --------------------------------------------------------
+
+_preload_lock = threading.Lock()
+#: The kinds this process has loaded, or is loading, ahead of requests.
+_preloaded: set[str] = set()
+#: The process that has started its preload of the stored models' kinds.
+_preloading_pid: int | None = None
+
+
+def scorers_preload_in_this_process() -> None:
+    """:func:`scorers_preload_start` for the stored models' kinds, once per process: the web
+    server calls it on every request and it acts on the first. (At import, a server that loads
+    the app before forking its workers would start the thread in the parent, whose locks the
+    workers would inherit held.)"""
+    global _preloading_pid
+    pid = os.getpid()
+    if _preloading_pid == pid:
+        return
+    with _preload_lock:
+        if _preloading_pid == pid:
+            return
+        _preloading_pid = pid
+        _preloaded.clear()  # a forked worker has loaded nothing itself
+    scorers_preload_start()
+
+
+def scorers_preload_start(*, kinds: Iterable[str] | None = None) -> threading.Thread | None:
+    """Load what scoring a pair with scorers of ``kinds`` needs (default: the kinds of the
+    stored models), in a background thread of this process
+    (:func:`scoring.scorers.preload.scorers_preload`), so that the first score of a request
+    does not wait seconds for NLTK, WordNet, the tagger and the compiled kernels.
+
+    Each kind loads once per process: returns the thread started, or ``None`` when every kind
+    asked for is loaded or loading already, or ``PRELOAD_SCORERS`` is off. The web server calls
+    it at its first request (:func:`scorers_preload_in_this_process`), the scorers page for the
+    models it lists."""
+    if not settings.PRELOAD_SCORERS:
+        return None
+    todo = None
+    if kinds is not None:
+        with _preload_lock:
+            todo = sorted(set(kinds) & set(scorer_kinds()) - _preloaded)
+            _preloaded.update(todo)
+        if not todo:
+            return None
+    thread = threading.Thread(target=_preload, args=(todo,), name="scorers-preload", daemon=True)
+    thread.start()
+    return thread
+
+
+def _preload(kinds: list[str] | None) -> None:
+    try:
+        if kinds is None:
+            stored = set(ScorerModel.objects.values_list("kind", flat=True).distinct())
+            with _preload_lock:
+                kinds = sorted(stored & set(scorer_kinds()) - _preloaded)
+                _preloaded.update(kinds)
+        if kinds:
+            report = scorers_preload(kinds)
+            logger.info("scorers preloaded: %s", report)
+    except Exception:  # the requests then load what they need themselves
+        logger.exception("preloading the scorers %s failed", kinds)
+    finally:
+        connection.close()

@@ -255,6 +255,8 @@ def _page(
 def _score_form(request: HttpRequest) -> dict[str, Any]:
     """The form that scores a pair with a trained model, and its answer when asked."""
     stored = list(scorer_models())
+    # The models offered are those a visitor may score with next: have their kinds loaded.
+    scorers.scorers_preload_start(kinds={model.kind for model in stored})
     asked = "model" in request.GET
     form = ScoreForm(request.GET if asked else None, names=[model.name for model in stored])
     answer = ""

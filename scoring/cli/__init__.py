@@ -23,10 +23,21 @@ from scoring.cli import (
     install_encoder,
     phrases,
     scorers,
+    warm,
 )
 from scoring.errors import ScoringError
 
-COMMANDS = (convert, align, evaluate_aligner, phrases, compare, agreement, scorers, install_encoder)
+COMMANDS = (
+    convert,
+    align,
+    evaluate_aligner,
+    phrases,
+    compare,
+    agreement,
+    scorers,
+    install_encoder,
+    warm,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

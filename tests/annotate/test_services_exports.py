@@ -4,6 +4,7 @@ the file to download; and an export that re-imports to the same corpus."""
 from __future__ import annotations
 
 import dataclasses
+import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from annotate import jobs_runtime, roles
 from annotate.exceptions import DomainError, NotFound
 from annotate.models import Assignment, Corpus, GoldAlignment, Job
 from annotate.selectors.jobs import JOB_OUTPUT_ROLES
+from annotate.services import exports
 from annotate.services.corpora import corpus_import, corpus_import_records
 from annotate.services.exports import export_file, export_job_create, exports_clean
 from scoring.alignment.links import Alignment
@@ -185,6 +187,28 @@ def test_a_phrase_table_counts_every_annotators_phrase_pairs(corpus: Corpus) -> 
     ]
     expected = phrase_table_rows(phrase_table_build(items, max_length=3))
     assert lines[1:] == ["\t".join(str(v) for v in row) for row in expected]
+
+
+@pytest.mark.django_db(transaction=True)  # the job's heartbeat thread has its own connection
+def test_a_phrase_table_export_says_what_it_does_while_its_kernels_compile(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Compiling the phrase-extraction kernels (the first time after an install or an upgrade)
+    takes minutes: the job meanwhile says what it does instead of sitting at "started", 0 %."""
+    shown: list[tuple[int, str]] = []
+
+    def compiling_first(*args: Any, **options: Any) -> Any:
+        time.sleep(0.4)  # as compiling does, only shorter
+        shown.append(Job.objects.values_list("progress", "message").get(kind="export"))
+        return phrase_table_build(*args, **options)
+
+    monkeypatch.setattr(jobs_runtime, "HEARTBEAT_INTERVAL", 0.1)
+    monkeypatch.setattr(exports, "phrase_table_build", compiling_first)
+    run_export(corpus, format_name="phrases", which="all")
+    [(percent, message)] = shown
+    assert percent > 0
+    assert message.startswith("extracting phrase pairs from 2 pairs")
+    assert "compiling the phrase-extraction kernels takes a few minutes" in message
 
 
 @pytest.mark.parametrize(

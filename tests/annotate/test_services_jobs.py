@@ -406,3 +406,39 @@ def test_beat_sends_lost_jobs_only_while_a_worker_is_alive(
     WorkerHeartbeat.objects.create(hostname="w1@host", pid=1, started_at=now, beat_at=now)
     jobs.jobs_maintain()
     assert len(sent) == 2
+
+
+@pytest.mark.django_db(transaction=True)  # the heartbeat thread has its own connection
+def test_a_report_held_back_shows_at_the_next_heartbeat_while_the_job_computes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A step reported right after another (within the throttle's interval) and followed by a
+    long computation without reports, such as compiling numba kernels, is shown meanwhile."""
+    shown: list[tuple[int, str]] = []
+
+    def compiling(job: Job, progress: Any) -> dict[str, Any]:
+        import time
+
+        progress(1, "reading the pairs")
+        progress(2, "compiling the kernels")  # too soon after the first: held back
+        time.sleep(0.4)
+        shown.append(Job.objects.values_list("progress", "message").get(pk=job.pk))
+        return {}
+
+    monkeypatch.setattr(corpus_stats_run, "runner", compiling)
+    monkeypatch.setattr(runtime, "HEARTBEAT_INTERVAL", 0.1)
+    job = Job.objects.create(kind="corpus_stats")
+    assert runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    assert shown == [(2, "compiling the kernels")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_held_report_never_overwrites_a_later_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    job = Job.objects.create(kind="corpus_stats", status=Job.Status.RUNNING)
+    progress = runtime.ThrottledProgress(job.pk)
+    progress(1, "first")
+    progress(2, "held back")
+    monkeypatch.setattr(runtime, "PROGRESS_MIN_INTERVAL", 0.0)
+    progress(3, "later")
+    progress.beat()
+    assert Job.objects.values_list("progress", "message").get(pk=job.pk) == (3, "later")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -11,6 +14,7 @@ from rest_framework.test import APIClient
 from annotate import jobs_runtime, roles
 from annotate.exceptions import Conflict
 from annotate.models import Assignment, Corpus, Job, ScorerModel
+from annotate.services import scorers
 from annotate.services.corpora import corpus_import_records
 from annotate.services.scorers import (
     ScorerTrainingError,
@@ -467,3 +471,54 @@ def test_a_corpus_without_splits_is_named_plainly_in_refusals_and_model_names() 
         scorer_train_job_create(corpus=corpus, kind="pfsm", train_split="dev")
     model = scorer_train(corpus=corpus, kind="pfsm", train_split="", test_split=None)
     assert model.name.startswith("pfsm-plain-2") and "--" not in model.name
+
+
+@pytest.fixture
+def preloading(settings: Any, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """``PRELOAD_SCORERS`` on in a process that has preloaded nothing yet; the kinds each
+    background preload loads (instead of loading them)."""
+    settings.PRELOAD_SCORERS = True
+    monkeypatch.setattr(scorers, "_preloaded", set())
+    loaded: list[list[str]] = []
+    monkeypatch.setattr(scorers, "scorers_preload", lambda kinds: loaded.append(kinds) or {})
+    return loaded
+
+
+def test_a_web_process_preloads_each_kind_once_in_the_background(
+    preloading: list[list[str]],
+) -> None:
+    thread = scorers.scorers_preload_start(kinds={"perp", "mt", "no-such-kind"})
+    assert thread is not None
+    thread.join()
+    assert preloading == [["mt", "perp"]]
+    assert scorers.scorers_preload_start(kinds={"mt"}) is None
+    thread = scorers.scorers_preload_start(kinds={"mt", "pfsm"})
+    assert thread is not None
+    thread.join()
+    assert preloading[-1] == ["pfsm"]
+
+
+@pytest.mark.django_db(transaction=True)  # the preload thread reads the models itself
+def test_a_web_process_preloads_the_stored_models_kinds_from_its_first_request(
+    preloading: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for kind, name in (("perp", "a"), ("perp", "b"), ("ppda", "c")):
+        ScorerModel.objects.create(kind=kind, name=name, training={}, evaluation={})
+    started: list[threading.Thread | None] = []
+    monkeypatch.setattr(scorers, "_preloading_pid", None)
+    real_start = scorers.scorers_preload_start
+    monkeypatch.setattr(scorers, "scorers_preload_start", lambda: started.append(real_start()))
+    for _ in range(3):  # three requests
+        scorers.scorers_preload_in_this_process()
+    [thread] = started
+    assert thread is not None
+    thread.join()
+    assert preloading == [["perp", "ppda"]]
+
+
+def test_preloading_is_off_when_the_settings_say_so(
+    preloading: list[list[str]], settings: Any
+) -> None:
+    settings.PRELOAD_SCORERS = False
+    assert scorers.scorers_preload_start(kinds={"mt"}) is None
+    assert preloading == []

@@ -13,6 +13,7 @@ from django.test import Client
 
 from annotate import roles
 from annotate.models import Corpus, Job, ScorerModel
+from annotate.services import scorers
 from annotate.services.scorers import scorer_model_summary, scorer_score_texts, scorer_train
 from tests.annotate.factories import make_user
 from tests.annotate.test_services_scorers import corpus  # noqa: F401 - a fixture
@@ -83,6 +84,19 @@ def test_a_pair_is_scored_by_the_form_and_the_answer_shown(
     answer = html.split('<output id="score-result"', 1)[1].split("</output>", 1)[0]
     assert answer.endswith(f">similarity {expected:.3f}")
     assert 'value="a man plays the guitar ."' in html  # the form keeps it
+
+
+def test_viewing_the_models_has_their_kinds_loaded_before_a_pair_is_scored(
+    reader: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whoever reads the list may score with one of them next: the web process loads what
+    those kinds need in the background meanwhile, not inside the scoring request."""
+    asked: list[set[str]] = []
+    monkeypatch.setattr(scorers, "scorers_preload_start", lambda *, kinds: asked.append(set(kinds)))
+    for kind, name in (("perp", "a"), ("mt", "b")):
+        ScorerModel.objects.create(kind=kind, name=name, training={}, evaluation={})
+    reader.get("/scorers/")
+    assert asked == [{"perp", "mt"}]
 
 
 @pytest.mark.parametrize(
