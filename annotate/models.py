@@ -279,6 +279,13 @@ class Assignment(models.Model):
             models.UniqueConstraint(fields=["pair", "annotator"], name="assignment_unique"),
             models.CheckConstraint(condition=Q(active_seconds__gte=0), name="assignment_time"),
         ]
+        # The Assignments tab counts a corpus's assignments by pair, status and annotator: read
+        # from this index, not from the rows, and the submitted ones found by (pair, status).
+        # Not active_seconds, which every heartbeat writes: an indexed column would cost each
+        # of those writes an index update (and, on PostgreSQL, its heap-only update).
+        indexes = [
+            models.Index(fields=["pair", "status", "annotator"], name="assignment_progress"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.annotator} on {self.pair_id} ({self.status})"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,6 +88,40 @@ def _median(values: list[float]) -> float | None:
     return round(statistics.median(values), 1) if values else None
 
 
+def _work(corpus: Corpus) -> list[dict[str, Any]]:
+    """Each annotator with assignments in ``corpus``, by username: their id, whether the
+    account is active, and their assigned, new, in-progress and submitted assignments.
+
+    The corpus's assignments are counted per annotator id alone (from the
+    ``assignment_progress`` index, grouped by an integer); a second query reads the accounts
+    of the annotators counted, by username. Grouping by the username as well would have
+    PostgreSQL sort every assignment of the corpus by it."""
+    counts = {
+        row["annotator_id"]: row
+        for row in Assignment.objects.filter(pair__corpus=corpus)
+        .values("annotator_id")
+        .annotate(
+            assigned=Count("id"),
+            new=Count("id", filter=Q(status=_STATUS.NEW)),
+            in_progress=Count("id", filter=Q(status=_STATUS.IN_PROGRESS)),
+            submitted=Count("id", filter=Q(status=_STATUS.SUBMITTED)),
+        )
+        .order_by()
+    }
+    if not counts:
+        return []
+    people = (
+        get_user_model()
+        .objects.filter(pk__in=list(counts))
+        .order_by("username")
+        .values_list("pk", "username", "is_active")
+    )
+    return [
+        {"username": username, "is_active": is_active, **counts[pk]}
+        for pk, username, is_active in people
+    ]
+
+
 def corpus_progress(corpus: Corpus) -> dict[str, Any]:
     """The Assignments tab: coverage, progress per annotator and per sub-corpus.
 
@@ -101,21 +135,21 @@ def corpus_progress(corpus: Corpus) -> dict[str, Any]:
     coverage, subcorpora = _coverage(corpus)
     assignments = Assignment.objects.filter(pair__corpus=corpus)
     # The edit rate counts submitted pairs with a prefill, against the newest prefill (stored
-    # with each annotation, :attr:`Annotation.prefill_edits`).
-    edited = Q(status=_STATUS.SUBMITTED, annotation__prefill_edits__isnull=False)
-    per_annotator = (
-        assignments.values("annotator_id", "annotator__username", "annotator__is_active")
-        .annotate(
-            assigned=Count("id"),
-            new=Count("id", filter=Q(status=_STATUS.NEW)),
-            in_progress=Count("id", filter=Q(status=_STATUS.IN_PROGRESS)),
-            submitted=Count("id", filter=Q(status=_STATUS.SUBMITTED)),
-            edit_pairs=Count("id", filter=edited),
-            cells=Sum(F("pair__n_source") * F("pair__n_target"), filter=edited),
-            edits=Sum("annotation__prefill_edits", filter=edited),
+    # with each annotation, :attr:`Annotation.prefill_edits`). Only the submitted assignments
+    # are joined to their annotations (the index finds them by pair and status).
+    edited: dict[int, Any] = {
+        row["annotator_id"]: row
+        for row in assignments.filter(
+            status=_STATUS.SUBMITTED, annotation__prefill_edits__isnull=False
         )
-        .order_by("annotator__username")
-    )
+        .values("annotator_id")
+        .annotate(
+            pairs=Count("id"),
+            cells=Sum(F("pair__n_source") * F("pair__n_target")),
+            edits=Sum("annotation__prefill_edits"),
+        )
+        .order_by()
+    }
     times: dict[int, list[float]] = defaultdict(list)
     times_by_sub: dict[str, list[float]] = defaultdict(list)
     for annotator_id, subcorpus, seconds in (
@@ -126,18 +160,19 @@ def corpus_progress(corpus: Corpus) -> dict[str, Any]:
         times[annotator_id].append(seconds)
         times_by_sub[subcorpus].append(seconds)
     annotators = []
-    for row in per_annotator:
+    for row in _work(corpus):
+        edits = edited.get(row["annotator_id"], {})
         annotators.append(
             {
-                "username": row["annotator__username"],
-                "is_active": row["annotator__is_active"],
+                "username": row["username"],
+                "is_active": row["is_active"],
                 "assigned": row["assigned"],
                 "new": row["new"],
                 "in_progress": row["in_progress"],
                 "submitted": row["submitted"],
                 "median_active_seconds": _median(times[row["annotator_id"]]),
-                "edit_rate": row["edits"] / row["cells"] if row["cells"] else None,
-                "edit_rate_pairs": row["edit_pairs"],
+                "edit_rate": edits["edits"] / edits["cells"] if edits.get("cells") else None,
+                "edit_rate_pairs": edits.get("pairs", 0),
             }
         )
     for sub in subcorpora:
@@ -177,47 +212,58 @@ def _signs_in(user: Any) -> bool:
     return bool(user.has_usable_password() or user.last_login is not None)
 
 
-def _made_by_import(user: Any) -> bool:
-    """An account an import made (annotated with ``imported_work``): imported annotations, no
-    password and never signed in."""
-    return bool(user.imported_work) and not _signs_in(user)
+def _made_by_import(people: list[Any]) -> set[int]:
+    """The ids of those of ``people`` an import made: imported annotations, no password and
+    never signed in. Only the accounts nobody signs in as are looked for imported work (one
+    query, none without any): the look-up goes through every assignment of an account
+    without it, and most accounts sign in."""
+    ids = [user.pk for user in people if not _signs_in(user)]
+    if not ids:
+        return set()
+    return set(
+        get_user_model()
+        .objects.filter(pk__in=ids)
+        .filter(_imported_work())
+        .values_list("pk", flat=True)
+    )
+
+
+_SIGN_IN_FIELDS = ("username", "password", "last_login")
 
 
 def imported_accounts(usernames: Iterable[str]) -> set[str]:
     """Which of ``usernames`` are accounts an import made (see :class:`PlanCandidate`)."""
-    people = (
-        get_user_model()
-        .objects.filter(username__in=list(usernames))
-        .annotate(imported_work=_imported_work())
+    people = list(
+        get_user_model().objects.filter(username__in=list(usernames)).only(*_SIGN_IN_FIELDS)
     )
-    return {user.get_username() for user in people if _made_by_import(user)}
+    made = _made_by_import(people)
+    return {user.get_username() for user in people if user.pk in made}
 
 
-def plan_candidates(corpus: Corpus) -> list[PlanCandidate]:
+def plan_candidates(
+    corpus: Corpus, *, open_here: Mapping[str, int] | None = None
+) -> list[PlanCandidate]:
     """Every active holder of the annotator role (superusers hold every role), by username, with
-    their open (not submitted) assignments in ``corpus``. One query."""
-    people = (
+    their open (new or in progress) assignments in ``corpus``: ``open_here`` maps usernames to
+    them when the caller has counted them already (:func:`work_by_annotator`), else they are
+    counted here."""
+    if open_here is None:
+        open_here = {row["username"]: row["new"] + row["in_progress"] for row in _work(corpus)}
+    people = list(
         get_user_model()
         .objects.filter(is_active=True)
         .filter(Q(groups=roles.role_group(roles.ANNOTATOR)) | Q(is_superuser=True))
         .distinct()
-        .annotate(
-            imported_work=_imported_work(),
-            open_here=Count(
-                "assignments",
-                filter=Q(assignments__pair__corpus=corpus)
-                & ~Q(assignments__status=_STATUS.SUBMITTED),
-                distinct=True,
-            ),
-        )
+        .only(*_SIGN_IN_FIELDS, "is_superuser")
         .order_by("username")
     )
+    made = _made_by_import(people)
     return [
         PlanCandidate(
             username=user.get_username(),
-            imported=_made_by_import(user),
+            imported=user.pk in made,
             superuser=user.is_superuser,
-            open_here=user.open_here,
+            open_here=open_here.get(user.get_username(), 0),
             signs_in=_signs_in(user),
         )
         for user in people
@@ -226,24 +272,13 @@ def plan_candidates(corpus: Corpus) -> list[PlanCandidate]:
 
 def work_by_annotator(corpus: Corpus) -> list[dict[str, Any]]:
     """Each annotator with assignments in ``corpus``, by username: new, in progress and
-    submitted. One grouped query over the corpus's assignments (the forms of the corpus tabs
-    need no more than this)."""
-    rows = (
-        Assignment.objects.filter(pair__corpus=corpus)
-        .values("annotator__username")
-        .annotate(
-            new=Count("id", filter=Q(status=_STATUS.NEW)),
-            in_progress=Count("id", filter=Q(status=_STATUS.IN_PROGRESS)),
-            submitted=Count("id", filter=Q(status=_STATUS.SUBMITTED)),
-        )
-        .order_by("annotator__username")
-    )
+    submitted (the forms of the corpus tabs need no more than this)."""
     return [
         {
-            "username": row["annotator__username"],
+            "username": row["username"],
             "new": row["new"],
             "in_progress": row["in_progress"],
             "submitted": row["submitted"],
         }
-        for row in rows
+        for row in _work(corpus)
     ]

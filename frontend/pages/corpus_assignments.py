@@ -211,25 +211,33 @@ def _summary(progress: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _form_data(corpus: Corpus) -> dict[str, Any]:
+def _form_data(corpus: Corpus, work: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """What the two forms need to be checked: the people who may be chosen, the sub-corpora
-    and splits, and who holds open work here (a few light queries, no progress figures)."""
+    and splits, and who holds open work here (a few light queries, no progress figures).
+    ``work``: the corpus's annotators with their new and in-progress assignments, when the
+    caller has counted them already (the progress figures hold them)."""
     labels = corpus_labels(corpus)
+    if work is None:
+        work = work_by_annotator(corpus)
+    open_here = {row["username"]: row["new"] + row["in_progress"] for row in work}
     return {
-        "candidates": plan_candidates(corpus),
+        "candidates": plan_candidates(corpus, open_here=open_here),
         "subcorpora": labels["subcorpora"],
         "splits": labels["splits"],
-        "holders": [row for row in work_by_annotator(corpus) if row["new"] + row["in_progress"]],
+        "holders": [row for row in work if open_here[row["username"]]],
     }
 
 
 def _page_data(corpus: Corpus) -> dict[str, Any]:
-    """The forms' data and the progress figures the page shows."""
-    data = _form_data(corpus)
+    """The forms' data and the progress figures the page shows (the forms' open work is read
+    from the figures, not counted again)."""
     progress = corpus_progress(corpus)
-    imported = {c.username for c in data["candidates"] if c.imported}
+    data = _form_data(corpus, progress["annotators"])
+    # The candidates were looked up already; only the others are (deactivated, other roles).
+    candidates = {c.username: c.imported for c in data["candidates"]}
+    imported = {name for name, made in candidates.items() if made}
     imported |= imported_accounts(
-        row["username"] for row in progress["annotators"] if row["username"] not in imported
+        row["username"] for row in progress["annotators"] if row["username"] not in candidates
     )
     for row in progress["annotators"]:
         row["imported"] = row["username"] in imported

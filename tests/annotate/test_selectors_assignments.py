@@ -156,3 +156,53 @@ def test_work_by_annotator_counts_each_status_in_this_corpus_only() -> None:
     assert work_by_annotator(corpus) == [
         {"username": "alice", "new": 2, "in_progress": 1, "submitted": 0}
     ]
+
+
+def test_annotators_come_by_username_with_deactivated_accounts_marked() -> None:
+    corpus = make_corpus()
+    zoe, adam = make_user("zoe", roles.ANNOTATOR), make_user("adam", roles.ANNOTATOR)
+    adam.is_active = False
+    adam.save()
+    pair = make_pair(corpus)
+    make_assignment(pair, zoe)
+    make_assignment(pair, adam)
+    rows = corpus_progress(corpus)["annotators"]
+    assert [(row["username"], row["is_active"]) for row in rows] == [
+        ("adam", False),
+        ("zoe", True),
+    ]
+    assert all(row["edit_rate"] is None and row["edit_rate_pairs"] == 0 for row in rows)
+
+
+def test_candidates_count_their_open_work_in_this_corpus_only() -> None:
+    from annotate.selectors.assignments import plan_candidates
+
+    corpus, elsewhere = make_corpus(), make_corpus()
+    alice = make_user("alice", roles.ANNOTATOR)
+    make_user("bob", roles.ANNOTATOR)
+    make_assignment(make_pair(corpus), alice)
+    started = make_assignment(make_pair(corpus), alice)
+    Assignment.objects.filter(pk=started.pk).update(status=Assignment.Status.IN_PROGRESS)
+    _submit(make_assignment(make_pair(corpus), alice), {}, seconds=5)
+    make_assignment(make_pair(elsewhere), alice)
+    counted = {c.username: c.open_here for c in plan_candidates(corpus)}
+    assert counted == {"alice": 2, "bob": 0}
+    given = plan_candidates(corpus, open_here={"bob": 4})
+    assert {c.username: c.open_here for c in given} == {"alice": 0, "bob": 4}
+
+
+def test_an_account_nobody_signs_in_as_is_imported_only_with_imported_work() -> None:
+    from annotate.selectors.assignments import imported_accounts
+
+    corpus_import_records(
+        corpus_name="c",
+        records=[
+            make_record("p", "the cat sat", "the cat slept", prefill=None, annotations={"A": "0-0"})
+        ],
+    )
+    make_user("invited", roles.ANNOTATOR)  # no password, never signed in, no work
+    worker = make_user("worker", roles.ANNOTATOR)  # no password, own work
+    _submit(make_assignment(make_pair(Corpus.objects.get(name="c")), worker), {}, seconds=5)
+    assert imported_accounts(["A", "invited", "worker", "nobody"]) == {"A"}
+    get_user_model().objects.filter(username="A").update(last_login="2026-01-01T00:00Z")
+    assert imported_accounts(["A"]) == set(), "signed in once: a person"

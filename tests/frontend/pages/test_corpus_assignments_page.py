@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from annotate import jobs_runtime as jobs
 from annotate import roles
@@ -274,3 +276,29 @@ def test_a_plans_doubled_share_is_named_only_where_it_can_act(
     html = re.sub(r"\s+", " ", _page(admin_client, corpus))
     assert "K = 1 · 20% doubled" in html, "with one annotator a pair, the share is doubled"
     assert "K = 2 · 20% doubled" not in html, "with two, every pair is: the share does nothing"
+
+
+def test_the_page_reads_as_many_queries_for_thirty_more_people_with_work(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    with CaptureQueriesContext(connection) as few:
+        _page(admin_client, corpus)
+    pairs = list(corpus.pairs.all())
+    for k in range(30):  # no password yet: each is looked up for imported work
+        person = make_user(f"p{k:02d}", roles.ANNOTATOR)
+        Assignment.objects.bulk_create(Assignment(pair=pair, annotator=person) for pair in pairs)
+    with CaptureQueriesContext(connection) as many:
+        html = _page(admin_client, corpus)
+    assert len(many) == len(few) <= 25, [query["sql"] for query in many]
+    assert 'data-annotator="p29"' in html
+    assert "p29 (8 open)" in html and "p29</a>" in html
+
+
+def test_an_imported_account_no_longer_a_candidate_is_still_marked_imported(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    User.objects.filter(username="A").update(is_active=False)
+    html = _page(admin_client, corpus)
+    assert 'value="A"' not in html.split('id="plan-annotators"')[1].split("</fieldset>")[0]
+    row = html.split('data-annotator="A"')[1].split("</tr>")[0]
+    assert ">imported</span>" in row and ">deactivated</span>" in row
