@@ -107,6 +107,19 @@ def test_planning_k_2_for_alice_and_bob_gives_every_pair_both_whatever_a_b_c_did
     assert "Open work in this corpus now: alice 8, bob 8." in done
 
 
+def test_a_plans_open_work_is_listed_by_name_whatever_order_the_database_keeps(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    _plan(admin_client, corpus, annotators=["alice", "bob"], per_pair=2, seed=4)
+    _run_queued()
+    job = Job.objects.get(kind="assignments_plan")
+    job.result["load"] = {"bob": 8, "alice": 8}  # PostgreSQL's jsonb keeps keys by length
+    job.save()
+    html = _page(admin_client, corpus)
+    done = re.sub(r"\s+", " ", html.split('class="plan-done"')[1].split("</td>")[0])
+    assert "Open work in this corpus now: alice 8, bob 8." in done
+
+
 def test_a_batch_of_a_sub_corpus_and_split_is_planned_and_the_form_remembers_it(
     admin_client: Client, corpus: Corpus
 ) -> None:
