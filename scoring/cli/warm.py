@@ -44,9 +44,17 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
 
-    def say(fraction: float, stage: str) -> None:
-        print(f"  {stage} …", flush=True)
+    groups = len(args.group) if args.group else len(kernels.group_names())
 
+    def say(fraction: float, stage: str) -> None:
+        print(f"  [{round(fraction * groups) + 1}/{groups}] {stage} …", flush=True)
+
+    if args.force or args.group or not kernels.cache_is_current():
+        print(
+            "compiling scoring's numba kernels into numba's cache, so that no job or request "
+            "waits for them (the first time after an install or an upgrade: a minute or a few)",
+            flush=True,
+        )
     report = kernels.warm(args.group, force=args.force, progress=say)
     total = time.perf_counter() - start
     if report.current:
@@ -57,8 +65,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"compiled again, as kernels they call changed: {', '.join(report.recompiled)}")
     for name, reason in report.skipped.items():
         print(f"warning: {name}: {reason}; its kernels compile on first use", file=sys.stderr)
-    for name in report.unreached:
-        print(f"warning: no warm-up group calls the kernel {name}", file=sys.stderr)
+    if report.skipped and report.unreached:  # the skipped groups' kernels, as expected
+        print(f"{len(report.unreached)} kernels compile on first use", file=sys.stderr)
+    else:
+        for name in report.unreached:
+            print(f"warning: no warm-up group calls the kernel {name}", file=sys.stderr)
     slowest = max(report.seconds, key=report.seconds.__getitem__)
     print(
         f"numba kernels compiled or loaded from its cache in {total:.1f} s "

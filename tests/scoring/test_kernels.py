@@ -189,5 +189,20 @@ def test_an_unknown_group_is_refused_naming_the_groups() -> None:
 def test_the_command_line_warms_one_group(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["warm", "--group", "trees"]) == 0
     out = capsys.readouterr().out
-    assert "tree ensembles" in out
+    assert out.startswith("compiling scoring's numba kernels into numba's cache")
+    assert "[1/1] " in out and "tree ensembles …" in out
     assert "numba kernels compiled or loaded from its cache" in out
+
+
+def test_the_command_line_counts_the_kernels_of_skipped_groups_instead_of_warning_of_each(
+    monkeypatch: pytest.MonkeyPatch, cache: dict[str, int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    def missing() -> None:
+        raise ResourceMissingError("install it with `python -m nltk.downloader wordnet`")
+
+    monkeypatch.setattr(kernels, "GROUPS", (kernels.Group("g", "tests", missing),))
+    monkeypatch.setattr(kernels, "unreached_kernels", lambda: ["m.first", "m.second"])
+    assert main(["warm"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: g: install it with `python -m nltk.downloader wordnet`" in err
+    assert "2 kernels compile on first use" in err and "no warm-up group calls" not in err
