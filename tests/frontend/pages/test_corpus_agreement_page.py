@@ -263,6 +263,18 @@ def test_no_report_yet_is_an_empty_state(admin_client: Client, corpus: Corpus) -
     assert "No report yet" in html and 'id="report"' not in html
 
 
+def test_without_two_annotators_who_submitted_the_run_button_is_off_and_says_why(
+    admin_client: Client, records: list[Any]
+) -> None:
+    bare = [replace(record, annotations={}) for record in records]
+    corpus_import_records(corpus_name="fresh", records=bare)
+    corpus = Corpus.objects.get(name="fresh")
+    html = admin_client.get(f"/corpora/{corpus.pk}/agreement/").content.decode()
+    button = html.split('id="run-submit"')[1].split(">")[0]
+    assert "disabled" in button
+    assert "nobody has submitted work here so far" in _text(html)
+
+
 def test_running_a_report_queues_it_for_the_people_ticked(
     admin_client: Client, corpus: Corpus
 ) -> None:
