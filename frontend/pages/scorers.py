@@ -12,6 +12,7 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import Exists, OuterRef, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -19,7 +20,7 @@ from django.views.decorators.http import require_POST
 
 from annotate import roles
 from annotate.exceptions import DomainError
-from annotate.models import Corpus
+from annotate.models import Corpus, SentencePair
 from annotate.selectors import jobs as jobs_reads
 from annotate.selectors.scorers import scorer_models, scorer_training_targets
 from annotate.services import scorers
@@ -210,6 +211,20 @@ def _model_rows() -> list[dict[str, Any]]:
     ]
 
 
+def _with_gold_values(corpora: list[Corpus]) -> list[Corpus]:
+    """Those of ``corpora`` with a pair that has a gold score or label, in the same order: the
+    form opens on one a scorer can train on."""
+    valued = SentencePair.objects.filter(corpus=OuterRef("pk")).filter(
+        Q(gold_score__isnull=False) | Q(gold_label__isnull=False)
+    )
+    keep = set(
+        Corpus.objects.filter(pk__in=[c.pk for c in corpora])
+        .filter(Exists(valued))
+        .values_list("pk", flat=True)
+    )
+    return [c for c in corpora if c.pk in keep]
+
+
 def _train_section(
     request: HttpRequest, form: TrainForm | None, corpus: Corpus | None
 ) -> dict[str, Any]:
@@ -217,7 +232,7 @@ def _train_section(
     corpora = list(Corpus.objects.filter(archived_at__isnull=True).order_by("name"))
     if corpus is None:
         asked = request.GET.get("corpus", "")
-        chosen = [c for c in corpora if str(c.pk) == asked]
+        chosen = [c for c in corpora if str(c.pk) == asked] or _with_gold_values(corpora)
         corpus = chosen[0] if chosen else (corpora[0] if corpora else None)
     if corpus is None:
         return {"corpora": corpora, "train_corpus": None, "train": None}

@@ -238,3 +238,19 @@ def test_a_choice_that_cannot_train_is_refused_on_its_field_and_queues_nothing(
     errors = html.split('id="train-errors"', 1)[1].split("</div>", 1)[0]
     assert message in errors
     assert not Job.objects.filter(kind="train_scorer").exists()
+
+
+def test_the_training_form_opens_on_a_corpus_with_gold_values(
+    admin_client: Client,
+    corpus: Corpus,  # noqa: F811 - the imported fixture, "sts", with gold scores
+) -> None:
+    from annotate.services.corpora import corpus_import_records
+    from scoring.corpus import PairRecord
+
+    unscored = PairRecord(id="u1", source_tokens=["a", "b"], target_tokens=["a", "c"])
+    corpus_import_records(corpus_name="a-unscored", records=[unscored])
+    values = form_values(admin_client.get("/scorers/").content.decode(), "train-corpus")
+    assert values["corpus"] == [str(corpus.pk)], "the first corpus by name has nothing to train on"
+    unscored_pk = Corpus.objects.get(name="a-unscored").pk
+    asked = admin_client.get(f"/scorers/?corpus={unscored_pk}").content.decode()
+    assert form_values(asked, "train-corpus")["corpus"] == [str(unscored_pk)]
