@@ -6,7 +6,7 @@ import { api, ApiError, el } from "./api.js";
 import { blockIndices, Overlay, planSummary } from "./adjudication_state.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
-import { SaveQueue } from "./savequeue.js";
+import { SaveQueue, SERVER_BUSY } from "./savequeue.js";
 import { diffCount, EMPTY, GridModel, SURE, sameLinks } from "./state.js";
 
 const root = document.getElementById("adjudication");
@@ -22,7 +22,8 @@ const STATUS_TEXT = {
   saved: (q) => (q.version ? `Gold saved · v${q.version}` : "No gold yet"),
   unsaved: () => "Unsaved changes…",
   saving: () => "Saving…",
-  offline: () => "Offline · changes kept in this browser, retrying",
+  offline: (q, detail) =>
+    `${detail === SERVER_BUSY ? "Server busy" : "Offline"} · changes kept in this browser, retrying`,
   conflict: () => "Conflict · choose how to resolve it",
   error: (q, detail) => `Not saved: ${detail}`,
 };

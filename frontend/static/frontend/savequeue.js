@@ -13,6 +13,10 @@ import { mergeLinks } from "./state.js";
 const RETRY_MIN_MS = 1000;
 const RETRY_MAX_MS = 15000;
 
+// The detail of an "offline" status when the server answered 503: it is there but busy (a
+// database write lock held by a long import), and the save is retried the same way.
+export const SERVER_BUSY = "server busy";
+
 export class SaveQueue {
   constructor({
     key,
@@ -132,7 +136,8 @@ export class SaveQueue {
         this.lastError = error.message;
         this.setStatus("error", error.message); // a refused save: retrying cannot help
       } else {
-        this.setStatus("offline", String((error && error.message) || error));
+        const busy = error && error.status === 503;
+        this.setStatus("offline", busy ? SERVER_BUSY : String((error && error.message) || error));
         this.schedule(this.retryMs);
         this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
       }

@@ -2,7 +2,7 @@
 import { api, ApiError } from "./api.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
-import { SaveQueue } from "./savequeue.js";
+import { SaveQueue, SERVER_BUSY } from "./savequeue.js";
 import { diffCount, GridModel, POSSIBLE, reviewedPrefill, SURE, sameLinks } from "./state.js";
 
 const HEARTBEAT_MS = 20000;
@@ -18,7 +18,8 @@ const STATUS_TEXT = {
   saved: (q) => `Saved · v${q.version}`,
   unsaved: () => "Unsaved changes…",
   saving: () => "Saving…",
-  offline: () => "Offline · changes kept in this browser, retrying",
+  offline: (q, detail) =>
+    `${detail === SERVER_BUSY ? "Server busy" : "Offline"} · changes kept in this browser, retrying`,
   conflict: () => "Conflict · choose how to resolve it",
   error: (q, detail) => `Not saved: ${detail}`,
 };

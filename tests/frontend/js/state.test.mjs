@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { SaveQueue } from "../../../frontend/static/frontend/savequeue.js";
+import { SaveQueue, SERVER_BUSY } from "../../../frontend/static/frontend/savequeue.js";
 import { diffCount, EMPTY, GridModel, POSSIBLE, SURE } from "../../../frontend/static/frontend/state.js";
 
 test("a click cycles empty, sure, possible, empty", () => {
@@ -202,4 +202,30 @@ test("edits made while a save is in flight are sent on top of the new version", 
     [2, [[0, 0, "P"]]],
   ]);
   assert.equal(queue.status, "saved");
+});
+
+test("a busy server (503) is retried like a lost network and said to be busy, not offline", async () => {
+  const storage = new MemoryStorage();
+  const timers = manualTimers();
+  let busy = true;
+  const statuses = [];
+  const queue = new SaveQueue({
+    key: "k",
+    version: 1,
+    storage,
+    timers,
+    onStatus: (status, detail) => statuses.push([status, detail]),
+    send: async (body) => {
+      if (busy) throw Object.assign(new Error("the database is busy"), { status: 503 });
+      return { version: body.version + 1 };
+    },
+  });
+  queue.update([[0, 0, "S"]]);
+  await queue.flush();
+  assert.equal(queue.status, "offline");
+  assert.deepEqual(statuses.at(-1), ["offline", SERVER_BUSY]);
+  busy = false;
+  await timers.run();
+  assert.equal(queue.status, "saved");
+  assert.equal(queue.version, 2);
 });
