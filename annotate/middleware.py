@@ -80,11 +80,17 @@ def _session_state(session: Any) -> tuple[str | None, dict[str, Any]]:
     return session.session_key, dict(session.items())
 
 
+def api_request(request: HttpRequest) -> bool:
+    """Whether ``request`` is the API's (answered in JSON): under ``/api/``, its documentation
+    page aside."""
+    return request.path.startswith("/api/") and not request.path.startswith("/api/docs/")
+
+
 def database_busy_response(request: HttpRequest) -> HttpResponse:
     """503 with ``Retry-After`` for a request that found the database locked: the API's JSON
     error on ``/api/`` (its documentation page aside), a page elsewhere."""
     response: HttpResponse
-    if request.path.startswith("/api/") and not request.path.startswith("/api/docs/"):
+    if api_request(request):
         response = JsonResponse(database_busy_body(), status=503)
     else:
         page = render_to_string("503.html", {"retry_after": RETRY_AFTER_SECONDS})

@@ -13,11 +13,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
 from annotate.exceptions import database_locked
-from annotate.middleware import database_busy_response
-
-
-def _is_api(request: HttpRequest) -> bool:
-    return request.path.startswith("/api/") and not request.path.startswith("/api/docs/")
+from annotate.middleware import api_request, database_busy_response
 
 
 def _json(status: int, code: str, message: str) -> JsonResponse:
@@ -31,16 +27,16 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
             f"the request body is larger than {limit:,} bytes; upload corpus files as files "
             "(multipart), not in a JSON body"
         )
-        if _is_api(request):
+        if api_request(request):
             return _json(413, "body_too_large", message)
         return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
-    if _is_api(request):
+    if api_request(request):
         return _json(400, "bad_request", "the request could not be read")
     return defaults.bad_request(request, exception)
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    if _is_api(request):
+    if api_request(request):
         return _json(404, "not_found", f"no API operation at {request.path}")
     return defaults.page_not_found(request, exception)
 
@@ -50,6 +46,6 @@ def server_error(request: HttpRequest, *args: Any) -> HttpResponse:
     send again, not a server error."""
     if database_locked(sys.exc_info()[1]):
         return database_busy_response(request)
-    if _is_api(request):
+    if api_request(request):
         return _json(500, "server_error", "the server failed on this request; it is logged")
     return defaults.server_error(request)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.core.signals import request_started
 from django.db import connection, transaction
 from django.db.models import Avg, OuterRef, Subquery
 from django.utils import timezone
@@ -534,6 +535,16 @@ def scorers_preload_in_this_process() -> None:
         _preloading_pid = pid
         _preloaded.clear()  # a forked worker has loaded nothing itself
     scorers_preload_start()
+
+
+def _preload_at_request(**kwargs: object) -> None:
+    scorers_preload_in_this_process()
+
+
+def scorers_preload_on_requests() -> None:
+    """Have each request of this web process call :func:`scorers_preload_in_this_process` (the
+    WSGI and ASGI entry points do; management commands and workers do not)."""
+    request_started.connect(_preload_at_request, dispatch_uid="preload-scorers")
 
 
 def scorers_preload_start(*, kinds: Iterable[str] | None = None) -> threading.Thread | None:

@@ -211,18 +211,14 @@ def _model_rows() -> list[dict[str, Any]]:
     ]
 
 
-def _with_gold_values(corpora: list[Corpus]) -> list[Corpus]:
-    """Those of ``corpora`` with a pair that has a gold score or label, in the same order: the
-    form opens on one a scorer can train on."""
+def _first_with_gold_values() -> Corpus | None:
+    """The first corpus in use, by name, with a pair that has a gold score or label: the
+    training form opens on one a scorer can train on."""
     valued = SentencePair.objects.filter(corpus=OuterRef("pk")).filter(
         Q(gold_score__isnull=False) | Q(gold_label__isnull=False)
     )
-    keep = set(
-        Corpus.objects.filter(pk__in=[c.pk for c in corpora])
-        .filter(Exists(valued))
-        .values_list("pk", flat=True)
-    )
-    return [c for c in corpora if c.pk in keep]
+    in_use = Corpus.objects.filter(archived_at__isnull=True)
+    return in_use.filter(Exists(valued)).order_by("name").first()
 
 
 def _train_section(
@@ -232,8 +228,8 @@ def _train_section(
     corpora = list(Corpus.objects.filter(archived_at__isnull=True).order_by("name"))
     if corpus is None:
         asked = request.GET.get("corpus", "")
-        chosen = [c for c in corpora if str(c.pk) == asked] or _with_gold_values(corpora)
-        corpus = chosen[0] if chosen else (corpora[0] if corpora else None)
+        chosen = [c for c in corpora if str(c.pk) == asked]
+        corpus = chosen[0] if chosen else (_first_with_gold_values() or next(iter(corpora), None))
     if corpus is None:
         return {"corpora": corpora, "train_corpus": None, "train": None}
     targets = scorer_training_targets(corpus)
