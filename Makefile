@@ -112,6 +112,7 @@ reproduce: warm  ## the papers' experiments on DATA_DIR; results/*.json (quoted 
 	-$(PY) -m experiments.supervised_ceiling results/supervised_ceiling_edinburgh.json \
 		--data edinburgh_train --large-encoder
 	-$(PY) -m experiments.reproduce_combined --output results/combined.json
+	-$(PY) -m experiments.human_corrections results/human_corrections.json
 
 clean:  ## remove the virtualenv, node_modules and var/ (database, broker files, secrets of this checkout)
 	rm -rf $(VENV) node_modules var

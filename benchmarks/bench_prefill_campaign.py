@@ -22,6 +22,10 @@ Targets: on Edinburgh++ after 200 submissions ≤ 5.0 corrections per pair; the 
 falls after 100; ``em``'s corrections ≤ identity's; the 800-pair retraining ≤ 60 s. Writes
 ``benchmarks/results/bench_prefill_campaign.json`` and the plot ``docs/prefill_campaign.png``.
 ``--quick`` runs Edinburgh++ only, on 300 pairs, retraining every 100 (a smoke run).
+
+The human peer: on RTE-2's held-out pairs, the cells annotator C changes to reach the alignment
+that annotators A and B agree on (the majority of the other two), the disagreement of a second
+trained annotator that a prefill learnt from the corpus is compared with.
 """
 
 from __future__ import annotations
@@ -41,8 +45,10 @@ from benchmarks.results import Row, save
 from scoring.aligners import get_aligner
 from scoring.aligners.base import Aligner, AlignerOutput, TokenPair
 from scoring.aligners.campaign import simulate_campaign
+from scoring.aligners.corrections import corrections
 from scoring.aligners.evaluation import training_gold
 from scoring.alignment.links import Alignment
+from scoring.alignment.majority import majority_alignment
 from scoring.formats import read_corpus
 
 PLOT = ROOT / "docs" / "prefill_campaign.png"
@@ -75,6 +81,19 @@ def corpora() -> dict[str, tuple[list[TokenPair], list[Alignment]]]:
             gold.append(alignment)
         out[name] = (pairs, gold)
     return out
+
+
+def human_peer() -> float:
+    """RTE-2 held-out corrections per pair from annotator C to the majority of A and B."""
+    root = data_dir() / "rte2-alignments"
+    records = list(read_corpus("rte2", [root / f"RTE2_dev_{x}.align.txt" for x in "ABC"]))
+    total = 0
+    held = heldout_of(len(records))
+    for k in held:
+        votes = records[k].annotations
+        others = majority_alignment([votes["A"].alignment, votes["B"].alignment])
+        total += corrections(votes["C"].alignment, others).three_state
+    return total / len(held)
 
 
 def heldout_of(n: int) -> list[int]:
@@ -279,6 +298,19 @@ def report(results: dict[str, list[dict[str, Any]]], timing: dict[str, float], e
             )
             if not falls:
                 missed.append("the supervised curve does not fall after 100 pairs")
+        if corpus == "rte2" and sup is not None:
+            value, human = at(sup, 200)["heldout_three_state"], human_peer()
+            rows.append(
+                Row(
+                    "rte2: supervised after 200 pairs against a second annotator (C's "
+                    "corrections to the majority of A and B; ratio human / prefill)",
+                    value,
+                    "cells",
+                    "annotator C",
+                    human,
+                    human / value if value else None,
+                )
+            )
         if "em" in by and peer is not None:
             em = by["em"]["curve"][0]["heldout_three_state"]
             ok = em <= peer["curve"][0]["heldout_three_state"]
