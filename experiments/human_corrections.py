@@ -50,32 +50,34 @@ def cell_differences(
     return out
 
 
+def comparisons(alignments: dict[str, Alignment]) -> list[tuple[str, str, Alignment]]:
+    """(label, annotator, reference) for each annotator against each reference of one pair."""
+    names = sorted(alignments)
+    everyone = majority_alignment(list(alignments.values()))
+    out = []
+    for who in names:
+        others = [n for n in names if n != who]
+        out += [(f"{who} → annotator {n}", who, alignments[n]) for n in others]
+        out.append((f"{who} → majority of three", who, everyone))
+        both = majority_alignment([alignments[n] for n in others])
+        out.append((f"{who} → majority of the other two", who, both))
+    return out
+
+
 def rte2_annotators(heldout: set[int]) -> dict[str, Any]:
     root = data_dir() / "rte2-alignments"
     records = list(read_corpus("rte2", [root / f"RTE2_dev_{x}.align.txt" for x in "ABC"]))
-    names = sorted(records[0].annotations)
     totals: dict[str, dict[str, dict[str, int]]] = {"all": {}, "held-out": {}}
     for k, record in enumerate(records):
-        alignments = {n: record.annotations[n].alignment for n in names}
+        alignments = {n: a.alignment for n, a in record.annotations.items()}
         tokens = (record.source_tokens, record.target_tokens)
-        references = {f"annotator {n}": alignments[n] for n in names}
-        references["majority of three"] = majority_alignment(list(alignments.values()))
-        for n, reference in references.items():
-            for who in names:
-                if n == f"annotator {who}":
-                    continue
-                comparisons = [(f"{who} → {n}", reference)]
-                if n == "majority of three":
-                    others = [alignments[o] for o in names if o != who]
-                    comparisons.append(
-                        (f"{who} → majority of the other two", majority_alignment(others))
-                    )
-                for label, ref in comparisons:
-                    counts = cell_differences(alignments[who], ref, tokens)
-                    for scope in ("all", "held-out") if k in heldout else ("all",):
-                        row = totals[scope].setdefault(label, dict.fromkeys(counts, 0))
-                        for key, value in counts.items():
-                            row[key] += value
+        scopes = ("all", "held-out") if k in heldout else ("all",)
+        for label, who, reference in comparisons(alignments):
+            counts = cell_differences(alignments[who], reference, tokens)
+            for scope in scopes:
+                row = totals[scope].setdefault(label, dict.fromkeys(counts, 0))
+                for key, value in counts.items():
+                    row[key] += value
     sizes = {"all": len(records), "held-out": len(heldout)}
     return {
         scope: {
