@@ -152,6 +152,16 @@ def watched_page(context: Any) -> Any:
     return page
 
 
+def stored_in_browser(page: Any, key: str) -> list[dict[str, Any]]:
+    """The copies of unsent work that the tabs of the page's browser keep for the pair ``key``."""
+    return page.evaluate(
+        """key => Object.keys(localStorage)
+            .filter((name) => name === key || name.startsWith(`${key}:`))
+            .map((name) => JSON.parse(localStorage.getItem(name)))""",
+        key,
+    )
+
+
 @pytest.fixture
 def page_for(browser: Any, live_server: Any, fast_passwords: None) -> Iterator[Callable[..., Any]]:
     """``page_for(user)`` → a Playwright page logged in as ``user`` (a session cookie). At the

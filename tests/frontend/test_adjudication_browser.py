@@ -16,7 +16,7 @@ from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 from tests.annotate.records import make_record
-from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK
+from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK, stored_in_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -215,7 +215,7 @@ def test_offline_gold_waits_in_the_browser_and_only_unsaved_work_warns_on_leavin
     page.route("**/gold/", lambda route: route.abort("internetdisconnected"))
     cell(page, 3, 3).click()
     page.wait_for_selector("#save-status[data-state=offline]")
-    stored = page.evaluate(f"JSON.parse(localStorage.getItem('paw:gold:{pair.pk}'))")
+    (stored,) = stored_in_browser(page, f"paw:gold:{pair.pk}")
     assert stored["links"] == [[3, 3, "S"]] and stored["base"] == 0
     page.evaluate("location.href = '/adjudication/'")
     page.wait_for_timeout(300)
@@ -224,7 +224,7 @@ def test_offline_gold_waits_in_the_browser_and_only_unsaved_work_warns_on_leavin
     page.unroute("**/gold/")
     page.evaluate("window.dispatchEvent(new Event('online'))")
     _saved(page, 1)
-    assert page.evaluate(f"localStorage.getItem('paw:gold:{pair.pk}')") is None
+    assert stored_in_browser(page, f"paw:gold:{pair.pk}") == []
     page.goto(f"{live_server.url}/adjudication/")  # nothing unsaved: no question asked
     assert dialogs == ["beforeunload"]
     assert page.js_errors == []

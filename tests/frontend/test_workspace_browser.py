@@ -11,7 +11,7 @@ from annotate import roles
 from annotate.models import Annotation, AnnotationEvent, Assignment
 from annotate.services.annotations import annotation_links
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
-from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK
+from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK, stored_in_browser, watched_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -201,6 +201,34 @@ def test_two_tabs_in_conflict_merge_both_sides_changes_since_their_common_versio
     assert first.js_errors == [] and second.js_errors == []
 
 
+def test_a_tab_in_conflict_keeps_its_work_when_another_tab_of_the_browser_saves(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    first = page_for(alice)
+    second = watched_page(first.context)  # a second tab of the same browser: one storage
+    open_workspace(first, live_server, assignment)
+    open_workspace(second, live_server, assignment)
+    cell(first, 0, 0).click()
+    wait_saved(first, 2)
+    cell(second, 2, 2).click()
+    second.wait_for_selector("#conflict:not([hidden])")
+    cell(first, 1, 1).click()  # the first tab goes on saving while the second waits
+    wait_saved(first, 3)
+    assert [r["links"] for r in stored_in_browser(first, f"paw:annotation:{assignment.pk}")] == [
+        [[2, 2, "S"]]
+    ]
+    second.reload()  # or the tab crashes: its work is still in the browser
+    second.wait_for_selector(READY)
+    assert grid_links(second) == [[2, 2, "S"]]
+    assert "server version 3" in second.locator("#conflict-text").inner_text()
+    second.get_by_role("button", name="Merge both").click()
+    wait_saved(second, 4)
+    assert stored_links(assignment) == {(0, 0): True, (1, 1): True, (2, 2): True}
+    assert stored_in_browser(second, f"paw:annotation:{assignment.pk}") == []
+    assert first.js_errors == [] and second.js_errors == []
+
+
 def test_overwriting_with_mine_after_a_conflict_says_it_drops_their_links(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:
@@ -230,7 +258,7 @@ def test_offline_edits_are_kept_and_sent_when_the_network_returns(
     for i, j in ((0, 0), (1, 1), (2, 2)):
         cell(page, i, j).click()
     page.wait_for_selector("#save-status[data-state=offline]")
-    stored = page.evaluate(f"JSON.parse(localStorage.getItem('paw:annotation:{assignment.pk}'))")
+    (stored,) = stored_in_browser(page, f"paw:annotation:{assignment.pk}")
     assert stored["links"] == [[0, 0, "S"], [1, 1, "S"], [2, 2, "S"]]
     cell(page, 1, 1).click()  # one more change while offline
     page.context.set_offline(False)

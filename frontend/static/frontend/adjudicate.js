@@ -11,7 +11,7 @@ import { diffCount, EMPTY, GridModel, SURE, sameLinks } from "./state.js";
 
 const root = document.getElementById("adjudication");
 const pairId = Number(root.dataset.pair);
-const storageKey = `paw:gold:${pairId}`;
+const storageKey = SaveQueue.tabKey(`paw:gold:${pairId}`); // this tab's own copy of unsent gold
 const $ = (id) => document.getElementById(id);
 // The list this pair was opened from (its filters and order): `n` goes to the next waiting
 // pair of that list, and the back link returns to it.
@@ -87,7 +87,7 @@ async function main() {
   queue.setStatus("saved");
 
   // Gold edited in this browser and not saved (offline, a closed tab, a crash).
-  const stored = SaveQueue.stored(window.localStorage, storageKey);
+  const stored = SaveQueue.claim(window.localStorage, `paw:gold:${pairId}`, storageKey);
   if (stored && Array.isArray(stored.links)) {
     if (sameLinks(stored.links, gold.links)) {
       window.localStorage.removeItem(storageKey);

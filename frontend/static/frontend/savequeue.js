@@ -8,6 +8,10 @@
 // conflict with the server's state while the local copy stays in storage until the user
 // decides: keep theirs, overwrite with mine, or merge both sides' changes since the common
 // version. No DOM here: `send` and `storage` are injected so node can test it.
+//
+// Storage is shared by every tab of the browser, so each page writes under a key of its own
+// (`tabKey`): one tab's save clears its own copy, never another tab's unsent or conflicting
+// work. A page that opens takes over the newest copy left for the pair (`claim`).
 import { mergeLinks } from "./state.js";
 
 const RETRY_MIN_MS = 1000;
@@ -49,6 +53,37 @@ export class SaveQueue {
     this.status = "saved";
     this.conflict = null;
     this.lastError = "";
+  }
+
+  // A key of this page's own under `key`, the key of its pair.
+  static tabKey(key) {
+    return `${key}:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  }
+
+  // The newest copy stored for the pair `key` (under `key` itself, as older pages wrote, or
+  // under a tab's key), moved to this page's key `own`; null when there is none. Copies older
+  // than it stay where they are, for the next page of the pair to take.
+  static claim(storage, key, own) {
+    let newest = null;
+    let newestKey = null;
+    try {
+      for (let k = 0; k < storage.length; k++) {
+        const name = storage.key(k);
+        if (name !== key && !(name && name.startsWith(`${key}:`))) continue;
+        const record = SaveQueue.stored(storage, name);
+        if (record && (newest === null || (record.at || 0) > (newest.at || 0))) {
+          newest = record;
+          newestKey = name;
+        }
+      }
+      if (newest !== null && newestKey !== own) {
+        storage.setItem(own, JSON.stringify(newest));
+        storage.removeItem(newestKey);
+      }
+    } catch {
+      // Storage disabled or full: whatever was read is still returned.
+    }
+    return newest;
   }
 
   static stored(storage, key) {

@@ -9,7 +9,7 @@ const HEARTBEAT_MS = 20000;
 const root = document.getElementById("workspace");
 const id = Number(root.dataset.assignment);
 const base = `/api/assignments/${id}`;
-const storageKey = `paw:annotation:${id}`;
+const storageKey = SaveQueue.tabKey(`paw:annotation:${id}`); // this tab's own copy of unsent work
 const viewKey = `paw:view:${id}`; // where this tab's annotator was: cursor, scroll, zoom
 const $ = (sel) => document.getElementById(sel);
 const workUrl = (other) => root.dataset.workUrl.replace(/0\/$/, `${other}/`);
@@ -85,7 +85,7 @@ async function main() {
   const reviewedToSend = () => reviewedPrefill(model, prefill).filter(([i, j]) => !serverKnows.has(i * m + j));
 
   // Work left in this browser by an earlier visit (offline, closed tab, crash).
-  const stored = SaveQueue.stored(window.localStorage, storageKey);
+  const stored = SaveQueue.claim(window.localStorage, `paw:annotation:${id}`, storageKey);
   if (stored && Array.isArray(stored.links)) {
     const reviewed = Array.isArray(stored.reviewed) ? stored.reviewed : [];
     if (sameLinks(stored.links, data.annotation.links)) {

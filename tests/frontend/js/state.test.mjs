@@ -77,6 +77,12 @@ class MemoryStorage {
   removeItem(key) {
     this.items.delete(key);
   }
+  get length() {
+    return this.items.size;
+  }
+  key(index) {
+    return [...this.items.keys()][index] ?? null;
+  }
 }
 
 const manualTimers = () => {
@@ -112,6 +118,40 @@ test("the save queue stores before sending and clears storage once saved", async
   assert.equal(queue.version, 2);
   assert.equal(queue.status, "saved");
   assert.equal(storage.getItem("k"), null);
+});
+
+test("a tab's save never clears another tab's unsent work, which the next page of the pair takes", async () => {
+  const storage = new MemoryStorage();
+  const conflict = Object.assign(new Error("changed elsewhere"), {
+    status: 409,
+    body: { error: { server: { version: 2, links: [[0, 0, "S"]] } } },
+  });
+  const tab = (key, send) => new SaveQueue({ key, version: 1, storage, timers: manualTimers(), send });
+  const first = tab(SaveQueue.tabKey("k"), async (body) => ({ version: body.version + 1 }));
+  const second = tab(SaveQueue.tabKey("k"), async () => {
+    throw conflict;
+  });
+  assert.notEqual(first.key, second.key);
+  second.update([[2, 2, "S"]]);
+  await second.flush();
+  assert.equal(second.status, "conflict");
+  first.update([[0, 0, "S"]]);
+  await first.flush();
+  assert.equal(first.status, "saved");
+  const own = SaveQueue.tabKey("k"); // the second tab reloaded
+  assert.deepEqual(SaveQueue.claim(storage, "k", own).links, [[2, 2, "S"]]);
+  assert.deepEqual([...storage.items.keys()], [own]);
+  assert.equal(SaveQueue.claim(storage, "kk", SaveQueue.tabKey("kk")), null);
+});
+
+test("a page takes the newest copy of a pair, also one stored under the pair's key alone", () => {
+  const storage = new MemoryStorage();
+  storage.setItem("k", JSON.stringify({ base: 1, links: [[0, 0, "S"]], at: 5 }));
+  storage.setItem("k:a", JSON.stringify({ base: 1, links: [[1, 1, "S"]], at: 3 }));
+  storage.setItem("k2:b", JSON.stringify({ base: 1, links: [[2, 2, "S"]], at: 9 }));
+  assert.deepEqual(SaveQueue.claim(storage, "k", "k:mine").links, [[0, 0, "S"]]);
+  assert.deepEqual([...storage.items.keys()].sort(), ["k2:b", "k:a", "k:mine"]);
+  assert.deepEqual(SaveQueue.claim(storage, "k", "k:next").links, [[0, 0, "S"]]);
 });
 
 test("offline saves stay in storage and every change is sent when the network returns", async () => {
