@@ -288,6 +288,52 @@ def test_work_left_in_the_browser_is_sent_on_the_next_visit(
     assert stored_links(assignment) == {(3, 3): True}
 
 
+def test_the_next_pair_waits_while_the_changes_cannot_be_saved(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    corpus = make_corpus()
+    first = make_assignment(make_pair(corpus, prefill=None), alice)
+    second = make_assignment(make_pair(corpus), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, first)
+    page.context.set_offline(True)
+    page.keyboard.press("s")
+    page.wait_for_selector("#save-status[data-state=offline]")
+    page.keyboard.press("n")  # offline the next pair cannot load: the page stays, and says why
+    message = page.locator("#ws-message")
+    message.wait_for(state="visible")
+    assert "not saved yet" in message.inner_text()
+    assert page.url.endswith(f"/work/{first.pk}/")
+    assert grid_links(page) == [[0, 0, "S"]]
+    page.context.set_offline(False)
+    page.wait_for_selector("#save-status[data-state=saved]", timeout=20_000)
+    assert message.is_hidden()
+    page.keyboard.press("n")
+    page.wait_for_url(f"**/work/{second.pk}/")
+    assert stored_links(first) == {(0, 0): True}
+    assert page.js_errors == []
+
+
+def test_the_next_pair_opens_after_a_save_that_was_refused(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    corpus = make_corpus()
+    first = make_assignment(make_pair(corpus, prefill=None), alice)
+    second = make_assignment(make_pair(corpus), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, first)
+    refusal = '{"error": {"code": "submitted", "message": "this pair was submitted"}}'
+    page.route(
+        "**/annotation/",
+        lambda route: route.fulfill(status=409, content_type="application/json", body=refusal),
+    )
+    page.keyboard.press("s")
+    page.wait_for_selector("#save-status[data-state=error]")
+    page.keyboard.press("n")  # retrying cannot help: no dead end, the next pair opens
+    page.wait_for_url(f"**/work/{second.pk}/")
+    page.wait_for_selector(READY)
+
+
 def test_submitting_moves_to_the_next_pair(page_for: Any, live_server: Any, alice: Any) -> None:
     corpus = make_corpus()
     first = make_assignment(make_pair(corpus), alice)

@@ -75,6 +75,7 @@ async function main() {
     onStatus: (status, detail) => {
       indicator.dataset.state = status;
       indicator.textContent = STATUS_TEXT[status](queue, detail);
+      if (status === "saved") $("ws-message").hidden = true; // what it asked to wait for is done
     },
     onConflict: (server, mine) => showConflict(server, mine),
   });
@@ -227,11 +228,19 @@ async function main() {
   }
   $("show-feedback").addEventListener("click", showFeedback);
 
-  // Navigation: send what is pending first (it also stays in browser storage if offline).
+  // Navigation: send what is pending first, and stay while it waits to be sent (offline, in
+  // conflict): the other page could not load offline, and the banner's choice is made here. A
+  // refused save (the pair submitted in another tab) stays in browser storage and cannot be
+  // retried here: the annotator moves on.
   let nextAfterSubmit = null;
   async function go(otherId) {
     handOverNow();
-    await queue.drain();
+    if (!(await queue.drain()) && queue.status !== "error") {
+      $("ws-message").textContent =
+        "Your latest changes are not saved yet (offline or in conflict); they are kept in this browser. Try again when the indicator says Saved.";
+      $("ws-message").hidden = false;
+      return;
+    }
     window.location.href = otherId ? workUrl(otherId) : root.dataset.home;
   }
   const next = () => go(nextAfterSubmit ?? data.assignment.next_id);
