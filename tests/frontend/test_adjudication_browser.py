@@ -179,9 +179,11 @@ def test_two_adjudicators_on_one_pair_the_second_gets_the_conflict_banner_and_ch
         gold = GoldAlignment.objects.get(pair=pair)
         assert (gold.version, gold.adjudicator.username) == (1, "carol")
         assert sorted(gold.links.values_list("i", "j", "sure")) == [(0, 0, True)]
-    dave.get_by_role("button", name="Use theirs").click()
+    dave.get_by_role("button", name="Use theirs").focus()
+    dave.keyboard.press("Enter")  # from the keyboard: the focus goes back to the grid
     assert dave.evaluate(GOLD_LINKS) == [[0, 0, "S"]]
     assert notice.is_hidden()
+    assert dave.evaluate("document.activeElement.id") == "grid-wrap"
     dave.keyboard.press("Control+z")  # undo brings dave's own back, saved on version 1
     assert dave.evaluate(GOLD_LINKS) == [[2, 2, "S"]]
     _saved(dave, 2)

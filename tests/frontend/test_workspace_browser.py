@@ -155,8 +155,10 @@ def test_a_second_page_gets_a_conflict_and_keeps_both_versions(
     assert grid_links(second) == [[2, 2, "S"]]  # the second page's work is still on screen
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     second.screenshot(path=str(SCREENSHOTS / "conflict.png"))
-    second.get_by_role("button", name=re.compile("Use theirs")).click()
+    second.get_by_role("button", name=re.compile("Use theirs")).focus()
+    second.keyboard.press("Enter")  # from the keyboard: the banner goes, the grid has the focus
     assert grid_links(second) == [[0, 0, "S"]]
+    assert second.evaluate("document.activeElement.id") == "grid-wrap"
     second.keyboard.press("Control+z")  # and the discarded side comes back with undo
     assert grid_links(second) == [[2, 2, "S"]]
     wait_saved(second, 3)
@@ -223,6 +225,9 @@ def test_a_tab_in_conflict_keeps_its_work_when_another_tab_of_the_browser_saves(
     assert grid_links(second) == [[2, 2, "S"]]
     assert "server version 3" in second.locator("#conflict-text").inner_text()
     second.get_by_role("button", name="Merge both").click()
+    assert second.evaluate("document.activeElement.id") == "grid-wrap"
+    second.get_by_role("button", name="Dismiss").click()  # the note's button too
+    assert second.evaluate("document.activeElement.id") == "grid-wrap"
     wait_saved(second, 4)
     assert stored_links(assignment) == {(0, 0): True, (1, 1): True, (2, 2): True}
     assert stored_in_browser(second, f"paw:annotation:{assignment.pk}") == []

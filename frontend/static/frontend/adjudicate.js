@@ -5,7 +5,7 @@
 import { api, ApiError, el } from "./api.js";
 import { blockIndices, Overlay, planSummary } from "./adjudication_state.js";
 import { GridView, renderSentences } from "./grid.js";
-import { bindKeys, bindToolbar, openDialog } from "./keys.js";
+import { bindKeys, bindToolbar, openDialog, refocusAfter } from "./keys.js";
 import { SaveQueue, SERVER_BUSY } from "./savequeue.js";
 import { diffCount, EMPTY, GridModel, SURE, sameLinks } from "./state.js";
 
@@ -169,6 +169,7 @@ async function main() {
   $("merge-note-close").addEventListener("click", () => {
     $("merge-note").hidden = true;
   });
+  refocusAfter($("grid-wrap"), $("conflict"), $("merge-note"));
   $("conflict-mine").addEventListener("click", () => {
     $("conflict").hidden = true;
     queue.keepMine(queue.conflict.version);

@@ -84,3 +84,14 @@ export function bindToolbar(root, { model, view, actions = {} }) {
     handlers[button.dataset.action]();
   });
 }
+
+// Buttons that hide their own box (the conflict banner, the merge note): once one is pressed
+// the focus goes back to `target` (the grid) instead of being lost with the box, so it stays
+// visible and the keys go on from the same place.
+export function refocusAfter(target, ...boxes) {
+  for (const box of boxes) {
+    box.addEventListener("click", (event) => {
+      if (event.target.closest("button") && box.hidden) target.focus({ preventScroll: true });
+    });
+  }
+}

@@ -1,7 +1,7 @@
 // The annotation workspace page: wires the model, the grid view, the save queue and the API.
 import { api, ApiError } from "./api.js";
 import { GridView, renderSentences } from "./grid.js";
-import { bindKeys, bindToolbar, openDialog } from "./keys.js";
+import { bindKeys, bindToolbar, openDialog, refocusAfter } from "./keys.js";
 import { SaveQueue, SERVER_BUSY } from "./savequeue.js";
 import { diffCount, GridModel, POSSIBLE, reviewedPrefill, SURE, sameLinks } from "./state.js";
 
@@ -164,6 +164,7 @@ async function main() {
   $("merge-note-close").addEventListener("click", () => {
     $("merge-note").hidden = true;
   });
+  refocusAfter($("grid-wrap"), $("conflict"), $("merge-note"));
   $("conflict-mine").addEventListener("click", () => {
     $("conflict").hidden = true;
     queue.keepMine(queue.conflict.version);
