@@ -16,7 +16,7 @@ from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 from tests.annotate.records import make_record
-from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK, stored_in_browser
+from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK, stored_in_browser, watched_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -230,6 +230,30 @@ def test_offline_gold_waits_in_the_browser_and_only_unsaved_work_warns_on_leavin
     page.goto(f"{live_server.url}/adjudication/")  # nothing unsaved: no question asked
     assert dialogs == ["beforeunload"]
     assert page.js_errors == []
+
+
+def test_gold_left_in_the_browser_on_an_older_version_opens_in_the_conflict_banner(
+    page_for: Any, live_server: Any
+) -> None:
+    pair = _imported({"alice": "0-0", "bob": "0-0"})
+    carol = page_for(make_user("carol", roles.ADJUDICATOR))
+    dave = page_for(make_user("dave", roles.ADJUDICATOR))
+    _open(carol, f"{live_server.url}/adjudicate/{pair.pk}/")
+    carol.context.set_offline(True)
+    cell(carol, 3, 3).click()
+    carol.wait_for_selector("#save-status[data-state=offline]")
+    _open(dave, f"{live_server.url}/adjudicate/{pair.pk}/")
+    dave.keyboard.press("Shift+A")
+    _saved(dave, 1)
+    context = carol.context
+    carol.close()  # closed before the network came back: the gold waits in the browser
+    context.set_offline(False)
+    carol = watched_page(context)
+    _open(carol, f"{live_server.url}/adjudicate/{pair.pk}/")
+    carol.locator("#conflict").wait_for(state="visible")
+    assert carol.evaluate(GOLD_LINKS) == [[3, 3, "S"]]
+    carol.wait_for_selector("#history li:has-text('v1 dave')")
+    assert carol.js_errors == []
 
 
 def test_the_grid_keys_still_work_after_a_layer_box_is_clicked(

@@ -85,6 +85,10 @@ async function main() {
   });
   window.__adjudication.queue = queue;
   queue.setStatus("saved");
+  // The gold history (`loadHistory`) shows only the newest request's answer: an older one,
+  // answered late, describes the gold before a save this page has made since. Counted from
+  // here, before a conflict found in the browser's storage below asks for the history.
+  let historyAsked = 0;
 
   // Gold edited in this browser and not saved (offline, a closed tab, a crash).
   const stored = SaveQueue.claim(window.localStorage, `paw:gold:${pairId}`, storageKey);
@@ -232,9 +236,6 @@ async function main() {
     say(`${layer.annotator}'s alignment copied into the gold (undo brings the previous back).`);
   });
 
-  // Only the newest request's answer is shown: an older one, answered late, describes the
-  // gold before a save this page has made since.
-  let historyAsked = 0;
   async function loadHistory() {
     const asked = ++historyAsked;
     try {
