@@ -6,10 +6,22 @@ export class NetworkError extends Error {}
 
 export class ApiError extends Error {
   constructor(status, body) {
-    super((body && body.error && body.error.message) || `HTTP ${status}`);
+    super(errorMessage(status, body));
     this.status = status;
     this.body = body;
   }
+}
+
+// The server's message: `error.message`, or for a body the serializers refused, each field with
+// its problems ({"links": ["Ensure this field has no more than 10000 elements."]}).
+function errorMessage(status, body) {
+  if (body && body.error && body.error.message) return body.error.message;
+  if (body && typeof body === "object" && !Array.isArray(body) && !body.error) {
+    const problems = (value) => (typeof value === "string" ? [value] : Object.values(value || {}).flatMap(problems));
+    const parts = Object.entries(body).map(([field, value]) => `${field}: ${problems(value).join(" ")}`);
+    if (parts.length) return parts.join("; ");
+  }
+  return `HTTP ${status}`;
 }
 
 export function csrfToken() {
