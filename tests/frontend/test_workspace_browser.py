@@ -234,6 +234,37 @@ def test_a_tab_in_conflict_keeps_its_work_when_another_tab_of_the_browser_saves(
     assert first.js_errors == [] and second.js_errors == []
 
 
+def test_a_tab_whose_pair_was_submitted_in_another_turns_read_only_and_keeps_its_change(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    corpus = make_corpus()
+    assignment = make_assignment(make_pair(corpus, prefill=None), alice)
+    make_assignment(make_pair(corpus), alice)
+    first = page_for(alice)
+    second = watched_page(first.context)
+    open_workspace(first, live_server, assignment)
+    open_workspace(second, live_server, assignment)
+    cell(first, 0, 0).click()
+    wait_saved(first, 2)
+    first.keyboard.press("Enter")
+    first.locator("#submit-confirm").click()
+    first.wait_for_url(lambda url: f"/work/{assignment.pk}/" not in url)
+    cell(second, 2, 2).click()  # refused: the pair is submitted
+    second.wait_for_selector("#save-status[data-state=error]")
+    assert second.locator("#reopen").is_visible()  # read-only, with the way back
+    assert "kept in this browser" in second.locator("#readonly-text").inner_text()
+    second.reload()
+    second.wait_for_selector(READY)
+    assert second.locator("#conflict").is_hidden()  # nothing to choose on a submitted pair
+    assert "kept in this browser" in second.locator("#readonly-text").inner_text()
+    second.locator("#reopen").click()
+    second.wait_for_selector("#conflict:not([hidden])")
+    second.get_by_role("button", name="Merge both").click()
+    second.wait_for_selector("#save-status[data-state=saved]")
+    assert stored_links(assignment) == {(0, 0): True, (2, 2): True}
+    assert first.js_errors == [] and second.js_errors == []
+
+
 def test_overwriting_with_mine_after_a_conflict_says_it_drops_their_links(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:

@@ -68,7 +68,18 @@ async function main() {
     baseLinks: data.annotation.links,
     storage: window.localStorage,
     send: async (body) => {
-      const result = await api("PUT", `${base}/annotation/`, body);
+      let result;
+      try {
+        result = await api("PUT", `${base}/annotation/`, body);
+      } catch (error) {
+        // Submitted in another tab: this one turns read-only and offers to reopen; the refused
+        // change stays in browser storage and comes back in the conflict banner once reopened.
+        if (error instanceof ApiError && error.body && error.body.error && error.body.error.code === "already_submitted") {
+          keptForReopen = true;
+          setAssignmentStatus("submitted");
+        }
+        throw error;
+      }
       for (const [i, j] of body.reviewed || []) serverKnows.add(i * m + j);
       return result;
     },
@@ -85,13 +96,17 @@ async function main() {
   const serverKnows = new Set(model.touched);
   const reviewedToSend = () => reviewedPrefill(model, prefill).filter(([i, j]) => !serverKnows.has(i * m + j));
 
-  // Work left in this browser by an earlier visit (offline, closed tab, crash).
+  // Work left in this browser by an earlier visit (offline, closed tab, crash). On a submitted
+  // pair it cannot be saved: it stays in storage, said so, for the page that reopens the pair.
+  let keptForReopen = false;
   const stored = SaveQueue.claim(window.localStorage, `paw:annotation:${id}`, storageKey);
   if (stored && Array.isArray(stored.links)) {
     const reviewed = Array.isArray(stored.reviewed) ? stored.reviewed : [];
     if (sameLinks(stored.links, data.annotation.links)) {
       window.localStorage.removeItem(storageKey);
       if (model.markTouched(reviewed)) queue.update(model.links(), 1, reviewedToSend());
+    } else if (data.assignment.status === "submitted") {
+      keptForReopen = true;
     } else if (stored.base === data.annotation.version) {
       model.load(stored.links);
       model.markTouched(reviewed);
@@ -189,7 +204,11 @@ async function main() {
     $("readonly").hidden = !submitted;
     $("show-feedback").hidden = !(submitted && data.trial);
     $("reopen").hidden = Boolean(data.trial); // a submitted trial pair is final
-    $("readonly-text").textContent = data.trial ? "This trial pair is submitted and final; its feedback shows the gold alignment." : "This pair is submitted; the grid shows your links but does not change.";
+    $("readonly-text").textContent = data.trial
+      ? "This trial pair is submitted and final; its feedback shows the gold alignment."
+      : keptForReopen
+        ? "This pair was submitted, with changes made here after it not saved: they are kept in this browser and offered for merging once you reopen the pair."
+        : "This pair is submitted; the grid shows your links but does not change.";
     $("submit-button").disabled = submitted;
   }
   setAssignmentStatus(data.assignment.status);
