@@ -144,8 +144,9 @@ export class GridModel {
   replaceAll(links, label = "replace") {
     const next = new Uint8Array(this.cells.length);
     for (const [i, j, kind] of links) next[this.index(i, j)] = CODE[kind];
+    // Only the cells that change: a link both sides have is not thereby checked (`touched`).
     const targets = [];
-    for (let k = 0; k < next.length; k++) targets.push([k, next[k]]);
+    for (let k = 0; k < next.length; k++) if (next[k] !== this.cells[k]) targets.push([k, next[k]]);
     return this.commit(targets, label);
   }
   // Replace the state without history (loading the server's or a stored copy).

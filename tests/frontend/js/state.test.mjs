@@ -120,6 +120,14 @@ test("the save queue stores before sending and clears storage once saved", async
   assert.equal(storage.getItem("k"), null);
 });
 
+test("replacing every link (a merge, their version) checks only the cells it changes", () => {
+  const model = new GridModel(3, 3, [[0, 0, "S"], [1, 1, "P"]]); // two prefilled links, unchecked
+  assert.equal(model.replaceAll([[0, 0, "S"], [1, 1, "P"], [2, 2, "S"]], "merge"), 1);
+  assert.deepEqual([...model.touched], [8]);
+  model.undo();
+  assert.deepEqual(model.links(), [[0, 0, "S"], [1, 1, "P"]]);
+});
+
 test("a tab's save never clears another tab's unsent work, which the next page of the pair takes", async () => {
   const storage = new MemoryStorage();
   const conflict = Object.assign(new Error("changed elsewhere"), {
