@@ -405,7 +405,9 @@ def agreement_finish_report(
 # --- the tasks of the chord ---------------------------------------------------------------------
 
 
-@shared_task(name="annotate.agreement_chunk", acks_late=True)
+# A chunk finding its job cancelled stops the chord; the worker logs that as expected, not as
+# an error with a traceback.
+@shared_task(name="annotate.agreement_chunk", acks_late=True, throws=(JobCancelled,))
 def agreement_chunk(
     job_id: int,
     pair_ids: list[int],
@@ -431,8 +433,14 @@ def agreement_finish(
 
 @shared_task(name="annotate.agreement_failed", ignore_result=True)
 def agreement_failed(request: Any, exc: BaseException, traceback: Any, job_id: int) -> None:
-    """Error callback of the chord: a chunk failed, so the job fails with the chunk's reason."""
+    """Error callback of the chord: a chunk failed, so the job fails with the chunk's reason.
+
+    A job that is no longer running (cancelled, or reaped) is left as it is, and nothing is
+    logged as an error: its chunks stop by raising :class:`JobCancelled`, which reaches here
+    wrapped in Celery's ``ChordError``, not as itself."""
     if isinstance(exc, JobCancelled):
         return
-    logger.error("a chunk of agreement job %s failed: %r", job_id, exc)
-    job_fail(job_id=job_id, error=f"a chunk of the Monte Carlo failed: {exc}")
+    if job_fail(job_id=job_id, error=f"a chunk of the Monte Carlo failed: {exc}"):
+        logger.error("a chunk of agreement job %s failed: %r", job_id, exc)
+    else:
+        logger.info("agreement job %s had ended when a chunk stopped: %r", job_id, exc)

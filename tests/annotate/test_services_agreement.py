@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import pytest
@@ -103,6 +104,31 @@ def test_a_failed_chunk_fails_the_job_with_its_reason(corpus: Corpus) -> None:
     job.refresh_from_db()
     assert job.status == "failed"
     assert job.error == "a chunk of the Monte Carlo failed: out of memory"
+
+
+def test_a_chunk_stopped_by_a_cancel_fails_nothing_and_logs_no_error(
+    corpus: Corpus, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Celery hands the chord's error callback a ``ChordError`` naming the chunk's
+    ``JobCancelled``, not the exception itself."""
+    from celery.exceptions import ChordError
+
+    from annotate.jobs_runtime import JobCancelled, job_claim
+    from annotate.models import Job
+    from annotate.services.agreement import agreement_chunk, agreement_failed
+    from annotate.services.jobs import job_cancel
+
+    job = Job.objects.create(kind="agreement_report", corpus=corpus)
+    job_claim(job_id=job.pk, worker="w")
+    job_cancel(job=job)
+    with caplog.at_level(logging.INFO, logger="annotate.services.agreement"):
+        agreement_failed(
+            None, ChordError(f"JobCancelled('job {job.pk} is no longer running')"), None, job.pk
+        )
+    job.refresh_from_db()
+    assert job.status == "cancelled" and job.error == ""
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert JobCancelled in agreement_chunk.throws
 
 
 def _run_report_job_here(
