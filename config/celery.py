@@ -8,10 +8,16 @@ from typing import Any
 
 from celery import Celery, bootsteps
 from celery.signals import task_received, worker_init, worker_ready, worker_shutdown
+from kombu.transport import TRANSPORT_ALIASES
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 AUTOGROUP = Path("/proc/self/autogroup")
+
+# A broker URL naming kombu's SQLAlchemy transport gets it with queue creation safe across
+# processes (config/embedded.py), imported only when such a URL is used.
+for _name in ("sqla", "sqlalchemy"):
+    TRANSPORT_ALIASES[_name] = "config.embedded:EmbeddedTransport"
 
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")

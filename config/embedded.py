@@ -4,6 +4,9 @@ through SQLAlchemy by kombu's ``sqla`` transport and Celery's ``db`` result back
 Both are transactional: a message is a row, inserted by one transaction and taken by another
 (``BEGIN IMMEDIATE``), so a worker never sees half a message, whatever the number of web
 processes publishing and worker processes consuming at once.
+
+The broker's transport is kombu's own with one change (:class:`EmbeddedTransport`), registered
+under kombu's names for it (``sqla+``, ``sqlalchemy+``) by :mod:`config.celery`.
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from kombu.transport import sqlalchemy as kombu_sqlalchemy
+from sqlalchemy.exc import IntegrityError
 
 #: How long a writer waits for another's lock before "database is locked" (seconds). Every
 #: transaction on these files lasts milliseconds; the wait only bridges a burst of them.
@@ -44,3 +50,26 @@ def engine_options(path: Path) -> dict[str, Any]:
 
     creator: Callable[[], sqlite3.Connection] = functools.partial(sqlite_connect, str(path))
     return {"creator": creator, "poolclass": NullPool}
+
+
+class EmbeddedChannel(kombu_sqlalchemy.Channel):
+    """kombu's channel, with a queue's row safe to create from several processes at once.
+
+    kombu creates a queue's row on the first publish to it or read from it, guarded by a lock of
+    its own process only: two processes that publish to a new queue at once (a fresh broker file,
+    a web process and a worker starting together) both insert the row, and the second's
+    unique-name violation would end its publish with an error. The second takes the first's row.
+    """
+
+    def _get_or_create(self, queue: str) -> Any:
+        try:
+            return super()._get_or_create(queue)  # type: ignore[no-untyped-call]
+        except IntegrityError:
+            self.session.rollback()
+            return self.session.query(self.queue_cls).filter(self.queue_cls.name == queue).one()
+
+
+class EmbeddedTransport(kombu_sqlalchemy.Transport):
+    """kombu's SQLAlchemy transport with :class:`EmbeddedChannel`."""
+
+    Channel = EmbeddedChannel

@@ -4,19 +4,23 @@ broker often while they have work, seldom while idle."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from celery.signals import task_received
 from celery.worker import state as worker_state
 from django.conf import settings
 from kombu import Connection
+from sqlalchemy.orm import Query
 
 from config.celery import BrokerPolling, _nice_autogroup
+from config.embedded import EmbeddedTransport
 from tests.paths import ROOT
 
 SCRIPT = """
@@ -167,3 +171,33 @@ def test_a_worker_on_a_pushing_broker_is_left_alone() -> None:
     BrokerPolling(consumer).start(consumer)
     assert connection.transport.polling_interval == before
     assert consumer.timer.scheduled == []
+
+
+def test_a_queue_another_process_created_meanwhile_is_taken_not_inserted_twice(
+    tmp_path: Path,
+) -> None:
+    # Two processes publishing to a new queue at once: both look, find no row, and insert it;
+    # kombu's lock is per process. Here the other process's row lands between the look and the
+    # insert, which then breaks the queue name's uniqueness.
+    broker = tmp_path / "broker.sqlite3"
+    connection = Connection(f"sqla+sqlite:///{broker}")
+    assert isinstance(connection.transport, EmbeddedTransport)
+    channel = connection.default_channel
+    channel._get_or_create("warm-up")  # the tables exist
+    with sqlite3.connect(broker) as other:
+        other.execute("INSERT INTO kombu_queue (name) VALUES ('jobs')")
+    first, looks = Query.first, []
+
+    def missed_twice(query: Query) -> Any:  # kombu looks twice before inserting
+        looks.append(query)
+        return None if len(looks) <= 2 else first(query)
+
+    with patch.object(Query, "first", missed_twice):
+        queue = channel._get_or_create("jobs")
+    assert queue.name == "jobs"
+    channel._put("jobs", {"body": "a job"})  # the publish goes on
+    with sqlite3.connect(broker) as other:
+        rows = other.execute("SELECT COUNT(*) FROM kombu_queue WHERE name = 'jobs'").fetchone()
+        assert rows == (1,)
+        assert other.execute("SELECT COUNT(*) FROM kombu_message").fetchone() == (1,)
+    connection.release()
