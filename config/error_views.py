@@ -1,6 +1,6 @@
 """The answers to errors raised outside any view's own handling (no URL matched, a body over
-the size limit, an unexpected exception): the API's JSON error shape under ``/api/``, the
-site's pages elsewhere."""
+the size limit, a form whose CSRF token is out of date, an unexpected exception): the API's
+JSON error shape under ``/api/``, the site's pages elsewhere."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import defaults
 
 from annotate.exceptions import database_locked
@@ -32,7 +34,21 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
         return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
     if api_request(request):
         return _json(400, "bad_request", "the request could not be read")
-    return defaults.bad_request(request, exception)
+    return render(request, "400.html", status=400)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """A form posted with a CSRF token that is missing or out of date: most often a page left
+    open while its user signed out and in again in another tab (a sign-in replaces the token).
+    The page says so and leads back to the form's page, where a reload gets a fresh token."""
+    if api_request(request):
+        return _json(403, "csrf_failed", "the CSRF token is missing or out of date; reload")
+    back = request.META.get("HTTP_REFERER", "")
+    if not url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        back = ""
+    return render(request, "403_csrf.html", {"back": back}, status=403)
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

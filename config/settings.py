@@ -57,6 +57,8 @@ if PRODUCTION:
 else:
     ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# A form with a missing or stale token gets the site's page saying what to do.
+CSRF_FAILURE_VIEW = "config.error_views.csrf_failure"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
