@@ -83,6 +83,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # Before anything reads a body: an unreadable charset is a 400, not a server error.
     "config.middleware.CharsetMiddleware",
+    # Before anything reads a body: one over its address's limit is a 413, not read at all.
+    "config.middleware.BodySizeMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Django's, answering 503 when the session's save finds the database locked.
     "annotate.middleware.SessionMiddleware",
