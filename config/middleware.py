@@ -9,6 +9,8 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 from django.utils.http import parse_header_parameters
 
+from config.error_views import body_limit, body_too_large
+
 #: Bytes every ASCII-compatible codec encodes and decodes as ASCII does (form syntax included).
 _ASCII_PROBE = 'name=value&list=[1,2]; {"key": "x-y_z.0@9"} +~/?:#%'
 
@@ -55,6 +57,28 @@ class CharsetMiddleware:
         problem = charset_problem(str(request.META.get("CONTENT_TYPE", "")))
         if problem is not None:
             return _bad_request(request, problem)
+        return self.get_response(request)
+
+
+class BodySizeMiddleware:
+    """Answers 413 to a request whose ``Content-Length`` is over its address's limit
+    (:func:`body_limit`), before anything reads the body.
+
+    Django bounds a form's fields but not its files, which it stores on disk as it reads them:
+    without this, any client (anonymous too, the CSRF check reading the form for its token)
+    could keep a web process reading, and filling the disk with, a multipart body of any size
+    to any address."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length > body_limit(request.path):
+            return body_too_large(request, length)
         return self.get_response(request)
 
 

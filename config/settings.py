@@ -57,6 +57,8 @@ if PRODUCTION:
 else:
     ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# A form with a missing or stale token gets the site's page saying what to do.
+CSRF_FAILURE_VIEW = "config.error_views.csrf_failure"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -81,6 +83,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # Before anything reads a body: an unreadable charset is a 400, not a server error.
     "config.middleware.CharsetMiddleware",
+    # Before anything reads a body: one over its address's limit is a 413, not read at all.
+    "config.middleware.BodySizeMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Django's, answering 503 when the session's save finds the database locked.
     "annotate.middleware.SessionMiddleware",

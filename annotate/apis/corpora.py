@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import MultiPartParser
@@ -16,7 +15,6 @@ from rest_framework.views import APIView
 from annotate import permissions, throttles
 from annotate.apis.common import MAX_ID, BoundedListField, actor, name_nested_serializers
 from annotate.apis.jobs import JOB_STARTED, job_started
-from annotate.exceptions import DomainError
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import corpora, exports, prefill, stats, uploads
 from scoring import formats
@@ -271,13 +269,6 @@ class CorpusImportApi(APIView):
 
     @extend_schema(request=InputSerializer, responses=JOB_STARTED)
     def post(self, request: Request) -> Response:
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
-        if length > settings.MAX_UPLOAD_BYTES:
-            raise DomainError(
-                f"the upload is {length:,} bytes; at most {settings.MAX_UPLOAD_BYTES:,} are "
-                "accepted (import larger corpora with manage.py import_corpus)",
-                field="files",
-            )
         fields = {**request.POST.dict(), "files": request.FILES.getlist("files")}
         data = self.InputSerializer(data=fields)
         data.is_valid(raise_exception=True)

@@ -104,10 +104,26 @@ def pair_record(pair: SentencePair) -> PairRecord:
     return record
 
 
-def corpus_pair_records(corpus: Corpus) -> Iterator[PairRecord]:
-    """Every pair of the corpus as a :class:`PairRecord`, streamed in chunks."""
-    for pair in corpus_pairs_with_alignments(corpus).iterator(chunk_size=STREAM_CHUNK):
-        yield pair_record(pair)
+def corpus_pair_records(corpus: Corpus, only: Q | None = None) -> Iterator[PairRecord]:
+    """Every pair of the corpus (those matching ``only``, if given) as a :class:`PairRecord`,
+    in corpus order, read
+    :data:`STREAM_CHUNK` pairs at a time, each chunk a query of its own that is read to the end.
+
+    No statement stays open while the caller works on a chunk, so a job that streams a corpus
+    may write its progress meanwhile: on SQLite a statement left open keeps its connection's
+    read snapshot, and that connection's next write, once another connection has committed (a
+    heartbeat, a save), fails at once with "database is locked"."""
+    pairs = corpus_pairs_with_alignments(corpus)
+    if only is not None:
+        pairs = pairs.filter(only)
+    after = -1
+    while True:
+        chunk = list(pairs.filter(position__gt=after)[:STREAM_CHUNK])
+        for pair in chunk:
+            yield pair_record(pair)
+        if len(chunk) < STREAM_CHUNK:
+            return
+        after = chunk[-1].position
 
 
 def corpus_finished_pair_count(corpus: Corpus) -> int:

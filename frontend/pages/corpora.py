@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -220,16 +219,7 @@ def corpus_list(request: HttpRequest) -> HttpResponse:
 @admin_page
 def corpus_import_view(request: HttpRequest) -> HttpResponse:
     """Store the uploaded files and queue their import; the list follows the job."""
-    length = int(request.META.get("CONTENT_LENGTH") or 0)
     form = ImportForm(request.POST, request.FILES)
-    if length > settings.MAX_UPLOAD_BYTES:
-        form.is_valid()
-        form.add_error(
-            "files",
-            f"the upload is {length:,} bytes; at most {settings.MAX_UPLOAD_BYTES:,} are accepted "
-            "(import larger corpora with manage.py import_corpus)",
-        )
-        return _render_list(request, form, status=400)
     if not form.is_valid():
         return _render_list(request, form, status=400)
     values = form.cleaned_data

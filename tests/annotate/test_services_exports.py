@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from annotate import jobs_runtime, roles
 from annotate.exceptions import DomainError, NotFound
 from annotate.models import Assignment, Corpus, GoldAlignment, Job
+from annotate.selectors import corpora as corpora_reads
 from annotate.selectors.jobs import JOB_OUTPUT_ROLES
 from annotate.services import exports
 from annotate.services.corpora import corpus_import, corpus_import_records
@@ -170,6 +171,27 @@ def test_an_annotators_export_holds_only_the_pairs_they_submitted(corpus: Corpus
     assert folders == {"annotator-A", "prefill", "gold"}, "B submitted nothing"
     with pytest.raises(DomainError, match="'B' has submitted no work in corpus 'c'"):
         export_job_create(corpus=corpus, format_name="jacana", which="annotator", annotator="B")
+
+
+def test_a_file_of_one_alignment_reads_only_the_pairs_that_hold_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    records = [make_record(f"p{k}", prefill=None) for k in range(10)]
+    records[3] = make_record("p3", annotations={"A": "0-0"}, gold="1-1")
+    records[7] = make_record("p7", annotations={"A": "1-1"})
+    corpus_import_records(corpus_name="wide", records=records)
+    built: list[str] = []
+    record_of = corpora_reads.pair_record
+    monkeypatch.setattr(
+        corpora_reads, "pair_record", lambda pair: built.append(pair.external_id) or record_of(pair)
+    )
+    corpus = Corpus.objects.get(name="wide")
+    annotator = run_export(corpus, format_name="jacana", which="annotator", annotator="A")
+    assert annotator.result["pairs"] == 2 and built == ["p3", "p7"]
+    built.clear()
+    every = run_export(corpus, format_name="pharaoh", which="all")
+    assert every.result["alignments"] == ["annotator-A", "prefill", "gold"]
+    assert built == ["p3", "p7", "p3", "p7", "p3"]  # A's pairs, the prefilled ones, the gold
 
 
 def test_a_phrase_table_counts_every_annotators_phrase_pairs(corpus: Corpus) -> None:

@@ -79,3 +79,34 @@ def test_a_locked_database_outside_any_view_is_a_503_to_retry() -> None:
         assert response["Content-Type"].startswith(content_type)
     plain = server_error(RequestFactory().get("/api/queue/"))
     assert plain.status_code == 500
+
+
+def test_a_form_with_a_stale_csrf_token_is_the_sites_page_leading_back_to_the_form() -> None:
+    # A sign-in in another tab replaces the token the open page's form carries.
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(make_user("ada", roles.ADMIN))
+    response = browser.post(
+        "/corpora/1/archive/",
+        {"csrfmiddlewaretoken": "x" * 64},
+        HTTP_REFERER="http://testserver/corpora/?show=archived",
+    )
+    assert response.status_code == 403
+    page = response.content.decode()
+    assert "This form is out of date" in page and "Nothing was changed" in page
+    assert 'href="http://testserver/corpora/?show=archived"' in page
+    assert "DEBUG" not in page and "ada" in page  # the site's layout, signed in
+
+
+def test_a_stale_form_from_another_site_leads_only_home() -> None:
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(make_user("ada", roles.ADMIN))
+    response = browser.post("/corpora/1/archive/", HTTP_REFERER="https://evil.example/form")
+    assert response.status_code == 403
+    assert "evil.example" not in response.content.decode()
+
+
+def test_a_request_too_large_to_read_on_a_page_is_the_sites_400_page(client: Client) -> None:
+    response = client.get("/?" + "&".join(f"f{k}=1" for k in range(1001)))
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "This request could not be read" in page and "alice" in page

@@ -185,8 +185,9 @@ def test_an_upload_over_the_limit_is_refused_before_it_is_stored(
     settings.MAX_UPLOAD_BYTES = 100
     files = [SimpleUploadedFile("pairs.jsonl", _jsonl(20))]
     response = admin.post("/corpora/import/", {"corpus": "x", "format": "jsonl", "files": files})
-    assert response.status_code == 400
-    assert "at most 100 are accepted" in response.content.decode()
+    assert response.status_code == 413
+    page = response.content.decode()
+    assert "at most 100 are accepted" in page and 'href="/corpora/"' in page
     assert not Job.objects.exists()
 
 
