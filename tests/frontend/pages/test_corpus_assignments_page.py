@@ -315,3 +315,12 @@ def test_an_imported_account_no_longer_a_candidate_is_still_marked_imported(
     assert 'value="A"' not in html.split('id="plan-annotators"')[1].split("</fieldset>")[0]
     row = html.split('data-annotator="A"')[1].split("</tr>")[0]
     assert ">imported</span>" in row and ">deactivated</span>" in row
+
+
+def test_a_corpus_without_assignments_says_so_instead_of_an_undefined_share(
+    admin_client: Client,
+) -> None:
+    corpus_import_records(corpus_name="fresh", records=[make_record("p:0", prefill=None)])
+    page = _page(admin_client, Corpus.objects.get(name="fresh"))
+    tiles = page[page.index('id="tiles"') : page.index('class="grid-2')]
+    assert "no assignments yet" in tiles and "undefined" not in tiles
