@@ -52,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     if args.force or args.group or not kernels.cache_is_current():
         print(
             "compiling scoring's numba kernels into numba's cache, so that no job or request "
-            "waits for them (the first time after an install or an upgrade: 2 to 5 minutes on two cores)",
+            "waits for them (the first time after an install or an upgrade: 2 to 5 minutes on "
+            "two cores)",
             flush=True,
         )
     report = kernels.warm(args.group, force=args.force, progress=say)
