@@ -254,3 +254,35 @@ def test_the_training_form_opens_on_a_corpus_with_gold_values(
     unscored_pk = Corpus.objects.get(name="a-unscored").pk
     asked = admin_client.get(f"/scorers/?corpus={unscored_pk}").content.decode()
     assert form_values(asked, "train-corpus")["corpus"] == [str(unscored_pk)]
+
+
+def test_a_training_its_scorer_could_only_fail_is_refused_on_the_split_and_queues_nothing(
+    admin_client: Client,
+) -> None:
+    from annotate.services.corpora import corpus_import_records
+    from scoring.corpus import PairRecord
+
+    corpus_import_records(
+        corpus_name="labelled",
+        records=[
+            PairRecord(
+                id=f"p{label}",
+                source_tokens=["a", "b"],
+                target_tokens=["a", "c"],
+                split="train",
+                gold_label=label,
+            )
+            for label in (0, 1)
+        ],
+    )
+    labelled = Corpus.objects.get(name="labelled")
+    response = _post_training(
+        admin_client, labelled, kind="mt", target="gold_label", train_split="train", test_split=""
+    )
+    assert response.status_code == 400
+    errors = response.content.decode().split('id="train-errors"', 1)[1].split("</div>", 1)[0]
+    assert (
+        "the mt scorer cannot train on the 2 pairs of split &#x27;train&#x27; with a gold_label: "
+        "5-fold cross-validation needs ≥ 5 pairs of each label, got 1 of label 0 and 1 of label 1"
+    ) in errors
+    assert not Job.objects.filter(kind="train_scorer").exists()
