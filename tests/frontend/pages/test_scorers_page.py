@@ -41,6 +41,7 @@ def test_it_lists_models_with_their_measures_and_the_papers_figures() -> None:
     assert "0.7808" in page, "PERP's ALL figure from Heilman & Madnani 2012, Table 2"
     assert "74.96" in page, "the MT-metric ALL figure from Finch, Hwang & Sumita 2005, Table 3"
     assert 'id="score-form"' in page
+    assert "<td>gold score (regression)</td>" in page and "gold_score" not in page
 
 
 def test_without_models_it_says_how_to_train_one() -> None:
