@@ -113,6 +113,27 @@ def prefill_options_validate(*, aligner: str, options: Mapping[str, Any]) -> dic
     return {key: checked[key] for key in options}
 
 
+def prefill_request_check(
+    *, corpus: Corpus, aligner: str, options: Mapping[str, Any] | None = None
+) -> tuple[dict[str, Any], int]:
+    """The checked options of a prefill and the corpus's finished pairs, or a
+    :class:`PrefillError` naming the field for a job that could only fail: a corpus without
+    pairs, or an aligner learning from finished work on a corpus that has none (the rules the
+    job applies again when it runs)."""
+    checked = prefill_options_validate(aligner=aligner, options=options or {})
+    if not SentencePair.objects.filter(corpus=corpus).exists():
+        raise PrefillError(f"corpus {corpus.name!r} has no pairs to prefill", field="aligner")
+    finished = corpora_reads.corpus_finished_pair_count(corpus)
+    if aligner_class(aligner).uses_gold and not finished:
+        raise PrefillError(
+            f"the {aligner} aligner learns from finished work (submitted annotations or gold "
+            f"alignments), and corpus {corpus.name!r} has none yet: choose another aligner, "
+            "or prefill once pairs are submitted or adjudicated",
+            field="aligner",
+        )
+    return checked, finished
+
+
 def prefill_job_create(
     *,
     corpus: Corpus,
@@ -122,15 +143,16 @@ def prefill_job_create(
     options: Mapping[str, Any] | None = None,
 ) -> Job:
     """Queue a prefill job; records how many pairs were finished, the retraining baseline, and
-    the aligner options (checked here, so bad ones queue nothing)."""
-    checked = prefill_options_validate(aligner=aligner, options=options or {})
+    the aligner options. A request that could only fail queues nothing
+    (:func:`prefill_request_check`)."""
+    checked, finished = prefill_request_check(corpus=corpus, aligner=aligner, options=options)
     return prefill_run.create(
         corpus=corpus,
         owner=owner,
         parameters={
             "aligner": aligner,
             "trigger": trigger,
-            "finished_pairs": corpora_reads.corpus_finished_pair_count(corpus),
+            "finished_pairs": finished,
             "options": checked,
         },
     )
@@ -150,7 +172,8 @@ def prefill_queue(
 
     ``retrain_every``: ``None`` leaves the corpus' setting as it is, ``0`` switches automatic
     retraining off (and forgets its options), ``N ≥ 1`` retrains ``aligner`` with ``options``
-    after every N newly finished pairs.
+    after every N newly finished pairs. A refused request (:func:`prefill_request_check`)
+    changes no setting: the transaction that set it is rolled back.
     """
     if retrain_every == 0:
         corpus_prefill_configure(

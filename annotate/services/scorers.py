@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.core.signals import request_started
 from django.db import connection, transaction
-from django.db.models import Avg, OuterRef, Subquery
+from django.db.models import Avg, F, OuterRef, Subquery
 from django.utils import timezone
 
 from annotate.exceptions import Conflict, DomainError, NotFound
@@ -134,15 +134,18 @@ def scorer_train_job_create(
 ) -> Job:
     """Queue a ``train_scorer`` job. Everything the job would refuse before training is
     checked here, so a bad request queues nothing: the options, that each split has pairs with
-    the target, and that no model has the name given and no queued training will take it. The
-    job checks the splits and the name again (the corpus and the models may change before it
-    runs)."""
+    the target and the training split enough of them for the scorer, and that no model has the
+    name given and no queued training will take it. The job checks the splits and the name
+    again (the corpus and the models may change before it runs)."""
     if target not in TARGETS:
         raise ScorerTrainingError(
             f"target must be one of {', '.join(TARGETS)}, got {target!r}", field="target"
         )
     checked = scorer_options_validate(kind=kind, options=options or {})
     training_split_check(corpus=corpus, split=train_split, target=target, field="train_split")
+    training_targets_check(
+        corpus=corpus, split=train_split, target=target, kind=kind, options=checked
+    )
     if test_split:
         training_split_check(corpus=corpus, split=test_split, target=target, field="test_split")
     parameters = {
@@ -202,6 +205,13 @@ def task_of(target: str) -> str:
 def _training_rows(corpus: Corpus, split: str, target: str) -> Any:
     """``(source tokens, target tokens, target value)`` of the split's pairs that have the
     target, in corpus order."""
+    return _training_pairs(corpus, split, target).values_list(
+        "source_tokens", "target_tokens", "value"
+    )
+
+
+def _training_pairs(corpus: Corpus, split: str, target: str) -> Any:
+    """The split's pairs that have the target, in corpus order, the target as ``value``."""
     if target not in TARGETS:
         raise ScorerTrainingError(
             f"target must be one of {', '.join(TARGETS)}, got {target!r}", field="target"
@@ -221,14 +231,8 @@ def _training_rows(corpus: Corpus, split: str, target: str) -> Any:
             .annotate(mean=Avg("annotation__rating"))
             .values("mean")
         )
-        return (
-            pairs.annotate(value=Subquery(ratings))
-            .filter(value__isnull=False)
-            .values_list("source_tokens", "target_tokens", "value")
-        )
-    return pairs.filter(**{f"{target}__isnull": False}).values_list(
-        "source_tokens", "target_tokens", target
-    )
+        return pairs.annotate(value=Subquery(ratings)).filter(value__isnull=False)
+    return pairs.filter(**{f"{target}__isnull": False}).annotate(value=F(target))
 
 
 #: The most split names a refusal lists.
@@ -254,6 +258,26 @@ def training_split_check(*, corpus: Corpus, split: str, target: str, field: str)
     """Refuse a split with no pair that has the target (naming the request's ``field``)."""
     if not _training_rows(corpus, split, target).exists():
         raise _no_training_data(corpus, split, target, field)
+
+
+def training_targets_check(
+    *, corpus: Corpus, split: str, target: str, kind: str, options: Mapping[str, Any]
+) -> None:
+    """Refuse a training the scorer could only fail on the split's targets (too few pairs, or
+    of each label, for its cross-validation: :meth:`Scorer.training_refusal`), naming
+    ``train_split``. Reads the targets alone, not the sentences."""
+    values = [
+        float(value)
+        for value in _training_pairs(corpus, split, target).values_list("value", flat=True)
+    ]
+    refusal = get_scorer(kind, task_of(target), **options).training_refusal(values)
+    if refusal is not None:
+        where = f"split {split!r}" if split else "the pairs without a split"
+        raise ScorerTrainingError(
+            f"the {kind} scorer cannot train on the {len(values)} pairs of {where} with a "
+            f"{target}: {refusal}",
+            field="train_split",
+        )
 
 
 def training_data(

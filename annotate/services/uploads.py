@@ -6,6 +6,12 @@ for a large upload. The request only stores the files under ``settings.UPLOAD_DI
 ``corpus_import`` job; the job runs :func:`~annotate.services.corpora.corpus_import` (all or
 nothing, the error naming file, line and field) and removes the files. Files a job never
 reached are removed by :func:`uploads_clean` after ``EXPORT_KEEP_DAYS``.
+
+What the job will read is checked before it is queued (:func:`_unpack`): the files a folder
+format needs, and a zip archive. The product's own exports come back as they were downloaded:
+an export that is a zip (a Pharaoh folder, or one file per alignment when every alignment was
+exported) is unpacked by the names of its members, and a zip the format cannot read is refused
+with what to upload instead.
 """
 
 from __future__ import annotations
@@ -14,8 +20,9 @@ import dataclasses
 import shutil
 import time
 import uuid
+import zipfile
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -25,9 +32,11 @@ from annotate.exceptions import DomainError
 from annotate.jobs_runtime import job_task
 from annotate.models import Corpus, Job
 from annotate.services.corpora import corpus_import
+from annotate.services.exports import FILE_SUFFIXES
 from annotate.services.import_stage import CorpusImportError
 from scoring import formats
 from scoring.errors import ScoringError
+from scoring.formats import pharaoh
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -61,6 +70,149 @@ def _store(upload: UploadedFile[Any], path: Path) -> int:
     return path.stat().st_size
 
 
+#: The files of a Pharaoh folder: those it needs, then those it may hold.
+PHARAOH_NEEDED = (pharaoh.SOURCE, pharaoh.TARGET)
+PHARAOH_FILES = (*PHARAOH_NEEDED, pharaoh.ALIGNMENT, pharaoh.IDS)
+#: The formats whose export may be a zip: those holding one chosen alignment (an export of every
+#: alignment zips one entry per alignment, and Pharaoh's folder is always zipped).
+ZIPPED_FORMATS = tuple(
+    name for name, spec in formats.FORMATS.items() if spec.writable and spec.selects_alignment
+)
+#: Where an uploaded archive waits while it is unpacked (no upload's name starts with a dot).
+_ARCHIVE = ".archive.zip"
+
+
+def _alignments_in(archive: zipfile.ZipFile, format_name: str) -> dict[str, dict[str, Any]]:
+    """The alignments of an export's zip by their entry's name (a folder of Pharaoh's files,
+    or one file of the format), each with its members by file name."""
+    found: dict[str, dict[str, Any]] = {}
+    for info in archive.infolist():
+        path = PurePosixPath(info.filename)
+        if info.is_dir():
+            continue
+        if format_name == "pharaoh":
+            if path.name in PHARAOH_FILES:
+                found.setdefault(str(path.parent), {})[path.name] = info
+        elif path.suffix == FILE_SUFFIXES.get(format_name):
+            found[str(path.with_suffix(""))] = {path.name: info}
+    return found
+
+
+def _format_of(archive: zipfile.ZipFile) -> str | None:
+    """The format of the export a zip seems to hold, if any."""
+    for format_name in ZIPPED_FORMATS:
+        if _alignments_in(archive, format_name):
+            return format_name
+    return None
+
+
+def _chosen(
+    name: str, alignments: dict[str, dict[str, Any]], annotator: str | None
+) -> dict[str, Any]:
+    """The members of the one alignment to import from an export's zip: its only one, else the
+    annotator's (``annotator-NAME``) or, without an annotator, the gold."""
+    if len(alignments) == 1:
+        return next(iter(alignments.values()))
+    entries = {PurePosixPath(entry).name: members for entry, members in alignments.items()}
+    wanted = f"annotator-{annotator}" if annotator else "gold"
+    if wanted in entries:
+        return entries[wanted]
+    held = ", ".join(sorted(entries))
+    if annotator:
+        raise CorpusImportError(
+            f"{name} holds no alignment of annotator {annotator!r} (it holds {held})",
+            field="annotator",
+        )
+    raise CorpusImportError(
+        f"{name} holds several alignments ({held}) and no gold: enter the annotator whose "
+        "alignment to import (annotator-NAME is NAME's)",
+        field="annotator",
+    )
+
+
+def _unzip(folder: Path, name: str, format_name: str, annotator: str | None) -> list[str]:
+    """Replace the export's zip ``name`` in ``folder`` by the files of the alignment to import;
+    returns their names."""
+    archive_path = folder / _ARCHIVE
+    (folder / name).replace(archive_path)
+    try:
+        archive = zipfile.ZipFile(archive_path)
+    except (zipfile.BadZipFile, OSError):
+        raise CorpusImportError(f"{name} is not a readable zip archive", field="files") from None
+    with archive:
+        alignments = _alignments_in(archive, format_name)
+        if not alignments:
+            guess = _format_of(archive)
+            raise CorpusImportError(
+                f"{name} is a .zip archive without a {format_name} export in it"
+                + (f": upload it with the format {guess}" if guess else ""),
+                field="files",
+            )
+        members = _chosen(name, alignments, annotator)
+        if format_name == "pharaoh":
+            lacking = [member for member in PHARAOH_NEEDED if member not in members]
+            if lacking:
+                raise CorpusImportError(
+                    f"{name} lacks {' and '.join(lacking)} (a pharaoh export holds "
+                    f"{', '.join(PHARAOH_FILES)})",
+                    field="files",
+                )
+        size = sum(info.file_size for info in members.values())
+        if size > settings.MAX_UPLOAD_BYTES:
+            raise CorpusImportError(
+                f"{name} unpacks to {size:,} bytes; at most {settings.MAX_UPLOAD_BYTES:,} are "
+                "accepted (unpack it and import it with manage.py import_corpus)",
+                field="files",
+            )
+        try:
+            for member, info in members.items():
+                with archive.open(info) as source, (folder / member).open("wb") as target:
+                    shutil.copyfileobj(source, target)
+        except (zipfile.BadZipFile, OSError, EOFError) as error:
+            raise CorpusImportError(f"{name} cannot be unpacked: {error}", field="files") from None
+    archive_path.unlink()
+    return sorted(members)
+
+
+def _unpack(
+    folder: Path, names: list[str], spec: formats.FormatSpec, annotator: str | None
+) -> list[str]:
+    """Check the stored uploads in ``folder`` can be read as ``spec``'s format, unpacking an
+    export's zip; returns the names of the files the job reads. A file that cannot be read is
+    a :class:`CorpusImportError` naming it and what to upload instead."""
+    zips = [name for name in names if zipfile.is_zipfile(folder / name)]
+    if zips and spec.name not in ZIPPED_FORMATS:
+        with zipfile.ZipFile(folder / zips[0]) as archive:
+            guess = _format_of(archive)
+        raise CorpusImportError(
+            f"{zips[0]} is a .zip archive, which the {spec.name} format does not read: "
+            + (
+                f"upload the export's zip with the format {guess}"
+                if guess
+                else "unpack it and upload its files"
+            ),
+            field="files",
+        )
+    if zips and len(names) > 1:
+        raise CorpusImportError(
+            f"{zips[0]} is a .zip archive: upload an export's zip alone, without other files",
+            field="files",
+        )
+    if zips:
+        names = _unzip(folder, zips[0], spec.name, annotator)
+    elif spec.name == "pharaoh":
+        lacking = [member for member in PHARAOH_NEEDED if member not in names]
+        if lacking:
+            raise CorpusImportError(
+                f"the pharaoh format reads a folder's {', '.join(PHARAOH_FILES)} (or its "
+                f"export's .zip); {' and '.join(lacking)} "
+                f"{'is' if len(lacking) == 1 else 'are'} missing from "
+                f"{', '.join(names)}",
+                field="files",
+            )
+    return names
+
+
 def corpus_import_job_create(
     *,
     corpus: str,
@@ -72,8 +224,10 @@ def corpus_import_job_create(
     description: str = "",
     owner: User | None = None,
 ) -> Job:
-    """Store the uploaded ``files`` and queue their import into ``corpus`` (created if new)."""
-    _options_check(format_name, annotator)
+    """Store the uploaded ``files`` and queue their import into ``corpus`` (created if new); an
+    export's zip is unpacked first. Files that cannot be read queue nothing and store
+    nothing."""
+    spec = _options_check(format_name, annotator)
     names = [Path(upload.name or "").name for upload in files]
     for name in names:
         if not name or name.startswith("."):
@@ -86,6 +240,7 @@ def corpus_import_job_create(
     folder.mkdir(parents=True)
     try:
         size = sum(_store(upload, folder / name) for upload, name in zip(files, names, strict=True))
+        read = _unpack(folder, names, spec, annotator)
         return corpus_import_run.create(
             owner=owner,
             parameters={
@@ -96,7 +251,7 @@ def corpus_import_job_create(
                 "split": split or None,
                 "description": description,
                 "upload": token,
-                "files": names,
+                "files": read,
                 "bytes": size,
             },
         )

@@ -129,7 +129,8 @@ class ImportForm(forms.Form):
     # Django's form metaclass moves fields off the class, so this does not shadow ``self.files``.
     files = MultipleFileField(  # type: ignore[assignment]
         help_text="Every file of the import at once; a folder format (pharaoh) takes the "
-        "folder's files, e.g. source.txt, target.txt and alignment.txt."
+        "folder's files, e.g. source.txt, target.txt and alignment.txt. An export's .zip "
+        "uploads as downloaded (of every alignment: the gold, or the annotator's named below)."
     )
     annotator = forms.CharField(
         max_length=150,

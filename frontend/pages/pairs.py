@@ -90,9 +90,10 @@ class PairFilters(forms.Form):
         data = super().clean() or {}
         low, high = data.get("min_length"), data.get("max_length")
         if low is not None and high is not None and low > high:
-            self.add_error(
-                "max_length", f"the longest length ({high}) is below the shortest ({low})"
-            )
+            # A sentence of its own, not one under the field's label ("≤"); the longest length
+            # is left out of the selection.
+            self.add_error(None, f"The longest length ({high}) is below the shortest ({low}).")
+            del data["max_length"]
         return data
 
     def selection(self) -> dict[str, Any]:

@@ -37,6 +37,15 @@ TARGET_LABELS = {
     "gold_label": "gold label (classification)",
     "rating": "annotators' mean rating (regression)",
 }
+
+
+def target_label(target: str | None) -> str:
+    """A training target in words, with its task (``gold score (regression)``): the one way
+    the page names it, in the form, the training jobs and the trained models; a target this
+    page does not know is shown as it is stored."""
+    return TARGET_LABELS.get(target or "", target or "")
+
+
 MEASURES = (
     ("pearson", "Pearson"),
     ("spearman", "Spearman"),
@@ -187,7 +196,7 @@ def _training(request: HttpRequest) -> dict[str, Any]:
             is_admin=True,
         )
         for job in context["table"].rows:
-            job.target_label = TARGET_LABELS.get(job.parameters.get("target", ""), "")
+            job.target_label = target_label(job.parameters.get("target"))
             result = job.result or {}
             job.train_text = measure_text((result.get("evaluation") or {}).get("train"))
             job.test_text = measure_text((result.get("evaluation") or {}).get("test"))
@@ -202,7 +211,7 @@ def _model_rows() -> list[dict[str, Any]]:
             "corpus": model.corpus.name if model.corpus else None,
             "train_split": model.training.get("train_split"),
             "pairs": model.training.get("pairs"),
-            "target": model.training.get("target"),
+            "target": target_label(model.training.get("target")),
             "train": measure_text(model.evaluation.get("train")),
             "test": measure_text(model.evaluation.get("test")),
             "created": model.created_at,

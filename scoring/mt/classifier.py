@@ -69,6 +69,28 @@ def _same_length(a: F64, b: F64) -> None:
         raise InputError("no values to evaluate")
 
 
+def cross_validation_refusal(
+    targets: Sequence[float] | npt.NDArray[Any], *, folds: int, classification: bool
+) -> str | None:
+    """Why ``folds``-fold cross-validation cannot run on ``targets``, or ``None``: a classifier
+    needs exactly two labels with ``folds`` pairs of each (its folds are stratified), a
+    regressor ``2 · folds`` pairs. The SVMs' and the ridge model's ``fit`` apply it, and a
+    training request is refused by it before it is queued."""
+    values = np.asarray(targets, dtype=np.float64).reshape(-1)
+    if not classification:
+        if values.shape[0] < 2 * folds:
+            return f"{folds}-fold cross-validation needs ≥ {2 * folds} pairs, got {values.shape[0]}"
+        return None
+    classes, counts = np.unique(values, return_counts=True)
+    shown = [int(c) if float(c).is_integer() else float(c) for c in classes]
+    if classes.shape[0] != 2:
+        return f"a classifier needs exactly two labels, got {shown}"
+    if int(counts.min()) < folds:
+        got = " and ".join(f"{n} of label {c}" for c, n in zip(shown, counts.tolist(), strict=True))
+        return f"{folds}-fold cross-validation needs ≥ {folds} pairs of each label, got {got}"
+    return None
+
+
 def classification_report(
     gold: Sequence[int] | I64, predicted: Sequence[int] | I64
 ) -> dict[str, float]:
@@ -407,14 +429,9 @@ class MtClassifier(_RbfModel):
             raise InputError(f"{m.shape[0]} feature rows but {labels.shape[0]} labels")
         if not np.all(labels == np.round(labels)):
             raise InputError("labels must be integers")
-        classes = np.unique(labels)
-        if classes.shape[0] != 2:
-            raise InputError(f"a classifier needs exactly two labels, got {classes.tolist()}")
-        fewest = int(min(np.sum(labels == c) for c in classes))
-        if fewest < self.folds:
-            raise InputError(
-                f"{self.folds}-fold cross-validation needs ≥ {self.folds} pairs of each label"
-            )
+        refusal = cross_validation_refusal(labels, folds=self.folds, classification=True)
+        if refusal is not None:
+            raise InputError(refusal)
         cv = StratifiedKFold(self.folds, shuffle=True, random_state=self._cv_seed())
         best = self._search(
             m,
@@ -471,8 +488,9 @@ class MtRegressor(_RbfModel):
             raise InputError(f"{m.shape[0]} feature rows but {scores.shape[0]} scores")
         if not np.all(np.isfinite(scores)):
             raise InputError("scores must be finite")
-        if m.shape[0] < 2 * self.folds:
-            raise InputError(f"{self.folds}-fold cross-validation needs ≥ {2 * self.folds} pairs")
+        refusal = cross_validation_refusal(scores, folds=self.folds, classification=False)
+        if refusal is not None:
+            raise InputError(refusal)
         cv = KFold(self.folds, shuffle=True, random_state=self._cv_seed())
 
         def correlation(gold: F64, predicted: F64) -> float:

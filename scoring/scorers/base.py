@@ -90,15 +90,25 @@ class Scorer(ABC):
         y = np.asarray(targets, dtype=np.float64)
         if y.shape != (len(checked),):
             raise InputError(f"{len(checked)} pairs but {y.size} targets")
-        if not np.all(np.isfinite(y)):
-            raise InputError("targets must be finite numbers")
-        if self.task == "classification" and not np.isin(y, (0.0, 1.0)).all():
-            raise InputError("classification targets must be 0 or 1")
-        if len(checked) < 2:
-            raise InputError("training needs at least two pairs")
+        refusal = self.training_refusal(y)
+        if refusal is not None:
+            raise InputError(refusal)
         self._fit(checked, y, progress)
         self.trained = True
         return self
+
+    def training_refusal(self, targets: Sequence[float] | F64) -> str | None:
+        """Why training on pairs with these ``targets`` could only fail, or ``None``: read from
+        the targets alone, so a request is refused before its training is queued (and
+        :meth:`fit` applies the same rule)."""
+        y = np.asarray(targets, dtype=np.float64).reshape(-1)
+        if not np.all(np.isfinite(y)):
+            return "targets must be finite numbers"
+        if self.task == "classification" and not np.isin(y, (0.0, 1.0)).all():
+            return "classification targets must be 0 or 1"
+        if y.shape[0] < 2:
+            return "training needs at least two pairs"
+        return None
 
     def predict(self, pairs: Sequence[TokenPair]) -> F64:
         if not self.trained:
@@ -212,6 +222,13 @@ class MtAdapter(Scorer):
 
         return TABLE3_SUBSETS[self.options.features]
 
+    def training_refusal(self, targets: Sequence[float] | F64) -> str | None:
+        from scoring.mt.classifier import cross_validation_refusal
+
+        return super().training_refusal(targets) or cross_validation_refusal(
+            targets, folds=self.options.folds, classification=self.task == "classification"
+        )
+
     def _features(self, pairs: list[TokenPair]) -> F64:
         from scoring.mt.features import mt_features
 
@@ -263,6 +280,13 @@ class CombinedAdapter(Scorer):
 
         super().__init__(task, options)
         self._combined = CombinedModel(task, self.options)  # checks the task and learner now
+
+    def training_refusal(self, targets: Sequence[float] | F64) -> str | None:
+        from scoring.mt.classifier import cross_validation_refusal
+
+        return super().training_refusal(targets) or cross_validation_refusal(
+            targets, folds=self.options.folds, classification=self.task == "classification"
+        )
 
     def _fit(self, pairs: list[TokenPair], targets: F64, progress: Progress | None) -> None:
         self._combined.fit(pairs, targets, progress=progress)

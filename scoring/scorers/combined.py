@@ -436,8 +436,11 @@ class RidgeModel:
     def fit(self, x: F64, y: F64) -> RidgeModel:
         from sklearn.model_selection import KFold
 
-        if x.shape[0] < 2 * self.folds:
-            raise InputError(f"{self.folds}-fold cross-validation needs ≥ {2 * self.folds} pairs")
+        from scoring.mt.classifier import cross_validation_refusal
+
+        refusal = cross_validation_refusal(y, folds=self.folds, classification=False)
+        if refusal is not None:
+            raise InputError(refusal)
         cv = KFold(self.folds, shuffle=True, random_state=self.seed)
         best: tuple[float, float] | None = None
         for alpha in self.alpha_grid:

@@ -4,7 +4,8 @@ imports them all or nothing and removes them; a bad request stores nothing."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import zipfile
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
@@ -13,8 +14,11 @@ from rest_framework.test import APIClient
 
 from annotate import jobs_runtime, roles
 from annotate.models import Corpus, Job, SentencePair
+from annotate.services.corpora import corpus_import_records
+from annotate.services.exports import export_file, export_job_create
 from annotate.services.uploads import uploads_clean
 from tests.annotate.factories import make_user
+from tests.annotate.records import make_record
 
 pytestmark = pytest.mark.django_db
 
@@ -132,3 +136,181 @@ def test_uploads_no_job_took_are_removed_after_the_keeping_time(
     assert not folder.exists()
     assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.FAILED
     assert "the uploaded files are gone" in Job.objects.get(pk=job.pk).error
+
+
+# --- an export's zip ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def exported(settings: Any, tmp_path: Path) -> Corpus:
+    """A corpus with two annotators' work, a prefill and a gold, to export."""
+    settings.EXPORT_DIR = tmp_path / "exports"
+    corpus_import_records(
+        corpus_name="c",
+        records=[
+            make_record("p1", annotations={"A": "1-1 3-4 4?5", "B": "1-1 2-3"}, gold="1-1 3-4"),
+            make_record(
+                "p2",
+                "a dog ran home",
+                "the dog runs home",
+                prefill="1-1",
+                annotations={"A": "0-0 1?1"},
+            ),
+        ],
+    )
+    return Corpus.objects.get(name="c")
+
+
+def _export(corpus: Corpus, format_name: str, which: str, annotator: str = "") -> Path:
+    job = export_job_create(
+        corpus=corpus, format_name=format_name, which=which, annotator=annotator
+    )
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    job.refresh_from_db()
+    return export_file(job)
+
+
+def _upload(client: APIClient, path: Path, format_name: str, **fields: str) -> Any:
+    body: dict[str, Any] = {"format": format_name, **fields}
+    body["files"] = [SimpleUploadedFile(path.name, path.read_bytes())]
+    return client.post("/api/corpora/import/", body, format="multipart")
+
+
+def _imported(client: APIClient, path: Path, format_name: str, **fields: str) -> Corpus:
+    response = _upload(client, path, format_name, **fields)
+    assert response.status_code == 201, response.json()
+    job_id = response.json()["id"]
+    assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.SUCCEEDED
+    return Corpus.objects.get(name=fields["corpus"])
+
+
+def _members(path: Path) -> dict[str, bytes]:
+    """An export's files by name (a zip's members by their own name, without their folder)."""
+    if not zipfile.is_zipfile(path):
+        return {"": path.read_bytes()}
+    with zipfile.ZipFile(path) as archive:
+        return {PurePosixPath(n).name: archive.read(n) for n in archive.namelist()}
+
+
+@pytest.mark.parametrize(("which", "annotator"), [("gold", ""), ("annotator", "A")])
+def test_a_pharaoh_exports_zip_imports_back_and_exports_byte_identically(
+    admin: APIClient, upload_dir: Path, exported: Corpus, which: str, annotator: str
+) -> None:
+    first = _export(exported, "pharaoh", which, annotator)
+    assert first.suffix == ".zip"
+    copy = _imported(admin, first, "pharaoh", corpus="copy", annotator=annotator)
+    again = _export(copy, "pharaoh", which, annotator)
+    assert _members(again) == _members(first)
+    assert not _stored(upload_dir)
+
+
+@pytest.mark.parametrize("format_name", ["pharaoh", "jacana", "multimwa"])
+@pytest.mark.parametrize(
+    ("which", "annotator", "entry"), [("gold", "", "gold"), ("annotator", "A", "annotator-A")]
+)
+def test_an_export_of_every_alignment_imports_the_gold_or_the_annotators_named(
+    admin: APIClient,
+    upload_dir: Path,
+    exported: Corpus,
+    format_name: str,
+    which: str,
+    annotator: str,
+    entry: str,
+) -> None:
+    every = _export(exported, format_name, "all")
+    assert every.suffix == ".zip"
+    copy = _imported(admin, every, format_name, corpus="copy", annotator=annotator)
+    again = _export(copy, format_name, which, annotator)
+    alone = _export(exported, format_name, which, annotator)
+    assert _members(again) == _members(alone)
+    if format_name != "pharaoh":
+        with zipfile.ZipFile(every) as archive:
+            suffix = {"jacana": ".json", "multimwa": ".tsv"}[format_name]
+            assert again.read_bytes() == archive.read(entry + suffix)
+
+
+def _zip(path: Path, members: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("format_name", "members", "annotator", "field", "message"),
+    [
+        (
+            "jsonl",
+            {"c-pharaoh-gold/source.txt": b"a\n", "c-pharaoh-gold/target.txt": b"b\n"},
+            "",
+            "files",
+            "up.zip is a .zip archive, which the jsonl format does not read: upload the "
+            "export's zip with the format pharaoh",
+        ),
+        (
+            "pharaoh",
+            {"c-pharaoh-gold/source.txt": b"a\n", "c-pharaoh-gold/alignment.txt": b"\n"},
+            "",
+            "files",
+            "up.zip lacks target.txt (a pharaoh export holds source.txt, target.txt, "
+            "alignment.txt, ids.txt)",
+        ),
+        (
+            "pharaoh",
+            {"notes.md": b"x"},
+            "",
+            "files",
+            "up.zip is a .zip archive without a pharaoh export in it",
+        ),
+        (
+            "jacana",
+            {"annotator-A.json": b"[]", "prefill.json": b"[]"},
+            "",
+            "annotator",
+            "up.zip holds several alignments (annotator-A, prefill) and no gold",
+        ),
+        (
+            "multimwa",
+            {"annotator-A.tsv": b"", "gold.tsv": b""},
+            "Z",
+            "annotator",
+            "up.zip holds no alignment of annotator 'Z' (it holds annotator-A, gold)",
+        ),
+    ],
+)
+def test_a_zip_that_cannot_be_imported_is_refused_before_a_job_is_queued(
+    admin: APIClient,
+    upload_dir: Path,
+    tmp_path: Path,
+    format_name: str,
+    members: dict[str, bytes],
+    annotator: str,
+    field: str,
+    message: str,
+) -> None:
+    path = _zip(tmp_path / "up.zip", members)
+    response = _upload(admin, path, format_name, corpus="up", annotator=annotator)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["message"].startswith(message), error
+    assert error["field"] == field
+    assert not Job.objects.exists()
+    assert not _stored(upload_dir)
+
+
+def test_pharaoh_files_without_a_source_or_target_are_refused_naming_what_is_missing(
+    admin: APIClient, upload_dir: Path
+) -> None:
+    files = [SimpleUploadedFile("target.txt", b"a b\n"), SimpleUploadedFile("links.txt", b"\n")]
+    response = admin.post(
+        "/api/corpora/import/",
+        {"corpus": "up", "format": "pharaoh", "files": files},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["message"] == (
+        "the pharaoh format reads a folder's source.txt, target.txt, alignment.txt, ids.txt "
+        "(or its export's .zip); source.txt is missing from target.txt, links.txt"
+    )
+    assert not Job.objects.exists()
+    assert not _stored(upload_dir)

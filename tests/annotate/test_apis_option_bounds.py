@@ -26,7 +26,7 @@ def admin_client() -> APIClient:
 def corpus() -> Corpus:
     corpus = make_corpus("bounded")
     for index in range(4):
-        make_pair(corpus, split="train", external_id=f"p{index}")
+        make_pair(corpus, split="train", external_id=f"p{index}", gold=[(0, 0, True)])
     SentencePair.objects.filter(corpus=corpus).update(gold_score=3.0, gold_label=1)
     return corpus
 

@@ -482,6 +482,7 @@ def test_the_beat_task_queues_the_due_retrainings(growing: Corpus) -> None:
 
 
 def test_the_prefill_command_sets_retraining_and_queues_a_job(growing: Corpus) -> None:
+    finish(list(growing.pairs.all()[:1]))  # finished work to learn from
     out = io.StringIO()
     call_command(
         "prefill",
@@ -498,7 +499,7 @@ def test_the_prefill_command_sets_retraining_and_queues_a_job(growing: Corpus) -
     assert job.parameters == {
         "aligner": "supervised",
         "trigger": "command",
-        "finished_pairs": 0,
+        "finished_pairs": 1,
         "options": {},
     }
     call_command(
@@ -511,6 +512,7 @@ def test_the_prefill_command_sets_retraining_and_queues_a_job(growing: Corpus) -
 def test_the_prefill_command_passes_aligner_options_to_the_job_and_the_retraining(
     growing: Corpus,
 ) -> None:
+    finish(list(growing.pairs.all()[:1]))  # finished work to learn from
     out = io.StringIO()
     call_command(
         "prefill",
@@ -630,3 +632,18 @@ def test_a_supervised_prefill_reports_the_stages_of_its_training(growing: Corpus
     assert trees == [f"supervised: link trees: tree {k} of 20" for k in range(1, 21)]
     assert messages.index(em[-1]) < messages.index(features[0]) < messages.index(trees[0])
     assert messages[-1] == "prefilled 10 of 10 pairs"
+
+
+def test_a_supervised_prefill_without_finished_work_queues_nothing_and_keeps_no_setting(
+    growing: Corpus,
+) -> None:
+    growing = corpus_prefill_configure(corpus=growing, aligner="", retrain_every=30)
+    with pytest.raises(PrefillError, match="has none yet") as refused:
+        prefill_queue(corpus=growing, aligner="supervised", retrain_every=12)
+    assert refused.value.extra["field"] == "aligner"
+    empty = make_corpus("empty")
+    with pytest.raises(PrefillError, match="corpus 'empty' has no pairs to prefill"):
+        prefill_queue(corpus=empty, aligner="identity")
+    assert not Job.objects.exists()
+    growing.refresh_from_db()
+    assert (growing.prefill_aligner, growing.prefill_retrain_every) == ("", 30)

@@ -4,8 +4,10 @@ a typed confirmation that states what would be deleted."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +179,22 @@ def test_bad_import_input_is_shown_on_its_field_and_stores_nothing(
     assert 'href="/corpora/?sort=pairs"' in html  # the list's links still lead to the list
     assert not Job.objects.exists()
     assert not upload_dir.exists() or [p.name for p in upload_dir.iterdir()] == ["incoming"]
+
+
+def test_a_pharaoh_zip_lacking_a_file_is_refused_under_the_files_field(
+    admin: Client, upload_dir: Path
+) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("c-pharaoh-gold/source.txt", "a b\n")
+    files = [SimpleUploadedFile("c-pharaoh-gold.zip", buffer.getvalue())]
+    response = admin.post("/corpora/import/", {"corpus": "x", "format": "pharaoh", "files": files})
+    assert response.status_code == 400
+    assert (
+        '<span class="errors" role="alert" id="id_files_errors">c-pharaoh-gold.zip lacks '
+        "target.txt" in response.content.decode()
+    )
+    assert not Job.objects.exists()
 
 
 def test_an_upload_over_the_limit_is_refused_before_it_is_stored(

@@ -206,6 +206,7 @@ def test_an_unknown_aligner_is_refused(admin_client: Client, corpus: Corpus) -> 
 
 
 def test_retraining_is_set_with_the_run(admin_client: Client, corpus: Corpus) -> None:
+    make_pair(corpus, gold=[(0, 0, True)])  # finished work to learn from
     response = admin_client.post(
         f"/corpora/{corpus.pk}/prefill/run/",
         {"aligner": "supervised", "retrain_every": "25"},
@@ -220,3 +221,21 @@ def test_retraining_is_set_with_the_run(admin_client: Client, corpus: Corpus) ->
     assert bad.status_code == 400
     assert "Retrain automatically after every N newly finished pairs" in bad.content.decode()
     assert Job.objects.count() == 1
+
+
+def test_a_supervised_prefill_without_finished_work_is_refused_and_keeps_no_setting(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    response = admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "supervised", "retrain_every": "25"}
+    )
+    assert response.status_code == 400
+    errors = _text(response.content.decode().split('id="prefill-errors"')[1].split("</div>")[0])
+    assert (
+        "the supervised aligner learns from finished work (submitted annotations or gold "
+        "alignments), and corpus &#x27;pre&#x27; has none yet"
+    ) in errors
+    assert not Job.objects.exists()
+    corpus.refresh_from_db()
+    assert (corpus.prefill_aligner, corpus.prefill_options) == ("", {})
+    assert "retrains after every" not in response.content.decode()

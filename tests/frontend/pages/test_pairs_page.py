@@ -155,12 +155,6 @@ def test_an_empty_list_says_whether_the_corpus_or_the_filters_are_empty(
 @pytest.mark.parametrize(
     ("query", "label", "message", "kept"),
     [
-        (
-            "min_length=5&max_length=2",
-            "≤",
-            "the longest length (2) is below the shortest (5)",
-            ["n2", "v2"],
-        ),
         ("min_length=-1", "Shorter length ≥", "greater than or equal to 0", None),
         ("max_length=many", "≤", "Enter a whole number.", None),
         ("status=lost", "Status", "Select a valid choice.", None),
@@ -176,6 +170,17 @@ def test_a_bad_filter_is_named_and_left_out(
     errors = html.split('id="filter-errors"', 1)[1].split("</div>", 1)[0]
     assert f"<b>{label}</b>" in errors and message in errors
     assert _ids(html) == (kept or ["n1", "n2", "v1", "v2", "x1"])
+
+
+def test_a_reversed_length_range_is_named_in_a_sentence_and_its_longest_length_left_out(
+    admin: Client, corpus: Corpus
+) -> None:
+    response = admin.get(f"/corpora/{corpus.pk}/pairs/?min_length=5&max_length=2")
+    assert response.status_code == 400
+    html = response.content.decode()
+    errors = html.split('id="filter-errors"', 1)[1].split("</div>", 1)[0]
+    assert errors == "><p>The longest length (2) is below the shortest (5).</p>"
+    assert _ids(html) == ["n2", "v2"]
 
 
 def test_a_missing_corpus_is_a_404(admin: Client) -> None:

@@ -41,6 +41,7 @@ def test_it_lists_models_with_their_measures_and_the_papers_figures() -> None:
     assert "0.7808" in page, "PERP's ALL figure from Heilman & Madnani 2012, Table 2"
     assert "74.96" in page, "the MT-metric ALL figure from Finch, Hwang & Sumita 2005, Table 3"
     assert 'id="score-form"' in page
+    assert "<td>gold score (regression)</td>" in page and "gold_score" not in page
 
 
 def test_without_models_it_says_how_to_train_one() -> None:
@@ -254,3 +255,35 @@ def test_the_training_form_opens_on_a_corpus_with_gold_values(
     unscored_pk = Corpus.objects.get(name="a-unscored").pk
     asked = admin_client.get(f"/scorers/?corpus={unscored_pk}").content.decode()
     assert form_values(asked, "train-corpus")["corpus"] == [str(unscored_pk)]
+
+
+def test_a_training_its_scorer_could_only_fail_is_refused_on_the_split_and_queues_nothing(
+    admin_client: Client,
+) -> None:
+    from annotate.services.corpora import corpus_import_records
+    from scoring.corpus import PairRecord
+
+    corpus_import_records(
+        corpus_name="labelled",
+        records=[
+            PairRecord(
+                id=f"p{label}",
+                source_tokens=["a", "b"],
+                target_tokens=["a", "c"],
+                split="train",
+                gold_label=label,
+            )
+            for label in (0, 1)
+        ],
+    )
+    labelled = Corpus.objects.get(name="labelled")
+    response = _post_training(
+        admin_client, labelled, kind="mt", target="gold_label", train_split="train", test_split=""
+    )
+    assert response.status_code == 400
+    errors = response.content.decode().split('id="train-errors"', 1)[1].split("</div>", 1)[0]
+    assert (
+        "the mt scorer cannot train on the 2 pairs of split &#x27;train&#x27; with a gold_label: "
+        "5-fold cross-validation needs ≥ 5 pairs of each label, got 1 of label 0 and 1 of label 1"
+    ) in errors
+    assert not Job.objects.filter(kind="train_scorer").exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -192,3 +193,32 @@ def test_an_evaluation_notes_a_scorer_that_gave_every_pair_one_value() -> None:
     flat = evaluate("regression", [1.0, 2.0, 3.0], [2.5, 2.5, 2.5]).to_dict()
     assert flat["note"].startswith("every pair got the same value (2.5)")
     assert "note" not in evaluate("classification", [1, 0], [1, 0]).to_dict()
+
+
+@pytest.mark.parametrize(
+    ("kind", "task", "targets", "refusal"),
+    [
+        (
+            "mt",
+            "classification",
+            [0, 1],
+            "5-fold cross-validation needs ≥ 5 pairs of each label, got 1 of label 0 and 1 of "
+            "label 1",
+        ),
+        ("mt", "classification", [1] * 12, "a classifier needs exactly two labels, got [1]"),
+        ("mt", "regression", [1.0, 2.0, 3.0], "5-fold cross-validation needs ≥ 10 pairs, got 3"),
+        ("combined", "regression", [1.0] * 9, "5-fold cross-validation needs ≥ 10 pairs, got 9"),
+        ("perp", "regression", [1.0], "training needs at least two pairs"),
+        ("mt", "classification", [0, 1] * 5, None),
+        ("pfsm", "regression", [1.0, 2.0], None),
+    ],
+)
+def test_a_training_that_could_only_fail_is_told_from_its_targets_alone(
+    kind: str, task: str, targets: list[float], refusal: str | None
+) -> None:
+    scorer = get_scorer(kind, task)
+    assert scorer.training_refusal(targets) == refusal
+    if refusal is not None:
+        pairs = [(["a", "b"], ["a", "c"])] * len(targets)
+        with pytest.raises(InputError, match=re.escape(refusal)):
+            scorer.fit(pairs, targets)  # the same rule, applied by the training itself
