@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -131,3 +132,26 @@ def test_the_api_docs_load_their_assets_from_the_app_not_a_cdn(world: dict[str, 
     html = world["clients"]["admin"].get("/api/docs/").content.decode()
     assert "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in html
     assert "cdn" not in html.lower()
+
+
+def _keymap(html: str) -> list[str]:
+    """The key map dialog's entries, each as its keys' text, e.g. "Ctrl+Y / Ctrl+Shift+Z"."""
+    dialog = html.split('<dialog id="keymap-dialog"', 1)[1].split("</dialog>", 1)[0]
+    keys = re.findall(r"<span>(.*?)</span><span>", dialog)
+    return [re.sub(r"<[^>]+>", "", entry) for entry in keys]
+
+
+def test_both_grid_pages_list_redo_and_save_on_ctrl_y_and_ctrl_s(world: dict[str, Any]) -> None:
+    workspace = _keymap(
+        world["clients"]["alice"].get(f"/work/{world['assignment'].pk}/").content.decode()
+    )
+    adjudication = _keymap(
+        world["clients"]["carol"].get(f"/adjudicate/{world['pair'].pk}/").content.decode()
+    )
+    for keys in (workspace, adjudication):
+        assert "Ctrl+Y / Ctrl+Shift+Z" in keys  # keys.js: redo
+        assert "Ctrl+S" in keys  # keys.js: actions.save, given by both pages
+        assert "x / Delete / Backspace" in keys
+    # g opens the guidelines on the workspace only; the adjudication page binds no g
+    assert "g" in workspace
+    assert "g" not in adjudication

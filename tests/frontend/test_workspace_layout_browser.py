@@ -223,3 +223,41 @@ def test_the_trial_feedback_opens_under_the_grid_without_taking_its_height(
     page.wait_for_selector("#feedback:not([hidden])")
     assert grid.evaluate("e => e.getBoundingClientRect().height") >= fitted - 1
     assert page.js_errors == []
+
+
+def test_the_cursor_is_one_box_over_the_grid_and_a_move_restyles_no_cell_geometry(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    # An arrow key must not make the browser lay out and repaint a 150×140 table (21,000
+    # cells): the cursor is drawn by one box moved over its cell, and the cells it leaves and
+    # enters keep their geometry and paint (static position, no outline).
+    pair = make_pair(source=words("src", 30), target=words("tgt", 25), prefill=((1, 1, True),))
+    assignment = make_assignment(pair, alice)
+    page = page_for(alice, viewport=(1280, 800))
+    open_workspace(page, live_server, assignment)
+    cursor_cell = (
+        "() => { const { model, view } = window.__workspace;"
+        " const td = view.cellEls[model.cursor.i * model.m + model.cursor.j];"
+        " const s = getComputedStyle(td); const r = td.getBoundingClientRect();"
+        " const b = document.querySelector('#grid-wrap > .grid-cursor').getBoundingClientRect();"
+        " const w = document.getElementById('grid-wrap').getBoundingClientRect();"
+        " return { position: s.position, outline: s.outlineStyle,"
+        " inside: r.top >= w.top && r.bottom <= w.bottom && r.left >= w.left && r.right <= w.right,"
+        " box: [b.left - r.left, b.top - r.top, b.width - r.width, b.height - r.height] }; }"
+    )
+    steps = [[], ["ArrowDown"], ["ArrowRight"], ["ArrowDown"] * 28, ["ArrowRight"] * 20]
+    for keys in [*steps, ["+"], ["t"], ["-", "-"]]:
+        for key in keys:
+            page.keyboard.press(key)
+        seen = page.evaluate(cursor_cell)
+        assert seen["inside"] or "ArrowDown" not in keys, keys  # an arrow scrolls to it
+        assert seen["outline"] == "none", keys
+        assert all(abs(x) <= 1 for x in seen["box"]), (keys, seen)  # offsets are whole px
+    page.keyboard.press("t")
+    page.evaluate("window.__workspace.model.moveTo(2, 3)")
+    assert page.evaluate(cursor_cell)["position"] == "static"  # an empty cell is not positioned
+    outline = page.locator("#grid-wrap > .grid-cursor").evaluate(
+        "b => getComputedStyle(b).outlineStyle"
+    )
+    assert outline == "solid"
+    assert page.js_errors == []

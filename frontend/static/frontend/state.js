@@ -175,6 +175,7 @@ export class GridModel {
     if (!step) return false;
     this.apply(step.changes, "after");
     this.undoStack.push(step);
+    this.moveTo(step.cursor.i, step.cursor.j); // back where the change was made, as undo does
     this.emit("history");
     return true;
   }

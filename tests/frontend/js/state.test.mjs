@@ -277,3 +277,19 @@ test("a busy server (503) is retried like a lost network and said to be busy, no
   assert.equal(queue.status, "saved");
   assert.equal(queue.version, 2);
 });
+
+test("undo and redo both bring the cursor back to the cell they change", () => {
+  const model = new GridModel(6, 6);
+  model.moveTo(2, 3);
+  model.set(2, 3, SURE);
+  model.moveTo(5, 0);
+  model.undo();
+  assert.deepEqual(model.cursor, { i: 2, j: 3 });
+  model.moveTo(0, 5);
+  const moves = [];
+  model.on("cursor", () => moves.push({ ...model.cursor }));
+  model.redo();
+  assert.equal(model.get(2, 3), SURE);
+  assert.deepEqual(model.cursor, { i: 2, j: 3 });
+  assert.deepEqual(moves, [{ i: 2, j: 3 }]);
+});
