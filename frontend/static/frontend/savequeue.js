@@ -170,6 +170,7 @@ export class SaveQueue {
       } else if (error && error.status && error.status < 500 && error.status !== 408) {
         this.lastError = error.message;
         this.setStatus("error", error.message); // a refused save: retrying cannot help
+        if (this.pending !== links) this.schedule(0); // but edits made since may be saved
       } else {
         const busy = error && error.status === 503;
         this.setStatus("offline", busy ? SERVER_BUSY : String((error && error.message) || error));

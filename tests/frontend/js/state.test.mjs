@@ -293,3 +293,36 @@ test("undo and redo both bring the cursor back to the cell they change", () => {
   assert.deepEqual(model.cursor, { i: 2, j: 3 });
   assert.deepEqual(moves, [{ i: 2, j: 3 }]);
 });
+
+test("edits made while a save was in flight are sent once that save is refused", async () => {
+  const timers = new Map();
+  let next = 0;
+  const clock = { set: (fn) => timers.set(++next, fn) && next, clear: (id) => timers.delete(id) };
+  const fire = () => {
+    const due = [...timers.values()];
+    timers.clear();
+    return Promise.all(due.map((fn) => fn()));
+  };
+  const sent = [];
+  let refuse;
+  const queue = new SaveQueue({
+    key: "k",
+    version: 1,
+    storage: new MemoryStorage(),
+    timers: clock,
+    send: (body) => {
+      sent.push(body);
+      if (sent.length === 1) return new Promise((_, reject) => (refuse = reject));
+      return Promise.resolve({ version: body.version + 1 });
+    },
+  });
+  queue.update([[0, 0, "S"]]);
+  const first = queue.flush(); // a block too large for the server, on its way
+  queue.update([[1, 1, "S"]]); // the annotator clears it and sets one cell meanwhile
+  fire(); // its save is due while the first is in flight: it waits for it
+  refuse(Object.assign(new Error("links: at most 10000"), { status: 400 }));
+  await first;
+  await fire();
+  assert.deepEqual(sent.map((body) => body.links), [[[0, 0, "S"]], [[1, 1, "S"]]]);
+  assert.equal(queue.status, "saved");
+});
