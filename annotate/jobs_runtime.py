@@ -362,6 +362,13 @@ def job_progress(*, job_id: int, percent: float, message: str) -> None:
         raise JobCancelled(f"job {job_id} is no longer running")
 
 
+def job_check_running(*, job_id: int) -> None:
+    """Raise :class:`JobCancelled` if the job is no longer running (cancelled or reaped); a
+    read, for the tasks of a job's canvas, which report no progress of their own."""
+    if not Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).exists():
+        raise JobCancelled(f"job {job_id} is no longer running")
+
+
 def job_chunk_done(*, job_id: int, share: float, message: str) -> None:
     """A task of a job's canvas finished its part: add its share of progress (kept below 100
     until the callback finishes the job) and beat the heart. Raises :class:`JobCancelled` if the
@@ -457,9 +464,14 @@ class ThrottledProgress:
         # never overwrites a later one.
         self._lock = threading.Lock()
         self._held: tuple[float, str] | None = None
+        # Set by a beat that found the job no longer running: the next report raises even if
+        # it would have been held back.
+        self._ended = False
 
     def __call__(self, percent: float, message: str) -> None:
         with self._lock:
+            if self._ended:
+                raise JobCancelled(f"job {self._job_id} is no longer running")
             now = time.monotonic()
             if now - self._last < PROGRESS_MIN_INTERVAL and percent < 100:
                 self._held = (percent, message)
@@ -475,7 +487,27 @@ class ThrottledProgress:
                 percent, message = self._held
                 fields.update(progress=_percent(percent), message=message[:500])
                 self._held, self._last = None, time.monotonic()
-            Job.objects.filter(pk=self._job_id, status=Job.Status.RUNNING).update(**fields)
+            running = Job.objects.filter(pk=self._job_id, status=Job.Status.RUNNING)
+            self._ended = running.update(**fields) == 0
+
+
+class CanvasProgress:
+    """The ``progress`` of a task of a job's canvas (an agreement chunk): the job's percent is
+    the sum of its tasks' shares, added as each ends (:func:`job_chunk_done`), so this writes
+    nothing; like :class:`ThrottledProgress` it raises :class:`JobCancelled` once the job is not
+    running, reading its status at most every :data:`PROGRESS_MIN_INTERVAL` seconds. Takes any
+    arguments, as the callbacks of :mod:`scoring` differ in theirs."""
+
+    def __init__(self, job_id: int) -> None:
+        self._job_id = job_id
+        self._last = time.monotonic()
+
+    def __call__(self, *report: object) -> None:
+        now = time.monotonic()
+        if now - self._last < PROGRESS_MIN_INTERVAL:
+            return
+        self._last = now
+        job_check_running(job_id=self._job_id)
 
 
 def _after_transient_error(job_id: int, error: BaseException) -> str:

@@ -25,10 +25,12 @@ from django.utils import timezone
 from annotate.exceptions import DomainError
 from annotate.jobs_runtime import (
     DEFERRED,
+    CanvasProgress,
     Deferred,
     Heartbeat,
     JobCancelled,
     internal_error_message,
+    job_check_running,
     job_chunk_done,
     job_fail,
     job_finish,
@@ -354,7 +356,10 @@ def agreement_chunk_statistics(
     start: int | None = None,
 ) -> list[dict[str, Any]]:
     """One chunk's JSON statistics (the pairs ``pair_ids``, lines ``start`` on of the job's
-    snapshot); reports its share of progress when done."""
+    snapshot); reports its share of progress when done. Raises :class:`JobCancelled` when the
+    job is no longer running: before it starts, and within a fraction of a second while it
+    computes (the Monte Carlo's progress points), so a cancel frees the worker at once."""
+    job_check_running(job_id=job_id)
     job = Job.objects.select_related("corpus").get(pk=job_id)
     annotators = list(job.parameters["annotators"])
     params = agreement_params(job.parameters, job.seed)
@@ -369,20 +374,26 @@ def agreement_chunk_statistics(
             params=params,
             threads=1,
             chance_model=job.parameters["chance_model"],
+            progress=CanvasProgress(job_id),
         )
     job_chunk_done(job_id=job_id, share=share, message=f"Monte Carlo: {len(pair_ids)} more pairs")
     return stats
 
 
 def agreement_finish_report(
-    *, job_id: int, chunk_results: list[list[dict[str, Any]]], models_json: dict[str, Any]
+    *, job_id: int, chunk_results: list[list[dict[str, Any]] | None], models_json: dict[str, Any]
 ) -> bool:
-    """The chord's callback: build the report from every chunk and finish the job."""
+    """The chord's callback: build the report from every chunk and finish the job. A job that
+    ended meanwhile (cancelled or reaped: its chunks stopped and returned ``None``) is left as
+    it is; False."""
     job = Job.objects.select_related("corpus").get(pk=job_id)
+    if job.status != Job.Status.RUNNING or any(chunk is None for chunk in chunk_results):
+        logger.info("agreement job %s had ended (%s) when its chunks did", job_id, job.status)
+        return False
     annotators = list(job.parameters["annotators"])
     params = agreement_params(job.parameters, job.seed)
     records = job_snapshot_records(job)
-    statistics = [item for chunk in chunk_results for item in chunk]
+    statistics = [item for chunk in chunk_results for item in chunk or ()]
     report = build_report(
         records,
         annotators,
@@ -405,24 +416,30 @@ def agreement_finish_report(
 # --- the tasks of the chord ---------------------------------------------------------------------
 
 
-# A chunk finding its job cancelled stops the chord; the worker logs that as expected, not as
-# an error with a traceback.
-@shared_task(name="annotate.agreement_chunk", acks_late=True, throws=(JobCancelled,))
+@shared_task(name="annotate.agreement_chunk", acks_late=True)
 def agreement_chunk(
     job_id: int,
     pair_ids: list[int],
     models: dict[str, Any],
     share: float,
     start: int | None = None,
-) -> list[dict[str, Any]]:
-    return agreement_chunk_statistics(
-        job_id=job_id, pair_ids=pair_ids, models_json=models, share=share, start=start
-    )
+) -> list[dict[str, Any]] | None:
+    """A chunk's statistics, or ``None`` once its job was cancelled or reaped. Stopping is a
+    result, not an error: a chunk that raised would fail the chord, which Celery logs as an
+    error (``chord_unlock``, or the result backend's chord counter), while ``None`` lets the
+    chord end normally and :func:`agreement_finish` find the job ended."""
+    try:
+        return agreement_chunk_statistics(
+            job_id=job_id, pair_ids=pair_ids, models_json=models, share=share, start=start
+        )
+    except JobCancelled:
+        logger.info("agreement job %s is no longer running; its chunk stopped", job_id)
+        return None
 
 
 @shared_task(name="annotate.agreement_finish", acks_late=True, ignore_result=True)
 def agreement_finish(
-    chunk_results: list[list[dict[str, Any]]], job_id: int, models: dict[str, Any]
+    chunk_results: list[list[dict[str, Any]] | None], job_id: int, models: dict[str, Any]
 ) -> None:
     try:
         agreement_finish_report(job_id=job_id, chunk_results=chunk_results, models_json=models)
@@ -436,8 +453,7 @@ def agreement_failed(request: Any, exc: BaseException, traceback: Any, job_id: i
     """Error callback of the chord: a chunk failed, so the job fails with the chunk's reason.
 
     A job that is no longer running (cancelled, or reaped) is left as it is, and nothing is
-    logged as an error: its chunks stop by raising :class:`JobCancelled`, which reaches here
-    wrapped in Celery's ``ChordError``, not as itself."""
+    logged as an error (its chunks return ``None`` rather than fail, :func:`agreement_chunk`)."""
     if isinstance(exc, JobCancelled):
         return
     if job_fail(job_id=job_id, error=f"a chunk of the Monte Carlo failed: {exc}"):

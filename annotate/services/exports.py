@@ -258,7 +258,11 @@ def export_run(job: Job, progress: Progress) -> dict[str, Any]:
     try:
         outputs = _write(corpus, parameters, build, base, progress, total, written)
     except ScoringError as error:
+        shutil.rmtree(folder, ignore_errors=True)
         raise ExportError(str(error)) from error
+    except BaseException:  # cancelled at a progress report, or failed: no half-written file stays
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     if len(outputs) == 1 and outputs[0].is_file():
         final = folder / outputs[0].name
         outputs[0].replace(final)

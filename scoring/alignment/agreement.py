@@ -36,9 +36,12 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -68,6 +71,12 @@ ProgressCallback = Callable[[int, int], None]
 #: The most Monte Carlo samples J per pair (default 1,000): a chunk of 50 pairs takes about a
 #: second at J = 1,000, so a chunk task stays within minutes at the most.
 MAX_SAMPLES = 100_000
+#: Monte Carlo samples of one pair drawn between two progress points: at J = 100,000 a pair of
+#: RTE-2 (about 40 × 10 tokens) takes seconds, so a callback that stops the work (a cancelled
+#: job) is not called only once per pair; a batch of a pair that size takes some 30 ms.
+SAMPLE_BATCH = 2_000
+#: How often ``progress`` is called while a pair computes on several threads (seconds).
+PROGRESS_WAIT_SECONDS = 0.25
 #: The longest phrase ``max_length`` may name: four times the longest sentence an import accepts.
 MAX_PHRASE_LENGTH = 1_000
 
@@ -194,7 +203,11 @@ def _one_pair(
     params: AgreementParams,
     annotator_a: str,
     annotator_b: str,
+    between: Callable[[], None] | None = None,
 ) -> PairStats:
+    """One pair's statistics for one kind; the samples are drawn in batches of
+    :data:`SAMPLE_BATCH`, with ``between()`` called after each batch but the last (it may raise
+    to stop the computation). The numbers do not depend on the batches."""
     n, m = len(pair.source), len(pair.target)
     p_a = _model_for(models_a, kind, annotator_a).probability(n, m)
     p_b = _model_for(models_b, kind, annotator_b).probability(n, m)
@@ -204,22 +217,29 @@ def _one_pair(
     observed = np.zeros((3, 2), np.int64)
     sampled = np.zeros((3, 3), np.int64)
     ratio = np.zeros(3, np.float64)
-    pair_kernel(
+    matrices = (
         alignment_matrix(pair.prefill, kind),
         alignment_matrix(pair.a, kind),
         alignment_matrix(pair.b, kind),
         identity_matrix(pair.source, pair.target),
-        p_a,
-        p_b,
-        params.samples,
-        params.exclude_identical,
-        params.boundary_rule,
-        0 if params.max_length is None else int(params.max_length),
-        rng,
-        observed,
-        sampled,
-        ratio,
     )
+    for first in range(0, params.samples, SAMPLE_BATCH):
+        if first and between is not None:
+            between()
+        pair_kernel(
+            *matrices,
+            p_a,
+            p_b,
+            min(SAMPLE_BATCH, params.samples - first),
+            first > 0,
+            params.exclude_identical,
+            params.boundary_rule,
+            0 if params.max_length is None else int(params.max_length),
+            rng,
+            observed,
+            sampled,
+            ratio,
+        )
     return PairStats(
         key=pair.key,
         kind=kind,
@@ -260,10 +280,13 @@ def pair_statistics(
 
     ``models_a``/``models_b`` map each kind (``"possible"``, ``"sure"``) to the annotator's
     :class:`EditModel`, fitted once on the whole corpus (:func:`fit_models`). ``progress`` is
-    called as ``progress(done, total)`` after each pair, in order. The numba kernel releases the
-    GIL, so pairs run on ``threads`` threads (default :func:`default_threads`; pass 1 inside a
-    Celery worker that already uses every core). Each pair has its own random stream, so the
-    numbers do not depend on the thread count.
+    called as ``progress(done, total)`` after each pair, in order, and with the pairs done so
+    far while a pair computes (between batches of :data:`SAMPLE_BATCH` samples, or every
+    :data:`PROGRESS_WAIT_SECONDS` on several threads); it may raise to stop the computation,
+    which then ends within a batch of samples. The numba kernel releases the GIL, so pairs run
+    on ``threads`` threads (default :func:`default_threads`; pass 1 inside a Celery worker that
+    already uses every core). Each pair has its own random stream, so the numbers do not depend
+    on the thread count.
     """
     pair_list = list(pairs)
     total = len(pair_list)
@@ -271,7 +294,7 @@ def pair_statistics(
     if workers < 1:
         raise InputError(f"threads must be at least 1, got {threads}")
 
-    def run(pair: AgreementPair) -> list[PairStats]:
+    def run(pair: AgreementPair, between: Callable[[], None] | None) -> list[PairStats]:
         return [
             _one_pair(
                 pair,
@@ -281,24 +304,55 @@ def pair_statistics(
                 params=params,
                 annotator_a=annotator_a,
                 annotator_b=annotator_b,
+                between=between,
             )
             for kind in params.kinds
         ]
 
     stats: list[PairStats] = []
     if workers == 1 or total < 2:
-        results: Iterable[list[PairStats]] = map(run, pair_list)
-        for done, result in enumerate(results, start=1):
-            stats.extend(result)
+        for done, pair in enumerate(pair_list):
+            between = None if progress is None else partial(progress, done, total)
+            stats.extend(run(pair, between))
             if progress is not None:
-                progress(done, total)
+                progress(done + 1, total)
         return stats
+    # The pool's threads never call ``progress``; once it raised, they stop at their next batch
+    # and the pairs not yet started are dropped.
+    stopped = threading.Event()
+
+    def stop_if_stopped() -> None:
+        if stopped.is_set():
+            raise _Stopped
+
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for done, result in enumerate(pool.map(run, pair_list), start=1):
-            stats.extend(result)
-            if progress is not None:
-                progress(done, total)
+        futures = [pool.submit(run, pair, stop_if_stopped) for pair in pair_list]
+        try:
+            for done, future in enumerate(futures, start=1):
+                stats.extend(_result_reporting(future, progress, done - 1, total))
+                if progress is not None:
+                    progress(done, total)
+        except BaseException:
+            stopped.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
     return stats
+
+
+class _Stopped(Exception):
+    """Stops a pool thread's pair once ``progress`` raised in the calling thread."""
+
+
+def _result_reporting(
+    future: Future[list[PairStats]], progress: ProgressCallback | None, done: int, total: int
+) -> list[PairStats]:
+    """The future's result; while it is not ready, ``progress(done, total)`` every
+    :data:`PROGRESS_WAIT_SECONDS`, so a callback that stops the work is called within a pair."""
+    while True:
+        try:
+            return future.result(timeout=None if progress is None else PROGRESS_WAIT_SECONDS)
+        except FutureTimeout:
+            progress(done, total)  # type: ignore[misc]  # a timeout needs a progress
 
 
 # --- aggregation -------------------------------------------------------------------------------

@@ -117,6 +117,7 @@ def pair_kernel(
     p_a: float,
     p_b: float,
     samples: int,
+    resume: bool,
     exclude_identical: bool,
     boundary: bool,
     max_len: int,
@@ -131,7 +132,11 @@ def pair_kernel(
     ``observed[level] = (|A ∩ B|, min(|A|, |B|))``; ``sampled[level] = (Σ_j |A_j ∩ B_j|,
     Σ_j min_j, number of samples with min_j > 0)``; ``ratio_sum[level] = Σ_j |A_j ∩ B_j| / min_j``
     over those samples, summed in sample order. Each sample draws A's flips, then B's, from
-    ``rng``. Work arrays are allocated once per pair.
+    ``rng``. Work arrays are allocated once per call.
+
+    With ``resume`` the call draws ``samples`` more samples and adds them to the sums of an
+    earlier call with the same ``rng`` (``observed`` is left as it is): J samples drawn in
+    batches give the numbers of one call, bit for bit, and the caller can stop between batches.
     """
     n = prefill.shape[0]
     m = prefill.shape[1]
@@ -151,12 +156,13 @@ def pair_kernel(
     work_a = np.empty((n, m), np.uint8)
     work_b = np.empty((n, m), np.uint8)
     out = np.zeros((3, 2), np.int64)
-    for level in range(3):
-        sampled[level, 0] = 0
-        sampled[level, 1] = 0
-        sampled[level, 2] = 0
-        ratio_sum[level] = 0.0
-    for sample in range(-1, samples):
+    if not resume:
+        for level in range(3):
+            sampled[level, 0] = 0
+            sampled[level, 1] = 0
+            sampled[level, 2] = 0
+            ratio_sum[level] = 0.0
+    for sample in range(0 if resume else -1, samples):
         if sample < 0:
             mat_a = obs_a
             mat_b = obs_b

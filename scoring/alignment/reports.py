@@ -263,8 +263,9 @@ def report_statistics(
     """Monte Carlo statistics of a chunk of records for every annotator pair (JSON-able).
 
     ``threads`` is passed to :func:`scoring.alignment.agreement.pair_statistics` (1 inside a
-    Celery worker
-    process that shares the machine with others).
+    Celery worker process that shares the machine with others). ``progress("monte_carlo",
+    done, total)`` counts pairs over every annotator pair; it is called within a pair too (see
+    :func:`~scoring.alignment.agreement.pair_statistics`) and may raise to stop the work.
     """
     out: list[dict[str, Any]] = []
     todo = [

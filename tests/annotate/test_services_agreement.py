@@ -113,9 +113,9 @@ def test_a_chunk_stopped_by_a_cancel_fails_nothing_and_logs_no_error(
     ``JobCancelled``, not the exception itself."""
     from celery.exceptions import ChordError
 
-    from annotate.jobs_runtime import JobCancelled, job_claim
+    from annotate.jobs_runtime import job_claim
     from annotate.models import Job
-    from annotate.services.agreement import agreement_chunk, agreement_failed
+    from annotate.services.agreement import agreement_failed
     from annotate.services.jobs import job_cancel
 
     job = Job.objects.create(kind="agreement_report", corpus=corpus)
@@ -128,7 +128,6 @@ def test_a_chunk_stopped_by_a_cancel_fails_nothing_and_logs_no_error(
     job.refresh_from_db()
     assert job.status == "cancelled" and job.error == ""
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
-    assert JobCancelled in agreement_chunk.throws
 
 
 def _run_report_job_here(
@@ -219,3 +218,73 @@ def test_a_chunk_that_does_not_match_its_lines_is_an_error_and_one_without_a_sta
         service.agreement_chunk_statistics(
             job_id=job_id, pair_ids=pair_ids, models_json=models, share=share, start=1
         )
+
+
+def _chunk_of_a_running_job(corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    """A report job (J = 20) whose runner ran here and whose first chunk is still to run: the
+    job and that chunk's signature."""
+    from annotate.jobs_runtime import job_claim
+    from annotate.services import agreement as service
+
+    sent: dict[str, Any] = {}
+    monkeypatch.setattr(service, "chord", lambda header: lambda body: sent.update(header=header))
+    job = agreement_job_create(corpus=corpus, annotators=["ann1", "ann2"], samples=20, seed=3)
+    assert job_claim(job_id=job.pk, worker="here")
+    service.agreement_run.runner(job, lambda percent, message: None)
+    return job, sent["header"][0]
+
+
+def _counted_kernel(monkeypatch: pytest.MonkeyPatch, on_call: Any = None) -> list[int]:
+    """Count the Monte Carlo kernel's calls (batches of samples); ``on_call`` runs before each."""
+    from scoring.alignment import agreement
+
+    calls: list[int] = []
+    kernel = agreement.pair_kernel
+
+    def counted(*args: Any) -> None:
+        calls.append(1)
+        if on_call is not None:
+            on_call()
+        kernel(*args)
+
+    monkeypatch.setattr(agreement, "pair_kernel", counted)
+    return calls
+
+
+def test_a_cancel_stops_a_running_chunk_at_its_next_batch_of_samples(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The chunk frees its worker within a batch of samples of the cancel, returns no
+    statistics, and the chord's callback leaves the job cancelled, logging no error."""
+    from annotate import jobs_runtime
+    from annotate.models import Job
+    from annotate.services import agreement as service
+    from annotate.services.jobs import job_cancel
+    from scoring.alignment import agreement
+
+    job, chunk = _chunk_of_a_running_job(corpus, monkeypatch)
+    monkeypatch.setattr(agreement, "SAMPLE_BATCH", 5)  # four batches per pair and kind
+    monkeypatch.setattr(jobs_runtime, "PROGRESS_MIN_INTERVAL", 0.0)  # look at every batch
+    calls = _counted_kernel(monkeypatch, on_call=lambda: job_cancel(job=job))
+    with caplog.at_level(logging.INFO):
+        assert service.agreement_chunk(*chunk.args) is None
+        service.agreement_finish([None], job.pk, chunk.args[2])
+    assert len(calls) == 1, "the cancel during the first batch stops the chunk after it"
+    job.refresh_from_db()
+    assert job.status == "cancelled" and job.progress < 100 and job.result is None
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert Job.objects.get(pk=job.pk).status == "cancelled"
+
+
+def test_a_chunk_of_a_cancelled_job_computes_nothing(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chunks still queued when a job is cancelled end at once."""
+    from annotate.services import agreement as service
+    from annotate.services.jobs import job_cancel
+
+    job, chunk = _chunk_of_a_running_job(corpus, monkeypatch)
+    job_cancel(job=job)
+    calls = _counted_kernel(monkeypatch)
+    assert service.agreement_chunk(*chunk.args) is None
+    assert calls == []

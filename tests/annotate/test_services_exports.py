@@ -325,3 +325,28 @@ def test_a_format_error_while_writing_names_the_file_but_not_its_folder(
     jobs_runtime.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     assert job.error == "alignment.txt:3: cannot write this pair"
+
+
+def test_a_cancelled_export_stops_at_its_next_report_and_leaves_no_file(
+    export_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from annotate.services.jobs import job_cancel
+
+    corpus_import_records(corpus_name="big", records=[make_record(f"p{k}") for k in range(450)])
+    corpus = Corpus.objects.get(name="big")
+    job = export_job_create(corpus=corpus, format_name="jsonl", which="all")
+    records = exports.corpus_pair_records
+    read: list[int] = []
+
+    def cancelled_midway(corpus: Corpus, *args: Any) -> Any:
+        for record in records(corpus, *args):
+            read.append(1)
+            if len(read) == 100:
+                job_cancel(job=job)
+            yield record
+
+    monkeypatch.setattr(exports, "corpus_pair_records", cancelled_midway)
+    monkeypatch.setattr(jobs_runtime, "PROGRESS_MIN_INTERVAL", 0.0)
+    assert jobs_runtime.job_run(job_id=job.pk, worker="test") == "cancelled"
+    assert len(read) == 200, "stopped at the report after the cancel"
+    assert not (export_dir / f"job-{job.pk}").exists()

@@ -170,6 +170,35 @@ def test_a_cancelled_job_stops_at_its_next_progress_report(
     assert seen == [10]
 
 
+def test_a_report_held_back_raises_once_a_heartbeat_found_the_job_cancelled(
+    corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    """A runner reporting often has most reports held back (one write per half second); the
+    heartbeat that finds the job cancelled makes the next one stop it all the same."""
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    runtime.job_claim(job_id=job.pk, worker="w")
+    progress = runtime.ThrottledProgress(job.pk)
+    progress(10, "written")
+    jobs.job_cancel(job=job)
+    progress.beat()
+    with pytest.raises(runtime.JobCancelled):
+        progress(11, "held back, but the job is cancelled")
+
+
+def test_a_canvas_task_s_progress_raises_once_its_job_is_cancelled(
+    monkeypatch: pytest.MonkeyPatch, corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    runtime.job_claim(job_id=job.pk, worker="w")
+    monkeypatch.setattr(runtime, "PROGRESS_MIN_INTERVAL", 0.0)
+    progress = runtime.CanvasProgress(job.pk)
+    progress("monte_carlo", 1, 10)
+    jobs.job_cancel(job=job)
+    with pytest.raises(runtime.JobCancelled):
+        progress("monte_carlo", 1, 10)
+    assert Job.objects.get(pk=job.pk).progress == 0, "a canvas task's progress writes nothing"
+
+
 @pytest.mark.django_db(transaction=True)  # the heartbeat thread has its own connection
 def test_the_heartbeat_advances_while_a_job_computes(monkeypatch: pytest.MonkeyPatch) -> None:
     beats: list[Any] = []

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -374,3 +375,67 @@ def test_the_thread_count_does_not_change_the_numbers() -> None:
     assert [s.to_dict() for s in runs[0]] == [s.to_dict() for s in runs[1]]
     with pytest.raises(ScoringError, match="threads"):
         pair_statistics(pairs, models_a=models_a, models_b=models_b, params=params, threads=0)
+
+
+# --- stopping the Monte Carlo ------------------------------------------------------------------
+
+
+def test_samples_drawn_in_batches_give_the_numbers_of_one_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scoring.alignment import agreement
+
+    pairs = _corpus(4)
+    models_a = fit_models(((p.a, p.prefill) for p in pairs), annotator="A")
+    models_b = fit_models(((p.b, p.prefill) for p in pairs), annotator="B")
+    params = AgreementParams(samples=23, seed=8)
+    runs = []
+    for batch in (1_000, 5):  # one batch; then 5 + 5 + 5 + 5 + 3
+        monkeypatch.setattr(agreement, "SAMPLE_BATCH", batch)
+        runs.append(pair_statistics(pairs, models_a=models_a, models_b=models_b, params=params))
+    assert [s.to_dict() for s in runs[0]] == [s.to_dict() for s in runs[1]]
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_progress_callback_that_raises_stops_the_samples_of_the_pair_it_is_in(
+    monkeypatch: pytest.MonkeyPatch, threads: int
+) -> None:
+    """A job cancelled while a pair computes (seconds at J = 100,000) stops within a batch of
+    samples, not after the pair, nor after the rest of the chunk."""
+    from scoring.alignment import agreement
+
+    monkeypatch.setattr(agreement, "SAMPLE_BATCH", 10, raising=False)
+    monkeypatch.setattr(agreement, "PROGRESS_WAIT_SECONDS", 0.01, raising=False)
+    drawn: list[int] = []  # the samples of each call of the kernel
+    kernel = agreement.pair_kernel
+
+    def counted(*args: Any) -> None:
+        drawn.append(int(args[6]))
+        kernel(*args)
+
+    monkeypatch.setattr(agreement, "pair_kernel", counted)
+
+    def cancelled(done: int, total: int) -> None:
+        raise _Stop
+
+    pairs = _corpus(6)
+    models_a = fit_models(((p.a, p.prefill) for p in pairs), annotator="A")
+    models_b = fit_models(((p.b, p.prefill) for p in pairs), annotator="B")
+    params = AgreementParams(samples=20_000, seed=1)  # 2,000 batches of 10 per pair and kind
+    with pytest.raises(_Stop):
+        pair_statistics(
+            pairs,
+            models_a=models_a,
+            models_b=models_b,
+            params=params,
+            progress=cancelled,
+            threads=threads,
+        )
+    if threads == 1:
+        assert drawn == [10]  # the first batch of the first pair
+    else:  # the pool's threads go on until the calling thread notices, not to a pair's end
+        assert 0 < sum(drawn) < 2 * 20_000
