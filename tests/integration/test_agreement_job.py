@@ -55,3 +55,63 @@ def test_two_workers_split_the_monte_carlo_and_agree_with_one_process(
     assert job.result["table5"] == local["table5"]
     c_hat = job.result["annotator_pairs"][0]["table4"]["overall"]["c_hat"]["poss"]
     assert c_hat["c_hat"] is not None and 0 < c_hat["pi0_hat"] < 1
+
+
+@pytest.mark.parametrize("broker", [broker_urls()[0], EMBEDDED])
+def test_a_cancel_frees_the_worker_from_a_long_monte_carlo_at_once(
+    start_worker, broker, tmp_path, django_capture_on_commit_callbacks
+) -> None:
+    """A worker with one slot runs a chunk of J = 100,000 (tens of seconds); cancelled a
+    moment into it, the chunk stops, and a job queued after the cancel runs at once. The
+    chord ends without an error in the worker's log."""
+    import time
+    from pathlib import Path
+
+    from annotate.services.jobs import job_cancel
+    from annotate.services.stats import corpus_stats_run
+
+    corpus_import_records(corpus_name="agr", records=agreement_records(pairs=40))
+    corpus = Corpus.objects.get(name="agr")
+    # Not niced: on a loaded machine a niced worker's wall-clock times say little.
+    worker = start_worker(broker, WORKER_NICE="0")
+
+    def queue(create, task) -> Job:
+        with django_capture_on_commit_callbacks(execute=broker != EMBEDDED):
+            job = create()
+        if broker == EMBEDDED:
+            with celery_app.connection_for_write(embedded_broker_url(tmp_path)) as connection:
+                task.apply_async((job.pk,), connection=connection)
+        return job
+
+    report = queue(
+        lambda: agreement_job_create(
+            corpus=corpus, annotators=["ann1", "ann2"], samples=100_000, seed=5, chunk_pairs=40
+        ),
+        agreement_run,
+    )
+
+    def chunk_sent() -> bool:  # the runner stores the edit models, then sends the chord
+        report.refresh_from_db()
+        return "edit_models" in report.parameters
+
+    wait_until(chunk_sent, 120, f"the chunk of agreement job {report.pk}", worker)
+    time.sleep(3)  # well into the chunk
+    assert job_cancel(job=report)
+    cancelled_at = time.monotonic()
+    stats = queue(lambda: corpus_stats_run.create(corpus=corpus), corpus_stats_run)
+
+    def stats_finished() -> bool:
+        stats.refresh_from_db()
+        return stats.is_finished
+
+    wait_until(stats_finished, 60, f"the statistics job {stats.pk}", worker)
+    waited = time.monotonic() - cancelled_at
+    assert stats.status == Job.Status.SUCCEEDED, stats.error
+    assert waited < 8, f"the next job waited {waited:.1f} s for the cancelled chunk"
+    report.refresh_from_db()
+    assert report.status == Job.Status.CANCELLED and report.result is None
+
+    log = Path(worker.log_path)
+    wait_until(lambda: "had ended" in log.read_text(), 30, "the chord's callback", worker)
+    errors = [line for line in log.read_text().splitlines() if "ERROR" in line]
+    assert errors == []
