@@ -150,6 +150,8 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
             progress = ThrottledProgress(job_id)
             with Heartbeat(job_id, progress=progress):
                 result = self.runner(job, progress)
+                if isinstance(result, Deferred):  # its last report says what the canvas does
+                    progress.flush()
         except JobCancelled:
             return Job.objects.get(pk=job_id).status
         except (DomainError, ScoringError) as error:
@@ -478,6 +480,14 @@ class ThrottledProgress:
                 return
             self._last, self._held = now, None
             job_progress(job_id=self._job_id, percent=percent, message=message)
+
+    def flush(self) -> None:
+        """Write the report held back, if there is one."""
+        with self._lock:
+            if self._held is not None:
+                percent, message = self._held
+                self._held, self._last = None, time.monotonic()
+                job_progress(job_id=self._job_id, percent=percent, message=message)
 
     def beat(self) -> None:
         """Write the heartbeat, with the report held back if there is one."""

@@ -185,6 +185,24 @@ def test_a_report_held_back_raises_once_a_heartbeat_found_the_job_cancelled(
         progress(11, "held back, but the job is cancelled")
 
 
+def test_a_runner_that_hands_its_job_to_a_canvas_leaves_its_last_report_shown(
+    monkeypatch: pytest.MonkeyPatch, corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    """An agreement report's "Monte Carlo in N chunks" comes a moment after "fitting edit
+    models": held back, it must still be written, or the first message shows for minutes."""
+
+    def deferring(job: Job, progress: Any) -> Any:
+        progress(2, "fitting")
+        progress(5, "handed to the canvas")
+        return runtime.DEFERRED
+
+    monkeypatch.setattr(corpus_stats_run, "runner", deferring)
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    assert runtime.job_run(job_id=job.pk, worker="w") == Job.Status.RUNNING
+    job.refresh_from_db()
+    assert (job.progress, job.message) == (5, "handed to the canvas")
+
+
 def test_a_canvas_task_s_progress_raises_once_its_job_is_cancelled(
     monkeypatch: pytest.MonkeyPatch, corpus_name: str, django_capture_on_commit_callbacks
 ) -> None:
