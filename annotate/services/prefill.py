@@ -38,7 +38,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 
 from annotate.conversions import alignment_from_rows, link_rows
 from annotate.exceptions import DomainError
-from annotate.jobs_runtime import job_task
+from annotate.jobs_runtime import job_check_running, job_task
 from annotate.models import (
     Annotation,
     AnnotationEvent,
@@ -366,6 +366,9 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
         outputs = [aligner.align(src, tgt) for _, src, tgt in chunk]
         for output in outputs:
             warnings.update(output.warnings)
+        # Most reports between two writes are held back (progress writes twice a second), so
+        # the job's status is read before each write: nothing is written after a cancel.
+        job_check_running(job_id=job.pk)
         links += _write_prefills(name, aligner.version, chunk, outputs)
         written.extend(
             (pid, output.alignment) for (pid, _, _), output in zip(chunk, outputs, strict=True)

@@ -647,3 +647,30 @@ def test_a_supervised_prefill_without_finished_work_queues_nothing_and_keeps_no_
     assert not Job.objects.exists()
     growing.refresh_from_db()
     assert (growing.prefill_aligner, growing.prefill_retrain_every) == ("", 30)
+
+
+def test_a_cancelled_prefill_writes_no_chunk_after_the_cancel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its chunks take less than the half second between two progress writes, so the report
+    after a chunk is held back; the job still stops before its next write."""
+    from annotate.services import prefill
+    from annotate.services.jobs import job_cancel
+
+    corpus_import_records(
+        corpus_name="c", records=[make_record(f"p{k}", prefill=None) for k in range(5)]
+    )
+    job = Job.objects.create(
+        kind="prefill", corpus=Corpus.objects.get(name="c"), parameters={"aligner": "identity"}
+    )
+    monkeypatch.setattr(prefill, "WRITE_CHUNK", 2)
+    write = prefill._write_prefills
+
+    def cancelled_after_the_first(*args: object) -> int:
+        written = write(*args)
+        job_cancel(job=job)
+        return written
+
+    monkeypatch.setattr(prefill, "_write_prefills", cancelled_after_the_first)
+    assert jobs_runtime.job_run(job_id=job.pk, worker="test") == Job.Status.CANCELLED
+    assert AutoAlignment.objects.filter(pair__corpus__name="c").count() == 2
