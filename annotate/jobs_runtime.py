@@ -61,6 +61,8 @@ PROGRESS_MIN_INTERVAL = 0.5
 #: The message of a pending job the broker did not take.
 UNSENT = "the job queue could not be reached; the job is sent when it answers again"
 WAITING = "waiting for a worker"
+#: The message of a job put back to pending by a worker that stopped while running it.
+RELEASED = "the worker stopped while running the job; it waits for a worker to run it again"
 #: One quick retry: a request must not hang on a broker that is down.
 RETRY_POLICY = {"max_retries": 1, "interval_start": 0.0, "interval_step": 0.5, "interval_max": 0.5}
 # Errors worth another attempt: the database connection dropped, a deadlock or serialization
@@ -154,6 +156,9 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
                     progress.flush()
         except JobCancelled:
             return Job.objects.get(pk=job_id).status
+        except (SystemExit, KeyboardInterrupt):
+            job_release(job_id=job_id)
+            raise
         except (DomainError, ScoringError) as error:
             job_fail(job_id=job_id, error=str(error))
             return Job.Status.FAILED
@@ -382,6 +387,23 @@ def job_chunk_done(*, job_id: int, share: float, message: str) -> None:
     )
     if updated == 0:
         raise JobCancelled(f"job {job_id} is no longer running")
+
+
+def job_release(*, job_id: int) -> bool:
+    """Put a running job back to pending: its worker is stopping (a SIGTERM reached the pool
+    process running it), and Celery puts the task's message back in the queue
+    (``acks_late`` with ``task_reject_on_worker_lost``), so the next worker runs the job from
+    the start. Left running, that worker could not claim it, and the reaper would fail it as
+    a job of a dead worker. False if the job was no longer running."""
+    return (
+        Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+            status=Job.Status.PENDING,
+            progress=0,
+            message=RELEASED,
+            sent_at=timezone.now(),  # the message is back in the queue: not a lost one
+        )
+        == 1
+    )
 
 
 def job_finish(*, job_id: int, result: dict[str, Any]) -> bool:

@@ -2,12 +2,19 @@
 
 import gc
 import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
 
 from celery import Celery, bootsteps
-from celery.signals import task_received, worker_init, worker_ready, worker_shutdown
+from celery.signals import (
+    task_received,
+    worker_init,
+    worker_process_shutdown,
+    worker_ready,
+    worker_shutdown,
+)
 from kombu.transport import TRANSPORT_ALIASES
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -122,6 +129,27 @@ def _nice_autogroup(target: int, path: Path = AUTOGROUP) -> None:
 
 
 worker_init.connect(_yield_to_the_web)
+
+
+def _ignore_term_while_exiting(**kwargs: Any) -> None:
+    """A pool process about to exit ignores further SIGTERMs, so that it exits whole.
+
+    When a SIGTERM reaches the whole worker (systemd's ``systemctl stop``, a supervisor that
+    signals the process group), each pool process ends its task and, on its way out, writes
+    "I am dead" to the queue it shares with the main process, under a lock shared by them
+    all; the main process answers with a SIGTERM of its own. billiard blocks that signal only
+    in the exiting thread, and its handler of the first SIGTERM has left the default (die at
+    once) in place: a pool process that ran numba or BLAS code has threads of theirs, which
+    take the signal, so the process could die between its write and the lock's release. The
+    lock then stays taken for good, and the main process, which needs it to tell the pool to
+    stop, waits in its warm shutdown until it is killed. Ignored, the signal changes nothing:
+    the process ends a second later all the same (``os._exit`` after billiard's one-second
+    wait). Sent as the pool process exits (``worker_process_shutdown``), never while it
+    runs a task, so that SIGTERM still stops a task as before."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+worker_process_shutdown.connect(_ignore_term_while_exiting)
 
 
 def _start_worker_heartbeat(sender: Any = None, **kwargs: Any) -> None:

@@ -217,6 +217,34 @@ def test_a_canvas_task_s_progress_raises_once_its_job_is_cancelled(
     assert Job.objects.get(pk=job.pk).progress == 0, "a canvas task's progress writes nothing"
 
 
+@pytest.mark.parametrize("stop", [SystemExit, KeyboardInterrupt])
+def test_a_job_whose_worker_stops_mid_run_goes_back_to_pending(
+    monkeypatch: pytest.MonkeyPatch,
+    corpus_name: str,
+    django_capture_on_commit_callbacks,
+    stop: type[BaseException],
+) -> None:
+    """A SIGTERM reaching a pool process raises SystemExit in its task: Celery puts the
+    message back in the queue, and the job must be claimable by the worker that takes it."""
+
+    def stopped(job: Job, progress: Any) -> dict[str, Any]:
+        progress(40, "halfway")
+        raise stop()
+
+    monkeypatch.setattr(corpus_stats_run, "runner", stopped)
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    with pytest.raises(stop):
+        runtime.job_run(job_id=job.pk, worker="w1")
+    job.refresh_from_db()
+    assert (job.status, job.progress, job.message) == ("pending", 0, runtime.RELEASED)
+    assert job.sent_at is not None
+
+    monkeypatch.undo()
+    assert runtime.job_run(job_id=job.pk, worker="w2") == Job.Status.SUCCEEDED
+    job.refresh_from_db()
+    assert (job.worker, job.attempts) == ("w2", 2)
+
+
 @pytest.mark.django_db(transaction=True)  # the heartbeat thread has its own connection
 def test_the_heartbeat_advances_while_a_job_computes(monkeypatch: pytest.MonkeyPatch) -> None:
     beats: list[Any] = []

@@ -57,7 +57,7 @@ def start_worker(tmp_path: Path) -> Iterator:
     under the test's VAR_DIR)."""
     processes: list[subprocess.Popen[bytes]] = []
 
-    def start(broker_url: str, **extra_env: str) -> subprocess.Popen[bytes]:
+    def start(broker_url: str, concurrency: int = 1, **extra_env: str) -> subprocess.Popen[bytes]:
         env = {
             **os.environ,
             "DATABASE_URL": _database_url(),
@@ -77,7 +77,7 @@ def start_worker(tmp_path: Path) -> Iterator:
                 "worker",
                 "--beat",
                 "--concurrency",
-                "1",
+                str(concurrency),
                 "--loglevel",
                 "INFO",
                 "--schedule",
