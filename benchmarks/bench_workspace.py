@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -242,7 +243,9 @@ def _locust(host: str, users: int, seconds: int, users_file: Path, out: Path) ->
     return rows
 
 
-def _browser(url: str, cookie_name: str, session: str, assignment: int) -> dict[str, float]:
+@contextlib.contextmanager
+def _signed_in_page(url: str, cookie_name: str, session: str) -> Iterator[Any]:
+    """A chromium page of a 1400×1000 window holding the annotator's session cookie."""
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     from playwright.sync_api import sync_playwright
 
@@ -252,7 +255,14 @@ def _browser(url: str, cookie_name: str, session: str, assignment: int) -> dict[
         )
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         context.add_cookies([{"name": cookie_name, "value": session, "url": url}])
-        page = context.new_page()
+        try:
+            yield context.new_page()
+        finally:
+            browser.close()
+
+
+def _browser(url: str, cookie_name: str, session: str, assignment: int) -> dict[str, float]:
+    with _signed_in_page(url, cookie_name, session) as page:
         # The first render is measured on several page loads and the median reported: one
         # load on this shared 2-core VM varied from 60 to 120 ms between runs.
         first_renders = []
@@ -318,7 +328,6 @@ def _browser(url: str, cookie_name: str, session: str, assignment: int) -> dict[
         # the peer: the same wait for a frame with nothing to do
         figures["idle_frame_median_ms"] = idle[len(idle) // 2]
         figures["idle_frame_p99_ms"] = idle[min(len(idle) - 1, round(0.99 * len(idle)))]
-        browser.close()
     first_renders.sort()
     figures["first_render_ms"] = first_renders[len(first_renders) // 2]
     figures["first_render_max_ms"] = first_renders[-1]
@@ -353,15 +362,7 @@ def _quantiles(times: list[float]) -> tuple[float, float]:
 def _browser_large(url: str, cookie_name: str, session: str, assignment: int) -> dict[str, float]:
     """The 150×140 grid: first render, an arrow key and a toggle until painted, and a block of
     100×100 cells set and cleared with s and x (each until painted)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
-        )
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        context.add_cookies([{"name": cookie_name, "value": session, "url": url}])
-        page = context.new_page()
+    with _signed_in_page(url, cookie_name, session) as page:
         first_renders = []
         for _ in range(3):
             page.goto(f"{url}/work/{assignment}/")
@@ -398,7 +399,6 @@ def _browser_large(url: str, cookie_name: str, session: str, assignment: int) ->
                 }"""
             )
         )
-        browser.close()
     return figures
 
 
