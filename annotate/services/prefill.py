@@ -36,7 +36,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 
-from annotate.conversions import alignment_from_rows, link_rows
+from annotate.conversions import link_rows
 from annotate.exceptions import DomainError
 from annotate.jobs_runtime import job_check_running, job_task
 from annotate.models import (
@@ -289,35 +289,50 @@ def _finished_work(corpus: Corpus) -> dict[int, Alignment]:
             pair__corpus=corpus, status=Assignment.Status.SUBMITTED, annotation__isnull=False
         ).values_list("annotation__id", "pair_id")
     )
-    links_of: dict[int, list[AnnotationLink]] = defaultdict(list)
-    for link in AnnotationLink.objects.filter(annotation_id__in=list(submitted)):
-        links_of[link.annotation_id].append(link)
+    links_of = _links_by(
+        AnnotationLink.objects.filter(annotation_id__in=list(submitted)).values_list(
+            "annotation_id", "i", "j", "sure"
+        )
+    )
     annotations_of: dict[int, list[Alignment]] = defaultdict(list)
     for annotation_id, pid in sorted(submitted.items()):
-        annotations_of[pid].append(alignment_from_rows(*shapes[pid], links_of[annotation_id]))
+        annotations_of[pid].append(_alignment(shapes[pid], links_of.get(annotation_id)))
     result = {pid: majority_alignment(found) for pid, found in annotations_of.items()}
 
     result.update(_gold_alignments(corpus, shapes))  # adjudicated gold wins, even an empty one
     return result
 
 
+#: Sure and possible links of one alignment, as read by :func:`_links_by`.
+_Links = tuple[list[tuple[int, int]], list[tuple[int, int]]]
+
+
+def _links_by(rows: QuerySet[Any, tuple[int, int, int, bool]]) -> dict[int, _Links]:
+    """``(key, i, j, sure)`` link rows grouped by key. Read as plain values, not model objects:
+    a corpus of 20,000 finished pairs holds some 170,000 links, and an object for each would
+    cost a prefill job seconds at its end, while its progress already says 100 %."""
+    grouped: dict[int, _Links] = {}
+    for key, i, j, is_sure in rows.iterator(chunk_size=10_000):
+        sure, possible = grouped.setdefault(key, ([], []))
+        (sure if is_sure else possible).append((i, j))
+    return grouped
+
+
+def _alignment(shape: tuple[int, int], links: _Links | None) -> Alignment:
+    sure, possible = links or ([], [])
+    return Alignment.from_links(*shape, sure, possible)
+
+
 def _gold_alignments(corpus: Corpus, shapes: Mapping[int, tuple[int, int]]) -> dict[int, Alignment]:
     """The adjudicated gold alignment of every pair of the corpus that has one, by pair id;
-    ``shapes`` gives each pair's ``(N, M)``. The links are read as plain values, not model
-    objects: a corpus of 20,000 gold alignments holds some 170,000 links, and an object for each
-    would cost a prefill job seconds at its end, while its progress already says 100 %."""
-    sure: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    possible: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    rows = GoldLink.objects.filter(gold__pair__corpus=corpus).values_list(
-        "gold__pair_id", "i", "j", "sure"
+    ``shapes`` gives each pair's ``(N, M)``."""
+    links = _links_by(
+        GoldLink.objects.filter(gold__pair__corpus=corpus).values_list(
+            "gold__pair_id", "i", "j", "sure"
+        )
     )
-    for pid, i, j, is_sure in rows.iterator(chunk_size=10_000):
-        (sure if is_sure else possible)[pid].append((i, j))
     pairs = GoldAlignment.objects.filter(pair__corpus=corpus).values_list("pair_id", flat=True)
-    return {
-        pid: Alignment.from_links(*shapes[pid], sure.get(pid, []), possible.get(pid, []))
-        for pid in pairs
-    }
+    return {pid: _alignment(shapes[pid], links.get(pid)) for pid in pairs}
 
 
 @job_task(kind="prefill")
