@@ -387,13 +387,14 @@ def agreement_finish_report(
     ended meanwhile (cancelled or reaped: its chunks stopped and returned ``None``) is left as
     it is; False."""
     job = Job.objects.select_related("corpus").get(pk=job_id)
-    if job.status != Job.Status.RUNNING or any(chunk is None for chunk in chunk_results):
+    finished = [chunk for chunk in chunk_results if chunk is not None]
+    if job.status != Job.Status.RUNNING or len(finished) < len(chunk_results):
         logger.info("agreement job %s had ended (%s) when its chunks did", job_id, job.status)
         return False
     annotators = list(job.parameters["annotators"])
     params = agreement_params(job.parameters, job.seed)
     records = job_snapshot_records(job)
-    statistics = [item for chunk in chunk_results for item in chunk or ()]
+    statistics = [item for chunk in finished for item in chunk]
     report = build_report(
         records,
         annotators,
