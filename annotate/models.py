@@ -42,6 +42,13 @@ def validate_learning_aligner(name: str) -> None:
 TRIAL_SPLIT = "trial"
 
 
+class CorpusManager(models.Manager["Corpus"]):
+    """The corpora people see: never one an import is still writing."""
+
+    def get_queryset(self) -> models.QuerySet[Corpus]:
+        return super().get_queryset().filter(importing=False)
+
+
 class Corpus(models.Model):
     name = models.CharField(max_length=100, unique=True)
     description = models.TextField(blank=True)
@@ -95,10 +102,25 @@ class Corpus(models.Model):
         ),
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    importing = models.BooleanField(
+        default=False,
+        help_text=(
+            "An import's staging corpus: it writes its pairs here a batch per transaction, "
+            "hidden from every page and query (and archived, so out of queues), and hands them "
+            "to their corpus in one short transaction at the end; its archived_at is the time "
+            "of its last batch."
+        ),
+    )
+
+    #: every corpus, staging ones included (their import and its clean-up)
+    all_objects = models.Manager()
+    objects = CorpusManager()
 
     class Meta:
         verbose_name_plural = "corpora"
         ordering = ["name"]
+        base_manager_name = "all_objects"
+        default_manager_name = "objects"
         constraints = [
             models.CheckConstraint(
                 condition=Q(prefill_retrain_every__gte=1), name="corpus_retrain_every_positive"

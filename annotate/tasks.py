@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from annotate.services.corpora import corpus_imports_abandoned_clean
 from annotate.services.exports import exports_clean
 from annotate.services.jobs import jobs_maintain
 from annotate.services.prefill import prefills_retrain_due
@@ -23,5 +24,6 @@ def retrain_prefills() -> list[int]:
 
 @shared_task(name="annotate.clean_exports", ignore_result=True)
 def clean_exports() -> int:
-    """Export files and uploads no job took, older than ``EXPORT_KEEP_DAYS``."""
-    return exports_clean() + uploads_clean()
+    """Export files and uploads no job took, older than ``EXPORT_KEEP_DAYS``, and the staging
+    corpora of imports that died."""
+    return exports_clean() + uploads_clean() + corpus_imports_abandoned_clean()

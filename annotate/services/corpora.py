@@ -4,8 +4,10 @@ Import is all-or-nothing, and holds the database's write lock only while it writ
 stream from a :mod:`scoring.formats` reader and are checked and staged in a temporary file,
 outside any transaction (reading, tokenizing and checking a large file takes longer than
 writing it, and on SQLite every other user's write would wait meanwhile); the first bad record
-raises with nothing written. Then one transaction writes the stage, in batches, so memory stays
-flat however large the file; an error there rolls it back, leaving the database as it was.
+raises with nothing written. Then the stage is written into a hidden staging corpus, a batch per
+transaction, so memory stays flat however large the file and other users' writes wait a batch at
+most; one short transaction hands its pairs to the corpus. An error on the way deletes the staging
+corpus, leaving the database as it was.
 """
 
 from __future__ import annotations
@@ -13,15 +15,18 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import tempfile
+import time
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db import transaction
-from django.db.models import Max
+from django.db import connection, transaction
+from django.db.models import F, Max, QuerySet
 from django.utils import timezone
 
 from annotate import roles
@@ -126,8 +131,8 @@ def corpus_delete(
     :data:`WORK_COUNTS` the confirmation showed: if the corpus holds more work now, nothing
     happens (:class:`~annotate.exceptions.Conflict`), so no work added meanwhile goes unseen.
     The corpus is archived at once (out of every queue and list) and a ``corpus_delete`` job
-    deletes it in one transaction: all of it, or, should it fail, nothing. Refused while a job
-    of the corpus is queued or running."""
+    deletes it (:func:`corpus_delete_run`). Refused while a job of the corpus is queued or
+    running."""
     if confirm.strip() != corpus.name:
         raise DomainError(
             f"type the corpus name, {corpus.name!r}, to delete it; nothing was deleted",
@@ -165,40 +170,63 @@ def corpus_delete(
 
 @job_task(kind="corpus_delete")
 def corpus_delete_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
-    """Job runner of ``corpus_delete``: delete the corpus and everything it holds in one
-    transaction, unless it holds more work than was confirmed (then nothing goes and the
-    corpus stays archived). Rows go table by table, the leaves first, each in one statement,
-    so a corpus of 100,000 pairs costs a few statements, not one per row."""
+    """Job runner of ``corpus_delete``: delete the corpus and everything it holds, unless it
+    holds more work than was confirmed (then nothing goes and the corpus stays archived).
+
+    Pairs go a batch per transaction (:func:`_pairs_delete`), so that other users' writes wait a
+    batch at most, not the whole deletion. Each batch first checks that nobody saved work in the
+    corpus since the deletion began (an archived corpus's assignment still opens by its
+    address): if someone did, the deletion stops there and the pairs left, with that work, stay
+    in the archived corpus, to be looked at and deleted again."""
     p = job.parameters
     corpus = Corpus.objects.filter(pk=p["corpus_id"]).first()
     if corpus is None:
         raise DomainError(f"corpus {p['corpus']!r} is gone already")
-    with transaction.atomic():
-        corpus = Corpus.objects.select_for_update().get(pk=corpus.pk)
-        contents = corpus_contents(corpus)
-        grown = [name for name in WORK_COUNTS if getattr(contents, name) > int(p.get(name, 0))]
-        if grown:
-            raise Conflict(
-                f"work was added to {corpus.name!r} after its deletion was confirmed "
-                f"({', '.join(name.replace('_', ' ') for name in grown)}); nothing was "
-                "deleted and the corpus stays archived"
-            )
-        for model, path in (
-            (AnnotationLink, "annotation__assignment__"),
-            (AnnotationEvent, "annotation__assignment__"),
-            (Annotation, "assignment__"),
-            (Assignment, ""),
-            (GoldLink, "gold__"),
-            (GoldEvent, "gold__"),
-            (GoldAlignment, ""),
-            (AutoLink, "alignment__"),
-            (AutoAlignment, ""),
-            (PairDisagreement, ""),
-        ):
-            model.objects.filter(**{f"{path}pair__corpus": corpus}).delete()
-        SentencePair.objects.filter(corpus=corpus).delete()
-        corpus.delete()  # its jobs; scorers trained on it lose only the link
+    contents = corpus_contents(corpus)
+    grown = [name for name in WORK_COUNTS if getattr(contents, name) > int(p.get(name, 0))]
+    if grown:
+        raise Conflict(
+            f"work was added to {corpus.name!r} after its deletion was confirmed "
+            f"({', '.join(name.replace('_', ' ') for name in grown)}); nothing was "
+            "deleted and the corpus stays archived"
+        )
+    since = _work_marks()
+    pairs = SentencePair.objects.filter(corpus=corpus)
+    total, deleted = contents.pairs, 0
+    while ids := list(pairs.order_by("position").values_list("pk", flat=True)[:BATCH_SIZE]):
+        with transaction.atomic():
+            if _work_saved_since(corpus, since):
+                raise Conflict(
+                    f"work was saved in {corpus.name!r} while it was being deleted; "
+                    f"{deleted:,} of its {total:,} pairs were deleted, the others stay in the "
+                    "archived corpus with that work: look at it and delete it again"
+                )
+            _pairs_delete(SentencePair.objects.filter(pk__in=ids))
+        deleted += len(ids)
+        _let_others_write()
+        progress(deleted / max(total, 1), f"{deleted:,} of {total:,} pairs deleted")
+    corpus.delete()  # its jobs; scorers trained on it lose only the link
     return {"corpus": p["corpus"], **dataclasses.asdict(contents)}
+
+
+def _work_marks() -> tuple[int, int, int]:
+    """The newest saved change, gold change and assignment, by id (they only ever grow)."""
+    return (
+        AnnotationEvent.objects.aggregate(m=Max("pk"))["m"] or 0,
+        GoldEvent.objects.aggregate(m=Max("pk"))["m"] or 0,
+        Assignment.objects.aggregate(m=Max("pk"))["m"] or 0,
+    )
+
+
+def _work_saved_since(corpus: Corpus, since: tuple[int, int, int]) -> bool:
+    change, gold_change, assignment = since
+    return (
+        AnnotationEvent.objects.filter(
+            pk__gt=change, annotation__assignment__pair__corpus=corpus
+        ).exists()
+        or GoldEvent.objects.filter(pk__gt=gold_change, gold__pair__corpus=corpus).exists()
+        or Assignment.objects.filter(pk__gt=assignment, pair__corpus=corpus).exists()
+    )
 
 
 def corpus_import(
@@ -274,13 +302,13 @@ def corpus_import_records(
 ) -> ImportReport:
     """Add records to a corpus, all or nothing (see :func:`corpus_import`).
 
-    The database's write lock is held only for the writing. Every record is first read,
-    checked and turned into the values of its rows outside any transaction, into an
-    :class:`~annotate.services.import_stage.ImportStage`; the pair ids and annotator names are
-    then checked against the database, still outside; one transaction checks them again
-    (another write may have come in between) and writes the stage. The first bad record raises
-    before anything is written. ``progress(pairs)`` is called after each batch read, outside
-    the transaction.
+    Every record is first read, checked and turned into the values of its rows outside any
+    transaction, into an :class:`~annotate.services.import_stage.ImportStage`; the pair ids and
+    annotator names are then checked against the database, still outside, and the stage is
+    written through a staging corpus (:func:`_write_stage`), whose hand-over checks the pair
+    ids again (another import may have come in between). The first bad record raises before
+    anything is written. ``progress(pairs)`` is called after each batch read, outside any
+    transaction.
     """
     try:
         with tempfile.TemporaryFile(prefix="corpus-import-") as file:
@@ -298,8 +326,7 @@ def corpus_import_records(
             if stage.pairs == 0:
                 raise CorpusImportError(f"{source}: no sentence pairs found")
             _check_against_database(corpus_name, stage)
-            with transaction.atomic():
-                report = _write_stage(corpus_name, stage, description)
+            report = _write_stage(corpus_name, stage, description)
     except ScoringError as error:
         raise CorpusImportError(f"{error} (nothing was imported)", **_where(error)) from error
     except CorpusImportError as error:
@@ -336,28 +363,143 @@ def _check_against_database(corpus_name: str, stage: ImportStage) -> None:
 
 
 def _write_stage(corpus_name: str, stage: ImportStage, description: str) -> ImportReport:
-    corpus, created = Corpus.objects.get_or_create(
-        name=corpus_name, defaults={"description": description}
+    """Write the stage into a staging corpus, one transaction per batch, so that the database's
+    write lock is held a batch at a time (on SQLite every other user's save waits for it), then
+    hand its pairs to the corpus in one short transaction. The staging corpus is hidden from
+    every page and query meanwhile; should anything fail, it goes with every row it holds and
+    the accounts made for it (:func:`_staging_discard`)."""
+    report = ImportReport(corpus=corpus_name)
+    staging = Corpus.all_objects.create(
+        name=f"importing {uuid.uuid4().hex}",
+        description=description,
+        importing=True,
+        archived_at=timezone.now(),
     )
-    # another import into this corpus waits here (PostgreSQL), so the positions do not clash
-    corpus = Corpus.objects.select_for_update().get(pk=corpus.pk)
-    report = ImportReport(corpus=corpus.name, created_corpus=created)
-    last = corpus.pairs.aggregate(m=Max("position"))["m"]
-    position = 0 if last is None else last + 1
-    users = _UserCache(report)
-    user_ids = {name: users.get(name, origin).pk for name, origin in stage.annotators.items()}
-    for batch in stage:
-        if not created:
-            _reject_existing_ids(corpus, [staged.values[0] for staged in batch])
-        written = staged_batch_write(
-            corpus=corpus, batch=batch, position=position, user_ids=user_ids
-        )
-        position += len(batch)
-        report.pairs += len(batch)
-        report.prefills += written.prefills
-        report.gold_alignments += written.gold_alignments
-        report.annotations += written.annotations
+    try:
+        with transaction.atomic():
+            users = _UserCache(report)
+            user_ids = {
+                name: users.get(name, origin).pk for name, origin in stage.annotators.items()
+            }
+            staging.stats = {"created_users": report.created_users}
+            staging.save(update_fields=["stats"])
+        position = 0
+        for batch in stage:
+            with transaction.atomic():
+                written = staged_batch_write(
+                    corpus=staging, batch=batch, position=position, user_ids=user_ids
+                )
+                # the time of the last batch: the clean-up leaves a staging corpus this recent
+                Corpus.all_objects.filter(pk=staging.pk).update(archived_at=timezone.now())
+            _let_others_write()
+            position += len(batch)
+            report.pairs += len(batch)
+            report.prefills += written.prefills
+            report.gold_alignments += written.gold_alignments
+            report.annotations += written.annotations
+        with transaction.atomic():
+            _hand_over(staging, corpus_name, report)
+    except BaseException:
+        _staging_discard(staging.pk)
+        raise
     return report
+
+
+#: The pause after each batch on SQLite. A writer waiting for the lock polls it on SQLite's
+#: busy-handler schedule (up to 100 ms apart); without a pause the next batch takes the lock
+#: first, again and again.
+SQLITE_BATCH_PAUSE = 0.1
+
+
+def _let_others_write() -> None:
+    if connection.vendor == "sqlite":
+        time.sleep(SQLITE_BATCH_PAUSE)
+
+
+def _hand_over(staging: Corpus, corpus_name: str, report: ImportReport) -> None:
+    """Give the staging corpus's pairs to ``corpus_name``: the staging corpus becomes it when
+    no corpus has that name, else its pairs are appended to that corpus's."""
+    corpus = Corpus.objects.select_for_update().filter(name=corpus_name).first()
+    if corpus is None:
+        Corpus.all_objects.filter(pk=staging.pk).update(
+            name=corpus_name, importing=False, archived_at=None, stats={}
+        )
+        report.created_corpus = True
+        return
+    staged = SentencePair.objects.filter(corpus=staging)
+    clash = (
+        SentencePair.objects.filter(corpus=corpus, external_id__in=staged.values("external_id"))
+        .values_list("external_id", flat=True)
+        .first()
+    )
+    if clash is not None:
+        raise CorpusImportError(f"pair id {clash!r} already exists in corpus {corpus.name!r}")
+    last = corpus.pairs.aggregate(m=Max("position"))["m"]
+    offset = 0 if last is None else last + 1
+    staged.update(corpus=corpus, position=F("position") + offset)
+    PairDisagreement.objects.filter(corpus=staging).update(
+        corpus=corpus, position=F("position") + offset
+    )
+    staging.delete()
+
+
+def _staging_discard(staging_id: int) -> None:
+    """Delete a staging corpus with its rows, a batch of pairs per transaction, and then the
+    accounts its import made, unless they hold work elsewhere by now."""
+    staging = Corpus.all_objects.filter(pk=staging_id, importing=True).first()
+    if staging is None:
+        return
+    while ids := list(
+        SentencePair.objects.filter(corpus_id=staging_id).values_list("pk", flat=True)[:BATCH_SIZE]
+    ):
+        with transaction.atomic():
+            _pairs_delete(SentencePair.objects.filter(pk__in=ids))
+    with transaction.atomic():
+        staging.delete()
+        (
+            get_user_model()
+            .objects.filter(username__in=staging.stats.get("created_users", []))
+            .exclude(assignments__isnull=False)
+            .delete()
+        )
+
+
+#: How long a staging corpus may go without a new batch before the clean-up takes its import
+#: for dead (a batch takes about a second; a worker killed mid-import leaves one behind).
+STAGING_ABANDONED = timedelta(hours=1)
+
+
+def corpus_imports_abandoned_clean(*, now: datetime | None = None) -> int:
+    """Delete the staging corpora of imports that died (:data:`STAGING_ABANDONED`); returns
+    how many."""
+    limit = (now or timezone.now()) - STAGING_ABANDONED
+    abandoned = list(
+        Corpus.all_objects.filter(importing=True, archived_at__lt=limit).values_list(
+            "pk", flat=True
+        )
+    )
+    for staging_id in abandoned:
+        _staging_discard(staging_id)
+    return len(abandoned)
+
+
+def _pairs_delete(pairs: QuerySet[SentencePair]) -> None:
+    """Delete ``pairs`` and every row that hangs on them, table by table, the leaves first,
+    each in one statement."""
+    for model, path in (
+        (AnnotationLink, "annotation__assignment__"),
+        (AnnotationEvent, "annotation__assignment__"),
+        (Annotation, "assignment__"),
+        (Assignment, ""),
+        (GoldLink, "gold__"),
+        (GoldEvent, "gold__"),
+        (GoldAlignment, ""),
+        (AutoLink, "alignment__"),
+        (AutoAlignment, ""),
+        (PairDisagreement, ""),
+    ):
+        model.objects.filter(**{f"{path}pair__in": pairs}).delete()
+    pairs.delete()
 
 
 def _reject_existing_ids(corpus: Corpus, ids: list[str]) -> None:

@@ -1,5 +1,6 @@
-"""An import reads and checks every record before its write transaction begins, so other
-users' writes wait only for the writing; it stays all or nothing."""
+"""An import reads and checks every record before it writes, and writes a batch per transaction
+into a hidden staging corpus, so other users' writes wait a batch at most; it stays all or
+nothing."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +68,8 @@ def _records(count: int = PAIRS, prefix: str = "p") -> Iterator[PairRecord]:
 
 def _counts() -> dict[str, int]:
     users = get_user_model().objects.count()
-    return {"users": users, **{model.__name__: model.objects.count() for model in TABLES}}
+    counts = {model.__name__: model.objects.count() for model in TABLES}
+    return {"users": users, **counts, "Corpus": Corpus.all_objects.count()}  # staging ones too
 
 
 def _seed() -> None:
@@ -203,11 +206,11 @@ def test_a_late_pair_id_already_in_the_corpus_is_refused_before_any_write() -> N
 
 
 @pytest.mark.django_db
-def test_an_id_added_after_the_early_check_is_refused_inside_the_transaction(
+def test_an_id_added_after_the_early_check_is_refused_at_the_hand_over(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The checks against the database run again in the write transaction: another write may
-    have added the id between the two."""
+    """The pair ids are checked again when the staged pairs are handed to the corpus: another
+    import may have added the id meanwhile."""
     _seed()
     before = _counts()
     monkeypatch.setattr(corpora, "_check_against_database", lambda name, stage: None)
@@ -280,3 +283,117 @@ def test_an_import_adds_after_the_corpus_pairs_with_every_row() -> None:
     assert disagreement.annotators == " ".join(
         ["", *sorted(str(pk) for pk in p1.assignments.values_list("annotator_id", flat=True)), ""]
     )
+
+
+def _failing_at(batch: int) -> Any:
+    """``staged_batch_write`` that fails on its ``batch``-th call (1-based)."""
+    calls = 0
+    write = corpora.staged_batch_write
+
+    def failing(**kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == batch:
+            raise CorpusImportError("the disk is full")
+        return write(**kwargs)
+
+    return failing
+
+
+@pytest.mark.django_db
+def test_a_failure_writing_a_late_batch_leaves_nothing_not_even_the_new_accounts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _seed()
+    before = _counts()
+    monkeypatch.setattr(corpora, "staged_batch_write", _failing_at(3))
+    records = [make_record(f"n{k}", annotations={"newcomer": "1-1"}) for k in range(PAIRS)]
+    with pytest.raises(CorpusImportError, match="the disk is full"):
+        import_records(corpus_name="big", records=records)
+    assert _counts() == before
+    assert not get_user_model().objects.filter(username="newcomer").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_pairs_stay_hidden_and_other_writes_go_through_between_batches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Between two batches no transaction is open: another user's save goes through at once,
+    and nobody sees the pairs written so far until the last batch is handed over."""
+    _seed()
+    seen: dict[str, Any] = {}
+    batches = corpora.ImportStage.__iter__
+
+    def watched(stage: Any) -> Iterator[Any]:
+        for k, batch in enumerate(batches(stage)):
+            if k == 2:
+                seen["in transaction"] = connection.in_atomic_block
+                seen["big"] = SentencePair.objects.filter(corpus__name="big").count()
+                seen["corpora"] = list(Corpus.objects.values_list("name", flat=True))
+                seen["staged"] = SentencePair.objects.filter(corpus__importing=True).count()
+                other = threading.Thread(target=_save_elsewhere, args=(seen,))
+                other.start()
+                other.join(30)
+            yield batch
+
+    monkeypatch.setattr(corpora.ImportStage, "__iter__", watched)
+    report = import_records(corpus_name="big", records=_records())
+    assert seen["in transaction"] is False
+    assert (seen["big"], seen["corpora"], seen["staged"]) == (1, ["big"], 2 * BATCH_SIZE)
+    assert seen["save"] == "saved" and seen["seconds"] < 2
+    assert report.pairs == PAIRS and not report.created_corpus
+    big = Corpus.objects.get(name="big")
+    assert big.description == "edited meanwhile"
+    assert big.pairs.count() == PAIRS + 1
+    assert not Corpus.all_objects.filter(importing=True).exists()
+    assert PairDisagreement.objects.filter(corpus=big).count() == PAIRS + 1
+    assert list(
+        PairDisagreement.objects.filter(corpus=big)
+        .order_by("position")
+        .values_list("position", flat=True)
+    ) == list(range(PAIRS + 1))
+
+
+def _save_elsewhere(seen: dict[str, Any]) -> None:
+    started = time.monotonic()
+    try:
+        Corpus.objects.filter(name="big").update(description="edited meanwhile")
+        seen["save"] = "saved"
+    except Exception as error:  # the failure is what the test reports
+        seen["save"] = repr(error)
+    finally:
+        seen["seconds"] = time.monotonic() - started
+        connection.close()
+
+
+@pytest.mark.django_db
+def test_a_new_corpus_is_the_staging_corpus_renamed() -> None:
+    report = import_records(corpus_name="fresh", records=_records(3), description="three")
+    fresh = Corpus.objects.get(name="fresh")
+    assert report.created_corpus
+    assert (fresh.description, fresh.archived_at, fresh.stats) == ("three", None, {})
+    assert [p.position for p in fresh.pairs.order_by("position")] == [0, 1, 2]
+
+
+@pytest.mark.django_db
+def test_the_staging_corpus_of_a_dead_import_goes_after_an_hour_with_its_accounts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker killed mid-import cannot clean up: the periodic clean-up does, once the
+    staging corpus has had no new batch for an hour."""
+    _seed()
+    before = _counts()
+    monkeypatch.setattr(corpora, "staged_batch_write", _failing_at(3))
+    monkeypatch.setattr(corpora, "_staging_discard", lambda staging_id: None)  # killed
+    records = [make_record(f"n{k}", annotations={"newcomer": "1-1"}) for k in range(PAIRS)]
+    with pytest.raises(CorpusImportError):
+        import_records(corpus_name="big", records=records)
+    monkeypatch.undo()
+    staging = Corpus.all_objects.get(importing=True)
+    assert staging.pairs.count() == 2 * BATCH_SIZE
+    assert not Corpus.objects.filter(importing=True).exists(), "hidden"
+    now = staging.archived_at
+    assert corpora.corpus_imports_abandoned_clean(now=now + timedelta(minutes=59)) == 0
+    assert corpora.corpus_imports_abandoned_clean(now=now + timedelta(minutes=61)) == 1
+    assert _counts() == before
+    assert not get_user_model().objects.filter(username="newcomer").exists()

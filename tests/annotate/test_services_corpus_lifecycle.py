@@ -34,6 +34,7 @@ from annotate.selectors.workspace import (
     queue_of,
     queue_summary,
 )
+from annotate.services import corpora
 from annotate.services.annotations import annotation_open, annotation_save, annotation_submit
 from annotate.services.corpora import (
     WORK_COUNTS,
@@ -282,3 +283,38 @@ def test_a_deletion_job_deletes_nothing_when_work_arrived_while_it_waited(
     corpus.refresh_from_db()
     assert corpus.archived_at is not None
     assert Annotation.objects.filter(assignment__pair=pair).count() == 1
+
+
+def test_a_large_corpus_goes_a_batch_per_transaction_and_a_save_meanwhile_stops_it(
+    people: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Other users' writes wait a batch at most; work saved in the corpus while it is being
+    deleted (its assignment still opens by its address) stops the deletion, and the pairs not
+    deleted yet stay, with that work, in the archived corpus."""
+    monkeypatch.setattr(corpora, "BATCH_SIZE", 2)
+    corpus = make_corpus("large")
+    pairs = [make_pair(corpus) for _ in range(5)]
+    late = make_assignment(pairs[4], people["alice"])
+    annotation_open(assignment=late, actor=people["alice"])
+    job = corpus_delete(corpus=corpus, confirm="large", owner=people["admin"])
+    seen: list[int] = []
+    delete = corpora._pairs_delete
+
+    def watched(pairs: Any) -> None:
+        seen.append(SentencePair.objects.filter(corpus=corpus).count())
+        delete(pairs)
+        if len(seen) == 2:  # alice saves between the second and the third batch
+            annotation_save(
+                assignment=late, actor=people["alice"], base_version=1, links={(0, 0): True}
+            )
+
+    monkeypatch.setattr(corpora, "_pairs_delete", watched)
+    jobs.job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED
+    assert "4 of its 5 pairs were deleted" in job.error, job.error
+    assert seen == [5, 3]
+    assert list(SentencePair.objects.filter(corpus=corpus)) == [pairs[4]]
+    assert Annotation.objects.get(assignment=late).version == 2
+    corpus.refresh_from_db()
+    assert corpus.archived_at is not None
