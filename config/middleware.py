@@ -9,6 +9,7 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 from django.utils.http import parse_header_parameters
 
+from annotate.middleware import api_request
 from config.error_views import body_limit, body_too_large
 
 #: Bytes every ASCII-compatible codec encodes and decodes as ASCII does (form syntax included).
@@ -83,7 +84,7 @@ class BodySizeMiddleware:
 
 
 def _bad_request(request: HttpRequest, message: str) -> HttpResponse:
-    if request.path.startswith("/api/"):
+    if api_request(request):
         body = {"error": {"code": "unsupported_charset", "message": message}}
         return HttpResponse(json.dumps(body), status=400, content_type="application/json")
     return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
