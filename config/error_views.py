@@ -55,6 +55,19 @@ def body_too_large(request: HttpRequest, length: int | None = None) -> HttpRespo
     return render(request, "413.html", {"message": message, "back": back}, status=413)
 
 
+def upload_refused(request: HttpRequest, length: int) -> HttpResponse:
+    """413 for an upload over the ordinary body limit from someone who may not import: only a
+    signed-in corpus admin sends a body of up to ``MAX_UPLOAD_BYTES``."""
+    limit = int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    message = (
+        f"the upload is {length:,} bytes; more than {limit:,} are accepted only from a "
+        "signed-in corpus admin"
+    )
+    if api_request(request):
+        return _json(413, "body_too_large", message)
+    return render(request, "413.html", {"message": message, "back": reverse("home")}, status=413)
+
+
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if isinstance(exception, RequestDataTooBig):
         return body_too_large(request)

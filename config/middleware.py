@@ -6,11 +6,13 @@ import codecs
 import json
 from collections.abc import Callable
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.http import parse_header_parameters
 
+from annotate import roles
 from annotate.middleware import api_request
-from config.error_views import body_limit, body_too_large
+from config.error_views import UPLOAD_PATHS, body_limit, body_too_large, upload_refused
 
 #: Bytes every ASCII-compatible codec encodes and decodes as ASCII does (form syntax included).
 _ASCII_PROBE = 'name=value&list=[1,2]; {"key": "x-y_z.0@9"} +~/?:#%'
@@ -74,12 +76,44 @@ class BodySizeMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        try:
-            length = int(request.META.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            length = 0
+        length = content_length(request)
         if length > body_limit(request.path):
             return body_too_large(request, length)
+        return self.get_response(request)
+
+
+def content_length(request: HttpRequest) -> int:
+    """The body's length the request announces (0 when it says none or nonsense)."""
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
+
+
+class UploadSenderMiddleware:
+    """Answers 413 to an upload over the ordinary body limit (``MAX_REQUEST_BODY_BYTES``) from
+    anyone but a signed-in corpus admin, before anything reads the body.
+
+    :class:`BodySizeMiddleware` lets the upload addresses take up to ``MAX_UPLOAD_BYTES`` from
+    anyone, and the CSRF check reads a form to find its token before the view checks the role:
+    an anonymous client (with a CSRF cookie from the login page) or an annotator kept a web
+    process reading, and writing to disk, 200 MB a request to ``/corpora/import/`` (and a
+    signed-in annotator to ``/api/corpora/import/``, whose session's CSRF check reads the form
+    too). Runs after the session's user is known and before any view (and so the CSRF check).
+    A request to the API without a session passes: its token, if any, is checked by the view,
+    which refuses a caller without the role before it reads the body."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path in UPLOAD_PATHS:
+            length = content_length(request)
+            if length > int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE):
+                user = request.user
+                checked_here = user.is_authenticated or not api_request(request)
+                if checked_here and not roles.has_role(user, roles.ADMIN):
+                    return upload_refused(request, length)
         return self.get_response(request)
 
 

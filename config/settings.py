@@ -94,6 +94,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Once the user is known, before any view (and the CSRF check) reads a body: an upload
+    # over the ordinary limit only from a signed-in corpus admin.
+    "config.middleware.UploadSenderMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last: turns a login refused by the lockout into the lockout page.

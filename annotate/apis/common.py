@@ -32,6 +32,23 @@ class BoundedListField(serializers.ListField):
         return super().to_internal_value(data)
 
 
+class KnownFieldsSerializer(serializers.Serializer[Any]):
+    """An input serializer that refuses fields it does not know (400 naming them and the known
+    ones) instead of ignoring them: a PATCH of ``is_superuser`` or ``username`` answered 200 and
+    changed nothing, as if the change were made."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if hasattr(data, "keys"):
+            ignored = {*self.fields, "csrfmiddlewaretoken"}  # the browsable API's forms
+            unknown = sorted(str(key) for key in data if key not in ignored)
+            if unknown:
+                known = ", ".join(sorted(self.fields))
+                raise serializers.ValidationError(
+                    {key: [f"unknown field; the fields are {known}"] for key in unknown[:20]}
+                )
+        return super().to_internal_value(data)
+
+
 def link_field() -> serializers.ListField:
     """``[[i, j, "S"|"P"], ...]``; the content is checked by ``links_parse``."""
     return BoundedListField(child=serializers.JSONField(), allow_empty=True, max_length=MAX_LINKS)

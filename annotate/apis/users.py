@@ -12,7 +12,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions, roles
-from annotate.apis.common import BoundedListField, actor, name_nested_serializers
+from annotate.apis.common import (
+    BoundedListField,
+    KnownFieldsSerializer,
+    actor,
+    name_nested_serializers,
+)
 from annotate.selectors import users as users_reads
 from annotate.services import users
 
@@ -67,7 +72,7 @@ class UserCreateApi(APIView):
 
     permission_classes = permissions.ADMINS
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         username = serializers.CharField(max_length=150)
         email = serializers.CharField(max_length=254, required=False, allow_blank=True)
         roles = BoundedListField(
@@ -104,7 +109,7 @@ class UserUpdateApi(APIView):
 
     permission_classes = permissions.ADMINS
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         roles = BoundedListField(
             child=serializers.ChoiceField(choices=roles.ROLES),
             required=False,

@@ -22,7 +22,7 @@ from annotate.selectors import jobs as jobs_reads
 from annotate.selectors.workers import waiting_job_notice
 from annotate.services import corpora, uploads
 from annotate.services.stats import corpus_stats_job_create
-from frontend.access import admin_page, back_to
+from frontend.access import admin_page, back_to, job_starting
 from frontend.pages.jobs import ACTIVE, job_label, job_notice_tags
 from frontend.tables import Column, table_page
 from scoring import formats
@@ -218,6 +218,7 @@ def corpus_list(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @admin_page
+@job_starting
 def corpus_import_view(request: HttpRequest) -> HttpResponse:
     """Store the uploaded files and queue their import; the list follows the job."""
     form = ImportForm(request.POST, request.FILES)
@@ -257,6 +258,7 @@ def _corpus(corpus_id: int) -> Corpus:
 
 @require_POST
 @admin_page
+@job_starting
 def corpus_stats_view(request: HttpRequest, corpus_id: int) -> HttpResponse:
     corpus = _corpus(corpus_id)
     job = corpus_stats_job_create(corpus=corpus, owner=request.user)  # type: ignore[arg-type]
@@ -335,6 +337,7 @@ def _delete_page(
 
 
 @admin_page
+@job_starting
 def corpus_delete_view(request: HttpRequest, corpus_id: int) -> HttpResponse:
     """GET: what deleting the corpus would remove, and the typed confirmation. POST: queue the
     deletion, unless the name is wrong, work was added since the page was shown, or a job of

@@ -21,7 +21,7 @@ from annotate.selectors import jobs as jobs_reads
 from annotate.selectors.assignments import imported_accounts, work_by_annotator
 from annotate.selectors.corpora import corpus_labels
 from annotate.services.agreement import agreement_job_create
-from frontend.access import admin_page
+from frontend.access import admin_page, job_starting
 from frontend.pages.agreement_report import ReportView, report_view
 from frontend.pages.corpus_common import (
     corpus_jobs,
@@ -262,6 +262,7 @@ def corpus_agreement(request: HttpRequest, corpus_id: int) -> HttpResponse:
 
 @require_POST
 @admin_page
+@job_starting
 def corpus_agreement_run(request: HttpRequest, corpus_id: int) -> HttpResponse:
     """Queue a report for the chosen annotators; bad input is shown on the form (400)."""
     corpus = corpus_or_404(corpus_id)

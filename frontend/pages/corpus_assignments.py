@@ -29,7 +29,7 @@ from annotate.services.assignments import (
     assignments_hand_over_job_create,
     assignments_plan_job_create,
 )
-from frontend.access import admin_page
+from frontend.access import admin_page, job_starting
 from frontend.charts import bar_chart
 from frontend.pages.corpus_common import (
     NO_LABEL,
@@ -305,6 +305,7 @@ def _back(corpus: Corpus) -> HttpResponse:
 
 @require_POST
 @admin_page
+@job_starting
 def corpus_assignments_plan(request: HttpRequest, corpus_id: int) -> HttpResponse:
     """Queue a plan of the posted selection for the chosen people; bad input is shown on the
     form (400) and queues nothing."""
@@ -334,6 +335,7 @@ def corpus_assignments_plan(request: HttpRequest, corpus_id: int) -> HttpRespons
 
 @require_POST
 @admin_page
+@job_starting
 def corpus_assignments_hand_over(request: HttpRequest, corpus_id: int) -> HttpResponse:
     """Queue the hand-over of one annotator's open work in this corpus to the chosen people."""
     corpus = corpus_or_404(corpus_id)

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from annotate.exceptions import DomainError
 from annotate.models import Corpus
 from annotate.services import exports
-from frontend.access import admin_page
+from frontend.access import admin_page, job_starting
 from frontend.pages.corpus_common import (
     corpus_jobs,
     corpus_or_404,
@@ -149,6 +149,7 @@ def corpus_export(request: HttpRequest, corpus_id: int) -> HttpResponse:
 
 @require_POST
 @admin_page
+@job_starting
 def corpus_export_run(request: HttpRequest, corpus_id: int) -> HttpResponse:
     """Queue an export with the posted choices; bad ones are shown on the form (400)."""
     corpus = corpus_or_404(corpus_id)

@@ -18,7 +18,7 @@ from annotate.exceptions import DomainError
 from annotate.models import Corpus
 from annotate.selectors.corpora import corpus_prefill_counts
 from annotate.services.prefill import MAX_RETRAIN_EVERY, prefill_queue
-from frontend.access import admin_page
+from frontend.access import admin_page, job_starting
 from frontend.pages.corpus_common import (
     corpus_jobs,
     corpus_or_404,
@@ -188,6 +188,7 @@ def corpus_prefill(request: HttpRequest, corpus_id: int) -> HttpResponse:
 
 @require_POST
 @admin_page
+@job_starting
 def corpus_prefill_run(request: HttpRequest, corpus_id: int) -> HttpResponse:
     """Queue a prefill with the posted aligner and options (and retraining setting)."""
     corpus = corpus_or_404(corpus_id)

@@ -24,7 +24,7 @@ from annotate.models import Corpus, SentencePair
 from annotate.selectors import jobs as jobs_reads
 from annotate.selectors.scorers import scorer_models, scorer_training_targets
 from annotate.services import scorers
-from frontend.access import admin_page
+from frontend.access import admin_page, job_starting
 from frontend.pages.corpus_common import NO_LABEL, job_queued, jobs_section, label, refuse
 from frontend.tables import Column
 from scoring.errors import ScoringError
@@ -292,6 +292,7 @@ def scorers_page(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @admin_page
+@job_starting
 def scorer_train_view(request: HttpRequest) -> HttpResponse:
     """Queue a training job with the posted choices; bad ones are shown on the form (400) and
     queue nothing."""
