@@ -311,7 +311,7 @@ REST_FRAMEWORK = {
         "anon": env_str("API_RATE_ANONYMOUS", "60/min"),
         "user": env_str("API_RATE_USER", "600/min"),
         "address": env_str("API_RATE_ADDRESS", "30000/min"),
-        "jobs": env_str("API_RATE_JOBS", "30/hour"),
+        "jobs": env_str("API_RATE_JOBS", "120/hour"),
     },
     "DEFAULT_PERMISSION_CLASSES": ["annotate.permissions.IsSignedIn"],
     "DEFAULT_RENDERER_CLASSES": [
