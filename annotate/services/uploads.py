@@ -17,7 +17,9 @@ with what to upload instead.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import shutil
+import tempfile
 import time
 import uuid
 import zipfile
@@ -31,7 +33,7 @@ from django.core.files.uploadedfile import UploadedFile
 from annotate.exceptions import DomainError
 from annotate.jobs_runtime import job_task
 from annotate.models import Corpus, Job
-from annotate.services.corpora import corpus_import
+from annotate.services.corpora import ImportReport, corpus_import
 from annotate.services.exports import FILE_SUFFIXES
 from annotate.services.import_stage import CorpusImportError
 from scoring import formats
@@ -273,9 +275,7 @@ def corpus_import_run(job: Job, progress: Callable[[float, str], None]) -> dict[
             "again"
         )
     spec = _options_check(str(p["format"]), p.get("annotator"))
-    paths = [folder / str(name) for name in p["files"]]
-    if spec.input_kind != "file":
-        paths = [folder]  # read together: Pharaoh's three files, STS input + gold
+    paths = _read_paths(folder, [str(name) for name in p["files"]], spec)
 
     # No progress reports: a reader knows no total to report a share of, and a progress write
     # inside the import's write transaction would hold the job's row locked (PostgreSQL) until
@@ -296,6 +296,48 @@ def corpus_import_run(job: Job, progress: Callable[[float, str], None]) -> dict[
     shutil.rmtree(folder, ignore_errors=True)
     corpus = Corpus.objects.get(name=report.corpus)
     return {"corpus_id": corpus.pk, **dataclasses.asdict(report)}
+
+
+def _read_paths(folder: Path, names: list[str], spec: formats.FormatSpec) -> list[Path]:
+    """What the format's reader is given for the files ``names`` of ``folder``."""
+    if spec.input_kind != "file":
+        return [folder]  # read together: Pharaoh's three files, STS input + gold
+    return [folder / name for name in names]
+
+
+def corpus_import_files(
+    *,
+    corpus_name: str,
+    format_name: str,
+    paths: Sequence[Path],
+    annotator: str | None = None,
+    subcorpus: str | None = None,
+    split: str | None = None,
+    description: str = "",
+) -> ImportReport:
+    """:func:`~annotate.services.corpora.corpus_import` of files on this machine (the command
+    line), reading an export's zip as an upload's is read: unpacked, by its members' names, into
+    a temporary folder."""
+    read = functools.partial(
+        corpus_import,
+        corpus_name=corpus_name,
+        format_name=format_name,
+        annotator=annotator,
+        subcorpus=subcorpus,
+        split=split,
+        description=description,
+    )
+    if not any(path.is_file() and zipfile.is_zipfile(path) for path in paths):
+        return read(paths=paths)
+    spec = _options_check(format_name, annotator)
+    with tempfile.TemporaryDirectory(prefix="corpus-import-") as temporary:
+        folder = Path(temporary)
+        for path in paths:
+            if (folder / path.name).exists():
+                raise CorpusImportError(f"two files are called {path.name!r}", field="files")
+            (folder / path.name).symlink_to(path.resolve())
+        names = _unpack(folder, [path.name for path in paths], spec, annotator)
+        return read(paths=_read_paths(folder, names, spec))
 
 
 def uploads_clean(*, now: float | None = None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -144,6 +145,28 @@ def test_pharaoh_export_import_export_is_byte_identical(tmp_path: Path, which: l
     export_corpus("--corpus", "copy", "--format", "pharaoh", "--output", tmp_path / "two", "--gold")
     for name in ("source.txt", "target.txt", "alignment.txt"):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+
+
+def test_a_pharaoh_exports_zip_imports_as_its_folder_does(tmp_path: Path) -> None:
+    """The web app downloads a Pharaoh export as a zip of its folder: the command reads it."""
+    sample_corpus()
+    export_corpus("--corpus", "c", "--format", "pharaoh", "--output", tmp_path / "one", "--gold")
+    archive = tmp_path / "c-pharaoh-gold.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        for member in sorted((tmp_path / "one").iterdir()):
+            out.write(member, f"c-pharaoh-gold/{member.name}")
+    import_corpus("--corpus", "copy", "--format", "pharaoh", archive)
+    export_corpus("--corpus", "copy", "--format", "pharaoh", "--output", tmp_path / "two", "--gold")
+    for name in ("source.txt", "target.txt", "alignment.txt", "ids.txt"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+    refused(
+        "--corpus",
+        "other",
+        "--format",
+        "jsonl",
+        archive,
+        match="c-pharaoh-gold.zip is a .zip archive, which the jsonl format does not read",
+    )
 
 
 def test_export_writes_the_chosen_alignment(tmp_path: Path) -> None:

@@ -6,14 +6,15 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from annotate.management.commands._base import DomainCommand
-from annotate.services.corpora import corpus_import
+from annotate.services.uploads import corpus_import_files
 from scoring import formats
 
 
 class Command(DomainCommand):
     help = (
-        "Import sentence pairs (and their alignments) into a corpus. All or nothing: any error "
-        "names the file, line and field, and leaves the database unchanged."
+        "Import sentence pairs (and their alignments) into a corpus, from files or an export's "
+        "zip. All or nothing: any error names the file, line and field, and leaves the "
+        "database unchanged."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -35,7 +36,7 @@ class Command(DomainCommand):
         parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        report = corpus_import(
+        report = corpus_import_files(
             corpus_name=options["corpus"],
             format_name=options["format_name"],
             paths=options["paths"],
