@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import OperationalError
+from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -151,7 +152,36 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return _answer(status, code, str(exc), extra)
     if isinstance(exc, DomainError):
         return _answer(exc.status_code, exc.code, exc.message, exc.extra)
-    return drf_exception_handler(exc, context)
+    answer = drf_exception_handler(exc, context)
+    if answer is not None and isinstance(exc, APIException):
+        answer.data = {"error": _drf_error(exc, answer.data)}
+    return answer
+
+
+def _drf_error(exc: APIException, data: Any) -> dict[str, Any]:
+    """DRF's own refusals (a serializer's, authentication, permission, throttling, a parser's)
+    in the API's one error shape: ``{"error": {"code", "message"}}``; a serializer's adds
+    ``field``, the first field it refused (as a domain error names its field), and ``fields``,
+    each field's problems."""
+    if isinstance(exc, ValidationError):
+        fields = data if isinstance(data, dict) else {"non_field_errors": data}
+        message = "; ".join(
+            f"{name}: {' '.join(_problems(value))}" for name, value in fields.items()
+        )
+        first = next(iter(fields), None)
+        return {"code": "invalid", "message": message, "field": first, "fields": fields}
+    codes = exc.get_codes()
+    code = codes if isinstance(codes, str) else exc.default_code
+    detail = data.get("detail", exc.detail) if isinstance(data, dict) else exc.detail
+    return {"code": str(code), "message": without_server_paths(str(detail))}
+
+
+def _problems(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [problem for inner in value.values() for problem in _problems(inner)]
+    if isinstance(value, list):
+        return [problem for inner in value for problem in _problems(inner)]
+    return [str(value)]
 
 
 def _answer(status: int, code: str, message: str, extra: dict[str, Any]) -> Response:

@@ -33,4 +33,38 @@ def test_a_save_with_more_links_than_the_largest_grid_has_cells_is_a_400() -> No
     body = {"version": 1, "links": [[0, 0, "S"]] * (MAX_LINKS + 1)}
     response = client.put(f"/api/assignments/{assignment.pk}/annotation/", body, format="json")
     assert response.status_code == 400
-    assert "links" in response.json()
+    assert "links" in response.json()["error"]["fields"]
+
+
+@pytest.mark.django_db
+def test_every_refusal_has_the_one_error_shape() -> None:
+    """A serializer's, an authentication's and a permission's refusal answer as the domain's
+    errors do: ``{"error": {"code", "message", ...}}``."""
+    alice = make_user("alice", roles.ANNOTATOR)
+    assignment = make_assignment(make_pair(), alice)
+    annotation_open(assignment=assignment, actor=alice)
+    address = f"/api/assignments/{assignment.pk}/annotation/"
+    anonymous = APIClient().get(address)
+    assert anonymous.status_code in (401, 403)
+    assert anonymous.json() == {
+        "error": {
+            "code": "not_authenticated",
+            "message": "Authentication credentials were not provided.",
+        }
+    }
+    client = APIClient()
+    client.force_authenticate(alice)
+    refused = client.put(address, {"version": "one", "links": []}, format="json")
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "error": {
+            "code": "invalid",
+            "message": "version: A valid integer is required.",
+            "field": "version",
+            "fields": {"version": ["A valid integer is required."]},
+        }
+    }
+    forbidden = client.get("/api/users/")
+    assert forbidden.status_code == 403
+    assert set(forbidden.json()) == {"error"}
+    assert forbidden.json()["error"]["code"] == "permission_denied"

@@ -47,7 +47,7 @@ def test_the_deletion_is_described_then_confirmed_by_name(admin: APIClient) -> N
     assert wrong.status_code == 400
     assert wrong.json()["error"]["field"] == "confirm"
     missing = admin.post(f"/api/corpora/{corpus.pk}/delete/", {}, format="json")
-    assert missing.status_code == 400 and "confirm" in missing.json()
+    assert missing.status_code == 400 and "confirm" in missing.json()["error"]["fields"]
 
     changes = described["saved_changes"]
     stale = {"confirm": "gone", "assignments": 0, "gold_alignments": 1, "annotations": 0}

@@ -37,7 +37,7 @@ def test_a_plan_with_a_seed_out_of_range_is_a_400_and_assigns_nothing(
         format="json",
     )
     assert response.status_code == 400
-    assert "seed" in response.json()
+    assert "seed" in response.json()["error"]["fields"]
     assert not Assignment.objects.exists()
 
 
@@ -71,7 +71,7 @@ def test_annotators_per_pair_out_of_range_is_a_400(admin_client: APIClient, per_
         format="json",
     )
     assert response.status_code == 400
-    assert "per_pair" in response.json()
+    assert "per_pair" in response.json()["error"]["fields"]
 
 
 @pytest.mark.parametrize("rating", [-0.5, 5.5, 1e308])
@@ -85,6 +85,6 @@ def test_a_rating_outside_zero_to_five_is_a_400_naming_it(rating: float) -> None
         f"/api/assignments/{assignment.pk}/submit/", {"version": 1, "rating": rating}, format="json"
     )
     assert response.status_code == 400
-    assert "rating" in response.json()
+    assert "rating" in response.json()["error"]["fields"]
     assignment.refresh_from_db()
     assert assignment.status != Assignment.Status.SUBMITTED

@@ -76,7 +76,7 @@ def test_a_bad_page_or_status_is_a_400_naming_the_field() -> None:
     alice = make_user("alice", roles.ANNOTATOR)
     for query, field in (("?page=0", "page"), ("?status=lost", "status")):
         response = _get(alice, query)
-        assert response.status_code == 400 and field in response.json()
+        assert response.status_code == 400 and field in response.json()["error"]["fields"]
 
 
 def test_reading_a_long_queue_takes_a_few_queries_whatever_its_length(

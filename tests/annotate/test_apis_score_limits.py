@@ -64,7 +64,7 @@ def test_a_sentence_over_the_character_limit_is_a_400(model: ScorerModel) -> Non
     body = {"model": "m", "pairs": [["a", "x" * (MAX_SENTENCE_CHARS + 1)]]}
     response = _client().post("/api/score", body, format="json")
     assert response.status_code == 400
-    assert "pairs" in response.json()
+    assert "pairs" in response.json()["error"]["fields"]
 
 
 def test_more_pairs_than_a_request_scores_are_a_400_that_names_the_job(model: ScorerModel) -> None:

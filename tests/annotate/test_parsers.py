@@ -128,6 +128,6 @@ def test_every_operation_that_takes_json_answers_a_deep_or_wide_body_with_a_400(
         wrong = {
             name: answer
             for name, answer in answered.items()
-            if answer != (400, {"detail": message})
+            if answer != (400, {"error": {"code": "parse_error", "message": message}})
         }
         assert not wrong, message

@@ -12,15 +12,9 @@ export class ApiError extends Error {
   }
 }
 
-// The server's message: `error.message`, or for a body the serializers refused, each field with
-// its problems ({"links": ["Ensure this field has no more than 10000 elements."]}).
+// The server's message (every API error is {error: {code, message, ...}}), else the status.
 function errorMessage(status, body) {
   if (body && body.error && body.error.message) return body.error.message;
-  if (body && typeof body === "object" && !Array.isArray(body) && !body.error) {
-    const problems = (value) => (typeof value === "string" ? [value] : Object.values(value || {}).flatMap(problems));
-    const parts = Object.entries(body).map(([field, value]) => `${field}: ${problems(value).join(" ")}`);
-    if (parts.length) return parts.join("; ");
-  }
   return `HTTP ${status}`;
 }
 
