@@ -324,6 +324,58 @@ def test_work_left_in_the_browser_is_sent_on_the_next_visit(
     assert stored_links(assignment) == {(3, 3): True}
 
 
+def test_a_reload_while_a_save_is_on_its_way_is_no_conflict(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    # The save of (0, 0) reaches the server but its answer never comes back; (1, 1) is set
+    # meanwhile and the page reloads. The server's version 2 holds only this tab's own change:
+    # the page saves the rest without a banner saying the pair was changed elsewhere.
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    held: list[Any] = []
+
+    def answer_lost(route: Any) -> None:
+        if route.request.method == "PUT" and not held:
+            route.fetch()  # the server saves version 2
+            held.append(route)  # and the page never hears of it
+        else:
+            route.continue_()
+
+    page.route("**/annotation/", answer_lost)
+    cell(page, 0, 0).click()
+    page.wait_for_selector("#save-status[data-state=saving]")
+    assert stored_links(assignment) == {(0, 0): True}
+    cell(page, 1, 1).click()
+    page.evaluate("window.__workspace.handOverNow()")
+    page.reload()  # the first save's answer is still awaited
+    page.wait_for_selector(READY)
+    wait_saved(page, 3)
+    assert page.locator("#conflict").is_hidden()
+    assert stored_links(assignment) == {(0, 0): True, (1, 1): True}
+    assert grid_links(page) == [[0, 0, "S"], [1, 1, "S"]]
+    assert page.js_errors == []
+
+
+def test_a_change_made_after_logging_out_in_another_tab_is_saved_once_logged_in_again(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    cookies = page.context.cookies()
+    page.context.clear_cookies()  # the session ends (logged out elsewhere, expired)
+    cell(page, 0, 0).click()
+    page.wait_for_selector("#save-status[data-state=offline]")
+    assert "Signed out" in page.locator("#save-status").inner_text()
+    (stored,) = stored_in_browser(page, f"paw:annotation:{assignment.pk}")
+    assert stored["links"] == [[0, 0, "S"]]
+    page.context.add_cookies(cookies)  # signed in again
+    page.keyboard.press("Control+s")
+    wait_saved(page, 2)
+    assert stored_links(assignment) == {(0, 0): True}
+
+
 def test_the_next_pair_waits_while_the_changes_cannot_be_saved(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:

@@ -6,7 +6,7 @@ import { api, ApiError, el } from "./api.js";
 import { blockIndices, Overlay, planSummary } from "./adjudication_state.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog, refocusAfter } from "./keys.js";
-import { SaveQueue, SERVER_BUSY } from "./savequeue.js";
+import { SaveQueue, SERVER_BUSY, SIGNED_OUT } from "./savequeue.js";
 import { diffCount, EMPTY, GridModel, SURE, sameLinks } from "./state.js";
 
 const root = document.getElementById("adjudication");
@@ -23,7 +23,9 @@ const STATUS_TEXT = {
   unsaved: () => "Unsaved changes…",
   saving: () => "Saving…",
   offline: (q, detail) =>
-    `${detail === SERVER_BUSY ? "Server busy" : "Offline"} · changes kept in this browser, retrying`,
+    detail === SIGNED_OUT
+      ? "Signed out · sign in again (in another tab); changes kept in this browser, retrying"
+      : `${detail === SERVER_BUSY ? "Server busy" : "Offline"} · changes kept in this browser, retrying`,
   conflict: () => "Conflict · choose how to resolve it",
   error: (q, detail) => `Not saved: ${detail}`,
 };
@@ -104,8 +106,10 @@ async function main() {
       if (Number.isInteger(stored.base)) queue.version = stored.base;
       queue.baseLinks = Array.isArray(stored.baseLinks) ? stored.baseLinks : null;
       queue.conflict = { ...gold };
-      queue.setStatus("conflict");
-      showConflict(queue.conflict, stored.links);
+      if (!queue.settle()) {
+        queue.setStatus("conflict");
+        showConflict(queue.conflict, stored.links);
+      }
     }
   }
   // The new gold goes to the save queue after the repaint, once per burst of changes; a state

@@ -21,6 +21,11 @@ const RETRY_MAX_MS = 15000;
 // database write lock held by a long import), and the save is retried the same way.
 export const SERVER_BUSY = "server busy";
 
+// The detail of an "offline" status when the server answered 401: the session ended (logged
+// out in another tab, expired). The save is kept and retried the same way, so it goes through
+// once the annotator has signed in again (in another tab), or at once on Ctrl+S.
+export const SIGNED_OUT = "signed out";
+
 export class SaveQueue {
   constructor({
     key,
@@ -165,15 +170,16 @@ export class SaveQueue {
       if (error && error.status === 409 && error.body && error.body.error && error.body.error.server) {
         // A 409 without the server's state (the pair was submitted elsewhere) is a refusal below.
         this.conflict = error.body.error.server;
+        if (this.settle()) return;
         this.setStatus("conflict", error.message);
         this.onConflict(this.conflict, links);
-      } else if (error && error.status && error.status < 500 && error.status !== 408) {
+      } else if (error && error.status && error.status < 500 && error.status !== 408 && error.status !== 401) {
         this.lastError = error.message;
         this.setStatus("error", error.message); // a refused save: retrying cannot help
         if (this.pending !== links) this.schedule(0); // but edits made since may be saved
       } else {
-        const busy = error && error.status === 503;
-        this.setStatus("offline", busy ? SERVER_BUSY : String((error && error.message) || error));
+        const why = { 503: SERVER_BUSY, 401: SIGNED_OUT }[error && error.status];
+        this.setStatus("offline", why || String((error && error.message) || error));
         this.schedule(this.retryMs);
         this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
       }
@@ -215,6 +221,17 @@ export class SaveQueue {
   mergePreview() {
     if (!this.conflict || this.baseLinks === null || this.pending === null) return null;
     return mergeLinks(this.baseLinks, this.conflict.links, this.pending);
+  }
+
+  // A conflict in which the server holds no change that is not also ours (every cell it changed
+  // since the common version we changed the same way: this tab's own save whose answer was
+  // lost, a reload while a save was on its way, a reopened pair) loses nothing either way: it is
+  // merged at once, without asking. Returns true when it was.
+  settle() {
+    const preview = this.mergePreview();
+    if (preview === null || preview.fromTheirs > 0 || preview.conflicts.length > 0) return false;
+    this.merge();
+    return true;
   }
 
   // Conflict resolution: keep both sides' changes since the common version, cells changed on

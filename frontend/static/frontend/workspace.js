@@ -2,7 +2,7 @@
 import { api, ApiError } from "./api.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog, refocusAfter } from "./keys.js";
-import { SaveQueue, SERVER_BUSY } from "./savequeue.js";
+import { SaveQueue, SERVER_BUSY, SIGNED_OUT } from "./savequeue.js";
 import { diffCount, GridModel, POSSIBLE, reviewedPrefill, SURE, sameLinks } from "./state.js";
 
 const HEARTBEAT_MS = 20000;
@@ -19,7 +19,9 @@ const STATUS_TEXT = {
   unsaved: () => "Unsaved changes…",
   saving: () => "Saving…",
   offline: (q, detail) =>
-    `${detail === SERVER_BUSY ? "Server busy" : "Offline"} · changes kept in this browser, retrying`,
+    detail === SIGNED_OUT
+      ? "Signed out · sign in again (in another tab); changes kept in this browser, retrying"
+      : `${detail === SERVER_BUSY ? "Server busy" : "Offline"} · changes kept in this browser, retrying`,
   conflict: () => "Conflict · choose how to resolve it",
   error: (q, detail) => `Not saved: ${detail}`,
 };
@@ -119,8 +121,10 @@ async function main() {
       if (Number.isInteger(stored.base)) queue.version = stored.base;
       queue.baseLinks = Array.isArray(stored.baseLinks) ? stored.baseLinks : null;
       queue.conflict = { version: data.annotation.version, links: data.annotation.links, touched: data.annotation.touched };
-      queue.setStatus("conflict");
-      showConflict(queue.conflict, stored.links);
+      if (!queue.settle()) {
+        queue.setStatus("conflict");
+        showConflict(queue.conflict, stored.links);
+      }
     }
   }
   // Hand the new state to the save queue just after the repaint, once per burst of changes,
@@ -207,7 +211,7 @@ async function main() {
     $("readonly-text").textContent = data.trial
       ? "This trial pair is submitted and final; its feedback shows the gold alignment."
       : keptForReopen
-        ? "This pair was submitted, with changes made here after it not saved: they are kept in this browser and offered for merging once you reopen the pair."
+        ? "This pair was submitted, with changes made here after it not saved: they are kept in this browser and come back once you reopen the pair."
         : "This pair is submitted; the grid shows your links but does not change.";
     $("submit-button").disabled = submitted;
   }

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { SaveQueue } from "../../../frontend/static/frontend/savequeue.js";
+import { SaveQueue, SIGNED_OUT } from "../../../frontend/static/frontend/savequeue.js";
 import { GridModel, mergeLinks, POSSIBLE, reviewedPrefill, SURE } from "../../../frontend/static/frontend/state.js";
 
 class MemoryStorage {
@@ -264,4 +264,69 @@ test("a 409 without the server's state is a refused save, not a conflict to reso
   assert.equal(queue.status, "error");
   assert.equal(queue.lastError, "this pair was submitted");
   assert.deepEqual(conflicts, []);
+});
+
+test("a 409 whose server state holds only our own changes (a save whose answer was lost) is merged without asking", async () => {
+  // The first save reached the server (version 3) but its answer was lost; an edit made since is
+  // sent on the old version 2. The server's changes are all ours: nothing to choose between.
+  const base = [[0, 0, "S"]];
+  const server = { version: 3, links: [[0, 0, "S"], [1, 1, "S"]], touched: [[1, 1]] };
+  const { queue, sent, timers, storage } = conflictingQueue({ base, server });
+  const conflicts = [];
+  queue.onConflict = (theirs) => conflicts.push(theirs);
+  const mine = [[0, 0, "S"], [1, 1, "S"], [2, 2, "P"]];
+  queue.update(mine);
+  await timers.run(); // the refused save, merged on the spot
+  assert.deepEqual(conflicts, [], "no banner");
+  assert.equal(queue.status, "unsaved");
+  assert.equal(await queue.drain(), true); // and sent on the server's version (a timer in the browser)
+  assert.equal(queue.status, "saved");
+  assert.deepEqual(sent.at(-1).version, 3);
+  assert.deepEqual(sent.at(-1).links, mine);
+  assert.equal(queue.version, 4);
+  assert.equal(storage.getItem("k"), null);
+});
+
+test("settle leaves a conflict alone when the server has a change of its own or a cell changed both ways", async () => {
+  const base = [[0, 0, "S"]];
+  for (const [server, mine] of [
+    [[[0, 0, "S"], [3, 3, "S"]], [[0, 0, "S"], [2, 2, "P"]]], // theirs added a link we lack
+    [[[0, 0, "P"]], [[0, 0, "S"], [0, 1, "S"]]], // theirs changed a cell we did not
+    [[[0, 0, "P"]], []], // both changed (0,0): to possible there, emptied here
+  ]) {
+    const { queue, timers } = conflictingQueue({ base, server: { version: 3, links: server } });
+    queue.update(mine);
+    await timers.run();
+    assert.equal(queue.status, "conflict", JSON.stringify([server, mine]));
+    assert.equal(queue.settle(), false);
+    assert.equal(queue.status, "conflict");
+  }
+});
+
+test("a signed-out save (401) is kept and retried, and goes through once signed in again", async () => {
+  const storage = new MemoryStorage();
+  const timers = manualTimers();
+  let signedIn = false;
+  const statuses = [];
+  const queue = new SaveQueue({
+    key: "k",
+    version: 1,
+    storage,
+    timers,
+    onStatus: (status, detail) => statuses.push([status, detail]),
+    send: async (body) => {
+      if (!signedIn) throw Object.assign(new Error("Authentication credentials were not provided."), { status: 401 });
+      return { version: body.version + 1 };
+    },
+  });
+  queue.update([[0, 0, "S"]]);
+  await queue.flush();
+  assert.equal(queue.status, "offline");
+  assert.deepEqual(statuses.at(-1), ["offline", SIGNED_OUT]);
+  assert.deepEqual(JSON.parse(storage.getItem("k")).links, [[0, 0, "S"]]);
+  signedIn = true;
+  assert.equal(await queue.drain(), true, "Ctrl+S saves at once");
+  assert.equal(queue.status, "saved");
+  assert.equal(queue.version, 2);
+  assert.equal(storage.getItem("k"), null);
 });
