@@ -142,7 +142,7 @@ async function main() {
   function showConflict(server, mine) {
     const who = server.adjudicator || (server.origin ? "an import" : "another adjudicator");
     const at = server.updated_at ? ` at ${when(server.updated_at)}` : "";
-    const differ = `The gold was changed elsewhere: version ${server.version} was saved by ${who}${at}; ${cells(diffCount(server.links, mine))} differ from yours.`;
+    const differ = `The gold was changed elsewhere: version ${server.version} was saved by ${who}${at}; ${cellsDiffer(diffCount(server.links, mine))} from yours.`;
     const preview = queue.mergePreview();
     $("merge-note").hidden = true;
     $("conflict-merge").hidden = preview === null;
@@ -276,6 +276,7 @@ async function main() {
 }
 
 const cells = (n) => `${n} cell${n === 1 ? "" : "s"}`;
+const cellsDiffer = (n) => `${cells(n)} ${n === 1 ? "differs" : "differ"}`;
 const changes = (n) => `${n} change${n === 1 ? "" : "s"}`;
 
 // The legend of the layers: a toggle, the colour and marker, and the work of each annotator.

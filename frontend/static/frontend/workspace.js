@@ -147,7 +147,7 @@ async function main() {
   // The conflict banner: what each choice would keep, counted from the three-way merge.
   function showConflict(server, mine) {
     const preview = queue.mergePreview();
-    const differ = `This pair was changed elsewhere (server version ${server.version}): ${cells(diffCount(server.links, mine))} differ from yours.`;
+    const differ = `This pair was changed elsewhere (server version ${server.version}): ${cellsDiffer(diffCount(server.links, mine))} from yours.`;
     $("merge-note").hidden = true;
     $("conflict-merge").hidden = preview === null;
     if (preview === null) {
@@ -377,6 +377,7 @@ async function main() {
 }
 
 const cells = (n) => `${n} cell${n === 1 ? "" : "s"}`;
+const cellsDiffer = (n) => `${cells(n)} ${n === 1 ? "differs" : "differ"}`;
 const changes = (n) => `${n} change${n === 1 ? "" : "s"}`;
 
 // The space the grid's box may take: the page's width, and its height less what the other
