@@ -75,6 +75,31 @@ def test_the_grid_fills_the_window_and_scrolls_inside_its_own_box(
     assert page.js_errors == []
 
 
+def test_long_sentences_take_three_lines_and_show_the_cursors_words(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """Sentences of 130 words wrapped to a dozen lines each and left the grid a third of the
+    window: each now scrolls in a box of three lines, and the words of the cursor's cell are
+    scrolled into view as it moves."""
+    pair = make_pair(source=words("source", 130), target=words("target", 125), prefill=None)
+    assignment = make_assignment(pair, alice)
+    page = page_for(alice, viewport=(1280, 800))
+    open_workspace(page, live_server, assignment)
+    for line in ("#src-sentence", "#tgt-sentence"):
+        sentence = box(page, line)
+        assert sentence["bottom"] - sentence["top"] < 100, line
+    wrap = box(page, "#grid-wrap")
+    assert wrap["bottom"] - wrap["top"] > 400, "the grid gets most of the height"
+    page.evaluate("window.__workspace.model.moveTo(128, 123)")
+    page.locator("#grid-wrap").press("ArrowRight")
+    for line, word in (("#src-sentence", 128), ("#tgt-sentence", 124)):
+        sentence = box(page, line)
+        shown = box(page, f"{line} .tok[data-index='{word}']")
+        assert sentence["top"] <= shown["top"] and shown["bottom"] <= sentence["bottom"], line
+    page.screenshot(path=str(SCREENSHOTS / "workspace_long_sentences.png"))
+    assert page.js_errors == []
+
+
 @pytest.mark.parametrize(("width", "height"), WINDOWS)
 def test_a_reload_returns_to_the_cell_and_scroll_where_the_annotator_was(
     page_for: Any, live_server: Any, alice: Any, width: int, height: int

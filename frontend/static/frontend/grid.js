@@ -256,8 +256,11 @@ export class GridView {
     if (this.rowHeads[row]) nodes.push(this.rowHeads[row]);
     if (this.colHeads[col]) nodes.push(this.colHeads[col]);
     if (this.sentences) {
-      if (this.sentences.src[i]) nodes.push(this.sentences.src[i]);
-      if (this.sentences.tgt[j]) nodes.push(this.sentences.tgt[j]);
+      for (const word of [this.sentences.src[i], this.sentences.tgt[j]]) {
+        if (!word) continue;
+        keepInView(word);
+        nodes.push(word);
+      }
     }
     for (const node of nodes) node.classList.add("hl");
     this.hover = nodes;
@@ -406,6 +409,17 @@ export class GridView {
 }
 
 // Sentence lines above the grid; hovering a word highlights its linked words.
+// Scroll a word's sentence (a box of a few lines, app.css) so that the word shows, without
+// scrolling the page; a sentence that fits is left alone.
+function keepInView(word) {
+  const box = word.parentElement;
+  if (!box || box.scrollHeight <= box.clientHeight) return;
+  const top = word.offsetTop;
+  const bottom = top + word.offsetHeight;
+  if (top < box.scrollTop) box.scrollTop = top;
+  else if (bottom > box.scrollTop + box.clientHeight) box.scrollTop = bottom - box.clientHeight;
+}
+
 export function renderSentences(view, srcLine, tgtLine) {
   const spans = { src: [], tgt: [] };
   for (const [side, line, words] of [["src", srcLine, view.source], ["tgt", tgtLine, view.target]]) {
