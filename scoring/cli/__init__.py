@@ -3,13 +3,16 @@ sub-command per module in ``COMMANDS``.
 
 Each module defines ``register(subparsers)``, which adds its parser and sets
 ``handler=<function(args) -> int>`` as the parser default. Errors the user caused
-(:class:`~scoring.errors.ScoringError`) are printed as one line and exit with status 2; nothing
-else is caught, so a bug still shows its traceback.
+(:class:`~scoring.errors.ScoringError`, and a file the system will not open or write, such as a
+folder given for a file) are printed as one line and exit with status 2; a reader that closes the
+output early (``| head``) ends the command quietly; nothing else is caught, so a bug still shows
+its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -63,4 +66,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(handler(args))
     except ScoringError as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader of stdout went away (``scoring phrases ... | head``): stop without a
+        # traceback, and keep Python's flush at exit from raising the same error again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except OSError as error:
+        if error.filename is None:
+            raise
+        print(f"error: {error.filename}: {error.strerror}", file=sys.stderr)
         return 2

@@ -14,9 +14,7 @@ The output is written to a temporary file renamed into place, so an error leaves
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +26,7 @@ from scoring.aligners.base import (
     get_aligner,
     parse_option_strings,
 )
+from scoring.cli.outputs import check_output_file, write_atomic
 from scoring.errors import FormatError, InputError, OptionsError
 from scoring.options import options_help
 
@@ -100,20 +99,15 @@ def load_or_build(name: str, model: Path | None, options: list[str]) -> Aligner:
 
 
 def _write_atomic(path: Path, lines: list[str]) -> None:
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise FormatError("the output folder does not exist", path=path, field="--output")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.writelines(line + "\n" for line in lines)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, "".join(line + "\n" for line in lines))
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_file(args.output)
+    if args.confidence is not None:
+        check_output_file(args.confidence, "--confidence")
+    if args.save_model is not None:
+        check_output_file(args.save_model, "--save-model")
     aligner = load_or_build(args.aligner, args.model, args.option)
     sources = read_tokenized(args.source, "source")
     targets = read_tokenized(args.target, "target")

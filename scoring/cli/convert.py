@@ -87,10 +87,76 @@ def run(args: argparse.Namespace) -> int:
             field="--to",
         )
     options = {} if args.as_annotator is None else {"annotator": args.as_annotator}
-    counter = _Counter(source.read(args.inputs, **options))
+    records: Iterable[PairRecord] = source.read(args.inputs, **options)
+    if target.selects_alignment:
+        if selector is None:
+            records = _default_checked(records, args.inputs[0])
+        else:
+            records = _Holding(records, selector, _chosen(args), args.inputs[0])
+    counter = _Counter(records)
     target.write(counter, args.output, alignment=selector)
-    print(f"converted {counter.count} pairs from {source.name} to {target.name}: {args.output}")
+    left_out = records.left_out if isinstance(records, _Holding) else 0
+    note = f" ({left_out} pairs without {_chosen(args)} left out)" if left_out else ""
+    print(
+        f"converted {counter.count} pairs from {source.name} to {target.name}: {args.output}{note}"
+    )
     return 0
+
+
+def _chosen(args: argparse.Namespace) -> str:
+    if args.annotator is not None:
+        return f"the submitted alignment of annotator {args.annotator!r}"
+    return "a prefill" if args.prefill else "a gold alignment"
+
+
+class _Holding:
+    """The records that have the chosen alignment, as the web app's export writes them: a file
+    of one alignment per pair cannot tell a pair without it from one whose alignment has no
+    link, so such a pair written with no links would read back as an empty alignment. A choice
+    that no pair has (a misspelt annotator) is an error, before any output appears."""
+
+    def __init__(
+        self, records: Iterable[PairRecord], select: AlignmentSelector, chosen: str, path: Path
+    ) -> None:
+        self._records, self._select, self._chosen, self._path = records, select, chosen, path
+        self.left_out = 0
+
+    def __iter__(self) -> Iterator[PairRecord]:
+        written = 0
+        annotators: set[str] = set()
+        for record in self._records:
+            if self._select(record) is None:
+                self.left_out += 1
+                annotators.update(
+                    name for name, a in record.annotations.items() if a.status == "submitted"
+                )
+                continue
+            written += 1
+            yield record
+        if not written:
+            known = ", ".join(sorted(annotators)) or "none"
+            raise FormatError(
+                f"no pair of the input has {self._chosen} (annotators with submitted "
+                f"alignments: {known}); nothing written",
+                path=self._path,
+                field="--annotator/--prefill/--gold",
+            )
+
+
+def _default_checked(records: Iterable[PairRecord], path: Path) -> Iterator[PairRecord]:
+    """Without a choice the writer takes the gold, the only annotation or the prefill; a pair
+    with several annotators' alignments and neither gold nor prefill has no such alignment, and
+    writing it with no links would lose every annotator's work without a word."""
+    for record in records:
+        if record.gold_alignment is None and record.prefill is None and len(record.annotations) > 1:
+            raise FormatError(
+                f"pair {record.id!r} has the alignments of {len(record.annotations)} annotators "
+                f"({', '.join(sorted(record.annotations))}) and no gold: choose one with "
+                "--annotator NAME",
+                path=path,
+                field="--annotator",
+            )
+        yield record
 
 
 class _Counter:

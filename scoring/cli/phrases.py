@@ -89,6 +89,8 @@ def read_alignments(
 
 def read_sentences(source: Path, target: Path) -> tuple[list[list[str]], list[list[str]]]:
     sources = read_tokens(source, field="--source")
+    if not sources:
+        raise FormatError("the file holds no sentence", path=source, field="--source")
     targets = read_tokens(target, field="--target")
     if len(sources) != len(targets):
         raise FormatError(

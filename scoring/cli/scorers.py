@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
 
+from scoring.cli.outputs import check_output_file, write_atomic
 from scoring.errors import FormatError
 from scoring.options import options_help
 from scoring.scorers.base import (
@@ -26,7 +28,6 @@ from scoring.scorers.base import (
     get_scorer,
     load_scorer,
     parse_options,
-    save_scorer,
     scorer_class,
     scorer_kinds,
 )
@@ -71,12 +72,18 @@ def register(subparsers: Any) -> None:
     score.set_defaults(handler=_score)
 
 
-def read_pairs(path: Path, targets: Path | None = None) -> tuple[list[TokenPair], list[float]]:
-    """Pairs of a TSV file and their targets (third column or a separate file), if any."""
+def read_pairs(
+    path: Path, targets: Path | None = None, *, task: str = "regression"
+) -> tuple[list[TokenPair], list[float]]:
+    """Pairs of a TSV file and their targets (third column or a separate file), if any.
+
+    Line numbers are the file's own: a blank line between pairs is an error (dropping it would
+    put every later score on the wrong line), blank lines at the end are ignored. A target must
+    be a finite number, and 0 or 1 for classification."""
     lines = _lines(path)
     pairs: list[TokenPair] = []
     values: list[float] = []
-    for number, line in enumerate(lines, start=1):
+    for number, line in lines:
         columns = line.split("\t")
         if len(columns) not in (2, 3):
             raise FormatError(
@@ -91,13 +98,12 @@ def read_pairs(path: Path, targets: Path | None = None) -> tuple[list[TokenPair]
                 raise FormatError("the sentence is empty", path=path, line=number, field=field)
         pairs.append((first, second))
         if len(columns) == 3:
-            values.append(_number(columns[2], path, number, "target"))
+            values.append(_number(columns[2], path, number, "target", task))
     if not pairs:
         raise FormatError("the file has no pairs", path=path)
     if targets is not None:
         values = [
-            _number(text, targets, number, "target")
-            for number, text in enumerate(_lines(targets), start=1)
+            _number(text, targets, number, "target", task) for number, text in _lines(targets)
         ]
         if len(values) != len(pairs):
             raise FormatError(
@@ -108,41 +114,74 @@ def read_pairs(path: Path, targets: Path | None = None) -> tuple[list[TokenPair]
     return pairs, values
 
 
-def _lines(path: Path) -> list[str]:
+def _lines(path: Path) -> list[tuple[int, str]]:
+    """``(1-based line number, text)`` of every line but the blank ones at the end."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise FormatError("no such file", path=path) from None
-    except UnicodeDecodeError as error:
-        raise FormatError(f"not UTF-8 ({error.reason})", path=path) from None
-    return [line.rstrip("\r") for line in text.split("\n") if line.strip()]
-
-
-def _number(text: str, path: Path, line: int, field: str) -> float:
+    except OSError as error:
+        raise FormatError(f"cannot read the file: {error.strerror}", path=path) from None
     try:
-        return float(text)
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        start = error.start + (3 if raw.startswith(b"\xef\xbb\xbf") else 0)
+        raise FormatError(
+            f"bytes {raw[start : start + 4]!r} are not UTF-8; save the file as UTF-8",
+            path=path,
+            line=raw.count(b"\n", 0, start) + 1,
+        ) from None
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            raise FormatError(
+                "the line is blank; one pair or target a line", path=path, line=number
+            )
+    return list(enumerate(lines, start=1))
+
+
+def _number(text: str, path: Path, line: int, field: str, task: str = "regression") -> float:
+    try:
+        value = float(text)
     except ValueError:
         raise FormatError(
             f"{text.strip()!r} is not a number", path=path, line=line, field=field
         ) from None
+    if not math.isfinite(value):
+        raise FormatError(
+            f"{text.strip()!r} is not a finite number", path=path, line=line, field=field
+        )
+    if task == "classification" and value not in (0.0, 1.0):
+        raise FormatError(
+            f"{text.strip()!r}: a classification target is 0 or 1",
+            path=path,
+            line=line,
+            field=field,
+        )
+    return value
 
 
 def _train(args: argparse.Namespace) -> int:
-    pairs, targets = read_pairs(args.input, args.targets)
+    check_output_file(args.output)
+    pairs, targets = read_pairs(args.input, args.targets, task=args.task)
     if not targets:
         raise FormatError("training needs targets: a third column or --targets", path=args.input)
+    test: tuple[list[TokenPair], list[float]] | None = None
+    if args.test is not None:  # read before training, which may take minutes
+        test = read_pairs(args.test, args.test_targets, task=args.task)
+        if not test[1]:
+            raise FormatError("the test file has no targets", path=args.test)
     scorer = get_scorer(args.kind, args.task, **parse_options(args.kind, args.option))
     scorer.fit(pairs, targets)
-    save_scorer(scorer, args.output)
+    write_atomic(args.output, json.dumps(scorer.to_dict(), sort_keys=True) + "\n")
     report: dict[str, Any] = {
         "model": str(args.output),
         "train": evaluate(args.task, targets, scorer.predict(pairs)).to_dict(),
     }
-    if args.test is not None:
-        test_pairs, test_targets = read_pairs(args.test, args.test_targets)
-        if not test_targets:
-            raise FormatError("the test file has no targets", path=args.test)
-        report["test"] = evaluate(args.task, test_targets, scorer.predict(test_pairs)).to_dict()
+    if test is not None:
+        report["test"] = evaluate(args.task, test[1], scorer.predict(test[0])).to_dict()
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -159,6 +198,8 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
+    if args.output is not None:
+        check_output_file(args.output)
     scorer = load_scorer(args.model)
     pairs, _ = read_pairs(args.input)
     scores = scorer.predict(pairs)
@@ -166,7 +207,7 @@ def _score(args: argparse.Namespace) -> int:
         f"{int(s)}\n" if scorer.task == "classification" else f"{s:.6f}\n" for s in scores
     )
     if args.output is not None:
-        args.output.write_text(lines, encoding="utf-8")
+        write_atomic(args.output, lines)
     else:
         sys.stdout.write(lines)
     return 0

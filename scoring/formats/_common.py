@@ -20,11 +20,22 @@ _BOM_BYTES = BOM.encode("utf-8")
 AlignmentSelector = Callable[[PairRecord], Alignment | None]
 
 
+#: The first bytes of a zip archive: the web app's exports of several files are zips.
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
 def require_file(path: Path) -> None:
     if not path.exists():
         raise FormatError("no such file", path=path)
     if not path.is_file():
         raise FormatError("expected a file, found a directory or special file", path=path)
+    with path.open("rb") as handle:
+        if handle.read(len(_ZIP_MAGIC)) == _ZIP_MAGIC:
+            raise FormatError(
+                "this is a zip archive (an export of the web app?); unzip it and give the "
+                "file or folder inside",
+                path=path,
+            )
 
 
 #: The longest line a reader accepts (one pair of a JSONL file is a few kilobytes): a longer line
@@ -130,6 +141,10 @@ def atomic_output(path: Path) -> Iterator[IO[str]]:
 
     A reader error half-way through a conversion therefore leaves no partial output.
     """
+    if path.is_dir():
+        raise FormatError(
+            "this is a folder; give the name of a file to write", path=path, field="output"
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.partial")
     try:

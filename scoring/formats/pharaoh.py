@@ -32,6 +32,7 @@ from scoring.formats._common import (
     checked_alignment,
     decode,
     raw_lines,
+    require_file,
     split_from_name,
 )
 from scoring.text import detokenize
@@ -52,6 +53,8 @@ def read(paths: Sequence[Path], *, annotator: str | None = None) -> Iterator[Pai
 def _read_directory(
     directory: Path, ids: IdRegistry, annotator: str | None
 ) -> Iterator[PairRecord]:
+    if directory.is_file():
+        require_file(directory)  # a zip archive is named as one
     if not directory.is_dir():
         raise FormatError(
             "the pharaoh format reads a directory holding source.txt, target.txt and alignment.txt",

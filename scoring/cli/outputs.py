@@ -1,0 +1,36 @@
+"""Output files of the command line: checked before any work is done, written whole or not at
+all. A command that trains for minutes should not then fail on an ``--output`` that names a
+folder, and an error half-way must leave nothing behind."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from scoring.errors import FormatError
+
+
+def check_output_file(path: Path, field: str = "--output") -> None:
+    """``path`` can be written as a file: it is not a folder and its folder exists."""
+    if path.is_dir():
+        raise FormatError(
+            "this is a folder; give the name of a file to write", path=path, field=field
+        )
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise FormatError("the output folder does not exist", path=path, field=field)
+
+
+def write_atomic(path: Path, text: str, field: str = "--output") -> None:
+    """Write ``text`` to ``path`` through a temporary file renamed into place."""
+    check_output_file(path, field)
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,200 @@
+"""The command line on the inputs people really give it: a folder for a file, a zip of the web
+app's export, a blank line, a misspelt annotator. Each is one line naming the file (and line),
+exit status 2, no traceback and no output file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from scoring.cli import main
+from tests.paths import ROOT
+
+
+def _pharaoh(folder: Path, alignment: str = "0-0 1?1\n") -> Path:
+    folder.mkdir()
+    (folder / "source.txt").write_text("a b\n")
+    (folder / "target.txt").write_text("c d\n")
+    (folder / "alignment.txt").write_text(alignment)
+    return folder
+
+
+def _jsonl(path: Path, **fields: object) -> Path:
+    record = {"id": "p1", "source_tokens": ["a", "b"], "target_tokens": ["c", "d"], **fields}
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    return path
+
+
+def _error(capsys: pytest.CaptureFixture[str]) -> str:
+    return capsys.readouterr().err
+
+
+def test_convert_to_an_existing_folder_is_an_error_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _pharaoh(tmp_path / "in")
+    (tmp_path / "out").mkdir()
+    code = main(["convert", "--from", "pharaoh", "--to", "jsonl", str(source),
+                 "--output", str(tmp_path / "out")])  # fmt: skip
+    assert code == 2
+    assert "out: field 'output': this is a folder" in _error(capsys)
+    assert list((tmp_path / "out").iterdir()) == []
+    assert not list(tmp_path.glob(".*partial"))
+
+
+@pytest.mark.parametrize("fmt", ["multimwa", "jacana", "pharaoh"])
+def test_a_zip_of_an_export_says_unzip_it(
+    fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    archive = tmp_path / "sample-all.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("gold.tsv", "p1\ta b\tN/A\tc d\tN/A\t1\t1\t0-0\t\n")
+    code = main(["convert", "--from", fmt, "--to", "jsonl", str(archive),
+                 "--output", str(tmp_path / "o.jsonl")])  # fmt: skip
+    assert code == 2
+    assert "this is a zip archive" in _error(capsys)
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_chosen_alignment_writes_only_the_pairs_that_have_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gold = {"sure": [[0, 0]], "possible": []}
+    corpus = tmp_path / "c.jsonl"
+    lines = [
+        {"id": "p1", "source_tokens": ["a"], "target_tokens": ["b"], "gold_alignment": gold},
+        {"id": "p2", "source_tokens": ["a"], "target_tokens": ["b"]},
+    ]
+    corpus.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "gold.tsv"
+    assert main(["convert", "--from", "jsonl", "--to", "multimwa", "--gold", str(corpus),
+                 "--output", str(out)]) == 0  # fmt: skip
+    assert "converted 1 pairs" in capsys.readouterr().out
+    assert out.read_text().splitlines() == ["p1\ta\tN/A\tb\tN/A\t1\t1\t0-0\t"]
+
+
+def test_an_annotator_nobody_is_named_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _pharaoh(tmp_path / "in")
+    out = tmp_path / "o.tsv"
+    code = main(["convert", "--from", "pharaoh", "--to", "multimwa", str(source),
+                 "--as-annotator", "alice", "--annotator", "Alice",
+                 "--output", str(out)])  # fmt: skip
+    assert code == 2
+    error = _error(capsys)
+    assert "annotator 'Alice'" in error and "submitted alignments: alice" in error
+    assert not out.exists()
+
+
+def test_several_annotators_without_a_choice_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    links = {"sure": [[0, 0]], "possible": [], "status": "submitted"}
+    corpus = _jsonl(tmp_path / "c.jsonl", annotations={"A": links, "B": links})
+    code = main(["convert", "--from", "jsonl", "--to", "pharaoh", str(corpus),
+                 "--output", str(tmp_path / "ph")])  # fmt: skip
+    assert code == 2
+    assert "2 annotators (A, B)" in _error(capsys)
+    assert not (tmp_path / "ph" / "alignment.txt").exists()
+
+
+def test_phrases_on_an_empty_file_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "e.txt"
+    empty.write_text("")
+    code = main(["phrases", "--source", str(empty), "--target", str(empty),
+                 "--alignment", str(empty)])  # fmt: skip
+    assert code == 2
+    assert "field '--source': the file holds no sentence" in _error(capsys)
+
+
+def test_align_to_a_folder_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = _pharaoh(tmp_path / "in")
+    code = main(["align", "--aligner", "identity", "--source", str(source / "source.txt"),
+                 "--target", str(source / "target.txt"), "--output", str(source)])  # fmt: skip
+    assert code == 2
+    assert "this is a folder" in _error(capsys)
+
+
+def test_score_refuses_a_blank_line_between_pairs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pairs = tmp_path / "train.tsv"
+    pairs.write_text("the cat sat\ta cat sat\t4\nhe left\tshe stayed\t1\n" * 3)
+    model = tmp_path / "m.json"
+    assert main(["train", "--kind", "perp", "--input", str(pairs), "--output", str(model),
+                 "--option", "epochs=2"]) == 0  # fmt: skip
+    capsys.readouterr()
+    test = tmp_path / "test.tsv"
+    test.write_text("the cat sat\ta cat sat\n\nhe left\tshe stayed\n\n\n")
+    assert main(["score", "--model", str(model), "--input", str(test)]) == 2
+    assert f"{test}:2: the line is blank" in _error(capsys)
+    test.write_text("the cat sat\ta cat sat\nhe left\tshe stayed\n\n\n")  # blank end: fine
+    assert main(["score", "--model", str(model), "--input", str(test)]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2
+
+
+def test_train_names_the_line_of_a_bad_target_or_byte(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pairs = tmp_path / "train.tsv"
+    pairs.write_text("the cat sat\ta cat sat\nhe left\tshe stayed\n")
+    targets = tmp_path / "train.gs"
+    model = tmp_path / "m.json"
+    for text, task, expected in [
+        ("4\nnan\n", "regression", "train.gs:2: field 'target': 'nan' is not a finite number"),
+        ("1\n3\n", "classification", "train.gs:2: field 'target': '3': a classification"),
+    ]:
+        targets.write_text(text)
+        code = main(["train", "--kind", "mt", "--task", task, "--input", str(pairs),
+                     "--targets", str(targets), "--output", str(model)])  # fmt: skip
+        assert code == 2
+        assert expected in _error(capsys)
+    pairs.write_bytes(b"the cat sat\ta cat sat\nhe left\tshe caf\xe9\n")
+    targets.write_text("4\n1\n")
+    code = main(["train", "--kind", "perp", "--input", str(pairs), "--targets", str(targets),
+                 "--output", str(model)])  # fmt: skip
+    assert code == 2
+    assert "train.tsv:2: bytes b'\\xe9\\n' are not UTF-8" in _error(capsys)
+    assert not model.exists()
+
+
+def test_train_checks_output_and_test_file_before_training(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pairs = tmp_path / "train.tsv"
+    pairs.write_text("the cat sat\ta cat sat\t4\nhe left\tshe stayed\t1\n")
+    code = main(["train", "--kind", "perp", "--input", str(pairs), "--output", str(tmp_path)])
+    assert code == 2
+    assert "this is a folder" in _error(capsys)
+    empty = tmp_path / "test.tsv"
+    empty.write_text("")
+    model = tmp_path / "m.json"
+    code = main(["train", "--kind", "perp", "--input", str(pairs), "--test", str(empty),
+                 "--output", str(model)])  # fmt: skip
+    assert code == 2
+    assert "test.tsv: the file has no pairs" in _error(capsys)
+    assert not model.exists()
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    source = tmp_path / "s.txt"
+    source.write_text("the cat sat on the mat\n" * 2000)
+    alignment = tmp_path / "a.txt"
+    alignment.write_text("0-0 1-1 2-2 3-3 4-4 5-5\n" * 2000)
+    command = [sys.executable, "-m", "scoring", "phrases", "--source", str(source),
+               "--target", str(source), "--alignment", str(alignment)]  # fmt: skip
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.readline()
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    process.wait(timeout=120)
+    assert "Traceback" not in stderr
