@@ -4,11 +4,10 @@ folder, and an error half-way must leave nothing behind."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from scoring.errors import FormatError
+from scoring.files import atomic_output
 
 
 def check_output_file(path: Path, field: str = "--output") -> None:
@@ -25,12 +24,5 @@ def check_output_file(path: Path, field: str = "--output") -> None:
 def write_atomic(path: Path, text: str, field: str = "--output") -> None:
     """Write ``text`` to ``path`` through a temporary file renamed into place."""
     check_output_file(path, field)
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_output(path) as handle:
+        handle.write(text)

@@ -3,12 +3,9 @@ all-or-nothing output files."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
 
 from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
@@ -133,27 +130,6 @@ def check_tokens(tokens: list[str], *, path: Path, line: int, field: str) -> lis
             field=field,
         )
     return tokens
-
-
-@contextlib.contextmanager
-def atomic_output(path: Path) -> Iterator[IO[str]]:
-    """Write ``path`` through a temporary file renamed into place only on success.
-
-    A reader error half-way through a conversion therefore leaves no partial output.
-    """
-    if path.is_dir():
-        raise FormatError(
-            "this is a folder; give the name of a file to write", path=path, field="output"
-        )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.partial")
-    try:
-        with temporary.open("w", encoding="utf-8", newline="\n") as handle:
-            yield handle
-        os.replace(temporary, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
 
 
 def default_alignment(record: PairRecord) -> Alignment | None:

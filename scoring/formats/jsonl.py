@@ -35,10 +35,10 @@ from typing import Any, NoReturn
 from scoring.alignment.links import Alignment, Link
 from scoring.corpus import AnnotationRecord, PairRecord
 from scoring.errors import FormatError
+from scoring.files import atomic_output
 from scoring.formats._common import (
     AlignmentSelector,
     IdRegistry,
-    atomic_output,
     check_tokens,
     raw_lines,
 )

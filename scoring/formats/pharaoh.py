@@ -23,10 +23,10 @@ from pathlib import Path
 from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord, PairRecord
 from scoring.errors import AlignmentError, FormatError
+from scoring.files import atomic_output
 from scoring.formats._common import (
     AlignmentSelector,
     IdRegistry,
-    atomic_output,
     check_tokens,
     check_writable_tokens,
     checked_alignment,

@@ -1,0 +1,32 @@
+"""Files the package writes: whole or not at all."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from scoring.errors import FormatError
+
+
+@contextlib.contextmanager
+def atomic_output(path: Path) -> Iterator[IO[str]]:
+    """Write ``path`` through a temporary file renamed into place only on success.
+
+    A reader error half-way through a conversion therefore leaves no partial output.
+    """
+    if path.is_dir():
+        raise FormatError(
+            "this is a folder; give the name of a file to write", path=path, field="output"
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.partial")
+    try:
+        with temporary.open("w", encoding="utf-8", newline="\n") as handle:
+            yield handle
+        os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
