@@ -88,6 +88,7 @@ urlpatterns = [
     path("guidelines/", guidelines.guidelines_page, name="guidelines"),
     path("scorers/", scorers.scorers_page, name="scorers"),
     path("scorers/train/", scorers.scorer_train_view, name="scorer-train"),
+    path("scorers/<int:pk>/model.json", scorers.scorer_model_download, name="scorer-model"),
     # the corpus admin's pages
     path("corpora/", corpora.corpus_list, name="corpus-list"),
     path("corpora/import/", corpora.corpus_import_view, name="corpus-import"),

@@ -7,6 +7,7 @@ pair is fetched again when a training finishes, so the new model can be chosen).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django import forms
@@ -14,13 +15,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Exists, OuterRef, Q
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.utils.text import get_valid_filename
+from django.views.decorators.http import require_GET, require_POST
 
 from annotate import roles
 from annotate.exceptions import DomainError
-from annotate.models import Corpus, SentencePair
+from annotate.models import Corpus, ScorerModel, SentencePair
 from annotate.selectors import jobs as jobs_reads
 from annotate.selectors.scorers import scorer_models, scorer_training_targets
 from annotate.services import scorers
@@ -206,6 +208,7 @@ def _training(request: HttpRequest) -> dict[str, Any]:
 def _model_rows() -> list[dict[str, Any]]:
     return [
         {
+            "pk": model.pk,
             "name": model.name,
             "kind": model.kind,
             "corpus": model.corpus.name if model.corpus else None,
@@ -288,6 +291,20 @@ def _score_form(request: HttpRequest) -> dict[str, Any]:
 @login_required
 def scorers_page(request: HttpRequest) -> HttpResponse:
     return _page(request)
+
+
+@require_GET
+@admin_page
+def scorer_model_download(request: HttpRequest, pk: int) -> HttpResponse:
+    """A trained scorer as the JSON model file of ``python -m scoring train``, for
+    ``python -m scoring score --model`` on one's own files."""
+    model = get_object_or_404(ScorerModel, pk=pk)
+    response = HttpResponse(
+        json.dumps(model.weights, sort_keys=True) + "\n", content_type="application/json"
+    )
+    name = get_valid_filename(f"{model.name}.{model.kind}.json")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
 
 
 @require_POST

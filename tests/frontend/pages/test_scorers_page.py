@@ -4,6 +4,8 @@ the job."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from typing import Any
 
@@ -15,6 +17,7 @@ from annotate import roles
 from annotate.models import Corpus, Job, ScorerModel
 from annotate.services import scorers
 from annotate.services.scorers import scorer_model_summary, scorer_score_texts, scorer_train
+from scoring import cli as scoring_cli
 from tests.annotate.factories import make_user
 from tests.annotate.test_services_scorers import corpus  # noqa: F401 - a fixture
 from tests.frontend.pages.forms import form_values
@@ -287,3 +290,26 @@ def test_a_training_its_scorer_could_only_fail_is_refused_on_the_split_and_queue
         "5-fold cross-validation needs ≥ 5 pairs of each label, got 1 of label 0 and 1 of label 1"
     ) in errors
     assert not Job.objects.filter(kind="train_scorer").exists()
+
+
+def test_an_admin_downloads_a_model_that_the_command_line_scores_with(
+    admin_client: Client, reader: Client, model: ScorerModel, tmp_path: Any
+) -> None:
+    page = admin_client.get("/scorers/").content.decode()
+    assert f'href="/scorers/{model.pk}/model.json"' in page
+    response = admin_client.get(f"/scorers/{model.pk}/model.json")
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == 'attachment; filename="m.pfsm.json"'
+    path = tmp_path / "m.pfsm.json"
+    path.write_bytes(response.content)
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("a man is playing a guitar .\ta man plays the guitar .\n", encoding="utf-8")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert scoring_cli.main(["score", "--model", str(path), "--input", str(pairs)]) == 0
+    expected = scorer_score_texts(
+        model=model, pairs=[["a man is playing a guitar .", "a man plays the guitar ."]]
+    )[0]
+    assert float(out.getvalue().split()[0]) == pytest.approx(expected, abs=1e-6)
+    assert f"/scorers/{model.pk}/model.json" not in reader.get("/scorers/").content.decode()
+    assert reader.get(f"/scorers/{model.pk}/model.json").status_code == 403
