@@ -114,6 +114,27 @@ def test_undo_and_redo_restore_the_grid(page_for: Any, live_server: Any, alice: 
     assert grid_links(page) == [link for link in after if link[:2] != [0, 1]]
 
 
+def test_a_pressed_grid_button_hands_the_keys_back_to_the_grid(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """After a click on Sure, Enter opens the submit dialog and an arrow moves the cursor: the
+    button does not keep the focus to be pressed again."""
+    assignment = make_assignment(make_pair(), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    page.get_by_role("button", name="Sure s", exact=True).click()
+    assert page.evaluate("document.activeElement.id") == "grid-wrap"
+    page.keyboard.press("ArrowRight")
+    page.get_by_role("button", name="Possible p", exact=True).click()
+    assert [link for link in grid_links(page) if link[:2] in ([0, 0], [0, 1])] == [
+        [0, 0, "S"],
+        [0, 1, "P"],
+    ]
+    page.keyboard.press("Enter")
+    assert page.locator("#submit-dialog").is_visible()
+    assert page.js_errors == []
+
+
 def test_an_autosaved_change_is_there_after_a_reload(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:

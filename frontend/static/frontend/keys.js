@@ -67,7 +67,9 @@ export function bindKeys({ model, view, actions = {} }) {
 
 // Toolbar buttons (data-action): the grid's own actions, as on the keyboard, plus the page's.
 export function bindToolbar(root, { model, view, actions = {} }) {
-  const handlers = {
+  // The grid's own buttons hand the focus back to the grid once pressed, so that the next key
+  // (Enter to submit, Space, an arrow) goes to the grid, not to the button again.
+  const onGrid = {
     sure: () => model.setBlock(SURE),
     possible: () => model.setBlock(POSSIBLE),
     clear: () => model.setBlock(EMPTY),
@@ -76,12 +78,17 @@ export function bindToolbar(root, { model, view, actions = {} }) {
     "zoom-in": () => view.zoomBy(1),
     "zoom-out": () => view.zoomBy(-1),
     transpose: () => view.transpose(),
-    ...actions,
   };
   root.addEventListener("click", (event) => {
     const button = event.target.closest("[data-action]");
-    if (!button || !handlers[button.dataset.action]) return;
-    handlers[button.dataset.action]();
+    if (!button) return;
+    const action = button.dataset.action;
+    if (actions[action]) {
+      actions[action]();
+    } else if (onGrid[action]) {
+      onGrid[action]();
+      view.wrap.focus({ preventScroll: true });
+    }
   });
 }
 
