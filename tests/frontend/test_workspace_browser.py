@@ -286,6 +286,34 @@ def test_a_tab_whose_pair_was_submitted_in_another_turns_read_only_and_keeps_its
     assert first.js_errors == [] and second.js_errors == []
 
 
+def test_a_tab_behind_another_loads_the_current_version_from_the_submit_dialog(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    corpus = make_corpus()
+    assignment = make_assignment(make_pair(corpus, prefill=None), alice)
+    following = make_assignment(make_pair(corpus), alice)
+    ahead, behind = page_for(alice), page_for(alice)
+    open_workspace(ahead, live_server, assignment)
+    open_workspace(behind, live_server, assignment)
+    cell(ahead, 1, 1).click()
+    wait_saved(ahead, 2)
+    behind.keyboard.press("Enter")
+    behind.locator("#submit-confirm").click()
+    behind.wait_for_selector("#submit-error:not([hidden])")
+    assert "changed elsewhere" in behind.locator("#submit-error").inner_text()
+    behind.get_by_role("button", name="Load the current version").click()
+    behind.wait_for_selector(READY)
+    assert [1, 1, "S"] in grid_links(behind)
+    behind.keyboard.press("Enter")
+    behind.locator("#submit-confirm").click()
+    behind.wait_for_url(f"**/work/{following.pk}/")
+    with SERVER_LOCK:
+        assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SUBMITTED
+    assert stored_links(assignment) == {(1, 1): True}
+    assert ahead.js_errors == [] and behind.js_errors == []
+
+
 def test_overwriting_with_mine_after_a_conflict_says_it_drops_their_links(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:

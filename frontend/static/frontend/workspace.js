@@ -276,6 +276,7 @@ async function main() {
   const openSubmit = () => {
     if (model.readOnly) return;
     $("submit-error").hidden = true;
+    $("submit-stale").hidden = true;
     openDialog(dialog);
     $("submit-confirm").focus();
   };
@@ -308,8 +309,12 @@ async function main() {
       else await go(result.next_id);
     } catch (error) {
       fail(error instanceof ApiError ? error.message : `The server could not be reached (${error.message}).`);
+      // Changed elsewhere since this tab's version: every change of this tab is saved (the
+      // queue drained above), so loading the current version loses nothing.
+      $("submit-stale").hidden = !(error instanceof ApiError && error.status === 409 && error.body?.error?.server);
     }
   });
+  $("submit-reload").addEventListener("click", () => window.location.reload());
 
   $("reopen").addEventListener("click", async () => {
     await api("POST", `${base}/reopen/`);
