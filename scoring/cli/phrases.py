@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -149,40 +150,29 @@ def run(args: argparse.Namespace) -> int:
     alignments = read_alignments(
         args.alignment, sources, targets, field="--alignment", source_path=args.source
     )
-    batch = extract_phrase_pairs_batch(
+    entries = _entries(
+        sources,
+        targets,
         alignments,
         use=args.use,
         boundary_rule=not args.no_boundary_rule,
         max_length=args.max_length,
     )
-    result = []
-    for number, (src, tgt, pairs) in enumerate(zip(sources, targets, batch, strict=True), start=1):
-        identical = identical_mask(pairs.spans, src, tgt)
-        rows = []
-        for span, atomic, same in zip(pairs.spans.tolist(), pairs.atomic, identical, strict=True):
-            s_text, t_text = phrase_text(span, src, tgt)
-            rows.append(
-                {
-                    "source_span": span[:2],
-                    "target_span": span[2:],
-                    "source": s_text,
-                    "target": t_text,
-                    "atomic": bool(atomic),
-                    "identical": bool(same),
-                }
-            )
-        result.append({"line": number, "pairs": rows})
     if args.json:
+        # Written a sentence at a time (the phrase pairs of a large corpus do not fit in
+        # memory at once), as json.dump writes the whole document.
         options = {
             "use": args.use,
             "boundary_rule": not args.no_boundary_rule,
             "max_length": args.max_length,
         }
-        json.dump({"options": options, "sentences": result}, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(f'{{"options": {json.dumps(options)}, "sentences": [')
+        for k, entry in enumerate(entries):
+            sys.stdout.write((", " if k else "") + json.dumps(entry, ensure_ascii=False))
+        sys.stdout.write("]}\n")
         return 0
-    for entry in result:
-        pairs_list: list[dict[str, Any]] = entry["pairs"]  # type: ignore[assignment]
+    for entry in entries:
+        pairs_list: list[dict[str, Any]] = entry["pairs"]
         atomic_count = sum(1 for p in pairs_list if p["atomic"])
         print(f"# line {entry['line']}: {len(pairs_list)} phrase pairs, {atomic_count} atomic")
         for p in pairs_list:
@@ -193,3 +183,38 @@ def run(args: argparse.Namespace) -> int:
             t1, t2 = p["target_span"]
             print(f"{p['source']} ||| {p['target']} ||| {s1}-{s2} {t1}-{t2} ||| {label}")
     return 0
+
+
+#: Sentences extracted at a time: memory stays flat however long the files.
+CHUNK = 1000
+
+
+def _entries(
+    sources: list[list[str]],
+    targets: list[list[str]],
+    alignments: list[Alignment],
+    **options: Any,
+) -> Iterator[dict[str, Any]]:
+    """Each sentence's phrase pairs, extracted :data:`CHUNK` sentences at a time."""
+    for start in range(0, len(alignments), CHUNK):
+        batch = extract_phrase_pairs_batch(alignments[start : start + CHUNK], **options)
+        end = start + len(batch)
+        chunk = zip(sources[start:end], targets[start:end], batch, strict=True)
+        for number, (src, tgt, pairs) in enumerate(chunk, start=start + 1):
+            identical = identical_mask(pairs.spans, src, tgt)
+            rows = []
+            for span, atomic, same in zip(
+                pairs.spans.tolist(), pairs.atomic, identical, strict=True
+            ):
+                s_text, t_text = phrase_text(span, src, tgt)
+                rows.append(
+                    {
+                        "source_span": span[:2],
+                        "target_span": span[2:],
+                        "source": s_text,
+                        "target": t_text,
+                        "atomic": bool(atomic),
+                        "identical": bool(same),
+                    }
+                )
+            yield {"line": number, "pairs": rows}

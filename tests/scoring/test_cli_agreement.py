@@ -12,6 +12,7 @@ from scoring.alignment.links import Alignment
 from scoring.alignment.metrics import ComparePair, corpus_scores
 from scoring.alignment.phrases import extract_phrase_pairs
 from scoring.cli import build_parser, main
+from scoring.cli import phrases as phrases_cli
 from tests.scoring import paper_example as fig2
 
 SECOND_SOURCE = ["the", "cat", "sat"]
@@ -74,6 +75,20 @@ def test_phrases_lists_every_pair_with_its_label(files, capsys) -> None:
     assert code == 0
     assert "reached ||| arrived ||| 7-7 7-7 ||| atomic" in out
     assert "reached an |||" not in out
+
+
+def test_phrases_written_a_chunk_at_a_time_are_the_whole_documents_bytes(
+    files, capsys, monkeypatch
+) -> None:
+    argv = ["phrases", "--source", files["source"], "--target", files["target"]]
+    argv += ["--alignment", files["a"], "--json"]
+    _, whole, _ = _run(capsys, *argv)
+    monkeypatch.setattr(phrases_cli, "CHUNK", 1)
+    _, chunked, _ = _run(capsys, *argv)
+    assert chunked == whole
+    data = json.loads(chunked)
+    assert whole == json.dumps(data, ensure_ascii=False) + "\n"
+    assert [s["line"] for s in data["sentences"]] == [1, 2]
 
 
 def test_compare_prints_the_metrics_modules_scores(files, capsys) -> None:
