@@ -43,6 +43,11 @@ corpus_tabs = [
         name="corpus-prefill-run",
     ),
     path(
+        "corpora/<id:corpus_id>/prefill/retraining-off/",
+        corpus_prefill.corpus_prefill_retraining_off,
+        name="corpus-prefill-retraining-off",
+    ),
+    path(
         "corpora/<id:corpus_id>/assignments/",
         corpus_assignments.corpus_assignments,
         name="corpus-assignments",

@@ -378,15 +378,25 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
     written: list[tuple[int, Alignment]] = []
     for start in range(0, len(todo), WRITE_CHUNK):
         chunk = todo[start : start + WRITE_CHUNK]
-        outputs = [aligner.align(src, tgt) for _, src, tgt in chunk]
-        for output in outputs:
-            warnings.update(output.warnings)
+        outputs = []
+        for done, (_, src, tgt) in enumerate(chunk, start + 1):
+            outputs.append(aligner.align(src, tgt))
+            warnings.update(outputs[-1].warnings)
+            # A chunk of a slow aligner takes minutes: a report per pair (most are held back)
+            # moves the message, and a cancel frees the worker within a pair, not a chunk.
+            progress(
+                min(99.0, aligned_from + (100 - aligned_from) * done / len(todo)),
+                f"aligned {done} of {len(todo)} pairs",
+            )
         # Most reports between two writes are held back (progress writes twice a second), so
         # the job's status is read before each write: nothing is written after a cancel.
         job_check_running(job_id=job.pk)
-        links += _write_prefills(name, aligner.version, chunk, outputs)
+        chunk_links, chunk_written = _write_prefills(name, aligner.version, chunk, outputs)
+        links += chunk_links
         written.extend(
-            (pid, output.alignment) for (pid, _, _), output in zip(chunk, outputs, strict=True)
+            (pid, output.alignment)
+            for (pid, _, _), output in zip(chunk, outputs, strict=True)
+            if pid in chunk_written
         )
         done = start + len(chunk)
         percent = aligned_from + (100 - aligned_from) * done / len(todo)
@@ -398,8 +408,8 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
         "options": aligner.options.to_dict(),
         "trained_on_pairs": len(pairs),
         "trained_on_gold": sum(g is not None for g in gold) if gold is not None else 0,
-        "prefilled_pairs": len(todo),
-        "skipped_started_pairs": len(rows) - len(todo),
+        "prefilled_pairs": len(written),
+        "skipped_started_pairs": len(rows) - len(written),
         "links": links,
         "warnings": sorted(warnings),
         "evaluation": _evaluate_against_gold(
@@ -462,7 +472,27 @@ def _write_prefills(
     version: int,
     chunk: Sequence[tuple[int, Any, Any]],
     outputs: Sequence[AlignerOutput],
-) -> int:
+) -> tuple[int, set[int]]:
+    """Write the chunk's new prefills; the number of links and the pairs written.
+
+    The job chose its pairs before it trained and aligned, which can take many minutes; a pair
+    an annotator opened since keeps the prefill its annotation was made from, so the chunk's
+    pairs are checked again here. Opening locks the assignment (SQLite: the write lock of the
+    transaction), so locking the chunk's assignments first leaves no moment between the check
+    and the write in which a pair could be opened."""
+    ids = [pid for pid, _, _ in chunk]
+    list(Assignment.objects.select_for_update().filter(pair_id__in=ids).values_list("pk"))
+    started = set(
+        SentencePair.objects.filter(pk__in=ids)
+        .annotate(started=Exists(_started_here()))
+        .filter(started=True)
+        .values_list("pk", flat=True)
+    )
+    kept = [
+        (row, output) for row, output in zip(chunk, outputs, strict=True) if row[0] not in started
+    ]
+    chunk = [row for row, _ in kept]
+    outputs = [output for _, output in kept]
     alignments = AutoAlignment.objects.bulk_create(
         AutoAlignment(
             pair_id=pid,
@@ -485,7 +515,7 @@ def _write_prefills(
     _recount_edits(
         {pid: output.alignment for (pid, _, _), output in zip(chunk, outputs, strict=True)}
     )
-    return written
+    return written, {pid for pid, _, _ in chunk}
 
 
 def _recount_edits(prefills: Mapping[int, Alignment]) -> None:

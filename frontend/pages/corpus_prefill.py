@@ -17,7 +17,7 @@ from annotate.apis.aligners import aligner_descriptions
 from annotate.exceptions import DomainError
 from annotate.models import Corpus
 from annotate.selectors.corpora import corpus_prefill_counts
-from annotate.services.prefill import MAX_RETRAIN_EVERY, prefill_queue
+from annotate.services.prefill import MAX_RETRAIN_EVERY, corpus_prefill_configure, prefill_queue
 from frontend.access import admin_page, job_starting
 from frontend.pages.corpus_common import (
     corpus_jobs,
@@ -216,6 +216,20 @@ def corpus_prefill_run(request: HttpRequest, corpus_id: int) -> HttpResponse:
                 f"{reverse('corpus-prefill', args=[corpus.pk])}?aligner={chosen['name']}"
             )
     return _page(request, corpus, form, status=400)
+
+
+@require_POST
+@admin_page
+def corpus_prefill_retraining_off(request: HttpRequest, corpus_id: int) -> HttpResponse:
+    """Switch automatic retraining off without queuing a prefill (a run with 0 does both: on a
+    large corpus a supervised run holds a worker for an hour)."""
+    corpus = corpus_or_404(corpus_id)
+    if corpus.prefill_aligner:
+        corpus_prefill_configure(
+            corpus=corpus, aligner="", retrain_every=corpus.prefill_retrain_every
+        )
+    messages.info(request, _retraining_text(corpus))
+    return redirect(reverse("corpus-prefill", args=[corpus.pk]))
 
 
 def _retraining_text(corpus: Corpus) -> str:

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from pytest_django.fixtures import Settings
 
 from annotate import jobs_runtime, tasks
-from annotate.models import Assignment, AutoAlignment, Corpus, Job, SentencePair
+from annotate.models import Annotation, Assignment, AutoAlignment, Corpus, Job, SentencePair
 from annotate.services.annotations import annotation_open, annotation_save, annotation_submit
 from annotate.services.corpora import corpus_import_records
 from annotate.services.prefill import (
@@ -118,6 +118,42 @@ def test_a_pair_opened_by_an_annotator_is_not_prefilled_again_even_once_submitte
     annotation_submit(assignment=assignment, actor=user, base_version=annotation.version)
     job = run_prefill("identity")
     assert job.result["prefilled_pairs"] == 0 and job.result["skipped_started_pairs"] == 1
+
+
+def test_a_pair_opened_while_the_job_aligns_keeps_the_prefill_it_was_opened_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The job chooses its pairs before it trains and aligns (minutes on a large corpus); an
+    annotator who opens one of them meanwhile keeps the prefill the annotation was made from,
+    and its edits stay counted against that prefill."""
+    from annotate.services import prefill
+
+    corpus_import_records(
+        corpus_name="c",
+        records=[
+            make_record("p", "a dog ran", "the dog runs", prefill="0-0"),
+            make_record("q", "The cat sat", "the cat was sitting", prefill=None),
+        ],
+    )
+    user = get_user_model().objects.create(username="ann")
+    assignment = Assignment.objects.create(
+        pair=SentencePair.objects.get(external_id="p"), annotator=user
+    )
+    check = prefill.job_check_running
+
+    def opened_meanwhile(**kwargs: int) -> None:
+        if not Annotation.objects.exists():
+            annotation_open(assignment=assignment, actor=user)
+        check(**kwargs)
+
+    monkeypatch.setattr(prefill, "job_check_running", opened_meanwhile)
+    job = run_prefill("identity")
+    assert job.status == "succeeded", job.error
+    assert job.result["prefilled_pairs"] == 1 and job.result["skipped_started_pairs"] == 1
+    kept = AutoAlignment.objects.get(pair__external_id="p")
+    assert list(kept.links.values_list("i", "j")) == [(0, 0)], "the prefill it was opened with"
+    assert AutoAlignment.objects.get(pair__external_id="q").aligner == "identity"
+    assert Annotation.objects.get().prefill_edits == 0
 
 
 def test_the_result_scores_the_new_prefill_against_the_gold_where_there_is_gold() -> None:
@@ -666,7 +702,7 @@ def test_a_cancelled_prefill_writes_no_chunk_after_the_cancel(
     monkeypatch.setattr(prefill, "WRITE_CHUNK", 2)
     write = prefill._write_prefills
 
-    def cancelled_after_the_first(*args: object) -> int:
+    def cancelled_after_the_first(*args: object) -> tuple[int, set[int]]:
         written = write(*args)
         job_cancel(job=job)
         return written
@@ -674,3 +710,40 @@ def test_a_cancelled_prefill_writes_no_chunk_after_the_cancel(
     monkeypatch.setattr(prefill, "_write_prefills", cancelled_after_the_first)
     assert jobs_runtime.job_run(job_id=job.pk, worker="test") == Job.Status.CANCELLED
     assert AutoAlignment.objects.filter(pair__corpus__name="c").count() == 2
+
+
+def test_a_cancel_stops_a_prefill_within_a_pair_not_at_the_end_of_its_chunk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A chunk of a slow aligner (the supervised one on a loaded machine) takes minutes; a
+    cancel frees the worker at the next pair."""
+    from annotate.services import prefill
+    from annotate.services.jobs import job_cancel
+
+    corpus_import_records(
+        corpus_name="c", records=[make_record(f"p{k}", prefill=None) for k in range(5)]
+    )
+    job = Job.objects.create(
+        kind="prefill", corpus=Corpus.objects.get(name="c"), parameters={"aligner": "identity"}
+    )
+    monkeypatch.setattr(jobs_runtime, "PROGRESS_MIN_INTERVAL", 0.0)
+    aligned: list[int] = []
+    get_aligner = prefill.get_aligner
+
+    def cancelled_while_aligning(name: str, **options: object) -> object:
+        aligner = get_aligner(name, **options)
+        align = aligner.align
+
+        def align_then_cancel(source: list[str], target: list[str]) -> object:
+            aligned.append(1)
+            if len(aligned) == 2:
+                job_cancel(job=job)
+            return align(source, target)
+
+        aligner.align = align_then_cancel  # type: ignore[method-assign]
+        return aligner
+
+    monkeypatch.setattr(prefill, "get_aligner", cancelled_while_aligning)
+    assert jobs_runtime.job_run(job_id=job.pk, worker="test") == Job.Status.CANCELLED
+    assert len(aligned) == 2, "it stopped at the pair after the cancel"
+    assert not AutoAlignment.objects.filter(pair__corpus__name="c").exists()

@@ -239,3 +239,22 @@ def test_a_supervised_prefill_without_finished_work_is_refused_and_keeps_no_sett
     corpus.refresh_from_db()
     assert (corpus.prefill_aligner, corpus.prefill_options) == ("", {})
     assert "retrains after every" not in response.content.decode()
+
+
+def test_retraining_is_switched_off_without_queuing_a_prefill(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    make_pair(corpus, gold=[(0, 0, True)])
+    admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "supervised", "retrain_every": "25"}
+    )
+    assert Job.objects.count() == 1
+    page = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert f'action="/corpora/{corpus.pk}/prefill/retraining-off/"' in page
+    response = admin_client.post(f"/corpora/{corpus.pk}/prefill/retraining-off/", follow=True)
+    corpus.refresh_from_db()
+    assert (corpus.prefill_aligner, corpus.prefill_options) == ("", {})
+    assert Job.objects.count() == 1, "no prefill was queued to switch it off"
+    html = response.content.decode()
+    assert "Automatic retraining is off." in html
+    assert "retraining-off" not in html

@@ -17,6 +17,7 @@ pytestmark = pytest.mark.django_db
 PAGES = ("", "prefill/", "assignments/", "agreement/", "export/")
 ACTIONS = {
     "prefill/run/": {"aligner": "identity"},
+    "prefill/retraining-off/": {},
     "assignments/plan/": {"annotators": ["alice"], "per_pair": 1, "double_percent": 0},
     "assignments/hand-over/": {"annotator": "alice", "to": ["bob"]},
     "agreement/run/": {"annotators": ["alice", "bob"], "samples": 5, "seed": 0},
