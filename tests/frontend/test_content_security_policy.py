@@ -11,6 +11,7 @@ from django.test import Client, override_settings
 from django.urls import URLPattern
 
 from annotate import roles
+from annotate.models import ScorerModel
 from frontend import urls as frontend_urls
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 
@@ -55,6 +56,7 @@ def world() -> dict[str, Any]:
         "pair": pair.pk,
         "work": assignment.pk,
         "alice": alice.pk,
+        "scorer": ScorerModel.objects.create(kind="pfsm", name="m", weights={"kind": "pfsm"}).pk,
     }
 
 
@@ -73,6 +75,7 @@ def _our_pages(w: dict[str, Any]) -> dict[str, tuple[str, str]]:
         "guidelines": ("alice", "/guidelines/"),
         "scorers": ("alice", "/scorers/"),
         "scorer-train": ("admin", "/scorers/train/"),
+        "scorer-model": ("admin", f"/scorers/{w['scorer']}/model.json"),
         "corpus-list": ("admin", "/corpora/"),
         "corpus-import": ("admin", "/corpora/import/"),
         "corpus-detail": ("admin", f"/corpora/{c}/"),
