@@ -204,7 +204,7 @@ def corpus_delete_run(job: Job, progress: Callable[[float, str], None]) -> dict[
             _pairs_delete(SentencePair.objects.filter(pk__in=ids))
         deleted += len(ids)
         _let_others_write()
-        progress(deleted / max(total, 1), f"{deleted:,} of {total:,} pairs deleted")
+        progress(100 * deleted / max(total, 1), f"{deleted:,} of {total:,} pairs deleted")
     corpus.delete()  # its jobs; scorers trained on it lose only the link
     return {"corpus": p["corpus"], **dataclasses.asdict(contents)}
 
@@ -239,6 +239,7 @@ def corpus_import(
     annotator: str | None = None,
     description: str = "",
     progress: Callable[[int], None] | None = None,
+    written: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
     """Read ``paths`` in ``format_name`` and add every pair to the corpus, or nothing.
 
@@ -276,6 +277,7 @@ def corpus_import(
         split=split,
         description=description,
         progress=progress,
+        written=written,
     )
 
 
@@ -299,6 +301,7 @@ def corpus_import_records(
     split: str | None = None,
     description: str = "",
     progress: Callable[[int], None] | None = None,
+    written: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
     """Add records to a corpus, all or nothing (see :func:`corpus_import`).
 
@@ -307,8 +310,8 @@ def corpus_import_records(
     annotator names are then checked against the database, still outside, and the stage is
     written through a staging corpus (:func:`_write_stage`), whose hand-over checks the pair
     ids again (another import may have come in between). The first bad record raises before
-    anything is written. ``progress(pairs)`` is called after each batch read, outside any
-    transaction.
+    anything is written. ``progress(pairs)`` is called after each batch read and
+    ``written(pairs, total)`` after each batch written, both outside any transaction.
     """
     try:
         with tempfile.TemporaryFile(prefix="corpus-import-") as file:
@@ -326,7 +329,7 @@ def corpus_import_records(
             if stage.pairs == 0:
                 raise CorpusImportError(f"{source}: no sentence pairs found")
             _check_against_database(corpus_name, stage)
-            report = _write_stage(corpus_name, stage, description)
+            report = _write_stage(corpus_name, stage, description, written)
     except ScoringError as error:
         raise CorpusImportError(f"{error} (nothing was imported)", **_where(error)) from error
     except CorpusImportError as error:
@@ -362,7 +365,12 @@ def _check_against_database(corpus_name: str, stage: ImportStage) -> None:
         usernames.append(name)
 
 
-def _write_stage(corpus_name: str, stage: ImportStage, description: str) -> ImportReport:
+def _write_stage(
+    corpus_name: str,
+    stage: ImportStage,
+    description: str,
+    written: Callable[[int, int], None] | None = None,
+) -> ImportReport:
     """Write the stage into a staging corpus, one transaction per batch, so that the database's
     write lock is held a batch at a time (on SQLite every other user's save waits for it), then
     hand its pairs to the corpus in one short transaction. The staging corpus is hidden from
@@ -386,7 +394,7 @@ def _write_stage(corpus_name: str, stage: ImportStage, description: str) -> Impo
         position = 0
         for batch in stage:
             with transaction.atomic():
-                written = staged_batch_write(
+                added = staged_batch_write(
                     corpus=staging, batch=batch, position=position, user_ids=user_ids
                 )
                 # the time of the last batch: the clean-up leaves a staging corpus this recent
@@ -394,9 +402,11 @@ def _write_stage(corpus_name: str, stage: ImportStage, description: str) -> Impo
             _let_others_write()
             position += len(batch)
             report.pairs += len(batch)
-            report.prefills += written.prefills
-            report.gold_alignments += written.gold_alignments
-            report.annotations += written.annotations
+            report.prefills += added.prefills
+            report.gold_alignments += added.gold_alignments
+            report.annotations += added.annotations
+            if written is not None:
+                written(report.pairs, stage.pairs)
         with transaction.atomic():
             _hand_over(staging, corpus_name, report)
     except BaseException:

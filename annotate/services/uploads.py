@@ -277,9 +277,8 @@ def corpus_import_run(job: Job, progress: Callable[[float, str], None]) -> dict[
     spec = _options_check(str(p["format"]), p.get("annotator"))
     paths = _read_paths(folder, [str(name) for name in p["files"]], spec)
 
-    # No progress reports: a reader knows no total to report a share of, and a progress write
-    # inside the import's write transaction would hold the job's row locked (PostgreSQL) until
-    # it commits, stalling the job's heartbeats.
+    # Reading knows no total, so it reports what it has read; writing (a batch per transaction,
+    # each report between two of them) reports its share.
     try:
         report = corpus_import(
             corpus_name=str(p["corpus"]).strip(),
@@ -289,6 +288,10 @@ def corpus_import_run(job: Job, progress: Callable[[float, str], None]) -> dict[
             subcorpus=p.get("subcorpus"),
             split=p.get("split"),
             description=str(p.get("description") or ""),
+            progress=lambda pairs: progress(0.0, f"read and checked {pairs:,} pairs"),
+            written=lambda pairs, total: progress(
+                100 * pairs / total, f"wrote {pairs:,} of {total:,} pairs"
+            ),
         )
     except DomainError:
         shutil.rmtree(folder, ignore_errors=True)

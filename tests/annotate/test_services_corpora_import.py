@@ -87,13 +87,20 @@ def test_no_transaction_is_open_while_records_are_read_or_progress_is_reported()
             yield record
 
     reported: list[tuple[int, bool]] = []
+    written: list[tuple[int, int, bool]] = []
     report = import_records(
         corpus_name="big",
         records=watched(),
         progress=lambda pairs: reported.append((pairs, connection.in_atomic_block)),
+        written=lambda pairs, total: written.append((pairs, total, connection.in_atomic_block)),
     )
     assert len(during) == PAIRS and not any(during)
     assert reported == [(BATCH_SIZE, False), (2 * BATCH_SIZE, False), (PAIRS, False)]
+    assert written == [
+        (BATCH_SIZE, PAIRS, False),
+        (2 * BATCH_SIZE, PAIRS, False),
+        (PAIRS, PAIRS, False),
+    ]
     assert report.pairs == PAIRS
     assert report.annotations == 2 * PAIRS
     assert report.gold_alignments == PAIRS // 2
