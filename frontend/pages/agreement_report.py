@@ -203,9 +203,10 @@ class ReportView:
         return dict(self.report["annotator_pairs"][self.pair_index])
 
     @property
-    def tabs(self) -> list[tuple[int, str]]:
+    def tabs(self) -> list[tuple[int, str, int]]:
+        """Each pair of annotators: its index, its name and how many pairs both annotated."""
         return [
-            (k, f"{p['candidate']} vs {p['reference']}")
+            (k, f"{p['candidate']} vs {p['reference']}", int(p.get("pairs") or 0))
             for k, p in enumerate(self.report["annotator_pairs"])
         ]
 
@@ -302,10 +303,14 @@ def _table5(report: Mapping[str, Any], items: str) -> tuple[list[str], list[Row]
 
 
 def report_view(
-    report: dict[str, Any], *, pair_index: int, items: str, group: str, level: str
+    report: dict[str, Any], *, pair_index: int | None, items: str, group: str, level: str
 ) -> ReportView:
+    """The report as the page shows it, on the tab ``pair_index`` (by default the first pair of
+    annotators who annotated pairs in common)."""
     pairs = report.get("annotator_pairs", [])
-    pair_index = pair_index if 0 <= pair_index < len(pairs) else 0
+    if pair_index is None or not 0 <= pair_index < len(pairs):
+        shared = [k for k, p in enumerate(pairs) if p.get("pairs")]
+        pair_index = shared[0] if shared else 0
     items = items if items in ITEMS else "non_identical"
     pair = pairs[pair_index]
     view = ReportView(report, pair_index, items, figure4(pair, group, level))

@@ -215,10 +215,10 @@ def _open_report(
     report = json.loads(text or "{}")
     if not report.get("annotator_pairs"):
         return job, None
-    pair = request.GET.get("pair", "0")
+    pair = request.GET.get("pair", "")
     view = report_view(
         report,
-        pair_index=int(pair) if pair.isdigit() else 0,
+        pair_index=int(pair) if pair.isdigit() else None,
         items=request.GET.get("items", ""),
         group=request.GET.get("group", ""),
         level=request.GET.get("level", ""),

@@ -360,3 +360,24 @@ def test_a_report_whose_job_lacks_parameters_is_listed_with_dashes(
     assert response.status_code == 200
     row = _text(response.content.decode().split(f'data-job="{job.pk}"')[1].split("</tr>")[0])
     assert "—" in row and f"Report #{job.pk}" in response.content.decode()
+
+
+def test_annotators_with_no_pair_in_common_are_said_and_not_opened_first(
+    admin_client: Client, corpus: Corpus, report: dict[str, Any]
+) -> None:
+    """Every annotator is ticked by default, and some share no pair: their tab says so, and
+    the report opens on the first tab whose figures are defined."""
+    apart = {**report["annotator_pairs"][0], "candidate": "ann3", "reference": "ann1", "pairs": 0}
+    shared = report["annotator_pairs"][0]
+    job = _report_job(corpus, {**report, "annotator_pairs": [apart, shared]})
+    html = admin_client.get(f"/corpora/{corpus.pk}/agreement/").content.decode()
+    tabs = _section(html, "pair-tabs", "</nav>")
+    current = _text(tabs.split('aria-current="page"')[1].split("</a>")[0])
+    assert f"ann1 vs ann2 {shared['pairs']} pairs" in current
+    assert "ann3 vs ann1 none in common" in _text(tabs)
+    assert 'id="no-shared-pairs"' not in html
+    apart_html = admin_client.get(
+        f"/corpora/{corpus.pk}/agreement/", {"report": job.pk, "pair": 0}
+    ).content.decode()
+    notice = _text(_section(apart_html, "no-shared-pairs", "</p>"))
+    assert "ann3 and ann1 annotated no pair in common" in notice
