@@ -298,6 +298,7 @@ def corpus_import_run(job: Job, progress: Callable[[float, str], None]) -> dict[
         raise
     shutil.rmtree(folder, ignore_errors=True)
     corpus = Corpus.objects.get(name=report.corpus)
+    Job.objects.filter(pk=job.pk).update(corpus=corpus)  # listed with the corpus from now on
     return {"corpus_id": corpus.pk, **dataclasses.asdict(report)}
 
 

@@ -77,6 +77,7 @@ def test_an_upload_is_stored_and_imported_by_a_job_that_removes_it(
     job.refresh_from_db()
     corpus = Corpus.objects.get(name="up")
     assert job.result["corpus_id"] == corpus.pk and job.result["pairs"] == 5
+    assert job.corpus == corpus, "listed with its corpus once imported"
     assert set(SentencePair.objects.values_list("subcorpus", flat=True)) == {"news"}
     assert not stored.parent.exists()
     result = admin.get(f"/api/jobs/{job.pk}/result/").json()
