@@ -455,3 +455,35 @@ def test_a_pair_with_imported_gold_and_no_annotation_opens_from_the_pairs_tab(
     assert "No annotation of this pair is submitted yet" in page.inner_text("body")
     page.screenshot(path=str(SCREENSHOTS / "adjudicate_imported_gold.png"))
     assert page.js_errors == []
+
+
+def test_the_prefill_is_a_layer_shown_when_nobody_annotated_and_usable_as_the_gold(
+    page_for: Any, live_server: Any
+) -> None:
+    record = make_record(
+        "bare", "the council approved new budget", "council passed it", prefill="1-0 2?1"
+    )
+    corpus_import_records(corpus_name="bare", records=[record])
+    annotated = _imported({"alice": "0-3 1-0", "bob": "1-0"}, corpus="done")
+    with SERVER_LOCK:
+        annotated.prefills.create(aligner="identity").links.create(i=0, j=0, sure=True)
+    bare = SentencePair.objects.get(external_id="bare")
+    page = page_for(make_user("carol", roles.ADJUDICATOR))
+    _open(page, f"{live_server.url}/adjudicate/{bare.pk}/")
+    legend = page.inner_text("#layers")
+    assert "prefill (" in legend and "automatic, not in the majority" in legend
+    assert page.locator("#layer-0").is_checked()
+    assert cell(page, 1, 0).locator(".mk.l0.s").is_visible()
+    assert cell(page, 2, 1).locator(".mk.l0.p").is_visible()
+    assert page.inner_text("#save-status") == "No gold yet"  # looking changes nothing
+    page.screenshot(path=str(SCREENSHOTS / "adjudicate_prefill_layer.png"))
+    page.get_by_role("button", name="Use prefill").click()
+    assert sorted(page.evaluate(GOLD_LINKS)) == [[1, 0, "S"], [2, 1, "P"]]
+    _saved(page, 1)
+    # beside the annotators' work the prefill starts hidden, one key away
+    _open(page, f"{live_server.url}/adjudicate/{annotated.pk}/")
+    assert not page.locator("#layer-2").is_checked()
+    assert cell(page, 0, 0).locator(".mk.l2").is_hidden()
+    page.keyboard.press("3")
+    assert cell(page, 0, 0).locator(".mk.l2").is_visible()
+    assert page.js_errors == []

@@ -32,7 +32,8 @@ const STATUS_TEXT = {
 
 async function main() {
   const data = await api("GET", `/api/pairs/${pairId}/adjudication/`);
-  const { pair, annotations } = data;
+  const { pair } = data;
+  const annotations = withPrefill(data.annotations, data.prefill);
   const n = pair.source_tokens.length;
   const m = pair.target_tokens.length;
   const overlay = new Overlay({ n, m, annotations, majority: data.majority });
@@ -65,7 +66,7 @@ async function main() {
   void $("grid-wrap").offsetHeight; // include style and layout in the measured first render
   window.__adjudication.firstRenderMs = performance.now() - renderStart;
   view.updateInfo();
-  renderLayers(overlay, $("grid-wrap"));
+  renderLayers(overlay, $("grid-wrap"), { hidden: data.annotations.length ? [PREFILL_STATUS] : [] });
 
   const indicator = $("save-status");
   const queue = new SaveQueue({
@@ -279,15 +280,28 @@ const cells = (n) => `${n} cell${n === 1 ? "" : "s"}`;
 const cellsDiffer = (n) => `${cells(n)} ${n === 1 ? "differs" : "differ"}`;
 const changes = (n) => `${n} change${n === 1 ? "" : "s"}`;
 
+// The pair's automatic prefill as one more layer, after the annotators' and never in the
+// majority: what a pair nobody has annotated yet shows, and a starting point for its gold.
+const PREFILL_STATUS = "prefill";
+function withPrefill(annotations, prefill) {
+  if (!prefill) return annotations;
+  const links = prefill.links.map(([i, j, kind]) => [i, j, kind]);
+  return [...annotations, { annotator: `prefill (${prefill.aligner})`, status: PREFILL_STATUS, counted: false, links }];
+}
+
 // The legend of the layers: a toggle, the colour and marker, and the work of each annotator.
-function renderLayers(overlay, wrap) {
+// Layers whose status is in `hidden` start hidden (the prefill, beside the annotators' work).
+function renderLayers(overlay, wrap, { hidden = [] } = {}) {
   const list = $("layers");
+  const uncounted = (layer) => (layer.status === PREFILL_STATUS ? " · automatic, not in the majority" : " · not submitted, not in the majority");
   list.replaceChildren(
     ...overlay.layers.map((layer) => {
       const id = `layer-${layer.index}`;
-      const box = el("input", { type: "checkbox", id, checked: true, "data-layer": layer.index });
+      const shown = !hidden.includes(layer.status);
+      const box = el("input", { type: "checkbox", id, checked: shown, "data-layer": layer.index });
       box.addEventListener("change", () => wrap.classList.toggle(`hide-l${layer.index % 8}`, !box.checked));
-      const detail = `${layer.sure} sure, ${layer.possible} possible${layer.counted ? "" : " · not submitted, not in the majority"}`;
+      wrap.classList.toggle(`hide-l${layer.index % 8}`, !shown);
+      const detail = `${layer.sure} sure, ${layer.possible} possible${layer.counted ? "" : uncounted(layer)}`;
       return el(
         "li",
         { class: layer.counted ? "" : "uncounted" },
