@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -38,7 +39,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 
 from annotate.conversions import link_rows
 from annotate.exceptions import DomainError
-from annotate.jobs_runtime import job_check_running, job_task
+from annotate.jobs_runtime import JobCancelled, job_check_running, job_task
 from annotate.models import (
     Annotation,
     AnnotationEvent,
@@ -57,7 +58,7 @@ from annotate.selectors import corpora as corpora_reads
 from annotate.services.annotations import edits_from_prefill
 from annotate.services.links import links_insert
 from scoring.aligners import AlignerOutput, available_aligners, get_aligner
-from scoring.aligners.base import aligner_class
+from scoring.aligners.base import Aligner, aligner_class
 from scoring.aligners.corrections import uncertainty
 from scoring.alignment.links import Alignment
 from scoring.alignment.majority import majority_alignment
@@ -373,34 +374,16 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
         .values_list("id", flat=True)
     )
     todo = [(pid, src, tgt) for pid, src, tgt in rows if pid in targets]
-    warnings: set[str] = set()
-    links = 0
-    written: list[tuple[int, Alignment]] = []
-    for start in range(0, len(todo), WRITE_CHUNK):
-        chunk = todo[start : start + WRITE_CHUNK]
-        outputs = []
-        for done, (_, src, tgt) in enumerate(chunk, start + 1):
-            outputs.append(aligner.align(src, tgt))
-            warnings.update(outputs[-1].warnings)
-            # A chunk of a slow aligner takes minutes: a report per pair (most are held back)
-            # moves the message, and a cancel frees the worker within a pair, not a chunk.
-            progress(
-                min(99.0, aligned_from + (100 - aligned_from) * done / len(todo)),
-                f"aligned {done} of {len(todo)} pairs",
-            )
-        # Most reports between two writes are held back (progress writes twice a second), so
-        # the job's status is read before each write: nothing is written after a cancel.
-        job_check_running(job_id=job.pk)
-        chunk_links, chunk_written = _write_prefills(name, aligner.version, chunk, outputs)
-        links += chunk_links
-        written.extend(
-            (pid, output.alignment)
-            for (pid, _, _), output in zip(chunk, outputs, strict=True)
-            if pid in chunk_written
+    run = _PrefillWriting(job=job, aligner=aligner, name=name, progress=progress)
+    try:
+        run.align_and_write(todo, aligned_from)
+    except JobCancelled:
+        # Each chunk written before the cancel stays whole: the runs list says how much.
+        Job.objects.filter(pk=job.pk).update(
+            result={"aligner": name, "prefilled_pairs": len(run.written), "links": run.links}
         )
-        done = start + len(chunk)
-        percent = aligned_from + (100 - aligned_from) * done / len(todo)
-        progress(percent, f"prefilled {done} of {len(todo)} pairs")
+        raise
+    links, written, warnings = run.links, run.written, run.warnings
     return {
         "corpus": corpus.name,
         "aligner": name,
@@ -419,6 +402,48 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
             trained_on_gold=aligner.uses_gold,
         ),
     }
+
+
+@dataclass
+class _PrefillWriting:
+    """The aligning and writing of a prefill run, chunk by chunk, and what it has written."""
+
+    job: Job
+    aligner: Aligner
+    name: str
+    progress: Callable[[float, str], None]
+    links: int = 0
+    written: list[tuple[int, Alignment]] = field(default_factory=list)
+    warnings: set[str] = field(default_factory=set)
+
+    def align_and_write(self, todo: list[tuple[int, Any, Any]], aligned_from: float) -> None:
+        for start in range(0, len(todo), WRITE_CHUNK):
+            chunk = todo[start : start + WRITE_CHUNK]
+            outputs = []
+            for done, (_, src, tgt) in enumerate(chunk, start + 1):
+                outputs.append(self.aligner.align(src, tgt))
+                self.warnings.update(outputs[-1].warnings)
+                # A chunk of a slow aligner takes minutes: a report per pair (most are held
+                # back) moves the message, and a cancel frees the worker within a pair.
+                self.progress(
+                    min(99.0, aligned_from + (100 - aligned_from) * done / len(todo)),
+                    f"aligned {done} of {len(todo)} pairs",
+                )
+            # Most reports between two writes are held back (progress writes twice a second),
+            # so the job's status is read before each write: nothing is written after a cancel.
+            job_check_running(job_id=self.job.pk)
+            chunk_links, chunk_written = _write_prefills(
+                self.name, self.aligner.version, chunk, outputs
+            )
+            self.links += chunk_links
+            self.written.extend(
+                (pid, output.alignment)
+                for (pid, _, _), output in zip(chunk, outputs, strict=True)
+                if pid in chunk_written
+            )
+            done = start + len(chunk)
+            percent = aligned_from + (100 - aligned_from) * done / len(todo)
+            self.progress(percent, f"prefilled {done} of {len(todo)} pairs")
 
 
 def _started_here() -> QuerySet[Assignment]:

@@ -13,7 +13,15 @@ from django.core.management import CommandError, call_command
 from pytest_django.fixtures import Settings
 
 from annotate import jobs_runtime, tasks
-from annotate.models import Annotation, Assignment, AutoAlignment, Corpus, Job, SentencePair
+from annotate.models import (
+    Annotation,
+    Assignment,
+    AutoAlignment,
+    AutoLink,
+    Corpus,
+    Job,
+    SentencePair,
+)
 from annotate.services.annotations import annotation_open, annotation_save, annotation_submit
 from annotate.services.corpora import corpus_import_records
 from annotate.services.prefill import (
@@ -710,6 +718,9 @@ def test_a_cancelled_prefill_writes_no_chunk_after_the_cancel(
     monkeypatch.setattr(prefill, "_write_prefills", cancelled_after_the_first)
     assert jobs_runtime.job_run(job_id=job.pk, worker="test") == Job.Status.CANCELLED
     assert AutoAlignment.objects.filter(pair__corpus__name="c").count() == 2
+    job.refresh_from_db()
+    links = AutoLink.objects.filter(alignment__pair__corpus__name="c").count()
+    assert job.result == {"aligner": "identity", "prefilled_pairs": 2, "links": links}
 
 
 def test_a_cancel_stops_a_prefill_within_a_pair_not_at_the_end_of_its_chunk(

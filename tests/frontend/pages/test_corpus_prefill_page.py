@@ -84,6 +84,20 @@ def test_a_run_without_gold_or_result_says_so_instead_of_zeros(
     assert "no gold" in finished
 
 
+def test_a_cancelled_run_says_how_much_it_wrote_and_claims_no_gold_figure(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    _run(
+        corpus,
+        status=Job.Status.CANCELLED,
+        result={"aligner": "supervised", "prefilled_pairs": 1400, "links": 30211},
+    )
+    html = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    row = _text(html.split('data-job="')[1].split("</tr>")[0])
+    assert "1,400" in row and "30,211" in row
+    assert "no gold" not in row
+
+
 def test_runs_are_paged_ten_at_a_time_newest_first_and_sort_by_status(
     admin_client: Client, corpus: Corpus
 ) -> None:
