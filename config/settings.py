@@ -384,6 +384,22 @@ if CELERY_RESULT_BACKEND.startswith(("db+", "file://")):
     # Without native chord support Celery polls for a chord's end (every 1 s by default).
     CELERY_RESULT_CHORD_RETRY_INTERVAL = 0.25
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+# Jobs of seconds whatever the corpus (planning and handing over assignments, statistics) go to
+# a queue of their own, so that they never wait behind hours of prefill or agreement: every
+# worker takes from both queues, and a worker of its own serves the quick one alone
+# (``celery -A config worker -Q quick``; ``serve_demo`` runs one).
+QUICK_QUEUE = "quick"
+QUICK_JOB_KINDS = (
+    "assignments_plan",
+    "assignments_hand_over",
+    "assignments_release",
+    "corpus_stats",
+)
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = {
+    name: {"routing_key": name} for name in (CELERY_TASK_DEFAULT_QUEUE, QUICK_QUEUE)
+}
+CELERY_TASK_ROUTES = {f"annotate.job.{kind}": {"queue": QUICK_QUEUE} for kind in QUICK_JOB_KINDS}
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

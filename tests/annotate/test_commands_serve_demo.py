@@ -3,6 +3,7 @@ together and cleanly; a worker that dies is restarted while the server keeps ser
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import signal
@@ -92,7 +93,7 @@ def test_sigterm_stops_the_server_and_lets_the_worker_shut_down_warm(tmp_path: P
         if demo.poll() is None:
             os.killpg(demo.pid, signal.SIGKILL)
     output = log.read_text(errors="replace")
-    assert "stopped server and worker" in output
+    assert "stopped server and workers" in output
     assert "Warm shutdown" in output
     # The pool's processes were stopped by the worker, not signalled from outside mid-task.
     assert "exited with 'signal" not in output
@@ -118,7 +119,7 @@ def _serve_demo(tmp_path: Path) -> tuple[subprocess.Popen[bytes], int, Path, dic
             start_new_session=True,
         )
     _wait_until(lambda: _answers(port), "the server answered")
-    _wait_until(lambda: log.read_text(errors="replace").count(" ready.") == 1, "worker ready")
+    _wait_until(lambda: log.read_text(errors="replace").count(" ready.") == 2, "workers ready")
     return demo, port, log, env
 
 
@@ -130,13 +131,15 @@ def _answers(port: int) -> bool:
         return False
 
 
-def _worker_pid(demo: subprocess.Popen[bytes]) -> int:
-    """The worker's main process: the child of serve_demo that runs celery."""
+def _worker_pid(demo: subprocess.Popen[bytes], *, quick: bool = False) -> int:
+    """A worker's main process: the child of serve_demo that runs the main celery worker (with
+    beat), or the quick jobs' own."""
     children = Path(f"/proc/{demo.pid}/task/{demo.pid}/children").read_text().split()
     for pid in map(int, children):
-        if b"celery" in Path(f"/proc/{pid}/cmdline").read_bytes():
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        if b"celery" in command and (b"--beat" not in command) == quick:
             return pid
-    raise AssertionError("serve_demo has no worker")
+    raise AssertionError("serve_demo has no such worker")
 
 
 QUEUE_A_JOB = """
@@ -145,13 +148,19 @@ django.setup()
 from django.db import transaction
 from annotate.models import Corpus
 from annotate.services.corpora import corpus_import_records
+from annotate.services.prefill import prefill_queue
 from annotate.services.stats import corpus_stats_job_create
 from scoring.corpus import PairRecord
 
+name = "{corpus}"
 records = [PairRecord(id="a", source_tokens=["a", "cat"], target_tokens=["the", "cat"])]
-corpus_import_records(corpus_name="after-restart", records=records)
+corpus_import_records(corpus_name=name, records=records)
+corpus = Corpus.objects.get(name=name)
 with transaction.atomic():
-    job = corpus_stats_job_create(corpus=Corpus.objects.get(name="after-restart"))
+    if "{kind}" == "prefill":  # the main worker's
+        job = prefill_queue(corpus=corpus, aligner="identity")
+    else:  # a quick job
+        job = corpus_stats_job_create(corpus=corpus)
 print("JOB", job.pk)
 """
 
@@ -188,7 +197,7 @@ def test_a_killed_worker_is_restarted_while_the_server_keeps_answering(tmp_path:
         killed = _worker_pid(demo)
         os.kill(killed, signal.SIGKILL)
         _wait_until(
-            lambda: log.read_text(errors="replace").count(" ready.") == 2, "a new worker ready"
+            lambda: log.read_text(errors="replace").count(" ready.") == 3, "a new worker ready"
         )
         stop_asking.set()
         asker.join()
@@ -199,7 +208,7 @@ def test_a_killed_worker_is_restarted_while_the_server_keeps_answering(tmp_path:
         assert "restarting the worker in 1 s" in output
 
         # The new worker takes jobs from the embedded broker.
-        job_id = _python(QUEUE_A_JOB, env, "JOB ")
+        job_id = _python(QUEUE_A_JOB.format(corpus="after-restart", kind="prefill"), env, "JOB ")
         status = JOB_STATUS.format(job_id=job_id)
         _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the job ran")
 
@@ -208,7 +217,33 @@ def test_a_killed_worker_is_restarted_while_the_server_keeps_answering(tmp_path:
     finally:
         if demo.poll() is None:
             os.killpg(demo.pid, signal.SIGKILL)
-    assert "stopped server and worker" in log.read_text(errors="replace")
+    assert "stopped server and workers" in log.read_text(errors="replace")
+    assert _processes_mentioning(str(tmp_path)) == []
+
+
+@pytest.mark.slow
+def test_a_quick_job_runs_while_the_main_worker_is_busy(tmp_path: Path) -> None:
+    """The main worker stopped in its tracks (SIGSTOP: as busy as can be) holds back a prefill
+    but not the statistics, which the quick jobs' own worker runs."""
+    demo, _, _, env = _serve_demo(tmp_path)
+    main = _worker_pid(demo)
+    try:
+        os.killpg(main, signal.SIGSTOP)
+        waiting = _python(QUEUE_A_JOB.format(corpus="slow", kind="prefill"), env, "JOB ")
+        quick = _python(QUEUE_A_JOB.format(corpus="quick", kind="stats"), env, "JOB ")
+        status = JOB_STATUS.format(job_id=quick)
+        _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the quick job ran")
+        assert _python(JOB_STATUS.format(job_id=waiting), env, "STATUS ") == "pending"
+        os.killpg(main, signal.SIGCONT)
+        status = JOB_STATUS.format(job_id=waiting)
+        _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the prefill ran")
+        demo.send_signal(signal.SIGTERM)
+        assert demo.wait(timeout=GRACE_SECONDS + 15) == 0
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(main, signal.SIGCONT)
+        if demo.poll() is None:
+            os.killpg(demo.pid, signal.SIGKILL)
     assert _processes_mentioning(str(tmp_path)) == []
 
 
@@ -228,7 +263,7 @@ def test_serve_demo_stops_its_worker_and_exits_when_the_web_server_dies(tmp_path
         if demo.poll() is None:
             os.killpg(demo.pid, signal.SIGKILL)
     output = log.read_text(errors="replace")
-    assert "the web server killed by signal 9 (SIGKILL); stopped the worker too" in output
+    assert "the web server killed by signal 9 (SIGKILL); stopped the workers too" in output
     assert "Warm shutdown" in output
     assert _processes_mentioning(str(tmp_path)) == []
 

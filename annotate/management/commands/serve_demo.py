@@ -1,12 +1,16 @@
-"""Run the web server and a Celery worker together on the embedded defaults (``make demo``).
+"""Run the web server and the Celery workers together on the embedded defaults (``make demo``):
+the main worker (two jobs at a time, with beat) and the quick jobs' own worker (planning,
+hand-overs, statistics: ``settings.QUICK_JOB_KINDS``), which the main worker also serves when
+it is free.
 
-The worker is supervised: whatever ends it (an error at start-up, an out-of-memory kill, a
+Each worker is supervised: whatever ends it (an error at start-up, an out-of-memory kill, a
 SIGKILL), the reason is logged and a new worker is started, sooner after a worker that ran for
 a while than after one that died at once (:class:`Backoff`). The web server keeps serving all
-along. If the web server itself ends, the worker is stopped and the command exits with status 1.
+along. If the web server itself ends, the workers are stopped and the command exits with
+status 1.
 
-Ctrl-C (or SIGTERM) stops both: the worker gets a warm shutdown, finishing its current task,
-and is killed only if it has not stopped within the grace period.
+Ctrl-C (or SIGTERM) stops all: the workers get a warm shutdown, finishing their current tasks,
+and are killed only if they have not stopped within the grace period.
 """
 
 from __future__ import annotations
@@ -133,6 +137,11 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+def _starter(command: list[str]) -> Callable[[], subprocess.Popen[bytes]]:
+    """Starts ``command`` in a session of its own (its process group is the worker's)."""
+    return lambda: subprocess.Popen(command, start_new_session=True)
+
+
 def _forget_worker(pid: int) -> None:
     """A dead worker is gone as of now for the pages, not once its heartbeat goes stale."""
     from annotate.services.workers import worker_heartbeat_clear
@@ -145,8 +154,8 @@ def _forget_worker(pid: int) -> None:
 
 class Command(BaseCommand):
     help = (
-        "Start the web server and a Celery worker (with beat), restarting the worker whenever "
-        "it dies; Ctrl-C stops both cleanly."
+        "Start the web server and the Celery workers (the main one with beat, and the quick "
+        "jobs' own), restarting a worker whenever it dies; Ctrl-C stops all cleanly."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -171,12 +180,28 @@ class Command(BaseCommand):
             "--schedule",
             str(var / "celerybeat-schedule"),
         ]
-        supervisor = WorkerSupervisor(
-            lambda: subprocess.Popen(worker_command, start_new_session=True),
-            self.stderr,
-            on_death=_forget_worker,
-        )
-        supervisor.start()
+        # The quick jobs' own worker: a plan or a hand-over runs at once while the main worker
+        # is busy for hours with a prefill (settings.QUICK_JOB_KINDS).
+        quick_command = [
+            celery,
+            "-A",
+            "config",
+            "worker",
+            "--queues",
+            settings.QUICK_QUEUE,
+            "--hostname",
+            f"{settings.QUICK_QUEUE}@%h",
+            "--loglevel",
+            "INFO",
+            "--concurrency",
+            "1",
+        ]
+        supervisors = [
+            WorkerSupervisor(_starter(command), self.stderr, on_death=_forget_worker)
+            for command in (worker_command, quick_command)
+        ]
+        for supervisor in supervisors:
+            supervisor.start()
         address = f"{options['host']}:{options['port']}"
         server = subprocess.Popen(
             [python, "manage.py", "runserver", "--noreload", address], start_new_session=True
@@ -193,17 +218,19 @@ class Command(BaseCommand):
             self.style.SUCCESS(f"\nThe workbench is running at http://{address}/")
             + f"\n  admin: http://{address}/admin/"
             + f"\n  database: {settings.DATABASES['default']['NAME']}"
-            + f"\n  broker: {settings.CELERY_BROKER_URL}   (Ctrl-C stops server and worker)\n"
+            + f"\n  broker: {settings.CELERY_BROKER_URL}   (Ctrl-C stops server and workers)\n"
         )
         try:
             while not stopping and server.poll() is None:
-                supervisor.check()
+                for supervisor in supervisors:
+                    supervisor.check()
                 time.sleep(CHECK_SECONDS)
         finally:
             deadline = time.monotonic() + GRACE_SECONDS
             if server.poll() is None:
                 server.send_signal(signal.SIGTERM)
-            supervisor.stop(deadline)
+            for supervisor in supervisors:
+                supervisor.stop(deadline)
             try:
                 server.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
@@ -212,7 +239,7 @@ class Command(BaseCommand):
         if not stopping:
             self.stderr.write(
                 f"serve_demo: the web server {exit_reason(server.returncode)}; stopped the "
-                "worker too (see the server's output above)"
+                "workers too (see the server's output above)"
             )
             sys.exit(1)
-        self.stdout.write("stopped server and worker")
+        self.stdout.write("stopped server and workers")
