@@ -177,9 +177,11 @@ def embedded_load(folder: Path, tokens: list[str]) -> list[Row]:
 
 
 def _worker_of(demo: subprocess.Popen[bytes]) -> int:
+    """serve_demo's main worker (the one with beat; the other serves the quick jobs alone)."""
     children = Path(f"/proc/{demo.pid}/task/{demo.pid}/children").read_text().split()
     for pid in map(int, children):
-        if b"celery" in Path(f"/proc/{pid}/cmdline").read_bytes():
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        if b"celery" in command and b"--beat" in command:
             return pid
     raise SystemExit("serve_demo has no worker")
 
@@ -213,11 +215,12 @@ def demo_worker_killed(folder: Path, tokens: list[str]) -> list[Row]:
 
     asker = threading.Thread(target=ask)
     try:
-        _wait(lambda: _answers(port) and ready_workers() == 1, 120, "serve_demo to start")
+        # two workers: the main one and the quick jobs' own
+        _wait(lambda: _answers(port) and ready_workers() == 2, 120, "serve_demo to start")
         asker.start()
         killed = _worker_of(demo)
         os.kill(killed, signal.SIGKILL)
-        restarted = _wait(lambda: ready_workers() == 2, 120, "a new worker")
+        restarted = _wait(lambda: ready_workers() == 3, 120, "a new worker")
         corpus = Corpus.objects.get(name="load-0")
         with requests.Session() as session:
             code = _start_stats(session, port, tokens[0], corpus.pk)
