@@ -3,7 +3,7 @@
 // each annotator's links are a layer of marks on the grid, and the majority is the server's
 // (the scoring rule's), shown with its ties and accepted for the whole pair or a block.
 import { api, ApiError, el } from "./api.js";
-import { blockIndices, Overlay, planSummary } from "./adjudication_state.js";
+import { blockIndices, Overlay, PALETTE, planSummary } from "./adjudication_state.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog, refocusAfter } from "./keys.js";
 import { SaveQueue, SERVER_BUSY, SIGNED_OUT } from "./savequeue.js";
@@ -66,7 +66,10 @@ async function main() {
   void $("grid-wrap").offsetHeight; // include style and layout in the measured first render
   window.__adjudication.firstRenderMs = performance.now() - renderStart;
   view.updateInfo();
-  renderLayers(overlay, $("grid-wrap"), { hidden: data.annotations.length ? [PREFILL_STATUS] : [] });
+  // The prefill starts hidden beside the annotators' work, unless its layer shares a toggle with
+  // the first annotator's (eight layers of classes, repeated).
+  const prefillApart = data.annotations.length > 0 && data.annotations.length < PALETTE.length;
+  renderLayers(overlay, $("grid-wrap"), { hidden: prefillApart ? [PREFILL_STATUS] : [] });
 
   const indicator = $("save-status");
   const queue = new SaveQueue({
