@@ -255,6 +255,25 @@ def test_a_tab_in_conflict_keeps_its_work_when_another_tab_of_the_browser_saves(
     assert first.js_errors == [] and second.js_errors == []
 
 
+def _status_colours(page: Any, state: str) -> list[str]:
+    """The save indicator's background, text and dot colours, as they would be in ``state``."""
+    return page.evaluate(
+        """(state) => {
+            const shown = document.getElementById("save-status");
+            const probe = shown.cloneNode(false);
+            probe.removeAttribute("id");
+            probe.dataset.state = state;
+            shown.after(probe);
+            const box = getComputedStyle(probe);
+            const colours = [box.backgroundColor, box.color,
+                             getComputedStyle(probe, "::before").backgroundColor];
+            probe.remove();
+            return colours;
+        }""",
+        state,
+    )
+
+
 def test_a_tab_whose_pair_was_submitted_in_another_turns_read_only_and_keeps_its_change(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:
@@ -272,6 +291,11 @@ def test_a_tab_whose_pair_was_submitted_in_another_turns_read_only_and_keeps_its
     first.wait_for_url(lambda url: f"/work/{assignment.pk}/" not in url)
     cell(second, 2, 2).click()  # refused: the pair is submitted
     second.wait_for_selector("#save-status[data-state=error]")
+    # a refused save does not look like a saved one (it had the saved state's colours)
+    assert "Not saved" in second.locator("#save-status").inner_text()
+    error, saved = _status_colours(second, "error"), _status_colours(second, "saved")
+    assert error[:2] == _status_colours(second, "conflict")[:2]  # the conflict's red box
+    assert all(mine != theirs for mine, theirs in zip(error, saved, strict=True))
     assert second.locator("#reopen").is_visible()  # read-only, with the way back
     assert "kept in this browser" in second.locator("#readonly-text").inner_text()
     second.reload()

@@ -261,6 +261,18 @@ def _confirm(corpus: Corpus, typed: str, **seen: int) -> dict[str, Any]:
     return {"confirm": typed, **counts, **seen}
 
 
+def test_the_confirmation_says_the_deletion_goes_a_batch_at_a_time(admin: Client) -> None:
+    """The job deletes a batch of pairs per transaction and stops at work saved meanwhile,
+    leaving the rest archived; the page said one transaction that deletes nothing."""
+    corpus = make_corpus("rte")
+    _worked(corpus)
+    html = admin.get(f"/corpora/{corpus.pk}/delete/").content.decode()
+    assert "in one transaction" not in html
+    assert "deletes nothing if work was added meanwhile" not in html
+    assert "a batch of pairs at a time" in html
+    assert "stay in the archived corpus" in html
+
+
 def test_a_wrong_name_deletes_nothing_and_says_what_to_type(admin: Client) -> None:
     corpus = make_corpus("rte")
     _worked(corpus)
