@@ -42,7 +42,10 @@ def assignment_of_user(*, user: User, assignment_id: int) -> Assignment:
     """The user's own assignment; another user's is reported as not found (no existence leak)."""
     assignment = assignments_of(user).filter(pk=assignment_id).first()
     if assignment is None:
-        raise NotFound(f"you have no assignment {assignment_id}")
+        raise NotFound(
+            f"assignment {assignment_id} is not yours (any more: work can be handed over to "
+            "another annotator); My queue lists yours"
+        )
     return assignment
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import F, Max, QuerySet
@@ -466,9 +467,14 @@ def _staging_discard(staging_id: int) -> None:
             _pairs_delete(SentencePair.objects.filter(pk__in=ids))
     with transaction.atomic():
         staging.delete()
+        # Only accounts nobody has touched since: no work, never signed in, no password set.
         (
             get_user_model()
-            .objects.filter(username__in=staging.stats.get("created_users", []))
+            .objects.filter(
+                username__in=staging.stats.get("created_users", []),
+                last_login__isnull=True,
+                password__startswith=UNUSABLE_PASSWORD_PREFIX,
+            )
             .exclude(assignments__isnull=False)
             .delete()
         )

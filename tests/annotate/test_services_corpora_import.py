@@ -404,3 +404,29 @@ def test_the_staging_corpus_of_a_dead_import_goes_after_an_hour_with_its_account
     assert corpora.corpus_imports_abandoned_clean(now=now + timedelta(minutes=61)) == 1
     assert _counts() == before
     assert not get_user_model().objects.filter(username="newcomer").exists()
+
+
+@pytest.mark.django_db
+def test_an_account_an_admin_took_up_during_a_failed_import_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The accounts an import makes are listed as soon as it starts writing; one an admin gave
+    a password meanwhile is someone's now, and a failed import leaves it."""
+    write = _failing_at(3)
+    calls = 0
+
+    def taken_up_then_failing(**kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            newcomer = get_user_model().objects.get(username="newcomer")
+            newcomer.set_password("a-long-Password-1")
+            newcomer.save()
+        return write(**kwargs)
+
+    monkeypatch.setattr(corpora, "staged_batch_write", taken_up_then_failing)
+    records = [make_record(f"n{k}", annotations={"newcomer": "1-1"}) for k in range(PAIRS)]
+    with pytest.raises(CorpusImportError, match="the disk is full"):
+        import_records(corpus_name="big", records=records)
+    assert get_user_model().objects.filter(username="newcomer").exists()
+    assert not SentencePair.objects.exists()
