@@ -78,7 +78,8 @@ def _read_file(path: Path, ids: IdRegistry, annotator: str | None) -> Iterator[P
             field = COLUMNS[len(cells)] if len(cells) < len(COLUMNS) else f"column {len(cells)}"
             raise FormatError(
                 f"expected {len(COLUMNS)} tab-separated columns ({', '.join(COLUMNS)}; an empty "
-                f"tenth may follow), found {len(cells)}",
+                f"tenth may follow), found {len(cells)}"
+                + (f": the line ends before {field}" if len(cells) < len(COLUMNS) else ""),
                 path=path,
                 line=number,
                 field=field,

@@ -85,6 +85,7 @@ def test_edinburgh_through_multimwa_keeps_every_link_and_round_trips(
     ("line", "field", "message"),
     [
         ("p1\ta b\tN/A\ta b\tN/A\t1\t1\t0-0", "possible links", "expected 9"),
+        ("p1\ta b", "column 3", "found 2: the line ends before column 3"),
         ("p1\ta b\tN/A\ta b\tN/A\t1\t1\t0-0\t\tx", "column 10", "expected 9"),
         ("p1\ta b\tN/A\ta b\tN/A\t1\t1\t0-0 1?1\t", "sure links", r"'1\?1'"),
         ("p1\ta b\tN/A\ta b\tN/A\t1\t1\t0-0\t5-1", "possible links", "outside"),
