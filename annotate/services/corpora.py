@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import logging
 import tempfile
 import time
 import uuid
@@ -61,6 +62,8 @@ from annotate.services.users import username_check, username_twin
 from scoring import formats
 from scoring.corpus import PairRecord
 from scoring.errors import FormatError, ScoringError
+
+logger = logging.getLogger(__name__)
 
 BATCH_SIZE = 1000
 ALIGNMENT_CHOICES = ("annotator", "prefill", "gold")
@@ -411,7 +414,10 @@ def _write_stage(
         with transaction.atomic():
             _hand_over(staging, corpus_name, report)
     except BaseException:
-        _staging_discard(staging.pk)
+        try:
+            _staging_discard(staging.pk)
+        except Exception:  # the database itself failing: the hourly clean-up takes it later
+            logger.exception("could not delete the staging corpus of an import that failed")
         raise
     return report
 

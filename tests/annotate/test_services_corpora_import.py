@@ -423,3 +423,17 @@ def test_an_account_an_admin_took_up_during_a_failed_import_stays(
         import_records(corpus_name="big", records=records)
     assert get_user_model().objects.filter(username="newcomer").exists()
     assert not SentencePair.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_imports_own_error_is_raised_when_its_clean_up_fails_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def unreachable(staging_id: int) -> None:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(corpora, "staged_batch_write", _failing_at(2))
+    monkeypatch.setattr(corpora, "_staging_discard", unreachable)
+    with pytest.raises(CorpusImportError, match="the disk is full"):
+        import_records(corpus_name="big", records=_records())
+    assert Corpus.all_objects.filter(importing=True).count() == 1, "left for the clean-up"
