@@ -186,6 +186,7 @@ def corpus_delete_run(job: Job, progress: Callable[[float, str], None]) -> dict[
     corpus = Corpus.objects.filter(pk=p["corpus_id"]).first()
     if corpus is None:
         raise DomainError(f"corpus {p['corpus']!r} is gone already")
+    since = _work_marks()  # first: work saved after it is caught batch by batch
     contents = corpus_contents(corpus)
     grown = [name for name in WORK_COUNTS if getattr(contents, name) > int(p.get(name, 0))]
     if grown:
@@ -194,7 +195,6 @@ def corpus_delete_run(job: Job, progress: Callable[[float, str], None]) -> dict[
             f"({', '.join(name.replace('_', ' ') for name in grown)}); nothing was "
             "deleted and the corpus stays archived"
         )
-    since = _work_marks()
     pairs = SentencePair.objects.filter(corpus=corpus)
     total, deleted = contents.pairs, 0
     while ids := list(pairs.order_by("position").values_list("pk", flat=True)[:BATCH_SIZE]):
