@@ -38,7 +38,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from threadpoolctl import threadpool_limits
 
 from scoring import resources
 from scoring.aligners import block_features, link_lexicon
@@ -149,10 +148,6 @@ FUNCTION_WORDS = (
 )  # fmt: skip
 _FUNCTION_INDEX = {w: k for k, w in enumerate(FUNCTION_WORDS)}
 
-
-#: Training and the encoder use one BLAS/OpenMP thread: on two cores shared with other work a
-#: tree fit took 45 s with a thread per core, 3.3 s with one; a sentence's encoding 390 / 26 ms.
-ONE_THREAD = 1
 
 # Cross-validation trains one aligner per fold on the same pairs: the EM model (trained without
 # gold) and the features it yields are then identical in every fold, so they are kept here,
@@ -308,7 +303,7 @@ class SupervisedAligner(Aligner):
         best cosine of the row and of the column, and whether the cell is the best of both (the
         argmax rule of SimAlign, Jalili Sabet et al. 2020). NaN columns for an encoder that is
         off or missing (or for words past its 256 word pieces)."""
-        with threadpool_limits(limits=ONE_THREAD):
+        with one_thread():
             return self._encoder_columns(source, target)
 
     def _encoder_columns(self, source: list[str], target: list[str]) -> list[F64]:

@@ -58,3 +58,16 @@ def test_a_fresh_process_fits_its_trees_on_one_thread() -> None:
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen, "no tree ensemble was fitted"
     assert all(threads == [1] for threads in seen), seen
+
+
+def test_one_thread_limits_every_pool_and_finds_them_once() -> None:
+    """Finding the pools reads the process's memory map (3 ms): a prefill enters the limit
+    once per pair, so they are found once per process."""
+    from threadpoolctl import threadpool_info
+
+    from scoring.aligners import trees
+
+    with trees.one_thread():
+        pools = [i for i in threadpool_info() if i["user_api"] in ("blas", "openmp")]
+        assert pools and all(pool["num_threads"] == 1 for pool in pools), pools
+    assert trees._threadpools() is trees._threadpools()
