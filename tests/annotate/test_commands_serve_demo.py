@@ -8,6 +8,7 @@ import io
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -221,18 +222,41 @@ def test_a_killed_worker_is_restarted_while_the_server_keeps_answering(tmp_path:
     assert _processes_mentioning(str(tmp_path)) == []
 
 
+def _stop_outside_a_write(group: int, var: Path) -> None:
+    """SIGSTOP the process group at a moment none of its processes holds a write transaction
+    on the database, the broker or the result store (its heartbeat and its polling write
+    often): stopped inside one, it would stop every other process's writes too, which no busy
+    worker does."""
+    files = [var / name for name in ("db.sqlite3", "broker.sqlite3", "results.sqlite3")]
+    for _ in range(100):
+        os.killpg(group, signal.SIGSTOP)
+        try:
+            for file in files:
+                with contextlib.closing(sqlite3.connect(file, timeout=0.5)) as database:
+                    database.execute("BEGIN IMMEDIATE")
+                    database.rollback()
+            return
+        except sqlite3.OperationalError:
+            os.killpg(group, signal.SIGCONT)
+            time.sleep(0.05)
+    raise AssertionError("the worker was always inside a write")
+
+
 @pytest.mark.slow
 def test_a_quick_job_runs_while_the_main_worker_is_busy(tmp_path: Path) -> None:
     """The main worker stopped in its tracks (SIGSTOP: as busy as can be) holds back a prefill
     but not the statistics, which the quick jobs' own worker runs."""
-    demo, _, _, env = _serve_demo(tmp_path)
+    demo, _, log, env = _serve_demo(tmp_path)
     main = _worker_pid(demo)
     try:
-        os.killpg(main, signal.SIGSTOP)
+        _stop_outside_a_write(main, tmp_path / "var")
         waiting = _python(QUEUE_A_JOB.format(corpus="slow", kind="prefill"), env, "JOB ")
         quick = _python(QUEUE_A_JOB.format(corpus="quick", kind="stats"), env, "JOB ")
         status = JOB_STATUS.format(job_id=quick)
-        _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the quick job ran")
+        try:
+            _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the quick job")
+        except AssertionError as late:
+            raise AssertionError(f"{late}; serve_demo's log:\n{log.read_text()[-6000:]}") from None
         assert _python(JOB_STATUS.format(job_id=waiting), env, "STATUS ") == "pending"
         os.killpg(main, signal.SIGCONT)
         status = JOB_STATUS.format(job_id=waiting)
