@@ -92,13 +92,25 @@ def test_sigterm_stops_the_server_and_lets_the_worker_shut_down_warm(tmp_path: P
         assert time.monotonic() - started < GRACE_SECONDS
     finally:
         if demo.poll() is None:
-            os.killpg(demo.pid, signal.SIGKILL)
+            _kill_everything(demo)
     output = log.read_text(errors="replace")
     assert "stopped server and workers" in output
     assert "Warm shutdown" in output
     # The pool's processes were stopped by the worker, not signalled from outside mid-task.
     assert "exited with 'signal" not in output
     assert _processes_mentioning(str(tmp_path)) == []
+
+
+def _kill_everything(demo: subprocess.Popen[bytes]) -> None:
+    """SIGKILL serve_demo and what it started: its workers and web server lead sessions of
+    their own, which a failed test would otherwise leave running."""
+    with contextlib.suppress(OSError):
+        children = Path(f"/proc/{demo.pid}/task/{demo.pid}/children").read_text().split()
+        for pid in map(int, children):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(demo.pid, signal.SIGKILL)
 
 
 def _serve_demo(tmp_path: Path) -> tuple[subprocess.Popen[bytes], int, Path, dict[str, str]]:
@@ -217,7 +229,7 @@ def test_a_killed_worker_is_restarted_while_the_server_keeps_answering(tmp_path:
         assert demo.wait(timeout=GRACE_SECONDS + 15) == 0
     finally:
         if demo.poll() is None:
-            os.killpg(demo.pid, signal.SIGKILL)
+            _kill_everything(demo)
     assert "stopped server and workers" in log.read_text(errors="replace")
     assert _processes_mentioning(str(tmp_path)) == []
 
@@ -267,7 +279,7 @@ def test_a_quick_job_runs_while_the_main_worker_is_busy(tmp_path: Path) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(main, signal.SIGCONT)
         if demo.poll() is None:
-            os.killpg(demo.pid, signal.SIGKILL)
+            _kill_everything(demo)
     assert _processes_mentioning(str(tmp_path)) == []
 
 
@@ -285,7 +297,7 @@ def test_serve_demo_stops_its_worker_and_exits_when_the_web_server_dies(tmp_path
         assert demo.wait(timeout=GRACE_SECONDS + 15) == 1
     finally:
         if demo.poll() is None:
-            os.killpg(demo.pid, signal.SIGKILL)
+            _kill_everything(demo)
     output = log.read_text(errors="replace")
     assert "the web server killed by signal 9 (SIGKILL); stopped the workers too" in output
     assert "Warm shutdown" in output
