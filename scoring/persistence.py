@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol, Self, runtime_checkable
 
 from scoring.errors import FormatError
+from scoring.files import atomic_output
 
 
 @runtime_checkable
@@ -42,10 +43,17 @@ class Persistent(Protocol):
     def from_dict(cls, data: Mapping[str, Any]) -> Self: ...
 
 
+def model_json(data: Mapping[str, Any]) -> str:
+    """The text of a model file holding ``data`` (a ``to_dict()``): JSON, keys sorted."""
+    return json.dumps(data, sort_keys=True) + "\n"
+
+
 def save_json(model: Persistent, path: str | Path) -> Path:
-    """Write ``model.to_dict()`` to ``path`` as JSON (keys sorted); returns the path."""
+    """Write ``model.to_dict()`` to ``path`` (:func:`model_json`), whole or not at all;
+    returns the path."""
     target = Path(path)
-    target.write_text(json.dumps(model.to_dict(), sort_keys=True) + "\n", encoding="utf-8")
+    with atomic_output(target) as handle:
+        handle.write(model_json(model.to_dict()))
     return target
 
 

@@ -7,7 +7,6 @@ pair is fetched again when a training finishes, so the new model can be chosen).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django import forms
@@ -30,6 +29,7 @@ from frontend.access import admin_page, job_starting
 from frontend.pages.corpus_common import NO_LABEL, job_queued, jobs_section, label, refuse
 from frontend.tables import Column
 from scoring.errors import ScoringError
+from scoring.persistence import model_json
 from scoring.scorers.base import scorer_kinds
 from scoring.scorers.papers import PAPER_FIGURES
 
@@ -299,9 +299,7 @@ def scorer_model_download(request: HttpRequest, pk: int) -> HttpResponse:
     """A trained scorer as the JSON model file of ``python -m scoring train``, for
     ``python -m scoring score --model`` on one's own files."""
     model = get_object_or_404(ScorerModel, pk=pk)
-    response = HttpResponse(
-        json.dumps(model.weights, sort_keys=True) + "\n", content_type="application/json"
-    )
+    response = HttpResponse(model_json(model.weights), content_type="application/json")
     name = get_valid_filename(f"{model.name}.{model.kind}.json")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

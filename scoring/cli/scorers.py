@@ -28,6 +28,7 @@ from scoring.scorers.base import (
     get_scorer,
     load_scorer,
     parse_options,
+    save_scorer,
     scorer_class,
     scorer_kinds,
 )
@@ -175,7 +176,7 @@ def _train(args: argparse.Namespace) -> int:
             raise FormatError("the test file has no targets", path=args.test)
     scorer = get_scorer(args.kind, args.task, **parse_options(args.kind, args.option))
     scorer.fit(pairs, targets)
-    write_atomic(args.output, json.dumps(scorer.to_dict(), sort_keys=True) + "\n")
+    save_scorer(scorer, args.output)
     report: dict[str, Any] = {
         "model": str(args.output),
         "train": evaluate(args.task, targets, scorer.predict(pairs)).to_dict(),
