@@ -205,6 +205,8 @@ def job_task(*, kind: str, **options: Any) -> Callable[[Runner], JobTask]:
 
         body.__name__, body.__qualname__ = runner.__name__, runner.__qualname__
         body.__module__, body.__doc__ = runner.__module__, runner.__doc__
+        if kind in settings.QUICK_JOB_KINDS:  # never queued behind hours of prefill
+            options.setdefault("queue", settings.QUICK_QUEUE)
         task = shared_task(
             name=f"annotate.job.{kind}",
             base=JobTask,

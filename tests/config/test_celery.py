@@ -201,3 +201,19 @@ def test_a_queue_another_process_created_meanwhile_is_taken_not_inserted_twice(
         assert rows == (1,)
         assert other.execute("SELECT COUNT(*) FROM kombu_message").fetchone() == (1,)
     connection.release()
+
+
+def test_the_quick_jobs_go_to_their_own_queue_and_the_others_to_the_default() -> None:
+    import annotate.tasks  # noqa: F401  (every job kind's task registered)
+    from annotate.jobs_runtime import job_kinds, job_task_of
+    from config.celery import app
+
+    def queue(kind: str) -> str:
+        task = job_task_of(kind)
+        return str(app.amqp.router.route(task._get_exec_options(), task.name)["queue"].name)
+
+    routed = {kind: queue(kind) for kind in job_kinds()}
+    assert {k for k, q in routed.items() if q == settings.QUICK_QUEUE} == set(
+        settings.QUICK_JOB_KINDS
+    )
+    assert {q for k, q in routed.items() if k not in settings.QUICK_JOB_KINDS} == {"celery"}
