@@ -5,9 +5,10 @@
 import { api, ApiError, el } from "./api.js";
 import { blockIndices, Overlay, PALETTE, planSummary } from "./adjudication_state.js";
 import { GridView, renderSentences } from "./grid.js";
-import { bindKeys, bindToolbar, openDialog, refocusAfter } from "./keys.js";
+import { bindKeys, bindToolbar, openDialog } from "./keys.js";
+import { conflictBanner } from "./conflict.js";
 import { SaveQueue, SERVER_BUSY, SIGNED_OUT } from "./savequeue.js";
-import { diffCount, EMPTY, GridModel, SURE, sameLinks } from "./state.js";
+import { EMPTY, GridModel, SURE, sameLinks } from "./state.js";
 
 const root = document.getElementById("adjudication");
 const pairId = Number(root.dataset.pair);
@@ -91,6 +92,22 @@ async function main() {
   });
   window.__adjudication.queue = queue;
   queue.setStatus("saved");
+  // The conflict banner names who saved the gold it meets; a cell changed on both sides is
+  // named by its words.
+  const showConflict = conflictBanner({
+    queue,
+    model,
+    describe: (server) => {
+      const who = server.adjudicator || (server.origin ? "an import" : "another adjudicator");
+      const at = server.updated_at ? ` at ${when(server.updated_at)}` : "";
+      return `The gold was changed elsewhere: version ${server.version} was saved by ${who}${at};`;
+    },
+    nameCell: ([i, j]) => `${pair.source_tokens[i]}–${pair.target_tokens[j]}`,
+    adopt: (server) => {
+      saved = server.links;
+    },
+    onShown: () => loadHistory(),
+  });
   // The gold history (`loadHistory`) shows only the newest request's answer: an older one,
   // answered late, describes the gold before a save this page has made since. Counted from
   // here, before a conflict found in the browser's storage below asks for the history.
@@ -139,59 +156,6 @@ async function main() {
     queue.flush();
     event.preventDefault();
     event.returnValue = "";
-  });
-
-  // The conflict banner, as the workspace's: what each choice would keep, counted from the
-  // three-way merge of the version this page started from, theirs and mine.
-  function showConflict(server, mine) {
-    const who = server.adjudicator || (server.origin ? "an import" : "another adjudicator");
-    const at = server.updated_at ? ` at ${when(server.updated_at)}` : "";
-    const differ = `The gold was changed elsewhere: version ${server.version} was saved by ${who}${at}; ${cellsDiffer(diffCount(server.links, mine))} from yours.`;
-    const preview = queue.mergePreview();
-    $("merge-note").hidden = true;
-    $("conflict-merge").hidden = preview === null;
-    if (preview === null) {
-      $("conflict-text").textContent = `${differ} Nothing is lost until you choose.`;
-      $("conflict-mine").textContent = "Overwrite theirs with mine";
-    } else {
-      const overlap = preview.conflicts.length;
-      $("conflict-text").textContent =
-        `${differ} Merging keeps their ${changes(preview.fromTheirs)} and your ${changes(preview.fromMine + overlap)} since version ${queue.version}` +
-        (overlap ? `; ${cells(overlap)} changed on both sides would keep yours.` : "; none was changed on both sides.") +
-        " Nothing is lost until you choose.";
-      const dropped = preview.fromTheirs + overlap;
-      $("conflict-mine").textContent = dropped ? `Overwrite theirs with mine (drops their ${changes(dropped)})` : "Overwrite theirs with mine";
-    }
-    $("conflict").hidden = false;
-    loadHistory();
-  }
-  $("conflict-merge").addEventListener("click", () => {
-    const server = queue.conflict;
-    const merged = queue.merge();
-    if (merged === null) return;
-    $("conflict").hidden = true;
-    saved = server.links;
-    model.replaceAll(merged.links, "merge"); // undoable: Ctrl+Z brings mine back
-    const where = merged.conflicts.slice(0, 5).map(([i, j]) => `${pair.source_tokens[i]}–${pair.target_tokens[j]}`);
-    $("merge-note-text").textContent =
-      `Merged with version ${server.version}: kept their ${changes(merged.fromTheirs)} and your ${changes(merged.fromMine)}` +
-      (merged.conflicts.length ? `; ${cells(merged.conflicts.length)} changed on both sides kept yours (${where.join(", ")}${merged.conflicts.length > 5 ? ", …" : ""}).` : "; no cell was changed on both sides.");
-    $("merge-note").hidden = false;
-  });
-  $("merge-note-close").addEventListener("click", () => {
-    $("merge-note").hidden = true;
-  });
-  refocusAfter($("grid-wrap"), $("conflict"), $("merge-note"));
-  $("conflict-mine").addEventListener("click", () => {
-    $("conflict").hidden = true;
-    queue.keepMine(queue.conflict.version);
-  });
-  $("conflict-theirs").addEventListener("click", () => {
-    const server = queue.conflict;
-    $("conflict").hidden = true;
-    queue.takeTheirs(server);
-    saved = server.links;
-    model.replaceAll(server.links, "use theirs"); // undoable: Ctrl+Z brings mine back
   });
 
   const message = $("adj-message");
@@ -278,10 +242,6 @@ async function main() {
   window.__adjudication.readyMs = performance.now();
   root.dataset.ready = "true";
 }
-
-const cells = (n) => `${n} cell${n === 1 ? "" : "s"}`;
-const cellsDiffer = (n) => `${cells(n)} ${n === 1 ? "differs" : "differ"}`;
-const changes = (n) => `${n} change${n === 1 ? "" : "s"}`;
 
 // The pair's automatic prefill as one more layer, after the annotators' and never in the
 // majority: what a pair nobody has annotated yet shows, and a starting point for its gold.

@@ -1,9 +1,10 @@
 // The annotation workspace page: wires the model, the grid view, the save queue and the API.
 import { api, ApiError } from "./api.js";
 import { GridView, renderSentences } from "./grid.js";
-import { bindKeys, bindToolbar, openDialog, refocusAfter } from "./keys.js";
+import { bindKeys, bindToolbar, openDialog } from "./keys.js";
+import { conflictBanner } from "./conflict.js";
 import { SaveQueue, SERVER_BUSY, SIGNED_OUT } from "./savequeue.js";
-import { diffCount, GridModel, POSSIBLE, reviewedPrefill, SURE, sameLinks } from "./state.js";
+import { GridModel, POSSIBLE, reviewedPrefill, SURE, sameLinks } from "./state.js";
 
 const HEARTBEAT_MS = 20000;
 const root = document.getElementById("workspace");
@@ -94,6 +95,14 @@ async function main() {
   });
   window.__workspace.queue = queue;
   queue.setStatus("saved");
+  // The conflict banner: a cell changed on both sides is named by its words' positions.
+  const showConflict = conflictBanner({
+    queue,
+    model,
+    describe: (server) => `This pair was changed elsewhere (server version ${server.version}):`,
+    nameCell: ([i, j]) => `source word ${i + 1} × target word ${j + 1}`,
+    adopt: (server) => model.markTouched(server.touched || []),
+  });
   // Checked cells the server already knows of; a save names only the other checked prefill links.
   const serverKnows = new Set(model.touched);
   const reviewedToSend = () => reviewedPrefill(model, prefill).filter(([i, j]) => !serverKnows.has(i * m + j));
@@ -143,58 +152,6 @@ async function main() {
   model.on("touched", handOverSoon); // a checked prefill link is saved too
   window.addEventListener("pagehide", handOverNow);
   window.__workspace.handOverNow = handOverNow;
-
-  // The conflict banner: what each choice would keep, counted from the three-way merge.
-  function showConflict(server, mine) {
-    const preview = queue.mergePreview();
-    const differ = `This pair was changed elsewhere (server version ${server.version}): ${cellsDiffer(diffCount(server.links, mine))} from yours.`;
-    $("merge-note").hidden = true;
-    $("conflict-merge").hidden = preview === null;
-    if (preview === null) {
-      $("conflict-text").textContent = `${differ} Nothing is lost until you choose.`;
-      $("conflict-mine").textContent = "Overwrite theirs with mine";
-    } else {
-      const overlap = preview.conflicts.length;
-      $("conflict-text").textContent =
-        `${differ} Merging keeps their ${changes(preview.fromTheirs)} and your ${changes(preview.fromMine + overlap)} ` +
-        `since version ${queue.version}` +
-        (overlap ? `; ${cells(overlap)} changed on both sides would keep yours.` : "; none was changed on both sides.") +
-        " Nothing is lost until you choose.";
-      const dropped = preview.fromTheirs + overlap;
-      $("conflict-mine").textContent = dropped ? `Overwrite theirs with mine (drops their ${changes(dropped)})` : "Overwrite theirs with mine";
-    }
-    $("conflict").hidden = false;
-  }
-  $("conflict-merge").addEventListener("click", () => {
-    const server = queue.conflict;
-    const merged = queue.merge();
-    if (merged === null) return;
-    $("conflict").hidden = true;
-    model.markTouched(server.touched || []);
-    model.replaceAll(merged.links, "merge"); // undoable: Ctrl+Z brings yours back
-    const where = merged.conflicts.slice(0, 5).map(([i, j]) => `source word ${i + 1} × target word ${j + 1}`);
-    $("merge-note-text").textContent =
-      `Merged with version ${server.version}: kept their ${changes(merged.fromTheirs)} and your ${changes(merged.fromMine)}` +
-      (merged.conflicts.length
-        ? `; ${cells(merged.conflicts.length)} changed on both sides kept yours (${where.join("; ")}${merged.conflicts.length > 5 ? "; …" : ""}).`
-        : "; no cell was changed on both sides.");
-    $("merge-note").hidden = false;
-  });
-  $("merge-note-close").addEventListener("click", () => {
-    $("merge-note").hidden = true;
-  });
-  refocusAfter($("grid-wrap"), $("conflict"), $("merge-note"));
-  $("conflict-mine").addEventListener("click", () => {
-    $("conflict").hidden = true;
-    queue.keepMine(queue.conflict.version);
-  });
-  $("conflict-theirs").addEventListener("click", () => {
-    const server = queue.conflict;
-    $("conflict").hidden = true;
-    queue.takeTheirs(server);
-    model.markTouched(server.touched || []);
-    model.replaceAll(server.links, "use theirs"); // undoable: Ctrl+Z brings yours back
-  });
 
   // Status, read-only mode, trial feedback.
   const statusBadge = $("assignment-status");
@@ -380,10 +337,6 @@ async function main() {
   $("grid-wrap").focus({ preventScroll: true });
   root.dataset.ready = "true";
 }
-
-const cells = (n) => `${n} cell${n === 1 ? "" : "s"}`;
-const cellsDiffer = (n) => `${cells(n)} ${n === 1 ? "differs" : "differ"}`;
-const changes = (n) => `${n} change${n === 1 ? "" : "s"}`;
 
 // The space the grid's box may take: the page's width, and its height less what the other
 // parts of the page take (measured while the box is still empty; 4 px for its border).

@@ -1,0 +1,82 @@
+// The conflict banner shared by the workspace and the adjudication page (the markup is
+// `frontend/_conflict.html`): shown when a save finds that the server holds a version this page
+// did not start from. It says what each choice would keep, counted from the three-way merge of
+// the version the page started from, theirs and mine, and nothing is lost until one is chosen:
+// "Merge both" and "Use theirs" replace the grid undoably (Ctrl+Z brings mine back), "Overwrite"
+// sends mine over theirs.
+import { refocusAfter } from "./keys.js";
+import { diffCount } from "./state.js";
+
+const $ = (id) => document.getElementById(id);
+
+export const cells = (n) => `${n} cell${n === 1 ? "" : "s"}`;
+export const changes = (n) => `${n} change${n === 1 ? "" : "s"}`;
+const cellsDiffer = (n) => `${cells(n)} ${n === 1 ? "differs" : "differ"}`;
+
+/**
+ * Wire the banner's buttons; returns `show(server, mine)` for the save queue's `onConflict`.
+ *
+ * - `queue`: the page's SaveQueue (its `conflict`, `mergePreview()`, `merge()`, `keepMine()`,
+ *   `takeTheirs()`);
+ * - `model`: the page's GridModel, replaced (undoably) by a merge or by theirs;
+ * - `describe(server)`: the page's words for who changed what, before the count of differing
+ *   cells ("This pair was changed elsewhere (server version 3):");
+ * - `nameCell([i, j])`: how the merge note names a cell changed on both sides;
+ * - `adopt(server)`: what the page keeps of the server's version before the grid takes it
+ *   (the workspace its checked prefill cells, the adjudication page its saved gold);
+ * - `onShown()`: called each time the banner is shown.
+ */
+export function conflictBanner({ queue, model, describe, nameCell, adopt, onShown = () => {} }) {
+  function show(server, mine) {
+    const preview = queue.mergePreview();
+    const differ = `${describe(server)} ${cellsDiffer(diffCount(server.links, mine))} from yours.`;
+    $("merge-note").hidden = true;
+    $("conflict-merge").hidden = preview === null;
+    if (preview === null) {
+      $("conflict-text").textContent = `${differ} Nothing is lost until you choose.`;
+      $("conflict-mine").textContent = "Overwrite theirs with mine";
+    } else {
+      const overlap = preview.conflicts.length;
+      $("conflict-text").textContent =
+        `${differ} Merging keeps their ${changes(preview.fromTheirs)} and your ${changes(preview.fromMine + overlap)} ` +
+        `since version ${queue.version}` +
+        (overlap ? `; ${cells(overlap)} changed on both sides would keep yours.` : "; none was changed on both sides.") +
+        " Nothing is lost until you choose.";
+      const dropped = preview.fromTheirs + overlap;
+      $("conflict-mine").textContent = dropped ? `Overwrite theirs with mine (drops their ${changes(dropped)})` : "Overwrite theirs with mine";
+    }
+    $("conflict").hidden = false;
+    onShown();
+  }
+
+  $("conflict-merge").addEventListener("click", () => {
+    const server = queue.conflict;
+    const merged = queue.merge();
+    if (merged === null) return;
+    $("conflict").hidden = true;
+    adopt(server);
+    model.replaceAll(merged.links, "merge");
+    const both = merged.conflicts.length;
+    const where = merged.conflicts.slice(0, 5).map(nameCell);
+    $("merge-note-text").textContent =
+      `Merged with version ${server.version}: kept their ${changes(merged.fromTheirs)} and your ${changes(merged.fromMine)}` +
+      (both ? `; ${cells(both)} changed on both sides kept yours (${where.join("; ")}${both > 5 ? "; …" : ""}).` : "; no cell was changed on both sides.");
+    $("merge-note").hidden = false;
+  });
+  $("merge-note-close").addEventListener("click", () => {
+    $("merge-note").hidden = true;
+  });
+  refocusAfter($("grid-wrap"), $("conflict"), $("merge-note"));
+  $("conflict-mine").addEventListener("click", () => {
+    $("conflict").hidden = true;
+    queue.keepMine(queue.conflict.version);
+  });
+  $("conflict-theirs").addEventListener("click", () => {
+    const server = queue.conflict;
+    $("conflict").hidden = true;
+    queue.takeTheirs(server);
+    adopt(server);
+    model.replaceAll(server.links, "use theirs");
+  });
+  return show;
+}
