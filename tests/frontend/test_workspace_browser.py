@@ -665,6 +665,42 @@ def test_a_submitted_pair_looks_read_only_and_ignores_edits(
     assert page.js_errors == []
 
 
+def test_reopening_a_pair_another_tab_reopened_opens_it_for_editing(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    with SERVER_LOCK:
+        Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED)
+    first = page_for(alice)
+    second = watched_page(first.context)
+    open_workspace(first, live_server, assignment)
+    open_workspace(second, live_server, assignment)
+    second.locator("#reopen").click()
+    second.wait_for_selector("#readonly", state="hidden")
+    first.locator("#reopen").click()  # refused (409: not submitted any more), yet it is open
+    first.wait_for_selector("#readonly", state="hidden")
+    cell(first, 0, 0).click()
+    first.wait_for_selector("#save-status[data-state=saved]:has-text('v3')")
+    assert stored_links(assignment) == {(0, 0): True}
+    assert first.js_errors == [] and second.js_errors == []
+
+
+def test_the_guidelines_say_so_when_they_cannot_be_loaded(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    page.context.set_offline(True)
+    page.keyboard.press("g")
+    page.wait_for_selector("#guidelines-dialog-body:has-text('could not be loaded')")
+    page.keyboard.press("Escape")
+    page.context.set_offline(False)
+    page.keyboard.press("g")
+    page.wait_for_selector("#guidelines-dialog-body h1")
+    assert page.js_errors == []
+
+
 def test_positions_are_shown_one_based_and_the_toolbar_fits_one_line(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:

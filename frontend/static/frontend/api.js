@@ -1,6 +1,15 @@
 // Thin fetch wrapper for the JSON API: CSRF header, JSON in/out, typed failures.
 // A failure to reach the server at all is a NetworkError (the save queue goes offline on it);
-// an HTTP error is an ApiError carrying the status and the server's {error: {...}} body.
+// so is a request left unanswered for `TIMEOUT_MS`. An HTTP error is an ApiError carrying the
+// status and the server's {error: {...}} body.
+
+// How long a request may go unanswered before it counts as a lost connection. A request that
+// hangs (a connection dropped without a reset, a stuck proxy) never settles by itself: the save
+// queue sends one request at a time, so every later change, Ctrl+S, the next pair and submit would
+// wait behind it until the page is reloaded. Well above the server's longest wait (the database
+// busy timeout, 20 s, after which it answers 503). A save retried after a timeout is harmless:
+// one that did go through is recognised as a repeat.
+export const TIMEOUT_MS = 60000;
 
 export class NetworkError extends Error {}
 
@@ -23,25 +32,36 @@ export function csrfToken() {
   return match ? decodeURIComponent(match[1]) : "";
 }
 
-export async function api(method, url, body) {
+export async function api(method, url, body, { timeoutMs = TIMEOUT_MS } = {}) {
+  const controller = new AbortController();
   const options = {
     method,
     credentials: "same-origin",
     headers: { Accept: "application/json" },
+    signal: controller.signal,
   };
   if (method !== "GET") options.headers["X-CSRFToken"] = csrfToken();
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
   }
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const lost = (error) =>
+    new NetworkError(controller.signal.aborted ? `no answer within ${timeoutMs / 1000} s` : String(error));
   let response;
+  let text;
   try {
     response = await fetch(url, options);
+    text = await response.text().catch((error) => {
+      if (controller.signal.aborted) throw lost(error); // not an empty answer: no answer
+      return "";
+    });
   } catch (error) {
-    throw new NetworkError(String(error));
+    throw error instanceof NetworkError ? error : lost(error);
+  } finally {
+    clearTimeout(timer);
   }
   let data = null;
-  const text = await response.text().catch(() => "");
   if (text) {
     try {
       data = JSON.parse(text);

@@ -207,7 +207,9 @@ async function main() {
     $("feedback-next").focus({ preventScroll: true });
     $("feedback").scrollIntoView({ block: "nearest" });
   }
-  $("show-feedback").addEventListener("click", showFeedback);
+  $("show-feedback").addEventListener("click", () =>
+    showFeedback().catch((error) => say(`The trial feedback could not be loaded: ${reason(error)}.`)),
+  );
 
   // Navigation: send what is pending first, and stay while it waits to be sent (offline, in
   // conflict): the other page could not load offline, and the banner's choice is made here. A
@@ -274,15 +276,29 @@ async function main() {
   $("submit-reload").addEventListener("click", () => window.location.reload());
 
   $("reopen").addEventListener("click", async () => {
-    await api("POST", `${base}/reopen/`);
+    try {
+      await api("POST", `${base}/reopen/`);
+    } catch (error) {
+      // 409: no longer submitted (reopened in another tab), so the reload below opens it for
+      // editing as asked; any other failure is said, and the button stays to try again.
+      if (!(error instanceof ApiError && error.status === 409)) {
+        say(`The pair could not be reopened: ${reason(error)}.`);
+        return;
+      }
+    }
     window.location.reload();
   });
 
   // Guidelines and key map.
   async function showGuidelines() {
     openDialog($("guidelines-dialog"));
-    const body = await api("GET", "/api/guidelines/");
-    $("guidelines-dialog-body").innerHTML = body.html; // sanitised on the server (nh3)
+    const text = $("guidelines-dialog-body");
+    try {
+      const body = await api("GET", "/api/guidelines/");
+      text.innerHTML = body.html; // sanitised on the server (nh3)
+    } catch (error) {
+      text.textContent = `The guidelines could not be loaded: ${reason(error)}. Close this and press g to try again.`;
+    }
   }
   const showKeys = () => openDialog($("keymap-dialog"));
 
@@ -337,6 +353,15 @@ async function main() {
   $("grid-wrap").focus({ preventScroll: true });
   root.dataset.ready = "true";
 }
+
+// A short notice under the pair's title (what a button could not do).
+function say(text) {
+  $("ws-message").textContent = text;
+  $("ws-message").hidden = false;
+}
+
+const reason = (error) =>
+  error instanceof ApiError ? error.message : `the server could not be reached (${error.message})`;
 
 // The space the grid's box may take: the page's width, and its height less what the other
 // parts of the page take (measured while the box is still empty; 4 px for its border).
