@@ -509,6 +509,8 @@ def score_job_create(
         "model_name": model.name,
         "pairs": len(texts),
         "sha256": digest,
+        # Another user's identical job is not reused: its owner alone reads its scores.
+        "owner": owner.pk if owner is not None else None,
     }
     if owner is not None:
         _open_score_jobs_check(owner=owner, parameters=parameters)

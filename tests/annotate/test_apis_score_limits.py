@@ -219,3 +219,17 @@ def test_a_score_job_of_long_pairs_reports_and_can_stop_after_each_one(
         "scored 32 of 33",
         "scored 33 of 33",
     ]
+
+
+def test_two_users_scoring_the_same_pairs_get_a_job_each_and_read_their_own_scores(
+    model: ScorerModel,
+) -> None:
+    body = {"model": "m", "pairs": [["a man", "a person"]]}
+    alice, bob = _client("annotator"), _client("adjudicator")
+    first = alice.post("/api/score/jobs/", body, format="json")
+    second = bob.post("/api/score/jobs/", body, format="json")
+    assert (first.status_code, second.status_code) == (201, 201)
+    assert second.json()["id"] != first.json()["id"] and second.json()["owner"] == "adjudicator"
+    job_id = second.json()["id"]
+    assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.SUCCEEDED
+    assert len(bob.get(f"/api/jobs/{job_id}/result/").json()["scores"]) == 1
