@@ -858,19 +858,17 @@ def score_cases(w: World) -> list[Case]:
 
     sentence = " ".join(["the"] * 40)
     job_pairs = [[sentence, sentence]] * MAX_JOB_PAIRS
-    cases.append(
-        Case(
-            "POST /api/score/jobs/",
-            f"{MAX_JOB_PAIRS:,} pairs",
-            "alice",
-            lambda r: Request(
-                "POST",
-                "/api/score/jobs/",
-                {"model": "bench-mt", "pairs": job_pairs[r:]},
-                expect=(201,),
-            ),
-        )
-    )
+
+    def score_job(r: int) -> Request:
+        # A user has one score job open at a time: the previous round's is cancelled first.
+        from annotate.models import Job
+
+        open_jobs = Job.objects.filter(kind="score_pairs", status=Job.Status.PENDING)
+        open_jobs.update(status=Job.Status.CANCELLED)
+        body = {"model": "bench-mt", "pairs": job_pairs[r:]}
+        return Request("POST", "/api/score/jobs/", body, expect=(201,))
+
+    cases.append(Case("POST /api/score/jobs/", f"{MAX_JOB_PAIRS:,} pairs", "alice", score_job))
     return cases
 
 

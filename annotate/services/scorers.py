@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.signals import request_started
 from django.db import connection, transaction
 from django.db.models import Avg, F, OuterRef, Subquery
@@ -54,8 +55,16 @@ TARGETS = ("gold_score", "gold_label", "rating")
 MAX_SENTENCE_CHARS = 5_000
 #: The most pairs one ``score_pairs`` job scores.
 MAX_JOB_PAIRS = 10_000
-#: Pairs a job scores between two progress reports.
+#: Pairs a job scores between two progress reports, where it stops when cancelled.
 JOB_CHUNK = 20
+#: Cells (source × target tokens) a job scores between two progress reports, unless one pair
+#: has more: a pPDA pair of 200 × 200 tokens takes a minute, and twenty of them went by before
+#: a cancelled job stopped.
+JOB_CHUNK_CELLS = 2_500
+#: Score jobs a user may have queued or running at once. Any signed-in user may queue one, and
+#: one job may keep a worker busy for hours (10,000 long pairs): one at a time, every user
+#: leaves the other workers to the corpus admins' jobs.
+MAX_OPEN_SCORE_JOBS = 1
 
 
 @dataclass(frozen=True)
@@ -472,8 +481,8 @@ def _scores(
     if progress is None:
         return [float(v) for v in scorer.predict(tokens)]
     scores: list[float] = []
-    for start in range(0, len(tokens), JOB_CHUNK):
-        scores += [float(v) for v in scorer.predict(tokens[start : start + JOB_CHUNK])]
+    for chunk in _chunks(tokens):
+        scores += [float(v) for v in scorer.predict(chunk)]
         progress(100 * len(scores) / len(tokens), f"scored {len(scores)} of {len(tokens)}")
     return scores
 
@@ -495,18 +504,60 @@ def score_job_create(
         )
     texts = [[str(first), str(second)] for first, second in pairs]
     digest = hashlib.sha256(json.dumps(texts).encode("utf-8")).hexdigest()
-    job = score_pairs_run.create(
-        parameters={
-            "model": model.pk,
-            "model_name": model.name,
-            "pairs": len(texts),
-            "sha256": digest,
-        },
-        owner=owner,
-    )
+    parameters = {
+        "model": model.pk,
+        "model_name": model.name,
+        "pairs": len(texts),
+        "sha256": digest,
+        # Another user's identical job is not reused: its owner alone reads its scores.
+        "owner": owner.pk if owner is not None else None,
+    }
+    if owner is not None:
+        _open_score_jobs_check(owner=owner, parameters=parameters)
+    job = score_pairs_run.create(parameters=parameters, owner=owner)
     if not job.reused:
         Job.objects.filter(pk=job.pk).update(snapshot=texts, snapshot_at=timezone.now())
     return job
+
+
+def _open_score_jobs_check(*, owner: User, parameters: dict[str, Any]) -> None:
+    """:class:`Conflict` naming the owner's open score job when they have
+    :data:`MAX_OPEN_SCORE_JOBS` queued or running, unless the new one is the same request again
+    (which returns that job). The owner's row is locked first, so that two requests at once do
+    not both pass (SQLite's transactions take the write lock at their start)."""
+    get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
+    open_jobs = (
+        Job.objects.filter(
+            kind="score_pairs", owner=owner, status__in=[Job.Status.PENDING, Job.Status.RUNNING]
+        )
+        .defer("snapshot", "result")  # the pairs: megabytes
+        .order_by("pk")
+    )
+    if any(job.parameters == parameters for job in open_jobs):
+        return
+    if len(open_jobs) >= MAX_OPEN_SCORE_JOBS:
+        raise Conflict(
+            f"your score job {open_jobs[0].pk} is {open_jobs[0].status}; a user has at most "
+            f"{MAX_OPEN_SCORE_JOBS} score job queued or running: wait for it or cancel it "
+            f"(POST /api/jobs/{open_jobs[0].pk}/cancel/)",
+            field="pairs",
+        )
+
+
+def _chunks(tokens: list[TokenPair]) -> Iterable[list[TokenPair]]:
+    """Consecutive pairs, at most :data:`JOB_CHUNK` pairs and :data:`JOB_CHUNK_CELLS` cells a
+    chunk (a larger pair alone)."""
+    chunk: list[TokenPair] = []
+    cells = 0
+    for a, b in tokens:
+        size = len(a) * len(b)
+        if chunk and (len(chunk) == JOB_CHUNK or cells + size > JOB_CHUNK_CELLS):
+            yield chunk
+            chunk, cells = [], 0
+        chunk.append((a, b))
+        cells += size
+    if chunk:
+        yield chunk
 
 
 @job_task(kind="score_pairs")

@@ -157,3 +157,79 @@ def test_more_characters_than_a_request_tokenizes_are_a_400_before_tokenizing(
     response = _client().post("/api/score", body, format="json")
     assert response.status_code == 400
     assert "characters together" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("persona", ["annotator", "adjudicator", "admin"])
+def test_a_user_with_a_score_job_open_gets_409_for_another_and_nothing_is_queued(
+    model: ScorerModel, persona: str
+) -> None:
+    client = _client(persona)
+    first = {"model": "m", "pairs": [["a man", "a person"]]}
+    second = {"model": "m", "pairs": [["a dog", "a cat"]]}
+    job_id = client.post("/api/score/jobs/", first, format="json").json()["id"]
+    refused = client.post("/api/score/jobs/", second, format="json")
+    assert refused.status_code == 409
+    assert f"your score job {job_id} is pending" in refused.json()["error"]["message"]
+    assert Job.objects.filter(kind="score_pairs").count() == 1
+    again = client.post("/api/score/jobs/", first, format="json")
+    assert again.status_code == 200 and again.json()["id"] == job_id  # the same request again
+    assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.SUCCEEDED
+    assert client.post("/api/score/jobs/", second, format="json").status_code == 201
+
+
+def test_a_cancelled_score_job_leaves_room_for_the_next_and_others_jobs_do_not_count(
+    model: ScorerModel,
+) -> None:
+    alice, bob = _client("annotator"), _client("adjudicator")
+    job_id = alice.post(
+        "/api/score/jobs/", {"model": "m", "pairs": [["a", "b"]]}, format="json"
+    ).json()["id"]
+    assert (
+        bob.post(
+            "/api/score/jobs/", {"model": "m", "pairs": [["c", "d"]]}, format="json"
+        ).status_code
+        == 201
+    )
+    assert alice.post(f"/api/jobs/{job_id}/cancel/").status_code == 200
+    assert (
+        alice.post(
+            "/api/score/jobs/", {"model": "m", "pairs": [["e", "f"]]}, format="json"
+        ).status_code
+        == 201
+    )
+
+
+def test_a_score_job_of_long_pairs_reports_and_can_stop_after_each_one(
+    model: ScorerModel,
+) -> None:
+    from annotate.services import scorers
+
+    long_pair = [_words(60), _words(60)]  # 3,600 cells: more than a chunk's
+    short_pair = ["a man", "a person"]
+    tokens = scorers.scorer_text_pairs([long_pair, long_pair, *[short_pair] * 30, long_pair])
+    reports: list[str] = []
+    scores = scorers._scores(
+        model, tokens, progress=lambda percent, message: reports.append(message)
+    )
+    assert len(scores) == len(tokens)
+    assert reports == [
+        "scored 1 of 33",
+        "scored 2 of 33",
+        "scored 22 of 33",  # short pairs go twenty at a time
+        "scored 32 of 33",
+        "scored 33 of 33",
+    ]
+
+
+def test_two_users_scoring_the_same_pairs_get_a_job_each_and_read_their_own_scores(
+    model: ScorerModel,
+) -> None:
+    body = {"model": "m", "pairs": [["a man", "a person"]]}
+    alice, bob = _client("annotator"), _client("adjudicator")
+    first = alice.post("/api/score/jobs/", body, format="json")
+    second = bob.post("/api/score/jobs/", body, format="json")
+    assert (first.status_code, second.status_code) == (201, 201)
+    assert second.json()["id"] != first.json()["id"] and second.json()["owner"] == "adjudicator"
+    job_id = second.json()["id"]
+    assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.SUCCEEDED
+    assert len(bob.get(f"/api/jobs/{job_id}/result/").json()["scores"]) == 1
