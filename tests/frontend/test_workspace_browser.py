@@ -436,13 +436,24 @@ def test_a_change_made_after_logging_out_in_another_tab_is_saved_once_logged_in_
     assignment = make_assignment(make_pair(prefill=None), alice)
     page = page_for(alice)
     open_workspace(page, live_server, assignment)
+    grid_at = page.locator("#grid-wrap").bounding_box()
     cookies = page.context.cookies()
     page.context.clear_cookies()  # the session ends (logged out elsewhere, expired)
     cell(page, 0, 0).click()
     page.wait_for_selector("#save-status[data-state=offline]")
     assert "Signed out" in page.locator("#save-status").inner_text()
+    assert "sign in again in another tab" in page.locator("#save-status").get_attribute("title")
+    # the longer status leaves the grid where it was: a click aimed at a cell lands on it
+    assert page.locator("#grid-wrap").bounding_box() == grid_at
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "signed_out.png"))
     (stored,) = stored_in_browser(page, f"paw:annotation:{assignment.pk}")
     assert stored["links"] == [[0, 0, "S"]]
+    page.keyboard.press("Enter")  # submit: the dialog says why it cannot yet
+    page.locator("#submit-confirm").click()
+    page.locator("#submit-error").wait_for(state="visible")
+    assert "you are signed out" in page.locator("#submit-error").inner_text()
+    page.keyboard.press("Escape")
     page.context.add_cookies(cookies)  # signed in again
     page.keyboard.press("Control+s")
     wait_saved(page, 2)

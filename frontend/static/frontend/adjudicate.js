@@ -7,7 +7,7 @@ import { blockIndices, Overlay, PALETTE, planSummary } from "./adjudication_stat
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { conflictBanner } from "./conflict.js";
-import { SaveQueue, SERVER_BUSY, SIGNED_OUT } from "./savequeue.js";
+import { notSavedBecause, SaveQueue, statusWords } from "./savequeue.js";
 import { EMPTY, GridModel, SURE, sameLinks } from "./state.js";
 
 const root = document.getElementById("adjudication");
@@ -18,18 +18,6 @@ const $ = (id) => document.getElementById(id);
 // pair of that list, and the back link returns to it.
 const listQuery = new URLSearchParams(window.location.search);
 listQuery.delete("page");
-
-const STATUS_TEXT = {
-  saved: (q) => (q.version ? `Gold saved · v${q.version}` : "No gold yet"),
-  unsaved: () => "Unsaved changes…",
-  saving: () => "Saving…",
-  offline: (q, detail) =>
-    detail === SIGNED_OUT
-      ? "Signed out · sign in again (in another tab); changes kept in this browser, retrying"
-      : `${detail === SERVER_BUSY ? "Server busy" : "Offline"} · changes kept in this browser, retrying`,
-  conflict: () => "Conflict · choose how to resolve it",
-  error: (q, detail) => `Not saved: ${detail}`,
-};
 
 async function main() {
   const data = await api("GET", `/api/pairs/${pairId}/adjudication/`);
@@ -80,8 +68,10 @@ async function main() {
     storage: window.localStorage,
     send: (body) => api("PUT", `/api/pairs/${pairId}/gold/`, { version: body.version, links: body.links }),
     onStatus: (status, detail) => {
+      const words = statusWords(status, detail, queue.version ? `Gold saved · v${queue.version}` : "No gold yet");
       indicator.dataset.state = status;
-      indicator.textContent = STATUS_TEXT[status](queue, detail);
+      indicator.textContent = words.text;
+      indicator.title = words.title;
     },
     onConflict: (server, mine) => showConflict(server, mine),
     onSaved: (result) => {
@@ -179,7 +169,7 @@ async function main() {
   const next = async () => {
     handOverNow();
     if (!(await queue.drain())) {
-      return say("The gold is not saved yet (offline or in conflict); it stays in this browser. Try again when the indicator says saved.");
+      return say(`Your latest changes to the gold are not saved yet: ${notSavedBecause(queue)}. They are kept in this browser; try again when the indicator says saved.`);
     }
     const query = new URLSearchParams(listQuery);
     query.set("after", pairId);

@@ -14,6 +14,17 @@ function isCheckbox(target) {
   return target.tagName === "INPUT" && target.type === "checkbox";
 }
 
+// The key as meant. With Caps Lock on, the browser reports "A" for a and "a" for Shift+A, so a
+// letter's case is turned back: Caps Lock must not make a (one cell) into Shift+A (the whole
+// pair), nor make the letter keys do nothing.
+export function keyOf(event) {
+  const key = event.key;
+  if (key.length !== 1 || !(event.getModifierState && event.getModifierState("CapsLock"))) return key;
+  const lower = key.toLowerCase();
+  if (lower === key.toUpperCase()) return key;
+  return key === lower ? key.toUpperCase() : lower;
+}
+
 export function openDialog(dialog) {
   if (!dialog.open) dialog.showModal();
 }
@@ -22,7 +33,7 @@ export function bindKeys({ model, view, actions = {} }) {
   document.addEventListener("keydown", (event) => {
     if (typingInto(event.target) || document.querySelector("dialog[open]")) return;
     const onControl = event.target && (/^(BUTTON|A)$/.test(event.target.tagName) || isCheckbox(event.target));
-    const key = event.key;
+    const key = keyOf(event);
     const ctrl = event.ctrlKey || event.metaKey;
     let handled = true;
     if (ARROWS[key] && !ctrl) {

@@ -1,10 +1,12 @@
 // The N key of a list page: it follows the page's "open next" link (`#open-next`, rendered by
 // the server: the next pair of the annotator's queue, or the next waiting pair of the
 // adjudication list), as N does in the grid editors. Typing in a field is left alone.
+import { keyOf } from "./keys.js";
+
 const next = document.getElementById("open-next");
 
 document.addEventListener("keydown", (event) => {
-  if (!next || event.key !== "n" || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (!next || keyOf(event) !== "n" || event.ctrlKey || event.metaKey || event.altKey) return;
   if (/^(INPUT|TEXTAREA|SELECT)$/.test(event.target.tagName) || event.target.isContentEditable) return;
   window.location.href = next.href;
 });

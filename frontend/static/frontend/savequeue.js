@@ -26,6 +26,39 @@ export const SERVER_BUSY = "server busy";
 // once the annotator has signed in again (in another tab), or at once on Ctrl+S.
 export const SIGNED_OUT = "signed out";
 
+// The save indicator's words for a status: a short `text`, so that the editor's header keeps
+// its layout as the status changes (the grid below it must not move under the mouse), and the
+// whole story in `title` (the tooltip). `saved` is the page's words for the saved state.
+export function statusWords(status, detail, saved) {
+  const kept = "your changes are kept in this browser and sent again every few seconds";
+  switch (status) {
+    case "saved":
+      return { text: saved, title: saved };
+    case "unsaved":
+      return { text: "Unsaved changes…", title: "Changes waiting to be sent (they are kept in this browser)" };
+    case "saving":
+      return { text: "Saving…", title: "Sending your changes" };
+    case "offline":
+      if (detail === SIGNED_OUT) return { text: "Signed out · sign in again", title: `Signed out: sign in again in another tab; ${kept}` };
+      if (detail === SERVER_BUSY) return { text: "Server busy · retrying", title: `The server is busy; ${kept}` };
+      return { text: "Offline · retrying", title: `The server cannot be reached; ${kept}` };
+    case "conflict":
+      return { text: "Conflict · choose above", title: "Changed elsewhere too: choose how to resolve it in the banner above the sentences" };
+    default:
+      return { text: `Not saved: ${detail}`, title: `Not saved: ${detail}` };
+  }
+}
+
+// Why the latest changes are not on the server, for a button that waits for them (submit,
+// next pair): the queue's status in a sentence, the end of which the page adds.
+export function notSavedBecause(queue) {
+  if (queue.status === "conflict") return "they conflict with a version saved elsewhere: choose how to resolve it first";
+  if (queue.status === "offline" && queue.detail === SIGNED_OUT) return "you are signed out: sign in again in another tab, and they are sent";
+  if (queue.status === "offline" && queue.detail === SERVER_BUSY) return "the server is busy; they are sent as soon as it answers";
+  if (queue.status === "offline") return "the server cannot be reached; they are sent as soon as it can";
+  return "they are still being sent";
+}
+
 export class SaveQueue {
   constructor({
     key,
@@ -102,6 +135,7 @@ export class SaveQueue {
 
   setStatus(status, detail = "") {
     this.status = status;
+    this.detail = detail;
     this.onStatus(status, detail);
   }
 

@@ -3,7 +3,7 @@ import { api, ApiError } from "./api.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { conflictBanner } from "./conflict.js";
-import { SaveQueue, SERVER_BUSY, SIGNED_OUT } from "./savequeue.js";
+import { notSavedBecause, SaveQueue, statusWords } from "./savequeue.js";
 import { GridModel, POSSIBLE, reviewedPrefill, SURE, sameLinks } from "./state.js";
 
 const HEARTBEAT_MS = 20000;
@@ -14,18 +14,6 @@ const storageKey = SaveQueue.tabKey(`paw:annotation:${id}`); // this tab's own c
 const viewKey = `paw:view:${id}`; // where this tab's annotator was: cursor, scroll, zoom
 const $ = (sel) => document.getElementById(sel);
 const workUrl = (other) => root.dataset.workUrl.replace(/0\/$/, `${other}/`);
-
-const STATUS_TEXT = {
-  saved: (q) => `Saved · v${q.version}`,
-  unsaved: () => "Unsaved changes…",
-  saving: () => "Saving…",
-  offline: (q, detail) =>
-    detail === SIGNED_OUT
-      ? "Signed out · sign in again (in another tab); changes kept in this browser, retrying"
-      : `${detail === SERVER_BUSY ? "Server busy" : "Offline"} · changes kept in this browser, retrying`,
-  conflict: () => "Conflict · choose how to resolve it",
-  error: (q, detail) => `Not saved: ${detail}`,
-};
 
 async function main() {
   const data = await api("POST", `${base}/open/`);
@@ -87,8 +75,10 @@ async function main() {
       return result;
     },
     onStatus: (status, detail) => {
+      const words = statusWords(status, detail, `Saved · v${queue.version}`);
       indicator.dataset.state = status;
-      indicator.textContent = STATUS_TEXT[status](queue, detail);
+      indicator.textContent = words.text;
+      indicator.title = words.title;
       if (status === "saved") $("ws-message").hidden = true; // what it asked to wait for is done
     },
     onConflict: (server, mine) => showConflict(server, mine),
@@ -219,8 +209,7 @@ async function main() {
   async function go(otherId) {
     handOverNow();
     if (!(await queue.drain()) && queue.status !== "error") {
-      $("ws-message").textContent =
-        "Your latest changes are not saved yet (offline or in conflict); they are kept in this browser. Try again when the indicator says Saved.";
+      $("ws-message").textContent = `Your latest changes are not saved yet: ${notSavedBecause(queue)}. They are kept in this browser; try again when the indicator says Saved.`;
       $("ws-message").hidden = false;
       return;
     }
@@ -250,7 +239,7 @@ async function main() {
     };
     handOverNow();
     if (!(await queue.drain())) {
-      return fail("Your latest changes are not saved yet (offline or in conflict); they are kept in this browser. Try again when the indicator says Saved.");
+      return fail(`Your latest changes are not saved yet: ${notSavedBecause(queue)}. They are kept in this browser; try again when the indicator says Saved.`);
     }
     try {
       const result = await api("POST", `${base}/submit/`, {
