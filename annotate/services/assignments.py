@@ -24,6 +24,7 @@ from annotate import roles
 from annotate.exceptions import Conflict, DomainError
 from annotate.jobs_runtime import job_task
 from annotate.models import Annotation, AnnotationEvent, Assignment, Corpus, Job, SentencePair
+from annotate.selectors.assignments import imported_accounts
 from annotate.services.annotations import annotation_event_append
 
 if TYPE_CHECKING:
@@ -276,7 +277,8 @@ def assignments_release_abandoned(
     now: datetime | None = None,
 ) -> dict[str, int]:
     """Hand every in-progress assignment untouched for ``idle`` to the least-loaded annotator
-    who does not already have the pair. Returns counts of released and stuck assignments."""
+    who does not already have the pair, never to an account an import made (nobody signs in as
+    it: the work would wait there for ever). Returns counts of released and stuck assignments."""
     now = now or timezone.now()
     limit = now - idle
     stale = list(
@@ -289,7 +291,9 @@ def assignments_release_abandoned(
         .order_by("pk")
     )
     group = roles.role_group(roles.ANNOTATOR)
-    pool = list(get_user_model().objects.filter(groups=group, is_active=True).order_by("pk"))
+    people = list(get_user_model().objects.filter(groups=group, is_active=True).order_by("pk"))
+    imported = imported_accounts(user.get_username() for user in people)
+    pool = [user for user in people if user.get_username() not in imported]
     load = _open_load([user.pk for user in pool])
     released = stuck = 0
     for assignment in stale:

@@ -104,6 +104,11 @@ class MultipleFileField(forms.FileField):
             raise forms.ValidationError(self.error_messages["required"], code="required")
         if len(files) > MAX_FILES:
             raise forms.ValidationError(f"at most {MAX_FILES} files are imported at once")
+        for item in files:
+            if not item.size:  # Django's own message names no file, among up to MAX_FILES
+                raise forms.ValidationError(
+                    f"{item.name} is empty: nothing was imported", code="empty"
+                )
         return [super(MultipleFileField, self).clean(item, initial) for item in files]
 
 

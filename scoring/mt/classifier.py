@@ -111,6 +111,16 @@ def classification_report(
     }
 
 
+class _SearchStopped(BaseException):
+    """A progress report raised inside the grid search. scikit-learn scores a fit that raises an
+    ``Exception`` as NaN and goes on with the rest of the grid (a cancelled job went on fitting
+    to the end); a ``BaseException`` passes through it and is unwrapped to ``error``."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 # --- the fitted parameters ---------------------------------------------------------------------
 
 
@@ -286,13 +296,19 @@ class _RbfModel:
 
             def counted(model: Any, x_part: F64, y_part: F64) -> float:
                 scored[0] += 1
-                report(scored[0] / (fits + 1), f"SVM grid search: fit {scored[0]} of {fits}")
+                try:
+                    report(scored[0] / (fits + 1), f"SVM grid search: fit {scored[0]} of {fits}")
+                except Exception as stop:
+                    raise _SearchStopped(stop) from stop
                 return float(scorer(model, x_part, y_part))
 
             scoring = counted
 
         search = GridSearchCV(pipeline, param_grid, cv=cv, scoring=scoring, n_jobs=1, refit=True)
-        search.fit(x, y)
+        try:
+            search.fit(x, y)
+        except _SearchStopped as stopped:
+            raise stopped.error from None
         best = search.best_estimator_
         fitted, svm = best.named_steps["scale"], best.named_steps["svm"]
         # Every scaling is z = (x − mean) / scale.

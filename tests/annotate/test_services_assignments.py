@@ -10,7 +10,9 @@ from annotate import roles
 from annotate.exceptions import Conflict, DomainError
 from annotate.models import Assignment
 from annotate.services import annotations, assignments
+from annotate.services.corpora import corpus_import_records
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
+from tests.annotate.records import make_record
 
 pytestmark = pytest.mark.django_db
 
@@ -114,6 +116,36 @@ def test_abandoned_pairs_go_to_the_least_loaded_other_annotator_with_their_work(
     assert fresh.annotator == alice
     links = annotations.annotation_links(abandoned.annotation)
     assert links == {(0, 0): True}
+
+
+def test_abandoned_pairs_never_go_to_an_account_an_import_made() -> None:
+    corpus_import_records(
+        corpus_name="imported",
+        records=[
+            make_record("p", "the cat sat", "the cat slept", prefill=None, annotations={"A": "0-0"})
+        ],
+    )
+    corpus = make_corpus()
+    alice = make_user("alice", roles.ANNOTATOR)
+    abandoned = make_assignment(make_pair(corpus), alice)
+    long_ago = timezone.now() - timedelta(hours=30)
+    annotations.annotation_open(assignment=abandoned, actor=alice, now=long_ago)
+    annotations.annotation_save(
+        assignment=abandoned, actor=alice, base_version=1, links={}, now=long_ago
+    )
+
+    report = assignments.assignments_release_abandoned(idle=timedelta(hours=24))
+
+    assert report == {"released": 0, "stuck": 1}, "A has no open work but nobody signs in as A"
+    abandoned.refresh_from_db()
+    assert abandoned.annotator == alice
+    bob = make_user("bob", roles.ANNOTATOR)
+    assert assignments.assignments_release_abandoned(idle=timedelta(hours=24)) == {
+        "released": 1,
+        "stuck": 0,
+    }
+    abandoned.refresh_from_db()
+    assert abandoned.annotator == bob
 
 
 def test_handing_over_shares_open_pairs_among_the_least_loaded_who_lack_them() -> None:

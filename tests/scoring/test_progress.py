@@ -193,3 +193,24 @@ def test_the_svm_grid_search_reports_every_fit() -> None:
     silent = MtClassifier(["a", "b", "c"], options).fit(x, y)
     assert reported.hyperparameters == silent.hyperparameters
     assert reported.cv_score == silent.cv_score
+
+
+def test_a_progress_callable_that_raises_stops_the_svm_grid_search_at_once() -> None:
+    class Stop(Exception):
+        pass
+
+    fits: list[str] = []
+
+    def stop_at_the_third_fit(fraction: float, stage: str) -> None:
+        fits.append(stage)
+        if len(fits) == 3:
+            raise Stop(stage)
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(60, 3))
+    y = (x[:, 0] > 0).astype(np.int64)
+    options = SvmOptions(folds=3, c_grid=(1.0, 10.0), gamma_factors=(0.5, 1.0))
+    model = MtClassifier(["a", "b", "c"], options)
+    with pytest.raises(Stop, match="fit 3 of 12"):
+        model.fit(x, y, progress=stop_at_the_third_fit)
+    assert fits == [f"SVM grid search: fit {k} of 12" for k in (1, 2, 3)], "no fit after the stop"

@@ -197,6 +197,22 @@ def test_a_pharaoh_zip_lacking_a_file_is_refused_under_the_files_field(
     assert not Job.objects.exists()
 
 
+def test_an_empty_file_among_several_is_refused_by_its_name(
+    admin: Client, upload_dir: Path
+) -> None:
+    files = [
+        SimpleUploadedFile("gold.train.sure.json", b"[]"),
+        SimpleUploadedFile("gold.train.sure+poss.json", b""),
+    ]
+    response = admin.post("/corpora/import/", {"corpus": "x", "format": "jacana", "files": files})
+    assert response.status_code == 400
+    assert (
+        '<span class="errors" role="alert" id="id_files_errors">gold.train.sure+poss.json is '
+        "empty" in response.content.decode()
+    )
+    assert not Job.objects.exists()
+
+
 def test_an_upload_over_the_limit_is_refused_before_it_is_stored(
     admin: Client, upload_dir: Path, settings: Any
 ) -> None:
