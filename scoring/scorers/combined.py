@@ -45,7 +45,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -59,6 +59,8 @@ from scoring.scorers.options import GROUPS, CombinedOptions
 
 F64 = npt.NDArray[np.float64]
 TokenPair = tuple[list[str], list[str]]
+#: Pairs a row-wise feature group computes between two progress reports.
+FEATURE_CHUNK = 200
 
 
 _NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?%?")
@@ -375,21 +377,33 @@ def combined_features(
     from scoring.mt.features import mt_features
 
     chosen = check_groups(groups)
+    row_wise: dict[str, Callable[[Sequence[TokenPair]], F64]] = {
+        "perp": perp_features,
+        "overlap": overlap_features,
+        "wordnet": wordnet_features,
+        "encoder": encoder_features,
+    }
     blocks: list[F64] = []
     for done, group in enumerate(chosen):
-        progress_report(progress, done / len(chosen), f"{group} features of {len(pairs)} pairs")
-        if group == "perp":
-            blocks.append(perp_features(pairs))
-        elif group == "mt":
+        stage = f"{group} features of {len(pairs)} pairs"
+        progress_report(progress, done / len(chosen), stage)
+        if group == "mt":
             blocks.append(np.asarray(mt_features(list(pairs), info_refs=info_refs)))
         elif group == "align":
             blocks.append(align_features(pairs, ppdb))
-        elif group == "overlap":
-            blocks.append(overlap_features(pairs))
-        elif group == "wordnet":
-            blocks.append(wordnet_features(pairs))
         else:
-            blocks.append(encoder_features(pairs))
+            # a chunk at a time, each a report where a cancelled job stops (the encoder's
+            # features of a few thousand pairs take minutes on a busy machine)
+            chunks = []
+            for start in range(0, len(pairs), FEATURE_CHUNK):
+                chunks.append(row_wise[group](pairs[start : start + FEATURE_CHUNK]))
+                ready = min(start + FEATURE_CHUNK, len(pairs))
+                progress_report(
+                    progress,
+                    (done + ready / len(pairs)) / len(chosen),
+                    f"{group} features: {ready:,} of {len(pairs):,} pairs",
+                )
+            blocks.append(np.concatenate(chunks) if chunks else row_wise[group](pairs))
     out: F64 = np.ascontiguousarray(np.column_stack(blocks))
     return out
 

@@ -19,6 +19,7 @@ from scoring.errors import (
     ResourceMissingError,
     ScoringError,
 )
+from scoring.scorers import combined
 from scoring.scorers.base import (
     get_scorer,
     load_scorer,
@@ -68,6 +69,29 @@ def test_every_group_gives_the_columns_its_names_promise() -> None:
         assert x.shape == (3, widths[group]) == (3, len(feature_names([group])))
         assert np.all(np.isfinite(x))
     assert combined_features(pairs).shape == (3, len(feature_names()))
+
+
+def test_features_computed_a_chunk_at_a_time_are_the_whole_sets_and_a_cancel_stops_between_chunks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pairs, _ = synthetic(7)
+    whole = combined_features(pairs)
+    monkeypatch.setattr(combined, "FEATURE_CHUNK", 3)
+    heard: list[str] = []
+    np.testing.assert_array_equal(
+        combined_features(pairs, progress=lambda _fraction, stage: heard.append(stage)), whole
+    )
+    assert "encoder features: 3 of 7 pairs" in heard and "encoder features: 7 of 7 pairs" in heard
+
+    class Cancelled(Exception):
+        pass
+
+    def cancel_at_the_first_chunk(_fraction: float, stage: str) -> None:
+        if stage.startswith("encoder features: "):
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        combined_features(pairs, ["encoder"], progress=cancel_at_the_first_chunk)
 
 
 def test_encoder_features_grade_similarity_beyond_shared_words() -> None:
