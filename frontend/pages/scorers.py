@@ -30,7 +30,7 @@ from frontend.pages.corpus_common import NO_LABEL, job_queued, jobs_section, lab
 from frontend.tables import Column
 from scoring.errors import ScoringError
 from scoring.persistence import model_json
-from scoring.scorers.base import scorer_kinds
+from scoring.scorers.base import scorer_class, scorer_kinds
 from scoring.scorers.papers import PAPER_FIGURES
 
 TEMPLATE = "frontend/scorers.html"
@@ -142,7 +142,11 @@ KIND_LABELS = {
 
 
 def _kind_choices() -> list[tuple[str, str]]:
-    return [(kind, KIND_LABELS.get(kind, kind)) for kind in scorer_kinds()]
+    """Each scorer, with what it learns (so that a target it cannot learn is not chosen)."""
+    return [
+        (kind, f"{KIND_LABELS.get(kind, kind)}: {' and '.join(scorer_class(kind).tasks)}")
+        for kind in scorer_kinds()
+    ]
 
 
 class TrainForm(forms.Form):
@@ -171,11 +175,20 @@ class TrainForm(forms.Form):
 
 
 def _train_initial(corpus: Corpus, targets: list[dict[str, Any]]) -> dict[str, Any]:
-    """A start that trains: the first target some pairs have, on the split with most of them."""
+    """A start that trains: the first target some pairs have, on the split with most of them,
+    and the first scorer that learns it (the regression scorers come first, a corpus of labels
+    only needs a classifier)."""
     for target in TARGET_LABELS:
         best = max(targets, key=lambda row: row[target], default=None)
         if best is not None and best[target]:
-            return {"corpus": corpus.pk, "target": target, "train_split": label(best["split"])}
+            task = scorers.task_of(target)
+            kind = next(k for k in scorer_kinds() if task in scorer_class(k).tasks)
+            return {
+                "corpus": corpus.pk,
+                "kind": kind,
+                "target": target,
+                "train_split": label(best["split"]),
+            }
     return {"corpus": corpus.pk}
 
 

@@ -153,6 +153,26 @@ def test_an_admin_sees_each_split_with_the_pairs_that_have_each_target(
     assert (values["target"], values["train_split"]) == (["gold_score"], ["test"])
 
 
+def test_a_corpus_of_labels_only_opens_the_form_on_a_scorer_that_classifies(
+    admin_client: Client,
+) -> None:
+    from annotate.services.corpora import corpus_import_records
+    from scoring.corpus import PairRecord
+
+    corpus_import_records(
+        corpus_name="labels",
+        records=[
+            PairRecord(id=f"p{k}", source_tokens=["a"], target_tokens=["b"], gold_label=k % 2)
+            for k in range(4)
+        ],
+    )
+    labels = Corpus.objects.get(name="labels")
+    html = admin_client.get("/scorers/", {"corpus": labels.pk}).content.decode()
+    values = form_values(html, "train-form")
+    assert (values["kind"], values["target"]) == (["mt"], ["gold_label"])
+    assert "perp — TERp edit features (Heilman &amp; Madnani 2012): regression<" in html
+
+
 def test_annotators_see_the_models_but_not_the_training(
     reader: Client,
     corpus: Corpus,  # noqa: F811 - the imported fixture
