@@ -50,7 +50,7 @@ STATUS_CHOICES = [
     ("", "any"),
     ("waiting", "waiting"),
     ("adjudicated", "adjudicated"),
-    ("imported", "imported gold"),
+    ("imported", "waiting, with imported gold"),
 ]
 
 
