@@ -450,7 +450,7 @@ def _hand_over(staging: Corpus, corpus_name: str, report: ImportReport) -> None:
         .first()
     )
     if clash is not None:
-        raise CorpusImportError(f"pair id {clash!r} already exists in corpus {corpus.name!r}")
+        raise _existing_id_error(clash, corpus)
     last = corpus.pairs.aggregate(m=Max("position"))["m"]
     offset = 0 if last is None else last + 1
     staged.update(corpus=corpus, position=F("position") + offset)
@@ -524,6 +524,14 @@ def _pairs_delete(pairs: QuerySet[SentencePair]) -> None:
     pairs.delete()
 
 
+def _existing_id_error(clash: str, corpus: Corpus) -> CorpusImportError:
+    return CorpusImportError(
+        f"pair id {clash!r} already exists in corpus {corpus.name!r}: an import adds pairs "
+        "with new ids only (import into a corpus of another name, or give the pairs other ids)",
+        field="corpus",
+    )
+
+
 def _reject_existing_ids(corpus: Corpus, ids: list[str]) -> None:
     clash = (
         SentencePair.objects.filter(corpus=corpus, external_id__in=ids)
@@ -531,7 +539,7 @@ def _reject_existing_ids(corpus: Corpus, ids: list[str]) -> None:
         .first()
     )
     if clash is not None:
-        raise CorpusImportError(f"pair id {clash!r} already exists in corpus {corpus.name!r}")
+        raise _existing_id_error(clash, corpus)
 
 
 def _annotator_problem(name: str, usernames: Iterable[str] | None = None) -> str | None:
