@@ -40,6 +40,7 @@ from scoring.corpus import PairRecord
 from scoring.errors import FormatError
 from scoring.formats import jacana, jsonl, msrp, multimwa, pharaoh, rte2, sts
 from scoring.formats._common import MAX_TOKENS, AlignmentSelector, default_alignment
+from scoring.formats.guess import guess_format
 
 __all__ = [
     "FORMATS",
@@ -102,7 +103,22 @@ class FormatSpec:
                 field=unknown[0],
             )
         given = {key: value for key, value in options.items() if value is not None}
-        return self.reader(paths, **given)
+        return self._hinted(self.reader(paths, **given))
+
+    def _hinted(self, records: Iterator[PairRecord]) -> Iterator[PairRecord]:
+        """``records``, an error in a file that looks like another format saying which."""
+        try:
+            yield from records
+        except FormatError as error:
+            looks = guess_format(Path(error.path)) if error.path else None
+            if looks is None or looks == self.name or looks not in FORMATS:
+                raise
+            raise FormatError(
+                f"{error.message} (the file looks like the {looks} format: read it as {looks})",
+                path=error.path,
+                line=error.line,
+                field=error.field,
+            ) from error
 
     def write(
         self,
