@@ -62,6 +62,11 @@ corpus_tabs = [
         corpus_assignments.corpus_assignments_hand_over,
         name="corpus-assignments-hand-over",
     ),
+    path(
+        "corpora/<id:corpus_id>/assignments/release/",
+        corpus_assignments.corpus_assignments_release,
+        name="corpus-assignments-release",
+    ),
     path("corpora/<id:corpus_id>/export/", corpus_export.corpus_export, name="corpus-export"),
     path(
         "corpora/<id:corpus_id>/export/run/",

@@ -15,7 +15,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions, throttles
-from annotate.apis.common import BoundedListField, actor, name_nested_serializers, user_named
+from annotate.apis.common import (
+    MAX_ID,
+    BoundedListField,
+    actor,
+    name_nested_serializers,
+    user_named,
+)
 from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.exceptions import NotFound
 from annotate.models import Assignment
@@ -102,20 +108,32 @@ class AssignmentReassignApi(APIView):
 
 class AssignmentsReleaseApi(APIView):
     """Queue an ``assignments_release`` job: every in-progress assignment untouched for
-    ``idle_hours`` goes to the least-loaded other annotator (result: released, stuck)."""
+    ``idle_hours`` (in ``corpus`` only, when given) goes to the least-loaded other annotator
+    (result: released, stuck)."""
 
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING
 
     class InputSerializer(serializers.Serializer[Any]):
         idle_hours = serializers.FloatField(min_value=0.0, max_value=assignments.MAX_IDLE_HOURS)
+        corpus = serializers.IntegerField(
+            min_value=1,
+            max_value=MAX_ID,
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="only this corpus's assignments (every corpus's when left out)",
+        )
 
     @extend_schema(request=InputSerializer, responses=JOB_STARTED)
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        corpus_id = data.validated_data["corpus"]
         job = assignments.assignments_release_job_create(
-            idle_hours=data.validated_data["idle_hours"], owner=actor(request)
+            idle_hours=data.validated_data["idle_hours"],
+            corpus=None if corpus_id is None else corpora_reads.corpus_get(corpus_id),
+            owner=actor(request),
         )
         return job_started(job)
 

@@ -124,9 +124,9 @@ class PlanReport:
     selection: str = "every pair"
 
 
-def _open_load(annotator_ids: Sequence[int], corpus: Corpus | None = None) -> dict[int, int]:
+def _open_load(annotator_ids: Sequence[int], corpus: Corpus | int | None = None) -> dict[int, int]:
     """Not-yet-submitted assignments per annotator (the work still in front of them), in
-    ``corpus`` only when one is given."""
+    ``corpus`` (a corpus or its id) only when one is given."""
     rows = Assignment.objects.filter(annotator_id__in=annotator_ids).exclude(
         status=Assignment.Status.SUBMITTED
     )
@@ -234,9 +234,13 @@ def assignments_plan(
 def _hand_over(assignment: Assignment, to: User, actor: User | None, reason: str) -> Assignment:
     previous = assignment.annotator
     assignment.annotator = to
+    # The new holder's clock starts now: releasing abandoned work reads an in-progress pair
+    # with no activity as idle since it was assigned (else released work would move again at
+    # once: its started_at is the previous holder's).
+    assignment.assigned_at = timezone.now()
     if assignment.status == Assignment.Status.IN_PROGRESS:
         assignment.last_activity_at = None
-    assignment.save(update_fields=["annotator", "last_activity_at"])
+    assignment.save(update_fields=["annotator", "assigned_at", "last_activity_at"])
     annotation = Annotation.objects.select_for_update().filter(assignment=assignment).first()
     if annotation is not None:
         annotation_event_append(
@@ -273,28 +277,34 @@ def assignment_reassign(*, assignment: Assignment, to: User, actor: User | None)
 def assignments_release_abandoned(
     *,
     idle: timedelta,
+    corpus_id: int | None = None,
     actor: User | None = None,
     now: datetime | None = None,
 ) -> dict[str, int]:
-    """Hand every in-progress assignment untouched for ``idle`` to the least-loaded annotator
-    who does not already have the pair, never to an account an import made (nobody signs in as
-    it: the work would wait there for ever). Returns counts of released and stuck assignments."""
+    """Hand every in-progress assignment untouched for ``idle`` (of corpus ``corpus_id``, or of
+    every corpus) to the least-loaded annotator who does not already have the pair, never to an
+    account an import made (nobody signs in as it: the work would wait there for ever). The
+    load is open work in that corpus when one is given, else in all. Saved work moves with its
+    pair and the hand-over is logged. Returns counts of released and stuck assignments."""
     now = now or timezone.now()
     limit = now - idle
-    stale = list(
+    stale_rows = (
         Assignment.objects.select_for_update()
         .select_related("annotator")
         .filter(status=Assignment.Status.IN_PROGRESS)
         .filter(
-            Q(last_activity_at__lt=limit) | Q(last_activity_at__isnull=True, started_at__lt=limit)
+            Q(last_activity_at__lt=limit)
+            | Q(last_activity_at__isnull=True, started_at__lt=limit, assigned_at__lt=limit)
         )
-        .order_by("pk")
     )
+    if corpus_id is not None:
+        stale_rows = stale_rows.filter(pair__corpus_id=corpus_id)
+    stale = list(stale_rows.order_by("pk"))
     group = roles.role_group(roles.ANNOTATOR)
     people = list(get_user_model().objects.filter(groups=group, is_active=True).order_by("pk"))
     imported = imported_accounts(user.get_username() for user in people)
     pool = [user for user in people if user.get_username() not in imported]
-    load = _open_load([user.pk for user in pool])
+    load = _open_load([user.pk for user in pool], corpus_id)
     released = stuck = 0
     for assignment in stale:
         taken = set(
@@ -500,19 +510,26 @@ def assignments_hand_over_run(job: Job, progress: Callable[[float, str], None]) 
     )
 
 
-def assignments_release_job_create(*, idle_hours: float, owner: User | None = None) -> Job:
-    """Queue :func:`assignments_release_abandoned` as an ``assignments_release`` job."""
+def assignments_release_job_create(
+    *, idle_hours: float, corpus: Corpus | None = None, owner: User | None = None
+) -> Job:
+    """Queue :func:`assignments_release_abandoned` as an ``assignments_release`` job, of
+    ``corpus`` only when one is given (the job records it)."""
     if not 0 <= idle_hours <= MAX_IDLE_HOURS:
         raise DomainError(
             f"idle_hours must be between 0 and {MAX_IDLE_HOURS:g}, got {idle_hours}",
             field="idle_hours",
         )
-    return assignments_release_run.create(owner=owner, parameters={"idle_hours": idle_hours})
+    return assignments_release_run.create(
+        corpus=corpus, owner=owner, parameters={"idle_hours": idle_hours}
+    )
 
 
 @job_task(kind="assignments_release")
 def assignments_release_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
-    """Job runner of ``assignments_release``."""
+    """Job runner of ``assignments_release``: the job's corpus only when it has one."""
     return assignments_release_abandoned(
-        idle=timedelta(hours=float(job.parameters["idle_hours"])), actor=job.owner
+        idle=timedelta(hours=float(job.parameters["idle_hours"])),
+        corpus_id=job.corpus_id,
+        actor=job.owner,
     )

@@ -1,6 +1,7 @@
-"""A corpus's assignments tab: coverage, the plans and hand-overs (a live fragment while one
-runs), planning a selection of pairs among chosen people, progress per annotator and per
-sub-corpus, and handing an annotator's open work to others."""
+"""A corpus's assignments tab: coverage, the plans, hand-overs and releases (a live fragment
+while one runs), planning a selection of pairs among chosen people, progress per annotator and
+per sub-corpus, handing an annotator's open work to others, and releasing pairs left idle in
+progress."""
 
 from __future__ import annotations
 
@@ -24,10 +25,12 @@ from annotate.selectors.assignments import (
 )
 from annotate.selectors.corpora import corpus_labels
 from annotate.services.assignments import (
+    MAX_IDLE_HOURS,
     MAX_SEED,
     PlanSelection,
     assignments_hand_over_job_create,
     assignments_plan_job_create,
+    assignments_release_job_create,
 )
 from frontend.access import admin_page, job_starting
 from frontend.charts import bar_chart
@@ -45,7 +48,7 @@ from frontend.pages.corpus_common import (
 from frontend.tables import Column
 
 TEMPLATE = "frontend/admin/corpus_assignments.html"
-KINDS = ("assignments_plan", "assignments_hand_over")
+KINDS = ("assignments_plan", "assignments_hand_over", "assignments_release")
 
 
 def _cell(name: str) -> str:
@@ -184,6 +187,19 @@ class HandOverForm(forms.Form):
         return [{"candidate": c, "checked": c.username in chosen} for c in self.candidates]
 
 
+class ReleaseForm(forms.Form):
+    # At least an hour: the page never takes a pair from someone working on it now (the API,
+    # for scripts, takes 0).
+    idle_hours = forms.FloatField(
+        label="Idle for at least (hours)", min_value=1, max_value=MAX_IDLE_HOURS, initial=72
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        kwargs.setdefault("auto_id", "release-%s")
+        super().__init__(*args, **kwargs)
+
+
 def _coverage_chart(coverage: dict[str, Any]) -> Any:
     counts = {row["annotators"]: row["pairs"] for row in coverage["annotators_per_pair"]}
     top = max([3, *counts])
@@ -262,6 +278,7 @@ def _context(
     data: dict[str, Any],
     plan: PlanForm | None = None,
     hand_over: HandOverForm | None = None,
+    release: ReleaseForm | None = None,
 ) -> dict[str, Any]:
     progress = data["progress"]
     return {
@@ -271,9 +288,9 @@ def _context(
             corpus_jobs(corpus, request.user, KINDS),
             COLUMNS,
             with_results=True,
-            noun="plans and hand-overs",
+            noun="plans, hand-overs and releases",
             empty_title="No plan yet",
-            empty_text="Plans and hand-overs appear here with what they did.",
+            empty_text="Plans, hand-overs and releases appear here with what they did.",
         ),
         "progress": progress,
         "summary": _summary(progress),
@@ -281,11 +298,12 @@ def _context(
         "plan": plan or _plan_form(data, initial=plan_initial(corpus, data["candidates"])),
         "hand_over": hand_over
         or HandOverForm(holders=data["holders"], candidates=data["candidates"]),
+        "release": release or ReleaseForm(),
     }
 
 
-#: The live parts, and the forms fetched again when a plan or a hand-over has finished (who
-#: holds open work, and how much, has changed).
+#: The live parts, and the forms fetched again when a plan, a hand-over or a release has
+#: finished (who holds open work, and how much, has changed).
 FRAGMENTS = ("summary", "progress", "plan", "handover")
 
 
@@ -358,3 +376,27 @@ def corpus_assignments_hand_over(request: HttpRequest, corpus_id: int) -> HttpRe
             return _back(corpus)
     page = _page_data(corpus)
     return render(request, TEMPLATE, _context(request, corpus, page, hand_over=form), status=400)
+
+
+@require_POST
+@admin_page
+@job_starting
+def corpus_assignments_release(request: HttpRequest, corpus_id: int) -> HttpResponse:
+    """Queue the release of this corpus's pairs left in progress and untouched for the posted
+    number of hours to the least-loaded other annotators."""
+    corpus = corpus_or_404(corpus_id)
+    form = ReleaseForm(request.POST)
+    if form.is_valid():
+        try:
+            job = assignments_release_job_create(
+                idle_hours=form.cleaned_data["idle_hours"],
+                corpus=corpus,
+                owner=request.user,  # type: ignore[arg-type]
+            )
+        except DomainError as error:
+            refuse(form, error)
+        else:
+            job_queued(request, job, "Release")
+            return _back(corpus)
+    page = _page_data(corpus)
+    return render(request, TEMPLATE, _context(request, corpus, page, release=form), status=400)

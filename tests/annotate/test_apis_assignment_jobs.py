@@ -154,3 +154,40 @@ def test_releasing_abandoned_work_is_a_job(admin: APIClient) -> None:
     assert job.result == {"released": 1, "stuck": 0}
     assignment.refresh_from_db()
     assert assignment.annotator == bob
+
+
+def test_releasing_through_the_api_may_name_one_corpus_and_leaves_the_others_alone(
+    admin: APIClient,
+) -> None:
+    here, elsewhere = make_corpus(), make_corpus()
+    alice, bob = make_user("alice", roles.ANNOTATOR), make_user("bob", roles.ANNOTATOR)
+    mine = make_assignment(make_pair(here), alice)
+    theirs = make_assignment(make_pair(elsewhere), alice)
+    long_ago = timezone.now() - timedelta(days=3)
+    Assignment.objects.filter(pk__in=[mine.pk, theirs.pk]).update(
+        status=Assignment.Status.IN_PROGRESS, started_at=long_ago, last_activity_at=long_ago
+    )
+    job = _finished(
+        admin.post(
+            "/api/assignments/release-abandoned/",
+            {"idle_hours": 24, "corpus": here.pk},
+            format="json",
+        )
+    )
+    assert (job.corpus_id, job.result) == (here.pk, {"released": 1, "stuck": 0})
+    mine.refresh_from_db()
+    theirs.refresh_from_db()
+    assert (mine.annotator, theirs.annotator) == (bob, alice)
+
+
+@pytest.mark.parametrize(("corpus", "status"), [(999_999, 404), (0, 400), ("news", 400)])
+def test_a_release_naming_a_corpus_that_is_not_there_queues_nothing(
+    admin: APIClient, corpus: object, status: int
+) -> None:
+    response = admin.post(
+        "/api/assignments/release-abandoned/",
+        {"idle_hours": 24, "corpus": corpus},
+        format="json",
+    )
+    assert response.status_code == status, response.content
+    assert not Job.objects.exists()

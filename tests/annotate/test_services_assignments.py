@@ -6,9 +6,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotate import roles
+from annotate import jobs_runtime, roles
 from annotate.exceptions import Conflict, DomainError
-from annotate.models import Assignment
+from annotate.models import Assignment, Job
 from annotate.services import annotations, assignments
 from annotate.services.corpora import corpus_import_records
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
@@ -218,3 +218,88 @@ def test_handing_over_needs_another_annotator() -> None:
         assignments.assignments_hand_over(
             corpus=corpus, from_user=leaving, to=[make_user("carol", roles.ADJUDICATOR)]
         )
+
+
+def _idle_in_progress(corpus, annotator, hours: float = 30):  # type: ignore[no-untyped-def]
+    assignment = make_assignment(make_pair(corpus), annotator)
+    long_ago = timezone.now() - timedelta(hours=hours)
+    annotations.annotation_open(assignment=assignment, actor=annotator, now=long_ago)
+    annotations.annotation_save(
+        assignment=assignment, actor=annotator, base_version=1, links={(0, 0): True}, now=long_ago
+    )
+    return assignment
+
+
+def test_releasing_one_corpus_leaves_another_corpuss_idle_work_alone() -> None:
+    here, elsewhere = make_corpus(), make_corpus()
+    alice = make_user("alice", roles.ANNOTATOR)
+    bob = make_user("bob", roles.ANNOTATOR)
+    mine = _idle_in_progress(here, alice)
+    theirs = _idle_in_progress(elsewhere, alice)
+
+    report = assignments.assignments_release_abandoned(idle=timedelta(hours=24), corpus_id=here.pk)
+
+    assert report == {"released": 1, "stuck": 0}
+    mine.refresh_from_db()
+    theirs.refresh_from_db()
+    assert (mine.annotator, theirs.annotator) == (bob, alice)
+
+
+def test_a_release_of_one_corpus_weighs_the_open_work_in_that_corpus() -> None:
+    here, elsewhere = make_corpus(), make_corpus()
+    alice = make_user("alice", roles.ANNOTATOR)
+    bob = make_user("bob", roles.ANNOTATOR)
+    carol = make_user("carol", roles.ANNOTATOR)
+    abandoned = _idle_in_progress(here, alice)
+    for _ in range(3):  # bob is busy elsewhere, carol here
+        make_assignment(make_pair(elsewhere), bob)
+    make_assignment(make_pair(here), carol)
+
+    assignments.assignments_release_abandoned(idle=timedelta(hours=24), corpus_id=here.pk)
+
+    abandoned.refresh_from_db()
+    assert abandoned.annotator == bob
+
+
+def test_released_work_does_not_move_again_before_its_new_holder_had_the_idle_time() -> None:
+    corpus = make_corpus()
+    alice = make_user("alice", roles.ANNOTATOR)
+    bob = make_user("bob", roles.ANNOTATOR)
+    abandoned = _idle_in_progress(corpus, alice)
+    assert assignments.assignments_release_abandoned(idle=timedelta(hours=24))["released"] == 1
+    abandoned.refresh_from_db()
+    assert abandoned.annotator == bob
+
+    again = assignments.assignments_release_abandoned(idle=timedelta(hours=24))
+
+    assert again == {"released": 0, "stuck": 0}, "bob got the pair a moment ago"
+    abandoned.refresh_from_db()
+    assert abandoned.annotator == bob
+    later = timezone.now() + timedelta(hours=25)
+    assert assignments.assignments_release_abandoned(idle=timedelta(hours=24), now=later) == {
+        "released": 1,
+        "stuck": 0,
+    }
+    abandoned.refresh_from_db()
+    assert abandoned.annotator == alice, "bob left it untouched for a day"
+
+
+def test_a_release_job_of_a_corpus_records_it_and_releases_only_there() -> None:
+    here, elsewhere = make_corpus(), make_corpus()
+    alice = make_user("alice", roles.ANNOTATOR)
+    make_user("bob", roles.ANNOTATOR)
+    mine = _idle_in_progress(here, alice)
+    theirs = _idle_in_progress(elsewhere, alice)
+
+    job = assignments.assignments_release_job_create(idle_hours=24, corpus=here)
+
+    assert (job.kind, job.corpus_id, job.parameters) == (
+        "assignments_release",
+        here.pk,
+        {"idle_hours": 24},
+    )
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    job.refresh_from_db()
+    assert job.result == {"released": 1, "stuck": 0}
+    assert Assignment.objects.get(pk=theirs.pk).annotator == alice
+    assert Assignment.objects.get(pk=mine.pk).annotator != alice

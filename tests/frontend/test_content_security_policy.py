@@ -93,6 +93,7 @@ def _our_pages(w: dict[str, Any]) -> dict[str, tuple[str, str]]:
         "corpus-prefill-retraining-off": ("admin", f"/corpora/{c}/prefill/retraining-off/"),
         "corpus-assignments-plan": ("admin", f"/corpora/{c}/assignments/plan/"),
         "corpus-assignments-hand-over": ("admin", f"/corpora/{c}/assignments/hand-over/"),
+        "corpus-assignments-release": ("admin", f"/corpora/{c}/assignments/release/"),
         "corpus-export-run": ("admin", f"/corpora/{c}/export/run/"),
         "job-list": ("admin", "/jobs/"),
         "job-cancel-page": ("admin", "/jobs/999999/cancel/"),
@@ -121,6 +122,7 @@ POSTED = {
     "corpus-prefill-retraining-off",
     "corpus-assignments-plan",
     "corpus-assignments-hand-over",
+    "corpus-assignments-release",
     "corpus-export-run",
     "scorer-train",
 }

@@ -23,6 +23,7 @@ FORMS = {
     "prefill/run/": {"aligner": "identity"},
     "assignments/plan/": {"annotators": ["alice"], "per_pair": 1, "double_percent": 0},
     "assignments/hand-over/": {"annotator": "alice", "to": ["bob"]},
+    "assignments/release/": {"idle_hours": 72},
     "agreement/run/": {"annotators": ["alice", "bob"], "samples": 5, "seed": 0},
     "export/run/": {"format": "jsonl", "which": "all"},
     "delete/": {"confirm": "wrong name"},
