@@ -196,47 +196,51 @@ class Command(BaseCommand):
             "--concurrency",
             "1",
         ]
-        supervisors = [
-            WorkerSupervisor(_starter(command), self.stderr, on_death=_forget_worker)
-            for command in (worker_command, quick_command)
-        ]
-        for supervisor in supervisors:
-            supervisor.start()
-        address = f"{options['host']}:{options['port']}"
-        server = subprocess.Popen(
-            [python, "manage.py", "runserver", "--noreload", address], start_new_session=True
-        )
         stopping = False
 
         def stop(signum: int, frame: Any) -> None:
             nonlocal stopping
             stopping = True
 
+        # Before any child starts: a Ctrl-C (or SIGTERM) while they start stops them too,
+        # instead of a KeyboardInterrupt that leaves them running in sessions of their own.
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
-        self.stdout.write(
-            self.style.SUCCESS(f"\nThe workbench is running at http://{address}/")
-            + f"\n  admin: http://{address}/admin/"
-            + f"\n  database: {settings.DATABASES['default']['NAME']}"
-            + f"\n  broker: {settings.CELERY_BROKER_URL}   (Ctrl-C stops server and workers)\n"
-        )
+        supervisors = [
+            WorkerSupervisor(_starter(command), self.stderr, on_death=_forget_worker)
+            for command in (worker_command, quick_command)
+        ]
+        address = f"{options['host']}:{options['port']}"
+        server: subprocess.Popen[bytes] | None = None
         try:
+            for supervisor in supervisors:
+                supervisor.start()
+            server = subprocess.Popen(
+                [python, "manage.py", "runserver", "--noreload", address], start_new_session=True
+            )
+            self.stdout.write(
+                self.style.SUCCESS(f"\nThe workbench is running at http://{address}/")
+                + f"\n  admin: http://{address}/admin/"
+                + f"\n  database: {settings.DATABASES['default']['NAME']}"
+                + f"\n  broker: {settings.CELERY_BROKER_URL}   (Ctrl-C stops server and workers)\n"
+            )
             while not stopping and server.poll() is None:
                 for supervisor in supervisors:
                     supervisor.check()
                 time.sleep(CHECK_SECONDS)
         finally:
             deadline = time.monotonic() + GRACE_SECONDS
-            if server.poll() is None:
+            if server is not None and server.poll() is None:
                 server.send_signal(signal.SIGTERM)
             for supervisor in supervisors:
                 supervisor.stop(deadline)
-            try:
-                server.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                _kill_group(server.pid)
-                server.wait()
-        if not stopping:
+            if server is not None:
+                try:
+                    server.wait(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    _kill_group(server.pid)
+                    server.wait()
+        if not stopping and server is not None:
             self.stderr.write(
                 f"serve_demo: the web server {exit_reason(server.returncode)}; stopped the "
                 "workers too (see the server's output above)"
