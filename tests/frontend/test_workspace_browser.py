@@ -538,9 +538,12 @@ def test_a_trial_pair_shows_feedback_against_gold_after_submitting(
     assignment = make_assignment(pair, alice)
     page = page_for(alice)
     open_workspace(page, live_server, assignment)
+    assert "pf" in (cell(page, 1, 1).get_attribute("class") or "").split()  # prefill, unchecked
     page.get_by_role("button", name=re.compile("^Submit")).click()
     page.locator("#submit-confirm").click()
     page.wait_for_selector("#feedback:not([hidden])")
+    # submitted: its links are accepted (drawn checked, as after a reload), and nothing is saved
+    assert "pf" not in (cell(page, 1, 1).get_attribute("class") or "").split()
     scores = page.locator("#feedback-scores").inner_text()
     assert "Precision 100.0%" in scores and "Recall 50.0%" in scores and "F1 66.7%" in scores
     assert "fb-miss" in (cell(page, 0, 1).get_attribute("class") or "")
@@ -549,6 +552,9 @@ def test_a_trial_pair_shows_feedback_against_gold_after_submitting(
     assert "final" in page.inner_text("#readonly-text")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "trial_feedback.png"))
+    page.wait_for_timeout(1500)  # past the save queue's debounce: no save of a submitted pair
+    assert page.locator("#save-status").get_attribute("data-state") == "saved"
+    assert page.js_errors == []
 
 
 def test_the_home_page_shows_my_queue_and_n_opens_the_next_pair(

@@ -139,7 +139,10 @@ async function main() {
     if (handOver === null) handOver = setTimeout(handOverNow, 0);
   };
   model.on("cells", handOverSoon);
-  model.on("touched", handOverSoon); // a checked prefill link is saved too
+  // A checked prefill link is saved too; a submitted pair's are checked by the submission.
+  model.on("touched", () => {
+    if (!model.readOnly) handOverSoon();
+  });
   window.addEventListener("pagehide", handOverNow);
   window.__workspace.handOverNow = handOverNow;
 
@@ -253,6 +256,7 @@ async function main() {
       queue.setStatus("saved");
       nextAfterSubmit = result.next_id;
       setAssignmentStatus("submitted");
+      model.markTouched(model.links()); // drawn checked: the server counts a submission's links so
       if (result.trial) await showFeedback();
       else await go(result.next_id);
     } catch (error) {
