@@ -132,6 +132,7 @@ def test_the_api_docs_load_their_assets_from_the_app_not_a_cdn(world: dict[str, 
     html = world["clients"]["admin"].get("/api/docs/").content.decode()
     assert "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in html
     assert "cdn" not in html.lower()
+    assert '<a href="/">← Alignment workbench</a>' in html  # the way back
 
 
 def _keymap(html: str) -> list[str]:
