@@ -261,7 +261,12 @@ class CorpusImportApi(APIView):
     class InputSerializer(serializers.Serializer[Any]):
         corpus = serializers.CharField(max_length=100)
         format = serializers.ChoiceField(choices=sorted(formats.FORMATS))
-        files = BoundedListField(child=serializers.FileField(), min_length=1, max_length=20)
+        files = BoundedListField(
+            # an empty file is refused by the import, naming it (DRF's message names none)
+            child=serializers.FileField(allow_empty_file=True),
+            min_length=1,
+            max_length=20,
+        )
         annotator = serializers.CharField(max_length=150, required=False, allow_blank=True)
         subcorpus = serializers.CharField(max_length=100, required=False, allow_blank=True)
         split = serializers.CharField(max_length=50, required=False, allow_blank=True)

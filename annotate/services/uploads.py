@@ -237,6 +237,9 @@ def corpus_import_job_create(
     if len(set(names)) != len(names):
         twice = next(name for name in names if names.count(name) > 1)
         raise CorpusImportError(f"two files are called {twice!r}", field="files")
+    for upload, name in zip(files, names, strict=True):
+        if not upload.size:
+            raise CorpusImportError(f"{name} is empty: nothing was imported", field="files")
     token = uuid.uuid4().hex
     folder = Path(settings.UPLOAD_DIR) / token
     folder.mkdir(parents=True)

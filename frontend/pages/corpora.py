@@ -104,11 +104,6 @@ class MultipleFileField(forms.FileField):
             raise forms.ValidationError(self.error_messages["required"], code="required")
         if len(files) > MAX_FILES:
             raise forms.ValidationError(f"at most {MAX_FILES} files are imported at once")
-        for item in files:
-            if not item.size:  # Django's own message names no file, among up to MAX_FILES
-                raise forms.ValidationError(
-                    f"{item.name} is empty: nothing was imported", code="empty"
-                )
         return [super(MultipleFileField, self).clean(item, initial) for item in files]
 
 
@@ -133,9 +128,10 @@ class ImportForm(forms.Form):
     format = forms.ChoiceField(choices=_format_choices)
     # Django's form metaclass moves fields off the class, so this does not shadow ``self.files``.
     files = MultipleFileField(  # type: ignore[assignment]
+        allow_empty_file=True,  # refused by the import, naming the file (Django's names none)
         help_text="Every file of the import at once; a folder format (pharaoh) takes the "
         "folder's files, e.g. source.txt, target.txt and alignment.txt. An export's .zip "
-        "uploads as downloaded (of every alignment: the gold, or the annotator's named below)."
+        "uploads as downloaded (of every alignment: the gold, or the annotator's named below).",
     )
     annotator = forms.CharField(
         max_length=150,

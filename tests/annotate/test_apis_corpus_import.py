@@ -126,6 +126,21 @@ def test_two_files_of_one_name_are_a_400(admin: APIClient, upload_dir: Path) -> 
     assert "two files are called 'a.jsonl'" in response.json()["error"]["message"]
 
 
+def test_an_empty_file_is_a_400_naming_it_and_stores_nothing(
+    admin: APIClient, upload_dir: Path
+) -> None:
+    files = [SimpleUploadedFile("a.jsonl", _jsonl(1)), SimpleUploadedFile("b.jsonl", b"")]
+    response = admin.post(
+        "/api/corpora/import/",
+        {"corpus": "up", "format": "jsonl", "files": files},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert (error["message"], error["field"]) == ("b.jsonl is empty: nothing was imported", "files")
+    assert not Job.objects.exists() and not (upload_dir.exists() and any(upload_dir.iterdir()))
+
+
 def test_uploads_no_job_took_are_removed_after_the_keeping_time(
     admin: APIClient, upload_dir: Path, settings: Any
 ) -> None:
