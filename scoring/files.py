@@ -15,18 +15,26 @@ from scoring.errors import FormatError
 def atomic_output(path: Path) -> Iterator[IO[str]]:
     """Write ``path`` through a temporary file renamed into place only on success.
 
-    A reader error half-way through a conversion therefore leaves no partial output.
+    A reader error half-way through a conversion therefore leaves no partial output, nor the
+    folders made for it (``--output new/run1/out.jsonl``, or a Pharaoh output folder).
     """
     if path.is_dir():
         raise FormatError(
             "this is a folder; give the name of a file to write", path=path, field="output"
         )
+    made = [folder for folder in (path.parent, *path.parent.parents) if not folder.exists()]
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.partial")
+    written = False
     try:
         with temporary.open("w", encoding="utf-8", newline="\n") as handle:
             yield handle
         os.replace(temporary, path)
+        written = True
     finally:
         with contextlib.suppress(FileNotFoundError):
             temporary.unlink()
+        if not written:
+            for folder in made:  # innermost first; one still holding a file stays
+                with contextlib.suppress(OSError):
+                    folder.rmdir()

@@ -404,6 +404,10 @@ def _parse_text(cls: type[Options], name: str, text: str, hint: Any) -> object:
             parsed = json.loads(text)
         except json.JSONDecodeError:
             parsed = [part.strip() for part in text.split(",") if part.strip()]
+        if isinstance(parsed, (int, float, str)):
+            # One value without a comma (``gamma_factors=1``) is a list of one, as ``1,2`` is
+            # a list of two; JSON alone would read it as a bare number.
+            parsed = [parsed]
         if isinstance(parsed, list):
             return [
                 _parse_text(cls, name, str(v), kind) if isinstance(v, str) else v for v in parsed

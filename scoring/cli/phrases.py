@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from scoring.aligners.options import MAX_LENGTH
 from scoring.alignment.links import Alignment
 from scoring.alignment.phrases import extract_phrase_pairs_batch, identical_mask, phrase_text
 from scoring.errors import AlignmentError, FormatError
@@ -52,9 +53,30 @@ def _lines(path: Path, field: str) -> list[str]:
     return out
 
 
+#: The most tokens of a sentence the commands read: the longest an aligner aligns. Phrase pairs,
+#: agreement and the scorers grow with the square of a sentence's length or faster (one line of
+#: 3,000 tokens took 14 GB in ``phrases``; one of 100,000 failed to allocate in ``phrases`` and
+#: ``score``), so a longer one is refused naming its line instead.
+MAX_SENTENCE_TOKENS = MAX_LENGTH
+
+
+def check_sentence_length(tokens: list[str], *, path: Path, line: int, field: str) -> None:
+    if len(tokens) > MAX_SENTENCE_TOKENS:
+        raise FormatError(
+            f"the sentence has {len(tokens):,} tokens; at most {MAX_SENTENCE_TOKENS:,} are "
+            "accepted",
+            path=path,
+            line=line,
+            field=field,
+        )
+
+
 def read_tokens(path: Path, *, field: str) -> list[list[str]]:
     """One tokenized sentence per line (tokens split on whitespace)."""
-    return [line.split() for line in _lines(path, field)]
+    sentences = [line.split() for line in _lines(path, field)]
+    for number, tokens in enumerate(sentences, start=1):
+        check_sentence_length(tokens, path=path, line=number, field=field)
+    return sentences
 
 
 def read_alignments(

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.cli.outputs import check_output_file, write_atomic
+from scoring.cli.phrases import check_sentence_length
 from scoring.errors import FormatError
 from scoring.options import options_help
 from scoring.scorers.base import (
@@ -97,6 +98,7 @@ def read_pairs(
         for field, tokens in (("sentence 1", first), ("sentence 2", second)):
             if not tokens:
                 raise FormatError("the sentence is empty", path=path, line=number, field=field)
+            check_sentence_length(tokens, path=path, line=number, field=field)
         pairs.append((first, second))
         if len(columns) == 3:
             values.append(_number(columns[2], path, number, "target", task))

@@ -115,6 +115,14 @@ def test_command_line_strings_are_read_as_each_options_type() -> None:
         Sample.from_strings(["x"])
 
 
+def test_a_list_option_of_one_value_on_the_command_line_is_a_list_of_one() -> None:
+    assert Sample.from_strings(["grid=2"]).grid == (2.0,)
+    assert Sample.from_strings(["grid=2.5"]).grid == (2.5,)
+    assert Sample.from_strings(["grid=[2]"]).grid == (2.0,)
+    with pytest.raises(OptionsError, match="'grid' of the sample must be a list of floats"):
+        Sample.from_strings(['grid={"a": 1}'])
+
+
 def test_describe_lists_every_option_with_its_type_default_and_allowed_values() -> None:
     specs = {spec.name: spec for spec in Sample.describe()}
     assert list(specs) == list(Sample.names())

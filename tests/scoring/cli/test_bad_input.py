@@ -115,6 +115,39 @@ def test_phrases_on_an_empty_file_is_an_error(
     assert "field '--source': the file holds no sentence" in _error(capsys)
 
 
+@pytest.mark.parametrize("command", ["phrases", "compare", "score"])
+def test_a_sentence_longer_than_an_aligner_aligns_is_refused_naming_its_line(
+    command: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    long = " ".join(f"w{i}" for i in range(100_000))
+    source, target, links = tmp_path / "s.txt", tmp_path / "t.txt", tmp_path / "a.txt"
+    source.write_text(f"a b\n{long}\n")
+    target.write_text("a b\nc d\n")
+    links.write_text("0-0\n\n")
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text(f"a b\tc d\n{long}\tc d\n")
+    model = tmp_path / "m.json"
+    model.write_text("{}")
+    argv = {
+        "phrases": ["--source", str(source), "--target", str(target), "--alignment", str(links)],
+        "compare": ["--source", str(source), "--target", str(target), "--test", str(links),
+                    "--reference", str(links)],
+        "score": ["--model", str(model), "--input", str(pairs)],
+    }[command]  # fmt: skip
+    monkeypatch.setattr("scoring.cli.scorers.load_scorer", lambda path: None)  # read first
+    code = main([command, *argv])
+    assert code == 2
+    where = (
+        f"{pairs}:2: field 'sentence 1'" if command == "score" else f"{source}:2: field '--source'"
+    )
+    assert _error(capsys) == (
+        f"error: {where}: the sentence has 100,000 tokens; at most 1,000 are accepted\n"
+    )
+
+
 def test_align_to_a_folder_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = _pharaoh(tmp_path / "in")
     code = main(["align", "--aligner", "identity", "--source", str(source / "source.txt"),

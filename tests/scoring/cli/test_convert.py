@@ -62,6 +62,19 @@ def test_bad_input_prints_one_line_exits_2_and_writes_nothing(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl"]
 
 
+@pytest.mark.parametrize(("fmt", "output"), [("pharaoh", "new/ph"), ("jsonl", "new/run/c.jsonl")])
+def test_bad_input_leaves_no_folder_made_for_the_output(
+    fmt: str, output: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "p", "source_tokens": ["a"], "target_tokens": ["b"]}\n{"id": \n')
+    code = main(["convert", "--from", "jsonl", "--to", fmt, str(bad),
+                 "--output", str(tmp_path / output)])  # fmt: skip
+    assert code == 2
+    assert f"{bad}:2: field '(json)'" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl"]
+
+
 def test_an_unknown_format_names_the_option(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
