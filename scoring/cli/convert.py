@@ -19,6 +19,7 @@ from scoring.errors import FormatError
 from scoring.formats import (
     FORMATS,
     AlignmentSelector,
+    default_alignment,
     get_format,
     select_annotator,
     select_gold,
@@ -90,13 +91,19 @@ def run(args: argparse.Namespace) -> int:
     records: Iterable[PairRecord] = source.read(args.inputs, **options)
     if target.selects_alignment:
         if selector is None:
-            records = _default_checked(records, args.inputs[0])
+            records = _DefaultChecked(records, args.inputs[0])
         else:
             records = _Holding(records, selector, _chosen(args), args.inputs[0])
     counter = _Counter(records)
     target.write(counter, args.output, alignment=selector)
-    left_out = records.left_out if isinstance(records, _Holding) else 0
-    note = f" ({left_out} pairs without {_chosen(args)} left out)" if left_out else ""
+    note = ""
+    if isinstance(records, _Holding) and records.left_out:
+        note = f" ({records.left_out} pairs without {_chosen(args)} left out)"
+    elif isinstance(records, _DefaultChecked) and records.unaligned:
+        note = (
+            f" ({records.unaligned} pairs had no alignment and were written with none: read "
+            "back, their alignment has no link)"
+        )
     print(
         f"converted {counter.count} pairs from {source.name} to {target.name}: {args.output}{note}"
     )
@@ -143,20 +150,34 @@ class _Holding:
             )
 
 
-def _default_checked(records: Iterable[PairRecord], path: Path) -> Iterator[PairRecord]:
+class _DefaultChecked:
     """Without a choice the writer takes the gold, the only annotation or the prefill; a pair
     with several annotators' alignments and neither gold nor prefill has no such alignment, and
-    writing it with no links would lose every annotator's work without a word."""
-    for record in records:
-        if record.gold_alignment is None and record.prefill is None and len(record.annotations) > 1:
-            raise FormatError(
-                f"pair {record.id!r} has the alignments of {len(record.annotations)} annotators "
-                f"({', '.join(sorted(record.annotations))}) and no gold: choose one with "
-                "--annotator NAME",
-                path=path,
-                field="--annotator",
-            )
-        yield record
+    writing it with no links would lose every annotator's work without a word. A pair with no
+    alignment at all (an MSRP or STS file) is written with no links and counted, for the
+    summary to say so: read back, it is a pair whose alignment has no link."""
+
+    def __init__(self, records: Iterable[PairRecord], path: Path) -> None:
+        self._records, self._path = records, path
+        self.unaligned = 0
+
+    def __iter__(self) -> Iterator[PairRecord]:
+        for record in self._records:
+            if (
+                record.gold_alignment is None
+                and record.prefill is None
+                and len(record.annotations) > 1
+            ):
+                raise FormatError(
+                    f"pair {record.id!r} has the alignments of {len(record.annotations)} "
+                    f"annotators ({', '.join(sorted(record.annotations))}) and no gold: choose "
+                    "one with --annotator NAME",
+                    path=self._path,
+                    field="--annotator",
+                )
+            if default_alignment(record) is None:
+                self.unaligned += 1
+            yield record
 
 
 class _Counter:

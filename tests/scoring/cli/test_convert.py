@@ -45,6 +45,20 @@ def test_it_writes_the_chosen_annotator(tmp_path: Path) -> None:
     assert (item["sureAlign"], item["possibleAlign"]) == ("0-0", "1-1")
 
 
+def test_pairs_without_an_alignment_are_written_with_none_and_the_summary_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    msrp = tmp_path / "msr.txt"
+    msrp.write_text(
+        "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\ta b\ta c\n0\t3\t4\td e\tf g\n",
+        encoding="utf-8",
+    )
+    assert main(["convert", "--from", "msrp", "--to", "pharaoh", str(msrp),
+                 "--output", str(tmp_path / "ph")]) == 0  # fmt: skip
+    assert "(2 pairs had no alignment and were written with none" in capsys.readouterr().out
+    assert (tmp_path / "ph" / "alignment.txt").read_text() == "\n\n"
+
+
 def test_bad_input_prints_one_line_exits_2_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
