@@ -8,6 +8,9 @@
 line in step. ``A.txt`` receives one Pharaoh line per pair: ``i-j`` sure, ``i?j`` possible
 (0-based). ``--confidence C.txt`` also writes ``i-j:confidence`` per link. An aligner that learns
 (``em``) without ``--model`` is trained on the input pairs first; ``--save-model`` keeps it.
+The ``supervised`` aligner also learns from gold: ``--gold G.txt`` holds the Pharaoh gold of the
+first pairs (its N lines are the first N pairs' gold; the aligner trains on every pair's tokens
+and on that gold, then aligns every pair).
 The output is written to a temporary file renamed into place, so an error leaves nothing behind.
 """
 
@@ -26,6 +29,7 @@ from scoring.aligners.base import (
     get_aligner,
     parse_option_strings,
 )
+from scoring.alignment.links import Alignment
 from scoring.cli.outputs import check_output_file, write_atomic
 from scoring.errors import FormatError, InputError, OptionsError
 from scoring.options import options_help
@@ -48,6 +52,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--output", required=True, type=Path, help="Pharaoh alignments to write")
     parser.add_argument("--confidence", type=Path, help="also write per-link confidences here")
     parser.add_argument("--save-model", type=Path, help="save the trained model here")
+    parser.add_argument(
+        "--gold",
+        type=Path,
+        help="Pharaoh gold alignments of the first input pairs, one a line, for an aligner "
+        "that learns from gold (supervised)",
+    )
     parser.add_argument(
         "--option",
         action="append",
@@ -86,6 +96,37 @@ def read_tokenized(path: Path, field: str) -> list[list[str]]:
     if not out:
         raise FormatError("the file holds no sentence", path=path, field=field)
     return out
+
+
+def read_gold(path: Path, pairs: list[TokenPair], aligner: Aligner) -> list[Alignment | None]:
+    """``--gold``: the Pharaoh gold of the first pairs, ``None`` for the pairs after them."""
+    if not aligner.uses_gold:
+        raise OptionsError(
+            f"the '{aligner.name}' aligner does not learn from gold alignments; --gold is for "
+            "the supervised aligner"
+        )
+    if aligner.trained:
+        raise OptionsError("--gold trains a new model: leave out --model, or --gold")
+    if not path.is_file():
+        raise FormatError("no such file", path=path, field="--gold")
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except UnicodeDecodeError as error:
+        raise FormatError(f"not UTF-8 ({error.reason})", path=path, field="--gold") from error
+    if len(lines) > len(pairs):
+        raise FormatError(
+            f"{len(lines)} gold alignments for {len(pairs)} input pairs",
+            path=path,
+            line=len(pairs) + 1,
+            field="--gold",
+        )
+    gold: list[Alignment | None] = [None] * len(pairs)
+    for number, (line, (s, t)) in enumerate(zip(lines, pairs, strict=False), start=1):
+        try:
+            gold[number - 1] = Alignment.from_pharaoh(line, len(s), len(t))
+        except InputError as error:
+            raise FormatError(error.message, path=path, line=number, field="--gold") from error
+    return gold
 
 
 def load_or_build(name: str, model: Path | None, options: list[str]) -> Aligner:
@@ -131,9 +172,10 @@ def run(args: argparse.Namespace) -> int:
                     line=number,
                     field=field,
                 )
+    gold = None if args.gold is None else read_gold(args.gold, pairs, aligner)
     if aligner.needs_training and not aligner.trained:
         print(f"training '{aligner.name}' on {len(pairs)} pairs ...", file=sys.stderr)
-        aligner.fit(pairs)
+        aligner.fit(pairs, gold)
     if args.save_model is not None:
         aligner.save(args.save_model)
     lines: list[str] = []

@@ -57,6 +57,45 @@ def test_align_trains_em_saves_the_model_and_reuses_it(
     assert first.read_text() == second.read_text()
 
 
+def test_align_trains_the_supervised_aligner_on_the_gold_of_the_first_pairs(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    folder = shared_data / "edinburgh"
+    records = list(
+        read_corpus(
+            "jacana", [folder / "gold.train.sure.json", folder / "gold.train.sure+poss.json"]
+        )
+    )[:30]
+    source = _write(tmp_path / "s.txt", [" ".join(r.source_tokens) for r in records])
+    target = _write(tmp_path / "t.txt", [" ".join(r.target_tokens) for r in records])
+    gold = _write(tmp_path / "g.txt", [r.gold_alignment.to_pharaoh() for r in records[:20]])  # type: ignore[union-attr]
+    common = ["--source", str(source), "--target", str(target)]
+    fast = ["--option", "trees=30", "--option", "min_samples_leaf=10", "--option", "encoder=false"]
+    output, model = tmp_path / "a.txt", tmp_path / "m.json"
+    args = ["align", "--aligner", "supervised", *common, *fast, "--gold", str(gold)]
+    assert main([*args, "--output", str(output), "--save-model", str(model)]) == 0
+    assert len(output.read_text().splitlines()) == 30
+    again = tmp_path / "b.txt"
+    reuse = ["align", "--aligner", "supervised", "--model", str(model), *common]
+    assert main([*reuse, "--output", str(again)]) == 0
+    assert again.read_text() == output.read_text()
+
+
+def test_gold_is_refused_for_an_aligner_without_it_and_beyond_the_input(
+    files: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, target = files
+    common = ["--source", str(source), "--target", str(target), "--output", str(tmp_path / "a")]
+    gold = _write(tmp_path / "g.txt", ["0-0", "1-1", "0-0"])
+    assert main(["align", "--aligner", "em", *common, "--gold", str(gold)]) == 2
+    assert "the 'em' aligner does not learn from gold" in capsys.readouterr().err
+    assert main(["align", "--aligner", "supervised", *common, "--gold", str(gold)]) == 2
+    assert (
+        f"{gold}:3: field '--gold': 3 gold alignments for 2 input pairs" in capsys.readouterr().err
+    )
+    assert not (tmp_path / "a").exists()
+
+
 def test_files_out_of_step_are_an_error_naming_the_file(
     files: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
