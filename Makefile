@@ -38,7 +38,7 @@ install: $(VENV)/.installed  ## create .venv and install the pinned dependencies
 warm: install  ## compile the numba kernels into numba's cache ahead of use
 	$(PY) -m scoring warm
 
-demo: warm  ## migrate, load the sample corpus and demo users, run server + worker (Ctrl-C stops)
+demo: warm  ## migrate, load the sample corpus and demo users, run server + workers (Ctrl-C stops)
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py collectstatic --no-input --verbosity 0
 	$(PY) manage.py load_demo
@@ -49,7 +49,7 @@ run: warm  ## the development web server only
 	$(PY) manage.py collectstatic --no-input --verbosity 0
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-worker: warm  ## a Celery worker (with the beat that reaps jobs of dead workers)
+worker: warm  ## a Celery worker of every queue (with the beat that reaps jobs of dead workers)
 	$(BIN)/celery -A config worker --beat --loglevel INFO \
 		--schedule var/celerybeat-schedule
 

@@ -207,6 +207,8 @@ def job_task(*, kind: str, **options: Any) -> Callable[[Runner], JobTask]:
         body.__module__, body.__doc__ = runner.__module__, runner.__doc__
         if kind in settings.QUICK_JOB_KINDS:  # never queued behind hours of prefill
             options.setdefault("queue", settings.QUICK_QUEUE)
+        elif kind in settings.USER_JOB_KINDS:  # never in the slots of the admins' jobs
+            options.setdefault("queue", settings.USER_QUEUE)
         task = shared_task(
             name=f"annotate.job.{kind}",
             base=JobTask,

@@ -177,7 +177,8 @@ def embedded_load(folder: Path, tokens: list[str]) -> list[Row]:
 
 
 def _worker_of(demo: subprocess.Popen[bytes]) -> int:
-    """serve_demo's main worker (the one with beat; the other serves the quick jobs alone)."""
+    """serve_demo's main worker (the one with beat; the others serve the quick jobs and the
+    users' jobs alone)."""
     children = Path(f"/proc/{demo.pid}/task/{demo.pid}/children").read_text().split()
     for pid in map(int, children):
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
@@ -215,12 +216,12 @@ def demo_worker_killed(folder: Path, tokens: list[str]) -> list[Row]:
 
     asker = threading.Thread(target=ask)
     try:
-        # two workers: the main one and the quick jobs' own
-        _wait(lambda: _answers(port) and ready_workers() == 2, 120, "serve_demo to start")
+        # three workers: the main one, the quick jobs' own and the users' jobs' own
+        _wait(lambda: _answers(port) and ready_workers() == 3, 120, "serve_demo to start")
         asker.start()
         killed = _worker_of(demo)
         os.kill(killed, signal.SIGKILL)
-        restarted = _wait(lambda: ready_workers() == 3, 120, "a new worker")
+        restarted = _wait(lambda: ready_workers() == 4, 120, "a new worker")
         corpus = Corpus.objects.get(name="load-0")
         with requests.Session() as session:
             code = _start_stats(session, port, tokens[0], corpus.pk)

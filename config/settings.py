@@ -385,8 +385,8 @@ if CELERY_RESULT_BACKEND.startswith(("db+", "file://")):
     CELERY_RESULT_CHORD_RETRY_INTERVAL = 0.25
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 # Jobs of seconds whatever the corpus (planning and handing over assignments, statistics) go to
-# a queue of their own, so that they never wait behind hours of prefill or agreement: every
-# worker takes from both queues, and a worker of its own serves the quick one alone
+# a queue of their own, so that they never wait behind hours of prefill or agreement: a plain
+# worker takes from every queue, and a worker of its own serves the quick one alone
 # (``celery -A config worker -Q quick``; ``serve_demo`` runs one).
 QUICK_QUEUE = "quick"
 QUICK_JOB_KINDS = (
@@ -395,9 +395,16 @@ QUICK_JOB_KINDS = (
     "assignments_release",
     "corpus_stats",
 )
+# The jobs any signed-in user may queue (an annotator's score jobs: hours of pPDA on long
+# pairs) go to a lane of their own too, so that they never hold the slots the corpus admins'
+# jobs run in: a plain worker (no -Q) takes from it like from any queue, and where the main
+# workers leave it out (``-X users``) a worker of its own runs these jobs one at a time
+# (``celery -A config worker -Q users -c 1``; ``serve_demo`` runs one).
+USER_QUEUE = "users"
+USER_JOB_KINDS = ("score_pairs",)
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_QUEUES = {
-    name: {"routing_key": name} for name in (CELERY_TASK_DEFAULT_QUEUE, QUICK_QUEUE)
+    name: {"routing_key": name} for name in (CELERY_TASK_DEFAULT_QUEUE, QUICK_QUEUE, USER_QUEUE)
 }
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

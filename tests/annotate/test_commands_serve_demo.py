@@ -1,5 +1,6 @@
-"""``manage.py serve_demo``: the web server and a worker on the embedded defaults, stopped
-together and cleanly; a worker that dies is restarted while the server keeps serving."""
+"""``manage.py serve_demo``: the web server and the workers on the embedded defaults, stopped
+together and cleanly; a worker that dies is restarted while the server keeps serving; the quick
+jobs and the users' jobs run on workers of their own."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from annotate.management.commands.serve_demo import (
     GRACE_SECONDS,
     Backoff,
     WorkerSupervisor,
     exit_reason,
+    worker_commands,
 )
 from tests.paths import ROOT
 
@@ -84,7 +87,9 @@ def test_sigterm_stops_the_server_and_lets_the_worker_shut_down_warm(tmp_path: P
                 return False
 
         _wait_until(serving, "the server answered")
-        _wait_until(lambda: " ready." in log.read_text(errors="replace"), "the worker was ready")
+        _wait_until(
+            lambda: log.read_text(errors="replace").count(" ready.") == 3, "the workers were ready"
+        )
         started = time.monotonic()
         demo.send_signal(signal.SIGTERM)
         assert demo.wait(timeout=GRACE_SECONDS + 15) == 0
@@ -132,7 +137,7 @@ def _serve_demo(tmp_path: Path) -> tuple[subprocess.Popen[bytes], int, Path, dic
             start_new_session=True,
         )
     _wait_until(lambda: _answers(port), "the server answered")
-    _wait_until(lambda: log.read_text(errors="replace").count(" ready.") == 2, "workers ready")
+    _wait_until(lambda: log.read_text(errors="replace").count(" ready.") == 3, "workers ready")
     return demo, port, log, env
 
 
@@ -144,13 +149,20 @@ def _answers(port: int) -> bool:
         return False
 
 
-def _worker_pid(demo: subprocess.Popen[bytes], *, quick: bool = False) -> int:
+def _worker_command(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")[:-1]
+
+
+def _worker_pid(demo: subprocess.Popen[bytes], *, queue: str | None = None) -> int:
     """A worker's main process: the child of serve_demo that runs the main celery worker (with
-    beat), or the quick jobs' own."""
+    beat), or the one that serves ``queue`` alone."""
     children = Path(f"/proc/{demo.pid}/task/{demo.pid}/children").read_text().split()
     for pid in map(int, children):
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
-        if b"celery" in command and (b"--beat" not in command) == quick:
+        command = _worker_command(pid)
+        if not any(part.endswith("celery") for part in command):
+            continue
+        queues = command[command.index("--queues") + 1] if "--queues" in command else None
+        if (queue is None and "--beat" in command) or (queue is not None and queues == queue):
             return pid
     raise AssertionError("serve_demo has no such worker")
 
@@ -210,7 +222,7 @@ def test_a_killed_worker_is_restarted_while_the_server_keeps_answering(tmp_path:
         killed = _worker_pid(demo)
         os.kill(killed, signal.SIGKILL)
         _wait_until(
-            lambda: log.read_text(errors="replace").count(" ready.") == 3, "a new worker ready"
+            lambda: log.read_text(errors="replace").count(" ready.") == 4, "a new worker ready"
         )
         stop_asking.set()
         asker.join()
@@ -281,6 +293,77 @@ def test_a_quick_job_runs_while_the_main_worker_is_busy(tmp_path: Path) -> None:
         if demo.poll() is None:
             _kill_everything(demo)
     assert _processes_mentioning(str(tmp_path)) == []
+
+
+QUEUE_A_SCORE_JOB = """
+import django
+django.setup()
+from annotate.models import ScorerModel
+from annotate.services.scorers import score_job_create
+from scoring.scorers.base import get_scorer
+
+model = ScorerModel.objects.filter(name="tiny").first()
+if model is None:
+    pairs = [(["a", "cat", "sat"], ["the", "cat", "sat"]), (["he", "ran"], ["she", "walked"])]
+    scorer = get_scorer("pfsm")
+    scorer.fit(pairs, [4.0, 1.0])
+    model = ScorerModel.objects.create(kind="pfsm", name="tiny", weights=scorer.to_dict())
+job = score_job_create(model=model, pairs=[["{text}", "{text} too"]], owner=None)
+print("JOB", job.pk)
+"""
+
+
+@pytest.mark.slow
+def test_a_users_score_job_runs_on_its_own_worker_and_never_on_the_main_one(
+    tmp_path: Path,
+) -> None:
+    """The users' jobs' worker stopped, a score job waits while the main worker runs a
+    prefill (it never takes a user's job); the main worker stopped, the score job runs on its
+    own worker while a prefill waits."""
+    demo, _, log, env = _serve_demo(tmp_path)
+    main, users = _worker_pid(demo), _worker_pid(demo, queue=settings.USER_QUEUE)
+    assert _worker_command(main)[-2:] == ["--exclude-queues", settings.USER_QUEUE]
+    var = tmp_path / "var"
+    try:
+        _stop_outside_a_write(users, var)
+        score = _python(QUEUE_A_SCORE_JOB.format(text="a cat sat"), env, "JOB ")
+        prefill = _python(QUEUE_A_JOB.format(corpus="first", kind="prefill"), env, "JOB ")
+        status = JOB_STATUS.format(job_id=prefill)
+        _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the prefill ran")
+        assert _python(JOB_STATUS.format(job_id=score), env, "STATUS ") == "pending"
+
+        _stop_outside_a_write(main, var)
+        os.killpg(users, signal.SIGCONT)
+        waiting = _python(QUEUE_A_JOB.format(corpus="second", kind="prefill"), env, "JOB ")
+        status = JOB_STATUS.format(job_id=score)
+        try:
+            _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the score job")
+        except AssertionError as late:
+            raise AssertionError(f"{late}; serve_demo's log:\n{log.read_text()[-6000:]}") from None
+        assert _python(JOB_STATUS.format(job_id=waiting), env, "STATUS ") == "pending"
+        os.killpg(main, signal.SIGCONT)
+        status = JOB_STATUS.format(job_id=waiting)
+        _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the prefill ran")
+        demo.send_signal(signal.SIGTERM)
+        assert demo.wait(timeout=GRACE_SECONDS + 15) == 0
+    finally:
+        for group in (main, users):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(group, signal.SIGCONT)
+        if demo.poll() is None:
+            _kill_everything(demo)
+    assert _processes_mentioning(str(tmp_path)) == []
+
+
+def test_the_main_worker_leaves_the_users_jobs_to_a_worker_of_their_own(tmp_path: Path) -> None:
+    main, quick, users = worker_commands(celery="celery", var=tmp_path)
+    assert "--beat" in main and "--queues" not in main, "the main worker serves every queue..."
+    assert main[main.index("--exclude-queues") + 1] == settings.USER_QUEUE, "...but the users'"
+    for command, queue in ((quick, settings.QUICK_QUEUE), (users, settings.USER_QUEUE)):
+        assert command[command.index("--queues") + 1] == queue
+        assert command[command.index("--hostname") + 1] == f"{queue}@%h"
+        assert command[command.index("--concurrency") + 1] == "1"
+        assert "--beat" not in command
 
 
 @pytest.mark.slow
@@ -358,3 +441,36 @@ def test_a_dead_worker_is_logged_forgotten_and_restarted_after_its_wait() -> Non
     clock.now += 1
     supervisor.check()
     assert "restarting the worker in 2 s" in log.getvalue(), "it died young again"
+
+
+def _slow_to_stop_worker() -> subprocess.Popen[bytes]:
+    """A process that takes a second to stop after SIGTERM, as a worker's warm shutdown does;
+    started once it handles the signal."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, sys, time\n"
+            "signal.signal(signal.SIGTERM, lambda *a: (time.sleep(1), sys.exit(0)))\n"
+            "print('ready', flush=True)\n"
+            "time.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert process.stdout is not None and process.stdout.readline() == b"ready\n"
+    return process
+
+
+def test_the_workers_are_told_to_stop_all_at_once_and_share_the_grace_period() -> None:
+    supervisors = [WorkerSupervisor(_slow_to_stop_worker, io.StringIO()) for _ in range(3)]
+    for supervisor in supervisors:
+        supervisor.start()
+    started = time.monotonic()
+    for supervisor in supervisors:
+        supervisor.terminate()
+    assert time.monotonic() - started < 0.5, "terminate does not wait"
+    for supervisor in supervisors:
+        supervisor.stop(started + 10)
+    assert time.monotonic() - started < 2.5, "three shutdowns of 1 s overlapped"
+    assert [s.process.returncode for s in supervisors if s.process] == [0, 0, 0], "none killed"

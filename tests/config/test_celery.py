@@ -203,7 +203,7 @@ def test_a_queue_another_process_created_meanwhile_is_taken_not_inserted_twice(
     connection.release()
 
 
-def test_the_quick_jobs_go_to_their_own_queue_and_the_others_to_the_default() -> None:
+def test_quick_jobs_and_users_jobs_go_to_their_own_queues_and_the_others_to_the_default() -> None:
     import annotate.tasks  # noqa: F401  (every job kind's task registered)
     from annotate.jobs_runtime import job_kinds, job_task_of
     from config.celery import app
@@ -213,7 +213,52 @@ def test_the_quick_jobs_go_to_their_own_queue_and_the_others_to_the_default() ->
         return str(app.amqp.router.route(task._get_exec_options(), task.name)["queue"].name)
 
     routed = {kind: queue(kind) for kind in job_kinds()}
-    assert {k for k, q in routed.items() if q == settings.QUICK_QUEUE} == set(
-        settings.QUICK_JOB_KINDS
-    )
-    assert {q for k, q in routed.items() if k not in settings.QUICK_JOB_KINDS} == {"celery"}
+    expected = {
+        kind: settings.QUICK_QUEUE
+        if kind in settings.QUICK_JOB_KINDS
+        else settings.USER_QUEUE
+        if kind in settings.USER_JOB_KINDS
+        else "celery"
+        for kind in job_kinds()
+    }
+    assert routed == expected
+    assert routed["score_pairs"] == settings.USER_QUEUE, "any signed-in user queues score jobs"
+    assert set(settings.QUICK_JOB_KINDS) | set(settings.USER_JOB_KINDS) <= set(job_kinds())
+    assert not set(settings.QUICK_JOB_KINDS) & set(settings.USER_JOB_KINDS)
+
+
+def test_a_plain_worker_serves_every_queue() -> None:
+    """``make worker`` (no -Q) takes from the default, the quick and the users' queues, so a
+    deployment of one worker runs every job."""
+    from config.celery import app
+
+    assert set(app.amqp.queues) == {"celery", settings.QUICK_QUEUE, settings.USER_QUEUE}
+
+
+def test_every_job_starting_endpoint_a_non_admin_may_call_queues_a_users_lane_job() -> None:
+    """``USER_JOB_KINDS`` is every kind a signed-in user who is not an admin can queue: each
+    job-starting API view is for admins alone, but the score jobs' (a new one open to users
+    must put its kind in the users' lane)."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+
+    from annotate import permissions, throttles
+    from annotate.apis.scorers import ScoreJobApi
+
+    def views(patterns: list[Any]) -> list[Any]:
+        found = []
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                found += views(pattern.url_patterns)
+            elif isinstance(pattern, URLPattern):
+                found.append(getattr(pattern.callback, "view_class", None))
+        return found
+
+    starting = {
+        view
+        for view in views(get_resolver().url_patterns)
+        if view is not None and getattr(view, "throttle_classes", None) == throttles.JOB_STARTING
+    }
+    open_to_users = {view for view in starting if view.permission_classes != permissions.ADMINS}
+    assert len(starting) > 5
+    assert open_to_users == {ScoreJobApi}
+    assert settings.USER_JOB_KINDS == ("score_pairs",)

@@ -1,7 +1,9 @@
 """Run the web server and the Celery workers together on the embedded defaults (``make demo``):
-the main worker (two jobs at a time, with beat) and the quick jobs' own worker (planning,
+the main worker (two jobs at a time, with beat); the quick jobs' own worker (planning,
 hand-overs, statistics: ``settings.QUICK_JOB_KINDS``), which the main worker also serves when
-it is free.
+it is free; and the users' jobs' own worker (the score jobs any signed-in user may queue:
+``settings.USER_JOB_KINDS``), one job at a time, which the main worker leaves alone, so that
+no annotator's job ever holds a slot of the corpus admins' jobs.
 
 Each worker is supervised: whatever ends it (an error at start-up, an out-of-memory kill, a
 SIGKILL), the reason is logged and a new worker is started, sooner after a worker that ran for
@@ -9,8 +11,8 @@ a while than after one that died at once (:class:`Backoff`). The web server keep
 along. If the web server itself ends, the workers are stopped and the command exits with
 status 1.
 
-Ctrl-C (or SIGTERM) stops all: the workers get a warm shutdown, finishing their current tasks,
-and are killed only if they have not stopped within the grace period.
+Ctrl-C (or SIGTERM) stops all: the workers get a warm shutdown, all at once, finishing their
+current tasks, and are killed only if they have not stopped within the grace period.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 GRACE_SECONDS = 15
-#: How often the command looks at its two processes (seconds).
+#: How often the command looks at its processes (seconds).
 CHECK_SECONDS = 0.3
 
 
@@ -84,11 +86,13 @@ class WorkerSupervisor:
         self.restarts = 0
         self._started_at = 0.0
         self._restart_at: float | None = None
+        self._terminated = False
 
     def start(self) -> None:
         self.process = self._start()
         self._started_at = self._clock()
         self._restart_at = None
+        self._terminated = False
 
     def check(self) -> None:
         """Restart the worker if it has ended and its wait is over; call this often."""
@@ -114,15 +118,22 @@ class WorkerSupervisor:
         self._log.flush()
         self._restart_at = now + wait
 
+    def terminate(self) -> None:
+        """Start a warm shutdown: SIGTERM (once) to the worker's main process alone (it stops
+        its pool after the running tasks; a signal to the whole group would kill them
+        mid-task). Returns at once, so that several workers shut down at the same time."""
+        process = self.process
+        if process is not None and process.poll() is None and not self._terminated:
+            process.send_signal(signal.SIGTERM)
+            self._terminated = True
+
     def stop(self, deadline: float) -> None:
-        """Warm shutdown: SIGTERM to the worker's main process alone (it stops its pool after
-        the running tasks; a signal to the whole group would kill them mid-task), SIGKILL to
-        the group if it is still there at ``deadline`` (a monotonic time)."""
+        """Warm shutdown (:meth:`terminate`, if not done yet) and wait for it; SIGKILL to the
+        group if the worker is still there at ``deadline`` (a monotonic time)."""
         process = self.process
         if process is None:
             return
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
+        self.terminate()
         try:
             process.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -152,10 +163,34 @@ def _forget_worker(pid: int) -> None:
         sys.stderr.write(f"serve_demo: could not clear the dead worker's heartbeat: {error}\n")
 
 
+def worker_commands(*, celery: str, var: Path) -> list[list[str]]:
+    """The command lines of the three workers: the main one (two jobs at a time, with beat;
+    every queue but the users' jobs'), the quick jobs' own and the users' jobs' own."""
+    main = [
+        *(celery, "-A", "config", "worker", "--beat", "--loglevel", "INFO", "--concurrency", "2"),
+        *("--schedule", str(var / "celerybeat-schedule")),
+        # An annotator's score job of hours never takes one of the admins' jobs' two slots.
+        *("--exclude-queues", settings.USER_QUEUE),
+    ]
+
+    def alone(queue: str) -> list[str]:
+        """A worker of one job at a time serving ``queue`` alone."""
+        return [
+            *(celery, "-A", "config", "worker", "--queues", queue, "--hostname", f"{queue}@%h"),
+            *("--loglevel", "INFO", "--concurrency", "1"),
+        ]
+
+    # The quick jobs' own worker: a plan or a hand-over runs at once while the main worker is
+    # busy for hours with a prefill (settings.QUICK_JOB_KINDS). The users' jobs' own: their
+    # score jobs run one at a time, beside the admins' jobs (settings.USER_JOB_KINDS).
+    return [main, alone(settings.QUICK_QUEUE), alone(settings.USER_QUEUE)]
+
+
 class Command(BaseCommand):
     help = (
-        "Start the web server and the Celery workers (the main one with beat, and the quick "
-        "jobs' own), restarting a worker whenever it dies; Ctrl-C stops all cleanly."
+        "Start the web server and the Celery workers (the main one with beat, the quick jobs' "
+        "own and the users' jobs' own), restarting a worker whenever it dies; Ctrl-C stops all "
+        "cleanly."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -166,36 +201,6 @@ class Command(BaseCommand):
         var = Path(settings.VAR_DIR)
         var.mkdir(parents=True, exist_ok=True)
         python = sys.executable
-        celery = str(Path(python).with_name("celery"))
-        worker_command = [
-            celery,
-            "-A",
-            "config",
-            "worker",
-            "--beat",
-            "--loglevel",
-            "INFO",
-            "--concurrency",
-            "2",
-            "--schedule",
-            str(var / "celerybeat-schedule"),
-        ]
-        # The quick jobs' own worker: a plan or a hand-over runs at once while the main worker
-        # is busy for hours with a prefill (settings.QUICK_JOB_KINDS).
-        quick_command = [
-            celery,
-            "-A",
-            "config",
-            "worker",
-            "--queues",
-            settings.QUICK_QUEUE,
-            "--hostname",
-            f"{settings.QUICK_QUEUE}@%h",
-            "--loglevel",
-            "INFO",
-            "--concurrency",
-            "1",
-        ]
         stopping = False
 
         def stop(signum: int, frame: Any) -> None:
@@ -208,7 +213,7 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, stop)
         supervisors = [
             WorkerSupervisor(_starter(command), self.stderr, on_death=_forget_worker)
-            for command in (worker_command, quick_command)
+            for command in worker_commands(celery=str(Path(python).with_name("celery")), var=var)
         ]
         address = f"{options['host']}:{options['port']}"
         server: subprocess.Popen[bytes] | None = None
@@ -232,6 +237,8 @@ class Command(BaseCommand):
             deadline = time.monotonic() + GRACE_SECONDS
             if server is not None and server.poll() is None:
                 server.send_signal(signal.SIGTERM)
+            for supervisor in supervisors:  # all at once: one grace period for all
+                supervisor.terminate()
             for supervisor in supervisors:
                 supervisor.stop(deadline)
             if server is not None:
