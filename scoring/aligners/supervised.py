@@ -153,7 +153,7 @@ _FUNCTION_INDEX = {w: k for k, w in enumerate(FUNCTION_WORDS)}
 # gold) and the features it yields are then identical in every fold, so they are kept here,
 # keyed by a fingerprint of the training pairs and options, and computed once.
 _EM_CACHE: dict[tuple[Any, ...], EMAligner] = {}
-_FEATURE_CACHE: dict[tuple[Any, ...], F64] = {}
+_FEATURE_CACHE: dict[tuple[Any, ...], npt.NDArray[np.float32]] = {}
 _CACHE_LIMIT = 4
 # Features are cached for training pairs only, as float32, up to this many cells (~290 MB).
 _CACHE_CELL_LIMIT = 1_200_000
@@ -251,19 +251,24 @@ class SupervisedAligner(Aligner):
 
     def base_features(self, source: list[str], target: list[str]) -> F64:
         """The first :data:`BASE_FEATURES` columns of :meth:`features`: what the pair alone
-        gives (with the corpus' EM model and word frequencies), cached for training pairs."""
+        gives (with the corpus' EM model and word frequencies), cached for training pairs.
+
+        The values are rounded to float32 whether cached or not: the cache holds float32 (half
+        the memory), and a pair's features must be the same numbers in training, in a prefill
+        from the cache and in a model saved and loaded elsewhere, or a cell near a tree's
+        threshold flips between them."""
         if self._feature_key is None:
-            return self._compute_features(source, target)
+            return self._compute_features(source, target).astype(np.float32).astype(np.float64)
         key = (self._feature_key, tuple(source), tuple(target))
         cached = _FEATURE_CACHE.get(key)
         if cached is not None:
             return cached.astype(np.float64)
-        computed = self._compute_features(source, target)
+        computed = self._compute_features(source, target).astype(np.float32)
         global _CACHED_CELLS
         if key[1:] in self._training_pairs and _CACHED_CELLS < _CACHE_CELL_LIMIT:
-            _FEATURE_CACHE[key] = computed.astype(np.float32)
+            _FEATURE_CACHE[key] = computed
             _CACHED_CELLS += computed.shape[0]
-        return computed
+        return computed.astype(np.float64)
 
     def _idf(self, words: list[str]) -> F64:
         """``log((S + 1) / (df + 1))`` of each lowercase word over the ``S`` training sentences."""

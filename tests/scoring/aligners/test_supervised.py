@@ -90,6 +90,18 @@ def test_a_saved_supervised_model_gives_the_same_links(
     assert loaded.align(src, tgt).alignment == trained.align(src, tgt).alignment
 
 
+def test_a_saved_model_gives_a_training_pair_the_probabilities_it_has_in_training(
+    trained: SupervisedAligner, tmp_path: Path
+) -> None:
+    pairs, _ = _corpus()  # the training pairs: their features come from the process's cache
+    loaded = Aligner.load(trained.save(tmp_path / "sup.npz"))
+    assert isinstance(loaded, SupervisedAligner)
+    for src, tgt in pairs:
+        np.testing.assert_array_equal(
+            loaded.probabilities(src, tgt), trained.probabilities(src, tgt)
+        )
+
+
 def test_training_without_any_gold_is_refused() -> None:
     pairs, _ = _corpus()
     with pytest.raises(InputError, match="needs gold alignments"):
