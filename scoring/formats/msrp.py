@@ -38,7 +38,8 @@ def _read_file(path: Path, ids: IdRegistry) -> Iterator[PairRecord]:
             header = tuple(decode(raw, path=path, line=1, field="header").split("\t"))
             if header != COLUMNS:
                 raise FormatError(
-                    f"expected the header {' <TAB> '.join(COLUMNS)!r}, found {header!r}",
+                    f"expected the header {' <TAB> '.join(COLUMNS)!r}, found "
+                    f"{' <TAB> '.join(header)[:200]!r}",
                     path=path,
                     line=1,
                     field="header",
