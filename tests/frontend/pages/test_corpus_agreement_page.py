@@ -29,13 +29,6 @@ NAMES = ["ann1", "ann2"]
 REASON = "24 annotations of 48 were made without the prefill (imported or started before it)"
 
 
-@pytest.fixture
-def admin_client() -> Client:
-    client = Client()
-    client.force_login(make_user("admin", roles.ADMIN))
-    return client
-
-
 @pytest.fixture(scope="module")
 def records() -> list[Any]:
     return agreement_records(24)

@@ -26,13 +26,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def admin_client() -> Client:
-    client = Client()
-    client.force_login(make_user("admin", roles.ADMIN))
-    return client
-
-
-@pytest.fixture
 def corpus(fast_passwords: None) -> Corpus:
     """Eight pairs (news and novels, dev and test) annotated by the imported A, B and C; alice
     and bob sign in with a password."""

@@ -23,13 +23,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def admin_client() -> Client:
-    client = Client()
-    client.force_login(make_user("admin", roles.ADMIN))
-    return client
-
-
-@pytest.fixture
 def world() -> dict[str, Any]:
     """Alice left a pair in progress untouched for four days in ``here`` and in ``elsewhere``;
     bob is the other annotator."""

@@ -10,21 +10,12 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from annotate import roles
 from annotate.models import Corpus, Job
 from annotate.services.corpora import corpus_import_records
-from tests.annotate.factories import make_user
 from tests.annotate.records import make_record
 from tests.frontend.pages.forms import form_values
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def admin_client() -> Client:
-    client = Client()
-    client.force_login(make_user("admin", roles.ADMIN))
-    return client
 
 
 @pytest.fixture

@@ -8,21 +8,13 @@ import re
 import pytest
 from django.test import Client
 
-from annotate import roles
 from annotate.models import Corpus
 from annotate.services.corpora import corpus_import_records
 from scoring.corpus import length_bin_labels
-from tests.annotate.factories import make_corpus, make_user
+from tests.annotate.factories import make_corpus
 from tests.annotate.records import make_record
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def admin_client() -> Client:
-    client = Client()
-    client.force_login(make_user("admin", roles.ADMIN))
-    return client
 
 
 @pytest.fixture

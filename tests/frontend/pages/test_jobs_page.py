@@ -16,13 +16,6 @@ from tests.annotate.factories import make_corpus, make_user
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def admin_client() -> Client:
-    client = Client()
-    client.force_login(make_user("admin", roles.ADMIN))
-    return client
-
-
 def _job(**fields: Any) -> Job:
     fields.setdefault("kind", "corpus_stats")
     fields.setdefault("status", Job.Status.SUCCEEDED)

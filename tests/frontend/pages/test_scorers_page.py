@@ -13,12 +13,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from annotate import roles
 from annotate.models import Corpus, Job, ScorerModel
 from annotate.services import scorers
 from annotate.services.scorers import scorer_model_summary, scorer_score_texts, scorer_train
 from scoring import cli as scoring_cli
-from tests.annotate.factories import make_user
 from tests.annotate.test_services_scorers import corpus  # noqa: F401 - a fixture
 from tests.frontend.pages.forms import form_values
 
@@ -122,13 +120,6 @@ def test_bad_input_is_shown_on_its_field_and_scores_nothing(
 
 
 # --- training from the page (admins) -------------------------------------------------------
-
-
-@pytest.fixture
-def admin_client() -> Client:
-    client = Client()
-    client.force_login(make_user("admin", roles.ADMIN))
-    return client
 
 
 def _post_training(client: Client, chosen: Corpus, **changes: str) -> Any:
