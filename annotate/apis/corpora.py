@@ -347,7 +347,14 @@ class CorpusPairsApi(APIView):
         submitted = serializers.IntegerField()
         has_gold = serializers.BooleanField()
 
-    @extend_schema(parameters=[InputSerializer], responses=dict)
+    class OutputSerializer(serializers.Serializer[Any]):
+        total = serializers.IntegerField(help_text="pairs matching the filters")
+        page = serializers.IntegerField()
+        pages = serializers.IntegerField()
+        per_page = serializers.IntegerField()
+        results = serializers.ListField(child=serializers.DictField())
+
+    @extend_schema(parameters=[InputSerializer], responses=OutputSerializer)
     def get(self, request: Request, corpus_id: int) -> Response:
         corpus = corpora_reads.corpus_get(corpus_id)
         data = self.InputSerializer(data=request.query_params)
@@ -364,14 +371,14 @@ class CorpusPairsApi(APIView):
         rows, total = corpora_reads.corpus_pairs_page(
             corpus, page=page, per_page=self.PAGE_SIZE, search=search, sort=sort, **filters
         )
-        return Response(
-            {
-                "total": total,
-                "page": page,
-                "pages": max(1, -(-total // self.PAGE_SIZE)),
-                "results": self.RowSerializer(rows, many=True).data,
-            }
-        )
+        body = {
+            "total": total,
+            "page": page,
+            "pages": max(1, -(-total // self.PAGE_SIZE)),
+            "per_page": self.PAGE_SIZE,
+            "results": self.RowSerializer(rows, many=True).data,
+        }
+        return Response(self.OutputSerializer(body).data)
 
 
 name_nested_serializers(globals())

@@ -103,3 +103,19 @@ def test_the_queue_filters_by_corpus_and_searches_ids_and_texts() -> None:
     assert both["total"] == 1
     Assignment.objects.filter(pair__external_id="v1").update(status=Assignment.Status.SUBMITTED)
     assert _queue(alice, "?q=dog&status=submitted")["total"] == 1
+
+
+def test_the_pair_list_pages_fifty_at_a_time_and_says_so(admin: APIClient) -> None:
+    corpus = make_corpus("paged")
+    for k in range(51):
+        make_pair(corpus, f"a b {k}", "a c", external_id=f"p{k:02d}", prefill=None)
+    first = admin.get(f"/api/corpora/{corpus.pk}/pairs/").json()
+    assert {key: first[key] for key in ("total", "page", "pages", "per_page")} == {
+        "total": 51,
+        "page": 1,
+        "pages": 2,
+        "per_page": 50,
+    }
+    assert len(first["results"]) == 50 and first["results"][0]["external_id"] == "p00"
+    second = admin.get(f"/api/corpora/{corpus.pk}/pairs/", {"page": 2}).json()
+    assert [row["external_id"] for row in second["results"]] == ["p50"]
