@@ -201,6 +201,10 @@ class PPDAAdapter(PFSMAdapter):
     options_class = PPDAOptions
 
 
+# Pairs of an mt training's features per progress report (where a cancelled job stops).
+MT_FEATURE_CHUNK = 200
+
+
 class MtAdapter(Scorer):
     """Finch, Hwang & Sumita 2005: MT-metric features of both directions, RBF SVM (classifier or
     regressor).
@@ -240,8 +244,30 @@ class MtAdapter(Scorer):
         from scoring.resources import pos_tag
 
         progress_report(progress, 0.0, f"MT-metric features of {len(pairs)} pairs")
-        self._refs = [normalise(s, pos_tag(s)) for pair in pairs for s in pair]
-        x = self._features(pairs)
+        # a chunk at a time, each a report where a cancelled job stops (tagging and the
+        # features of an MSRP-sized corpus ran half a minute past a cancel); with the references
+        # fixed, a chunk's features are those of the whole set
+        chunks = range(0, len(pairs), MT_FEATURE_CHUNK)
+        self._refs = []
+        for start in chunks:
+            part = pairs[start : start + MT_FEATURE_CHUNK]
+            self._refs += [normalise(s, pos_tag(s)) for pair in part for s in pair]
+            ready = start + len(part)
+            progress_report(
+                progress,
+                0.1 * ready / len(pairs),
+                f"MT-metric features: tagged {ready:,} of {len(pairs):,} pairs",
+            )
+        blocks = []
+        for start in chunks:
+            blocks.append(self._features(pairs[start : start + MT_FEATURE_CHUNK]))
+            ready = min(start + MT_FEATURE_CHUNK, len(pairs))
+            progress_report(
+                progress,
+                0.1 + 0.2 * ready / len(pairs),
+                f"MT-metric features: {ready:,} of {len(pairs):,} pairs",
+            )
+        x = np.concatenate(blocks) if blocks else self._features(pairs)
         search = progress_part(progress, 0.3, 1.0)
         svm = self.options.svm()
         if self.task == "classification":

@@ -232,6 +232,25 @@ def test_offline_gold_waits_in_the_browser_and_only_unsaved_work_warns_on_leavin
     assert page.js_errors == []
 
 
+def test_a_next_refused_for_unsaved_gold_stops_saying_so_once_the_gold_is_saved(
+    page_for: Any, live_server: Any
+) -> None:
+    pair = _imported({"alice": "0-0", "bob": "0-0"})
+    page = page_for(make_user("carol", roles.ADJUDICATOR))
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    page.route("**/gold/", lambda route: route.abort("internetdisconnected"))
+    cell(page, 3, 3).click()
+    page.wait_for_selector("#save-status[data-state=offline]")
+    page.keyboard.press("n")
+    page.wait_for_selector("#adj-message:has-text('not saved yet')")
+    page.unroute("**/gold/")
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    _saved(page, 1)
+    page.wait_for_selector("#adj-message", state="hidden")
+    assert page.url.endswith(f"/adjudicate/{pair.pk}/")
+    assert page.js_errors == []
+
+
 def test_gold_left_in_the_browser_on_an_older_version_opens_in_the_conflict_banner(
     page_for: Any, live_server: Any
 ) -> None:

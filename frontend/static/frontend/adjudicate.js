@@ -72,6 +72,12 @@ async function main() {
       indicator.dataset.state = status;
       indicator.textContent = words.text;
       indicator.title = words.title;
+      // a refused "next" asked to wait for this: once saved, its "not saved yet" is untrue
+      const waiting = $("adj-message");
+      if (status === "saved" && waiting.dataset.waitsForSave) {
+        waiting.hidden = true;
+        delete waiting.dataset.waitsForSave;
+      }
     },
     onConflict: (server, mine) => showConflict(server, mine),
     onSaved: (result) => {
@@ -152,6 +158,7 @@ async function main() {
   const say = (text) => {
     message.textContent = text;
     message.hidden = false;
+    delete message.dataset.waitsForSave;
   };
   const accept = (indices, where) => {
     if (!overlay.counted) return say("No annotation of this pair is submitted: there is no majority to accept.");
@@ -169,7 +176,9 @@ async function main() {
   const next = async () => {
     handOverNow();
     if (!(await queue.drain())) {
-      return say(`Your latest changes to the gold are not saved yet: ${notSavedBecause(queue)}. They are kept in this browser; try again when the indicator says saved.`);
+      say(`Your latest changes to the gold are not saved yet: ${notSavedBecause(queue)}. They are kept in this browser; try again when the indicator says saved.`);
+      message.dataset.waitsForSave = "true";
+      return;
     }
     const query = new URLSearchParams(listQuery);
     query.set("after", pairId);

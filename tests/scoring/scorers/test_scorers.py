@@ -172,6 +172,34 @@ def test_the_mt_classifier_scores_single_pairs_as_in_training_after_a_reload() -
     assert set(together) <= {0.0, 1.0}
 
 
+def test_the_mt_scorer_trains_on_its_features_a_chunk_at_a_time_and_a_cancel_stops_between_chunks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scoring.scorers import base
+
+    pairs, targets = pairs_and_targets()
+    whole = get_scorer("mt", features="BLEU1", folds=2).fit(pairs, targets)
+    monkeypatch.setattr(base, "MT_FEATURE_CHUNK", 3)
+    heard: list[str] = []
+    chunked = get_scorer("mt", features="BLEU1", folds=2).fit(
+        pairs, targets, progress=lambda _fraction, stage: heard.append(stage)
+    )
+    np.testing.assert_array_equal(chunked.predict(pairs), whole.predict(pairs))
+    assert f"MT-metric features: 3 of {len(pairs)} pairs" in heard
+
+    class Cancelled(Exception):
+        pass
+
+    def cancel_at_the_first_chunk(_fraction: float, stage: str) -> None:
+        if stage.startswith("MT-metric features: tagged"):
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        get_scorer("mt", features="BLEU1", folds=2).fit(
+            pairs, targets, progress=cancel_at_the_first_chunk
+        )
+
+
 def test_the_mt_scorer_names_the_table_rows_it_knows() -> None:
     pairs, targets = pairs_and_targets()
     with pytest.raises(OptionsError, match=r"option 'features' of scorer 'mt' must be one of WER"):
