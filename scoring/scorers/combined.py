@@ -378,6 +378,7 @@ def combined_features(
 
     chosen = check_groups(groups)
     row_wise: dict[str, Callable[[Sequence[TokenPair]], F64]] = {
+        "mt": lambda part: np.asarray(mt_features(list(part), info_refs=info_refs)),
         "perp": perp_features,
         "overlap": overlap_features,
         "wordnet": wordnet_features,
@@ -387,7 +388,7 @@ def combined_features(
     for done, group in enumerate(chosen):
         stage = f"{group} features of {len(pairs)} pairs"
         progress_report(progress, done / len(chosen), stage)
-        if group == "mt":
+        if group == "mt" and info_refs is None:  # the pairs are their own NIST references
             blocks.append(np.asarray(mt_features(list(pairs), info_refs=info_refs)))
         elif group == "align":
             blocks.append(align_features(pairs, ppdb))
@@ -572,8 +573,16 @@ class CombinedModel:
         from scoring.mt.classifier import MtClassifier, MtRegressor
         from scoring.mt.features import normalise
 
-        self.info_refs = [normalise(s, resources.pos_tag(s)) for pair in pairs for s in pair]
-        features = progress_part(progress, 0.0, 0.6)
+        tagging = progress_part(progress, 0.0, 0.1)
+        self.info_refs = []
+        for start in range(0, len(pairs), FEATURE_CHUNK):  # each chunk a report, for a cancel
+            part = pairs[start : start + FEATURE_CHUNK]
+            self.info_refs += [normalise(s, resources.pos_tag(s)) for pair in part for s in pair]
+            ready = start + len(part)
+            progress_report(
+                tagging, ready / len(pairs), f"tagged {ready:,} of {len(pairs):,} pairs"
+            )
+        features = progress_part(progress, 0.1, 0.6)
         m = self.features(pairs, features) if x is None else np.asarray(x, dtype=np.float64)
         search = progress_part(progress, 0.6, 1.0)
         y = np.asarray(targets, dtype=np.float64)

@@ -75,13 +75,21 @@ def test_features_computed_a_chunk_at_a_time_are_the_whole_sets_and_a_cancel_sto
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     pairs, _ = synthetic(7)
+    refs = [sentence for pair in pairs for sentence in pair]  # the NIST references, fixed
     whole = combined_features(pairs)
+    whole_with_refs = combined_features(pairs, info_refs=refs)
     monkeypatch.setattr(combined, "FEATURE_CHUNK", 3)
     heard: list[str] = []
     np.testing.assert_array_equal(
         combined_features(pairs, progress=lambda _fraction, stage: heard.append(stage)), whole
     )
     assert "encoder features: 3 of 7 pairs" in heard and "encoder features: 7 of 7 pairs" in heard
+    heard.clear()
+    chunked = combined_features(
+        pairs, info_refs=refs, progress=lambda _fraction, stage: heard.append(stage)
+    )
+    np.testing.assert_array_equal(chunked, whole_with_refs)
+    assert "mt features: 3 of 7 pairs" in heard
 
     class Cancelled(Exception):
         pass
