@@ -173,6 +173,11 @@ def run(args: argparse.Namespace) -> int:
                     field=field,
                 )
     gold = None if args.gold is None else read_gold(args.gold, pairs, aligner)
+    if aligner.uses_gold and not aligner.trained and gold is None:
+        raise OptionsError(
+            f"the '{aligner.name}' aligner learns from gold alignments: give the gold of the "
+            "first pairs with --gold G.txt, or a trained model with --model"
+        )
     if aligner.needs_training and not aligner.trained:
         print(f"training '{aligner.name}' on {len(pairs)} pairs ...", file=sys.stderr)
         aligner.fit(pairs, gold)

@@ -90,6 +90,10 @@ def test_gold_is_refused_for_an_aligner_without_it_and_beyond_the_input(
     gold = _write(tmp_path / "g.txt", ["0-0", "1-1", "0-0"])
     assert main(["align", "--aligner", "em", *common, "--gold", str(gold)]) == 2
     assert "the 'em' aligner does not learn from gold" in capsys.readouterr().err
+    assert main(["align", "--aligner", "supervised", *common]) == 2
+    assert "learns from gold alignments: give the gold of the first pairs with --gold" in (
+        capsys.readouterr().err
+    )
     assert main(["align", "--aligner", "supervised", *common, "--gold", str(gold)]) == 2
     assert (
         f"{gold}:3: field '--gold': 3 gold alignments for 2 input pairs" in capsys.readouterr().err
