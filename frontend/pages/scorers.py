@@ -132,11 +132,12 @@ TRAINING_COLUMNS = (
 
 
 #: How the training form names each kind of scorer.
+#: Each scorer in the training form (the papers are named under "The papers' figures").
 KIND_LABELS = {
-    "perp": "perp — TERp edit features (Heilman & Madnani 2012)",
-    "pfsm": "pfsm — edit machine (Wang & Cer 2012)",
-    "ppda": "ppda — edit machine with jumps (Wang & Cer 2012)",
-    "mt": "mt — MT metrics, RBF SVM (Finch et al. 2005)",
+    "perp": "perp — TERp edit features",
+    "pfsm": "pfsm — edit machine",
+    "ppda": "ppda — edit machine with jumps",
+    "mt": "mt — MT metrics, RBF SVM",
     "combined": "combined — every scorer's features",
 }
 
@@ -144,7 +145,7 @@ KIND_LABELS = {
 def _kind_choices() -> list[tuple[str, str]]:
     """Each scorer, with what it learns (so that a target it cannot learn is not chosen)."""
     return [
-        (kind, f"{KIND_LABELS.get(kind, kind)}: {' and '.join(scorer_class(kind).tasks)}")
+        (kind, f"{KIND_LABELS.get(kind, kind)} · {', '.join(scorer_class(kind).tasks)}")
         for kind in scorer_kinds()
     ]
 

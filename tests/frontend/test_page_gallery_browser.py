@@ -62,6 +62,7 @@ def _pages(world: dict[str, Any]) -> list[tuple[str, str, str]]:
         ("guidelines", "alice", "/guidelines/"),
         ("guidelines_admin", "admin", "/guidelines/"),
         ("scorers", "alice", "/scorers/"),
+        ("scorers_admin", "admin", "/scorers/"),
         ("forbidden", "alice", "/corpora/"),
         ("not_found", "alice", "/no/such/page/"),
         ("adjudication_list", "carol", "/adjudication/"),

@@ -161,7 +161,8 @@ def test_a_corpus_of_labels_only_opens_the_form_on_a_scorer_that_classifies(
     html = admin_client.get("/scorers/", {"corpus": labels.pk}).content.decode()
     values = form_values(html, "train-form")
     assert (values["kind"], values["target"]) == (["mt"], ["gold_label"])
-    assert "perp — TERp edit features (Heilman &amp; Madnani 2012): regression<" in html
+    assert ">perp — TERp edit features · regression<" in html
+    assert ">mt — MT metrics, RBF SVM · regression, classification<" in html
 
 
 def test_annotators_see_the_models_but_not_the_training(
