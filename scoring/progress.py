@@ -10,9 +10,11 @@ may be left half-done.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
 
 Progress = Callable[[float, str], None]
+T = TypeVar("T")
 
 
 def progress_part(
@@ -35,3 +37,15 @@ def progress_report(progress: Progress | None, fraction: float, stage: str) -> N
     """Call ``progress`` if there is one."""
     if progress is not None:
         progress(fraction, stage)
+
+
+def in_chunks(
+    items: Sequence[T], size: int, progress: Progress | None, stage: str
+) -> Iterator[Sequence[T]]:
+    """Consecutive slices of at most ``size`` items, each followed, once the caller has done it,
+    by the report ``"{stage} N of M pairs"`` (N done): where a cancelled job stops between two
+    chunks of a computation that would otherwise run in one piece."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+        ready = min(start + size, len(items))
+        progress_report(progress, ready / len(items), f"{stage} {ready:,} of {len(items):,} pairs")

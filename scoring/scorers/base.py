@@ -36,7 +36,7 @@ from scoring.errors import FormatError, InputError, ModelError, OptionsError, Sc
 from scoring.measures import f1, pearson, spearman
 from scoring.options import Options, saved_options
 from scoring.persistence import read_json, save_json
-from scoring.progress import Progress, progress_part, progress_report
+from scoring.progress import Progress, in_chunks, progress_part, progress_report
 from scoring.records import Record
 from scoring.scorers.options import (
     CombinedOptions,
@@ -247,26 +247,15 @@ class MtAdapter(Scorer):
         # a chunk at a time, each a report where a cancelled job stops (tagging and the
         # features of an MSRP-sized corpus ran half a minute past a cancel); with the references
         # fixed, a chunk's features are those of the whole set
-        chunks = range(0, len(pairs), MT_FEATURE_CHUNK)
+        tagging = progress_part(progress, 0.0, 0.1)
         self._refs = []
-        for start in chunks:
-            part = pairs[start : start + MT_FEATURE_CHUNK]
+        for part in in_chunks(pairs, MT_FEATURE_CHUNK, tagging, "MT-metric features: tagged"):
             self._refs += [normalise(s, pos_tag(s)) for pair in part for s in pair]
-            ready = start + len(part)
-            progress_report(
-                progress,
-                0.1 * ready / len(pairs),
-                f"MT-metric features: tagged {ready:,} of {len(pairs):,} pairs",
-            )
-        blocks = []
-        for start in chunks:
-            blocks.append(self._features(pairs[start : start + MT_FEATURE_CHUNK]))
-            ready = min(start + MT_FEATURE_CHUNK, len(pairs))
-            progress_report(
-                progress,
-                0.1 + 0.2 * ready / len(pairs),
-                f"MT-metric features: {ready:,} of {len(pairs):,} pairs",
-            )
+        computing = progress_part(progress, 0.1, 0.3)
+        blocks = [
+            self._features(list(part))
+            for part in in_chunks(pairs, MT_FEATURE_CHUNK, computing, "MT-metric features:")
+        ]
         x = np.concatenate(blocks) if blocks else self._features(pairs)
         search = progress_part(progress, 0.3, 1.0)
         svm = self.options.svm()

@@ -54,7 +54,7 @@ import numpy.typing as npt
 from scoring import resources
 from scoring.errors import FormatError, InputError, ModelError, OptionsError
 from scoring.measures import pearson
-from scoring.progress import Progress, progress_part, progress_report
+from scoring.progress import Progress, in_chunks, progress_part, progress_report
 from scoring.scorers.options import GROUPS, CombinedOptions
 
 F64 = npt.NDArray[np.float64]
@@ -395,15 +395,11 @@ def combined_features(
         else:
             # a chunk at a time, each a report where a cancelled job stops (the encoder's
             # features of a few thousand pairs take minutes on a busy machine)
-            chunks = []
-            for start in range(0, len(pairs), FEATURE_CHUNK):
-                chunks.append(row_wise[group](pairs[start : start + FEATURE_CHUNK]))
-                ready = min(start + FEATURE_CHUNK, len(pairs))
-                progress_report(
-                    progress,
-                    (done + ready / len(pairs)) / len(chosen),
-                    f"{group} features: {ready:,} of {len(pairs):,} pairs",
-                )
+            share = progress_part(progress, done / len(chosen), (done + 1) / len(chosen))
+            chunks = [
+                row_wise[group](part)
+                for part in in_chunks(pairs, FEATURE_CHUNK, share, f"{group} features:")
+            ]
             blocks.append(np.concatenate(chunks) if chunks else row_wise[group](pairs))
     out: F64 = np.ascontiguousarray(np.column_stack(blocks))
     return out
@@ -575,13 +571,8 @@ class CombinedModel:
 
         tagging = progress_part(progress, 0.0, 0.1)
         self.info_refs = []
-        for start in range(0, len(pairs), FEATURE_CHUNK):  # each chunk a report, for a cancel
-            part = pairs[start : start + FEATURE_CHUNK]
+        for part in in_chunks(pairs, FEATURE_CHUNK, tagging, "tagged"):  # a report per chunk
             self.info_refs += [normalise(s, resources.pos_tag(s)) for pair in part for s in pair]
-            ready = start + len(part)
-            progress_report(
-                tagging, ready / len(pairs), f"tagged {ready:,} of {len(pairs):,} pairs"
-            )
         features = progress_part(progress, 0.1, 0.6)
         m = self.features(pairs, features) if x is None else np.asarray(x, dtype=np.float64)
         search = progress_part(progress, 0.6, 1.0)
