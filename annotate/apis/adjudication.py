@@ -16,6 +16,7 @@ from annotate.apis.common import (
     actor,
     link_field,
     name_nested_serializers,
+    page_body,
     parse_links,
 )
 from annotate.selectors import adjudication as adjudication_reads
@@ -100,13 +101,8 @@ class AdjudicationListApi(APIView):
         rows, total = adjudication_reads.adjudication_page(
             filters_of(data.validated_data), page=page, per_page=self.PAGE_SIZE
         )
-        body = {
-            "total": total,
-            "page": page,
-            "pages": max(1, -(-total // self.PAGE_SIZE)),
-            "per_page": self.PAGE_SIZE,
-            "results": self.RowSerializer(rows, many=True).data,
-        }
+        results = self.RowSerializer(rows, many=True).data
+        body = page_body(results, total=total, page=page, per_page=self.PAGE_SIZE)
         return Response(self.OutputSerializer(body).data)
 
 

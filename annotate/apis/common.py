@@ -54,6 +54,18 @@ def link_field() -> serializers.ListField:
     return BoundedListField(child=serializers.JSONField(), allow_empty=True, max_length=MAX_LINKS)
 
 
+def page_body(results: Any, *, total: int, page: int, per_page: int) -> dict[str, Any]:
+    """One page of a paged list, as every paged endpoint answers it: ``total`` rows matching,
+    this ``page`` of ``pages``, ``per_page`` rows a page, and its ``results``."""
+    return {
+        "total": total,
+        "page": page,
+        "pages": max(1, -(-total // per_page)),
+        "per_page": per_page,
+        "results": results,
+    }
+
+
 def actor(request: Request) -> User:
     """The logged-in user (every view requires authentication)."""
     user = request.user

@@ -13,7 +13,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions, throttles
-from annotate.apis.common import MAX_ID, BoundedListField, actor, name_nested_serializers
+from annotate.apis.common import (
+    MAX_ID,
+    BoundedListField,
+    actor,
+    name_nested_serializers,
+    page_body,
+)
 from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import corpora, exports, prefill, stats, uploads
@@ -371,13 +377,8 @@ class CorpusPairsApi(APIView):
         rows, total = corpora_reads.corpus_pairs_page(
             corpus, page=page, per_page=self.PAGE_SIZE, search=search, sort=sort, **filters
         )
-        body = {
-            "total": total,
-            "page": page,
-            "pages": max(1, -(-total // self.PAGE_SIZE)),
-            "per_page": self.PAGE_SIZE,
-            "results": self.RowSerializer(rows, many=True).data,
-        }
+        results = self.RowSerializer(rows, many=True).data
+        body = page_body(results, total=total, page=page, per_page=self.PAGE_SIZE)
         return Response(self.OutputSerializer(body).data)
 
 
