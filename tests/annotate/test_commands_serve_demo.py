@@ -205,6 +205,16 @@ def _python(script: str, env: dict[str, str], marker: str) -> str:
     return done.stdout.split(marker, 1)[1].strip()
 
 
+def _succeeds(job_id: str, env: dict[str, str], log: Path, what: str) -> None:
+    """Wait until job ``job_id`` has succeeded; if it does not in time, the failure carries the
+    end of serve_demo's log (why it did not)."""
+    status = JOB_STATUS.format(job_id=job_id)
+    try:
+        _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", what)
+    except AssertionError as late:
+        raise AssertionError(f"{late}; serve_demo's log:\n{log.read_text()[-6000:]}") from None
+
+
 @pytest.mark.slow
 def test_a_killed_worker_is_restarted_while_the_server_keeps_answering(tmp_path: Path) -> None:
     demo, port, log, env = _serve_demo(tmp_path)
@@ -234,8 +244,7 @@ def test_a_killed_worker_is_restarted_while_the_server_keeps_answering(tmp_path:
 
         # The new worker takes jobs from the embedded broker.
         job_id = _python(QUEUE_A_JOB.format(corpus="after-restart", kind="prefill"), env, "JOB ")
-        status = JOB_STATUS.format(job_id=job_id)
-        _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the job ran")
+        _succeeds(job_id, env, log, "the job ran")
 
         demo.send_signal(signal.SIGTERM)
         assert demo.wait(timeout=GRACE_SECONDS + 15) == 0
@@ -276,15 +285,10 @@ def test_a_quick_job_runs_while_the_main_worker_is_busy(tmp_path: Path) -> None:
         _stop_outside_a_write(main, tmp_path / "var")
         waiting = _python(QUEUE_A_JOB.format(corpus="slow", kind="prefill"), env, "JOB ")
         quick = _python(QUEUE_A_JOB.format(corpus="quick", kind="stats"), env, "JOB ")
-        status = JOB_STATUS.format(job_id=quick)
-        try:
-            _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the quick job")
-        except AssertionError as late:
-            raise AssertionError(f"{late}; serve_demo's log:\n{log.read_text()[-6000:]}") from None
+        _succeeds(quick, env, log, "the quick job")
         assert _python(JOB_STATUS.format(job_id=waiting), env, "STATUS ") == "pending"
         os.killpg(main, signal.SIGCONT)
-        status = JOB_STATUS.format(job_id=waiting)
-        _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the prefill ran")
+        _succeeds(waiting, env, log, "the prefill ran")
         demo.send_signal(signal.SIGTERM)
         assert demo.wait(timeout=GRACE_SECONDS + 15) == 0
     finally:
@@ -328,22 +332,16 @@ def test_a_users_score_job_runs_on_its_own_worker_and_never_on_the_main_one(
         _stop_outside_a_write(users, var)
         score = _python(QUEUE_A_SCORE_JOB.format(text="a cat sat"), env, "JOB ")
         prefill = _python(QUEUE_A_JOB.format(corpus="first", kind="prefill"), env, "JOB ")
-        status = JOB_STATUS.format(job_id=prefill)
-        _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the prefill ran")
+        _succeeds(prefill, env, log, "the prefill ran")
         assert _python(JOB_STATUS.format(job_id=score), env, "STATUS ") == "pending"
 
         _stop_outside_a_write(main, var)
         os.killpg(users, signal.SIGCONT)
         waiting = _python(QUEUE_A_JOB.format(corpus="second", kind="prefill"), env, "JOB ")
-        status = JOB_STATUS.format(job_id=score)
-        try:
-            _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the score job")
-        except AssertionError as late:
-            raise AssertionError(f"{late}; serve_demo's log:\n{log.read_text()[-6000:]}") from None
+        _succeeds(score, env, log, "the score job")
         assert _python(JOB_STATUS.format(job_id=waiting), env, "STATUS ") == "pending"
         os.killpg(main, signal.SIGCONT)
-        status = JOB_STATUS.format(job_id=waiting)
-        _wait_until(lambda: _python(status, env, "STATUS ") == "succeeded", "the prefill ran")
+        _succeeds(waiting, env, log, "the prefill ran")
         demo.send_signal(signal.SIGTERM)
         assert demo.wait(timeout=GRACE_SECONDS + 15) == 0
     finally:
