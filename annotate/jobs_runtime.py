@@ -191,6 +191,17 @@ def _task_body(task: JobTask, job_id: int) -> str:
 _TASKS: dict[str, JobTask] = {}
 
 
+def job_queue(kind: str) -> str:
+    """The Celery queue the jobs of ``kind`` are sent to: the quick lane for jobs of seconds
+    (never queued behind hours of prefill), the users' lane for the jobs any signed-in user may
+    queue (never in the slots of the admins' jobs), the default queue for the rest."""
+    if kind in settings.QUICK_JOB_KINDS:
+        return str(settings.QUICK_QUEUE)
+    if kind in settings.USER_JOB_KINDS:
+        return str(settings.USER_QUEUE)
+    return str(settings.CELERY_TASK_DEFAULT_QUEUE)
+
+
 def job_task(*, kind: str, **options: Any) -> Callable[[Runner], JobTask]:
     """Make ``runner(job, progress)`` the Celery task of jobs of ``kind`` (``annotate.job.<kind>``)
     and register it under ``kind``. ``options`` are Celery task options (time limits, say) on
@@ -205,10 +216,7 @@ def job_task(*, kind: str, **options: Any) -> Callable[[Runner], JobTask]:
 
         body.__name__, body.__qualname__ = runner.__name__, runner.__qualname__
         body.__module__, body.__doc__ = runner.__module__, runner.__doc__
-        if kind in settings.QUICK_JOB_KINDS:  # never queued behind hours of prefill
-            options.setdefault("queue", settings.QUICK_QUEUE)
-        elif kind in settings.USER_JOB_KINDS:  # never in the slots of the admins' jobs
-            options.setdefault("queue", settings.USER_QUEUE)
+        options.setdefault("queue", job_queue(kind))
         task = shared_task(
             name=f"annotate.job.{kind}",
             base=JobTask,

@@ -563,6 +563,9 @@ class WorkerHeartbeat(models.Model):
     pid = models.PositiveIntegerField()
     started_at = models.DateTimeField()
     beat_at = models.DateTimeField(db_index=True)
+    #: The queues the worker takes jobs from, each between commas (",celery,quick,"), so that
+    #: one is found with ``queues__contains=",quick,"``; empty when not known (every queue).
+    queues = models.CharField(max_length=1000, blank=True, default="")
 
     class Meta:
         ordering = ["-beat_at"]

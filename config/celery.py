@@ -153,10 +153,12 @@ worker_process_shutdown.connect(_ignore_term_while_exiting)
 
 
 def _start_worker_heartbeat(sender: Any = None, **kwargs: Any) -> None:
-    """The worker is ready: it says so every ``WORKER_HEARTBEAT_SECONDS`` from now on."""
+    """The worker is ready: it says so, and which queues it takes jobs from (its ``-Q`` and
+    ``-X``), every ``WORKER_HEARTBEAT_SECONDS`` from now on."""
     from annotate.services.workers import WorkerHeartbeatThread
 
-    WorkerHeartbeatThread.start_for(hostname=sender.hostname)
+    queues = sender.app.amqp.queues.consume_from
+    WorkerHeartbeatThread.start_for(hostname=sender.hostname, queues=list(queues))
 
 
 def _stop_worker_heartbeat(sender: Any = None, **kwargs: Any) -> None:

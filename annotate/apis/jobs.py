@@ -28,10 +28,11 @@ from scoring.alignment.report_records import CorpusReport, report_to_csv
 
 
 class JobOutputSerializer(serializers.ModelSerializer[Job]):
-    """A job. ``worker_notice`` is set on a queued job while no worker is alive to run it (it
-    says how to start one), and null otherwise. The views pass whether a worker is alive as
-    ``workers_alive`` in the context, so a list asks the database once. Jobs without a corpus
-    (scoring pairs, releasing abandoned work) or whose owner was removed have null there."""
+    """A job. ``worker_notice`` is set on a queued job while no worker is alive to run it, or
+    none of its queue (it says how to start one), and null otherwise. The views pass the queues
+    live workers serve as ``served_queues`` in the context, so a list asks the database once.
+    Jobs without a corpus (scoring pairs, releasing abandoned work) or whose owner was removed
+    have null there."""
 
     corpus = serializers.CharField(source="corpus.name", default=None, allow_null=True)
     corpus_id = serializers.IntegerField(default=None, allow_null=True)
@@ -54,10 +55,11 @@ class JobOutputSerializer(serializers.ModelSerializer[Job]):
     def get_worker_notice(self, job: Job) -> str | None:
         if job.status != Job.Status.PENDING:
             return None
-        alive = self.context.get("workers_alive")
-        if alive is None:
-            alive = workers_reads.any_worker_alive()
-        return None if alive else workers_reads.NO_WORKER_NOTICE
+        if "served_queues" in self.context:
+            served = self.context["served_queues"]
+        else:
+            served = workers_reads.served_queues()
+        return workers_reads.job_worker_notice(kind=job.kind, served=served)
 
     class Meta:
         model = Job
@@ -96,7 +98,8 @@ def job_started(job: Job) -> Response:
 
 class JobListApi(APIView):
     """The newest jobs the user may see (admins: all), optionally of one kind, status or corpus.
-    While no worker is alive, each queued job's ``worker_notice`` says so and how to start one."""
+    While no worker (or none of its queue) is alive, each queued job's ``worker_notice`` says so
+    and how to start one."""
 
     LIMIT = 100
 
@@ -119,7 +122,7 @@ class JobListApi(APIView):
             jobs = jobs.filter(status=data.validated_data["status"])
         if "corpus" in data.validated_data:
             jobs = jobs.filter(corpus_id=data.validated_data["corpus"])
-        context = {"workers_alive": workers_reads.any_worker_alive()}
+        context = {"served_queues": workers_reads.served_queues()}
         return Response(JobOutputSerializer(jobs[: self.LIMIT], many=True, context=context).data)
 
 

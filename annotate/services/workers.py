@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import ClassVar
 
@@ -28,22 +29,29 @@ logger = logging.getLogger(__name__)
 FORGET_AFTER = timedelta(days=1)
 
 
+def queues_field(queues: Iterable[str]) -> str:
+    """``queues`` as :attr:`WorkerHeartbeat.queues` holds them: sorted, each between commas;
+    empty when none is named (a worker of unknown queues)."""
+    names = sorted(set(queues))
+    return f",{','.join(names)}," if names else ""
+
+
 @transaction.atomic
-def worker_heartbeat_beat(*, hostname: str, pid: int, started_at: datetime) -> None:
-    """Record that the worker ``hostname`` (main process ``pid``) is alive now."""
+def worker_heartbeat_beat(
+    *, hostname: str, pid: int, started_at: datetime, queues: Iterable[str] = ()
+) -> None:
+    """Record that the worker ``hostname`` (main process ``pid``, taking jobs from ``queues``;
+    none named: unknown, taken as every queue) is alive now."""
     now = timezone.now()
-    updated = WorkerHeartbeat.objects.filter(hostname=hostname).update(
-        pid=pid, started_at=started_at, beat_at=now
-    )
+    row = {"pid": pid, "started_at": started_at, "beat_at": now, "queues": queues_field(queues)}
+    updated = WorkerHeartbeat.objects.filter(hostname=hostname).update(**row)
     if updated:
         return
     try:
         with transaction.atomic():
-            WorkerHeartbeat.objects.create(
-                hostname=hostname, pid=pid, started_at=started_at, beat_at=now
-            )
+            WorkerHeartbeat.objects.create(hostname=hostname, **row)
     except IntegrityError:  # another process of the same name wrote it first
-        WorkerHeartbeat.objects.filter(hostname=hostname).update(pid=pid, beat_at=now)
+        WorkerHeartbeat.objects.filter(hostname=hostname).update(**row)
 
 
 def worker_heartbeat_clear(*, hostname: str | None = None, pid: int | None = None) -> int:
@@ -78,22 +86,23 @@ class WorkerHeartbeatThread(threading.Thread):
     _running: ClassVar[dict[str, WorkerHeartbeatThread]] = {}
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, hostname: str, interval: float) -> None:
+    def __init__(self, hostname: str, interval: float, queues: Iterable[str] = ()) -> None:
         super().__init__(name=f"worker-heartbeat-{hostname}", daemon=True)
         self.hostname = hostname
         self.interval = interval
+        self.queues = tuple(queues)
         self.pid = os.getpid()
         self.started_at = timezone.now()
         self._stop_event = threading.Event()
 
     @classmethod
-    def start_for(cls, *, hostname: str) -> WorkerHeartbeatThread:
-        """Start beating for ``hostname`` unless this process already does (the worker is
-        ready again after reconnecting to its broker)."""
+    def start_for(cls, *, hostname: str, queues: Iterable[str] = ()) -> WorkerHeartbeatThread:
+        """Start beating for ``hostname``, a worker taking jobs from ``queues``, unless this
+        process already does (the worker is ready again after reconnecting to its broker)."""
         with cls._lock:
             thread = cls._running.get(hostname)
             if thread is None or not thread.is_alive():
-                thread = cls(hostname, settings.WORKER_HEARTBEAT_SECONDS)
+                thread = cls(hostname, settings.WORKER_HEARTBEAT_SECONDS, queues)
                 cls._running[hostname] = thread
                 thread.start()
             return thread
@@ -114,7 +123,12 @@ class WorkerHeartbeatThread(threading.Thread):
         try:
             if forget:
                 worker_heartbeats_forget()
-            worker_heartbeat_beat(hostname=self.hostname, pid=self.pid, started_at=self.started_at)
+            worker_heartbeat_beat(
+                hostname=self.hostname,
+                pid=self.pid,
+                started_at=self.started_at,
+                queues=self.queues,
+            )
         except Exception:  # the database may be away for a while: beat again next time
             logger.exception("the heartbeat of worker %s failed", self.hostname)
         finally:

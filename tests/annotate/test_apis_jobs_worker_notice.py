@@ -15,7 +15,11 @@ from rest_framework.test import APIClient
 
 from annotate import roles
 from annotate.models import Job, WorkerHeartbeat
-from annotate.selectors.workers import NO_WORKER_NOTICE
+from annotate.selectors.workers import (
+    NO_WORKER_NOTICE,
+    unserved_queue_notice,
+    waiting_job_notice,
+)
 from annotate.services.workers import worker_heartbeat_beat
 from tests.annotate.factories import make_user
 
@@ -123,3 +127,43 @@ def test_an_annotator_home_page_says_nothing_of_jobs(admin: Any) -> None:
     Job.objects.create(kind="corpus_stats", owner=admin)
     annotator = make_user("ann", roles.ANNOTATOR)
     assert "worker-notice" not in _page(annotator, "/")
+
+
+def test_a_job_whose_queue_no_live_worker_serves_says_which_queue_and_how_to_serve_it(
+    admin: Any,
+) -> None:
+    score = Job.objects.create(kind="score_pairs", owner=admin)
+    stats = Job.objects.create(kind="corpus_stats", owner=admin)
+    # The main worker leaves the users' lane out (-X users) and nobody started its own.
+    worker_heartbeat_beat(
+        hostname="main@a", pid=1, started_at=timezone.now(), queues=["celery", "quick"]
+    )
+    notices = {row["id"]: row["worker_notice"] for row in _api(admin).get("/api/jobs/").json()}
+    assert notices[stats.pk] is None, "its queue is served: it waits for a free worker only"
+    assert notices[score.pk] == unserved_queue_notice(["users"])
+    assert "from the users queue" in notices[score.pk]
+    assert "celery -A config worker -Q users" in notices[score.pk]
+    assert _api(admin).get(f"/api/jobs/{score.pk}/").json()["worker_notice"] == notices[score.pk]
+    assert unserved_queue_notice(["users"]) in _page(admin, "/jobs/")
+
+
+def test_a_worker_of_the_missing_queue_or_of_unknown_queues_ends_the_notice(admin: Any) -> None:
+    Job.objects.create(kind="score_pairs", owner=admin)
+    now = timezone.now()
+    worker_heartbeat_beat(hostname="main@a", pid=1, started_at=now, queues=["celery", "quick"])
+    assert "users queue" in _page(admin, "/jobs/")
+    worker_heartbeat_beat(hostname="users@a", pid=2, started_at=now, queues=["users"])
+    assert _notices(admin)["pending"] is None
+    assert "worker-notice" in (html := _page(admin, "/jobs/")) and "users queue" not in html
+    WorkerHeartbeat.objects.filter(hostname="users@a").delete()
+    worker_heartbeat_beat(hostname="old@a", pid=3, started_at=now)  # queues not reported
+    assert _notices(admin)["pending"] is None, "a worker of unknown queues may take it"
+
+
+def test_the_page_names_every_queue_its_waiting_jobs_lack(admin: Any) -> None:
+    Job.objects.create(kind="score_pairs", owner=admin)
+    Job.objects.create(kind="corpus_stats", owner=admin)
+    worker_heartbeat_beat(hostname="main@a", pid=1, started_at=timezone.now(), queues=["celery"])
+    notice = waiting_job_notice(user=admin)
+    assert notice == unserved_queue_notice(["quick", "users"])
+    assert "from the quick, users queues" in notice and "-Q quick,users" in notice

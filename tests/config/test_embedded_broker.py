@@ -115,7 +115,7 @@ import django
 django.setup()
 from annotate.models import Job, WorkerHeartbeat
 print("RESULT", json.dumps(list(Job.objects.values_list("status", "attempts"))))
-print("WORKERS", json.dumps(list(WorkerHeartbeat.objects.values_list("hostname", flat=True))))
+print("WORKERS", json.dumps(list(WorkerHeartbeat.objects.values_list("hostname", "queues"))))
 """
 
 
@@ -130,8 +130,8 @@ def _manage_python(script: str, env: dict[str, str]) -> subprocess.Popen[str]:
     )
 
 
-def _job_states(env: dict[str, str]) -> tuple[list[tuple[str, int]], list[str]]:
-    """The jobs' (status, attempts), and the workers with a heartbeat row."""
+def _job_states(env: dict[str, str]) -> tuple[list[tuple[str, int]], list[list[str]]]:
+    """The jobs' (status, attempts), and the workers with a heartbeat row (hostname, queues)."""
     done = subprocess.run(
         [sys.executable, "-c", JOB_STATES],
         cwd=ROOT,
@@ -178,7 +178,9 @@ def test_jobs_published_by_four_processes_at_once_each_run_once_on_a_worker(
             assert worker.poll() is None, (tmp_path / "worker.log").read_text()[-3000:]
             time.sleep(1)
         assert worker.poll() is None, "the worker is still running"
-        assert workers == ["embedded@test"], "it reports that it is alive"
+        assert workers == [["embedded@test", ",celery,quick,users,"]], (
+            "it reports that it is alive, and that without -Q it takes jobs from every queue"
+        )
     finally:
         worker.send_signal(signal.SIGTERM)  # a warm shutdown, as serve_demo does
         try:
