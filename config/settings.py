@@ -402,6 +402,10 @@ QUICK_JOB_KINDS = (
 # (``celery -A config worker -Q users -c 1``; ``serve_demo`` runs one).
 USER_QUEUE = "users"
 USER_JOB_KINDS = ("score_pairs",)
+# The longest one score job may run (seconds): the users' own worker runs them one at a time,
+# so without a bound one user's 10,000 long pairs would keep every other user's job waiting
+# for hours. A job past it stops between two chunks and fails, saying how far it got.
+SCORE_JOB_MAX_SECONDS = env_int("SCORE_JOB_MAX_SECONDS", 1800)
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_QUEUES = {
     name: {"routing_key": name} for name in (CELERY_TASK_DEFAULT_QUEUE, QUICK_QUEUE, USER_QUEUE)

@@ -19,6 +19,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -481,10 +482,25 @@ def _scores(
     if progress is None:
         return [float(v) for v in scorer.predict(tokens)]
     scores: list[float] = []
+    limit = settings.SCORE_JOB_MAX_SECONDS
+    deadline = monotonic() + limit
     for chunk in _chunks(tokens):
+        if scores and monotonic() > deadline:
+            raise DomainError(
+                f"scored {len(scores):,} of {len(tokens):,} pairs in {_duration(limit)}, the "
+                "longest a score job may run (users' score jobs run one at a time): split the "
+                f"pairs into jobs of about {len(scores):,} or fewer"
+            )
         scores += [float(v) for v in scorer.predict(chunk)]
         progress(100 * len(scores) / len(tokens), f"scored {len(scores)} of {len(tokens)}")
     return scores
+
+
+def _duration(seconds: int) -> str:
+    if seconds % 60:
+        return f"{seconds} seconds"
+    minutes = seconds // 60
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
 
 
 @transaction.atomic

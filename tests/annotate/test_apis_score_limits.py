@@ -221,6 +221,29 @@ def test_a_score_job_of_long_pairs_reports_and_can_stop_after_each_one(
     ]
 
 
+def test_a_score_job_past_its_time_stops_between_chunks_and_says_how_far_it_got(
+    model: ScorerModel, settings: Any, monkeypatch: Any
+) -> None:
+    from annotate.services import scorers
+
+    settings.SCORE_JOB_MAX_SECONDS = 600
+    clock = iter([0.0, 100.0, 700.0])  # the start; after one chunk; after two
+    monkeypatch.setattr(scorers, "monotonic", lambda: next(clock))
+    pairs = [["a man", "a person"]] * 45  # three chunks of twenty pairs at most
+    client = _client()
+    response = client.post("/api/score/jobs/", {"model": "m", "pairs": pairs}, format="json")
+    job_id: Any = response.json()["id"]
+    assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.FAILED
+    job = Job.objects.get(pk=job_id)
+    assert job.error == (
+        "scored 40 of 45 pairs in 10 minutes, the longest a score job may run (users' score "
+        "jobs run one at a time): split the pairs into jobs of about 40 or fewer"
+    )
+    assert job.result is None
+    again = client.post("/api/score/jobs/", {"model": "m", "pairs": pairs[:40]}, format="json")
+    assert again.status_code == 201, "the user may queue the next at once"
+
+
 def test_two_users_scoring_the_same_pairs_get_a_job_each_and_read_their_own_scores(
     model: ScorerModel,
 ) -> None:
