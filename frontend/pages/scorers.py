@@ -128,6 +128,7 @@ TRAINING_COLUMNS = (
     Column("Scorer", _cell("training-what")),
     Column("Status", _cell("training-status"), key="status", sort="status"),
     Column("Model", _cell("training-model")),
+    Column("", "frontend/admin/job_list.html#job-cancel"),
 )
 
 

@@ -137,6 +137,26 @@ def test_a_finished_training_offers_its_model_to_score_with(
     assert page.js_errors == []
 
 
+def test_a_queued_training_is_cancelled_from_its_row_on_the_scorers_page(
+    page_for: Any, live_server: Any, admin: Any, corpus: Corpus
+) -> None:
+    with SERVER_LOCK:
+        job = Job.objects.create(kind="train_scorer", corpus=corpus, owner=admin)
+    page = page_for(admin, viewport=(1280, 800))
+    page.goto(f"{live_server.url}/scorers/")
+    row = page.locator(f"#training-table tr[data-job='{job.pk}']")
+    page.once("dialog", lambda dialog: dialog.accept())  # "Cancel job #…?"
+    row.locator("button", has_text="Cancel").click()
+    page.wait_for_selector(f"#training-table tr[data-job='{job.pk}'][data-job-status=cancelled]")
+    assert page.url.startswith(f"{live_server.url}/scorers/"), "back on the page it was pressed on"
+    assert f"Job #{job.pk} cancelled." in page.inner_text("body")
+    assert page.locator(f"#training-table tr[data-job='{job.pk}'] button").count() == 0
+    page.screenshot(path=str(SCREENSHOTS / "scorers_training_cancelled.png"), full_page=True)
+    with SERVER_LOCK:
+        assert Job.objects.get(pk=job.pk).status == Job.Status.CANCELLED
+    assert page.js_errors == []
+
+
 def test_a_message_about_a_job_that_ended_before_the_page_loaded_says_so_at_once(
     page_for: Any, live_server: Any, admin: Any, corpus: Corpus, eager_jobs: Any
 ) -> None:
