@@ -124,5 +124,14 @@ class JobRateThrottle(UserRateThrottle):
         return super().allow_request(request, view)
 
 
+class ScoreRateThrottle(UserRateThrottle):
+    """Scoring pairs inside the request, per user, in the API and on the scorers page alike:
+    each request may take up to a second of a web process. More goes to a score job."""
+
+    scope = "score"
+
+
 #: The throttles of a view that starts jobs: the defaults plus the per-user job rate.
 JOB_STARTING = [AnonymousRateThrottle, UserRateThrottle, AddressRateThrottle, JobRateThrottle]
+#: The throttles of a view that scores inside the request: the defaults plus the scoring rate.
+SCORING = [AnonymousRateThrottle, UserRateThrottle, AddressRateThrottle, ScoreRateThrottle]

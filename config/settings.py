@@ -312,6 +312,9 @@ REST_FRAMEWORK = {
         "user": env_str("API_RATE_USER", "600/min"),
         "address": env_str("API_RATE_ADDRESS", "30000/min"),
         "jobs": env_str("API_RATE_JOBS", "120/hour"),
+        # Scoring inside the request (the API's and the scorers page's): each takes up to a
+        # second of a web process, so one user's loop at the user rate would hold ten.
+        "score": env_str("API_RATE_SCORE", "30/min"),
     },
     "DEFAULT_PERMISSION_CLASSES": ["annotate.permissions.IsSignedIn"],
     "DEFAULT_RENDERER_CLASSES": [

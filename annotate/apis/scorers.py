@@ -63,7 +63,10 @@ def _pairs_field(max_pairs: int, too_many: str) -> BoundedListField:
 class ScoreApi(APIView):
     """Score raw sentence pairs with a stored model (``model``: its id or name), inside the
     request: as many as the model's kind scores well within a second
-    (``annotate.services.scorers.SYNC_LIMITS``); more go to ``/api/score/jobs/``."""
+    (``annotate.services.scorers.SYNC_LIMITS``); more go to ``/api/score/jobs/``. At most
+    ``API_RATE_SCORE`` requests a user (with the scorers page's form)."""
+
+    throttle_classes = throttles.SCORING
 
     class InputSerializer(serializers.Serializer[Any]):
         model = serializers.CharField(max_length=200)

@@ -7,6 +7,7 @@ pair is fetched again when a training finishes, so the new model can be chosen).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django import forms
@@ -25,6 +26,7 @@ from annotate.models import Corpus, ScorerModel, SentencePair
 from annotate.selectors import jobs as jobs_reads
 from annotate.selectors.scorers import scorer_models, scorer_training_targets
 from annotate.services import scorers
+from annotate.throttles import ScoreRateThrottle
 from frontend.access import admin_page, job_starting
 from frontend.pages.corpus_common import NO_LABEL, job_queued, jobs_section, label, refuse
 from frontend.tables import Column
@@ -287,6 +289,10 @@ def _page(
     context = {**training, "papers": _papers(), **score, "page_url": reverse("scorers")}
     if training["is_admin"]:
         context.update(_train_section(request, train, corpus))
+    if score["retry_after"] is not None:
+        response = render(request, TEMPLATE, context, status=429)
+        response["Retry-After"] = str(score["retry_after"])
+        return response
     return render(request, TEMPLATE, context, status=400 if score["form"].errors else status)
 
 
@@ -298,9 +304,20 @@ def _score_form(request: HttpRequest) -> dict[str, Any]:
     asked = "model" in request.GET
     form = ScoreForm(request.GET if asked else None, names=[model.name for model in stored])
     answer = ""
+    wait = None
     if asked and form.is_valid():
-        answer = _score(form, {model.name: model for model in stored})
-    return {"form": form, "answer": answer}
+        throttle = ScoreRateThrottle()  # one budget with the API's /api/score
+        if throttle.allow_request(request, None):
+            answer = _score(form, {model.name: model for model in stored})
+        else:
+            wait = max(1, math.ceil(throttle.wait()))
+            form.add_error(
+                None,
+                f"You have scored as many pairs as a user may in a minute; score again in "
+                f"{wait} second{'s' if wait != 1 else ''}, or queue a score job "
+                "(POST /api/score/jobs/) for many pairs.",
+            )
+    return {"form": form, "answer": answer, "retry_after": wait}
 
 
 @login_required

@@ -256,3 +256,30 @@ def test_two_users_scoring_the_same_pairs_get_a_job_each_and_read_their_own_scor
     job_id = second.json()["id"]
     assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.SUCCEEDED
     assert len(bob.get(f"/api/jobs/{job_id}/result/").json()["scores"]) == 1
+
+
+def test_scoring_inside_requests_has_one_rate_per_user_for_the_api_and_the_page(
+    model: ScorerModel, monkeypatch: Any
+) -> None:
+    from django.test import Client
+
+    from annotate import throttles
+
+    rates = {"user": "100/min", "anon": "100/min", "address": "100/min", "jobs": "100/min"}
+    monkeypatch.setattr(throttles.SimpleRateThrottle, "THROTTLE_RATES", {**rates, "score": "3/min"})
+    client = _client()
+    body = {"model": "m", "pairs": [["a man", "a person"]]}
+    statuses = [client.post("/api/score", body, format="json").status_code for _ in range(2)]
+    page = Client()
+    page.force_login(get_user_model().objects.get(username="annotator"))
+    asked = {"model": "m", "first": "a man", "second": "a person"}
+    assert page.get("/scorers/", asked).status_code == 200, "the third, from the page"
+    refused = page.get("/scorers/", asked)
+    assert statuses == [200, 200] and refused.status_code == 429
+    assert int(refused["Retry-After"]) > 0
+    assert "as many pairs as a user may in a minute" in refused.content.decode()
+    assert "similarity " not in refused.content.decode(), "nothing scored"
+    assert client.post("/api/score", body, format="json").status_code == 429
+    assert page.get("/scorers/").status_code == 200, "the page itself is not counted"
+    other = _client("admin")
+    assert other.post("/api/score", body, format="json").status_code == 200, "per user"
