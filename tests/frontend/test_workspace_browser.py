@@ -531,6 +531,37 @@ def test_submitting_moves_to_the_next_pair(page_for: Any, live_server: Any, alic
     assert annotation_links(annotation)[(0, 0)] is True
 
 
+def test_a_reopened_pair_submitted_again_keeps_its_flags_rating_and_comment(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    with SERVER_LOCK:
+        Annotation.objects.filter(assignment=assignment).update(
+            flags=["not_paraphrase"], rating=1.5, comment="loose"
+        )
+        Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED)
+    page.reload()
+    page.wait_for_selector(READY)
+    page.locator("#reopen").click()
+    page.wait_for_selector("#readonly", state="hidden")
+    page.keyboard.press("Enter")
+    assert page.locator("#submit-dialog input[value=not_paraphrase]").is_checked()
+    assert not page.locator("#submit-dialog input[value=bad_tokenization]").is_checked()
+    assert page.locator("#submit-rating").input_value() == "1.5"
+    assert page.locator("#submit-comment").input_value() == "loose"
+    page.locator("#submit-confirm").click()
+    page.wait_for_url(f"{live_server.url}/")
+    annotation = Annotation.objects.get(assignment=assignment)
+    assert (annotation.flags, annotation.rating, annotation.comment) == (
+        ["not_paraphrase"],
+        1.5,
+        "loose",
+    )
+    assert page.js_errors == []
+
+
 def test_a_trial_pair_shows_feedback_against_gold_after_submitting(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:
