@@ -338,7 +338,7 @@ def test_a_tab_behind_another_loads_the_current_version_from_the_submit_dialog(
     assert ahead.js_errors == [] and behind.js_errors == []
 
 
-def test_overwriting_with_mine_after_a_conflict_says_it_drops_their_links(
+def test_overwriting_with_mine_after_a_conflict_says_what_it_drops_as_the_grid_changes(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:
     assignment = make_assignment(make_pair(prefill=None), alice)
@@ -352,9 +352,13 @@ def test_overwriting_with_mine_after_a_conflict_says_it_drops_their_links(
     second.wait_for_selector("#conflict:not([hidden])")
     mine = second.locator("#conflict-mine")
     assert mine.inner_text() == "Overwrite theirs with mine (drops their 1 change)"
+    cell(second, 0, 0).click()  # their change made here too: the banner counts it at once
+    assert mine.inner_text() == "Overwrite theirs with mine"
+    text = second.locator("#conflict-text").inner_text()
+    assert "their 0 changes and your 1 change since" in text
     mine.click()
     wait_saved(second, 3)
-    assert stored_links(assignment) == {(2, 2): True}
+    assert stored_links(assignment) == {(0, 0): True, (2, 2): True}
 
 
 def test_offline_edits_are_kept_and_sent_when_the_network_returns(
