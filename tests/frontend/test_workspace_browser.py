@@ -338,7 +338,7 @@ def test_a_tab_behind_another_loads_the_current_version_from_the_submit_dialog(
     assert ahead.js_errors == [] and behind.js_errors == []
 
 
-def test_overwriting_with_mine_after_a_conflict_says_it_drops_their_links(
+def test_overwriting_with_mine_after_a_conflict_says_what_it_drops_as_the_grid_changes(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:
     assignment = make_assignment(make_pair(prefill=None), alice)
@@ -352,9 +352,13 @@ def test_overwriting_with_mine_after_a_conflict_says_it_drops_their_links(
     second.wait_for_selector("#conflict:not([hidden])")
     mine = second.locator("#conflict-mine")
     assert mine.inner_text() == "Overwrite theirs with mine (drops their 1 change)"
+    cell(second, 0, 0).click()  # their change made here too: the banner counts it at once
+    assert mine.inner_text() == "Overwrite theirs with mine"
+    text = second.locator("#conflict-text").inner_text()
+    assert "their 0 changes and your 1 change since" in text
     mine.click()
     wait_saved(second, 3)
-    assert stored_links(assignment) == {(2, 2): True}
+    assert stored_links(assignment) == {(0, 0): True, (2, 2): True}
 
 
 def test_offline_edits_are_kept_and_sent_when_the_network_returns(
@@ -529,6 +533,37 @@ def test_submitting_moves_to_the_next_pair(page_for: Any, live_server: Any, alic
         "split hyphen",
     )
     assert annotation_links(annotation)[(0, 0)] is True
+
+
+def test_a_reopened_pair_submitted_again_keeps_its_flags_rating_and_comment(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    with SERVER_LOCK:
+        Annotation.objects.filter(assignment=assignment).update(
+            flags=["not_paraphrase"], rating=1.5, comment="loose"
+        )
+        Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED)
+    page.reload()
+    page.wait_for_selector(READY)
+    page.locator("#reopen").click()
+    page.wait_for_selector("#readonly", state="hidden")
+    page.keyboard.press("Enter")
+    assert page.locator("#submit-dialog input[value=not_paraphrase]").is_checked()
+    assert not page.locator("#submit-dialog input[value=bad_tokenization]").is_checked()
+    assert page.locator("#submit-rating").input_value() == "1.5"
+    assert page.locator("#submit-comment").input_value() == "loose"
+    page.locator("#submit-confirm").click()
+    page.wait_for_url(f"{live_server.url}/")
+    annotation = Annotation.objects.get(assignment=assignment)
+    assert (annotation.flags, annotation.rating, annotation.comment) == (
+        ["not_paraphrase"],
+        1.5,
+        "loose",
+    )
+    assert page.js_errors == []
 
 
 def test_a_trial_pair_shows_feedback_against_gold_after_submitting(

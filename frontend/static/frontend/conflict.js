@@ -5,7 +5,7 @@
 // "Merge both" and "Use theirs" replace the grid undoably (Ctrl+Z brings mine back), "Overwrite"
 // sends mine over theirs.
 import { refocusAfter } from "./keys.js";
-import { diffCount } from "./state.js";
+import { diffCount, mergeLinks } from "./state.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -27,10 +27,10 @@ const cellsDiffer = (n) => `${cells(n)} ${n === 1 ? "differs" : "differ"}`;
  * - `onShown()`: called each time the banner is shown.
  */
 export function conflictBanner({ queue, model, describe, nameCell, adopt, onShown = () => {} }) {
-  function show(server, mine) {
-    const preview = queue.mergePreview();
+  // What each choice would keep, for the server's version and `mine`.
+  function tell(server, mine) {
+    const preview = queue.baseLinks === null ? null : mergeLinks(queue.baseLinks, server.links, mine);
     const differ = `${describe(server)} ${cellsDiffer(diffCount(server.links, mine))} from yours.`;
-    $("merge-note").hidden = true;
     $("conflict-merge").hidden = preview === null;
     if (preview === null) {
       $("conflict-text").textContent = `${differ} Nothing is lost until you choose.`;
@@ -45,9 +45,18 @@ export function conflictBanner({ queue, model, describe, nameCell, adopt, onShow
       const dropped = preview.fromTheirs + overlap;
       $("conflict-mine").textContent = dropped ? `Overwrite theirs with mine (drops their ${changes(dropped)})` : "Overwrite theirs with mine";
     }
+  }
+  function show(server, mine) {
+    $("merge-note").hidden = true;
+    tell(server, queue.pending ?? mine); // edits made while the refused save was on its way too
     $("conflict").hidden = false;
     onShown();
   }
+  // Edits made while the banner waits for a choice change what each choice keeps: it says so
+  // from the grid as it is (the choice itself takes the same state from the save queue).
+  model.on("cells", () => {
+    if (!$("conflict").hidden && queue.conflict) tell(queue.conflict, model.links());
+  });
 
   $("conflict-merge").addEventListener("click", () => {
     const server = queue.conflict;

@@ -222,8 +222,10 @@ async function main() {
   const previous = () => go(data.assignment.previous_id);
   $("feedback-next").addEventListener("click", next);
 
-  // Submit.
+  // Submit. The dialog starts from the flags, rating and comment saved with the pair: a pair
+  // reopened and submitted again keeps them unless they are changed here.
   const dialog = $("submit-dialog");
+  fillSubmitForm($("submit-form"), data.annotation);
   const openSubmit = () => {
     if (model.readOnly) return;
     $("submit-error").hidden = true;
@@ -345,6 +347,14 @@ async function main() {
   });
   $("grid-wrap").focus({ preventScroll: true });
   root.dataset.ready = "true";
+}
+
+// The submit dialog's fields as the annotation holds them (`flags`, `rating`, `comment`).
+function fillSubmitForm(form, annotation) {
+  const flags = new Set(annotation.flags || []);
+  for (const box of form.querySelectorAll("input[name=flags]")) box.checked = flags.has(box.value);
+  form.elements.rating.value = annotation.rating === null || annotation.rating === undefined ? "" : String(annotation.rating);
+  form.elements.comment.value = annotation.comment || "";
 }
 
 // A short notice under the pair's title (what a button could not do).
