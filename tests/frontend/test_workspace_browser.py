@@ -535,6 +535,25 @@ def test_submitting_moves_to_the_next_pair(page_for: Any, live_server: Any, alic
     assert annotation_links(annotation)[(0, 0)] is True
 
 
+def test_a_double_click_on_submit_sends_one_submission(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    corpus = make_corpus()
+    first = make_assignment(make_pair(corpus), alice)
+    second = make_assignment(make_pair(corpus), alice)
+    page = page_for(alice)
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.url.endswith("/submit/") else None)
+    open_workspace(page, live_server, first)
+    page.keyboard.press("s")
+    page.keyboard.press("Enter")
+    page.locator("#submit-confirm").dblclick()
+    page.wait_for_url(f"**/work/{second.pk}/")
+    page.wait_for_selector(READY)
+    assert len(sent) == 1
+    assert page.js_errors == [], "no refused second submission"
+
+
 def test_a_reopened_pair_submitted_again_keeps_its_flags_rating_and_comment(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:

@@ -233,10 +233,23 @@ async function main() {
     openDialog(dialog);
     $("submit-confirm").focus();
   };
+  // One submission at a time: a second press while the first is out would be refused (409).
+  let submitting = false;
   $("submit-form").addEventListener("submit", async (event) => {
     if (event.submitter && event.submitter.value === "cancel") return;
     event.preventDefault();
-    const form = new FormData(event.target);
+    if (submitting) return;
+    submitting = true;
+    $("submit-confirm").disabled = true;
+    try {
+      await submitPair(event.target);
+    } finally {
+      submitting = false;
+      $("submit-confirm").disabled = false;
+    }
+  });
+  async function submitPair(formElement) {
+    const form = new FormData(formElement);
     const rating = form.get("rating");
     const fail = (text) => {
       $("submit-error").textContent = text;
@@ -267,7 +280,7 @@ async function main() {
       // queue drained above), so loading the current version loses nothing.
       $("submit-stale").hidden = !(error instanceof ApiError && error.status === 409 && error.body?.error?.server);
     }
-  });
+  }
   $("submit-reload").addEventListener("click", () => window.location.reload());
 
   $("reopen").addEventListener("click", async () => {
