@@ -135,6 +135,26 @@ def test_a_pressed_grid_button_hands_the_keys_back_to_the_grid(
     assert page.js_errors == []
 
 
+def test_a_clicked_word_highlights_its_row_and_leaves_the_keys_on_the_grid(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    page.locator("#grid th[data-row='1']").click()
+    assert page.locator("#grid th[data-row='1'].pinned").count() == 1
+    assert page.locator("#grid td.rowhl").count() > 0
+    assert page.evaluate("document.activeElement.id") == "grid-wrap"
+    page.keyboard.press("s")  # on the cursor's cell, as before the click
+    assert [0, 0, "S"] in grid_links(page)
+    page.locator("#grid th[data-row='1']").click()
+    assert page.locator("#grid td.rowhl").count() == 0, "a second click stops it"
+    page.keyboard.press("?")
+    assert "click a word" in page.inner_text("#keymap-dialog")
+    page.screenshot(path=str(SCREENSHOTS / "workspace_keymap.png"))
+    assert page.js_errors == []
+
+
 def test_an_autosaved_change_is_there_after_a_reload(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:

@@ -310,8 +310,11 @@ export class GridView {
     this.table.addEventListener("mousedown", (event) => {
       if (event.button !== 0) return;
       const th = event.target.closest("th");
-      if (th && th.dataset.row !== undefined) return this.pin("row", Number(th.dataset.row));
-      if (th && th.dataset.col !== undefined) return this.pin("col", Number(th.dataset.col));
+      const head = th && (th.dataset.row !== undefined ? "row" : th.dataset.col !== undefined ? "col" : null);
+      if (head) {
+        this.wrap.focus({ preventScroll: true }); // the keys go on working on the grid
+        return this.pin(head, Number(head === "row" ? th.dataset.row : th.dataset.col));
+      }
       const cell = this.cellAt(event.target);
       if (!cell) return;
       event.preventDefault();
