@@ -85,9 +85,12 @@ def job_starting(view: View) -> View:
 def back_to(request: HttpRequest, fallback: str) -> str:
     """Where a form posted from a page sends the user back: the ``next`` it carries when that
     is a path on this site, else ``fallback``. A form inside a live fragment carries the
-    fragment's address (``?fragment=name``); the user goes back to the whole page."""
+    fragment's address (``?fragment=name``); the user goes back to the whole page.
+
+    Only an absolute path is one: ``redirect`` reads any other text without a slash or a dot
+    (``²``, ``-1``) as the name of a view, which no view has (a 500)."""
     target = request.POST.get("next") or request.GET.get("next") or ""
-    if target and url_has_allowed_host_and_scheme(
+    if target.startswith("/") and url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
         parts = urlsplit(target)

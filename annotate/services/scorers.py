@@ -29,6 +29,7 @@ from django.db import connection, transaction
 from django.db.models import Avg, F, OuterRef, Subquery
 from django.utils import timezone
 
+from annotate.converters import id_or_none
 from annotate.exceptions import Conflict, DomainError, NotFound
 from annotate.jobs_runtime import job_task
 from annotate.models import Assignment, Corpus, Job, ScorerModel, SentencePair
@@ -592,9 +593,10 @@ def score_pairs_run(job: Job, progress: Callable[[float, str], None]) -> dict[st
 
 
 def scorer_model_get(reference: str | int) -> ScorerModel:
+    model_id = reference if isinstance(reference, int) else id_or_none(reference)
     model = (
-        ScorerModel.objects.filter(pk=reference).first()
-        if str(reference).isdigit()
+        ScorerModel.objects.filter(pk=model_id).first()
+        if model_id is not None
         else ScorerModel.objects.filter(name=reference).first()
     )
     if model is None:

@@ -82,6 +82,10 @@ ZIPPED_FORMATS = tuple(
 )
 #: Where an uploaded archive waits while it is unpacked (no upload's name starts with a dot).
 _ARCHIVE = ".archive.zip"
+#: The longest file name an upload is stored under, in UTF-8 bytes: the limit of the common
+#: file systems (Django shortens a name to 255 characters, which in accented or CJK letters
+#: are up to 1,020 bytes, so the file could not be written).
+MAX_FILE_NAME_BYTES = 255
 
 
 def _alignments_in(archive: zipfile.ZipFile, format_name: str) -> dict[str, dict[str, Any]]:
@@ -234,6 +238,12 @@ def corpus_import_job_create(
     for name in names:
         if not name or name.startswith("."):
             raise CorpusImportError(f"the file name {name!r} cannot be stored", field="files")
+        if len(name.encode()) > MAX_FILE_NAME_BYTES:
+            raise CorpusImportError(
+                f"the file name {name[:40]!r}… is longer than {MAX_FILE_NAME_BYTES} bytes in "
+                "UTF-8: rename the file",
+                field="files",
+            )
     if len(set(names)) != len(names):
         twice = next(name for name in names if names.count(name) > 1)
         raise CorpusImportError(f"two files are called {twice!r}", field="files")

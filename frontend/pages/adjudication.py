@@ -12,6 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 
 from annotate import roles
+from annotate.converters import id_or_none
 from annotate.exceptions import NotFound
 from annotate.selectors import adjudication as adjudication_reads
 from annotate.selectors import corpora as corpora_reads
@@ -102,9 +103,8 @@ class AdjudicationFilterForm(forms.Form):
 
 @adjudicator_page
 def adjudication_list(request: HttpRequest) -> HttpResponse:
-    corpus = request.GET.get("corpus", "")
     facets = adjudication_reads.adjudication_facets(
-        corpus=int(corpus) if corpus.isdigit() else None
+        corpus=id_or_none(request.GET.get("corpus", ""))
     )
     form = AdjudicationFilterForm(request.GET, facets)
     filters = form.filters()

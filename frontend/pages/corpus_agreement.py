@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from annotate.converters import id_or_none
 from annotate.exceptions import DomainError
 from annotate.models import Corpus, Job
 from annotate.selectors import jobs as jobs_reads
@@ -201,7 +202,8 @@ def _open_report(
     asked = request.GET.get("report", "")
     jobs = corpus_jobs(corpus, request.user, ["agreement_report"])
     if asked:
-        job = jobs.filter(pk=int(asked)).first() if asked.isdigit() else None
+        job_id = id_or_none(asked)
+        job = jobs.filter(pk=job_id).first() if job_id is not None else None
         if job is None or not getattr(job, "has_result", False):
             if say:
                 messages.error(request, f"There is no finished report #{asked} of this corpus.")
@@ -215,10 +217,9 @@ def _open_report(
     report = json.loads(text or "{}")
     if not report.get("annotator_pairs"):
         return job, None
-    pair = request.GET.get("pair", "")
     view = report_view(
         report,
-        pair_index=int(pair) if pair.isdigit() else None,
+        pair_index=id_or_none(request.GET.get("pair", "")),
         items=request.GET.get("items", ""),
         group=request.GET.get("group", ""),
         level=request.GET.get("level", ""),
@@ -239,7 +240,8 @@ def _page(
     if fragment == "reports":
         asked = request.GET.get("report", "")
         newest = _newest_report(corpus, request.user)
-        context["report_id"] = int(asked) if asked.isdigit() else newest
+        asked_id = id_or_none(asked)
+        context["report_id"] = asked_id if asked_id is not None else newest
         return render(request, f"{TEMPLATE}#reports", context)
     job, view = _open_report(request, corpus)
     if form is None:

@@ -21,6 +21,7 @@ from django.utils.text import get_valid_filename
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate import roles
+from annotate.converters import id_or_none
 from annotate.exceptions import DomainError
 from annotate.models import Corpus, ScorerModel, SentencePair
 from annotate.selectors import jobs as jobs_reads
@@ -344,9 +345,10 @@ def scorer_train_view(request: HttpRequest) -> HttpResponse:
     """Queue a training job with the posted choices; bad ones are shown on the form (400) and
     queue nothing."""
     asked = request.POST.get("corpus", "")
+    corpus_id = id_or_none(asked)
     corpus = (
-        Corpus.objects.filter(pk=asked, archived_at__isnull=True).first()
-        if asked.isdigit()
+        Corpus.objects.filter(pk=corpus_id, archived_at__isnull=True).first()
+        if corpus_id is not None
         else None
     )
     if corpus is None:

@@ -126,6 +126,23 @@ def test_two_files_of_one_name_are_a_400(admin: APIClient, upload_dir: Path) -> 
     assert "two files are called 'a.jsonl'" in response.json()["error"]["message"]
 
 
+def test_a_file_name_longer_than_the_file_system_takes_is_a_400_and_stores_nothing(
+    admin: APIClient, upload_dir: Path
+) -> None:
+    # 206 characters, under the 255 Django keeps, but 406 bytes in UTF-8: no file system
+    # writes it (it was a 500)
+    name = "é" * 200 + ".jsonl"
+    body = {"corpus": "up", "format": "jsonl", "files": [SimpleUploadedFile(name, _jsonl(1))]}
+    response = admin.post("/api/corpora/import/", body, format="multipart")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "files" and "is longer than 255 bytes in UTF-8" in error["message"]
+    assert not Job.objects.exists() and _stored(upload_dir) == []
+    # a name of 250 bytes is stored
+    body["files"] = [SimpleUploadedFile("é" * 122 + ".jsonl", _jsonl(1))]
+    assert admin.post("/api/corpora/import/", body, format="multipart").status_code == 201
+
+
 def test_an_empty_file_is_a_400_naming_it_and_stores_nothing(
     admin: APIClient, upload_dir: Path
 ) -> None:

@@ -50,6 +50,16 @@ def _words(count: int) -> str:
     return " ".join(f"w{k % 7}" for k in range(count))
 
 
+@pytest.mark.parametrize("reference", ["²", "9" * 30])
+def test_a_model_named_by_no_id_or_name_is_a_404(model: ScorerModel, reference: str) -> None:
+    body = {"model": reference, "pairs": [["a b", "a c"]]}
+    client = _client()
+    for url in ("/api/score", "/api/score/jobs/"):
+        response = client.post(url, body, format="json")
+        assert response.status_code == 404
+        assert response.json()["error"]["message"] == f"no scorer model {reference!r}"
+
+
 def test_a_sentence_over_the_imports_token_limit_is_a_400_naming_the_pair(
     model: ScorerModel,
 ) -> None:

@@ -103,6 +103,10 @@ def test_filters_and_search_narrow_the_list_on_the_server(carol: Client) -> None
     assert rows == [] and "No pair here" in html
     # a value the pairs do not have is left out, not an error
     assert _rows(carol, "?subcorpus=sports")[0] == ["n1", "n2", "v1"]
+    # so is a corpus that is no id: a digit int() refuses, more digits than an id has
+    for corpus in ("²", "9" * 30):
+        rows, html = _rows(carol, f"?corpus={corpus}")
+        assert rows == ["n1", "n2", "v1"] and ">mtc<" in html and ">leagues<" in html
 
 
 def test_each_row_opens_its_pair_with_the_lists_filters_and_order(carol: Client) -> None:

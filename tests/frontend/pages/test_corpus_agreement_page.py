@@ -374,3 +374,17 @@ def test_annotators_with_no_pair_in_common_are_said_and_not_opened_first(
     ).content.decode()
     notice = _text(_section(apart_html, "no-shared-pairs", "</p>"))
     assert "ann3 and ann1 annotated no pair in common" in notice
+
+
+@pytest.mark.parametrize("number", ["²", "٣", "9" * 30, "9" * 5000])
+def test_a_report_or_tab_number_that_is_no_id_is_said_like_an_unknown_report(
+    admin_client: Client, corpus: Corpus, report: dict[str, Any], number: str
+) -> None:
+    _report_job(corpus, report)
+    page = f"/corpora/{corpus.pk}/agreement/"
+    missing = admin_client.get(page, {"report": number})
+    assert missing.status_code == 200
+    assert f"There is no finished report #{number} of this corpus." in missing.content.decode()
+    assert admin_client.get(page, {"fragment": "reports", "report": number}).status_code == 200
+    shown = admin_client.get(page, {"pair": number})  # the first pair's tab, as without one
+    assert shown.status_code == 200 and "Table 3" in shown.content.decode()

@@ -92,6 +92,18 @@ def test_an_admin_cancels_a_running_job_and_goes_back_to_the_list(admin_client: 
     assert f"Job #{job.pk} cancelled." in admin_client.get("/jobs/").content.decode()
 
 
+@pytest.mark.parametrize("elsewhere", ["²", "-1", "job-list", "jobs/", "x\x00y"])
+def test_a_next_that_is_no_absolute_path_goes_back_to_the_list(
+    admin_client: Client, elsewhere: str
+) -> None:
+    # redirect() reads a text without a slash or a dot as a view's name: these were 500s
+    job = _job(status=Job.Status.RUNNING)
+    response = admin_client.post(f"/jobs/{job.pk}/cancel/", {"next": elsewhere})
+    assert (response.status_code, response["Location"]) == (302, "/jobs/")
+    job.refresh_from_db()
+    assert job.status == Job.Status.CANCELLED
+
+
 def test_cancelling_a_finished_job_says_why_and_changes_nothing(admin_client: Client) -> None:
     job = _job(status=Job.Status.SUCCEEDED)
     elsewhere = {"next": "https://evil.example/"}

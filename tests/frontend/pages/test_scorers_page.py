@@ -176,6 +176,16 @@ def test_annotators_see_the_models_but_not_the_training(
     assert not Job.objects.filter(kind="train_scorer").exists()
 
 
+@pytest.mark.parametrize("number", ["²", "9" * 30])
+def test_a_corpus_that_is_no_id_is_said_and_nothing_is_queued(
+    admin_client: Client, number: str
+) -> None:
+    response = admin_client.post("/scorers/train/", {"corpus": number, "kind": "mt"}, follow=True)
+    assert response.status_code == 200
+    assert f"There is no corpus #{number} in use to train on" in response.content.decode()
+    assert not Job.objects.filter(kind="train_scorer").exists()
+
+
 def test_the_form_queues_a_training_job_and_the_page_follows_it(
     admin_client: Client,
     corpus: Corpus,  # noqa: F811 - the imported fixture
