@@ -7,7 +7,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
 
-from annotate.exceptions import NotFound
+from annotate.exceptions import NotFound, PermissionDenied
 from annotate.selectors import workspace as workspace_reads
 
 
@@ -20,4 +20,7 @@ def workspace(request: HttpRequest, assignment_id: int) -> HttpResponse:
         )
     except NotFound as error:
         raise Http404(error.message) from error
+    except PermissionDenied as error:
+        reason = f"This pair cannot be opened: {error.message}."
+        return render(request, "frontend/forbidden.html", {"reason": reason}, status=403)
     return render(request, "frontend/workspace.html", {"assignment": assignment})

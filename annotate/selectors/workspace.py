@@ -9,6 +9,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 
+from annotate import roles
 from annotate.exceptions import NotFound, PermissionDenied
 from annotate.models import (
     TRIAL_SPLIT,
@@ -31,6 +32,10 @@ User = AbstractBaseUser | AnonymousUser
 
 
 def assignments_of(user: User) -> QuerySet[Assignment]:
+    """The user's assignments; none while they do not hold the annotator role (it was taken
+    from them: their work waits for an admin to hand it over or give the role back)."""
+    if not roles.has_role(user, roles.ANNOTATOR):
+        return Assignment.objects.none()
     return (
         Assignment.objects.filter(annotator_id=user.pk)
         .select_related("pair", "pair__corpus")
@@ -39,7 +44,13 @@ def assignments_of(user: User) -> QuerySet[Assignment]:
 
 
 def assignment_of_user(*, user: User, assignment_id: int) -> Assignment:
-    """The user's own assignment; another user's is reported as not found (no existence leak)."""
+    """The user's own assignment; another user's is reported as not found (no existence leak).
+    A user without the annotator role opens, saves and submits none."""
+    if not roles.has_role(user, roles.ANNOTATOR):
+        raise PermissionDenied(
+            "your account does not hold the annotator role (any more): a corpus admin gives it "
+            "back on the Users page"
+        )
     assignment = assignments_of(user).filter(pk=assignment_id).first()
     if assignment is None:
         raise NotFound(
@@ -89,7 +100,7 @@ def queue_summary(user: User) -> QueueSummary:
     activity) and the next pair to open (that one, else the first not submitted in queue
     order, or the least sure one in a corpus ordered that way), in a few queries whatever the
     queue's length."""
-    mine = Assignment.objects.filter(annotator_id=user.pk, pair__corpus__archived_at__isnull=True)
+    mine = queued_assignments_of(user)
     counts = {name: 0 for name in Assignment.Status.values}
     for name, count in mine.order_by().values_list("status").annotate(count=Count("*")):
         counts[name] = count
@@ -102,8 +113,7 @@ def queue_summary(user: User) -> QueueSummary:
     following = last
     if following is None:
         first = (
-            queued_assignments_of(user)
-            .exclude(status=Assignment.Status.SUBMITTED)
+            mine.exclude(status=Assignment.Status.SUBMITTED)
             .values_list("pk", "pair__corpus_id", "pair__corpus__queue_order")
             .first()
         )
@@ -149,7 +159,7 @@ def queue_corpora(user: User) -> list[tuple[int, str, int]]:
     """The corpora of the user's queue (archived ones left out): id, name and how many of
     the user's pairs each holds, by name."""
     return list(
-        Assignment.objects.filter(annotator_id=user.pk, pair__corpus__archived_at__isnull=True)
+        queued_assignments_of(user)
         .order_by("pair__corpus__name")
         .values_list("pair__corpus_id", "pair__corpus__name")
         .annotate(count=Count("*"))

@@ -37,7 +37,7 @@ def tokens(monkeypatch: Any, settings: Any, tmp_path: Any) -> dict[str, str]:
     monkeypatch.setattr(
         throttles.SimpleRateThrottle,
         "THROTTLE_RATES",
-        {k: "100000/min" for k in ("user", "anon", "address", "jobs")},
+        {k: "100000/min" for k in ("user", "anon", "address", "jobs", "score")},
     )
     settings.VAR_DIR = tmp_path
     settings.EXPORT_DIR = tmp_path / "exports"

@@ -74,7 +74,8 @@ def _expect(persona: str, table: dict[str, int]) -> int:
     return table[persona]
 
 
-OWN_ONLY = {"alice": 200, "bob": 404, "carol": 404, "admin": 404, "anon": 401}
+# Another annotator's assignment is not found; a user without the annotator role opens none.
+OWN_ONLY = {"alice": 200, "bob": 404, "carol": 403, "admin": 403, "anon": 401}
 EVERY_USER = {"alice": 200, "bob": 200, "carol": 200, "admin": 200, "anon": 401}
 ADMIN_ONLY = {"alice": 403, "bob": 403, "carol": 403, "admin": 200, "anon": 401}
 ADJUDICATORS = {"alice": 403, "bob": 403, "carol": 200, "admin": 200, "anon": 401}
@@ -232,3 +233,27 @@ def test_the_openapi_schema_is_complete_for_users_and_closed_to_strangers(
     body = response.content.decode()
     assert "/api/assignments/{assignment_id}/annotation/" in body
     assert "AnnotationSaveApiInput" in body
+
+
+def test_an_annotator_whose_role_was_taken_away_opens_saves_and_submits_nothing(
+    world: World,
+) -> None:
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    alice = get_user_model().objects.get(username="alice")
+    alice.groups.remove(roles.role_group(roles.ANNOTATOR))
+    base = f"/api/assignments/{world.assignment.pk}"
+    assert _call(world, "alice", "post", f"{base}/open/") == 403
+    assert _call(world, "alice", "put", f"{base}/annotation/", {"version": 1, "links": []}) == 403
+    assert _call(world, "alice", "post", f"{base}/submit/", {"version": 1}) == 403
+    refused = world.clients["alice"].post(f"{base}/open/")
+    assert "does not hold the annotator role" in refused.json()["error"]["message"]
+    assert world.clients["alice"].get("/api/queue/").json()["total"] == 0
+    page = Client()
+    page.force_login(alice)
+    response = page.get(f"/work/{world.assignment.pk}/")
+    assert response.status_code == 403
+    assert "does not hold the annotator role" in response.content.decode()
+    alice.groups.add(roles.role_group(roles.ANNOTATOR))  # given back: her work is there again
+    assert _call(world, "alice", "post", f"{base}/open/") == 200
