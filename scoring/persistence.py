@@ -64,7 +64,14 @@ def read_json(path: str | Path) -> Any:
         return json.loads(source.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise FormatError("no such file", path=source) from None
-    except (OSError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError:
+        # An aligner's .npz (a zip) given where a scorer's JSON is expected ends here.
+        raise FormatError(
+            "not a JSON model file (not UTF-8 text; an aligner's .npz model is read by "
+            "'align --model', not here)",
+            path=source,
+        ) from None
+    except OSError as error:
         raise FormatError(f"cannot read the model: {error}", path=source) from None
     except json.JSONDecodeError as error:
         raise FormatError(

@@ -157,6 +157,13 @@ def scorer_train_job_create(
     training_targets_check(
         corpus=corpus, split=train_split, target=target, kind=kind, options=checked
     )
+    if test_split and test_split == train_split:
+        # its "test" figures would be the fit on the training pairs, read as held-out ones
+        raise ScorerTrainingError(
+            f"the test split {test_split!r} is the training split; choose another split, or "
+            "none to be measured on the training split",
+            field="test_split",
+        )
     if test_split:
         training_split_check(corpus=corpus, split=test_split, target=target, field="test_split")
     parameters = {

@@ -180,19 +180,29 @@ class TrainForm(forms.Form):
 
 
 def _train_initial(corpus: Corpus, targets: list[dict[str, Any]]) -> dict[str, Any]:
-    """A start that trains: the first target some pairs have, on the split with most of them,
-    and the first scorer that learns it (the regression scorers come first, a corpus of labels
-    only needs a classifier)."""
+    """A start that trains: the first target some pairs have, on the split with most of them
+    (``train`` among equals: SemEval's train and test files are as large), tested on the
+    ``test`` split when that has the target too, and the first scorer that learns it (the
+    regression scorers come first, a corpus of labels only needs a classifier)."""
     for target in TARGET_LABELS:
-        best = max(targets, key=lambda row: row[target], default=None)
+        best = max(targets, key=lambda row: (row[target], row["split"] == "train"), default=None)
         if best is not None and best[target]:
             task = scorers.task_of(target)
             kind = next(k for k in scorer_kinds() if task in scorer_class(k).tasks)
+            test = next(
+                (
+                    row["split"]
+                    for row in targets
+                    if row["split"] == "test" and row is not best and row[target]
+                ),
+                None,
+            )
             return {
                 "corpus": corpus.pk,
                 "kind": kind,
                 "target": target,
                 "train_split": label(best["split"]),
+                **({"test_split": label(test)} if test is not None else {}),
             }
     return {"corpus": corpus.pk}
 

@@ -264,6 +264,12 @@ def read_model_file(path: str | Path) -> tuple[dict[str, Any], dict[str, npt.NDA
     source = Path(path)
     if not source.is_file():
         raise FormatError("no such model file", path=source)
+    if not zipfile.is_zipfile(source):
+        # np.load would read any other file as a pickle and suggest allow_pickle=True
+        raise FormatError(
+            "not a saved aligner model (an .npz archive written by --save-model or save())",
+            path=source,
+        )
     try:
         with np.load(source, allow_pickle=False) as archive:
             arrays = {key: archive[key] for key in archive.files}

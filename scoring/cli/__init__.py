@@ -52,12 +52,19 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS:
         command.register(subparsers)
+    for command_parser in subparsers.choices.values():
+        command_parser.set_defaults(command_parser=command_parser)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        # argparse would report them with the top-level usage, which lists no option of the
+        # command: the command's own parser reports them with its usage instead
+        command_parser = getattr(args, "command_parser", parser)
+        command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

@@ -61,6 +61,9 @@ F64 = npt.NDArray[np.float64]
 TokenPair = tuple[list[str], list[str]]
 #: Pairs a row-wise feature group computes between two progress reports.
 FEATURE_CHUNK = 200
+#: Pairs the encoder group computes between two progress reports: it takes about half a second
+#: a pair on one core, so that 200 pairs would hold the job's progress still for minutes.
+ENCODER_CHUNK = 20
 
 
 _NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?%?")
@@ -398,7 +401,12 @@ def combined_features(
             share = progress_part(progress, done / len(chosen), (done + 1) / len(chosen))
             chunks = [
                 row_wise[group](part)
-                for part in in_chunks(pairs, FEATURE_CHUNK, share, f"{group} features:")
+                for part in in_chunks(
+                    pairs,
+                    ENCODER_CHUNK if group == "encoder" else FEATURE_CHUNK,
+                    share,
+                    f"{group} features:",
+                )
             ]
             blocks.append(np.concatenate(chunks) if chunks else row_wise[group](pairs))
     out: F64 = np.ascontiguousarray(np.column_stack(blocks))

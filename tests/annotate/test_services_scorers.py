@@ -333,6 +333,12 @@ def test_training_reports_each_perceptron_epoch_between_its_start_and_the_evalua
             "corpus 'sts' has no split 'held-out'; its splits: test, train",
         ),
         (
+            {"train_split": "train", "test_split": "train"},
+            "test_split",
+            "the test split 'train' is the training split; choose another split, or none to be "
+            "measured on the training split",
+        ),
+        (
             {"train_split": "test", "target": "rating"},
             "train_split",
             "corpus 'sts' has no pairs in split 'test' with a rating",

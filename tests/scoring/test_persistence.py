@@ -51,3 +51,6 @@ def test_a_model_without_arrays_is_one_json_file(tmp_path: Path) -> None:
         read_json(path)
     with pytest.raises(FormatError, match="no such file"):
         read_json(tmp_path / "absent.json")
+    path.write_bytes(b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\xfe")  # an aligner's .npz
+    with pytest.raises(FormatError, match=r"pfsm\.json: not a JSON model file \(not UTF-8"):
+        read_json(path)

@@ -141,7 +141,9 @@ def test_an_admin_sees_each_split_with_the_pairs_that_have_each_target(
     assert counts == {"test": ["8", "8", "0", "0"], "train": ["8", "8", "0", "3"]}
     values = form_values(html, "train-form")
     assert values["corpus"] == [str(corpus.pk)]
-    assert (values["target"], values["train_split"]) == (["gold_score"], ["test"])
+    # as many pairs in each split: trained on train, tested on test
+    assert (values["target"], values["train_split"]) == (["gold_score"], ["train"])
+    assert values["test_split"] == ["test"]
 
 
 def test_a_corpus_of_labels_only_opens_the_form_on_a_scorer_that_classifies(
@@ -244,7 +246,7 @@ def test_the_form_that_scores_a_pair_is_a_fragment_that_follows_the_training(
         (
             {"target": "gold_label"},
             "target",
-            "no pairs in split &#x27;test&#x27; with a gold_label",
+            "no pairs in split &#x27;train&#x27; with a gold_label",
         ),
         ({"target": "rating", "test_split": "test"}, "test", "with a rating"),
         ({"kind": "neural"}, "kind", "Select a valid choice"),

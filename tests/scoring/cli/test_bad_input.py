@@ -231,3 +231,41 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     stderr = process.stderr.read().decode()
     process.wait(timeout=120)
     assert "Traceback" not in stderr
+
+
+def test_an_unknown_option_is_reported_with_the_commands_usage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _pharaoh(tmp_path / "in")
+    with pytest.raises(SystemExit) as stopped:
+        main(["phrases", "--source", str(folder / "source.txt"),
+              "--target", str(folder / "target.txt"),
+              "--alignment", str(folder / "alignment.txt"), "--max-lenght", "3"])  # fmt: skip
+    assert stopped.value.code == 2
+    error = _error(capsys)
+    # the usage of `phrases`, which lists the option meant, not the top level's
+    assert error.startswith("usage: scoring phrases")
+    assert "--max-length K" in error
+    assert "scoring phrases: error: unrecognized arguments: --max-lenght 3" in error
+
+
+def test_an_aligner_model_given_as_a_scorer_model_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _pharaoh(tmp_path / "in")
+    model = tmp_path / "em.npz"
+    code = main(["align", "--aligner", "identity", "--source", str(folder / "source.txt"),
+                 "--target", str(folder / "target.txt"), "--output", str(tmp_path / "a.txt"),
+                 "--save-model", str(model)])  # fmt: skip
+    assert code == 0
+    capsys.readouterr()
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("a b\tc d\n", encoding="utf-8")
+    assert main(["score", "--model", str(model), "--input", str(pairs)]) == 2
+    assert "em.npz: not a JSON model file (not UTF-8 text" in _error(capsys)
+    assert main(["align", "--aligner", "identity", "--model", str(pairs),
+                 "--source", str(folder / "source.txt"), "--target", str(folder / "target.txt"),
+                 "--output", str(tmp_path / "b.txt")])  == 2  # fmt: skip
+    error = _error(capsys)
+    assert "pairs.tsv: not a saved aligner model (an .npz archive" in error
+    assert "pickle" not in error

@@ -79,6 +79,7 @@ def test_features_computed_a_chunk_at_a_time_are_the_whole_sets_and_a_cancel_sto
     whole = combined_features(pairs)
     whole_with_refs = combined_features(pairs, info_refs=refs)
     monkeypatch.setattr(combined, "FEATURE_CHUNK", 3)
+    monkeypatch.setattr(combined, "ENCODER_CHUNK", 3)
     heard: list[str] = []
     np.testing.assert_array_equal(
         combined_features(pairs, progress=lambda _fraction, stage: heard.append(stage)), whole
@@ -100,6 +101,16 @@ def test_features_computed_a_chunk_at_a_time_are_the_whole_sets_and_a_cancel_sto
 
     with pytest.raises(Cancelled):
         combined_features(pairs, ["encoder"], progress=cancel_at_the_first_chunk)
+
+
+def test_the_encoder_reports_progress_within_a_few_dozen_pairs() -> None:
+    # the encoder is the slow group (half a second a pair on one core): a training job on a
+    # hundred pairs must not show one progress figure for minutes
+    pairs = [(["a", "dog", str(n)], ["the", "dog", str(n)]) for n in range(30)]
+    heard: list[str] = []
+    combined_features(pairs, ["encoder"], progress=lambda _fraction, stage: heard.append(stage))
+    done = [int(stage.split()[2]) for stage in heard if stage.startswith("encoder features: ")]
+    assert done[-1] == 30 and min(done) < 30
 
 
 def test_encoder_features_grade_similarity_beyond_shared_words() -> None:
