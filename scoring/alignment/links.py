@@ -68,7 +68,7 @@ def links_to_triples(links: Mapping[Link, bool]) -> list[list[int | str]]:
     return [[i, j, SURE if sure else POSSIBLE] for (i, j), sure in sorted(links.items())]
 
 
-_TOKEN = re.compile(r"^(\d+)([-?])(\d+)(?:-([SPsp]))?$")
+_TOKEN = re.compile(r"^([0-9]+)([-?])([0-9]+)(?:-([SPsp]))?$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,7 +51,7 @@ from scoring.formats._common import (
 from scoring.text import detokenize
 
 _ID = re.compile(r"^(?P<subcorpus>[^-:\s]+)(?:-(?P<partition>[^:\s]+))?:(?P<number>\S+)$")
-_LINK = re.compile(r"^(\d+)-(\d+)$")
+_LINK = re.compile(r"^([0-9]+)-([0-9]+)$")
 _KEYS = ("id", "source", "target", "sureAlign")
 
 

@@ -51,7 +51,7 @@ COLUMNS = (
 )
 #: What a writer puts in the columns the benchmark does not use when a record has no original.
 FILLER = {"column 3": "N/A", "column 5": "N/A", "column 6": "1", "column 7": "1"}
-_LINK = re.compile(r"(\d+)-(\d+)")
+_LINK = re.compile(r"([0-9]+)-([0-9]+)")
 
 
 def read(paths: Sequence[Path], *, annotator: str | None = None) -> Iterator[PairRecord]:

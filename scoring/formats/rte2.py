@@ -58,8 +58,8 @@ from scoring.formats._common import (
 from scoring.text import detokenize
 
 _FILE_NAME = re.compile(r"_(?P<letter>[A-Za-z])(?:\.align)?(?:\.txt)?$")
-_HEADER = re.compile(r"^#\s*sentence pair\s+(?P<number>\d+)\s*$")
-_INDEX = re.compile(r"^(?P<possible>p?)(?P<index>\d+)$")
+_HEADER = re.compile(r"^#\s*sentence pair\s+(?P<number>[0-9]+)\s*$")
+_INDEX = re.compile(r"^(?P<possible>p?)(?P<index>[0-9]+)$")
 
 
 @dataclass(slots=True)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from scoring.alignment.links import (
@@ -10,7 +13,8 @@ from scoring.alignment.links import (
     links_from_triples,
     links_to_triples,
 )
-from scoring.errors import AlignmentError
+from scoring.errors import AlignmentError, ScoringError
+from scoring.formats import multimwa
 
 
 def test_triples_and_pharaoh_describe_the_same_alignment() -> None:
@@ -51,3 +55,16 @@ def test_the_same_bounds_check_guards_every_constructor() -> None:
 
 def test_triples_are_written_sorted_by_position() -> None:
     assert links_to_triples({(1, 0): False, (0, 1): True}) == [[0, 1, "S"], [1, 0, "P"]]
+
+
+@pytest.mark.parametrize("token", ["２-2", "0-١", "0?²"])
+def test_a_pharaoh_link_of_digits_other_than_ascii_ones_is_refused(token: str) -> None:
+    with pytest.raises(AlignmentError, match=re.escape(f"link #2 '{token}' is not Pharaoh syntax")):
+        Alignment.from_pharaoh(f"0-0 {token}", 3, 3)
+
+
+def test_a_multimwa_link_of_other_digits_is_refused_naming_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "pairs.tsv"
+    path.write_text("p1\ta b\tN/A\ta b\tN/A\t1\t1\t0-0 １-1\t\n", encoding="utf-8")
+    with pytest.raises(ScoringError, match=r"pairs\.tsv:1: field 'sure links'.*found '１-1'"):
+        list(multimwa.read([path]))
