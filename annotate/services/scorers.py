@@ -590,6 +590,7 @@ def score_pairs_run(job: Job, progress: Callable[[float, str], None]) -> dict[st
     model = ScorerModel.objects.filter(pk=job.parameters["model"]).first()
     if model is None:
         raise NotFound(f"the scorer model {job.parameters.get('model_name')!r} was deleted")
+    progress(0, f"loading the {model.kind} scorer")  # NLTK and WordNet: a while on a busy host
     tokens = scorer_text_pairs(job.snapshot or [])
     return {
         "model": model.name,
