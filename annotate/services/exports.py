@@ -119,6 +119,16 @@ def export_parameters_check(
             )
     elif which in ("prefill", "gold") and not sources[which]:
         raise ExportError(f"corpus {corpus.name!r} has no {which} alignment", field="which")
+    elif (
+        which == "all"
+        and format_name != "jsonl"
+        and not (sources["annotators"] or sources["prefill"] or sources["gold"])
+    ):
+        raise ExportError(
+            f"corpus {corpus.name!r} has no alignment to export yet: no submitted work, "
+            "prefill or gold (jsonl exports its pairs without one)",
+            field="which",
+        )
     if use not in PHRASE_USES:
         raise ExportError(f"'use' must be one of {', '.join(PHRASE_USES)}", field="use")
     if not 1 <= max_length <= MAX_PHRASE_LENGTH:

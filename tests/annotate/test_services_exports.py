@@ -264,6 +264,19 @@ def test_asking_for_gold_a_corpus_lacks_is_refused() -> None:
         )
 
 
+@pytest.mark.parametrize("format_name", ["phrases", "pharaoh", "multimwa"])
+def test_every_alignment_of_a_corpus_without_any_is_refused_before_queuing(
+    format_name: str,
+) -> None:
+    corpus_import_records(corpus_name="bare", records=[make_record("p", prefill=None)])
+    bare = Corpus.objects.get(name="bare")
+    with pytest.raises(DomainError, match="has no alignment to export yet") as caught:
+        export_job_create(corpus=bare, format_name=format_name, which="all")
+    assert caught.value.extra["field"] == "which"
+    assert not Job.objects.exists()
+    assert export_job_create(corpus=bare, format_name="jsonl", which="all"), "its pairs alone"
+
+
 def test_old_export_files_are_cleaned_and_then_reported_gone(corpus: Corpus) -> None:
     job = run_export(corpus, format_name="jsonl", which="all")
     assert exports_clean() == 0
