@@ -72,9 +72,12 @@ def check_sentence_length(tokens: list[str], *, path: Path, line: int, field: st
 
 
 def read_tokens(path: Path, *, field: str) -> list[list[str]]:
-    """One tokenized sentence per line (tokens split on whitespace)."""
+    """One tokenized sentence per line (tokens split on whitespace); an empty line is a
+    :class:`FormatError`, as in every command's sentence files."""
     sentences = [line.split() for line in _lines(path, field)]
     for number, tokens in enumerate(sentences, start=1):
+        if not tokens:
+            raise FormatError("empty sentence", path=path, line=number, field=field)
         check_sentence_length(tokens, path=path, line=number, field=field)
     return sentences
 

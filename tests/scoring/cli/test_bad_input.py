@@ -115,6 +115,26 @@ def test_phrases_on_an_empty_file_is_an_error(
     assert "field '--source': the file holds no sentence" in _error(capsys)
 
 
+@pytest.mark.parametrize("command", ["phrases", "compare"])
+def test_an_empty_line_between_sentences_is_refused_naming_its_line(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "s.txt"
+    source.write_text("a b\n\nc d\n")
+    target = tmp_path / "t.txt"
+    target.write_text("a b\nx\nc d\n")
+    links = tmp_path / "a.txt"
+    links.write_text("0-0\n\n0-0\n")
+    files = ["--source", str(source), "--target", str(target)]
+    more = (
+        ["--alignment", str(links)]
+        if command == "phrases"
+        else ["--test", str(links), "--reference", str(links)]
+    )
+    assert main([command, *files, *more]) == 2
+    assert "s.txt:2: field '--source': empty sentence" in _error(capsys)
+
+
 @pytest.mark.parametrize("command", ["phrases", "compare", "score"])
 def test_a_sentence_longer_than_an_aligner_aligns_is_refused_naming_its_line(
     command: str,
