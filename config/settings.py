@@ -488,9 +488,12 @@ LOGGING = {
 # Beat's state file under var/, not in whatever directory beat was started from.
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
+    # In the quick lane: in the default queue it waited behind every queued export and prefill
+    # while both slots were busy, and jobs of dead workers stayed "running" meanwhile.
     "reap-stale-jobs": {
         "task": "annotate.reap_stale_jobs",
         "schedule": float(JOB_REAP_INTERVAL_SECONDS),
+        "options": {"queue": QUICK_QUEUE},
     },
     # Corpora with a learning prefill aligner: retrain once enough new pairs are finished.
     "retrain-prefills": {
