@@ -17,7 +17,8 @@ A service decorates its runner, ``runner(job, progress) -> result``, with
 A transient database error puts the job back to pending and Celery retries the task after a
 back-off, :data:`MAX_ATTEMPTS` runs in all; the soft time limit fails the job with the reason.
 A runner that hands its work to a Celery canvas returns :data:`DEFERRED`: the job stays
-running, the canvas' tasks report with :func:`job_chunk_done` and its callback finishes it.
+running, marked ``deferred``, the canvas' tasks report with :func:`job_chunk_done` and its
+callback finishes it.
 
 When the broker cannot be reached the request still succeeds: the job stays pending with
 :data:`UNSENT` as its message, and :func:`jobs_send_unsent` (called with the reaping) sends it,
@@ -154,6 +155,9 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
                 result = self.runner(job, progress)
                 if isinstance(result, Deferred):  # its last report says what the canvas does
                     progress.flush()
+                    Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+                        deferred=True, heartbeat_at=timezone.now()
+                    )
         except JobCancelled:
             return Job.objects.get(pk=job_id).status
         except (SystemExit, KeyboardInterrupt):

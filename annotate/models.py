@@ -499,6 +499,11 @@ class Job(models.Model):
         "as JSONL lines), so every chunk of the job reads the same data.",
     )
     snapshot_at = models.DateTimeField(null=True, blank=True)
+    deferred = models.BooleanField(
+        default=False,
+        help_text="The runner handed the job to a Celery canvas (an agreement report's chunks), "
+        "whose tasks may wait in the queue behind other jobs with nothing beating meanwhile.",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -448,6 +448,10 @@ ACTIVE_TIME_IDLE_SECONDS = env_int("ACTIVE_TIME_IDLE_SECONDS", 60)
 
 # A running job whose worker has not written a heartbeat for this long is marked failed.
 JOB_HEARTBEAT_TIMEOUT_SECONDS = env_int("JOB_HEARTBEAT_TIMEOUT_SECONDS", 120)
+# A job handed to a Celery canvas (an agreement report's chunks) beats only while one of its
+# tasks computes; while a worker is alive, it fails only after this long without a beat: its
+# tasks may queue behind other jobs, each stopped at its time limit.
+JOB_DEFERRED_TIMEOUT_SECONDS = env_int("JOB_DEFERRED_TIMEOUT_SECONDS", 2 * CELERY_TASK_TIME_LIMIT)
 # How often such jobs are looked for: by Celery beat, and by the web process when the jobs are
 # read (so a pool whose every worker died is still detected).
 JOB_REAP_INTERVAL_SECONDS = env_int("JOB_REAP_INTERVAL_SECONDS", 30)
@@ -491,9 +495,12 @@ LOGGING = {
 # Beat's state file under var/, not in whatever directory beat was started from.
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
+    # In the quick lane: in the default queue it waited behind every queued export and prefill
+    # while both slots were busy, and jobs of dead workers stayed "running" meanwhile.
     "reap-stale-jobs": {
         "task": "annotate.reap_stale_jobs",
         "schedule": float(JOB_REAP_INTERVAL_SECONDS),
+        "options": {"queue": QUICK_QUEUE},
     },
     # Corpora with a learning prefill aligner: retrain once enough new pairs are finished.
     "retrain-prefills": {

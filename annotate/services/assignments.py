@@ -340,7 +340,8 @@ def assignments_hand_over(
 
     Only assignments with no saved work (status new) move unless ``include_started`` (then
     partial work travels with its pair and the hand-over is logged). Returns counts of moved
-    and stuck assignments."""
+    and stuck assignments, and of those ``kept`` for their saved work (none when
+    ``include_started``), so a hand-over that moved nothing says why."""
     targets = [user for user in to if user.pk != from_user.pk]
     if not targets:
         raise DomainError("choose at least one annotator other than the one handing over")
@@ -373,7 +374,14 @@ def assignments_hand_over(
         taken[assignment.pair_id].add(target.pk)
         load[target.pk] += 1
         moved += 1
-    return {"moved": moved, "stuck": stuck}
+    kept = (
+        0
+        if include_started
+        else Assignment.objects.filter(
+            pair__corpus=corpus, annotator=from_user, status=Assignment.Status.IN_PROGRESS
+        ).count()
+    )
+    return {"moved": moved, "stuck": stuck, "kept": kept}
 
 
 # --- as background jobs ------------------------------------------------------------------------

@@ -37,10 +37,18 @@ def job_cancel(*, job: Job) -> bool:
 
 
 def jobs_reap_stale(*, now: Any = None) -> int:
-    """Mark failed every running job whose heartbeat is older than the configured timeout."""
+    """Mark failed every running job whose heartbeat is older than the configured timeout.
+
+    A deferred job (its work handed to a Celery canvas) beats only while one of its tasks
+    computes: its next chunk or its callback may wait in the queue behind hours of other jobs.
+    While a worker is alive to take them it is judged by ``JOB_DEFERRED_TIMEOUT_SECONDS``
+    instead, the bound on a task lost with its worker."""
     now = now or timezone.now()
     limit = now - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_SECONDS)
     stale = Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=limit)
+    if any_worker_alive(now=now):
+        deferred_limit = now - timedelta(seconds=settings.JOB_DEFERRED_TIMEOUT_SECONDS)
+        stale = stale.exclude(deferred=True, heartbeat_at__gte=deferred_limit)
     count = 0
     for job in stale.only("pk", "worker", "heartbeat_at"):
         count += Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(

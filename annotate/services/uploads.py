@@ -258,6 +258,8 @@ def corpus_import_job_create(
         read = _unpack(folder, names, spec, annotator)
         return corpus_import_run.create(
             owner=owner,
+            # Into an existing corpus: listed with it from the start, so a failed import is too.
+            corpus=Corpus.objects.filter(name=corpus.strip()).first(),
             parameters={
                 "corpus": corpus,
                 "format": format_name,

@@ -126,7 +126,7 @@ def test_a_hand_over_is_a_job_whose_result_counts_the_moves(admin: APIClient) ->
         format="json",
     )
     job = _finished(response)
-    assert job.result == {"moved": 3, "stuck": 0}
+    assert job.result == {"moved": 3, "stuck": 0, "kept": 0}
     assert Assignment.objects.filter(annotator=other).count() == 3
 
 

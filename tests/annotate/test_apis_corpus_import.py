@@ -96,6 +96,19 @@ def test_a_bad_file_fails_its_job_naming_file_and_line_and_stores_nothing(
     assert not _stored(upload_dir)
 
 
+def test_a_failed_import_into_an_existing_corpus_is_listed_with_it(
+    admin: APIClient, upload_dir: Path
+) -> None:
+    corpus_import_records(corpus_name="up", records=[make_record("kept")])
+    corpus = Corpus.objects.get(name="up")
+    job_id = _post(admin, _jsonl(5, bad_line=2)).json()["id"]
+    assert Job.objects.get(pk=job_id).corpus == corpus
+    assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.FAILED
+    job = Job.objects.get(pk=job_id)
+    assert job.corpus == corpus and job.error.startswith("pairs.jsonl:2:")
+    assert list(SentencePair.objects.values_list("external_id", flat=True)) == ["kept"]
+
+
 def test_an_option_the_format_does_not_take_is_a_400_and_stores_nothing(
     admin: APIClient, upload_dir: Path
 ) -> None:

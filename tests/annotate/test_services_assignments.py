@@ -165,7 +165,7 @@ def test_handing_over_shares_open_pairs_among_the_least_loaded_who_lack_them() -
 
     report = assignments.assignments_hand_over(corpus=corpus, from_user=leaving, to=[light, heavy])
 
-    assert report == {"moved": 3, "stuck": 0}
+    assert report == {"moved": 3, "stuck": 0, "kept": 1}
     owner = dict(
         Assignment.objects.filter(pair__in=pairs[:3])
         .values_list("pair_id", "annotator__username")
@@ -189,7 +189,7 @@ def test_handing_over_started_work_moves_it_with_its_links_and_logs_it() -> None
     report = assignments.assignments_hand_over(
         corpus=corpus, from_user=leaving, to=[other], include_started=True, actor=leaving
     )
-    assert report == {"moved": 1, "stuck": 0}
+    assert report == {"moved": 1, "stuck": 0, "kept": 0}
     started.refresh_from_db()
     assert started.annotator == other
     assert annotations.annotation_links(started.annotation) == {(0, 0): True}
@@ -206,6 +206,7 @@ def test_a_pair_every_target_already_has_stays_and_is_counted_stuck() -> None:
     assert assignments.assignments_hand_over(corpus=corpus, from_user=leaving, to=[other]) == {
         "moved": 0,
         "stuck": 1,
+        "kept": 0,
     }
 
 

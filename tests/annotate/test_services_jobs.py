@@ -151,6 +151,48 @@ def test_a_job_whose_worker_stopped_is_marked_failed_with_the_reason(
     assert fresh.status == "running"
 
 
+def test_a_job_handed_to_its_canvas_is_marked_deferred_and_stays_running(
+    monkeypatch: pytest.MonkeyPatch, corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    monkeypatch.setattr(corpus_stats_run, "runner", lambda job, progress: runtime.DEFERRED)
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    assert runtime.job_run(job_id=job.pk, worker="w") == Job.Status.RUNNING
+    job.refresh_from_db()
+    assert job.status == "running" and job.deferred
+
+
+def test_a_deferred_job_waiting_in_the_queue_is_not_reaped_while_a_worker_lives(
+    corpus_name: str, django_capture_on_commit_callbacks, settings
+) -> None:
+    """An agreement report whose chunks are done waits for its chord's callback, queued behind
+    other jobs' work: no task of it beats, yet nothing is wrong while a worker will take it."""
+    settings.JOB_HEARTBEAT_TIMEOUT_SECONDS = 60
+    settings.JOB_DEFERRED_TIMEOUT_SECONDS = 3600
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    runtime.job_claim(job_id=job.pk, worker="w1@host")
+    now = timezone.now()
+    Job.objects.filter(pk=job.pk).update(deferred=True, heartbeat_at=now - timedelta(minutes=10))
+    WorkerHeartbeat.objects.create(hostname="w1@host", pid=1, started_at=now, beat_at=now)
+
+    assert jobs.jobs_reap_stale(now=now) == 0
+    assert Job.objects.get(pk=job.pk).status == "running"
+    assert jobs.jobs_reap_stale(now=now + timedelta(hours=2)) == 1, "past the deferred bound"
+    assert Job.objects.get(pk=job.pk).status == "failed"
+
+
+def test_a_deferred_job_is_reaped_when_no_worker_is_alive(
+    corpus_name: str, django_capture_on_commit_callbacks, settings
+) -> None:
+    settings.JOB_HEARTBEAT_TIMEOUT_SECONDS = 60
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    runtime.job_claim(job_id=job.pk, worker="w1@host")
+    Job.objects.filter(pk=job.pk).update(
+        deferred=True, heartbeat_at=timezone.now() - timedelta(seconds=61)
+    )
+    assert jobs.jobs_reap_stale() == 1
+    assert "w1@host stopped responding" in Job.objects.get(pk=job.pk).error
+
+
 def test_a_cancelled_job_stops_at_its_next_progress_report(
     monkeypatch: pytest.MonkeyPatch, corpus_name: str, django_capture_on_commit_callbacks
 ) -> None:

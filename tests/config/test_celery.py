@@ -227,6 +227,13 @@ def test_quick_jobs_and_users_jobs_go_to_their_own_queues_and_the_others_to_the_
     assert not set(settings.QUICK_JOB_KINDS) & set(settings.USER_JOB_KINDS)
 
 
+def test_the_reaper_runs_in_the_quick_lane() -> None:
+    """Beat's reaping is seconds of work: in the default queue it would wait behind every
+    queued export and prefill, leaving the jobs of dead workers "running" meanwhile."""
+    entry = settings.CELERY_BEAT_SCHEDULE["reap-stale-jobs"]
+    assert entry["options"]["queue"] == settings.QUICK_QUEUE
+
+
 def test_a_plain_worker_serves_every_queue() -> None:
     """``make worker`` (no -Q) takes from the default, the quick and the users' queues, so a
     deployment of one worker runs every job."""

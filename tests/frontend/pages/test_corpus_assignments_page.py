@@ -17,6 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from annotate import jobs_runtime as jobs
 from annotate import roles
 from annotate.models import Assignment, Corpus, Job
+from annotate.services import annotations
 from annotate.services.corpora import corpus_import_records
 from tests.annotate.factories import make_user
 from tests.annotate.records import make_record
@@ -188,6 +189,26 @@ def test_handing_over_open_work_moves_it_to_the_people_ticked(
     _run_queued()
     assert Assignment.objects.filter(annotator__username="bob").count() == 8
     assert "Moved 8 assignments." in _page(admin_client, corpus)
+
+
+def test_a_hand_over_that_leaves_started_work_says_how_to_move_it(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    _plan(admin_client, corpus, annotators=["alice"], per_pair=1, double_percent=0)
+    _run_queued()
+    alice = User.objects.get(username="alice")
+    for assignment in Assignment.objects.filter(annotator=alice).order_by("pk")[:3]:
+        annotations.annotation_open(assignment=assignment, actor=alice)
+        annotations.annotation_save(
+            assignment=assignment, actor=alice, base_version=1, links={(0, 0): True}
+        )
+    values = form_values(_page(admin_client, corpus), "handover-form")
+    values["to"] = ["bob"]
+    admin_client.post(f"/corpora/{corpus.pk}/assignments/hand-over/", values)
+    _run_queued()
+    page = _page(admin_client, corpus)
+    assert "Moved 5 assignments; 3 in progress stay with their saved work" in page
+    assert Assignment.objects.filter(annotator=alice, status="in_progress").count() == 3
 
 
 def test_a_hand_over_to_nobody_is_refused_and_queues_nothing(
