@@ -517,10 +517,17 @@ class SupervisedAligner(Aligner):
             self.lexicon = link_lexicon.LinkLexicon.count(
                 [(pairs[k][0], pairs[k][1]) for k in labelled], golds
             )
+        annotated = len(labelled)
+        if annotated > o.max_training_pairs:
+            rng = np.random.default_rng(o.seed)
+            kept = rng.choice(annotated, size=o.max_training_pairs, replace=False)
+            labelled = [labelled[int(k)] for k in np.sort(kept)]
         blocks = []
         codes = []
         for done, k in enumerate(labelled):
-            self.report_progress(0.2 + 0.35 * done / len(golds), f"features {done}/{len(golds)}")
+            self.report_progress(
+                0.2 + 0.35 * done / len(labelled), f"features {done}/{len(labelled)}"
+            )
             source, target = pairs[k]
             alignment = gold[k]
             assert alignment is not None
@@ -568,7 +575,8 @@ class SupervisedAligner(Aligner):
             )
         self.training_summary = {
             "pairs": len(pairs),
-            "labelled_pairs": len(labelled),
+            "labelled_pairs": annotated,
+            "trained_pairs": len(labelled),
             "cells": total_cells,
             "positive_cells": positive_cells,
             "cells_used": cells_used,

@@ -73,6 +73,35 @@ def test_it_learns_the_gold_link_rule(trained: SupervisedAligner) -> None:
     assert trained.training_summary["labelled_pairs"] == 30
 
 
+def test_past_its_most_training_pairs_it_learns_from_a_seeded_sample_of_them() -> None:
+    pairs, gold = _corpus()
+    options = {
+        "wordnet": False,
+        "pos": False,
+        "trees": 20,
+        "learning_rate": 0.1,
+        "min_samples_leaf": 10,
+    }
+    reports: list[str] = []
+    aligner = SupervisedAligner(
+        SupervisedOptions(**options, em_hmm_iterations=2, max_training_pairs=12)
+    )
+    aligner.fit(pairs, gold, progress=lambda share, message: reports.append(message))
+    summary = aligner.training_summary
+    assert (summary["labelled_pairs"], summary["trained_pairs"]) == (30, 12)
+    assert "features 0/12" in reports and not any("/30" in line for line in reports)
+    assert summary["cells"] < sum(len(s) * len(t) for s, t in pairs)
+    assert aligner.align(["river", "of", "stone"], ["stone", "river", "cloud"]).sure == {
+        (0, 1),
+        (2, 0),
+    }, "what it learnt from the sample is the rule"
+    again = SupervisedAligner(
+        SupervisedOptions(**options, em_hmm_iterations=2, max_training_pairs=12)
+    )
+    again.fit(pairs, gold)
+    assert again.training_summary["cells"] == summary["cells"], "the same sample each time"
+
+
 def test_features_have_one_row_per_cell(trained: SupervisedAligner) -> None:
     feats = trained.features(["a", "b"], ["b", "c", "d"])
     assert feats.shape == (6, len(FEATURES))
