@@ -35,7 +35,14 @@ STREAM_CHUNK = 500
 
 
 def corpus_pairs_with_alignments(corpus: Corpus) -> QuerySet[SentencePair]:
-    """Pairs in corpus order with every alignment prefetched (one query per relation per chunk)."""
+    """Pairs in corpus order with every alignment prefetched (one query per relation per chunk):
+    each annotator's, the gold and the latest prefill. A pair keeps the prefill of every
+    retraining, so its older prefills (and their links) are not read."""
+    latest = (
+        AutoAlignment.objects.filter(pair=OuterRef("pair"))
+        .order_by("-created_at", "-id")
+        .values("pk")[:1]
+    )
     return (
         SentencePair.objects.filter(corpus=corpus)
         .order_by("position")
@@ -43,7 +50,7 @@ def corpus_pairs_with_alignments(corpus: Corpus) -> QuerySet[SentencePair]:
         .prefetch_related(
             Prefetch(
                 "prefills",
-                queryset=AutoAlignment.objects.order_by("-created_at", "-id").prefetch_related(
+                queryset=AutoAlignment.objects.filter(pk=Subquery(latest)).prefetch_related(
                     Prefetch("links", queryset=AutoLink.objects.order_by("i", "j"))
                 ),
             ),

@@ -34,6 +34,22 @@ def test_every_pair_is_streamed_once_in_corpus_order_over_several_chunks(
     assert all(record.annotations["A"].alignment.sure == {(0, 0)} for record in records)
 
 
+@pytest.mark.django_db
+def test_a_pair_prefilled_by_every_retraining_reads_only_its_latest_prefill() -> None:
+    from annotate.models import AutoAlignment, AutoLink, SentencePair
+
+    corpus_import_records(corpus_name="c", records=[make_record("p", prefill=None)])
+    pair = SentencePair.objects.get(external_id="p")
+    for k, aligner in enumerate(["identity", "supervised", "supervised"]):
+        older = AutoAlignment.objects.create(pair=pair, aligner=aligner, aligner_version=str(k))
+        AutoLink.objects.create(alignment=older, i=k, j=k, sure=True, confidence=0.5)
+    fetched = next(iter(corpora_reads.corpus_pairs_with_alignments(pair.corpus)))
+    assert [alignment.aligner_version for alignment in fetched.prefills.all()] == ["2"]
+    record = corpora_reads.pair_record(fetched)
+    assert record.prefill is not None and record.prefill.sure == {(2, 2)}
+    assert record.prefill_aligner == "supervised"
+
+
 # Runs on the embedded defaults (a SQLite file in WAL mode): the in-memory test database has
 # no read snapshots. Each record, another thread's connection commits, then the streaming
 # connection writes the job's progress.
