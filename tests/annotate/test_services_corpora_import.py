@@ -31,7 +31,7 @@ from annotate.models import (
     SentencePair,
 )
 from annotate.services import corpora
-from annotate.services.corpora import BATCH_SIZE, corpus_import
+from annotate.services.corpora import BATCH_SIZE, READ_REPORT_EVERY, corpus_import
 from annotate.services.corpora import corpus_import_records as import_records
 from annotate.services.import_stage import CorpusImportError
 from scoring.corpus import PairRecord
@@ -95,7 +95,9 @@ def test_no_transaction_is_open_while_records_are_read_or_progress_is_reported()
         written=lambda pairs, total: written.append((pairs, total, connection.in_atomic_block)),
     )
     assert len(during) == PAIRS and not any(during)
-    assert reported == [(BATCH_SIZE, False), (2 * BATCH_SIZE, False), (PAIRS, False)]
+    every = list(range(READ_REPORT_EVERY, PAIRS + 1, READ_REPORT_EVERY))
+    expected = every if every[-1] == PAIRS else [*every, PAIRS]
+    assert reported == [(pairs, False) for pairs in expected], "every hundred pairs read"
     assert written == [
         (BATCH_SIZE, PAIRS, False),
         (2 * BATCH_SIZE, PAIRS, False),
