@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -472,3 +473,49 @@ def test_the_workers_are_told_to_stop_all_at_once_and_share_the_grace_period() -
         supervisor.stop(started + 10)
     assert time.monotonic() - started < 2.5, "three shutdowns of 1 s overlapped"
     assert [s.process.returncode for s in supervisors if s.process] == [0, 0, 0], "none killed"
+
+
+def _busy_worker(released: Path) -> Callable[[], subprocess.Popen[bytes]]:
+    """A worker whose main process ignores the warm shutdown's SIGTERM while its pool process
+    runs a long job; the pool process, on a SIGTERM of its own, puts its job back (writes
+    ``released``) and exits, as a Celery pool process does."""
+    child = (
+        "import signal, sys, time\n"
+        f"mark = lambda *a: (open({str(released)!r}, 'w').close(), sys.exit(0))\n"
+        "signal.signal(signal.SIGTERM, mark)\n"
+        "time.sleep(60)\n"
+    )
+    main = (
+        "import signal, subprocess, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        f"pool = subprocess.Popen([sys.executable, '-c', {child!r}])\n"
+        "time.sleep(0.5)\n"
+        "print('ready', flush=True)\n"
+        "pool.wait()\n"
+        "time.sleep(60)\n"
+    )
+
+    def start() -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(
+            [sys.executable, "-c", main], stdout=subprocess.PIPE, start_new_session=True
+        )
+        assert process.stdout is not None and process.stdout.readline() == b"ready\n"
+        return process
+
+    return start
+
+
+def test_a_worker_busy_past_the_grace_period_puts_its_jobs_back_before_it_is_killed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from annotate.management.commands import serve_demo
+
+    monkeypatch.setattr(serve_demo, "RELEASE_SECONDS", 1)
+    released = tmp_path / "released"
+    supervisor = WorkerSupervisor(_busy_worker(released), io.StringIO())
+    supervisor.start()
+    started = time.monotonic()
+    supervisor.stop(started + 0.5)
+    assert released.exists(), "the pool process was told to stop its job, not killed outright"
+    assert supervisor.process is not None and supervisor.process.returncode == -signal.SIGKILL
+    assert time.monotonic() - started < 5

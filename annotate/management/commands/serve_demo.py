@@ -12,7 +12,9 @@ along. If the web server itself ends, the workers are stopped and the command ex
 status 1.
 
 Ctrl-C (or SIGTERM) stops all: the workers get a warm shutdown, all at once, finishing their
-current tasks, and are killed only if they have not stopped within the grace period.
+current tasks; a worker still busy at the end of the grace period has its running jobs stopped
+and put back in the queue (SIGTERM to its pool processes), to run again at the next start, and
+is killed only if even that takes too long.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 GRACE_SECONDS = 15
+#: How long the pool processes of a worker still busy at the end of the grace period have,
+#: after a SIGTERM of their own, to put their jobs back in the queue before they are killed.
+RELEASE_SECONDS = 5
 #: How often the command looks at its processes (seconds).
 CHECK_SECONDS = 0.3
 
@@ -128,8 +133,11 @@ class WorkerSupervisor:
             self._terminated = True
 
     def stop(self, deadline: float) -> None:
-        """Warm shutdown (:meth:`terminate`, if not done yet) and wait for it; SIGKILL to the
-        group if the worker is still there at ``deadline`` (a monotonic time)."""
+        """Warm shutdown (:meth:`terminate`, if not done yet) and wait for it. A worker still
+        running its jobs at ``deadline`` (a monotonic time) has SIGTERM sent to its whole group:
+        each pool process stops its task and puts the job back in the queue, to run again when
+        a worker is back (killed outright, the job would be failed as a dead worker's); what is
+        left after :data:`RELEASE_SECONDS` is killed."""
         process = self.process
         if process is None:
             return
@@ -137,8 +145,13 @@ class WorkerSupervisor:
         try:
             process.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            _kill_group(process.pid)
-            process.wait()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=RELEASE_SECONDS)
+            except subprocess.TimeoutExpired:
+                _kill_group(process.pid)
+                process.wait()
         _kill_group(process.pid)
 
 
