@@ -54,8 +54,8 @@ def assignment_of_user(*, user: User, assignment_id: int) -> Assignment:
     assignment = assignments_of(user).filter(pk=assignment_id).first()
     if assignment is None:
         raise NotFound(
-            f"assignment {assignment_id} is not yours (any more: work can be handed over to "
-            "another annotator); My queue lists yours"
+            f"assignment {assignment_id} is not one of {user.get_username()}'s, who is signed "
+            "in here (work can be handed over to another annotator); My queue lists yours"
         )
     return assignment
 

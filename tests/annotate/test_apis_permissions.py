@@ -257,3 +257,12 @@ def test_an_annotator_whose_role_was_taken_away_opens_saves_and_submits_nothing(
     assert "does not hold the annotator role" in response.content.decode()
     alice.groups.add(roles.role_group(roles.ANNOTATOR))  # given back: her work is there again
     assert _call(world, "alice", "post", f"{base}/open/") == 200
+
+
+def test_another_annotators_assignment_is_not_found_naming_who_is_signed_in(world: World) -> None:
+    """A tab of alice's whose browser is now signed in as bob is told why its save fails."""
+    response = world.clients["bob"].post(f"/api/assignments/{world.assignment.pk}/open/")
+    assert response.status_code == 404
+    assert response.json()["error"]["message"].startswith(
+        f"assignment {world.assignment.pk} is not one of bob's, who is signed in here"
+    )
