@@ -46,7 +46,7 @@ def jobs_reap_stale(*, now: Any = None) -> int:
     now = now or timezone.now()
     limit = now - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_SECONDS)
     stale = Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=limit)
-    if any_worker_alive(now=now):
+    if stale.filter(deferred=True).exists() and any_worker_alive(now=now):
         deferred_limit = now - timedelta(seconds=settings.JOB_DEFERRED_TIMEOUT_SECONDS)
         stale = stale.exclude(deferred=True, heartbeat_at__gte=deferred_limit)
     count = 0
