@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -134,6 +134,15 @@ class AdjudicationNextApi(APIView):
         return Response(self.OutputSerializer(body).data)
 
 
+def _text(**options: Any) -> serializers.CharField:
+    return serializers.CharField(allow_blank=True, **options)
+
+
+def _links(help_text: str = '[i, j, "S" or "P"] each, by position') -> serializers.ListField:
+    """A list of links in the schema: ``[i, j, "S" | "P"]`` (a prefill's with confidence)."""
+    return serializers.ListField(child=serializers.ListField(), help_text=help_text)
+
+
 class AdjudicationDetailApi(APIView):
     """A pair for its adjudicator: every annotator's links (``counted`` when submitted), the
     majority of the submitted ones by the scoring rule with its ties, the prefill and the gold
@@ -141,7 +150,62 @@ class AdjudicationDetailApi(APIView):
 
     permission_classes = permissions.ADJUDICATORS
 
-    @extend_schema(responses=dict)
+    class PairSerializer(serializers.Serializer[Any]):
+        id = serializers.IntegerField()
+        corpus = _text()
+        external_id = _text()
+        subcorpus = _text()
+        split = _text()
+        source_tokens = serializers.ListField(child=_text())
+        target_tokens = serializers.ListField(child=_text())
+        source_text = _text()
+        target_text = _text()
+
+    class PrefillSerializer(serializers.Serializer[Any]):
+        aligner = _text()
+        links = _links('[i, j, "S" or "P", confidence or null] each')
+
+    class AnnotationSerializer(serializers.Serializer[Any]):
+        annotator = _text()
+        status = _text(help_text="new, in_progress or submitted")
+        counted = serializers.BooleanField(help_text="submitted: part of the majority")
+        version = serializers.IntegerField()
+        links = _links()
+        flags = serializers.ListField(child=_text())
+        comment = _text()
+        rating = serializers.FloatField(allow_null=True)
+
+    class MajoritySerializer(serializers.Serializer[Any]):
+        annotators = serializers.ListField(child=_text(), help_text="whose work it counts")
+        links = _links()
+        link_ties = serializers.ListField(
+            child=serializers.ListField(child=serializers.IntegerField()),
+            help_text="[i, j] cells linked by exactly half: the adjudicator decides",
+        )
+        kind_ties = serializers.ListField(
+            child=serializers.ListField(child=serializers.IntegerField()),
+            help_text="[i, j] majority links marked sure by exactly half",
+        )
+
+    class GoldSerializer(serializers.Serializer[Any]):
+        links = _links()
+        version = serializers.IntegerField(help_text="what a save of the gold names")
+        adjudicator = _text(allow_null=True)
+        updated_at = _text(help_text="ISO 8601")
+        origin = _text(help_text="adjudicated or imported")
+
+    @extend_schema(
+        responses=inline_serializer(
+            "AdjudicationDetail",
+            {
+                "pair": PairSerializer(),
+                "prefill": PrefillSerializer(allow_null=True),
+                "annotations": AnnotationSerializer(many=True),
+                "majority": MajoritySerializer(allow_null=True),
+                "gold": GoldSerializer(allow_null=True),
+            },
+        )
+    )
     def get(self, request: Request, pair_id: int) -> Response:
         return Response(adjudication_reads.adjudication_of(corpora_reads.pair_get(pair_id)))
 

@@ -154,3 +154,34 @@ def test_the_history_of_a_long_pair_lists_a_bounded_part_of_each_change(carol: A
     assert newest["added"] == stored.added[:HISTORY_LINKS]
     stored = GoldEvent.objects.get(gold__pair=pair, version=34)
     assert body["events"][1]["removed"] == stored.removed[:HISTORY_LINKS]
+
+
+def _properties(node: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:
+    """An object schema's properties, through ``$ref`` and ``allOf``."""
+    while "$ref" in node or "allOf" in node:
+        ref = node["$ref"] if "$ref" in node else node["allOf"][0]["$ref"]
+        node = components[ref.rsplit("/", 1)[1]]
+    return dict(node.get("properties", {}))
+
+
+def test_the_schema_names_every_field_of_the_answer(carol: APIClient) -> None:
+    import io
+
+    import yaml
+    from django.core.management import call_command
+
+    pair = _pair_with({"A": ("0-0 1?1", "submitted"), "B": ("0-0", "in_progress")})
+    eve = make_user("eve", roles.ADJUDICATOR)
+    gold_save(pair=pair, links={(0, 0): True}, adjudicator=eve, base_version=0)
+    out = io.StringIO()
+    call_command("spectacular", stdout=out)
+    schema = yaml.safe_load(out.getvalue())
+    components = schema["components"]["schemas"]
+    answer = schema["paths"]["/api/pairs/{pair_id}/adjudication/"]["get"]["responses"]["200"]
+    top = _properties(answer["content"]["application/json"]["schema"], components)
+    detail = _detail(carol, pair)
+    assert set(detail) == set(top)
+    for name in ("pair", "majority", "gold"):
+        assert set(detail[name]) == set(_properties(top[name], components)), name
+    annotation = _properties(top["annotations"]["items"], components)
+    assert all(set(row) == set(annotation) for row in detail["annotations"])
