@@ -272,6 +272,8 @@ def corpus_import(
                 if problem is not None:
                     raise CorpusImportError(f"{problem}; nothing was imported", field="annotator")
             options["annotator"] = annotator
+        if split and "split" in spec.options:  # ids that name the split: train and test differ
+            options["split"] = split
         records = spec.read([Path(p) for p in paths], **options)
     except ScoringError as error:
         raise CorpusImportError(f"{error} (nothing was imported)", **_where(error)) from error

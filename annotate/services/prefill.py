@@ -218,6 +218,24 @@ def corpus_prefill_configure(
 
 
 @transaction.atomic
+def prefill_retrain_progress(corpus: Corpus) -> tuple[int, int]:
+    """Pairs with finished work now, and when the last prefill of the corpus's retrained aligner
+    was queued: retraining is due when the first exceeds the second by ``prefill_retrain_every``."""
+    last = (
+        Job.objects.filter(
+            corpus=corpus, kind="prefill", parameters__aligner=corpus.prefill_aligner
+        )
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    baseline = 0
+    if last is not None:
+        baseline = int(
+            last.parameters.get("finished_pairs", (last.result or {}).get("trained_on_gold", 0))
+        )
+    return corpora_reads.corpus_finished_pair_count(corpus), baseline
+
+
 def prefill_retrain_if_due(*, corpus_id: int) -> Job | None:
     """Queue a retraining prefill job for the corpus if enough new work is finished."""
     corpus = Corpus.objects.select_for_update().get(pk=corpus_id)  # one check at a time
@@ -227,13 +245,7 @@ def prefill_retrain_if_due(*, corpus_id: int) -> Job | None:
     prefills = Job.objects.filter(corpus=corpus, kind="prefill")
     if prefills.filter(status__in=[Job.Status.PENDING, Job.Status.RUNNING]).exists():
         return None
-    last = prefills.filter(parameters__aligner=name).order_by("-created_at", "-id").first()
-    baseline = 0
-    if last is not None:
-        baseline = int(
-            last.parameters.get("finished_pairs", (last.result or {}).get("trained_on_gold", 0))
-        )
-    finished = corpora_reads.corpus_finished_pair_count(corpus)
+    finished, baseline = prefill_retrain_progress(corpus)
     if finished - baseline < corpus.prefill_retrain_every:
         return None
     logger.info(

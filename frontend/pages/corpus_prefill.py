@@ -17,7 +17,12 @@ from annotate.apis.aligners import aligner_descriptions
 from annotate.exceptions import DomainError
 from annotate.models import Corpus
 from annotate.selectors.corpora import corpus_prefill_counts
-from annotate.services.prefill import MAX_RETRAIN_EVERY, corpus_prefill_configure, prefill_queue
+from annotate.services.prefill import (
+    MAX_RETRAIN_EVERY,
+    corpus_prefill_configure,
+    prefill_queue,
+    prefill_retrain_progress,
+)
 from frontend.access import admin_page, job_starting
 from frontend.pages.corpus_common import (
     corpus_jobs,
@@ -172,13 +177,20 @@ def _page(
 
 
 def _tiles(corpus: Corpus) -> dict[str, Any]:
-    """The figures above the runs: pairs prefilled of all, and gold alignments."""
+    """The figures above the runs: pairs prefilled of all, gold alignments, and with automatic
+    retraining on, how many pairs were finished since its last run (or that no pair is left to
+    finish, when every one already has a gold alignment or a submitted annotation)."""
     counts = corpus_prefill_counts(corpus)
-    return {
+    tiles: dict[str, Any] = {
         "prefilled": counts["prefilled_pairs"],
         "pairs": counts["pairs"],
         "gold": counts["gold_alignments"],
     }
+    if corpus.prefill_aligner:
+        finished, baseline = prefill_retrain_progress(corpus)
+        tiles["finished_since"] = max(0, finished - baseline)
+        tiles["all_finished"] = finished >= counts["pairs"]
+    return tiles
 
 
 @admin_page

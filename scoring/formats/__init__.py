@@ -139,6 +139,7 @@ class FormatSpec:
 
 
 _ANNOTATOR = "import the alignment as this annotator's work instead of the gold alignment"
+_SPLIT = "the pairs' split, part of their ids (else the split their folder's name says)"
 
 FORMATS: Mapping[str, FormatSpec] = MappingProxyType(
     {
@@ -218,7 +219,7 @@ FORMATS: Mapping[str, FormatSpec] = MappingProxyType(
                 input_kind="file or directory",
                 output_kind=None,
                 input_count=(1, None),
-                options={},
+                options={"split": _SPLIT},
                 selects_alignment=False,
             ),
         )

@@ -6,10 +6,11 @@ per line) and ``STS.gs.X.txt`` (the gold score, 0–5, per line). Give the input
 must have exactly as many lines.
 
 Each line becomes a record with id ``X-<split>:<line>`` (``MSRpar-train:1``; ``X:<line>`` when
-the folder names no split, so train and test ids never clash), ``subcorpus`` = ``X`` (for
-example ``MSRpar`` or ``surprise.OnWN``), ``gold_score`` from the gold file, raw texts as given,
-tokens from :func:`scoring.text.tokenize`, and the split from the folder name when it is
-``train``/``test``/``trial``. There is no writer.
+there is no split, so train and test ids never clash), ``subcorpus`` = ``X`` (for example
+``MSRpar`` or ``surprise.OnWN``), ``gold_score`` from the gold file, raw texts as given, tokens
+from :func:`scoring.text.tokenize`, and the split: the ``split`` option when given (an upload's
+files come without their folder, so the web import passes the split its form names), else the
+folder name when it is ``train``/``test``/``trial``. There is no writer.
 """
 
 from __future__ import annotations
@@ -49,14 +50,17 @@ def input_files(paths: Sequence[Path]) -> list[Path]:
     return files
 
 
-def read(paths: Sequence[Path]) -> Iterator[PairRecord]:
-    """Pairs of one or more STS sub-corpora; ids must be unique across them."""
+def read(paths: Sequence[Path], split: str | None = None) -> Iterator[PairRecord]:
+    """Pairs of one or more STS sub-corpora; ids must be unique across them. ``split``, when
+    given, is every pair's split (and part of its id) instead of the one its folder names."""
     ids = IdRegistry()
     for path in input_files(paths):
-        yield from _read_pair_of_files(path, ids)
+        yield from _read_pair_of_files(path, ids, split)
 
 
-def _read_pair_of_files(path: Path, ids: IdRegistry) -> Iterator[PairRecord]:
+def _read_pair_of_files(
+    path: Path, ids: IdRegistry, given_split: str | None
+) -> Iterator[PairRecord]:
     match = _INPUT.match(path.name)
     if match is None:
         raise FormatError(
@@ -72,7 +76,7 @@ def _read_pair_of_files(path: Path, ids: IdRegistry) -> Iterator[PairRecord]:
             path=gold_path,
             field="score",
         )
-    split = split_from_name(path.parent.name)
+    split = given_split or split_from_name(path.parent.name)
     inputs = raw_lines(path)
     scores = raw_lines(gold_path)
     number = 0

@@ -360,3 +360,26 @@ def test_pharaoh_files_without_a_source_or_target_are_refused_naming_what_is_mis
     )
     assert not Job.objects.exists()
     assert not _stored(upload_dir)
+
+
+def test_sts_train_and_test_uploads_of_one_sub_corpus_go_into_one_corpus(
+    admin: APIClient, upload_dir: Path
+) -> None:
+    """SemEval names a sub-corpus's train and test files alike, and an upload has no folder to
+    tell them apart: the split of the form names the ids, so the test split's pairs do not
+    clash with the train split's and a scorer can be trained on one and tested on the other."""
+    for split, score in (("train", b"4.0\n"), ("test", b"1.5\n")):
+        files = [
+            SimpleUploadedFile("STS.input.MSRpar.txt", b"a b\tc d\n"),
+            SimpleUploadedFile("STS.gs.MSRpar.txt", score),
+        ]
+        body = {"corpus": "sts", "format": "sts", "split": split, "files": files}
+        response = admin.post("/api/corpora/import/", body, format="multipart")
+        assert response.status_code == 201, response.json()
+        job_id = response.json()["id"]
+        assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.SUCCEEDED
+    pairs = SentencePair.objects.filter(corpus__name="sts").order_by("external_id")
+    assert [(p.external_id, p.split, p.gold_score) for p in pairs] == [
+        ("MSRpar-test:1", "test", 1.5),
+        ("MSRpar-train:1", "train", 4.0),
+    ]

@@ -264,3 +264,35 @@ def test_retraining_is_switched_off_without_queuing_a_prefill(
     html = response.content.decode()
     assert "Automatic retraining is off." in html
     assert "retraining-off" not in html
+
+
+def test_the_retraining_figure_counts_pairs_finished_since_the_last_run(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    make_pair(corpus, gold=[(0, 0, True)])
+    admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "supervised", "retrain_every": "25"}
+    )
+    state = 'id="retraining-state">'
+    page = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert page.split(state)[1].startswith("0 finished since its last run")
+    make_pair(corpus, gold=[(0, 0, True)])
+    page = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert page.split(state)[1].startswith("1 finished since its last run")
+
+
+def test_retraining_on_a_corpus_whose_every_pair_is_finished_says_it_cannot_come(
+    admin_client: Client,
+) -> None:
+    """An imported corpus with gold on every pair: no pair can be newly finished, so the page
+    says that retraining will not come instead of promising it."""
+    corpus = make_corpus("all-gold")
+    for _ in range(2):
+        make_pair(corpus, gold=[(0, 0, True)])
+    admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "supervised", "retrain_every": "5"}
+    )
+    page = _text(admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode())
+    assert "retrains after every 5 finished pairs" in page
+    assert "but every pair is already finished: run it again above to retrain" in page
+    assert "finished since its last run" not in page

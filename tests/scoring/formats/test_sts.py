@@ -120,3 +120,11 @@ def test_an_empty_folder_is_named(tmp_path: Path) -> None:
     error = read_error(tmp_path)
     assert_points_at(error, tmp_path, None, None)
     assert "the folder holds no STS.input.*.txt file" in str(error)
+
+
+def test_a_given_split_names_the_ids_and_the_split_instead_of_the_folder(tmp_path: Path) -> None:
+    path = write_subcorpus(tmp_path / "upload-1f2e", "X", "a\tb\n", "3\n")
+    (unnamed,) = sts.read([path])
+    assert (unnamed.id, unnamed.split) == ("X:1", "")
+    (named,) = get_format("sts").read([path], split="test")
+    assert (named.id, named.split) == ("X-test:1", "test")
