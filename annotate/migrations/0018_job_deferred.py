@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotate", "0016_corpus_importing"),
+        ("annotate", "0017_workerheartbeat_queues"),
     ]
 
     operations = [
