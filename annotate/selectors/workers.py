@@ -29,12 +29,16 @@ NO_WORKER_NOTICE = (
 
 def unserved_queue_notice(queues: Iterable[str]) -> str:
     """What a user is told while workers run but none takes jobs from ``queues`` (each
-    worker started with ``-Q`` naming others, or ``-X`` leaving these out)."""
+    worker started with ``-Q`` naming others, or ``-X`` leaving these out). The command names
+    the worker (``-n``): beside a worker started without a name on the same machine, a second
+    one without would share its name, and so its heartbeat row, each overwriting the other's
+    queues."""
     names = sorted(set(queues))
     plural = "s" if len(names) > 1 else ""
     return (
         f"No running worker takes jobs from the {', '.join(names)} queue{plural}, so the jobs "
         f"queued there wait. Start one with: celery -A config worker -Q {','.join(names)} "
+        f"-n {'-'.join(names)}@%h "
         "(a worker started without -Q or -X takes jobs from every queue)."
     )
 

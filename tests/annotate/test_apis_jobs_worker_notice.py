@@ -146,7 +146,7 @@ def test_a_job_whose_queue_no_live_worker_serves_says_which_queue_and_how_to_ser
     assert notices[stats.pk] is None, "its queue is served: it waits for a free worker only"
     assert notices[score.pk] == unserved_queue_notice(["users"])
     assert "from the users queue" in notices[score.pk]
-    assert "celery -A config worker -Q users" in notices[score.pk]
+    assert "celery -A config worker -Q users -n users@%h " in notices[score.pk]
     assert _api(admin).get(f"/api/jobs/{score.pk}/").json()["worker_notice"] == notices[score.pk]
     assert unserved_queue_notice(["users"]) in _page(admin, "/jobs/")
 
@@ -170,7 +170,7 @@ def test_the_page_names_every_queue_its_waiting_jobs_lack(admin: Any) -> None:
     worker_heartbeat_beat(hostname="main@a", pid=1, started_at=timezone.now(), queues=["celery"])
     notice = waiting_job_notice(user=admin)
     assert notice == unserved_queue_notice(["quick", "users"])
-    assert "from the quick, users queues" in notice and "-Q quick,users" in notice
+    assert "from the quick, users queues" in notice and "-Q quick,users -n quick-users@%h" in notice
 
 
 def test_a_worker_of_another_broker_is_named_not_taken_for_one_that_runs_the_jobs(
