@@ -304,8 +304,8 @@ class LoginAttemptsAdmin(admin.ModelAdmin[LoginAttempts]):
 class WorkerHeartbeatAdmin(admin.ModelAdmin[WorkerHeartbeat]):
     """The workers' signs of life, written by the workers themselves: read only here."""
 
-    list_display = ("hostname", "pid", "queues", "started_at", "beat_at")
-    readonly_fields = ("hostname", "pid", "queues", "started_at", "beat_at")
+    list_display = ("hostname", "pid", "queues", "broker", "started_at", "beat_at")
+    readonly_fields = ("hostname", "pid", "queues", "broker", "started_at", "beat_at")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

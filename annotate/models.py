@@ -571,6 +571,10 @@ class WorkerHeartbeat(models.Model):
     #: The queues the worker takes jobs from, each between commas (",celery,quick,"), so that
     #: one is found with ``queues__contains=",quick,"``; empty when not known (every queue).
     queues = models.CharField(max_length=1000, blank=True, default="")
+    #: The broker the worker takes its messages from (its ``CELERY_BROKER_URL``, password
+    #: masked): a worker of another broker never gets this site's jobs. Empty when not known
+    #: (taken as this site's).
+    broker = models.CharField(max_length=1000, blank=True, default="")
 
     class Meta:
         ordering = ["-beat_at"]

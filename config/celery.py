@@ -153,12 +153,17 @@ worker_process_shutdown.connect(_ignore_term_while_exiting)
 
 
 def _start_worker_heartbeat(sender: Any = None, **kwargs: Any) -> None:
-    """The worker is ready: it says so, and which queues it takes jobs from (its ``-Q`` and
-    ``-X``), every ``WORKER_HEARTBEAT_SECONDS`` from now on."""
+    """The worker is ready: it says so, which queues it takes jobs from (its ``-Q`` and
+    ``-X``) and from which broker, every ``WORKER_HEARTBEAT_SECONDS`` from now on."""
+    from annotate.selectors.workers import broker_label
     from annotate.services.workers import WorkerHeartbeatThread
 
     queues = sender.app.amqp.queues.consume_from
-    WorkerHeartbeatThread.start_for(hostname=sender.hostname, queues=list(queues))
+    WorkerHeartbeatThread.start_for(
+        hostname=sender.hostname,
+        queues=list(queues),
+        broker=broker_label(sender.app.conf.broker_url or ""),
+    )
 
 
 def _stop_worker_heartbeat(sender: Any = None, **kwargs: Any) -> None:

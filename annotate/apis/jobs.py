@@ -29,8 +29,9 @@ from scoring.alignment.report_records import CorpusReport, report_to_csv
 
 class JobOutputSerializer(serializers.ModelSerializer[Job]):
     """A job. ``worker_notice`` is set on a queued job while no worker is alive to run it, or
-    none of its queue (it says how to start one), and null otherwise. The views pass the queues
-    live workers serve as ``served_queues`` in the context, so a list asks the database once.
+    none of its queue (it says how to start one, and names the workers running with another
+    broker), and null otherwise. The views pass what the live workers' heartbeats say as
+    ``live_workers`` in the context, so a list asks the database once.
     Jobs without a corpus (scoring pairs, releasing abandoned work) or whose owner was removed
     have null there."""
 
@@ -55,11 +56,11 @@ class JobOutputSerializer(serializers.ModelSerializer[Job]):
     def get_worker_notice(self, job: Job) -> str | None:
         if job.status != Job.Status.PENDING:
             return None
-        if "served_queues" in self.context:
-            served = self.context["served_queues"]
+        if "live_workers" in self.context:
+            workers = self.context["live_workers"]
         else:
-            served = workers_reads.served_queues()
-        return workers_reads.job_worker_notice(kind=job.kind, served=served)
+            workers = workers_reads.live_workers()
+        return workers_reads.job_worker_notice(kind=job.kind, workers=workers)
 
     class Meta:
         model = Job
@@ -122,7 +123,7 @@ class JobListApi(APIView):
             jobs = jobs.filter(status=data.validated_data["status"])
         if "corpus" in data.validated_data:
             jobs = jobs.filter(corpus_id=data.validated_data["corpus"])
-        context = {"served_queues": workers_reads.served_queues()}
+        context = {"live_workers": workers_reads.live_workers()}
         return Response(JobOutputSerializer(jobs[: self.LIMIT], many=True, context=context).data)
 
 

@@ -1,15 +1,21 @@
 """Whether any Celery worker is alive, and which queues the live ones take jobs from, from the
 heartbeats the workers write (:mod:`annotate.services.workers`); and what the pages say to a
-user whose job waits while no worker, or none of its queue, is."""
+user whose job waits while no worker, or none of its queue, is.
+
+Only the workers of this site's broker count: a worker started with another
+``CELERY_BROKER_URL`` (another Redis database, say) beats like any other but never gets this
+site's jobs, so the notices name it instead of taking it for a worker that runs them."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
+from kombu.utils.url import maybe_sanitize_url
 
 from annotate.jobs_runtime import job_queue
 from annotate.models import Job, WorkerHeartbeat
@@ -23,44 +29,100 @@ NO_WORKER_NOTICE = (
 
 def unserved_queue_notice(queues: Iterable[str]) -> str:
     """What a user is told while workers run but none takes jobs from ``queues`` (each
-    worker started with ``-Q`` naming others, or ``-X`` leaving these out)."""
+    worker started with ``-Q`` naming others, or ``-X`` leaving these out). The command names
+    the worker (``-n``): beside a worker started without a name on the same machine, a second
+    one without would share its name, and so its heartbeat row, each overwriting the other's
+    queues."""
     names = sorted(set(queues))
     plural = "s" if len(names) > 1 else ""
     return (
         f"No running worker takes jobs from the {', '.join(names)} queue{plural}, so the jobs "
         f"queued there wait. Start one with: celery -A config worker -Q {','.join(names)} "
+        f"-n {'-'.join(names)}@%h "
         "(a worker started without -Q or -X takes jobs from every queue)."
     )
 
 
+def other_broker_note(hostnames: Iterable[str]) -> str:
+    """What the notices add while live workers take their messages from another broker."""
+    return (
+        " Running with another CELERY_BROKER_URL than this site's, so never given its jobs: "
+        f"{', '.join(sorted(hostnames))}."
+    )
+
+
+def broker_label(url: str) -> str:
+    """``url`` with its password masked, as :attr:`WorkerHeartbeat.broker` holds it."""
+    return str(maybe_sanitize_url(url))
+
+
+def this_broker() -> str:
+    """The broker this process sends jobs to, as the heartbeats name the workers' own."""
+    return broker_label(settings.CELERY_BROKER_URL)
+
+
+@dataclass(frozen=True)
+class LiveWorkers:
+    """What the heartbeats of the live workers say, read in one query (:func:`live_workers`)."""
+
+    #: The queues the live workers of this site's broker take jobs from; ``None`` while none
+    #: of them is alive.
+    served: frozenset[str] | None
+    #: The live workers of another broker: they run, but never get this site's jobs.
+    elsewhere: tuple[str, ...] = ()
+
+
+def _heard_since(now: datetime | None) -> datetime:
+    return (now or timezone.now()) - timedelta(seconds=settings.WORKER_ALIVE_SECONDS)
+
+
 def workers_alive(*, now: datetime | None = None) -> QuerySet[WorkerHeartbeat]:
-    """The workers heard from within the last ``WORKER_ALIVE_SECONDS``, newest first."""
-    limit = (now or timezone.now()) - timedelta(seconds=settings.WORKER_ALIVE_SECONDS)
-    return WorkerHeartbeat.objects.filter(beat_at__gte=limit)
+    """The workers of this site's broker heard from within the last ``WORKER_ALIVE_SECONDS``,
+    newest first (a worker whose broker is not known counts as one of them)."""
+    heard = WorkerHeartbeat.objects.filter(beat_at__gte=_heard_since(now))
+    return heard.filter(broker__in=["", this_broker()])
 
 
 def any_worker_alive(*, now: datetime | None = None) -> bool:
     return workers_alive(now=now).exists()
 
 
+def live_workers(*, now: datetime | None = None) -> LiveWorkers:
+    """The queues the live workers of this site's broker take jobs from (a worker whose queues
+    are not known serves every queue), and the live workers of another broker."""
+    heard = WorkerHeartbeat.objects.filter(beat_at__gte=_heard_since(now))
+    ours = ("", this_broker())
+    served: set[str] = set()
+    elsewhere = []
+    any_ours = False
+    for hostname, queues, broker in heard.values_list("hostname", "queues", "broker"):
+        if broker not in ours:
+            elsewhere.append(hostname)
+            continue
+        any_ours = True
+        served.update(queues.split(",") if queues else settings.CELERY_TASK_QUEUES)
+    served.discard("")
+    return LiveWorkers(
+        served=frozenset(served) if any_ours else None, elsewhere=tuple(sorted(elsewhere))
+    )
+
+
 def served_queues(*, now: datetime | None = None) -> frozenset[str] | None:
-    """The queues some live worker takes jobs from, in one query; ``None`` while no worker is
-    alive. A worker whose queues are not known serves every queue."""
-    rows = list(workers_alive(now=now).values_list("queues", flat=True))
-    if not rows:
-        return None
-    if any(not queues for queues in rows):
-        return frozenset(settings.CELERY_TASK_QUEUES)
-    return frozenset(name for queues in rows for name in queues.split(",") if name)
+    """The queues some live worker of this site's broker takes jobs from; ``None`` while no
+    such worker is alive."""
+    return live_workers(now=now).served
 
 
-def job_worker_notice(*, kind: str, served: frozenset[str] | None) -> str | None:
-    """What a queued job of ``kind`` waits for, given :func:`served_queues`: no worker at all,
+def job_worker_notice(*, kind: str, workers: LiveWorkers) -> str | None:
+    """What a queued job of ``kind`` waits for, given :func:`live_workers`: no worker at all,
     no worker of its queue, or (``None``) nothing but a free worker."""
-    if served is None:
-        return NO_WORKER_NOTICE
-    queue = job_queue(kind)
-    return None if queue in served else unserved_queue_notice([queue])
+    if workers.served is None:
+        notice = NO_WORKER_NOTICE
+    elif job_queue(kind) in workers.served:
+        return None
+    else:
+        notice = unserved_queue_notice([job_queue(kind)])
+    return notice + (other_broker_note(workers.elsewhere) if workers.elsewhere else "")
 
 
 def waiting_job_notice(*, user: User) -> str:
@@ -69,8 +131,12 @@ def waiting_job_notice(*, user: User) -> str:
     kinds = set(jobs_visible(user).filter(status=Job.Status.PENDING).values_list("kind", flat=True))
     if not kinds:
         return ""
-    served = served_queues()
-    if served is None:
-        return NO_WORKER_NOTICE
-    unserved = {job_queue(kind) for kind in kinds} - served
-    return unserved_queue_notice(unserved) if unserved else ""
+    workers = live_workers()
+    if workers.served is None:
+        notice = NO_WORKER_NOTICE
+    else:
+        unserved = {job_queue(kind) for kind in kinds} - workers.served
+        if not unserved:
+            return ""
+        notice = unserved_queue_notice(unserved)
+    return notice + (other_broker_note(workers.elsewhere) if workers.elsewhere else "")

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from annotate.jobs_runtime import jobs_resend_lost, jobs_send_unsent
 from annotate.models import Job
-from annotate.selectors.workers import any_worker_alive
+from annotate.selectors.workers import any_worker_alive, served_queues
 
 logger = logging.getLogger(__name__)
 
@@ -41,16 +41,26 @@ def jobs_reap_stale(*, now: Any = None) -> int:
 
     A deferred job (its work handed to a Celery canvas) beats only while one of its tasks
     computes: its next chunk or its callback may wait in the queue behind hours of other jobs.
-    While a worker is alive to take them it is judged by ``JOB_DEFERRED_TIMEOUT_SECONDS``
-    instead, the bound on a task lost with its worker."""
+    While a live worker takes jobs from the queue they wait in (the default one), it is judged
+    by ``JOB_DEFERRED_TIMEOUT_SECONDS`` instead, the bound on a task lost with its worker;
+    without one (every worker stopped, or only the quick or users' own running) nothing will
+    run them, and it fails like any other job."""
     now = now or timezone.now()
     limit = now - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_SECONDS)
     stale = Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=limit)
-    if stale.filter(deferred=True).exists() and any_worker_alive(now=now):
-        deferred_limit = now - timedelta(seconds=settings.JOB_DEFERRED_TIMEOUT_SECONDS)
-        stale = stale.exclude(deferred=True, heartbeat_at__gte=deferred_limit)
+    found = list(stale.only("pk", "worker", "heartbeat_at", "deferred"))
+    deferred_limit = now - timedelta(seconds=settings.JOB_DEFERRED_TIMEOUT_SECONDS)
+
+    def spared(job: Job) -> bool:
+        return job.deferred and job.heartbeat_at >= deferred_limit
+
+    # The workers are looked for only when a deferred job may be spared (one query a reap less).
+    if any(spared(job) for job in found) and settings.CELERY_TASK_DEFAULT_QUEUE in (
+        served_queues(now=now) or ()
+    ):
+        found = [job for job in found if not spared(job)]
     count = 0
-    for job in stale.only("pk", "worker", "heartbeat_at"):
+    for job in found:
         count += Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(
             status=Job.Status.FAILED,
             message="failed",

@@ -38,12 +38,25 @@ def queues_field(queues: Iterable[str]) -> str:
 
 @transaction.atomic
 def worker_heartbeat_beat(
-    *, hostname: str, pid: int, started_at: datetime, queues: Iterable[str] = ()
+    *,
+    hostname: str,
+    pid: int,
+    started_at: datetime,
+    queues: Iterable[str] = (),
+    broker: str = "",
 ) -> None:
     """Record that the worker ``hostname`` (main process ``pid``, taking jobs from ``queues``;
-    none named: unknown, taken as every queue) is alive now."""
+    none named: unknown, taken as every queue) is alive now, taking its messages from
+    ``broker`` (:func:`~annotate.selectors.workers.broker_label`; empty: unknown, taken as
+    this site's)."""
     now = timezone.now()
-    row = {"pid": pid, "started_at": started_at, "beat_at": now, "queues": queues_field(queues)}
+    row = {
+        "pid": pid,
+        "started_at": started_at,
+        "beat_at": now,
+        "queues": queues_field(queues),
+        "broker": broker,
+    }
     updated = WorkerHeartbeat.objects.filter(hostname=hostname).update(**row)
     if updated:
         return
@@ -86,23 +99,29 @@ class WorkerHeartbeatThread(threading.Thread):
     _running: ClassVar[dict[str, WorkerHeartbeatThread]] = {}
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, hostname: str, interval: float, queues: Iterable[str] = ()) -> None:
+    def __init__(
+        self, hostname: str, interval: float, queues: Iterable[str] = (), broker: str = ""
+    ) -> None:
         super().__init__(name=f"worker-heartbeat-{hostname}", daemon=True)
         self.hostname = hostname
         self.interval = interval
         self.queues = tuple(queues)
+        self.broker = broker
         self.pid = os.getpid()
         self.started_at = timezone.now()
         self._stop_event = threading.Event()
 
     @classmethod
-    def start_for(cls, *, hostname: str, queues: Iterable[str] = ()) -> WorkerHeartbeatThread:
-        """Start beating for ``hostname``, a worker taking jobs from ``queues``, unless this
-        process already does (the worker is ready again after reconnecting to its broker)."""
+    def start_for(
+        cls, *, hostname: str, queues: Iterable[str] = (), broker: str = ""
+    ) -> WorkerHeartbeatThread:
+        """Start beating for ``hostname``, a worker taking jobs from ``queues`` of ``broker``,
+        unless this process already does (the worker is ready again after reconnecting to its
+        broker)."""
         with cls._lock:
             thread = cls._running.get(hostname)
             if thread is None or not thread.is_alive():
-                thread = cls(hostname, settings.WORKER_HEARTBEAT_SECONDS, queues)
+                thread = cls(hostname, settings.WORKER_HEARTBEAT_SECONDS, queues, broker)
                 cls._running[hostname] = thread
                 thread.start()
             return thread
@@ -128,6 +147,7 @@ class WorkerHeartbeatThread(threading.Thread):
                 pid=self.pid,
                 started_at=self.started_at,
                 queues=self.queues,
+                broker=self.broker,
             )
         except Exception:  # the database may be away for a while: beat again next time
             logger.exception("the heartbeat of worker %s failed", self.hostname)

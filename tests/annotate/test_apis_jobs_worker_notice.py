@@ -4,6 +4,7 @@ no worker is running and how to start one, instead of leaving the job "waiting" 
 from __future__ import annotations
 
 from datetime import timedelta
+from html import escape
 from typing import Any
 
 import pytest
@@ -17,6 +18,9 @@ from annotate import roles
 from annotate.models import Job, WorkerHeartbeat
 from annotate.selectors.workers import (
     NO_WORKER_NOTICE,
+    any_worker_alive,
+    broker_label,
+    other_broker_note,
     unserved_queue_notice,
     waiting_job_notice,
 )
@@ -142,7 +146,7 @@ def test_a_job_whose_queue_no_live_worker_serves_says_which_queue_and_how_to_ser
     assert notices[stats.pk] is None, "its queue is served: it waits for a free worker only"
     assert notices[score.pk] == unserved_queue_notice(["users"])
     assert "from the users queue" in notices[score.pk]
-    assert "celery -A config worker -Q users" in notices[score.pk]
+    assert "celery -A config worker -Q users -n users@%h " in notices[score.pk]
     assert _api(admin).get(f"/api/jobs/{score.pk}/").json()["worker_notice"] == notices[score.pk]
     assert unserved_queue_notice(["users"]) in _page(admin, "/jobs/")
 
@@ -166,4 +170,55 @@ def test_the_page_names_every_queue_its_waiting_jobs_lack(admin: Any) -> None:
     worker_heartbeat_beat(hostname="main@a", pid=1, started_at=timezone.now(), queues=["celery"])
     notice = waiting_job_notice(user=admin)
     assert notice == unserved_queue_notice(["quick", "users"])
-    assert "from the quick, users queues" in notice and "-Q quick,users" in notice
+    assert "from the quick, users queues" in notice and "-Q quick,users -n quick-users@%h" in notice
+
+
+def test_a_worker_of_another_broker_is_named_not_taken_for_one_that_runs_the_jobs(
+    admin: Any, settings: Any
+) -> None:
+    settings.CELERY_BROKER_URL = "redis://:secret@broker:6379/8"
+    score = Job.objects.create(kind="score_pairs", owner=admin)
+    now = timezone.now()
+    # A users' worker started with the Redis database of another install: it beats, but its
+    # messages come from a queue this site never sends to.
+    worker_heartbeat_beat(
+        hostname="users@b",
+        pid=1,
+        started_at=now,
+        queues=["users"],
+        broker=broker_label("redis://:secret@broker:6379/9"),
+    )
+    assert WorkerHeartbeat.objects.get().broker == "redis://:**@broker:6379/9"
+    assert not any_worker_alive(), "the reaper and the resending do not count it either"
+    notice = _notices(admin)["pending"]
+    assert notice == NO_WORKER_NOTICE + other_broker_note(["users@b"])
+    assert "another CELERY_BROKER_URL" in notice and notice.endswith(": users@b.")
+    assert "secret" not in notice and "broker:6379" not in notice
+    worker_heartbeat_beat(
+        hostname="main@a",
+        pid=2,
+        started_at=now,
+        queues=["celery", "quick"],
+        broker=broker_label(settings.CELERY_BROKER_URL),
+    )
+    expected = unserved_queue_notice(["users"]) + other_broker_note(["users@b"])
+    assert _api(admin).get(f"/api/jobs/{score.pk}/").json()["worker_notice"] == expected
+    assert waiting_job_notice(user=admin) == expected
+    assert escape(expected) in _page(admin, "/jobs/")
+    worker_heartbeat_beat(
+        hostname="users@a",
+        pid=3,
+        started_at=now,
+        queues=["users"],
+        broker=broker_label("redis://:other-password@broker:6379/8"),
+    )
+    assert _notices(admin)["pending"] is None, "the same broker, whatever its password"
+    assert waiting_job_notice(user=admin) == ""
+
+
+def test_a_worker_that_does_not_say_its_broker_counts_as_one_of_this_site(admin: Any) -> None:
+    Job.objects.create(kind="corpus_stats", owner=admin)
+    worker_heartbeat_beat(hostname="old@a", pid=1, started_at=timezone.now())
+    assert WorkerHeartbeat.objects.get().broker == ""
+    assert any_worker_alive()
+    assert _notices(admin)["pending"] is None

@@ -1,15 +1,22 @@
-"""Data migrations: the stored link and edit counts are filled in for existing annotations."""
+"""Migrations: one line of history per app, and the stored link and edit counts are filled in
+for existing annotations."""
 
 from __future__ import annotations
 
 import pytest
 from django.db import IntegrityError, connection
 from django.db.migrations.executor import MigrationExecutor
+from django.db.migrations.loader import MigrationLoader
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE = [("annotate", "0005_job_snapshot")]
 AFTER = [("annotate", "0006_annotation_prefill_edits")]
+
+
+def test_no_app_has_two_latest_migrations() -> None:
+    # Two leaves (say two branches each adding the next number) stop `manage.py migrate`.
+    assert MigrationLoader(connection, ignore_no_migrations=True).detect_conflicts() == {}
 
 
 def test_link_and_edit_counts_are_computed_for_annotations_made_before_them() -> None:

@@ -14,6 +14,7 @@ from annotate.models import Corpus, Job, WorkerHeartbeat
 from annotate.services import jobs
 from annotate.services.corpora import corpus_import_records
 from annotate.services.stats import corpus_stats_run
+from annotate.services.workers import worker_heartbeat_beat
 from tests.annotate.records import make_record
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
@@ -191,6 +192,22 @@ def test_a_deferred_job_is_reaped_when_no_worker_is_alive(
     )
     assert jobs.jobs_reap_stale() == 1
     assert "w1@host stopped responding" in Job.objects.get(pk=job.pk).error
+
+
+def test_a_deferred_job_is_reaped_when_no_live_worker_takes_its_tasks_queue(
+    corpus_name: str, django_capture_on_commit_callbacks, settings
+) -> None:
+    """The main worker stopped, the users' own still running: the report's chunks wait in the
+    default queue, which nothing takes from."""
+    settings.JOB_HEARTBEAT_TIMEOUT_SECONDS = 60
+    settings.JOB_DEFERRED_TIMEOUT_SECONDS = 3600
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    runtime.job_claim(job_id=job.pk, worker="main@host")
+    now = timezone.now()
+    Job.objects.filter(pk=job.pk).update(deferred=True, heartbeat_at=now - timedelta(minutes=10))
+    worker_heartbeat_beat(hostname="users@host", pid=1, started_at=now, queues=["users"])
+    assert jobs.jobs_reap_stale() == 1
+    assert "main@host stopped responding" in Job.objects.get(pk=job.pk).error
 
 
 def test_a_cancelled_job_stops_at_its_next_progress_report(

@@ -12,7 +12,12 @@ from django.db import OperationalError, connection
 from django.utils import timezone
 
 from annotate.models import WorkerHeartbeat
-from annotate.selectors.workers import any_worker_alive, served_queues, workers_alive
+from annotate.selectors.workers import (
+    any_worker_alive,
+    served_queues,
+    this_broker,
+    workers_alive,
+)
 from annotate.services.workers import (
     WorkerHeartbeatThread,
     worker_heartbeat_beat,
@@ -72,7 +77,9 @@ def test_rows_of_workers_gone_for_a_day_are_forgotten() -> None:
 @pytest.mark.django_db(transaction=True)  # the thread has its own connection
 def test_the_heartbeat_thread_beats_until_stopped_then_removes_the_row(settings: Any) -> None:
     settings.WORKER_HEARTBEAT_SECONDS = 0.2
-    thread = WorkerHeartbeatThread.start_for(hostname="celery@t", queues=["quick", "celery"])
+    thread = WorkerHeartbeatThread.start_for(
+        hostname="celery@t", queues=["quick", "celery"], broker=this_broker()
+    )
     try:
         assert WorkerHeartbeatThread.start_for(hostname="celery@t") is thread, "one per worker"
         deadline = time.monotonic() + 10
@@ -88,6 +95,7 @@ def test_the_heartbeat_thread_beats_until_stopped_then_removes_the_row(settings:
         assert len(beats) >= 3, "the row is written again and again"
         assert any_worker_alive()
         assert served_queues() == {"celery", "quick"}, "with the queues it takes jobs from"
+        assert WorkerHeartbeat.objects.get().broker == this_broker(), "and their broker"
     finally:
         WorkerHeartbeatThread.stop_for(hostname="celery@t")
     assert not thread.is_alive()
