@@ -5,6 +5,14 @@ from django.db import migrations, models
 CHUNK = 2000
 
 
+def _check_constraints_now(schema_editor):
+    """Run the deferred constraint checks the updates above left pending: PostgreSQL refuses
+    the next ALTER TABLE of the table in the same transaction while any are ("cannot ALTER
+    TABLE because it has pending trigger events")."""
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+
+
 def count_links(apps, schema_editor):
     """Each annotation's number of links."""
     Annotation = apps.get_model("annotate", "Annotation")
@@ -18,6 +26,7 @@ def count_links(apps, schema_editor):
     Annotation.objects.update(link_count=0)
     rows = [Annotation(id=pk, link_count=n) for pk, n in counts.items()]
     Annotation.objects.bulk_update(rows, ["link_count"], batch_size=CHUNK)
+    _check_constraints_now(schema_editor)
 
 
 def count_edits(apps, schema_editor):
@@ -54,6 +63,7 @@ def count_edits(apps, schema_editor):
             for annotation_id, pair_id in chunk.items()
         ]
         Annotation.objects.bulk_update(rows, ["prefill_edits"])
+    _check_constraints_now(schema_editor)
 
 
 class Migration(migrations.Migration):
