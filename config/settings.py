@@ -423,6 +423,11 @@ if not 0 <= WORKER_NICE <= 19:
     raise ImproperlyConfigured(f"WORKER_NICE={WORKER_NICE} must be between 0 and 19")
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 3 * 3600)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3 * 3600 + 300)
+# Redis hands a message nobody acknowledged to another worker once it has been out this long
+# (an hour by default). Acknowledged late, a task's message is out for as long as it runs: the
+# bound is past the longest run, so that no chunk of a report runs twice at once.
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 600}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 

@@ -178,3 +178,26 @@ def test_the_session_cookie_outlives_the_idle_limit_so_the_idle_check_decides() 
 
     assert settings.SESSION_COOKIE_AGE >= settings.SESSION_IDLE_SECONDS + 120
     assert settings.SESSION_SAVE_EVERY_REQUEST is False
+
+
+@pytest.mark.slow
+def test_redis_gives_a_task_out_longer_than_the_longest_run_before_handing_it_on(
+    tmp_path: Path,
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in EMBEDDED}
+    script = (
+        "from config.celery import app\n"
+        "print('visibility', app.conf.broker_transport_options.get('visibility_timeout'))\n"
+        "print('limit', app.conf.task_time_limit)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env={**env, "VAR_DIR": str(tmp_path), "CELERY_BROKER_URL": "redis://127.0.0.1:6379/9"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    figures = dict(line.split(" ", 1) for line in result.stdout.splitlines() if " " in line)
+    assert int(figures["visibility"]) > int(figures["limit"])
