@@ -45,7 +45,8 @@ def test_the_home_page_needs_a_login(world: dict[str, Any], persona: str) -> Non
 
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_only_the_owner_opens_the_workspace_page(world: dict[str, Any], persona: str) -> None:
-    expected = {"alice": 200, "bob": 404, "carol": 404, "admin": 404, "anon": 302}
+    # Another annotator's is not found; without the annotator role none opens.
+    expected = {"alice": 200, "bob": 404, "carol": 403, "admin": 403, "anon": 302}
     url = f"/work/{world['assignment'].pk}/"
     assert _status(world, persona, url) == expected[persona]
 

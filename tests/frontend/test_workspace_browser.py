@@ -587,7 +587,9 @@ def test_a_reopened_pair_submitted_again_keeps_its_flags_rating_and_comment(
         Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED)
     page.reload()
     page.wait_for_selector(READY)
-    page.locator("#reopen").click()
+    with page.expect_navigation():  # reopened, the page loads again
+        page.locator("#reopen").click()
+    page.wait_for_selector(READY)
     page.wait_for_selector("#readonly", state="hidden")
     page.keyboard.press("Enter")
     assert page.locator("#submit-dialog input[value=not_paraphrase]").is_checked()
