@@ -2,9 +2,11 @@
 heartbeats the workers write (:mod:`annotate.services.workers`); and what the pages say to a
 user whose job waits while no worker, or none of its queue, is.
 
-Only the workers of this site's broker count: a worker started with another
-``CELERY_BROKER_URL`` (another Redis database, say) beats like any other but never gets this
-site's jobs, so the notices name it instead of taking it for a worker that runs them."""
+A worker whose broker address differs from this site's ``CELERY_BROKER_URL`` may be on
+another broker (another Redis database, say), where it never gets this site's jobs, or on the
+same one under another name (a host name against an address). The notices tell the user about
+it instead of counting it as a worker that runs their jobs; the reaper and the resending count
+it as alive, so that they never fail or resend the jobs such a worker runs."""
 
 from __future__ import annotations
 
@@ -44,10 +46,12 @@ def unserved_queue_notice(queues: Iterable[str]) -> str:
 
 
 def other_broker_note(hostnames: Iterable[str]) -> str:
-    """What the notices add while live workers take their messages from another broker."""
+    """What the notices add while live workers report another broker address than this
+    site's."""
     return (
-        " Running with another CELERY_BROKER_URL than this site's, so never given its jobs: "
-        f"{', '.join(sorted(hostnames))}."
+        " Running with another broker address than this site's CELERY_BROKER_URL: "
+        f"{', '.join(sorted(hostnames))}; if it is another broker, they never get this site's "
+        "jobs."
     )
 
 
@@ -77,10 +81,9 @@ def _heard_since(now: datetime | None) -> datetime:
 
 
 def workers_alive(*, now: datetime | None = None) -> QuerySet[WorkerHeartbeat]:
-    """The workers of this site's broker heard from within the last ``WORKER_ALIVE_SECONDS``,
-    newest first (a worker whose broker is not known counts as one of them)."""
-    heard = WorkerHeartbeat.objects.filter(beat_at__gte=_heard_since(now))
-    return heard.filter(broker__in=["", this_broker()])
+    """The workers heard from within the last ``WORKER_ALIVE_SECONDS``, newest first, whatever
+    broker address they report (module docstring)."""
+    return WorkerHeartbeat.objects.filter(beat_at__gte=_heard_since(now))
 
 
 def any_worker_alive(*, now: datetime | None = None) -> bool:
@@ -108,9 +111,17 @@ def live_workers(*, now: datetime | None = None) -> LiveWorkers:
 
 
 def served_queues(*, now: datetime | None = None) -> frozenset[str] | None:
-    """The queues some live worker of this site's broker takes jobs from; ``None`` while no
-    such worker is alive."""
-    return live_workers(now=now).served
+    """The queues some live worker takes jobs from, whatever broker address it reports (what
+    the reaper asks); ``None`` while no worker is alive."""
+    rows = list(workers_alive(now=now).values_list("queues", flat=True))
+    if not rows:
+        return None
+    return frozenset(
+        name
+        for queues in rows
+        for name in (queues.split(",") if queues else settings.CELERY_TASK_QUEUES)
+        if name
+    )
 
 
 def job_worker_notice(*, kind: str, workers: LiveWorkers) -> str | None:
