@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
+from kombu import Connection
 
 from tests.paths import ROOT
 
@@ -41,6 +42,13 @@ def broker_urls() -> list[str]:
     if os.environ.get("AMQP_URL"):
         urls.append(os.environ["AMQP_URL"])
     return [u for u in urls if u and not u.startswith(("sqla+", "memory://"))] + [EMBEDDED]
+
+
+def broker_connection(url: str) -> Connection:
+    """A connection of this test process to the broker at ``url``, to publish to it or count
+    its messages, without the transport options the suite's settings give its own broker
+    (Redis's visibility timeout, which the embedded SQLAlchemy transport refuses)."""
+    return Connection(url)
 
 
 def embedded_broker_url(tmp_path: Path) -> str:

@@ -12,9 +12,14 @@ from annotate.services.agreement import (
     agreement_run,
 )
 from annotate.services.corpora import corpus_import_records
-from config.celery import app as celery_app
 from tests.annotate.agreement_data import agreement_records
-from tests.integration.conftest import EMBEDDED, broker_urls, embedded_broker_url, wait_until
+from tests.integration.conftest import (
+    EMBEDDED,
+    broker_connection,
+    broker_urls,
+    embedded_broker_url,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -34,7 +39,7 @@ def test_two_workers_split_the_monte_carlo_and_agree_with_one_process(
             corpus=corpus, annotators=["ann1", "ann2"], samples=200, seed=5, chunk_pairs=7
         )
     if broker == EMBEDDED:  # this process publishes to the suite's broker: send it there
-        with celery_app.connection_for_write(embedded_broker_url(tmp_path)) as connection:
+        with broker_connection(embedded_broker_url(tmp_path)) as connection:
             agreement_run.apply_async((job.pk,), connection=connection)
 
     def finished() -> bool:
@@ -79,7 +84,7 @@ def test_a_cancel_frees_the_worker_from_a_long_monte_carlo_at_once(
         with django_capture_on_commit_callbacks(execute=broker != EMBEDDED):
             job = create()
         if broker == EMBEDDED:
-            with celery_app.connection_for_write(embedded_broker_url(tmp_path)) as connection:
+            with broker_connection(embedded_broker_url(tmp_path)) as connection:
                 task.apply_async((job.pk,), connection=connection)
         return job
 

@@ -13,9 +13,14 @@ from annotate.jobs_runtime import job_claim
 from annotate.models import Corpus, Job
 from annotate.services.corpora import corpus_import_records
 from annotate.services.stats import corpus_stats_run
-from config.celery import app as celery_app
 from tests.annotate.records import make_record
-from tests.integration.conftest import EMBEDDED, broker_urls, embedded_broker_url, wait_until
+from tests.integration.conftest import (
+    EMBEDDED,
+    broker_connection,
+    broker_urls,
+    embedded_broker_url,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +40,7 @@ def test_a_worker_process_runs_a_job_and_its_result_is_stored(
     else:  # this process' producer is configured for the first broker: publish explicitly
         job = Job.objects.create(kind="corpus_stats", corpus=corpus)
         url = embedded_broker_url(tmp_path) if broker_url == EMBEDDED else broker_url
-        with celery_app.connection_for_write(url) as connection:
+        with broker_connection(url) as connection:
             corpus_stats_run.apply_async((job.pk,), connection=connection)
 
     def finished() -> bool:

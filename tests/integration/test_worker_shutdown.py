@@ -15,9 +15,14 @@ import pytest
 from annotate.models import Corpus, Job
 from annotate.services.agreement import agreement_job_create, agreement_run
 from annotate.services.corpora import corpus_import_records
-from config.celery import app as celery_app
 from tests.annotate.agreement_data import agreement_records
-from tests.integration.conftest import EMBEDDED, broker_urls, embedded_broker_url, wait_until
+from tests.integration.conftest import (
+    EMBEDDED,
+    broker_connection,
+    broker_urls,
+    embedded_broker_url,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -27,7 +32,7 @@ STOP_SECONDS = 30
 
 def _queued(url: str) -> int:
     """How many messages wait in the workers' queue on the broker at ``url``."""
-    with celery_app.connection_for_write(url) as connection:
+    with broker_connection(url) as connection:
         return connection.default_channel.queue_declare("celery", passive=True).message_count
 
 
@@ -46,7 +51,7 @@ def test_sigterm_to_the_workers_group_stops_it_and_requeues_the_running_chunks(
             corpus=corpus, annotators=["ann1", "ann2"], samples=100_000, seed=5, chunk_pairs=20
         )
     if broker == EMBEDDED:  # this process publishes to the suite's broker: send it there
-        with celery_app.connection_for_write(url) as connection:
+        with broker_connection(url) as connection:
             agreement_run.apply_async((job.pk,), connection=connection)
 
     def chunks_running() -> bool:
