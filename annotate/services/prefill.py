@@ -217,7 +217,6 @@ def corpus_prefill_configure(
     return corpus
 
 
-@transaction.atomic
 def prefill_retrain_progress(corpus: Corpus) -> tuple[int, int]:
     """Pairs with finished work now, and when the last prefill of the corpus's retrained aligner
     was queued: retraining is due when the first exceeds the second by ``prefill_retrain_every``."""
@@ -236,6 +235,7 @@ def prefill_retrain_progress(corpus: Corpus) -> tuple[int, int]:
     return corpora_reads.corpus_finished_pair_count(corpus), baseline
 
 
+@transaction.atomic
 def prefill_retrain_if_due(*, corpus_id: int) -> Job | None:
     """Queue a retraining prefill job for the corpus if enough new work is finished."""
     corpus = Corpus.objects.select_for_update().get(pk=corpus_id)  # one check at a time

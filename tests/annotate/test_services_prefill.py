@@ -758,3 +758,11 @@ def test_a_cancel_stops_a_prefill_within_a_pair_not_at_the_end_of_its_chunk(
     assert jobs_runtime.job_run(job_id=job.pk, worker="test") == Job.Status.CANCELLED
     assert len(aligned) == 2, "it stopped at the pair after the cancel"
     assert not AutoAlignment.objects.filter(pair__corpus__name="c").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_periodic_check_locks_each_corpus_inside_a_transaction() -> None:
+    """Outside the tests' own transaction, as beat runs it: PostgreSQL refuses a row lock
+    outside a transaction."""
+    Corpus.objects.create(name="locked", prefill_aligner="identity", prefill_retrain_every=1)
+    assert prefills_retrain_due() == []
