@@ -90,21 +90,26 @@ def any_worker_alive(*, now: datetime | None = None) -> bool:
     return workers_alive(now=now).exists()
 
 
+def _queues_of(field: str) -> Iterable[str]:
+    """The queues a heartbeat's ``queues`` field names; every queue when it names none."""
+    return [name for name in field.split(",") if name] if field else settings.CELERY_TASK_QUEUES
+
+
 def live_workers(*, now: datetime | None = None) -> LiveWorkers:
     """The queues the live workers of this site's broker take jobs from (a worker whose queues
     are not known serves every queue), and the live workers of another broker."""
-    heard = WorkerHeartbeat.objects.filter(beat_at__gte=_heard_since(now))
     ours = ("", this_broker())
     served: set[str] = set()
     elsewhere = []
     any_ours = False
-    for hostname, queues, broker in heard.values_list("hostname", "queues", "broker"):
+    for hostname, queues, broker in workers_alive(now=now).values_list(
+        "hostname", "queues", "broker"
+    ):
         if broker not in ours:
             elsewhere.append(hostname)
             continue
         any_ours = True
-        served.update(queues.split(",") if queues else settings.CELERY_TASK_QUEUES)
-    served.discard("")
+        served.update(_queues_of(queues))
     return LiveWorkers(
         served=frozenset(served) if any_ours else None, elsewhere=tuple(sorted(elsewhere))
     )
@@ -116,24 +121,26 @@ def served_queues(*, now: datetime | None = None) -> frozenset[str] | None:
     rows = list(workers_alive(now=now).values_list("queues", flat=True))
     if not rows:
         return None
-    return frozenset(
-        name
-        for queues in rows
-        for name in (queues.split(",") if queues else settings.CELERY_TASK_QUEUES)
-        if name
-    )
+    return frozenset(name for queues in rows for name in _queues_of(queues))
+
+
+def _waiting_notice(queues: set[str], workers: LiveWorkers) -> str:
+    """What jobs queued to ``queues`` wait for, given :func:`live_workers`: no worker at all,
+    none of some of those queues, or (an empty string) nothing but a free worker."""
+    if workers.served is None:
+        notice = NO_WORKER_NOTICE
+    else:
+        unserved = queues - workers.served
+        if not unserved:
+            return ""
+        notice = unserved_queue_notice(unserved)
+    return notice + (other_broker_note(workers.elsewhere) if workers.elsewhere else "")
 
 
 def job_worker_notice(*, kind: str, workers: LiveWorkers) -> str | None:
-    """What a queued job of ``kind`` waits for, given :func:`live_workers`: no worker at all,
-    no worker of its queue, or (``None``) nothing but a free worker."""
-    if workers.served is None:
-        notice = NO_WORKER_NOTICE
-    elif job_queue(kind) in workers.served:
-        return None
-    else:
-        notice = unserved_queue_notice([job_queue(kind)])
-    return notice + (other_broker_note(workers.elsewhere) if workers.elsewhere else "")
+    """:func:`_waiting_notice` of one queued job of ``kind``; ``None`` when it waits for a free
+    worker only."""
+    return _waiting_notice({job_queue(kind)}, workers) or None
 
 
 def waiting_job_notice(*, user: User) -> str:
@@ -142,12 +149,4 @@ def waiting_job_notice(*, user: User) -> str:
     kinds = set(jobs_visible(user).filter(status=Job.Status.PENDING).values_list("kind", flat=True))
     if not kinds:
         return ""
-    workers = live_workers()
-    if workers.served is None:
-        notice = NO_WORKER_NOTICE
-    else:
-        unserved = {job_queue(kind) for kind in kinds} - workers.served
-        if not unserved:
-            return ""
-        notice = unserved_queue_notice(unserved)
-    return notice + (other_broker_note(workers.elsewhere) if workers.elsewhere else "")
+    return _waiting_notice({job_queue(kind) for kind in kinds}, live_workers())
