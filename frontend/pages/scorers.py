@@ -135,8 +135,8 @@ TRAINING_COLUMNS = (
 )
 
 
-#: How the training form names each kind of scorer.
-#: Each scorer in the training form (the papers are named under "The papers' figures").
+#: How the training form names each kind of scorer (the papers are named under "The papers'
+#: figures").
 KIND_LABELS = {
     "perp": "perp — TERp edit features",
     "pfsm": "pfsm — edit machine",

@@ -5,7 +5,7 @@
 // "Merge both" and "Use theirs" replace the grid undoably (Ctrl+Z brings mine back), "Overwrite"
 // sends mine over theirs.
 import { refocusAfter } from "./keys.js";
-import { diffCount, mergeLinks } from "./state.js";
+import { diffCount } from "./state.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -29,7 +29,7 @@ const cellsDiffer = (n) => `${cells(n)} ${n === 1 ? "differs" : "differ"}`;
 export function conflictBanner({ queue, model, describe, nameCell, adopt, onShown = () => {} }) {
   // What each choice would keep, for the server's version and `mine`.
   function tell(server, mine) {
-    const preview = queue.baseLinks === null ? null : mergeLinks(queue.baseLinks, server.links, mine);
+    const preview = queue.mergePreview(mine);
     const differ = `${describe(server)} ${cellsDiffer(diffCount(server.links, mine))} from yours.`;
     $("conflict-merge").hidden = preview === null;
     if (preview === null) {

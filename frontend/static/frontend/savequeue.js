@@ -250,11 +250,12 @@ export class SaveQueue {
     this.setStatus("saved");
   }
 
-  // The three-way merge a conflict would resolve to (see `mergeLinks`), or null when there is no
-  // conflict or the common version's links are unknown (work stored by an older page).
-  mergePreview() {
-    if (!this.conflict || this.baseLinks === null || this.pending === null) return null;
-    return mergeLinks(this.baseLinks, this.conflict.links, this.pending);
+  // The three-way merge a conflict would resolve to (see `mergeLinks`) with `mine` (the pending
+  // links, unless the grid has changed since), or null when there is no conflict or the common
+  // version's links are unknown (work stored by an older page).
+  mergePreview(mine = this.pending) {
+    if (!this.conflict || this.baseLinks === null || mine === null) return null;
+    return mergeLinks(this.baseLinks, this.conflict.links, mine);
   }
 
   // A conflict in which the server holds no change that is not also ours (every cell it changed
