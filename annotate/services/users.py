@@ -177,7 +177,7 @@ class _IssuedBy(PasswordResetTokenGenerator):
         super().__init__()
         self.issuer_pk = issuer_pk
 
-    def _make_hash_value(self, user: User, timestamp: int) -> str:  # type: ignore[override]
+    def _make_hash_value(self, user: User, timestamp: int) -> str:
         return f"{super()._make_hash_value(user, timestamp)}:{self.issuer_pk}"
 
 
