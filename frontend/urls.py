@@ -7,6 +7,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 import annotate.converters  # noqa: F401 - registers the <id:...> converter
+from annotate.services.users import password_link_tokens
 from frontend import views
 from frontend.pages import (
     adjudication,
@@ -82,7 +83,9 @@ urlpatterns = [
     # the one-time page where an invited user (or one an admin reset) sets a password
     path(
         "password/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(template_name="frontend/password_set.html"),
+        auth_views.PasswordResetConfirmView.as_view(
+            template_name="frontend/password_set.html", token_generator=password_link_tokens
+        ),
         name="password_reset_confirm",
     ),
     path(

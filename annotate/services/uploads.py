@@ -16,16 +16,18 @@ with what to upload instead.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import os
 import shutil
 import tempfile
 import time
 import uuid
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
@@ -88,6 +90,56 @@ _ARCHIVE = ".archive.zip"
 MAX_FILE_NAME_BYTES = 255
 
 
+#: The most bytes a single read of an uploaded zip takes. zipfile reads an archive's directory
+#: in one read, then parses every entry: a 31 MB zip of 300,000 empty files held a web process
+#: for 9 s before it was refused (an export's zip holds a few files per alignment, a few KB).
+MAX_ZIP_READ_BYTES = 1 << 20
+
+
+class _ZipTooLarge(Exception):
+    pass
+
+
+class _BoundedReads:
+    """A file whose reads take at most :data:`MAX_ZIP_READ_BYTES` each (the rest to the end too)."""
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        self._handle = handle
+
+    def read(self, size: int | None = -1) -> bytes:
+        if size is None or size < 0:
+            here = self._handle.tell()
+            size = self._handle.seek(0, os.SEEK_END) - here
+            self._handle.seek(here)
+        if size > MAX_ZIP_READ_BYTES:
+            raise _ZipTooLarge
+        return self._handle.read(size)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._handle, name)
+
+
+@contextlib.contextmanager
+def _zip_open(path: Path, name: str) -> Iterator[zipfile.ZipFile]:
+    """The zip ``path`` (uploaded as ``name``), refused unread past its end record when its
+    directory is over :data:`MAX_ZIP_READ_BYTES`."""
+    with path.open("rb") as handle:
+        try:
+            archive = zipfile.ZipFile(_BoundedReads(handle))
+        except _ZipTooLarge:
+            raise CorpusImportError(
+                f"{name} holds too many files to be an export's zip (its list of files is over "
+                f"{MAX_ZIP_READ_BYTES:,} bytes): unpack it and upload its files",
+                field="files",
+            ) from None
+        except (zipfile.BadZipFile, OSError):
+            raise CorpusImportError(
+                f"{name} is not a readable zip archive", field="files"
+            ) from None
+        with archive:
+            yield archive
+
+
 def _alignments_in(archive: zipfile.ZipFile, format_name: str) -> dict[str, dict[str, Any]]:
     """The alignments of an export's zip by their entry's name (a folder of Pharaoh's files,
     or one file of the format), each with its members by file name."""
@@ -141,11 +193,7 @@ def _unzip(folder: Path, name: str, format_name: str, annotator: str | None) -> 
     returns their names."""
     archive_path = folder / _ARCHIVE
     (folder / name).replace(archive_path)
-    try:
-        archive = zipfile.ZipFile(archive_path)
-    except (zipfile.BadZipFile, OSError):
-        raise CorpusImportError(f"{name} is not a readable zip archive", field="files") from None
-    with archive:
+    with _zip_open(archive_path, name) as archive:
         alignments = _alignments_in(archive, format_name)
         if not alignments:
             guess = _format_of(archive)
@@ -188,7 +236,7 @@ def _unpack(
     a :class:`CorpusImportError` naming it and what to upload instead."""
     zips = [name for name in names if zipfile.is_zipfile(folder / name)]
     if zips and spec.name not in ZIPPED_FORMATS:
-        with zipfile.ZipFile(folder / zips[0]) as archive:
+        with _zip_open(folder / zips[0], zips[0]) as archive:
             guess = _format_of(archive)
         raise CorpusImportError(
             f"{zips[0]} is a .zip archive, which the {spec.name} format does not read: "

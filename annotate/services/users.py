@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY, get_user_model, password_validation
-from django.contrib.auth.tokens import default_token_generator
+from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.encoding import force_bytes
-from django.utils.http import urlsafe_base64_encode
+from django.utils.http import base36_to_int, int_to_base36, urlsafe_base64_encode
 from rest_framework.authtoken.models import Token
 
 from annotate import roles
@@ -168,15 +168,54 @@ def user_update(
     return user
 
 
+class _IssuedBy(PasswordResetTokenGenerator):
+    """Django's token, signed together with the id of the admin who issued it."""
+
+    key_salt = "annotate.services.users.password_link"
+
+    def __init__(self, issuer_pk: int) -> None:
+        super().__init__()
+        self.issuer_pk = issuer_pk
+
+    def _make_hash_value(self, user: User, timestamp: int) -> str:
+        return f"{super()._make_hash_value(user, timestamp)}:{self.issuer_pk}"
+
+
+class PasswordLinkTokens:
+    """The tokens of set-password links: ``<issuer>-<Django's token>``. A link works only while
+    its issuer could issue it again (active, an admin, allowed to change the account): an admin
+    deactivated or demoted can no longer use, or pass on, the links they took before."""
+
+    def make_token(self, user: User, issuer: User) -> str:
+        return f"{int_to_base36(issuer.pk)}-{_IssuedBy(issuer.pk).make_token(user)}"
+
+    def check_token(self, user: User | None, token: str | None) -> bool:
+        issuer_b36, _, rest = (token or "").partition("-")
+        try:
+            issuer_pk = base36_to_int(issuer_b36)
+        except ValueError:
+            return False
+        issuer = get_user_model().objects.filter(pk=issuer_pk).first()
+        if user is None or issuer is None or not roles.has_role(issuer, roles.ADMIN):
+            return False
+        return roles.may_change_account(issuer, user) and _IssuedBy(issuer_pk).check_token(
+            user, rest
+        )
+
+
+password_link_tokens = PasswordLinkTokens()
+
+
 def user_password_link(*, user: User, actor: User) -> str:
     """The path of a one-time page where ``user`` sets a password (an invitation, or a reset
-    ``actor`` passes on). It stops working once used, when the password changes otherwise, or
-    after ``PASSWORD_RESET_TIMEOUT`` seconds."""
+    ``actor`` passes on). It stops working once used, when the password changes otherwise,
+    after ``PASSWORD_RESET_TIMEOUT`` seconds, or once ``actor`` is deactivated or loses the
+    admin role (:class:`PasswordLinkTokens`)."""
     _check_may_change(actor, user)
     if not user.is_active:
         raise Conflict(f"{user.get_username()} is deactivated; reactivate the account first")
     uid = urlsafe_base64_encode(force_bytes(user.pk))
-    token = default_token_generator.make_token(user)
+    token = password_link_tokens.make_token(user, actor)
     return reverse("password_reset_confirm", kwargs={"uidb64": uid, "token": token})
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
+from django.utils.http import int_to_base36
 
 from annotate import roles
 from annotate.exceptions import Conflict, DomainError
@@ -99,6 +100,40 @@ def test_an_admin_cannot_lock_themselves_out() -> None:
     with pytest.raises(Conflict, match="cannot deactivate yourself"):
         user_update(user=admin, actor=admin, is_active=False)
     assert role_names(admin) == ["admin"]
+
+
+def _sets_password(link: str, password: str) -> bool:
+    client = Client()
+    page = client.get(link, follow=True)
+    if b"Set your password" not in page.content or b"does not work any more" in page.content:
+        return False
+    form_url = page.redirect_chain[-1][0]
+    client.post(form_url, {"new_password1": password, "new_password2": password})
+    return _logs_in("dora", password)
+
+
+@pytest.mark.parametrize("change", [{"is_active": False}, {"role_names": ["annotator"]}])
+def test_a_link_stops_working_once_its_issuer_is_deactivated_or_no_longer_an_admin(
+    change: dict[str, object],
+) -> None:
+    root = make_user("root", roles.ADMIN)
+    mallory = make_user("mallory", roles.ADMIN)
+    dora = make_user("dora", roles.ANNOTATOR)
+    kept = user_password_link(user=dora, actor=mallory)
+    user_update(user=mallory, actor=root, **change)  # type: ignore[arg-type]
+    assert not _sets_password(kept, "taken-over-99"), "a former admin's link still works"
+    assert _sets_password(user_password_link(user=dora, actor=root), "a-long-secret-99")
+
+
+def test_a_link_whose_issuer_is_rewritten_to_another_admin_does_not_work() -> None:
+    root = make_user("root", roles.ADMIN)
+    mallory = make_user("mallory", roles.ADMIN)
+    dora = make_user("dora", roles.ANNOTATOR)
+    link = user_password_link(user=dora, actor=mallory)
+    uid, token = link.strip("/").split("/")[-2:]
+    forged = f"/password/{uid}/{int_to_base36(root.pk)}-{token.partition('-')[2]}/"
+    assert not _sets_password(forged, "taken-over-99")
+    assert not _sets_password(f"/password/{uid}/{token.partition('-')[2]}/", "taken-over-99")
 
 
 def test_a_deactivated_user_gets_no_password_link() -> None:
