@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Subquery
+from django.db.models import Max, Subquery
 from django.utils import timezone
 
 from annotate.exceptions import Conflict, DomainError
@@ -134,12 +134,25 @@ def activity_record(*, assignment: Assignment, now: datetime | None = None) -> A
     ``settings.ACTIVE_TIME_IDLE_SECONDS`` (60 s by default) is a pause and counts nothing, so a
     tab left open, or the time between two sessions, never becomes work time.
 
+    One person works on one pair at a time: time already counted on another of the annotator's
+    assignments (a second window, or heartbeats sent to several pairs at once) is not counted
+    again, so their active time never exceeds the wall-clock time.
+
     The caller holds the assignment row locked (or is inside the same transaction)."""
     now = now or timezone.now()
     last = assignment.last_activity_at
     idle = timedelta(seconds=settings.ACTIVE_TIME_IDLE_SECONDS)
     if last is not None and timedelta(0) < now - last <= idle:
-        assignment.active_seconds += (now - last).total_seconds()
+        elsewhere = (
+            Assignment.objects.filter(
+                annotator_id=assignment.annotator_id, last_activity_at__gt=last
+            )
+            .exclude(pk=assignment.pk)
+            .aggregate(latest=Max("last_activity_at"))["latest"]
+        )
+        since = last if elsewhere is None else max(last, elsewhere)
+        if now > since:
+            assignment.active_seconds += (now - since).total_seconds()
     if last is None or now > last:
         assignment.last_activity_at = now
     return assignment

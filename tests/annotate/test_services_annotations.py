@@ -277,6 +277,32 @@ def test_active_time_counts_short_gaps_and_skips_idle_ones() -> None:
     assert assignment.active_seconds == pytest.approx(20 + 25 + 30)
 
 
+def test_heartbeats_to_several_pairs_at_once_count_the_wall_clock_time_once() -> None:
+    first = make_assignment()
+    second = make_assignment(make_pair(), annotator=first.annotator)
+    start = timezone.now()
+    for assignment in (first, second):
+        svc.annotation_open(assignment=assignment, actor=first.annotator, now=start)
+    # two windows, each sending a heartbeat every 5 s, offset by 2 s, for 20 s
+    for k in range(1, 5):
+        svc.activity_heartbeat(assignment=first, now=start + timedelta(seconds=5 * k))
+        svc.activity_heartbeat(assignment=second, now=start + timedelta(seconds=5 * k + 2))
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert first.active_seconds + second.active_seconds == pytest.approx(22)
+
+
+def test_another_annotators_activity_does_not_shorten_ones_time() -> None:
+    mine = make_assignment()
+    theirs = make_assignment(mine.pair)
+    start = timezone.now()
+    svc.annotation_open(assignment=mine, actor=mine.annotator, now=start)
+    svc.annotation_open(assignment=theirs, actor=theirs.annotator, now=start + timedelta(seconds=9))
+    svc.activity_heartbeat(assignment=mine, now=start + timedelta(seconds=10))
+    mine.refresh_from_db()
+    assert mine.active_seconds == pytest.approx(10)
+
+
 def test_reopening_a_pair_minutes_later_adds_no_time() -> None:
     assignment = make_assignment()
     start = timezone.now()
