@@ -32,6 +32,10 @@ def length_bin_labels(starts: tuple[int, ...] = LENGTH_BIN_STARTS) -> list[str]:
     ]
 
 
+#: The states of an annotator's work on a pair (the web app's assignment statuses).
+ANNOTATION_STATUSES = ("new", "in_progress", "submitted")
+
+
 @dataclass(slots=True)
 class AnnotationRecord:
     """One annotator's work on a pair."""

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from scoring.alignment.links import Alignment, Link
-from scoring.corpus import AnnotationRecord, PairRecord
+from scoring.corpus import ANNOTATION_STATUSES, AnnotationRecord, PairRecord
 from scoring.errors import FormatError
 from scoring.files import atomic_output
 from scoring.formats._common import (
@@ -267,9 +267,15 @@ def _parse_line(raw: bytes, *, path: Path, line: int) -> PairRecord:
         rating = ctx.number(value.get("rating"), f"{field}.rating")
         if rating is not None and not 0.0 <= rating <= 5.0:
             ctx.fail(f"{field}.rating", f"must be between 0 and 5, got {rating!r}")
+        status = ctx.string(value.get("status", "submitted"), f"{field}.status", nonempty=True)
+        if status not in ANNOTATION_STATUSES:
+            ctx.fail(
+                f"{field}.status",
+                f"unknown status {status!r}; expected one of {', '.join(ANNOTATION_STATUSES)}",
+            )
         record.annotations[name] = AnnotationRecord(
             alignment=ctx.alignment(value, field, shape),
-            status=ctx.string(value.get("status", "submitted"), f"{field}.status", nonempty=True),
+            status=status,
             flags=tuple(flags),
             rating=rating,
             comment=ctx.string(value.get("comment", ""), f"{field}.comment"),

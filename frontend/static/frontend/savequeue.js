@@ -286,12 +286,15 @@ export class SaveQueue {
     return merged;
   }
 
-  // Send everything now; resolves true when nothing is left unsaved.
+  // Send everything now; resolves true when nothing is left unsaved. A save refused before is
+  // tried once more: the refusal may be over (another user had signed in in this browser, and
+  // the annotator is back), and Ctrl+S, submit and the next pair ask for exactly that.
   async drain() {
     if (this.timer !== null) {
       this.timers.clear(this.timer);
       this.timer = null;
     }
+    if (this.status === "error" && this.pending !== null) this.status = "unsaved";
     for (let attempt = 0; attempt < 5 && this.pending !== null; attempt++) {
       if (this.status === "conflict" || this.status === "error") return false;
       if (this.status === "offline") this.status = "unsaved";

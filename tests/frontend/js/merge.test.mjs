@@ -330,3 +330,29 @@ test("a signed-out save (401) is kept and retried, and goes through once signed 
   assert.equal(queue.version, 2);
   assert.equal(storage.getItem("k"), null);
 });
+
+test("a refused save is tried again on drain (Ctrl+S), and goes through once the refusal is over", async () => {
+  // Another user signed in in this browser: the annotator's save is refused (404), kept in
+  // storage; once they are signed in again, Ctrl+S sends it.
+  const storage = new MemoryStorage();
+  let otherUser = true;
+  const queue = new SaveQueue({
+    key: "k",
+    version: 1,
+    storage,
+    timers: manualTimers(),
+    send: async (body) => {
+      if (otherUser) throw Object.assign(new Error("assignment 7 is not one of bob's"), { status: 404 });
+      return { version: body.version + 1 };
+    },
+  });
+  queue.update([[0, 0, "S"]]);
+  await queue.flush();
+  assert.equal(queue.status, "error");
+  assert.equal(await queue.drain(), false, "still refused: tried once, not in a loop");
+  assert.equal(queue.status, "error");
+  otherUser = false;
+  assert.equal(await queue.drain(), true, "Ctrl+S saves at once");
+  assert.equal(queue.status, "saved");
+  assert.equal(storage.getItem("k"), null);
+});

@@ -186,6 +186,7 @@ def test_it_rejects_non_utf8_bytes_naming_the_field(tmp_path: Path) -> None:
         (minimal(colour="red"), "colour"),
         (minimal(annotations={"alice": {"sure": [[0]]}}), "annotations.alice.sure[0]"),
         (minimal(annotations={"alice": {"rating": 7}}), "annotations.alice.rating"),
+        (minimal(annotations={"alice": {"status": "done"}}), "annotations.alice.status"),
         (minimal(annotations={"alice": {"sure": [], "extra": 1}}), "annotations.alice.extra"),
         (minimal(gold_alignment={"sure": [[-1, 0]]}), "gold_alignment.sure[0]"),
         (minimal(gold_alignment={"sure": [[0, 0], [True, 0]]}), "gold_alignment.sure[1]"),
