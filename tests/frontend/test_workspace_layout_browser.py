@@ -75,6 +75,21 @@ def test_the_grid_fills_the_window_and_scrolls_inside_its_own_box(
     assert page.js_errors == []
 
 
+@pytest.mark.parametrize(("width", "height"), [(1024, 768), *WINDOWS])
+def test_the_toolbar_is_one_row_and_the_save_indicator_stays_on_the_titles_row(
+    page_for: Any, live_server: Any, alice: Any, width: int, height: int
+) -> None:
+    assignment = make_assignment(make_pair(), alice)
+    page = page_for(alice, viewport=(width, height))
+    open_workspace(page, live_server, assignment)
+    page.screenshot(path=str(SCREENSHOTS / f"workspace_header_{width}x{height}.png"))
+    first, submit = box(page, ".toolbar .btn"), box(page, "#submit-button")
+    assert submit["top"] == pytest.approx(first["top"], abs=2), "Submit is on the toolbar's row"
+    title, status = box(page, ".ws-head h1"), box(page, "#save-status")
+    assert status["top"] < title["bottom"] and status["bottom"] > title["top"]
+    assert page.js_errors == []
+
+
 def test_long_sentences_take_three_lines_and_show_the_cursors_words(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:
