@@ -41,6 +41,7 @@ COLUMNS = (
     Column("Pairs", _cell("export-pairs"), numeric=True),
     Column("Size", _cell("export-size"), numeric=True),
     Column("File", _cell("export-file")),
+    Column("", "frontend/admin/job_list.html#job-cancel"),
 )
 
 WHICH_LABELS = {

@@ -136,6 +136,25 @@ def test_an_upload_queues_an_import_which_the_page_then_follows(
     assert "fresh" in _names(admin.get("/corpora/?fragment=corpora").content.decode())
 
 
+def test_an_import_of_one_of_each_says_so_in_the_singular(admin: Client, upload_dir: Path) -> None:
+    line = {
+        "id": "p0",
+        "source_tokens": ["a", "b"],
+        "target_tokens": ["c"],
+        "annotations": {"ann1": {"sure": [[0, 0]], "possible": [], "status": "submitted"}},
+        "gold_alignment": {"sure": [[1, 0]], "possible": []},
+    }
+    files = [SimpleUploadedFile("one.jsonl", json.dumps(line).encode() + b"\n")]
+    admin.post("/corpora/import/", {"corpus": "single", "format": "jsonl", "files": files})
+    jobs.job_run(job_id=Job.objects.get(kind="corpus_import").pk, worker="test")
+    imports = admin.get("/corpora/?fragment=imports").content.decode()
+    corpus = Corpus.objects.get(name="single")
+    assert (
+        f'Imported 1 pair into <a href="/corpora/{corpus.pk}/">single</a>, 1 annotation, '
+        "1 gold alignment; new annotator accounts: ann1." in imports
+    )
+
+
 def test_a_failed_import_shows_its_error_under_the_form(admin: Client, upload_dir: Path) -> None:
     bad = b'{"id": "p1", "source_tokens": ["a"], "target_tokens": []}\n'
     admin.post(

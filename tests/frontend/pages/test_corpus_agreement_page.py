@@ -216,6 +216,14 @@ def test_the_reports_fragment_pages_and_is_live_while_a_report_runs(
     assert b"<html" not in fragment
 
 
+def test_a_running_report_is_cancelled_from_its_row(admin_client: Client, corpus: Corpus) -> None:
+    done = _report_job(corpus, None)
+    running = _report_job(corpus, None, status=Job.Status.RUNNING, progress=5)
+    html = admin_client.get(f"/corpora/{corpus.pk}/agreement/?fragment=reports").content.decode()
+    assert f'action="/jobs/{running.pk}/cancel/"' in html
+    assert f'action="/jobs/{done.pk}/cancel/"' not in html
+
+
 def test_the_report_is_a_fragment_that_follows_the_reports(
     admin_client: Client, corpus: Corpus, report: dict[str, Any]
 ) -> None:

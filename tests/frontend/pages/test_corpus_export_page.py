@@ -133,6 +133,16 @@ def test_the_list_pages_and_is_live_while_an_export_is_built(
     assert "No worker is running" in fragment
 
 
+def test_an_export_being_built_is_cancelled_from_its_row(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    done = _export(corpus)
+    building = _export(corpus, status=Job.Status.PENDING)
+    html = admin_client.get(f"/corpora/{corpus.pk}/export/").content.decode()
+    assert f'action="/jobs/{building.pk}/cancel/"' in html
+    assert f'action="/jobs/{done.pk}/cancel/"' not in html
+
+
 def test_no_export_yet_is_an_empty_state(admin_client: Client, corpus: Corpus) -> None:
     html = admin_client.get(f"/corpora/{corpus.pk}/export/").content.decode()
     assert "No export yet" in html

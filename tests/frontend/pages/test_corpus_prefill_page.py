@@ -115,6 +115,21 @@ def test_the_runs_fragment_is_live_while_a_run_is_queued_or_running(
     assert "data-live" not in html
 
 
+def test_a_running_prefill_is_cancelled_from_its_row_and_the_tab_comes_back(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    done = _run(corpus)
+    running = _run(corpus, status=Job.Status.RUNNING, progress=40)
+    html = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert f'action="/jobs/{running.pk}/cancel/"' in html
+    assert f'action="/jobs/{done.pk}/cancel/"' not in html
+    response = admin_client.post(
+        f"/jobs/{running.pk}/cancel/", {"next": f"/corpora/{corpus.pk}/prefill/?fragment=runs"}
+    )
+    assert response["Location"] == f"/corpora/{corpus.pk}/prefill/"
+    assert Job.objects.get(pk=running.pk).status == Job.Status.CANCELLED
+
+
 def test_the_figures_are_a_fragment_that_follows_the_runs(
     admin_client: Client, corpus: Corpus
 ) -> None:
