@@ -124,6 +124,21 @@ def prefill_request_check(
     checked = prefill_options_validate(aligner=aligner, options=options or {})
     if not SentencePair.objects.filter(corpus=corpus).exists():
         raise PrefillError(f"corpus {corpus.name!r} has no pairs to prefill", field="aligner")
+    active = (
+        Job.objects.filter(
+            corpus=corpus, kind="prefill", status__in=[Job.Status.PENDING, Job.Status.RUNNING]
+        )
+        .order_by("created_at", "id")
+        .first()
+    )
+    if active is not None:
+        # two prefills writing the same pairs chunk by chunk would leave each pair with
+        # whichever finished it last: a corpus prefilled by two aligners at random
+        raise PrefillError(
+            f"prefill #{active.pk} ({active.parameters.get('aligner', '?')}) is still "
+            f"{active.status} on corpus {corpus.name!r}: wait for it to end, or cancel it",
+            field="aligner",
+        )
     finished = corpora_reads.corpus_finished_pair_count(corpus)
     if aligner_class(aligner).uses_gold and not finished:
         raise PrefillError(
@@ -135,6 +150,7 @@ def prefill_request_check(
     return checked, finished
 
 
+@transaction.atomic
 def prefill_job_create(
     *,
     corpus: Corpus,
@@ -145,7 +161,10 @@ def prefill_job_create(
 ) -> Job:
     """Queue a prefill job; records how many pairs were finished, the retraining baseline, and
     the aligner options. A request that could only fail queues nothing
-    (:func:`prefill_request_check`)."""
+    (:func:`prefill_request_check`), and so does one while another prefill of the corpus is
+    queued or running; the corpus row is locked for the check, as the retraining check locks
+    it."""
+    corpus = Corpus.objects.select_for_update().get(pk=corpus.pk)
     checked, finished = prefill_request_check(corpus=corpus, aligner=aligner, options=options)
     return prefill_run.create(
         corpus=corpus,

@@ -164,6 +164,12 @@ def test_an_admin_queues_a_prefill_and_sets_automatic_retraining() -> None:
     assert (job.kind, job.owner, job.parameters["aligner"]) == ("prefill", admin, "supervised")
     listed = _client(admin).get("/api/corpora/").json()[0]
     assert (listed["prefill_aligner"], listed["prefill_retrain_every"]) == ("supervised", 40)
+    refused = _client(admin).post(url, {"aligner": "lexical", "retrain_every": 0})
+    assert refused.status_code == 400, "a second prefill waits for the first one"
+    assert f"prefill #{job.pk} (supervised) is still pending" in str(refused.json())
+    corpus.refresh_from_db()
+    assert corpus.prefill_aligner == "supervised", "a refused request changes no setting"
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.SUCCEEDED)
     _client(admin).post(url, {"aligner": "lexical", "retrain_every": 0})
     corpus.refresh_from_db()
     assert corpus.prefill_aligner == ""

@@ -476,9 +476,23 @@ def test_retraining_reuses_the_corpus_options_and_switching_it_off_clears_them(
     finish(pairs_of(growing)[:3])
     [job] = prefills_retrain_due()
     assert job.parameters["options"] == {"fine_tune_epochs": 5}
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.SUCCEEDED)
     prefill_queue(corpus=growing, aligner="lexical", retrain_every=0)
     growing.refresh_from_db()
     assert (growing.prefill_aligner, growing.prefill_options) == ("", {})
+
+
+@pytest.mark.parametrize("status", [Job.Status.PENDING, Job.Status.RUNNING])
+def test_a_prefill_is_refused_while_another_of_the_corpus_is_queued_or_running(
+    growing: Corpus, status: str
+) -> None:
+    first = prefill_job_create(corpus=growing, aligner="identity")
+    Job.objects.filter(pk=first.pk).update(status=status)
+    with pytest.raises(PrefillError, match=f"prefill #{first.pk} \\(identity\\) is still {status}"):
+        prefill_queue(corpus=growing, aligner="lexical", retrain_every=0)
+    assert Job.objects.filter(kind="prefill").count() == 1
+    Job.objects.filter(pk=first.pk).update(status=Job.Status.CANCELLED)
+    assert prefill_job_create(corpus=growing, aligner="lexical").parameters["aligner"] == "lexical"
 
 
 def test_a_corpus_whose_stored_options_are_refused_does_not_stop_the_others(
@@ -546,6 +560,7 @@ def test_the_prefill_command_sets_retraining_and_queues_a_job(growing: Corpus) -
         "finished_pairs": 1,
         "options": {},
     }
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.SUCCEEDED)
     call_command(
         "prefill", "--corpus", "growing", "--aligner", "lexical", "--no-retrain", stdout=out
     )
