@@ -69,6 +69,9 @@ class PairRecord:
     annotations: dict[str, AnnotationRecord] = field(default_factory=dict)
     gold_alignment: Alignment | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: Where the pair was read, for error messages: (file, 1-based line or None). Not part of
+    #: the pair: records compare equal without it.
+    origin: tuple[str, int | None] | None = field(default=None, compare=False, repr=False)
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -54,6 +54,7 @@ from annotate.services.import_stage import (
     CorpusImportError,
     ImportStage,
     Origin,
+    read_at,
     record_staged,
     staged_batch_write,
 )
@@ -357,7 +358,7 @@ def _check_against_database(corpus_name: str, stage: ImportStage) -> None:
     if corpus is not None:
         ids = list(stage.ids)
         for start in range(0, len(ids), BATCH_SIZE):
-            _reject_existing_ids(corpus, ids[start : start + BATCH_SIZE])
+            _reject_existing_ids(corpus, ids[start : start + BATCH_SIZE], stage)
     user_model = get_user_model()
     names = list(stage.annotators)
     existing: set[str] = set()
@@ -533,22 +534,22 @@ def _pairs_delete(pairs: QuerySet[SentencePair]) -> None:
     pairs.delete()
 
 
-def _existing_id_error(clash: str, corpus: Corpus) -> CorpusImportError:
+def _existing_id_error(clash: str, corpus: Corpus, where: str = "") -> CorpusImportError:
     return CorpusImportError(
-        f"pair id {clash!r} already exists in corpus {corpus.name!r}: an import adds pairs "
+        f"pair id {clash!r}{where} already exists in corpus {corpus.name!r}: an import adds pairs "
         "with new ids only (import into a corpus of another name, or give the pairs other ids)",
         field="corpus",
     )
 
 
-def _reject_existing_ids(corpus: Corpus, ids: list[str]) -> None:
+def _reject_existing_ids(corpus: Corpus, ids: list[str], stage: ImportStage) -> None:
     clash = (
         SentencePair.objects.filter(corpus=corpus, external_id__in=ids)
         .values_list("external_id", flat=True)
         .first()
     )
     if clash is not None:
-        raise _existing_id_error(clash, corpus)
+        raise _existing_id_error(clash, corpus, read_at(stage.ids.get(clash)))
 
 
 def _annotator_problem(name: str, usernames: Iterable[str] | None = None) -> str | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import pickle
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from django.db import IntegrityError, connection
@@ -50,6 +51,19 @@ class CorpusImportError(DomainError):
 
 #: Where an annotator's name was read: (file, 1-based line or None, field).
 Origin = tuple[str, int | None, str]
+#: Where a pair was read: (file, 1-based line or None).
+PairOrigin = tuple[str, int | None]
+
+
+def read_at(origin: PairOrigin | None) -> str:
+    """`` (in pairs.jsonl, line 3)`` for a message about a pair read there (the file's name,
+    not the server's path to it); empty when not known."""
+    if origin is None:
+        return ""
+    path, line = origin
+    return f" (in {Path(path).name}{'' if line is None else f', line {line}'})"
+
+
 #: The fields of a pair's row a record gives (the corpus and the position come at writing).
 PAIR_FIELDS = (
     "external_id",
@@ -97,8 +111,8 @@ class ImportStage:
         self._file = file
         self._batches = 0
         self.pairs = 0
-        #: every pair id, in the input's order (a dict keeps the order)
-        self.ids: dict[str, None] = {}
+        #: every pair id, in the input's order (a dict keeps the order), with where it was read
+        self.ids: dict[str, PairOrigin | None] = {}
         #: every annotator's name, in the order of first use, with where it was first read
         self.annotators: dict[str, Origin | None] = {}
 
@@ -121,16 +135,19 @@ def record_staged(
     its rows' values; :class:`CorpusImportError` or the reader's
     :class:`~scoring.errors.FormatError` names what is wrong. Its id and annotators' names go
     into ``stage``, for the checks against the database."""
+    where = read_at(record.origin)
     if record.id in stage.ids:
-        raise CorpusImportError(f"pair id {record.id!r} occurs twice in the input")
-    stage.ids[record.id] = None
+        first = stage.ids[record.id]
+        earlier = "" if first is None else f", first{read_at(first)}"
+        raise CorpusImportError(f"pair id {record.id!r}{where} occurs twice in the input{earlier}")
+    stage.ids[record.id] = record.origin
     if subcorpus is not None:
         record.subcorpus = subcorpus
     if split is not None:
         record.split = split
     n_source, n_target = record.shape
     if n_source == 0 or n_target == 0:
-        raise CorpusImportError(f"pair {record.id!r}: a sentence has no tokens")
+        raise CorpusImportError(f"pair {record.id!r}{where}: a sentence has no tokens")
     for what, alignment in (("the prefill", record.prefill), ("the gold", record.gold_alignment)):
         if alignment is not None:
             alignment.with_lengths_checked(record.source_tokens, record.target_tokens)
@@ -145,7 +162,7 @@ def record_staged(
         status = annotation.status
         if status not in Assignment.Status.values:
             raise CorpusImportError(
-                f"pair {record.id!r}: annotation by {name!r} has unknown status {status!r} "
+                f"pair {record.id!r}{where}: annotation by {name!r} has unknown status {status!r} "
                 f"(expected one of {', '.join(Assignment.Status.values)})"
             )
         if status == Assignment.Status.SUBMITTED:
@@ -362,7 +379,9 @@ def _new_ids(model: type[AutoAlignment | GoldAlignment], pair_ids: list[int]) ->
 
 def _links_checked(record: PairRecord, what: str, alignment: Alignment) -> None:
     try:
-        links_count_check(len(alignment.possible), f"pair {record.id!r}: {what}")
+        links_count_check(
+            len(alignment.possible), f"pair {record.id!r}{read_at(record.origin)}: {what}"
+        )
     except InvalidLinks as error:
         raise CorpusImportError(error.message) from None
 

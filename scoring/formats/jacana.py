@@ -232,6 +232,7 @@ def read(paths: Sequence[Path], *, annotator: str | None = None) -> Iterator[Pai
             source_text=detokenize(source),
             target_text=detokenize(target),
             split=split,
+            origin=(str(item.path), item.line),
         )
         meta: dict[str, str] = {}
         match = _ID.match(pair_id)

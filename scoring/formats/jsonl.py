@@ -240,6 +240,7 @@ def _parse_line(raw: bytes, *, path: Path, line: int) -> PairRecord:
         split=ctx.string(data.get("split", ""), "split"),
         gold_score=ctx.number(data.get("gold_score"), "gold_score"),
         gold_label=ctx.integer(data.get("gold_label"), "gold_label"),
+        origin=(str(ctx.path), ctx.line),
     )
 
     prefill = data.get("prefill")

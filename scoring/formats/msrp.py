@@ -75,6 +75,7 @@ def _read_file(path: Path, ids: IdRegistry) -> Iterator[PairRecord]:
         count += 1
         yield PairRecord(
             id=pair_id,
+            origin=(str(path), number),
             source_tokens=check_tokens(tokenize(text1), path=path, line=number, field="#1 String"),
             target_tokens=check_tokens(tokenize(text2), path=path, line=number, field="#2 String"),
             source_text=text1,

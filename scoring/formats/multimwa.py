@@ -107,6 +107,7 @@ def _read_file(path: Path, ids: IdRegistry, annotator: str | None) -> Iterator[P
         count += 1
         record = PairRecord(
             id=pair_id,
+            origin=(str(path), number),
             source_tokens=source,
             target_tokens=target,
             source_text=row["sentence 1"],

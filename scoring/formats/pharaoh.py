@@ -107,6 +107,7 @@ def _read_directory(
 
         record = PairRecord(
             id=pair_id,
+            origin=(str(paths.get("id", source_path)), number),
             source_tokens=source,
             target_tokens=target,
             source_text=detokenize(source),

@@ -177,6 +177,7 @@ def read_rte2(paths: Sequence[Path]) -> list[PairRecord]:
                     for letter in letters
                 },
                 metadata={"rte2": meta},
+                origin=(str(by_letter[first]), reference.header_line),
             )
         )
     return records

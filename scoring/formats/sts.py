@@ -123,6 +123,7 @@ def _read_pair_of_files(
         ids.add(pair_id, path=path, line=number)
         yield PairRecord(
             id=pair_id,
+            origin=(str(path), number),
             source_tokens=check_tokens(tokenize(text1), path=path, line=number, field="s1"),
             target_tokens=check_tokens(tokenize(text2), path=path, line=number, field="s2"),
             source_text=text1,

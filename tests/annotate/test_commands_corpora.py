@@ -264,7 +264,41 @@ def test_an_id_already_in_the_corpus_is_refused(tmp_path: Path) -> None:
     sample_corpus()
     path = tmp_path / "c.jsonl"
     export_corpus("--corpus", "c", "--format", "jsonl", "--output", path)
-    refused("--corpus", "c", "--format", "jsonl", path, match="already exists in corpus 'c'")
+    refused(
+        "--corpus",
+        "c",
+        "--format",
+        "jsonl",
+        path,
+        match=rf"'a' \(in {path.name}, line 1\) already exists in corpus 'c'",
+    )
+
+
+def test_a_pair_of_too_many_links_is_refused_naming_its_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    words = [f"w{k}" for k in range(110)]
+    everything = [[i, j] for i in range(110) for j in range(110)]
+    path.write_text(
+        json.dumps({"id": "fine", "source_tokens": ["a"], "target_tokens": ["a"]})
+        + "\n"
+        + json.dumps(
+            {
+                "id": "big",
+                "source_tokens": words,
+                "target_tokens": words,
+                "gold_alignment": {"sure": everything, "possible": []},
+            }
+        )
+        + "\n"
+    )
+    refused(
+        "--corpus",
+        "x",
+        "--format",
+        "jsonl",
+        path,
+        match=r"pair 'big' \(in big.jsonl, line 2\): the gold has 12,100 links",
+    )
 
 
 def test_an_unknown_format_is_refused_listing_the_known_ones(tmp_path: Path) -> None:
