@@ -9,7 +9,7 @@ import pytest
 
 from annotate import roles
 from annotate.models import AnnotationEvent, Assignment
-from tests.annotate.factories import make_assignment, make_pair, make_user
+from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -79,7 +79,8 @@ def test_the_grid_fills_the_window_and_scrolls_inside_its_own_box(
 def test_the_toolbar_is_one_row_and_the_save_indicator_stays_on_the_titles_row(
     page_for: Any, live_server: Any, alice: Any, width: int, height: int
 ) -> None:
-    assignment = make_assignment(make_pair(), alice)
+    pair = make_pair(make_corpus("edinburgh-news"), external_id="news-A:2014-0123")
+    assignment = make_assignment(pair, alice)
     page = page_for(alice, viewport=(width, height))
     open_workspace(page, live_server, assignment)
     page.screenshot(path=str(SCREENSHOTS / f"workspace_header_{width}x{height}.png"))
