@@ -247,7 +247,7 @@ class CorpusCreateApi(APIView):
         name = serializers.CharField()
         description = serializers.CharField()
 
-    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
