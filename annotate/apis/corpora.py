@@ -16,6 +16,7 @@ from annotate import permissions, throttles
 from annotate.apis.common import (
     MAX_ID,
     BoundedListField,
+    KnownFieldsSerializer,
     actor,
     name_nested_serializers,
     page_body,
@@ -101,7 +102,7 @@ class CorpusDeleteApi(APIView):
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         confirm = serializers.CharField(max_length=100, trim_whitespace=False)
         annotations = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
         gold_alignments = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
@@ -164,7 +165,7 @@ class CorpusPrefillJobApi(APIView):
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         aligner = serializers.ChoiceField(choices=available_aligners())
         retrain_every = serializers.IntegerField(
             min_value=0, max_value=prefill.MAX_RETRAIN_EVERY, required=False, allow_null=True
@@ -194,7 +195,7 @@ class CorpusExportApi(APIView):
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         format = serializers.ChoiceField(choices=list(exports.EXPORT_FORMATS))
         which = serializers.ChoiceField(choices=exports.WHICH, default="all")
         annotator = serializers.CharField(required=False, allow_blank=True, max_length=150)
@@ -238,7 +239,7 @@ class CorpusExportApi(APIView):
 class CorpusCreateApi(APIView):
     permission_classes = permissions.ADMINS
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         name = serializers.CharField(max_length=100)
         description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
 
@@ -264,7 +265,7 @@ class CorpusImportApi(APIView):
     throttle_classes = throttles.JOB_STARTING
     parser_classes = [MultiPartParser]
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         corpus = serializers.CharField(max_length=100)
         format = serializers.ChoiceField(choices=sorted(formats.FORMATS))
         files = BoundedListField(
