@@ -17,6 +17,7 @@ from annotate.apis.common import (
     MAX_ID,
     BoundedListField,
     KnownFieldsSerializer,
+    PageSerializer,
     actor,
     name_nested_serializers,
     page_body,
@@ -354,11 +355,8 @@ class CorpusPairsApi(APIView):
         submitted = serializers.IntegerField()
         has_gold = serializers.BooleanField()
 
-    class OutputSerializer(serializers.Serializer[Any]):
+    class OutputSerializer(PageSerializer):
         total = serializers.IntegerField(help_text="pairs matching the filters")
-        page = serializers.IntegerField()
-        pages = serializers.IntegerField()
-        per_page = serializers.IntegerField()
         results = serializers.ListField(child=serializers.DictField())
 
     @extend_schema(parameters=[InputSerializer], responses=OutputSerializer)
@@ -379,7 +377,7 @@ class CorpusPairsApi(APIView):
             corpus, page=page, per_page=self.PAGE_SIZE, search=search, sort=sort, **filters
         )
         results = self.RowSerializer(rows, many=True).data
-        body = page_body(results, total=total, page=page, per_page=self.PAGE_SIZE)
+        body = page_body(results, request=request, total=total, page=page, per_page=self.PAGE_SIZE)
         return Response(self.OutputSerializer(body).data)
 
 
