@@ -333,6 +333,12 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Paraphrase alignment workbench API",
     "VERSION": "0.1.0",
+    "DESCRIPTION": (
+        "Send `Authorization: Token KEY`; an admin makes an account's key with `manage.py "
+        "drf_create_token USERNAME` or in the Django admin (Tokens). Errors answer "
+        '`{"error": {"code", "message", "field"}}`; paged lists link their `next` and '
+        "`previous` pages."
+    ),
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["annotate.permissions.IsSignedIn"],
     # Swagger UI's scripts and styles are served by the app itself, so /api/docs/ works offline.
