@@ -10,7 +10,10 @@ import tempfile
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db import OperationalError
+from django.http import Http404
+from rest_framework import exceptions as drf_exceptions
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -152,6 +155,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return _answer(status, code, str(exc), extra)
     if isinstance(exc, DomainError):
         return _answer(exc.status_code, exc.code, exc.message, exc.extra)
+    # Django's own 404 and 403 (DRF's content negotiation raises Http404 for an unknown
+    # ``?format=``) as DRF's, so that they too get the API's error shape, not ``{"detail"}``.
+    if isinstance(exc, Http404):
+        exc = drf_exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = drf_exceptions.PermissionDenied()
     answer = drf_exception_handler(exc, context)
     if answer is not None and isinstance(exc, APIException):
         answer.data = {"error": _drf_error(exc, answer.data)}

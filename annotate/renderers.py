@@ -8,6 +8,8 @@ from typing import Any
 
 from csp.constants import UNSAFE_INLINE
 from rest_framework import renderers
+from rest_framework.exceptions import NotAcceptable
+from rest_framework.negotiation import DefaultContentNegotiation
 
 
 class BrowsableAPIRenderer(renderers.BrowsableAPIRenderer):
@@ -44,6 +46,19 @@ class CsvRenderer(renderers.BaseRenderer):
         if isinstance(data, bytes):
             return data
         return str(data).encode(self.charset)
+
+
+class FileNegotiation(DefaultContentNegotiation):
+    """The negotiation of a view that answers with a file of its own type (an export's zip,
+    TSV or JSON lines): a client that accepts only that type (``Accept: application/zip``, or
+    ``application/octet-stream`` as the schema's Swagger page sends) gets the file, not a 406;
+    an error answer is JSON."""
+
+    def select_renderer(self, request: Any, renderers: Any, format_suffix: Any = None) -> Any:
+        try:
+            return super().select_renderer(request, renderers, format_suffix)
+        except NotAcceptable:
+            return renderers[0], renderers[0].media_type
 
 
 def errors_as_json(response: Any) -> Any:

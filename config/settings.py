@@ -333,12 +333,22 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Paraphrase alignment workbench API",
     "VERSION": "0.1.0",
+    "DESCRIPTION": (
+        "Send `Authorization: Token KEY`; an admin makes an account's key with `manage.py "
+        "drf_create_token USERNAME` or in the Django admin (Tokens). Errors answer "
+        '`{"error": {"code", "message", "field"}}`; paged lists link their `next` and '
+        "`previous` pages."
+    ),
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["annotate.permissions.IsSignedIn"],
     # Swagger UI's scripts and styles are served by the app itself, so /api/docs/ works offline.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "annotate.apis.schema.error_responses",
+    ],
 }
 
 # --- Celery -------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from annotate import permissions
 from annotate.apis.common import (
     MAX_ID,
+    PageSerializer,
     actor,
     link_field,
     name_nested_serializers,
@@ -86,11 +87,8 @@ class AdjudicationListApi(APIView):
         adjudicator = serializers.CharField(allow_null=True)
         gold_updated_at = serializers.DateTimeField(allow_null=True)
 
-    class OutputSerializer(serializers.Serializer[Any]):
+    class OutputSerializer(PageSerializer):
         total = serializers.IntegerField()
-        page = serializers.IntegerField()
-        pages = serializers.IntegerField()
-        per_page = serializers.IntegerField()
         results = serializers.ListField(child=serializers.DictField())
 
     @extend_schema(parameters=[InputSerializer], responses=OutputSerializer)
@@ -102,7 +100,7 @@ class AdjudicationListApi(APIView):
             filters_of(data.validated_data), page=page, per_page=self.PAGE_SIZE
         )
         results = self.RowSerializer(rows, many=True).data
-        body = page_body(results, total=total, page=page, per_page=self.PAGE_SIZE)
+        body = page_body(results, request=request, total=total, page=page, per_page=self.PAGE_SIZE)
         return Response(self.OutputSerializer(body).data)
 
 

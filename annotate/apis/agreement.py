@@ -4,8 +4,6 @@ job's result (``/api/jobs/ID/result/``, JSON or CSV)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -13,7 +11,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions, throttles
-from annotate.apis.common import BoundedListField, actor, name_nested_serializers
+from annotate.apis.common import (
+    BoundedListField,
+    KnownFieldsSerializer,
+    actor,
+    name_nested_serializers,
+)
 from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import agreement
@@ -28,7 +31,7 @@ class AgreementReportJobApi(APIView):
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         annotators = BoundedListField(
             child=serializers.CharField(max_length=150), min_length=2, max_length=20
         )

@@ -6,8 +6,6 @@ background jobs: the request checks the input and answers with the job (201); th
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -18,6 +16,7 @@ from annotate import permissions, throttles
 from annotate.apis.common import (
     MAX_ID,
     BoundedListField,
+    KnownFieldsSerializer,
     actor,
     name_nested_serializers,
     user_named,
@@ -47,7 +46,7 @@ class AssignmentsPlanApi(APIView):
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         annotators = BoundedListField(
             child=serializers.CharField(max_length=150), allow_empty=False, max_length=MAX_PEOPLE
         )
@@ -88,7 +87,7 @@ class AssignmentsPlanApi(APIView):
 class AssignmentReassignApi(APIView):
     permission_classes = permissions.ADMINS
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         annotator = serializers.CharField(max_length=150)
 
     @extend_schema(request=InputSerializer, responses=dict)
@@ -114,7 +113,7 @@ class AssignmentsReleaseApi(APIView):
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         idle_hours = serializers.FloatField(min_value=0.0, max_value=assignments.MAX_IDLE_HOURS)
         corpus = serializers.IntegerField(
             min_value=1,
@@ -158,7 +157,7 @@ class AssignmentsHandOverApi(APIView):
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         annotator = serializers.CharField(max_length=150, help_text="whose open assignments move")
         to = BoundedListField(
             child=serializers.CharField(max_length=150), allow_empty=False, max_length=MAX_PEOPLE

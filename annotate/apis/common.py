@@ -54,16 +54,39 @@ def link_field() -> serializers.ListField:
     return BoundedListField(child=serializers.JSONField(), allow_empty=True, max_length=MAX_LINKS)
 
 
-def page_body(results: Any, *, total: int, page: int, per_page: int) -> dict[str, Any]:
+def page_body(
+    results: Any, *, request: Request, total: int, page: int, per_page: int
+) -> dict[str, Any]:
     """One page of a paged list, as every paged endpoint answers it: ``total`` rows matching,
-    this ``page`` of ``pages``, ``per_page`` rows a page, and its ``results``."""
+    this ``page`` of ``pages``, ``per_page`` rows a page, the absolute URLs of the ``next`` and
+    ``previous`` pages (the same query, null past either end) and its ``results``."""
+    pages = max(1, -(-total // per_page))
     return {
         "total": total,
         "page": page,
-        "pages": max(1, -(-total // per_page)),
+        "pages": pages,
         "per_page": per_page,
+        "next": _page_url(request, page + 1) if page < pages else None,
+        "previous": _page_url(request, min(page - 1, pages)) if page > 1 else None,
         "results": results,
     }
+
+
+def _page_url(request: Request, page: int) -> str:
+    query = request.query_params.copy()
+    query["page"] = str(page)
+    return request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+
+
+class PageSerializer(serializers.Serializer[Any]):
+    """The fields :func:`page_body` answers besides ``results``."""
+
+    total = serializers.IntegerField()
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    per_page = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True, help_text="the next page (absolute), or null")
+    previous = serializers.URLField(allow_null=True, help_text="the previous page, or null")
 
 
 def actor(request: Request) -> User:

@@ -16,6 +16,8 @@ from annotate import permissions, throttles
 from annotate.apis.common import (
     MAX_ID,
     BoundedListField,
+    KnownFieldsSerializer,
+    PageSerializer,
     actor,
     name_nested_serializers,
     page_body,
@@ -101,7 +103,7 @@ class CorpusDeleteApi(APIView):
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         confirm = serializers.CharField(max_length=100, trim_whitespace=False)
         annotations = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
         gold_alignments = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
@@ -164,7 +166,7 @@ class CorpusPrefillJobApi(APIView):
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         aligner = serializers.ChoiceField(choices=available_aligners())
         retrain_every = serializers.IntegerField(
             min_value=0, max_value=prefill.MAX_RETRAIN_EVERY, required=False, allow_null=True
@@ -194,7 +196,7 @@ class CorpusExportApi(APIView):
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         format = serializers.ChoiceField(choices=list(exports.EXPORT_FORMATS))
         which = serializers.ChoiceField(choices=exports.WHICH, default="all")
         annotator = serializers.CharField(required=False, allow_blank=True, max_length=150)
@@ -238,7 +240,7 @@ class CorpusExportApi(APIView):
 class CorpusCreateApi(APIView):
     permission_classes = permissions.ADMINS
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         name = serializers.CharField(max_length=100)
         description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
 
@@ -247,7 +249,7 @@ class CorpusCreateApi(APIView):
         name = serializers.CharField()
         description = serializers.CharField()
 
-    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -264,7 +266,7 @@ class CorpusImportApi(APIView):
     throttle_classes = throttles.JOB_STARTING
     parser_classes = [MultiPartParser]
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         corpus = serializers.CharField(max_length=100)
         format = serializers.ChoiceField(choices=sorted(formats.FORMATS))
         files = BoundedListField(
@@ -353,11 +355,8 @@ class CorpusPairsApi(APIView):
         submitted = serializers.IntegerField()
         has_gold = serializers.BooleanField()
 
-    class OutputSerializer(serializers.Serializer[Any]):
+    class OutputSerializer(PageSerializer):
         total = serializers.IntegerField(help_text="pairs matching the filters")
-        page = serializers.IntegerField()
-        pages = serializers.IntegerField()
-        per_page = serializers.IntegerField()
         results = serializers.ListField(child=serializers.DictField())
 
     @extend_schema(parameters=[InputSerializer], responses=OutputSerializer)
@@ -378,7 +377,7 @@ class CorpusPairsApi(APIView):
             corpus, page=page, per_page=self.PAGE_SIZE, search=search, sort=sort, **filters
         )
         results = self.RowSerializer(rows, many=True).data
-        body = page_body(results, total=total, page=page, per_page=self.PAGE_SIZE)
+        body = page_body(results, request=request, total=total, page=page, per_page=self.PAGE_SIZE)
         return Response(self.OutputSerializer(body).data)
 
 

@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 from annotate.apis.common import MAX_ID, name_nested_serializers
 from annotate.exceptions import Conflict, DomainError, NotFound
 from annotate.models import Job
-from annotate.renderers import CsvRenderer, errors_as_json
+from annotate.renderers import CsvRenderer, FileNegotiation, errors_as_json
 from annotate.selectors import jobs as jobs_reads
 from annotate.selectors import workers as workers_reads
 from annotate.services import exports
@@ -187,11 +187,22 @@ class JobResultApi(APIView):
 class JobDownloadApi(APIView):
     """The file a finished export job wrote (an admin; its owner only while an admin)."""
 
-    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
+    content_negotiation_class = FileNegotiation
+
+    @extend_schema(
+        responses={
+            (200, media): OpenApiTypes.BINARY for media in exports.DOWNLOAD_MEDIA_TYPES.values()
+        }
+    )
     def get(self, request: Request, job_id: int) -> FileResponse:
         job = jobs_reads.job_output_visible(user=request.user, job_id=job_id)
         path = exports.export_file(job)
-        return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)
+        return FileResponse(
+            path.open("rb"),
+            as_attachment=True,
+            filename=path.name,
+            content_type=exports.DOWNLOAD_MEDIA_TYPES.get(path.suffix),
+        )
 
 
 name_nested_serializers(globals())

@@ -11,7 +11,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions, throttles
-from annotate.apis.common import BoundedListField, actor, name_nested_serializers
+from annotate.apis.common import (
+    BoundedListField,
+    KnownFieldsSerializer,
+    actor,
+    name_nested_serializers,
+)
 from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.exceptions import NotFound
 from annotate.models import Corpus, ScorerModel
@@ -68,7 +73,7 @@ class ScoreApi(APIView):
 
     throttle_classes = throttles.SCORING
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         model = serializers.CharField(max_length=200)
         pairs = _pairs_field(
             scorers.MAX_SYNC_PAIRS,
@@ -104,7 +109,7 @@ class ScoreJobApi(APIView):
 
     throttle_classes = throttles.JOB_STARTING
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         model = serializers.CharField(max_length=200)
         pairs = _pairs_field(
             scorers.MAX_JOB_PAIRS,
@@ -127,7 +132,7 @@ class ScorerTrainJobApi(APIView):
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         kind = serializers.ChoiceField(choices=scorer_kinds())
         corpus = serializers.CharField(max_length=100)
         train_split = serializers.CharField(max_length=50)

@@ -54,6 +54,15 @@ EXPORT_FORMATS = {
 }
 #: The file name ending of each single-file format (``pharaoh`` writes a directory).
 FILE_SUFFIXES = {"jacana": ".json", "multimwa": ".tsv"}
+#: The media type an export's file is downloaded as, by its suffix: a zip (a Pharaoh folder,
+#: every alignment), a TSV (MultiMWA, a phrase table), jacana's JSON, or JSON lines (which
+#: Python's ``mimetypes`` does not know, and would serve as ``application/octet-stream``).
+DOWNLOAD_MEDIA_TYPES = {
+    ".zip": "application/zip",
+    ".tsv": "text/tab-separated-values",
+    ".json": "application/json",
+    ".jsonl": "application/x-ndjson",
+}
 WHICH = ("all", "annotator", "prefill", "gold")
 PHRASE_USES = ("possible", "sure")
 MAX_PHRASE_LENGTH = 20

@@ -1,4 +1,5 @@
-"""Shared API fields: lists are measured before their items are validated."""
+"""Shared API fields: lists are measured before their items are validated; paged lists link
+their next and previous pages."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from rest_framework.test import APIClient
 
 from annotate import roles
 from annotate.apis.common import MAX_LINKS, BoundedListField
+from annotate.apis.corpora import CorpusPairsApi
 from annotate.services.annotations import annotation_open
-from tests.annotate.factories import make_assignment, make_pair, make_user
+from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 
 
 class _Exploding(serializers.CharField):
@@ -68,3 +70,26 @@ def test_every_refusal_has_the_one_error_shape() -> None:
     assert forbidden.status_code == 403
     assert set(forbidden.json()) == {"error"}
     assert forbidden.json()["error"]["code"] == "permission_denied"
+
+
+@pytest.mark.django_db
+def test_a_page_links_its_next_and_previous_pages_absolutely_keeping_the_query(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(CorpusPairsApi, "PAGE_SIZE", 2)
+    corpus = make_corpus()
+    for _ in range(5):
+        make_pair(corpus, split="dev")
+    client = APIClient()
+    client.force_authenticate(make_user("ada", roles.ADMIN))
+    url = f"/api/corpora/{corpus.pk}/pairs/"
+    first = client.get(url, {"split": "dev", "sort": "-id"}).json()
+    assert (first["pages"], first["previous"], len(first["results"])) == (3, None, 2)
+    assert first["next"] == f"http://testserver{url}?split=dev&sort=-id&page=2"
+    second = client.get(first["next"]).json()
+    assert second["page"] == 2 and second["previous"].endswith("&page=1")
+    assert {row["id"] for row in second["results"]}.isdisjoint(r["id"] for r in first["results"])
+    last = client.get(second["next"]).json()
+    assert (last["page"], last["next"], len(last["results"])) == (3, None, 1)
+    beyond = client.get(url, {"page": 9}).json()
+    assert beyond["results"] == [] and beyond["previous"] == f"http://testserver{url}?page=3"

@@ -89,9 +89,10 @@ def test_csv_of_a_job_without_a_result_is_a_json_404(report_job: Job) -> None:
     assert "has no result" in response.json()["error"]["message"]
 
 
-def test_an_unknown_format_is_a_404(report_job: Job) -> None:
+def test_an_unknown_format_is_a_404_in_the_api_s_error_shape(report_job: Job) -> None:
     response = _client(report_job).get(f"/api/jobs/{report_job.pk}/result/?format=xlsx")
     assert response.status_code == 404
+    assert response.json() == {"error": {"code": "not_found", "message": "Not found."}}
 
 
 def test_a_job_without_a_corpus_is_described_with_nulls_the_schema_allows() -> None:

@@ -73,3 +73,24 @@ def test_every_number_a_request_takes_has_a_minimum_and_a_maximum(schema: dict) 
     assert len(numbers) >= 10
     unbounded = [where for where, node in numbers if "minimum" not in node or "maximum" not in node]
     assert not unbounded
+
+
+def test_every_operation_documents_the_error_shape_of_its_refusals(schema: dict) -> None:
+    error = {"$ref": "#/components/schemas/Error"}
+    assert schema["components"]["schemas"]["Error"]["required"] == ["error"]
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            expected = {"401", "403", "429"} | ({"404"} if "{" in path else set())
+            assert expected <= set(responses), (method, path)
+            for code in expected:
+                assert responses[code]["content"]["application/json"]["schema"] == error
+    assert "400" in schema["paths"]["/api/corpora/create/"]["post"]["responses"]
+
+
+def test_the_codes_and_media_types_the_schema_names_are_those_answered(schema: dict) -> None:
+    paths = schema["paths"]
+    assert set(paths["/api/corpora/create/"]["post"]["responses"]) >= {"201"}
+    assert "200" not in paths["/api/corpora/create/"]["post"]["responses"]
+    download = paths["/api/jobs/{job_id}/download/"]["get"]["responses"]["200"]["content"]
+    assert {"application/zip", "text/tab-separated-values", "application/x-ndjson"} <= set(download)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
 
 from annotate.exceptions import DomainError, NotFound, exception_handler
 from scoring.errors import (
@@ -63,3 +65,15 @@ def test_a_scoring_error_naming_a_server_file_shows_only_the_files_name(settings
     response = exception_handler(FormatError("not UTF-8", path=path, line=2), {})
     assert response is not None
     assert response.data["error"]["message"] == "corpus.tsv:2: not UTF-8"
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "code"),
+    [(Http404(), 404, "not_found"), (DjangoPermissionDenied(), 403, "permission_denied")],
+)
+def test_django_s_own_404_and_403_get_the_api_s_error_shape(
+    error: Exception, status: int, code: str
+) -> None:
+    response = exception_handler(error, {})
+    assert response is not None and response.status_code == status
+    assert set(response.data) == {"error"} and response.data["error"]["code"] == code

@@ -363,3 +363,28 @@ def test_a_cancelled_export_stops_at_its_next_report_and_leaves_no_file(
     assert jobs_runtime.job_run(job_id=job.pk, worker="test") == "cancelled"
     assert len(read) == 200, "stopped at the report after the cancel"
     assert not (export_dir / f"job-{job.pk}").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "media_type"),
+    [
+        ({"format_name": "jsonl"}, "application/x-ndjson"),
+        ({"format_name": "pharaoh"}, "application/zip"),
+        ({"format_name": "multimwa", "which": "gold"}, "text/tab-separated-values"),
+        ({"format_name": "jacana", "which": "gold"}, "application/json"),
+    ],
+)
+def test_a_download_has_its_file_s_media_type_and_is_given_to_a_client_accepting_only_it(
+    corpus: Corpus, options: dict[str, Any], media_type: str
+) -> None:
+    admin = make_user("root", roles.ADMIN)
+    job = run_export(corpus, **{"which": "all", **options}, owner=admin)
+    client = APIClient()
+    client.force_authenticate(admin)
+    for accept in (media_type, "application/octet-stream", "*/*"):
+        response = client.get(f"/api/jobs/{job.pk}/download/", HTTP_ACCEPT=accept)
+        assert response.status_code == 200, (accept, response.content)
+        assert response["Content-Type"] == media_type
+        assert response["Content-Disposition"].startswith("attachment; filename=")
+    gone = client.get(f"/api/jobs/{job.pk + 1}/download/", HTTP_ACCEPT=media_type)
+    assert gone.status_code == 404 and gone.json()["error"]["code"] == "not_found"
