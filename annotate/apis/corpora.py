@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
@@ -173,7 +173,16 @@ class CorpusPrefillJobApi(APIView):
         )
         options = serializers.DictField(required=False)
 
-    @extend_schema(request=InputSerializer, responses=JOB_STARTED)
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            **JOB_STARTED,
+            409: OpenApiResponse(
+                description="Another prefill of the corpus is queued or running (code "
+                "``prefill_busy``): wait for it to end, or cancel it."
+            ),
+        },
+    )
     def post(self, request: Request, corpus_id: int) -> Response:
         corpus = corpora_reads.corpus_get(corpus_id)
         data = self.InputSerializer(data=request.data)

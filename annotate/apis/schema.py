@@ -59,4 +59,7 @@ def error_responses(
             responses = operation.setdefault("responses", {})
             for code, description in sorted(answers.items()):
                 responses.setdefault(code, _error(description))
+            for code, answer in responses.items():  # a view's own refusals without a body
+                if code.startswith("4") and "content" not in answer:
+                    answer.update(_error(answer.get("description", "")))
     return result

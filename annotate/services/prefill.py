@@ -86,6 +86,13 @@ class PrefillError(DomainError):
     code = "prefill_failed"
 
 
+class PrefillBusy(PrefillError):
+    """Another prefill of the corpus is queued or running: a conflict with it, not bad input."""
+
+    status_code = 409
+    code = "prefill_busy"
+
+
 def _require_aligner(name: str) -> None:
     if name not in available_aligners():
         raise PrefillError(
@@ -124,21 +131,6 @@ def prefill_request_check(
     checked = prefill_options_validate(aligner=aligner, options=options or {})
     if not SentencePair.objects.filter(corpus=corpus).exists():
         raise PrefillError(f"corpus {corpus.name!r} has no pairs to prefill", field="aligner")
-    active = (
-        Job.objects.filter(
-            corpus=corpus, kind="prefill", status__in=[Job.Status.PENDING, Job.Status.RUNNING]
-        )
-        .order_by("created_at", "id")
-        .first()
-    )
-    if active is not None:
-        # two prefills writing the same pairs chunk by chunk would leave each pair with
-        # whichever finished it last: a corpus prefilled by two aligners at random
-        raise PrefillError(
-            f"prefill #{active.pk} ({active.parameters.get('aligner', '?')}) is still "
-            f"{active.status} on corpus {corpus.name!r}: wait for it to end, or cancel it",
-            field="aligner",
-        )
     finished = corpora_reads.corpus_finished_pair_count(corpus)
     if aligner_class(aligner).uses_gold and not finished:
         raise PrefillError(
@@ -162,20 +154,30 @@ def prefill_job_create(
     """Queue a prefill job; records how many pairs were finished, the retraining baseline, and
     the aligner options. A request that could only fail queues nothing
     (:func:`prefill_request_check`), and so does one while another prefill of the corpus is
-    queued or running; the corpus row is locked for the check, as the retraining check locks
-    it."""
+    queued or running (:class:`PrefillBusy`; the same request again returns that job). The
+    corpus row is locked for the check, as the retraining check locks it."""
     corpus = Corpus.objects.select_for_update().get(pk=corpus.pk)
     checked, finished = prefill_request_check(corpus=corpus, aligner=aligner, options=options)
-    return prefill_run.create(
-        corpus=corpus,
-        owner=owner,
-        parameters={
-            "aligner": aligner,
-            "trigger": trigger,
-            "finished_pairs": finished,
-            "options": checked,
-        },
-    )
+    parameters = {
+        "aligner": aligner,
+        "trigger": trigger,
+        "finished_pairs": finished,
+        "options": checked,
+    }
+    active = Job.objects.filter(
+        corpus=corpus, kind="prefill", status__in=[Job.Status.PENDING, Job.Status.RUNNING]
+    ).order_by("created_at", "id")
+    other = next((job for job in active if job.parameters != parameters), None)
+    if other is not None:
+        # two prefills writing the same pairs chunk by chunk would leave each pair with
+        # whichever finished it last: a corpus prefilled by two aligners at random
+        raise PrefillBusy(
+            f"prefill #{other.pk} ({other.parameters.get('aligner', '?')}) is still "
+            f"{other.status} on corpus {corpus.name!r}: wait for it to end, or cancel it",
+            field="aligner",
+        )
+    # the same request again while it is queued or running returns that job (``job_create``)
+    return prefill_run.create(corpus=corpus, owner=owner, parameters=parameters)
 
 
 @transaction.atomic

@@ -165,7 +165,8 @@ def test_an_admin_queues_a_prefill_and_sets_automatic_retraining() -> None:
     listed = _client(admin).get("/api/corpora/").json()[0]
     assert (listed["prefill_aligner"], listed["prefill_retrain_every"]) == ("supervised", 40)
     refused = _client(admin).post(url, {"aligner": "lexical", "retrain_every": 0})
-    assert refused.status_code == 400, "a second prefill waits for the first one"
+    assert refused.status_code == 409, "a second prefill waits for the first one"
+    assert refused.json()["error"]["code"] == "prefill_busy"
     assert f"prefill #{job.pk} (supervised) is still pending" in str(refused.json())
     corpus.refresh_from_db()
     assert corpus.prefill_aligner == "supervised", "a refused request changes no setting"

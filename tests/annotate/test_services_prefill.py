@@ -488,6 +488,8 @@ def test_a_prefill_is_refused_while_another_of_the_corpus_is_queued_or_running(
 ) -> None:
     first = prefill_job_create(corpus=growing, aligner="identity")
     Job.objects.filter(pk=first.pk).update(status=status)
+    again = prefill_job_create(corpus=growing, aligner="identity")
+    assert (again.pk, again.reused) == (first.pk, True), "the same request returns that job"
     with pytest.raises(PrefillError, match=f"prefill #{first.pk} \\(identity\\) is still {status}"):
         prefill_queue(corpus=growing, aligner="lexical", retrain_every=0)
     assert Job.objects.filter(kind="prefill").count() == 1
