@@ -98,9 +98,10 @@ def job_started(job: Job) -> Response:
 
 
 class JobListApi(APIView):
-    """The newest jobs the user may see (admins: all), optionally of one kind, status or corpus.
-    While no worker (or none of its queue) is alive, each queued job's ``worker_notice`` says so
-    and how to start one."""
+    """The newest jobs the user may see (admins: all), optionally of one kind, status or corpus,
+    at most :attr:`LIMIT`; ``before=<id>`` lists the ones before that job (the next "page" of
+    older jobs is ``before=`` the last id listed). While no worker (or none of its queue) is
+    alive, each queued job's ``worker_notice`` says so and how to start one."""
 
     LIMIT = 100
 
@@ -110,6 +111,9 @@ class JobListApi(APIView):
             choices=Job.Status.values, required=False, allow_blank=True
         )
         corpus = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+        before = serializers.IntegerField(
+            required=False, min_value=1, max_value=MAX_ID, help_text="older jobs than this id"
+        )
 
     @extend_schema(parameters=[InputSerializer], responses=JobOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -123,6 +127,8 @@ class JobListApi(APIView):
             jobs = jobs.filter(status=data.validated_data["status"])
         if "corpus" in data.validated_data:
             jobs = jobs.filter(corpus_id=data.validated_data["corpus"])
+        if "before" in data.validated_data:
+            jobs = jobs.filter(pk__lt=data.validated_data["before"])
         context = {"live_workers": workers_reads.live_workers()}
         return Response(JobOutputSerializer(jobs[: self.LIMIT], many=True, context=context).data)
 

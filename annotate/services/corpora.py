@@ -16,6 +16,7 @@ import dataclasses
 import logging
 import tempfile
 import time
+import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -87,12 +88,30 @@ class ImportReport:
     created_corpus: bool = False
 
 
+#: Unicode categories a corpus name may not hold: control characters, format characters (the
+#: bidirectional overrides that show a name reversed, zero-width joiners) and line breaks.
+_INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def corpus_name_check(name: str, *, field: str = "name") -> str:
+    """The name of a new corpus, stripped, or a :class:`DomainError` naming ``field`` when it
+    is empty or holds a character that is not shown as itself (see :data:`_INVISIBLE`)."""
+    name = name.strip()
+    if not name:
+        raise DomainError("a corpus needs a name", field=field)
+    bad = next((ch for ch in name if unicodedata.category(ch) in _INVISIBLE), None)
+    if bad is not None:
+        raise DomainError(
+            f"a corpus name may not hold the invisible or control character U+{ord(bad):04X}",
+            field=field,
+        )
+    return name
+
+
 @transaction.atomic
 def corpus_create(*, name: str, description: str = "") -> Corpus:
     """A new, empty corpus; its name must be unused."""
-    name = name.strip()
-    if not name:
-        raise DomainError("a corpus needs a name", field="name")
+    name = corpus_name_check(name)
     if Corpus.objects.filter(name=name).exists():
         raise Conflict(f"there is already a corpus named {name!r}", field="name")
     return Corpus.objects.create(name=name, description=description.strip())
@@ -323,6 +342,8 @@ def corpus_import_records(
     ``written(pairs, total)`` after each batch written, both outside any transaction.
     """
     try:
+        if not Corpus.objects.filter(name=corpus_name).exists():
+            corpus_name_check(corpus_name, field="corpus")
         with tempfile.TemporaryFile(prefix="corpus-import-") as file:
             stage = ImportStage(file)
             staged = []

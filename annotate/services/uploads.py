@@ -35,7 +35,7 @@ from django.core.files.uploadedfile import UploadedFile
 from annotate.exceptions import DomainError
 from annotate.jobs_runtime import job_task
 from annotate.models import Corpus, Job
-from annotate.services.corpora import ImportReport, corpus_import
+from annotate.services.corpora import ImportReport, corpus_import, corpus_name_check
 from annotate.services.exports import FILE_SUFFIXES
 from annotate.services.import_stage import CorpusImportError
 from scoring import formats
@@ -282,6 +282,8 @@ def corpus_import_job_create(
     export's zip is unpacked first. Files that cannot be read queue nothing and store
     nothing."""
     spec = _options_check(format_name, annotator)
+    if not Corpus.objects.filter(name=corpus.strip()).exists():
+        corpus_name_check(corpus, field="corpus")
     names = [Path(upload.name or "").name for upload in files]
     for name in names:
         if not name or name.startswith("."):

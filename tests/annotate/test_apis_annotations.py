@@ -257,6 +257,15 @@ def test_an_annotator_sees_only_their_own_jobs() -> None:
     assert ids == [own.pk]
 
 
+def test_the_job_list_walks_back_to_older_jobs_with_before() -> None:
+    admin = make_user("admin", roles.ADMIN)
+    made = [Job.objects.create(kind="corpus_stats", owner=admin).pk for _ in range(103)]
+    newest = [job["id"] for job in _client(admin).get("/api/jobs/").json()]
+    assert newest == made[::-1][:100]
+    older = _client(admin).get(f"/api/jobs/?before={newest[-1]}").json()
+    assert [job["id"] for job in older] == made[2::-1]
+
+
 def test_reassigning_moves_partial_work_and_logs_it() -> None:
     assignment = make_assignment()
     _client(assignment.annotator).post(f"/api/assignments/{assignment.pk}/open/")

@@ -128,6 +128,16 @@ def test_an_option_the_format_does_not_take_is_a_400_and_stores_nothing(
     assert not _stored(upload_dir)
 
 
+def test_a_new_corpus_name_with_a_bidirectional_override_is_a_400_storing_nothing(
+    admin: APIClient, upload_dir: Path
+) -> None:
+    response = _post(admin, _jsonl(1), corpus="up\u202epu")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "corpus" and "U+202E" in error["message"]
+    assert not Job.objects.exists() and _stored(upload_dir) == []
+
+
 def test_two_files_of_one_name_are_a_400(admin: APIClient, upload_dir: Path) -> None:
     files = [SimpleUploadedFile("a.jsonl", _jsonl(1)), SimpleUploadedFile("a.jsonl", _jsonl(1))]
     response = admin.post(

@@ -4,6 +4,7 @@ confirmation did not show, and removes everything of the corpus and nothing else
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -44,6 +45,7 @@ from annotate.services.corpora import (
 )
 from annotate.services.prefill import prefills_retrain_due
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
+from tests.annotate.records import make_record
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
@@ -318,3 +320,25 @@ def test_a_large_corpus_goes_a_batch_per_transaction_and_a_save_meanwhile_stops_
     assert Annotation.objects.get(assignment=late).version == 2
     corpus.refresh_from_db()
     assert corpus.archived_at is not None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [("news\u202eswen", "U+202E"), ("news\r\nX-Other: 1", "U+000D"), ("a\u200bb", "U+200B")],
+)
+def test_a_corpus_name_with_an_invisible_or_control_character_is_refused(
+    name: str, code: str
+) -> None:
+    with pytest.raises(DomainError, match=re.escape(code)) as caught:
+        corpora.corpus_create(name=name)
+    assert caught.value.extra == {"field": "name"}
+    with pytest.raises(DomainError, match=re.escape(code)) as caught:
+        corpora.corpus_import_records(corpus_name=name, records=[make_record("p0")])
+    assert caught.value.extra == {"field": "corpus"}
+    assert not Corpus.all_objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_corpus_name_of_any_script_is_kept() -> None:
+    assert corpora.corpus_create(name=" Übersetzungen 翻訳 ").name == "Übersetzungen 翻訳"
