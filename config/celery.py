@@ -25,6 +25,9 @@ AUTOGROUP = Path("/proc/self/autogroup")
 # processes (config/embedded.py), imported only when such a URL is used.
 for _name in ("sqla", "sqlalchemy"):
     TRANSPORT_ALIASES[_name] = "config.embedded:EmbeddedTransport"
+# Redis's gets one that survives Redis going away under a running job (config/redis_broker.py).
+for _name in ("redis", "rediss"):
+    TRANSPORT_ALIASES[_name] = "config.redis_broker:RedisTransport"
 
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")

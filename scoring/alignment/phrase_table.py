@@ -16,8 +16,6 @@ word, so cells are not given the spreadsheet-formula guard of the report CSV
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -30,6 +28,7 @@ from scoring.alignment.phrases import (
     identical_mask,
     phrase_text,
 )
+from scoring.files import atomic_output
 
 HEADER = ("source", "target", "atomic", "composite", "total")
 BATCH = 1024
@@ -101,17 +100,12 @@ def phrase_table_rows(table: PhraseTable) -> list[tuple[str, str, int, int, int]
 
 def write_phrase_table(table: PhraseTable, output: Path) -> int:
     """Write the table as TSV through a temporary file renamed into place (no partial file);
-    returns the number of rows."""
-    output = Path(output)
+    returns the number of rows. The file gets the permissions of every other export (the
+    umask's), not ``mkstemp``'s owner-only ones: the web process that serves the download may
+    run as another user than the worker that wrote it."""
     rows = phrase_table_rows(table)
-    handle, temporary = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write("\t".join(HEADER) + "\n")
-            for row in rows:
-                out.write("\t".join(str(value) for value in row) + "\n")
-        os.replace(temporary, output)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with atomic_output(Path(output)) as out:
+        out.write("\t".join(HEADER) + "\n")
+        for row in rows:
+            out.write("\t".join(str(value) for value in row) + "\n")
     return len(rows)

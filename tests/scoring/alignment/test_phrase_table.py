@@ -3,6 +3,8 @@ plain-Python count of the consistent phrase pairs."""
 
 from __future__ import annotations
 
+import os
+import stat
 from itertools import combinations_with_replacement
 from pathlib import Path
 
@@ -86,6 +88,19 @@ def test_the_file_is_tsv_with_a_header_most_frequent_first(tmp_path: Path) -> No
         tuple(str(v) for v in row) for row in phrase_table_rows(table)
     ]
     assert list(tmp_path.iterdir()) == [out], "no temporary file is left"
+
+
+def test_the_file_has_the_umask_permissions_of_every_other_export(tmp_path: Path) -> None:
+    """Not mkstemp's owner-only 0600: the web process serving an export's download may run as
+    another user (in the workers' group) than the worker that wrote it."""
+    table = phrase_table_build([("a".split(), "x".split(), Alignment.from_pharaoh("0-0", 1, 1))])
+    out = tmp_path / "phrases.tsv"
+    previous = os.umask(0o022)
+    try:
+        write_phrase_table(table, out)
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
 
 
 def test_tokens_a_spreadsheet_reads_as_formulas_are_written_verbatim(tmp_path: Path) -> None:
