@@ -380,6 +380,25 @@ def test_the_lists_buttons_stay_in_view_at_1024_px_beside_an_adjudicated_row(
     assert page.js_errors == []
 
 
+def test_at_1024_px_the_panel_stays_beside_the_grid_and_the_grid_keeps_its_rows(
+    page_for: Any, live_server: Any
+) -> None:
+    words = [f"w{k}" for k in range(20)]
+    record = make_record("p", " ".join(words), " ".join(reversed(words)), prefill=None)
+    for name, links in (("A", "0-19 1-18 2-17"), ("B", "0-19 1-18"), ("C", "0-19")):
+        record.annotations[name] = AnnotationRecord(alignment=Alignment.from_pharaoh(links, 20, 20))
+    corpus_import_records(corpus_name="news", records=[record])
+    page = page_for(make_user("carol", roles.ADJUDICATOR), viewport=(1024, 768))
+    _open(page, f"{live_server.url}/adjudicate/{SentencePair.objects.get().pk}/")
+    page.screenshot(path=str(SCREENSHOTS / "adjudication_1024x768.png"))
+    grid, side = page.locator("#grid-wrap").bounding_box(), page.locator(".adj-side").bounding_box()
+    assert grid is not None and side is not None
+    assert side["x"] >= grid["x"] + grid["width"], "the panel is beside the grid, not below it"
+    assert grid["height"] > 768 / 2, "the grid gets most of the height (it had three rows)"
+    assert page.evaluate("document.documentElement.scrollHeight") <= 768
+    assert page.js_errors == []
+
+
 @pytest.mark.parametrize("viewport", [(1280, 800), (1920, 1080)])
 def test_a_long_pair_shows_five_annotators_layers_and_is_screenshotted(
     page_for: Any, live_server: Any, viewport: tuple[int, int]
