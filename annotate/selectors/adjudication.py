@@ -221,18 +221,7 @@ def adjudication_next(*, pair: SentencePair, filters: AdjudicationFilters) -> Se
     status filter), starting again from the top after the last; ``None`` when no other pair
     of that list waits."""
     waiting = pairs_for_adjudication(replace(filters, status="waiting")).exclude(pair=pair)
-    keys = SORTS[filters.sort.lstrip("-")]
-    later = "lt" if filters.sort.startswith("-") else "gt"
-    here = PairDisagreement.objects.filter(pair=pair).values_list(*keys).first()
-    after = None
-    if here is not None and None not in here:
-        values = list(here)
-        # After the pair's sort key: (a > x) or (a = x and b > y) or ... (< when reversed)
-        for k, key in enumerate(keys):
-            step = Q(
-                **dict(zip(keys[:k], values[:k], strict=True)), **{f"{key}__{later}": values[k]}
-            )
-            after = step if after is None else after | step
+    after = _beyond(pair, filters.sort, later=True)
     found = waiting.filter(after).first() if after is not None else None
     found = found or waiting.first()
     return (
@@ -240,6 +229,34 @@ def adjudication_next(*, pair: SentencePair, filters: AdjudicationFilters) -> Se
         if found is None
         else SentencePair.objects.only("id", "external_id").get(pk=found.pair_id)
     )
+
+
+def adjudication_list_page(
+    *, pair: SentencePair, filters: AdjudicationFilters, per_page: int
+) -> int:
+    """The page of the list ``filters`` describe that holds ``pair``, or where it would be if
+    the filters leave it out (adjudicated, in a list of the waiting pairs): the page its
+    adjudicator returns to. 1 for a pair not ready for adjudication."""
+    before = _beyond(pair, filters.sort, later=False)
+    if before is None:
+        return 1
+    return pairs_for_adjudication(filters).filter(before).exclude(pair=pair).count() // per_page + 1
+
+
+def _beyond(pair: SentencePair, sort: str, *, later: bool) -> Q | None:
+    """The rows after ``pair`` in the order ``sort`` (``later``), or before it; ``None`` when
+    the pair has no place in the list."""
+    keys = SORTS[sort.lstrip("-")]
+    side = "gt" if later != sort.startswith("-") else "lt"
+    here = PairDisagreement.objects.filter(pair=pair).values_list(*keys).first()
+    if here is None or None in here:
+        return None
+    values = list(here)
+    beyond = Q()
+    # Past the pair's sort key: (a > x) or (a = x and b > y) or ... (< when reversed)
+    for k, key in enumerate(keys):
+        beyond |= Q(**dict(zip(keys[:k], values[:k], strict=True)), **{f"{key}__{side}": values[k]})
+    return beyond
 
 
 def adjudication_facets(*, corpus: int | None = None) -> dict[str, list[Any]]:

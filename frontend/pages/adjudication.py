@@ -10,6 +10,7 @@ from typing import Any
 from django import forms
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
+from django.urls import reverse
 
 from annotate import roles
 from annotate.converters import id_or_none
@@ -17,7 +18,7 @@ from annotate.exceptions import NotFound
 from annotate.selectors import adjudication as adjudication_reads
 from annotate.selectors import corpora as corpora_reads
 from frontend.access import any_role_page
-from frontend.tables import Column, table_page
+from frontend.tables import PER_PAGE, Column, table_page
 
 TEMPLATE = "frontend/adjudication_list.html"
 
@@ -139,4 +140,15 @@ def adjudicate(request: HttpRequest, pair_id: int) -> HttpResponse:
         pair = corpora_reads.pair_get(pair_id)
     except NotFound as error:
         raise Http404(error.message) from error
-    return render(request, "frontend/adjudicate.html", {"pair": pair})
+    # Back to the list it was opened from (filters and order), at the page that holds the pair.
+    facets = adjudication_reads.adjudication_facets(
+        corpus=id_or_none(request.GET.get("corpus", ""))
+    )
+    filters = AdjudicationFilterForm(request.GET, facets).filters()
+    query = request.GET.copy()
+    query.pop("page", None)
+    page = adjudication_reads.adjudication_list_page(pair=pair, filters=filters, per_page=PER_PAGE)
+    if page > 1:
+        query["page"] = str(page)
+    list_url = reverse("adjudication") + (f"?{query.urlencode()}" if query else "")
+    return render(request, "frontend/adjudicate.html", {"pair": pair, "list_url": list_url})

@@ -1,7 +1,8 @@
 """``jsonl``: the project's own lossless corpus format, one sentence pair per line.
 
 Each line is a JSON object with these keys (the writer writes all of them, sorted; a reader
-needs only ``id``, ``source_tokens`` and ``target_tokens`` and fills the rest with defaults)::
+needs only ``id``, ``source_tokens`` and ``target_tokens`` and fills the rest with defaults; a
+missing text is the detokenized tokens)::
 
     {"annotations": {"alice": {"comment": "", "flags": ["unsure"], "possible": [[2, 3]],
                                "rating": 4.5, "status": "submitted", "sure": [[0, 0], [1, 1]]}},
@@ -42,6 +43,7 @@ from scoring.formats._common import (
     check_tokens,
     raw_lines,
 )
+from scoring.text import detokenize
 
 _PAIR_KEYS = frozenset(
     {
@@ -195,6 +197,14 @@ def _kind(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
+def _text(ctx: _Line, data: dict[str, Any], key: str, tokens: list[str]) -> str:
+    """The sentence's text; a line without it gets the detokenized tokens, as the formats
+    that carry no raw text do, so the pair's words show in lists and searches find them."""
+    if key not in data:
+        return detokenize(tokens)
+    return ctx.string(data[key], key)
+
+
 def _parse_line(raw: bytes, *, path: Path, line: int) -> PairRecord:
     ctx = _Line(path, line)
     try:
@@ -234,8 +244,8 @@ def _parse_line(raw: bytes, *, path: Path, line: int) -> PairRecord:
         id=pair_id,
         source_tokens=source,
         target_tokens=target,
-        source_text=ctx.string(data.get("source_text", ""), "source_text"),
-        target_text=ctx.string(data.get("target_text", ""), "target_text"),
+        source_text=_text(ctx, data, "source_text", source),
+        target_text=_text(ctx, data, "target_text", target),
         subcorpus=ctx.string(data.get("subcorpus", ""), "subcorpus"),
         split=ctx.string(data.get("split", ""), "split"),
         gold_score=ctx.number(data.get("gold_score"), "gold_score"),

@@ -357,6 +357,48 @@ def test_the_list_pages_sorts_by_disagreement_and_opens_a_pair_with_its_order(
     assert page.js_errors == []
 
 
+def test_the_lists_buttons_stay_in_view_at_1024_px_beside_an_adjudicated_row(
+    page_for: Any, live_server: Any
+) -> None:
+    long = " ".join(["the council approved the new budget for the coming year"] * 4)
+    record = make_record("rte2-dev:long-pair-id", long, long, prefill=None, subcorpus="news")
+    for name in ("annotator-a", "annotator-b", "annotator-c"):
+        record.annotations[name] = AnnotationRecord(alignment=Alignment.from_pharaoh("0-0", 40, 40))
+    corpus_import_records(corpus_name="a-corpus-with-a-long-name", records=[record])
+    pair = SentencePair.objects.get()
+    page = page_for(make_user("carol", roles.ADJUDICATOR), viewport=(1024, 700))
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    page.keyboard.press("Shift+A")
+    _saved(page, 1)
+    page.goto(f"{live_server.url}/adjudication/")
+    wrap = page.locator(".table-wrap").first
+    assert wrap.evaluate("(e) => e.scrollWidth <= e.clientWidth")  # it scrolled by 28 px or more
+    review = page.get_by_role("link", name="Review")
+    box, room = review.bounding_box(), wrap.bounding_box()
+    assert box is not None and room is not None
+    assert box["x"] + box["width"] <= room["x"] + room["width"]
+    assert page.js_errors == []
+
+
+def test_at_1024_px_the_panel_stays_beside_the_grid_and_the_grid_keeps_its_rows(
+    page_for: Any, live_server: Any
+) -> None:
+    words = [f"w{k}" for k in range(20)]
+    record = make_record("p", " ".join(words), " ".join(reversed(words)), prefill=None)
+    for name, links in (("A", "0-19 1-18 2-17"), ("B", "0-19 1-18"), ("C", "0-19")):
+        record.annotations[name] = AnnotationRecord(alignment=Alignment.from_pharaoh(links, 20, 20))
+    corpus_import_records(corpus_name="news", records=[record])
+    page = page_for(make_user("carol", roles.ADJUDICATOR), viewport=(1024, 768))
+    _open(page, f"{live_server.url}/adjudicate/{SentencePair.objects.get().pk}/")
+    page.screenshot(path=str(SCREENSHOTS / "adjudication_1024x768.png"))
+    grid, side = page.locator("#grid-wrap").bounding_box(), page.locator(".adj-side").bounding_box()
+    assert grid is not None and side is not None
+    assert side["x"] >= grid["x"] + grid["width"], "the panel is beside the grid, not below it"
+    assert grid["height"] > 768 / 2, "the grid gets most of the height (it had three rows)"
+    assert page.evaluate("document.documentElement.scrollHeight") <= 768
+    assert page.js_errors == []
+
+
 @pytest.mark.parametrize("viewport", [(1280, 800), (1920, 1080)])
 def test_a_long_pair_shows_five_annotators_layers_and_is_screenshotted(
     page_for: Any, live_server: Any, viewport: tuple[int, int]

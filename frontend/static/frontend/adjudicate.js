@@ -15,7 +15,7 @@ const pairId = Number(root.dataset.pair);
 const storageKey = SaveQueue.tabKey(`paw:gold:${pairId}`); // this tab's own copy of unsent gold
 const $ = (id) => document.getElementById(id);
 // The list this pair was opened from (its filters and order): `n` goes to the next waiting
-// pair of that list, and the back link returns to it.
+// pair of that list (the back link, from the server, returns to the page holding this pair).
 const listQuery = new URLSearchParams(window.location.search);
 listQuery.delete("page");
 
@@ -187,7 +187,6 @@ async function main() {
     const search = listQuery.toString();
     window.location.href = root.dataset.pageUrl.replace(/0\/$/, `${found.id}/`) + (search ? `?${search}` : "");
   };
-  if (listQuery.toString()) $("back-to-list").href = `${root.dataset.listUrl}?${listQuery}`;
 
   const toggleLayer = (index) => {
     const box = document.querySelector(`#layers input[data-layer="${index}"]`);

@@ -21,6 +21,10 @@ const RETRY_MAX_MS = 15000;
 // database write lock held by a long import), and the save is retried the same way.
 export const SERVER_BUSY = "server busy";
 
+// The detail of an "offline" status when the server answered with another 5xx (a bug, a crash
+// behind a proxy): it was reached, so "offline" would send the user to check a working network.
+export const SERVER_ERROR = "server error";
+
 // The detail of an "offline" status when the server answered 401: the session ended (logged
 // out in another tab, expired). The save is kept and retried the same way, so it goes through
 // once the annotator has signed in again (in another tab), or at once on Ctrl+S.
@@ -41,6 +45,7 @@ export function statusWords(status, detail, saved) {
     case "offline":
       if (detail === SIGNED_OUT) return { text: "Signed out · sign in again", title: `Signed out: sign in again in another tab; ${kept}` };
       if (detail === SERVER_BUSY) return { text: "Server busy · retrying", title: `The server is busy; ${kept}` };
+      if (detail === SERVER_ERROR) return { text: "Server error · retrying", title: `The server failed to save them; ${kept}` };
       return { text: "Offline · retrying", title: `The server cannot be reached; ${kept}` };
     case "conflict":
       return { text: "Conflict · choose above", title: "Changed elsewhere too: choose how to resolve it in the banner above the sentences" };
@@ -55,6 +60,7 @@ export function notSavedBecause(queue) {
   if (queue.status === "conflict") return "they conflict with a version saved elsewhere: choose how to resolve it first";
   if (queue.status === "offline" && queue.detail === SIGNED_OUT) return "you are signed out: sign in again in another tab, and they are sent";
   if (queue.status === "offline" && queue.detail === SERVER_BUSY) return "the server is busy; they are sent as soon as it answers";
+  if (queue.status === "offline" && queue.detail === SERVER_ERROR) return "the server failed to save them; they are sent again every few seconds";
   if (queue.status === "offline") return "the server cannot be reached; they are sent as soon as it can";
   return "they are still being sent";
 }
@@ -212,7 +218,8 @@ export class SaveQueue {
         this.setStatus("error", error.message); // a refused save: retrying cannot help
         if (this.pending !== links) this.schedule(0); // but edits made since may be saved
       } else {
-        const why = { 503: SERVER_BUSY, 401: SIGNED_OUT }[error && error.status];
+        const status = error && error.status;
+        const why = { 503: SERVER_BUSY, 401: SIGNED_OUT }[status] || (status >= 500 ? SERVER_ERROR : null);
         this.setStatus("offline", why || String((error && error.message) || error));
         this.schedule(this.retryMs);
         this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);

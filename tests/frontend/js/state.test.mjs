@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { SaveQueue, SERVER_BUSY } from "../../../frontend/static/frontend/savequeue.js";
+import { notSavedBecause, SaveQueue, SERVER_BUSY, SERVER_ERROR, statusWords } from "../../../frontend/static/frontend/savequeue.js";
 import { diffCount, EMPTY, GridModel, POSSIBLE, SURE } from "../../../frontend/static/frontend/state.js";
 
 test("a click cycles empty, sure, possible, empty", () => {
@@ -249,6 +249,31 @@ test("edits made while a save is in flight are sent on top of the new version", 
     [1, [[0, 0, "S"]]],
     [2, [[0, 0, "P"]]],
   ]);
+  assert.equal(queue.status, "saved");
+});
+
+test("a server error (500) is retried and said to be the server's, not a lost network", async () => {
+  const timers = manualTimers();
+  let failing = true;
+  const statuses = [];
+  const queue = new SaveQueue({
+    key: "k",
+    version: 1,
+    storage: new MemoryStorage(),
+    timers,
+    onStatus: (status, detail) => statuses.push([status, detail]),
+    send: async (body) => {
+      if (failing) throw Object.assign(new Error("HTTP 500"), { status: 500 });
+      return { version: body.version + 1 };
+    },
+  });
+  queue.update([[0, 0, "S"]]);
+  await queue.flush();
+  assert.deepEqual(statuses.at(-1), ["offline", SERVER_ERROR]);
+  assert.equal(statusWords("offline", SERVER_ERROR, "Saved").text, "Server error · retrying");
+  assert.match(notSavedBecause(queue), /server failed/);
+  failing = false;
+  await timers.run();
   assert.equal(queue.status, "saved");
 });
 

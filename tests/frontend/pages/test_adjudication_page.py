@@ -117,6 +117,40 @@ def test_each_row_opens_its_pair_with_the_lists_filters_and_order(carol: Client)
     assert ">Adjudicate<" in html
 
 
+def test_the_pair_page_links_back_to_the_page_of_the_list_that_holds_it(carol: Client) -> None:
+    # pairs 0..119: F1 1.0 for even k, 0.0 for odd k; pages of 50
+    _import(
+        "rte",
+        {f"dev:{k:03}": {"A": "0-0", "B": "0-0" if k % 2 == 0 else "1-1"} for k in range(120)},
+    )
+    ids = dict(SentencePair.objects.values_list("external_id", "pk"))
+
+    def back(pair: str, query: str = "") -> str:
+        response = carol.get(f"/adjudicate/{ids[pair]}/{query}")
+        assert response.status_code == 200
+        found = re.search(r'id="back-to-list" href="([^"]*)"', response.content.decode())
+        assert found is not None
+        return found.group(1).replace("&amp;", "&")
+
+    assert back("dev:000") == "/adjudication/"
+    assert back("dev:049") == "/adjudication/"
+    assert back("dev:050") == "/adjudication/?page=2"
+    assert back("dev:119", "?page=1") == "/adjudication/?page=3"  # where it is, not where it was
+    # in the list's filters and order: the 60 odd pairs (F1 0) first, then the even ones
+    assert back("dev:001", "?sort=disagreement") == "/adjudication/?sort=disagreement"
+    assert back("dev:110", "?sort=disagreement") == "/adjudication/?sort=disagreement&page=3"
+    assert back("dev:011", "?sort=-disagreement") == "/adjudication/?sort=-disagreement&page=3"
+    assert back("dev:101", "?q=dev:1&sort=id") == "/adjudication/?q=dev%3A1&sort=id"
+    # filtered out (no longer waiting): the page where it would be
+    gold_save(
+        pair=SentencePair.objects.get(external_id="dev:075"),
+        links={},
+        adjudicator=make_user("dave", roles.ADJUDICATOR),
+        base_version=0,
+    )
+    assert back("dev:075", "?status=waiting") == "/adjudication/?status=waiting&page=2"
+
+
 def test_n_opens_the_first_waiting_pair_in_the_lists_order(carol: Client) -> None:
     _import(
         "c",

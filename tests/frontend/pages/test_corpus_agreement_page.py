@@ -185,7 +185,8 @@ def test_the_least_agreed_pairs_open_in_adjudication(
     _report_job(corpus, report)
     html = admin_client.get(f"/corpora/{corpus.pk}/agreement/").content.decode()
     table = _section(html, "disagreements-card")
-    assert 'href="/adjudicate/4242/">compare' in table
+    # in the corpus's adjudication list, least agreed first: `n` goes on to the next of them
+    assert f'href="/adjudicate/4242/?corpus={corpus.pk}&amp;sort=disagreement">compare' in table
     assert f"{len(ranking)} pairs ranked" in _text(table)
 
 

@@ -90,7 +90,22 @@ def test_output_is_one_sorted_compact_line_per_pair(tmp_path: Path) -> None:
 def test_a_minimal_line_reads_with_defaults(tmp_path: Path) -> None:
     path = write_lines(tmp_path / "c.jsonl", [minimal()])
     (record,) = jsonl.read([path])
-    assert record == PairRecord(id="p1", source_tokens=["a", "b"], target_tokens=["c"])
+    assert record == PairRecord(
+        id="p1", source_tokens=["a", "b"], target_tokens=["c"], source_text="a b", target_text="c"
+    )
+
+
+def test_a_line_without_its_texts_gets_the_detokenized_tokens_and_keeps_an_empty_one(
+    tmp_path: Path,
+) -> None:
+    # Else a corpus imported from tokens alone lists no words and its word search finds nothing.
+    lines = [
+        minimal(source_tokens=["He", "said", "``", "no", "''", "."], target_tokens=["No", "."]),
+        minimal(id="p2", source_text="", target_text=""),
+    ]
+    first, second = jsonl.read([write_lines(tmp_path / "c.jsonl", lines)])
+    assert (first.source_text, first.target_text) == ('He said "no".', "No.")
+    assert (second.source_text, second.target_text) == ("", "")  # a written file reads as written
 
 
 def test_a_link_listed_as_sure_and_possible_is_sure(tmp_path: Path) -> None:
