@@ -288,3 +288,24 @@ def test_a_chunk_of_a_cancelled_job_computes_nothing(
     calls = _counted_kernel(monkeypatch)
     assert service.agreement_chunk(*chunk.args) is None
     assert calls == []
+
+
+def test_a_report_says_it_is_reading_the_annotations_before_it_reads_them(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from annotate.jobs_runtime import job_claim
+    from annotate.services import agreement as service
+
+    monkeypatch.setattr(service, "chord", lambda header: lambda body: None)
+    said: list[str] = []
+    read = service.agreement_chance_model
+
+    def reading(*args: Any, **kwargs: Any) -> Any:
+        said.append("(reading)")
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(service, "agreement_chance_model", reading)
+    job = agreement_job_create(corpus=corpus, annotators=["ann1", "ann2"], samples=20, seed=3)
+    assert job_claim(job_id=job.pk, worker="here")
+    service.agreement_run.runner(job, lambda percent, message: said.append(message))
+    assert said[:2] == ["reading the annotations of ann1, ann2", "(reading)"]
