@@ -209,9 +209,9 @@ class GoldAlignmentAdmin(admin.ModelAdmin[GoldAlignment]):
 
 @admin.register(GoldEvent)
 class GoldEventAdmin(admin.ModelAdmin[GoldEvent]):
-    list_display = ("gold", "version", "kind", "actor", "created_at")
+    list_display = ("pair", "version", "kind", "actor", "created_at")
     list_filter = ("kind",)
-    list_select_related = ("gold", "actor")
+    list_select_related = ("pair__corpus", "actor")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[GoldEvent]:
         # A change's links can be 10,000 pairs of numbers: the list shows none of them.

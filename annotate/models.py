@@ -394,7 +394,11 @@ class AnnotationEvent(models.Model):
 
 class GoldAlignment(models.Model):
     """The adjudicated (or imported) reference alignment of a pair; every change bumps
-    ``version`` and appends a :class:`GoldEvent`."""
+    ``version`` and appends a :class:`GoldEvent`.
+
+    A pair sent back to "waiting for adjudication" has no row (its history stays, in the
+    pair's events): every reader takes "no row" for "no gold". A later save makes a new row
+    whose version follows the pair's last event, so a version is never used twice."""
 
     pair = models.OneToOneField(SentencePair, on_delete=models.CASCADE, related_name="gold")
     adjudicator = models.ForeignKey(
@@ -423,16 +427,19 @@ class GoldLink(LinkBase):
 
 
 class GoldEvent(models.Model):
-    """Append-only log of every change to a gold alignment (a trigger forbids UPDATE): who
-    made version ``version``, when, and the links it set and cleared.
+    """Append-only log of every change to a pair's gold alignment (a trigger forbids UPDATE):
+    who made version ``version``, when, and the links it set and cleared. ``cleared``: the
+    gold was removed and the pair waits for adjudication again (its links are in ``removed``).
 
-    Rows disappear only with their gold alignment (deleting the pair or its corpus)."""
+    The log belongs to the pair, not to its current gold alignment, so it outlives a clear;
+    rows disappear only with their pair (deleting the pair or its corpus)."""
 
     class Kind(models.TextChoices):
         IMPORTED = "imported", "Imported"
         ADJUDICATED = "adjudicated", "Adjudicated"
+        CLEARED = "cleared", "Cleared"
 
-    gold = models.ForeignKey(GoldAlignment, on_delete=models.CASCADE, related_name="events")
+    pair = models.ForeignKey(SentencePair, on_delete=models.CASCADE, related_name="gold_events")
     version = models.PositiveIntegerField()
     kind = models.CharField(max_length=20, choices=Kind.choices)
     actor = models.ForeignKey(
@@ -443,14 +450,14 @@ class GoldEvent(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["gold", "version", "id"]
+        ordering = ["pair", "version", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["gold", "version"], name="goldevent_unique_version"),
+            models.UniqueConstraint(fields=["pair", "version"], name="goldevent_unique_version"),
             models.CheckConstraint(condition=Q(version__gte=1), name="goldevent_version"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.kind} v{self.version} of gold {self.gold_id}"
+        return f"{self.kind} v{self.version} of the gold of pair {self.pair_id}"
 
 
 class Job(models.Model):

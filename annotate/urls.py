@@ -126,6 +126,7 @@ urlpatterns = [
         name="adjudication-detail",
     ),
     path("pairs/<id:pair_id>/gold/", adjudication.GoldSaveApi.as_view(), name="gold-save"),
+    path("pairs/<id:pair_id>/gold/clear/", adjudication.GoldClearApi.as_view(), name="gold-clear"),
     path(
         "pairs/<id:pair_id>/gold/events/",
         adjudication.GoldHistoryApi.as_view(),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from annotate import permissions
 from annotate.apis.common import (
     MAX_ID,
+    KnownFieldsSerializer,
     PageSerializer,
     actor,
     link_field,
@@ -209,8 +210,8 @@ class AdjudicationDetailApi(APIView):
 
 
 class GoldHistoryApi(APIView):
-    """The changes of a pair's gold alignment, newest first: version, kind (imported or
-    adjudicated), who, when, the links set and cleared."""
+    """The changes of a pair's gold alignment, newest first: version, kind (imported,
+    adjudicated, or cleared: sent back to waiting), who, when, the links set and cleared."""
 
     permission_classes = permissions.ADJUDICATORS
 
@@ -269,6 +270,60 @@ class GoldSaveApi(APIView):
             "id": result.gold.pk,
             "changed": result.changed,
             **adjudication_reads.gold_state(result.gold),
+        }
+        return Response(self.OutputSerializer(body).data)
+
+
+class GoldClearApi(APIView):
+    """Send the pair back to "waiting for adjudication": remove its gold alignment if
+    ``version`` is its current version, logging a ``cleared`` event in its history; 409 with
+    the current gold if another change came first. A pair without gold already waits: nothing
+    changes (``changed`` false). The next save of its gold names version 0."""
+
+    permission_classes = permissions.ADJUDICATORS
+
+    class InputSerializer(KnownFieldsSerializer):
+        """The gold version the clear is based on; other fields are refused."""
+
+        version = serializers.IntegerField(
+            min_value=1,
+            max_value=2**31 - 1,
+            help_text="the gold version the adjudicator is looking at (gold.version)",
+        )
+
+    class OutputSerializer(serializers.Serializer[Any]):
+        pair = serializers.IntegerField()
+        changed = serializers.BooleanField(help_text="false: the pair had no gold already")
+        cleared_version = serializers.IntegerField(
+            help_text="the version of the cleared event (the last event when nothing changed)"
+        )
+        version = serializers.IntegerField(help_text="what the next save of the gold names: 0")
+        status = serializers.CharField(help_text="waiting")
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: OutputSerializer,
+            409: OpenApiResponse(
+                description="The gold changed since ``version`` (code ``stale_version``): "
+                "``error.server`` holds the current gold (links, version, adjudicator, "
+                "updated_at, origin) and nothing changed."
+            ),
+        },
+    )
+    def post(self, request: Request, pair_id: int) -> Response:
+        pair = corpora_reads.pair_get(pair_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = adjudication.gold_clear(
+            pair=pair, actor=actor(request), base_version=data.validated_data["version"]
+        )
+        body = {
+            "pair": pair.pk,
+            "changed": result.changed,
+            "cleared_version": result.version,
+            "version": adjudication.NO_GOLD,
+            "status": "waiting",
         }
         return Response(self.OutputSerializer(body).data)
 

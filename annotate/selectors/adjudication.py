@@ -369,7 +369,7 @@ def gold_history(pair: SentencePair, *, limit: int = HISTORY_LIMIT) -> dict[str,
     """The newest ``limit`` changes of the pair's gold alignment (its :class:`GoldEvent` log,
     newest first) and how many there are: who made each version and when, how many links it
     set and cleared, and the first :data:`HISTORY_LINKS` of each (a change may hold 10,000)."""
-    events = GoldEvent.objects.filter(gold__pair=pair).select_related("actor")
+    events = GoldEvent.objects.filter(pair=pair).select_related("actor")
     # The counts and the first links are read in SQL: a change's lists can hold 10,000 links
     # each, and thirty of them parsed in Python took a second.
     heads = {

@@ -238,7 +238,7 @@ def corpus_contents(corpus: Corpus) -> CorpusContents:
         adjudicated_gold=gold["adjudicated"],
         saved_changes=(
             AnnotationEvent.objects.filter(annotation__assignment__pair__corpus=corpus).count()
-            + GoldEvent.objects.filter(gold__pair__corpus=corpus).count()
+            + GoldEvent.objects.filter(pair__corpus=corpus).count()
         ),
         jobs=Job.objects.filter(corpus=corpus).count(),
         scorer_models=ScorerModel.objects.filter(corpus=corpus).count(),

@@ -6,6 +6,11 @@ changed) and cleared (``[i, j]``). A save names the version it was made on (0 wh
 no gold yet); the read-modify-write runs under ``select_for_update()``, so of two adjudicators
 who loaded the same version the second gets a 409 with the gold the first saved, and nothing
 changes.
+
+A clear (:func:`gold_clear`) sends the pair back to "waiting for adjudication": its gold alignment
+row goes, so every reader (the list, the page, exports, statistics, prefill training) sees no
+gold, and the log, which belongs to the pair, gets a ``cleared`` event of the next version with
+the links it removed. A save after it makes a new row whose version follows that event.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.db import transaction
+from django.db.models import Max
 
 from annotate.exceptions import Conflict
 from annotate.models import GoldAlignment, GoldEvent, GoldLink, SentencePair
@@ -74,7 +80,7 @@ def gold_save(
     if base != current_version:
         if gold is not None and current == links:  # the same save arrived twice
             return GoldSaveResult(gold, False)
-        raise _stale(gold, current, base)
+        raise _stale(gold, current, base, pair=locked)
     if gold is not None and current == links and gold.source == ADJUDICATED:
         return GoldSaveResult(gold, False)
     added = {key: sure for key, sure in links.items() if current.get(key) != sure}
@@ -83,7 +89,7 @@ def gold_save(
         pair_disagreement_gold(pair_id=locked.pk, source=ADJUDICATED)
     if gold is None:
         gold = GoldAlignment.objects.create(
-            pair=locked, adjudicator=adjudicator, source=ADJUDICATED, version=1
+            pair=locked, adjudicator=adjudicator, source=ADJUDICATED, version=_next_version(locked)
         )
     else:
         gold.adjudicator = adjudicator
@@ -101,7 +107,7 @@ def gold_save(
         rows=((gold.pk, i, j, sure) for (i, j), sure in sorted(added.items())),
     )
     GoldEvent.objects.create(
-        gold=gold,
+        pair=locked,
         version=gold.version,
         kind=GoldEvent.Kind.ADJUDICATED,
         actor=adjudicator,
@@ -111,10 +117,74 @@ def gold_save(
     return GoldSaveResult(gold, True)
 
 
-def _stale(gold: GoldAlignment | None, current: LinkMap, base: int) -> StaleGold:
+@dataclass(frozen=True)
+class GoldClearResult:
+    changed: bool
+    #: The version of the ``cleared`` event (the pair's last event when nothing changed; 0
+    #: for a pair that never had gold).
+    version: int
+
+
+@transaction.atomic
+def gold_clear(*, pair: SentencePair, actor: User, base_version: int) -> GoldClearResult:
+    """Send the pair back to "waiting for adjudication": remove its gold alignment and links
+    (every reader then sees none) if ``base_version`` is its current version, and log a
+    ``cleared`` event of the next version with the links it removed; else :class:`StaleGold`
+    (409) carrying the current gold, with nothing changed.
+
+    A pair without gold already waits: nothing changes, so a retried request that already went
+    through is harmless. The next save of the pair's gold names version 0 (no gold)."""
+    locked = SentencePair.objects.select_for_update().get(pk=pair.pk)
+    gold = (
+        GoldAlignment.objects.select_for_update(of=("self",))
+        .select_related("adjudicator")
+        .filter(pair=locked)
+        .first()
+    )
     if gold is None:
+        return GoldClearResult(changed=False, version=_next_version(locked) - 1)
+    current = {(i, j): sure for i, j, sure in gold.links.values_list("i", "j", "sure")}
+    if base_version != gold.version:
+        raise _stale(gold, current, base_version, pair=locked)
+    pair_disagreement_gold(pair_id=locked.pk, source="")
+    GoldLink.objects.filter(gold=gold).delete()
+    GoldAlignment.objects.filter(pk=gold.pk).delete()
+    event = GoldEvent.objects.create(
+        pair=locked,
+        version=gold.version + 1,
+        kind=GoldEvent.Kind.CLEARED,
+        actor=actor,
+        removed=[[i, j] for i, j in sorted(current)],
+    )
+    return GoldClearResult(changed=True, version=event.version)
+
+
+def _next_version(pair: SentencePair) -> int:
+    """The version the pair's next gold change makes: one past its last event (1 for none), so
+    a save after a clear never reuses a version."""
+    last = GoldEvent.objects.filter(pair=pair).aggregate(last=Max("version"))["last"]
+    return (last or NO_GOLD) + 1
+
+
+def _stale(
+    gold: GoldAlignment | None, current: LinkMap, base: int, *, pair: SentencePair
+) -> StaleGold:
+    if gold is None:
+        cleared = (
+            GoldEvent.objects.filter(pair=pair, kind=GoldEvent.Kind.CLEARED)
+            .select_related("actor")
+            .order_by("-version")
+            .first()
+        )
+        why = (
+            f"its gold alignment was sent back to waiting by "
+            f"{cleared.actor.get_username() if cleared.actor else 'an adjudicator'} at "
+            f"{cleared.created_at:%Y-%m-%d %H:%M:%S} UTC"
+            if cleared is not None
+            else "this pair has no gold alignment"
+        )
         return StaleGold(
-            f"this pair has no gold alignment (yours was based on version {base}); reload the page",
+            f"{why} (yours was based on version {base}); reload the page",
             server={
                 "links": [],
                 "version": NO_GOLD,

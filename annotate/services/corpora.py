@@ -250,7 +250,7 @@ def _work_saved_since(corpus: Corpus, since: tuple[int, int, int]) -> bool:
         AnnotationEvent.objects.filter(
             pk__gt=change, annotation__assignment__pair__corpus=corpus
         ).exists()
-        or GoldEvent.objects.filter(pk__gt=gold_change, gold__pair__corpus=corpus).exists()
+        or GoldEvent.objects.filter(pk__gt=gold_change, pair__corpus=corpus).exists()
         or Assignment.objects.filter(pk__gt=assignment, pair__corpus=corpus).exists()
     )
 
@@ -545,7 +545,7 @@ def _pairs_delete(pairs: QuerySet[SentencePair]) -> None:
         (Annotation, "assignment__"),
         (Assignment, ""),
         (GoldLink, "gold__"),
-        (GoldEvent, "gold__"),
+        (GoldEvent, ""),
         (GoldAlignment, ""),
         (AutoLink, "alignment__"),
         (AutoAlignment, ""),

@@ -303,11 +303,8 @@ def staged_batch_write(
     gold_ids = _new_ids(GoldAlignment, [pair_id for pair_id, _ in golds])
     rows_insert(
         model=GoldEvent,
-        fields=("gold", "version", "kind", "added"),
-        rows=(
-            (gold_ids[pair_id], 1, GoldEvent.Kind.IMPORTED.value, added)
-            for pair_id, (_, added) in golds
-        ),
+        fields=("pair", "version", "kind", "added"),
+        rows=((pair_id, 1, GoldEvent.Kind.IMPORTED.value, added) for pair_id, (_, added) in golds),
     )
     _insert_links(
         GoldLink,

@@ -71,7 +71,7 @@ def make_pair(
         gold_row = GoldAlignment.objects.create(pair=pair, source="imported")
         GoldLink.objects.bulk_create(GoldLink(gold=gold_row, i=i, j=j, sure=s) for i, j, s in gold)
         GoldEvent.objects.create(
-            gold=gold_row,
+            pair=pair,
             version=1,
             kind=GoldEvent.Kind.IMPORTED,
             added=[[i, j, "S" if s else "P"] for i, j, s in sorted(gold)],

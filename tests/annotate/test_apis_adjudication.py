@@ -150,9 +150,9 @@ def test_the_history_of_a_long_pair_lists_a_bounded_part_of_each_change(carol: A
     newest = body["events"][0]
     assert (newest["version"], newest["set"], len(newest["added"])) == (35, 1600, HISTORY_LINKS)
     assert (body["events"][1]["cleared"], len(body["events"][1]["removed"])) == (1600, 20)
-    stored = GoldEvent.objects.get(gold__pair=pair, version=35)
+    stored = GoldEvent.objects.get(pair=pair, version=35)
     assert newest["added"] == stored.added[:HISTORY_LINKS]
-    stored = GoldEvent.objects.get(gold__pair=pair, version=34)
+    stored = GoldEvent.objects.get(pair=pair, version=34)
     assert body["events"][1]["removed"] == stored.removed[:HISTORY_LINKS]
 
 

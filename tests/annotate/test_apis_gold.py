@@ -75,3 +75,60 @@ def test_a_version_out_of_range_is_a_400(version: Any) -> None:
     response = _put(_client("carol"), pair, version, [[0, 0, "S"]])
     assert response.status_code == 400
     assert "version" in response.json()["error"]["fields"]
+
+
+def _clear(client: APIClient, pair: Any, body: Any) -> Any:
+    return client.post(f"/api/pairs/{pair.pk}/gold/clear/", body, format="json")
+
+
+def test_a_pair_sent_back_to_waiting_has_no_gold_and_a_save_goes_on_from_the_next_version() -> None:
+    pair = make_pair(prefill=None)
+    carol = _client("carol")
+    assert _put(carol, pair, 0, [[0, 0, "S"]]).json()["version"] == 1
+    cleared = _clear(carol, pair, {"version": 1})
+    assert cleared.status_code == 200
+    assert cleared.json() == {
+        "pair": pair.pk,
+        "changed": True,
+        "cleared_version": 2,
+        "version": 0,
+        "status": "waiting",
+    }
+    assert carol.get(f"/api/pairs/{pair.pk}/adjudication/").json()["gold"] is None
+    events = carol.get(f"/api/pairs/{pair.pk}/gold/events/").json()["events"]
+    assert [(e["version"], e["kind"], e["actor"]) for e in events] == [
+        (2, "cleared", "carol"),
+        (1, "adjudicated", "carol"),
+    ]
+    again = _clear(carol, pair, {"version": 1})  # a retried request
+    assert again.status_code == 200 and again.json()["changed"] is False
+    saved = _put(carol, pair, 0, [[1, 1, "P"]])
+    assert saved.status_code == 200 and saved.json()["version"] == 3
+
+
+def test_a_stale_clear_is_a_409_with_the_current_gold() -> None:
+    pair = make_pair(prefill=None)
+    carol, dave = _client("carol"), _client("dave")
+    _put(carol, pair, 0, [[0, 0, "S"]])
+    _put(carol, pair, 1, [[0, 0, "S"], [1, 1, "S"]])
+    response = _clear(dave, pair, {"version": 1})
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "stale_version"
+    assert error["server"]["version"] == 2
+    assert error["server"]["links"] == [[0, 0, "S"], [1, 1, "S"]]
+    assert GoldAlignment.objects.get(pair=pair).version == 2
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [({}, "version"), ({"version": 0}, "version"), ({"version": 1, "verison": 1}, "verison")],
+)
+def test_a_clear_without_a_gold_version_or_with_unknown_fields_is_a_400(
+    body: Any, field: str
+) -> None:
+    pair = make_pair(gold=[(0, 0, True)])
+    response = _clear(_client("carol"), pair, body)
+    assert response.status_code == 400
+    assert field in response.json()["error"]["fields"]
+    assert GoldAlignment.objects.filter(pair=pair).exists()

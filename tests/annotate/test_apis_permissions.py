@@ -14,7 +14,7 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from annotate import roles
-from annotate.models import Assignment, Job
+from annotate.models import Assignment, GoldAlignment, Job
 from annotate.services.annotations import annotation_open, annotation_submit
 from tests.annotate.factories import make_assignment, make_pair, make_user
 
@@ -196,6 +196,16 @@ def test_gold_is_saved_by_adjudicators_and_admins(world: World, persona: str) ->
     url = f"/api/pairs/{world.assignment.pair_id}/gold/"
     body = {"version": 0, "links": [[0, 0, "S"]]}
     assert _call(world, persona, "put", url, body) == ADJUDICATORS[persona]
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_gold_is_sent_back_to_waiting_by_adjudicators_and_admins(
+    world: World, persona: str
+) -> None:
+    url = f"/api/pairs/{world.trial.pair_id}/gold/clear/"
+    assert _call(world, persona, "post", url, {"version": 1}) == ADJUDICATORS[persona]
+    cleared = not GoldAlignment.objects.filter(pair_id=world.trial.pair_id).exists()
+    assert cleared == (ADJUDICATORS[persona] == 200)
 
 
 @pytest.mark.parametrize("persona", PERSONAS)

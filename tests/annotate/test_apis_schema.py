@@ -29,6 +29,16 @@ def test_the_scorer_training_request_is_its_own_serializer(schema: dict) -> None
     assert "kind" in fields
 
 
+def test_sending_a_pair_back_to_waiting_is_documented_with_its_conflict(schema: dict) -> None:
+    operation = schema["paths"]["/api/pairs/{pair_id}/gold/clear/"]["post"]
+    body = operation["requestBody"]["content"]["application/json"]["schema"]
+    assert body["$ref"] == "#/components/schemas/GoldClearApiInput"
+    assert schema["components"]["schemas"]["GoldClearApiInput"]["required"] == ["version"]
+    assert "stale_version" in operation["responses"]["409"]["description"]
+    output = schema["components"]["schemas"]["GoldClearApiOutput"]["properties"]
+    assert {"changed", "cleared_version", "version", "status"} <= set(output)
+
+
 def _request_schemas(schema: dict) -> list[tuple[str, dict]]:
     """(where, JSON schema) of every request body and query parameter."""
     found = []

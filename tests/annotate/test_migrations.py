@@ -4,7 +4,7 @@ for existing annotations."""
 from __future__ import annotations
 
 import pytest
-from django.db import IntegrityError, connection
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.loader import MigrationLoader
 
@@ -149,4 +149,50 @@ def test_pairs_annotated_before_the_disagreement_figure_get_theirs() -> None:
     users = dict(apps.get_model("auth", "User").objects.values_list("username", "pk"))
     row = apps.get_model("annotate", "PairDisagreement").objects.get()
     assert row.annotators == f" {users['a']} {users['b']} "
+    MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())
+
+
+def test_gold_events_move_to_their_pair_and_stay_append_only() -> None:
+    before = [("annotate", "0019_workerheartbeat_broker")]
+    after = [("annotate", "0020_gold_event_pair")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    apps = executor.loader.project_state(before).apps
+    corpus = apps.get_model("annotate", "Corpus").objects.create(name="old")
+    pair_model = apps.get_model("annotate", "SentencePair")
+    common = {"corpus": corpus, "source_tokens": ["a", "b"], "target_tokens": ["a", "b"]}
+    pairs = [
+        pair_model.objects.create(external_id=k, position=n, n_source=2, n_target=2, **common)
+        for n, k in enumerate(("p", "q"))
+    ]
+    gold_model = apps.get_model("annotate", "GoldAlignment")
+    event_model = apps.get_model("annotate", "GoldEvent")
+    for pair in pairs:
+        gold = gold_model.objects.create(pair=pair, source="adjudicated", version=2)
+        for version in (1, 2):
+            event_model.objects.create(gold=gold, version=version, kind="adjudicated")
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(after)
+    apps = executor.loader.project_state(after).apps
+    event_model = apps.get_model("annotate", "GoldEvent")
+    assert sorted(event_model.objects.values_list("pair_id", "version")) == [
+        (pairs[0].pk, 1),
+        (pairs[0].pk, 2),
+        (pairs[1].pk, 1),
+        (pairs[1].pk, 2),
+    ]
+    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
+        event_model.objects.update(added=[])  # its trigger is back
+    with pytest.raises(IntegrityError), transaction.atomic():
+        event_model.objects.create(pair_id=pairs[0].pk, version=2, kind="cleared")
+    # q is sent back to waiting: no gold row, its events stay
+    apps.get_model("annotate", "GoldAlignment").objects.filter(pair_id=pairs[1].pk).delete()
+    event_model.objects.create(pair_id=pairs[1].pk, version=3, kind="cleared")
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)  # back: p's events hang on its gold again; q's cannot, and go
+    apps = executor.loader.project_state(before).apps
+    events = apps.get_model("annotate", "GoldEvent").objects.values_list("gold__pair_id", "version")
+    assert sorted(events) == [(pairs[0].pk, 1), (pairs[0].pk, 2)]
     MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())

@@ -37,7 +37,7 @@ def _links(gold: GoldAlignment) -> list[tuple[int, int, bool]]:
 def _events(pair: Any) -> list[tuple[int, str, str, list, list]]:
     return [
         (e.version, e.kind, e.actor.username if e.actor else None, e.added, e.removed)
-        for e in GoldEvent.objects.filter(gold__pair=pair).select_related("actor")
+        for e in GoldEvent.objects.filter(pair=pair).select_related("actor")
     ]
 
 

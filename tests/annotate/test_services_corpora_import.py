@@ -264,7 +264,7 @@ def test_an_import_adds_after_the_corpus_pairs_with_every_row() -> None:
     assert (p1.gold_score, p1.gold_label, p1.subcorpus, p1.split) == (3.5, 1, "news", "train")
     assert p1.gold.source == "imported"
     assert [(g.i, g.j, g.sure) for g in p1.gold.links.all()] == [(0, 0, True)]
-    assert p1.gold.events.get().added == [[0, 0, "S"]]
+    assert p1.gold_events.get().added == [[0, 0, "S"]]
     prefill = p1.prefills.get()
     assert prefill.aligner == "identity"
     assert sorted((a.i, a.j, a.confidence) for a in prefill.links.all())[0] == (1, 1, 0.5)

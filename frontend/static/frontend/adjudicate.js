@@ -72,6 +72,7 @@ async function main() {
       indicator.dataset.state = status;
       indicator.textContent = words.text;
       indicator.title = words.title;
+      $("gold-clear").hidden = !queue.version; // only a pair with gold can go back to waiting
       // a refused "next" asked to wait for this: once saved, its "not saved yet" is untrue
       const waiting = $("adj-message");
       if (status === "saved" && waiting.dataset.waitsForSave) {
@@ -94,6 +95,7 @@ async function main() {
     queue,
     model,
     describe: (server) => {
+      if (!server.version) return "The gold was removed elsewhere: the pair was sent back to waiting;";
       const who = server.adjudicator || (server.origin ? "an import" : "another adjudicator");
       const at = server.updated_at ? ` at ${when(server.updated_at)}` : "";
       return `The gold was changed elsewhere: version ${server.version} was saved by ${who}${at};`;
@@ -218,6 +220,66 @@ async function main() {
   }
   loadHistory();
 
+  // Back to waiting: the server removes the gold (its history keeps it) and the page shows
+  // the pair as one never adjudicated: no gold over the annotators' layers and the majority.
+  const clearDialog = $("clear-dialog");
+  $("gold-clear").addEventListener("click", () => {
+    const count = saved.length;
+    const links = count ? `${count} link${count === 1 ? "" : "s"}` : "no link";
+    $("clear-text").textContent =
+      `The gold (version ${queue.version}, ${links}) is removed: the pair waits for adjudication again, ` +
+      "and exports, corpus statistics and prefill training no longer use it. The gold history keeps every version.";
+    $("clear-error").hidden = true;
+    $("clear-stale").hidden = true;
+    openDialog(clearDialog);
+    $("clear-cancel").focus();
+  });
+  let clearing = false; // one request at a time
+  $("clear-form").addEventListener("submit", async (event) => {
+    if (event.submitter && event.submitter.value === "cancel") return;
+    event.preventDefault();
+    if (clearing) return;
+    clearing = true;
+    $("clear-confirm").disabled = true;
+    try {
+      await clearGold();
+    } finally {
+      clearing = false;
+      $("clear-confirm").disabled = false;
+    }
+  });
+  $("clear-reload").addEventListener("click", () => window.location.reload());
+  clearDialog.addEventListener("close", () => $("grid-wrap").focus({ preventScroll: true }));
+  async function clearGold() {
+    const fail = (text) => {
+      $("clear-error").textContent = text;
+      $("clear-error").hidden = false;
+    };
+    handOverNow(); // the clear names the version the server holds: send what is waiting first
+    if (!(await queue.drain())) return fail(`Your latest changes to the gold are not saved yet: ${notSavedBecause(queue)}. Nothing was removed.`);
+    let result;
+    try {
+      result = await api("POST", `/api/pairs/${pairId}/gold/clear/`, { version: queue.version });
+    } catch (error) {
+      const stale = error instanceof ApiError && error.status === 409;
+      $("clear-stale").hidden = !stale;
+      const why = error.message.charAt(0).toUpperCase() + error.message.slice(1);
+      if (stale) return fail(`${why}. Nothing was removed: load the current gold to see it.`);
+      return fail(error instanceof ApiError ? `The gold could not be removed: ${error.message}` : `The server could not be reached (${error.message}); nothing was removed.`);
+    }
+    clearDialog.close();
+    saved = [];
+    queue.takeTheirs({ version: result.version, links: [] }); // no gold: the next save names 0
+    model.load([]);
+    model.forgetHistory(); // undo would bring the removed gold back as a new version
+    say(
+      result.changed
+        ? `The pair waits for adjudication again: its gold (v${result.cleared_version - 1}) was removed; the history keeps every version.`
+        : "The pair was already waiting: its gold had been removed elsewhere.",
+    );
+    loadHistory();
+  }
+
   const showKeys = () => openDialog($("keymap-dialog"));
   const saveNow = () => {
     handOverNow();
@@ -289,6 +351,16 @@ function renderHistory(body, pair, version) {
   };
   const items = body.events.map((event) => {
     const who = event.kind === "imported" ? "imported" : event.actor || "an adjudicator";
+    if (event.kind === "cleared") {
+      const removed = event.cleared ? `removed ${cells(event.removed, event.cleared, () => "")}` : "the gold had no link";
+      return el(
+        "li",
+        { class: "cleared" },
+        el("b", { text: `v${event.version}` }),
+        ` back to waiting · ${who} · ${when(event.created_at)}`,
+        el("div", { class: "small muted", text: removed }),
+      );
+    }
     const changes = [];
     if (event.set) changes.push(`set ${cells(event.added, event.set, (l) => ` (${l[2]})`)}`);
     if (event.cleared) changes.push(`cleared ${cells(event.removed, event.cleared, () => "")}`);
@@ -300,7 +372,12 @@ function renderHistory(body, pair, version) {
       el("div", { class: "small muted", text: changes.join("; ") || "no link" }),
     );
   });
-  if (!items.length && !version) items.push(el("li", { class: "muted", id: "history-empty", text: "No gold yet: the first change you make is saved as version 1." }));
+  // Without gold, the version the first change makes: 1, or the one after a clear.
+  const first = body.events.length ? body.events[0].version + 1 : 1;
+  if (!version && (!items.length || body.events[0].kind === "cleared")) {
+    const waiting = items.length ? "Waiting for adjudication again" : "No gold yet";
+    items.unshift(el("li", { class: "muted", id: "history-empty", text: `${waiting}: the first change you make is saved as version ${first}.` }));
+  }
   if (body.total > body.events.length) items.push(el("li", { class: "muted", text: `and ${body.total - body.events.length} older versions` }));
   $("history").replaceChildren(...items);
 }

@@ -161,6 +161,12 @@ export class GridModel {
     this.revision += 1;
     this.emit("cells", indices);
   }
+  // Forget every undo and redo step (the state they would bring back was removed on purpose).
+  forgetHistory() {
+    this.undoStack = [];
+    this.redoStack = [];
+    this.emit("history");
+  }
   undo() {
     const step = this.undoStack.pop();
     if (!step) return false;

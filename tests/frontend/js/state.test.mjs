@@ -32,6 +32,18 @@ test("a block is set in one undoable step and repaints only its cells", () => {
   assert.equal(model.links().filter((l) => l[2] === "P").length, 6);
 });
 
+test("a grid loaded after its gold was removed forgets its undo and redo steps", () => {
+  const model = new GridModel(2, 2);
+  model.cycle(0, 0);
+  model.cycle(1, 1);
+  model.undo();
+  model.load([]);
+  model.forgetHistory();
+  assert.equal(model.undo(), false);
+  assert.equal(model.redo(), false);
+  assert.deepEqual(model.links(), []);
+});
+
 test("undo is unlimited and a new edit clears the redo stack", () => {
   const model = new GridModel(10, 10);
   for (let i = 0; i < 10; i++) model.set(i, i, SURE);
