@@ -307,7 +307,8 @@ class GoldClearApi(APIView):
             409: OpenApiResponse(
                 description="The gold changed since ``version`` (code ``stale_version``): "
                 "``error.server`` holds the current gold (links, version, adjudicator, "
-                "updated_at, origin) and nothing changed."
+                "updated_at, origin) and nothing changed; or (code ``conflict``) the pair is a "
+                "trial pair, whose gold is its annotators' feedback key."
             ),
         },
     )

@@ -22,7 +22,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from annotate.exceptions import Conflict
-from annotate.models import GoldAlignment, GoldEvent, GoldLink, SentencePair
+from annotate.models import TRIAL_SPLIT, GoldAlignment, GoldEvent, GoldLink, SentencePair
 from annotate.selectors.adjudication import ADJUDICATED, gold_state
 from annotate.services.annotations import InvalidLinks, LinkMap, links_count_check, links_list
 from annotate.services.disagreement import pair_disagreement_gold
@@ -143,6 +143,11 @@ def gold_clear(*, pair: SentencePair, actor: User, base_version: int) -> GoldCle
     )
     if gold is None:
         return GoldClearResult(changed=False, version=_next_version(locked) - 1)
+    if locked.split == TRIAL_SPLIT:
+        raise Conflict(
+            "a trial pair's gold is the key its annotators' feedback is scored against; it does "
+            "not wait for adjudication (correct the gold instead)"
+        )
     current = {(i, j): sure for i, j, sure in gold.links.values_list("i", "j", "sure")}
     if base_version != gold.version:
         raise _stale(gold, current, base_version, pair=locked)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from annotate import jobs_runtime, roles
+from annotate.exceptions import Conflict
 from annotate.models import Corpus, GoldAlignment, GoldEvent, GoldLink, PairDisagreement
 from annotate.selectors.adjudication import (
     AdjudicationFilters,
@@ -178,3 +179,17 @@ def test_an_imported_gold_can_be_cleared_too(carol: Any) -> None:
     assert gold_clear(pair=pair, actor=carol, base_version=1).version == 2
     assert [e["kind"] for e in gold_history(pair)["events"]] == ["cleared", "imported"]
     assert not GoldAlignment.objects.exists()
+
+
+def test_a_trial_pairs_gold_cannot_be_cleared(carol: Any) -> None:
+    """Its gold is the key of the feedback its annotators were shown: clearing it took the
+    feedback away from those who had submitted and made the pair an ordinary one."""
+    corpus_import_records(
+        corpus_name="t",
+        records=[make_record("p1", gold="1-1", split="trial")],
+    )
+    pair = Corpus.objects.get(name="t").pairs.get()
+    with pytest.raises(Conflict, match="trial pair"):
+        gold_clear(pair=pair, actor=carol, base_version=1)
+    assert GoldAlignment.objects.filter(pair=pair).exists()
+    assert not GoldEvent.objects.filter(kind=GoldEvent.Kind.CLEARED).exists()

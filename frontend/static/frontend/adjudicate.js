@@ -72,7 +72,8 @@ async function main() {
       indicator.dataset.state = status;
       indicator.textContent = words.text;
       indicator.title = words.title;
-      $("gold-clear").hidden = !queue.version; // only a pair with gold can go back to waiting
+      // only a pair with gold can go back to waiting; a trial pair's gold is its feedback key
+      $("gold-clear").hidden = !queue.version || "trial" in $("gold-clear").dataset;
       // a refused "next" asked to wait for this: once saved, its "not saved yet" is untrue
       const waiting = $("adj-message");
       if (status === "saved" && waiting.dataset.waitsForSave) {
