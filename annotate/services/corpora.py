@@ -16,7 +16,6 @@ import dataclasses
 import logging
 import tempfile
 import time
-import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +54,7 @@ from annotate.services.import_stage import (
     CorpusImportError,
     ImportStage,
     Origin,
+    first_invisible,
     read_at,
     record_staged,
     staged_batch_write,
@@ -88,18 +88,13 @@ class ImportReport:
     created_corpus: bool = False
 
 
-#: Unicode categories a corpus name may not hold: control characters, format characters (the
-#: bidirectional overrides that show a name reversed, zero-width joiners) and line breaks.
-_INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
-
-
 def corpus_name_check(name: str, *, field: str = "name") -> str:
     """The name of a new corpus, stripped, or a :class:`DomainError` naming ``field`` when it
-    is empty or holds a character that is not shown as itself (see :data:`_INVISIBLE`)."""
+    is empty or holds a character that is not shown as itself (:func:`first_invisible`)."""
     name = name.strip()
     if not name:
         raise DomainError("a corpus needs a name", field=field)
-    bad = next((ch for ch in name if unicodedata.category(ch) in _INVISIBLE), None)
+    bad = first_invisible(name)
     if bad is not None:
         raise DomainError(
             f"a corpus name may not hold the invisible or control character U+{ord(bad):04X}",

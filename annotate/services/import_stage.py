@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import unicodedata
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -128,6 +129,17 @@ class ImportStage:
             yield pickle.load(self._file)
 
 
+#: Unicode categories a name the pages show (a corpus, a pair id, a sub-corpus, a split) may not
+#: hold: control characters, format characters (the bidirectional overrides that show a name
+#: reversed, zero-width joiners) and line breaks.
+INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def first_invisible(text: str) -> str | None:
+    """The first character of ``text`` that is not shown as itself, or None."""
+    return next((ch for ch in text if unicodedata.category(ch) in INVISIBLE_CATEGORIES), None)
+
+
 def record_staged(
     *, record: PairRecord, stage: ImportStage, subcorpus: str | None, split: str | None
 ) -> StagedPair:
@@ -145,6 +157,14 @@ def record_staged(
         record.subcorpus = subcorpus
     if split is not None:
         record.split = split
+    names = (("id", record.id), ("sub-corpus", record.subcorpus), ("split", record.split))
+    for what, value in names:
+        bad = first_invisible(value)
+        if bad is not None:
+            raise CorpusImportError(
+                f"pair {record.id!r}{where}: its {what} holds the invisible or control character "
+                f"U+{ord(bad):04X}"
+            )
     n_source, n_target = record.shape
     if n_source == 0 or n_target == 0:
         raise CorpusImportError(f"pair {record.id!r}{where}: a sentence has no tokens")

@@ -340,5 +340,25 @@ def test_a_corpus_name_with_an_invisible_or_control_character_is_refused(
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("record", "overrides", "what"),
+    [
+        (make_record("p\u202e0"), {}, "id"),
+        (make_record("p0", subcorpus="news\u202e"), {}, "sub-corpus"),
+        (make_record("p0", split="tr\u200bain"), {}, "split"),
+        (make_record("p0"), {"subcorpus": "a\u2066b"}, "sub-corpus"),
+    ],
+)
+def test_a_pair_id_sub_corpus_or_split_with_an_invisible_character_is_refused(
+    record: Any, overrides: dict[str, str], what: str
+) -> None:
+    """They are shown on the pages as the corpus name is: a bidirectional override showed the
+    rest of the line (" · train" after a sub-corpus) reversed."""
+    with pytest.raises(DomainError, match=f"its {what} holds the invisible or control"):
+        corpora.corpus_import_records(corpus_name="c", records=[record], **overrides)
+    assert not SentencePair.objects.exists()
+
+
+@pytest.mark.django_db
 def test_a_corpus_name_of_any_script_is_kept() -> None:
     assert corpora.corpus_create(name=" Übersetzungen 翻訳 ").name == "Übersetzungen 翻訳"
