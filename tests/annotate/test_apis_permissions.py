@@ -202,10 +202,19 @@ def test_gold_is_saved_by_adjudicators_and_admins(world: World, persona: str) ->
 def test_gold_is_sent_back_to_waiting_by_adjudicators_and_admins(
     world: World, persona: str
 ) -> None:
-    url = f"/api/pairs/{world.trial.pair_id}/gold/clear/"
+    pair = make_pair(world.assignment.pair.corpus, gold=[(1, 1, True)])
+    url = f"/api/pairs/{pair.pk}/gold/clear/"
     assert _call(world, persona, "post", url, {"version": 1}) == ADJUDICATORS[persona]
-    cleared = not GoldAlignment.objects.filter(pair_id=world.trial.pair_id).exists()
+    cleared = not GoldAlignment.objects.filter(pair=pair).exists()
     assert cleared == (ADJUDICATORS[persona] == 200)
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_a_trial_pairs_gold_is_sent_back_to_waiting_by_nobody(world: World, persona: str) -> None:
+    url = f"/api/pairs/{world.trial.pair_id}/gold/clear/"
+    expected = 409 if ADJUDICATORS[persona] == 200 else ADJUDICATORS[persona]
+    assert _call(world, persona, "post", url, {"version": 1}) == expected
+    assert GoldAlignment.objects.filter(pair_id=world.trial.pair_id).exists()
 
 
 @pytest.mark.parametrize("persona", PERSONAS)
