@@ -38,7 +38,7 @@ def _setup(var: Path, database_url: str | None) -> None:
     os.environ["CACHE_URL"] = "locmem://"
     os.environ["CELERY_BROKER_URL"] = "memory://"
     os.environ["EXPORT_DIR"] = str(var / "exports")
-    for scope in ("USER", "ADDRESS", "ANONYMOUS", "JOBS"):
+    for scope in ("USER", "ADDRESS", "ANONYMOUS", "JOBS", "SCORE"):
         os.environ[f"API_RATE_{scope}"] = "1000000/min"
     import django
 

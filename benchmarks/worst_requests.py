@@ -208,6 +208,8 @@ class World:
         for version in range(1, HISTORY_LIMIT):
             links = {} if version % 2 else _full_grid(LONG, LONG)
             gold_save(pair=big, links=links, adjudicator=self.users["judge"], base_version=version)
+        cleared = self._long_pair(corpus, "cleared")
+        self.ids["cleared"] = cleared.pk
         trial = self._long_pair(corpus, "trial", split="trial")
         gold_save(
             pair=trial,
@@ -396,6 +398,23 @@ def _current_version(pair_id: int) -> int:
     from annotate.models import GoldAlignment
 
     return GoldAlignment.objects.get(pair_id=pair_id).version
+
+
+def _gold_to_clear(pair_id: int) -> int:
+    """The version of the pair's gold of ``MAX_LINKS`` links, saved again after the last
+    round's clear (a clear's worst case: every link removed and logged)."""
+    from django.contrib.auth import get_user_model
+
+    from annotate.models import GoldAlignment, SentencePair
+    from annotate.services.adjudication import gold_save
+
+    gold = GoldAlignment.objects.filter(pair_id=pair_id).first()
+    if gold is not None:
+        return gold.version
+    pair = SentencePair.objects.get(pk=pair_id)
+    judge = get_user_model().objects.get(username="judge")
+    saved = gold_save(pair=pair, links=_full_grid(LONG, LONG), adjudicator=judge, base_version=0)
+    return saved.gold.version
 
 
 def _annotation_version(assignment_id: int) -> int:
@@ -604,8 +623,9 @@ def api_cases(w: World) -> list[Case]:
             lambda r: Request(
                 "POST",
                 f"/api/corpora/{c}/prefill/",
-                {"aligner": "em", "retrain_every": 1_000_000, "options": {"iterations": 5 + r}},
-                expect=(201, 400),
+                {"aligner": "em", "options": {"model1_iterations": 5 + r}},
+                # the first queues a prefill; the next ones (other options) find it queued
+                expect=(201, 409),
             ),
         ),
         Case(
@@ -724,6 +744,16 @@ def api_cases(w: World) -> list[Case]:
                 "PUT",
                 f"/api/pairs/{big}/gold/",
                 {"version": _current_version(big), "links": _links(LONG, LONG, r)},
+            ),
+        ),
+        Case(
+            "POST /api/pairs/{pair_id}/gold/clear/",
+            f"{LONG}×{LONG}, a gold of {MAX_LINKS:,} links removed",
+            "judge",
+            lambda r: Request(
+                "POST",
+                f"/api/pairs/{ids['cleared']}/gold/clear/",
+                {"version": _gold_to_clear(ids["cleared"])},
             ),
         ),
         Case(
