@@ -89,7 +89,6 @@ class AdjudicationListApi(APIView):
         gold_updated_at = serializers.DateTimeField(allow_null=True)
 
     class OutputSerializer(PageSerializer):
-        total = serializers.IntegerField()
         results = serializers.ListField(child=serializers.DictField())
 
     @extend_schema(parameters=[InputSerializer], responses=OutputSerializer)

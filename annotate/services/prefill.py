@@ -142,6 +142,13 @@ def prefill_request_check(
     return checked, finished
 
 
+def _active_prefills(corpus: Corpus) -> QuerySet[Job]:
+    """The corpus's prefill jobs still queued or running (one at a time writes its pairs)."""
+    return Job.objects.filter(
+        corpus=corpus, kind="prefill", status__in=[Job.Status.PENDING, Job.Status.RUNNING]
+    )
+
+
 @transaction.atomic
 def prefill_job_create(
     *,
@@ -164,9 +171,7 @@ def prefill_job_create(
         "finished_pairs": finished,
         "options": checked,
     }
-    active = Job.objects.filter(
-        corpus=corpus, kind="prefill", status__in=[Job.Status.PENDING, Job.Status.RUNNING]
-    ).order_by("created_at", "id")
+    active = _active_prefills(corpus).order_by("created_at", "id")
     other = next((job for job in active if job.parameters != parameters), None)
     if other is not None:
         # two prefills writing the same pairs chunk by chunk would leave each pair with
@@ -263,8 +268,7 @@ def prefill_retrain_if_due(*, corpus_id: int) -> Job | None:
     name = corpus.prefill_aligner
     if not name or corpus.archived_at is not None:  # an archived corpus is not retrained
         return None
-    prefills = Job.objects.filter(corpus=corpus, kind="prefill")
-    if prefills.filter(status__in=[Job.Status.PENDING, Job.Status.RUNNING]).exists():
+    if _active_prefills(corpus).exists():
         return None
     finished, baseline = prefill_retrain_progress(corpus)
     if finished - baseline < corpus.prefill_retrain_every:
