@@ -37,7 +37,7 @@ from annotate.jobs_runtime import (
     job_task,
 )
 from annotate.models import Assignment, Corpus, Job, SentencePair
-from annotate.selectors.corpora import corpus_pairs_with_alignments, pair_record
+from annotate.selectors.corpora import pair_reads_by_id
 from scoring.alignment.agreement import AgreementParams
 from scoring.alignment.edit_model import EditModel
 from scoring.alignment.reports import (
@@ -80,13 +80,14 @@ def agreement_inputs(
     the imported work), or one written while the annotator already had the pair open.
     """
     wanted = set(annotators)
-    pairs = _with_submitted_work(corpus_pairs_with_alignments(corpus), annotators, subcorpora)
+    pairs = _with_submitted_work(SentencePair.objects.filter(corpus=corpus), annotators, subcorpora)
     if pair_ids is not None:
         pairs = pairs.filter(pk__in=pair_ids)
+    ids = list(pairs.order_by("position").values_list("pk", flat=True).distinct())
     records = []
     made_without: set[tuple[str, str]] = set()
-    for pair in pairs.distinct():
-        record = pair_record(pair)
+    for read in pair_reads_by_id(ids):
+        record = read.record
         record.annotations = {
             name: annotation
             for name, annotation in record.annotations.items()
@@ -94,16 +95,12 @@ def agreement_inputs(
         }
         if not record.annotations:
             continue
-        record.metadata = {"pk": pair.pk}
+        record.metadata = {"pk": read.pk}
         records.append(record)
-        prefills = list(pair.prefills.all())  # newest first, as pair_record reads them
-        if not prefills:
+        if read.prefill_at is None:
             continue
-        for assignment in pair.assignments.all():
-            name = assignment.annotator.get_username()
-            annotation = getattr(assignment, "annotation", None)
-            made_before = annotation is not None and annotation.created_at < prefills[0].created_at
-            if name in record.annotations and made_before:
+        for name in record.annotations:
+            if read.annotated_at[name] < read.prefill_at:
                 made_without.add((record.id, name))
     return records, made_without
 

@@ -43,11 +43,28 @@ def test_a_pair_prefilled_by_every_retraining_reads_only_its_latest_prefill() ->
     for k, aligner in enumerate(["identity", "supervised", "supervised"]):
         older = AutoAlignment.objects.create(pair=pair, aligner=aligner, aligner_version=str(k))
         AutoLink.objects.create(alignment=older, i=k, j=k, sure=True, confidence=0.5)
-    fetched = next(iter(corpora_reads.corpus_pairs_with_alignments(pair.corpus)))
-    assert [alignment.aligner_version for alignment in fetched.prefills.all()] == ["2"]
-    record = corpora_reads.pair_record(fetched)
-    assert record.prefill is not None and record.prefill.sure == {(2, 2)}
-    assert record.prefill_aligner == "supervised"
+    (read,) = corpora_reads.pair_reads([pair])
+    assert read.prefill_at == AutoAlignment.objects.get(aligner_version="2").created_at
+    assert read.record.prefill is not None and read.record.prefill.sure == {(2, 2)}
+    assert read.record.prefill_aligner == "supervised"
+    assert read.record.prefill_confidence == {(2, 2): 0.5}
+
+
+@pytest.mark.django_db
+def test_a_pair_reads_as_the_jsonl_it_was_imported_from_with_every_alignment() -> None:
+    imported = [
+        make_record(
+            "p",
+            annotations={"B": "0-0 1?1", "A": "1-0"},
+            prefill="0-0 1?1",
+            gold="0-0",
+        ),
+        make_record("q", annotations={}, prefill=None, gold=""),
+    ]
+    corpus_import_records(corpus_name="c", records=imported)
+    read = list(corpora_reads.corpus_pair_records(Corpus.objects.get(name="c")))
+    assert read == imported
+    assert list(read[0].annotations) == ["A", "B"]
 
 
 # Runs on the embedded defaults (a SQLite file in WAL mode): the in-memory test database has

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from annotate import jobs_runtime, roles
 from annotate.exceptions import DomainError, NotFound
-from annotate.models import Assignment, Corpus, GoldAlignment, Job
+from annotate.models import Assignment, Corpus, GoldAlignment, Job, SentencePair
 from annotate.selectors import corpora as corpora_reads
 from annotate.selectors.jobs import JOB_OUTPUT_ROLES
 from annotate.services import exports
@@ -181,10 +181,13 @@ def test_a_file_of_one_alignment_reads_only_the_pairs_that_hold_it(
     records[7] = make_record("p7", annotations={"A": "1-1"})
     corpus_import_records(corpus_name="wide", records=records)
     built: list[str] = []
-    record_of = corpora_reads.pair_record
-    monkeypatch.setattr(
-        corpora_reads, "pair_record", lambda pair: built.append(pair.external_id) or record_of(pair)
-    )
+    reads_of = corpora_reads.pair_reads
+
+    def reads(pairs: list[SentencePair]) -> list[corpora_reads.PairRead]:
+        built.extend(pair.external_id for pair in pairs)
+        return reads_of(pairs)
+
+    monkeypatch.setattr(corpora_reads, "pair_reads", reads)
     corpus = Corpus.objects.get(name="wide")
     annotator = run_export(corpus, format_name="jacana", which="annotator", annotator="A")
     assert annotator.result["pairs"] == 2 and built == ["p3", "p7"]
