@@ -253,7 +253,7 @@ def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Deferred:
     params = agreement_params(job.parameters, job.seed)
     _check_request(job.corpus, annotators)
     requested = job.parameters.get("chance_model", "auto")
-    # reading every annotation's links takes tens of seconds on a corpus of thousands of pairs
+    # reading every annotation's links takes seconds on a corpus of thousands of pairs
     progress(1, f"reading the annotations of {', '.join(annotators)}")
     records, choice = agreement_chance_model(
         job.corpus, annotators, requested, job.parameters.get("subcorpora", ())
