@@ -135,6 +135,35 @@ def test_a_pressed_grid_button_hands_the_keys_back_to_the_grid(
     assert page.js_errors == []
 
 
+@pytest.mark.parametrize(
+    ("button", "dialog"),
+    [
+        ("Keys ?", "#keymap-dialog"),
+        ("Guidelines g", "#guidelines-dialog"),
+        ("Submit Enter", "#submit-dialog"),
+    ],
+)
+def test_a_dialog_opened_from_the_toolbar_hands_the_keys_back_to_the_grid_once_closed(
+    page_for: Any, live_server: Any, alice: Any, button: str, dialog: str
+) -> None:
+    """The browser gave the focus back to the clicked button: Space and Enter then pressed the
+    button again (the key map opened once more) instead of cycling the cell or submitting."""
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    page.get_by_role("button", name=button, exact=True).click()
+    page.wait_for_selector(f"{dialog}[open]")
+    page.keyboard.press("Escape")
+    assert page.locator(f"{dialog}[open]").count() == 0
+    assert page.evaluate("document.activeElement.id") == "grid-wrap"
+    page.keyboard.press(" ")
+    assert grid_links(page) == [[0, 0, "S"]]
+    assert page.locator("dialog[open]").count() == 0
+    page.keyboard.press("Enter")
+    assert page.locator("#submit-dialog").is_visible()
+    assert page.js_errors == []
+
+
 def test_a_clicked_word_highlights_its_row_and_leaves_the_keys_on_the_grid(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:

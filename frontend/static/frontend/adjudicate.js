@@ -281,7 +281,7 @@ async function main() {
     loadHistory();
   }
 
-  const showKeys = () => openDialog($("keymap-dialog"));
+  const showKeys = () => openDialog($("keymap-dialog"), $("grid-wrap"));
   const saveNow = () => {
     handOverNow();
     return queue.drain();

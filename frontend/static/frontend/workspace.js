@@ -230,7 +230,7 @@ async function main() {
     if (model.readOnly) return;
     $("submit-error").hidden = true;
     $("submit-stale").hidden = true;
-    openDialog(dialog);
+    openDialog(dialog, $("grid-wrap"));
     $("submit-confirm").focus();
   };
   // One submission at a time: a second press while the first is out would be refused (409).
@@ -299,7 +299,7 @@ async function main() {
 
   // Guidelines and key map.
   async function showGuidelines() {
-    openDialog($("guidelines-dialog"));
+    openDialog($("guidelines-dialog"), $("grid-wrap"));
     const text = $("guidelines-dialog-body");
     try {
       const body = await api("GET", "/api/guidelines/");
@@ -308,7 +308,7 @@ async function main() {
       text.textContent = `The guidelines could not be loaded: ${reason(error)}. Close this and press g to try again.`;
     }
   }
-  const showKeys = () => openDialog($("keymap-dialog"));
+  const showKeys = () => openDialog($("keymap-dialog"), $("grid-wrap"));
 
   bindKeys({
     model,
