@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from annotate import roles
 from annotate.models import Annotation, AnnotationEvent, Assignment
@@ -710,6 +711,32 @@ def test_a_long_queue_pages_and_filters_by_status(
     page.select_option("#id_status", "")
     page.wait_for_selector(f"#queue-table a:text-is('{wanted}')")
     page.screenshot(path=str(SCREENSHOTS / "home_queue_long.png"))
+
+
+def test_the_queue_fits_1024_px_with_its_pair_ids_and_statuses_on_one_line(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """At 1024 px the sentence column kept its 22rem: the table scrolled sideways, the last
+    worked time was cut off, and "In progress" and "news-001" broke over two lines."""
+    corpus = make_corpus("edinburgh-news")
+    sentence = "The city council approved the new budget on Tuesday after a three-hour debate ."
+    worked = make_assignment(make_pair(corpus, sentence, sentence, external_id="news-001"), alice)
+    make_assignment(make_pair(corpus, sentence, sentence, external_id="news-002"), alice)
+    Assignment.objects.filter(pk=worked.pk).update(
+        status=Assignment.Status.IN_PROGRESS, active_seconds=146, last_activity_at=timezone.now()
+    )
+    page = page_for(alice, viewport=(1024, 768))
+    page.goto(live_server.url + "/")
+    page.wait_for_selector("#queue-table")
+    page.screenshot(path=str(SCREENSHOTS / "home_queue_1024.png"))
+    wrap = page.locator("#queue .table-wrap")
+    assert wrap.evaluate("(e) => e.scrollWidth <= e.clientWidth"), "no sideways scroll"
+    row = page.locator(f"#queue-table tr[data-assignment='{worked.pk}']")
+    line = row.locator("td").first.evaluate("(e) => parseFloat(getComputedStyle(e).lineHeight)")
+    for part in ("a", ".badge"):
+        height = row.locator(part).first.evaluate("(e) => e.getBoundingClientRect().height")
+        assert height < 1.5 * line, f"{part} on one line"
+    assert page.js_errors == []
 
 
 def test_logging_in_through_the_form_reaches_the_home_page(
