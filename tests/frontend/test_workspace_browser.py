@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from annotate import roles
 from annotate.models import Annotation, AnnotationEvent, Assignment
-from annotate.services.annotations import annotation_links
+from annotate.services.annotations import annotation_links, annotation_save
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK, stored_in_browser, watched_page
 
@@ -449,6 +449,51 @@ def test_work_left_in_the_browser_is_sent_on_the_next_visit(
     open_workspace(page, live_server, assignment)
     wait_saved(page, 2)
     assert stored_links(assignment) == {(3, 3): True}
+
+
+def test_a_copy_left_by_a_save_that_went_through_gives_way_to_a_newer_version_without_a_banner(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """A tab left the pair (the queue, a closed tab) as its save of (0, 0) went through: the
+    answer never came, so its copy stayed in the browser. The pair was then changed in another
+    tab. Opening it again showed the conflict banner ("their 1 change and your 0 changes"), a
+    grid without the other tab's change, and nothing saved until a choice (Overwrite would
+    drop that change): the copy holds nothing the server lacks, so the page opens as saved."""
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+
+    def answer_lost(route: Any) -> None:
+        if route.request.method == "PUT":
+            route.fetch()  # the server saves version 2
+            route.abort()  # and the page never hears of it
+        else:
+            route.continue_()
+
+    page.route("**/annotation/", answer_lost)
+    cell(page, 0, 0).click()
+    page.wait_for_selector("#save-status[data-state=offline]")
+    context = page.context
+    page.close()
+    key = f"paw:annotation:{assignment.pk}"
+    with SERVER_LOCK:
+        assert stored_links(assignment) == {(0, 0): True}
+        annotation_save(  # the other tab's change: version 3
+            assignment=assignment,
+            actor=alice,
+            base_version=2,
+            links={(0, 0): True, (2, 2): True},
+        )
+    page = watched_page(context)
+    page.goto(live_server.url + "/")  # the queue, where the annotator opens the pair again
+    assert [copy["links"] for copy in stored_in_browser(page, key)] == [[[0, 0, "S"]]]
+    open_workspace(page, live_server, assignment)
+    assert page.locator("#conflict").is_hidden()
+    assert grid_links(page) == [[0, 0, "S"], [2, 2, "S"]]
+    assert page.inner_text("#save-status") == "Saved · v3"
+    assert stored_in_browser(page, key) == []
+    assert stored_links(assignment) == {(0, 0): True, (2, 2): True}
+    assert page.js_errors == []
 
 
 def test_a_reload_while_a_save_is_on_its_way_is_no_conflict(

@@ -3,7 +3,7 @@ import { api, ApiError } from "./api.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { conflictBanner } from "./conflict.js";
-import { notSavedBecause, SaveQueue, statusWords } from "./savequeue.js";
+import { alreadySaved, notSavedBecause, SaveQueue, statusWords } from "./savequeue.js";
 import { GridModel, POSSIBLE, reviewedPrefill, SURE, sameLinks } from "./state.js";
 
 const HEARTBEAT_MS = 20000;
@@ -103,7 +103,7 @@ async function main() {
   const stored = SaveQueue.claim(window.localStorage, `paw:annotation:${id}`, storageKey);
   if (stored && Array.isArray(stored.links)) {
     const reviewed = Array.isArray(stored.reviewed) ? stored.reviewed : [];
-    if (sameLinks(stored.links, data.annotation.links)) {
+    if (sameLinks(stored.links, data.annotation.links) || alreadySaved(stored, data.annotation.links)) {
       window.localStorage.removeItem(storageKey);
       if (model.markTouched(reviewed)) queue.update(model.links(), 1, reviewedToSend());
     } else if (data.assignment.status === "submitted") {
