@@ -529,6 +529,42 @@ def test_a_reload_while_a_save_is_on_its_way_is_no_conflict(
     assert page.js_errors == []
 
 
+def test_leaving_while_the_changes_cannot_be_sent_warns_and_leaving_while_saving_does_not(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """Offline, a link of the top bar (or closing the tab) left the pair without a word: the
+    change waited in this browser alone until the pair was opened here again, as the adjudication
+    page warns. A change merely on its way is sent as the page goes, without a question."""
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    dialogs: list[str] = []
+
+    def leave(dialog: Any) -> None:
+        dialogs.append(dialog.type)
+        dialog.dismiss()  # stay on the page
+
+    page.on("dialog", leave)
+    page.route("**/annotation/", lambda route: route.abort("internetdisconnected"))
+    page.keyboard.press("s")
+    page.wait_for_selector("#save-status[data-state=offline]")
+    page.evaluate("location.href = '/'")
+    page.wait_for_timeout(300)
+    assert dialogs == ["beforeunload"]
+    assert page.url.endswith(f"/work/{assignment.pk}/")
+    page.unroute("**/annotation/")
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    wait_saved(page, 2)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("s")  # and at once to the queue: the save goes with the page
+    page.get_by_role("link", name="My queue").click()
+    page.wait_for_url(f"{live_server.url}/")
+    assert dialogs == ["beforeunload"]
+    page.wait_for_timeout(500)
+    assert stored_links(assignment) == {(0, 0): True, (0, 1): True}
+    assert page.js_errors == []
+
+
 def test_a_change_made_after_logging_out_in_another_tab_is_saved_once_logged_in_again(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:

@@ -145,6 +145,17 @@ async function main() {
   });
   window.addEventListener("pagehide", handOverNow);
   window.__workspace.handOverNow = handOverNow;
+  // Leaving (a link, the tab closed, another address) while the latest changes cannot be sent
+  // (offline, signed out, in conflict) asks first: they would wait in this browser alone until
+  // the pair is opened here again. Changes merely on their way go with the page (the save sent
+  // as it hides), and n, b and Enter wait for the save themselves; a refused save ("error") is
+  // kept for a reopen and asks nothing.
+  window.addEventListener("beforeunload", (event) => {
+    handOverNow();
+    if (queue.pending === null || !["offline", "conflict"].includes(queue.status)) return;
+    event.preventDefault();
+    event.returnValue = "";
+  });
 
   // Status, read-only mode, trial feedback.
   const statusBadge = $("assignment-status");
