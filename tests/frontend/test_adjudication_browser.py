@@ -275,6 +275,42 @@ def test_gold_left_in_the_browser_on_an_older_version_opens_in_the_conflict_bann
     assert carol.js_errors == []
 
 
+def test_gold_left_in_the_browser_that_the_server_already_holds_opens_as_saved(
+    page_for: Any, live_server: Any
+) -> None:
+    """Carol's save went through but its answer was lost, and she left: her copy stayed in the
+    browser. Dave changed the gold since. Carol's page opened in the conflict banner although
+    the server held all of her work; it now opens on Dave's version, as saved."""
+    pair = _imported({"alice": "0-0", "bob": "0-0"})
+    carol = page_for(make_user("carol", roles.ADJUDICATOR))
+    dave = page_for(make_user("dave", roles.ADJUDICATOR))
+    _open(carol, f"{live_server.url}/adjudicate/{pair.pk}/")
+
+    def answer_lost(route: Any) -> None:
+        if route.request.method == "PUT":
+            route.fetch()  # the server saves version 1
+            route.abort()  # and the page never hears of it
+        else:
+            route.continue_()
+
+    carol.route("**/gold/", answer_lost)
+    cell(carol, 3, 3).click()
+    carol.wait_for_selector("#save-status[data-state=offline]")
+    context = carol.context
+    carol.close()
+    _open(dave, f"{live_server.url}/adjudicate/{pair.pk}/")
+    assert dave.evaluate(GOLD_LINKS) == [[3, 3, "S"]]
+    cell(dave, 1, 1).click()
+    _saved(dave, 2)
+    carol = watched_page(context)
+    _open(carol, f"{live_server.url}/adjudicate/{pair.pk}/")
+    _saved(carol, 2)
+    assert carol.locator("#conflict").is_hidden()
+    assert carol.evaluate(GOLD_LINKS) == [[1, 1, "S"], [3, 3, "S"]]
+    assert stored_in_browser(carol, f"paw:gold:{pair.pk}") == []
+    assert carol.js_errors == []
+
+
 def test_the_grid_keys_still_work_after_a_layer_box_is_clicked(
     page_for: Any, live_server: Any
 ) -> None:

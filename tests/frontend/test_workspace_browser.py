@@ -6,10 +6,11 @@ import re
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from annotate import roles
 from annotate.models import Annotation, AnnotationEvent, Assignment
-from annotate.services.annotations import annotation_links
+from annotate.services.annotations import annotation_links, annotation_save
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 from tests.frontend.conftest import SCREENSHOTS, SERVER_LOCK, stored_in_browser, watched_page
 
@@ -130,6 +131,35 @@ def test_a_pressed_grid_button_hands_the_keys_back_to_the_grid(
         [0, 0, "S"],
         [0, 1, "P"],
     ]
+    page.keyboard.press("Enter")
+    assert page.locator("#submit-dialog").is_visible()
+    assert page.js_errors == []
+
+
+@pytest.mark.parametrize(
+    ("button", "dialog"),
+    [
+        ("Keys ?", "#keymap-dialog"),
+        ("Guidelines g", "#guidelines-dialog"),
+        ("Submit Enter", "#submit-dialog"),
+    ],
+)
+def test_a_dialog_opened_from_the_toolbar_hands_the_keys_back_to_the_grid_once_closed(
+    page_for: Any, live_server: Any, alice: Any, button: str, dialog: str
+) -> None:
+    """The browser gave the focus back to the clicked button: Space and Enter then pressed the
+    button again (the key map opened once more) instead of cycling the cell or submitting."""
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    page.get_by_role("button", name=button, exact=True).click()
+    page.wait_for_selector(f"{dialog}[open]")
+    page.keyboard.press("Escape")
+    assert page.locator(f"{dialog}[open]").count() == 0
+    assert page.evaluate("document.activeElement.id") == "grid-wrap"
+    page.keyboard.press(" ")
+    assert grid_links(page) == [[0, 0, "S"]]
+    assert page.locator("dialog[open]").count() == 0
     page.keyboard.press("Enter")
     assert page.locator("#submit-dialog").is_visible()
     assert page.js_errors == []
@@ -421,6 +451,51 @@ def test_work_left_in_the_browser_is_sent_on_the_next_visit(
     assert stored_links(assignment) == {(3, 3): True}
 
 
+def test_a_copy_left_by_a_save_that_went_through_gives_way_to_a_newer_version_without_a_banner(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """A tab left the pair (the queue, a closed tab) as its save of (0, 0) went through: the
+    answer never came, so its copy stayed in the browser. The pair was then changed in another
+    tab. Opening it again showed the conflict banner ("their 1 change and your 0 changes"), a
+    grid without the other tab's change, and nothing saved until a choice (Overwrite would
+    drop that change): the copy holds nothing the server lacks, so the page opens as saved."""
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+
+    def answer_lost(route: Any) -> None:
+        if route.request.method == "PUT":
+            route.fetch()  # the server saves version 2
+            route.abort()  # and the page never hears of it
+        else:
+            route.continue_()
+
+    page.route("**/annotation/", answer_lost)
+    cell(page, 0, 0).click()
+    page.wait_for_selector("#save-status[data-state=offline]")
+    context = page.context
+    page.close()
+    key = f"paw:annotation:{assignment.pk}"
+    with SERVER_LOCK:
+        assert stored_links(assignment) == {(0, 0): True}
+        annotation_save(  # the other tab's change: version 3
+            assignment=assignment,
+            actor=alice,
+            base_version=2,
+            links={(0, 0): True, (2, 2): True},
+        )
+    page = watched_page(context)
+    page.goto(live_server.url + "/")  # the queue, where the annotator opens the pair again
+    assert [copy["links"] for copy in stored_in_browser(page, key)] == [[[0, 0, "S"]]]
+    open_workspace(page, live_server, assignment)
+    assert page.locator("#conflict").is_hidden()
+    assert grid_links(page) == [[0, 0, "S"], [2, 2, "S"]]
+    assert page.inner_text("#save-status") == "Saved · v3"
+    assert stored_in_browser(page, key) == []
+    assert stored_links(assignment) == {(0, 0): True, (2, 2): True}
+    assert page.js_errors == []
+
+
 def test_a_reload_while_a_save_is_on_its_way_is_no_conflict(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:
@@ -451,6 +526,42 @@ def test_a_reload_while_a_save_is_on_its_way_is_no_conflict(
     assert page.locator("#conflict").is_hidden()
     assert stored_links(assignment) == {(0, 0): True, (1, 1): True}
     assert grid_links(page) == [[0, 0, "S"], [1, 1, "S"]]
+    assert page.js_errors == []
+
+
+def test_leaving_while_the_changes_cannot_be_sent_warns_and_leaving_while_saving_does_not(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """Offline, a link of the top bar (or closing the tab) left the pair without a word: the
+    change waited in this browser alone until the pair was opened here again, as the adjudication
+    page warns. A change merely on its way is sent as the page goes, without a question."""
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    dialogs: list[str] = []
+
+    def leave(dialog: Any) -> None:
+        dialogs.append(dialog.type)
+        dialog.dismiss()  # stay on the page
+
+    page.on("dialog", leave)
+    page.route("**/annotation/", lambda route: route.abort("internetdisconnected"))
+    page.keyboard.press("s")
+    page.wait_for_selector("#save-status[data-state=offline]")
+    page.evaluate("location.href = '/'")
+    page.wait_for_timeout(300)
+    assert dialogs == ["beforeunload"]
+    assert page.url.endswith(f"/work/{assignment.pk}/")
+    page.unroute("**/annotation/")
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    wait_saved(page, 2)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("s")  # and at once to the queue: the save goes with the page
+    page.get_by_role("link", name="My queue").click()
+    page.wait_for_url(f"{live_server.url}/")
+    assert dialogs == ["beforeunload"]
+    page.wait_for_timeout(500)
+    assert stored_links(assignment) == {(0, 0): True, (0, 1): True}
     assert page.js_errors == []
 
 
@@ -681,6 +792,32 @@ def test_a_long_queue_pages_and_filters_by_status(
     page.select_option("#id_status", "")
     page.wait_for_selector(f"#queue-table a:text-is('{wanted}')")
     page.screenshot(path=str(SCREENSHOTS / "home_queue_long.png"))
+
+
+def test_the_queue_fits_1024_px_with_its_pair_ids_and_statuses_on_one_line(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """At 1024 px the sentence column kept its 22rem: the table scrolled sideways, the last
+    worked time was cut off, and "In progress" and "news-001" broke over two lines."""
+    corpus = make_corpus("edinburgh-news")
+    sentence = "The city council approved the new budget on Tuesday after a three-hour debate ."
+    worked = make_assignment(make_pair(corpus, sentence, sentence, external_id="news-001"), alice)
+    make_assignment(make_pair(corpus, sentence, sentence, external_id="news-002"), alice)
+    Assignment.objects.filter(pk=worked.pk).update(
+        status=Assignment.Status.IN_PROGRESS, active_seconds=146, last_activity_at=timezone.now()
+    )
+    page = page_for(alice, viewport=(1024, 768))
+    page.goto(live_server.url + "/")
+    page.wait_for_selector("#queue-table")
+    page.screenshot(path=str(SCREENSHOTS / "home_queue_1024.png"))
+    wrap = page.locator("#queue .table-wrap")
+    assert wrap.evaluate("(e) => e.scrollWidth <= e.clientWidth"), "no sideways scroll"
+    row = page.locator(f"#queue-table tr[data-assignment='{worked.pk}']")
+    line = row.locator("td").first.evaluate("(e) => parseFloat(getComputedStyle(e).lineHeight)")
+    for part in ("a", ".badge"):
+        height = row.locator(part).first.evaluate("(e) => e.getBoundingClientRect().height")
+        assert height < 1.5 * line, f"{part} on one line"
+    assert page.js_errors == []
 
 
 def test_logging_in_through_the_form_reaches_the_home_page(

@@ -148,6 +148,37 @@ def test_a_reload_returns_to_the_cell_and_scroll_where_the_annotator_was(
     assert page.js_errors == []
 
 
+def test_zooming_and_transposing_keep_the_cursors_cell_in_view(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """On a pair of 150 words a side, +, - and t left the cursor's cell far outside the grid's
+    box: the annotator lost their place until the next arrow key scrolled back to it."""
+    pair = make_pair(source=words("src", 150), target=words("tgt", 160), prefill=None)
+    assignment = make_assignment(pair, alice)
+    page = page_for(alice, viewport=(1024, 768))
+    open_workspace(page, live_server, assignment)
+    page.evaluate("window.__workspace.model.moveTo(90, 110)")
+
+    def in_view() -> bool:
+        cursor, wrap = box(page, ".grid-cursor"), box(page, "#grid-wrap")
+        head = box(page, "#grid thead th[data-col='0']")
+        row_head = box(page, "#grid tbody th")
+        return (
+            head["bottom"] - 1 <= cursor["top"]
+            and cursor["bottom"] <= wrap["bottom"]
+            and row_head["right"] - 1 <= cursor["left"]
+            and cursor["right"] <= wrap["right"]
+        )
+
+    assert in_view()
+    for key in ("+", "+", "-", "t", "-", "t"):
+        page.keyboard.press(key)
+        assert in_view(), f"after {key}"
+    assert "hl" in (page.locator("#grid th[data-row='90']").get_attribute("class") or "")
+    assert page.evaluate("window.__workspace.model.cursor") == {"i": 90, "j": 110}
+    assert page.js_errors == []
+
+
 def test_a_long_sentence_against_a_short_one_runs_along_the_wider_side(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:

@@ -7,7 +7,7 @@ import { blockIndices, Overlay, PALETTE, planSummary } from "./adjudication_stat
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { conflictBanner } from "./conflict.js";
-import { notSavedBecause, SaveQueue, statusWords } from "./savequeue.js";
+import { alreadySaved, notSavedBecause, SaveQueue, statusWords } from "./savequeue.js";
 import { EMPTY, GridModel, SURE, sameLinks } from "./state.js";
 
 const root = document.getElementById("adjudication");
@@ -115,7 +115,7 @@ async function main() {
   // Gold edited in this browser and not saved (offline, a closed tab, a crash).
   const stored = SaveQueue.claim(window.localStorage, `paw:gold:${pairId}`, storageKey);
   if (stored && Array.isArray(stored.links)) {
-    if (sameLinks(stored.links, gold.links)) {
+    if (sameLinks(stored.links, gold.links) || alreadySaved(stored, gold.links)) {
       window.localStorage.removeItem(storageKey);
     } else if (stored.base === gold.version) {
       model.load(stored.links);
@@ -281,7 +281,7 @@ async function main() {
     loadHistory();
   }
 
-  const showKeys = () => openDialog($("keymap-dialog"));
+  const showKeys = () => openDialog($("keymap-dialog"), $("grid-wrap"));
   const saveNow = () => {
     handOverNow();
     return queue.drain();

@@ -396,13 +396,18 @@ export class GridView {
     this.table.style.width = `${width}px`;
     this.placeCursor();
   }
+  // Both move every cell: the cursor's cell is scrolled back into view (on a long pair it was
+  // left far outside the box, and the annotator's place with it).
   zoomBy(step) {
     this.zoom = Math.max(0, Math.min(ZOOM.length - 1, this.zoom + step));
     this.applyZoom();
+    this.scrollToCursor();
   }
   transpose() {
     this.transposed = !this.transposed;
     this.render();
+    this.scrollToCursor();
+    this.highlightWords(this.model.cursor.i, this.model.cursor.j); // the headers are new
   }
 
   // Arrow keys move in display space; convert to a model step.

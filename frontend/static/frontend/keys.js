@@ -25,8 +25,24 @@ export function keyOf(event) {
   return key === lower ? key.toUpperCase() : lower;
 }
 
-export function openDialog(dialog) {
-  if (!dialog.open) dialog.showModal();
+// A closed dialog gives the focus back to what had it when it opened, which is a toolbar
+// button when it was clicked there: Space and Enter would then press that button again (the
+// key map opened once more) instead of driving the grid. With `returnTo` (the grid) the focus
+// goes there instead, unless the page has put it somewhere else meanwhile (the trial feedback's
+// Next pair).
+export function openDialog(dialog, returnTo = null) {
+  if (dialog.open) return;
+  const opener = document.activeElement;
+  dialog.showModal();
+  if (!returnTo) return;
+  dialog.addEventListener(
+    "close",
+    () => {
+      const now = document.activeElement;
+      if (now === null || now === opener || now === document.body) returnTo.focus({ preventScroll: true });
+    },
+    { once: true },
+  );
 }
 
 export function bindKeys({ model, view, actions = {} }) {

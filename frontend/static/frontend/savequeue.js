@@ -65,6 +65,18 @@ export function notSavedBecause(queue) {
   return "they are still being sent";
 }
 
+// Whether a copy of unsent work left in the browser (`claim`) is on the server already: every
+// cell it changed since its version the server's `links` hold the same way. Its page was left
+// (the queue, a closed tab) as its last save went through, before the answer came, so the copy
+// stayed; the pair was changed elsewhere since. Such a copy brings nothing: the page opens on
+// the server's version, as saved, instead of in the conflict banner (whose "Overwrite" would
+// drop the other change). A copy without its version's links (an older page's) cannot be told.
+export function alreadySaved(stored, links) {
+  if (!stored || !Array.isArray(stored.links) || !Array.isArray(stored.baseLinks)) return false;
+  const merged = mergeLinks(stored.baseLinks, links, stored.links);
+  return merged.fromMine === 0 && merged.conflicts.length === 0;
+}
+
 export class SaveQueue {
   constructor({
     key,

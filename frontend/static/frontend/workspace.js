@@ -3,7 +3,7 @@ import { api, ApiError } from "./api.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { conflictBanner } from "./conflict.js";
-import { notSavedBecause, SaveQueue, statusWords } from "./savequeue.js";
+import { alreadySaved, notSavedBecause, SaveQueue, statusWords } from "./savequeue.js";
 import { GridModel, POSSIBLE, reviewedPrefill, SURE, sameLinks } from "./state.js";
 
 const HEARTBEAT_MS = 20000;
@@ -103,7 +103,7 @@ async function main() {
   const stored = SaveQueue.claim(window.localStorage, `paw:annotation:${id}`, storageKey);
   if (stored && Array.isArray(stored.links)) {
     const reviewed = Array.isArray(stored.reviewed) ? stored.reviewed : [];
-    if (sameLinks(stored.links, data.annotation.links)) {
+    if (sameLinks(stored.links, data.annotation.links) || alreadySaved(stored, data.annotation.links)) {
       window.localStorage.removeItem(storageKey);
       if (model.markTouched(reviewed)) queue.update(model.links(), 1, reviewedToSend());
     } else if (data.assignment.status === "submitted") {
@@ -145,6 +145,17 @@ async function main() {
   });
   window.addEventListener("pagehide", handOverNow);
   window.__workspace.handOverNow = handOverNow;
+  // Leaving (a link, the tab closed, another address) while the latest changes cannot be sent
+  // (offline, signed out, in conflict) asks first: they would wait in this browser alone until
+  // the pair is opened here again. Changes merely on their way go with the page (the save sent
+  // as it hides), and n, b and Enter wait for the save themselves; a refused save ("error") is
+  // kept for a reopen and asks nothing.
+  window.addEventListener("beforeunload", (event) => {
+    handOverNow();
+    if (queue.pending === null || !["offline", "conflict"].includes(queue.status)) return;
+    event.preventDefault();
+    event.returnValue = "";
+  });
 
   // Status, read-only mode, trial feedback.
   const statusBadge = $("assignment-status");
@@ -230,7 +241,7 @@ async function main() {
     if (model.readOnly) return;
     $("submit-error").hidden = true;
     $("submit-stale").hidden = true;
-    openDialog(dialog);
+    openDialog(dialog, $("grid-wrap"));
     $("submit-confirm").focus();
   };
   // One submission at a time: a second press while the first is out would be refused (409).
@@ -299,7 +310,7 @@ async function main() {
 
   // Guidelines and key map.
   async function showGuidelines() {
-    openDialog($("guidelines-dialog"));
+    openDialog($("guidelines-dialog"), $("grid-wrap"));
     const text = $("guidelines-dialog-body");
     try {
       const body = await api("GET", "/api/guidelines/");
@@ -308,7 +319,7 @@ async function main() {
       text.textContent = `The guidelines could not be loaded: ${reason(error)}. Close this and press g to try again.`;
     }
   }
-  const showKeys = () => openDialog($("keymap-dialog"));
+  const showKeys = () => openDialog($("keymap-dialog"), $("grid-wrap"));
 
   bindKeys({
     model,

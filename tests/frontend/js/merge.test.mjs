@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { SaveQueue, SIGNED_OUT } from "../../../frontend/static/frontend/savequeue.js";
+import { alreadySaved, SaveQueue, SIGNED_OUT } from "../../../frontend/static/frontend/savequeue.js";
 import { GridModel, mergeLinks, POSSIBLE, reviewedPrefill, SURE } from "../../../frontend/static/frontend/state.js";
 
 class MemoryStorage {
@@ -355,4 +355,19 @@ test("a refused save is tried again on drain (Ctrl+S), and goes through once the
   assert.equal(await queue.drain(), true, "Ctrl+S saves at once");
   assert.equal(queue.status, "saved");
   assert.equal(storage.getItem("k"), null);
+});
+
+test("a copy left in the browser is already saved when the server holds every change it made", () => {
+  // Its page was left as its save of (0, 0) went through; another tab then set (2, 2).
+  const left = { base: 1, baseLinks: [[1, 1, "P"]], links: [[0, 0, "S"], [1, 1, "P"]] };
+  assert.equal(alreadySaved(left, [[0, 0, "S"], [1, 1, "P"], [2, 2, "S"]]), true);
+  assert.equal(alreadySaved(left, [[0, 0, "S"]]), true, "(1, 1) removed there: nothing of the copy's is missing");
+  assert.equal(alreadySaved(left, [[1, 1, "P"], [2, 2, "S"]]), false, "(0, 0) is the copy's own");
+  assert.equal(alreadySaved(left, [[0, 0, "P"], [1, 1, "P"]]), false, "(0, 0) changed on both sides, differently");
+  const removed = { base: 1, baseLinks: [[1, 1, "P"]], links: [] };
+  assert.equal(alreadySaved(removed, [[2, 2, "S"]]), true);
+  assert.equal(alreadySaved(removed, [[1, 1, "P"], [2, 2, "S"]]), false, "the removal is not there");
+  // An older page's copy does not know its version's links: it cannot be told.
+  assert.equal(alreadySaved({ base: 1, links: [[0, 0, "S"]] }, [[0, 0, "S"], [2, 2, "S"]]), false);
+  assert.equal(alreadySaved(null, []), false);
 });
