@@ -26,8 +26,12 @@ async function main() {
   const n = pair.source_tokens.length;
   const m = pair.target_tokens.length;
   const overlay = new Overlay({ n, m, annotations, majority: data.majority });
-  const gold = data.gold || { links: [], version: 0 };
+  // Without gold, the version a save names is that of the pair's last gold change, a clear
+  // (Back to waiting), or 0 when it never had gold: a page from before a clear names an older
+  // one and is told, instead of making a new gold unasked.
+  const gold = data.gold || data.cleared || { links: [], version: 0 };
   let saved = gold.links; // the links the server holds, as far as this page knows
+  let hasGold = Boolean(data.gold); // whether the server holds a gold, as far as this page knows
   const model = new GridModel(n, m, gold.links);
   const view = new GridView({
     model,
@@ -66,14 +70,20 @@ async function main() {
     version: gold.version,
     baseLinks: gold.links,
     storage: window.localStorage,
-    send: (body) => api("PUT", `/api/pairs/${pairId}/gold/`, { version: body.version, links: body.links }),
+    send: async (body) => {
+      const result = await api("PUT", `/api/pairs/${pairId}/gold/`, { version: body.version, links: body.links });
+      hasGold = true;
+      return result;
+    },
+    // A gold sent back to waiting elsewhere is never merged without asking: that would start a new one.
+    mayMerge: (server) => server.origin !== CLEARED,
     onStatus: (status, detail) => {
-      const words = statusWords(status, detail, queue.version ? `Gold saved · v${queue.version}` : "No gold yet");
+      const words = statusWords(status, detail, hasGold ? `Gold saved · v${queue.version}` : "No gold yet");
       indicator.dataset.state = status;
       indicator.textContent = words.text;
       indicator.title = words.title;
       // only a pair with gold can go back to waiting; a trial pair's gold is its feedback key
-      $("gold-clear").hidden = !queue.version || "trial" in $("gold-clear").dataset;
+      $("gold-clear").hidden = !hasGold || "trial" in $("gold-clear").dataset;
       // a refused "next" asked to wait for this: once saved, its "not saved yet" is untrue
       const waiting = $("adj-message");
       if (status === "saved" && waiting.dataset.waitsForSave) {
@@ -81,7 +91,13 @@ async function main() {
         delete waiting.dataset.waitsForSave;
       }
     },
-    onConflict: (server, mine) => showConflict(server, mine),
+    onConflict: (server, mine) => {
+      if (server.origin === CLEARED) {
+        hasGold = false; // there is none to send back to waiting
+        $("gold-clear").hidden = true;
+      }
+      showConflict(server, mine);
+    },
     onSaved: (result) => {
       saved = result.links;
       $("history-empty")?.remove(); // there is gold now, whatever the history says next
@@ -96,7 +112,11 @@ async function main() {
     queue,
     model,
     describe: (server) => {
-      if (!server.version) return "The gold was removed elsewhere: the pair was sent back to waiting;";
+      if (server.origin === CLEARED) {
+        const at = server.updated_at ? ` at ${when(server.updated_at)}` : "";
+        return `The gold was removed elsewhere: ${server.adjudicator || "another adjudicator"} sent the pair back to waiting${at} (version ${server.version});`;
+      }
+      if (!server.version) return "The gold was removed elsewhere: the pair has no gold;";
       const who = server.adjudicator || (server.origin ? "an import" : "another adjudicator");
       const at = server.updated_at ? ` at ${when(server.updated_at)}` : "";
       return `The gold was changed elsewhere: version ${server.version} was saved by ${who}${at};`;
@@ -104,8 +124,10 @@ async function main() {
     nameCell: ([i, j]) => `${pair.source_tokens[i]}–${pair.target_tokens[j]}`,
     adopt: (server) => {
       saved = server.links;
+      hasGold = server.origin !== CLEARED && Boolean(server.version);
     },
     onShown: () => loadHistory(),
+    gone: (server) => server.origin === CLEARED,
   });
   // The gold history (`loadHistory`) shows only the newest request's answer: an older one,
   // answered late, describes the gold before a save this page has made since. Counted from
@@ -213,7 +235,7 @@ async function main() {
     const asked = ++historyAsked;
     try {
       const body = await api("GET", `/api/pairs/${pairId}/gold/events/`);
-      if (asked === historyAsked) renderHistory(body, pair, queue.version);
+      if (asked === historyAsked) renderHistory(body, pair, hasGold);
     } catch (error) {
       if (asked !== historyAsked) return;
       $("history").replaceChildren(el("li", { class: "muted", text: `The history could not be loaded: ${error.message}` }));
@@ -270,7 +292,8 @@ async function main() {
     }
     clearDialog.close();
     saved = [];
-    queue.takeTheirs({ version: result.version, links: [] }); // no gold: the next save names 0
+    hasGold = false;
+    queue.takeTheirs({ version: result.version, links: [] }); // the next save names the clear's version
     model.load([]);
     model.forgetHistory(); // undo would bring the removed gold back as a new version
     say(
@@ -307,6 +330,8 @@ async function main() {
 // The pair's automatic prefill as one more layer, after the annotators' and never in the
 // majority: what a pair nobody has annotated yet shows, and a starting point for its gold.
 const PREFILL_STATUS = "prefill";
+// The origin of the server's state of a pair whose gold was sent back to waiting.
+const CLEARED = "cleared";
 function withPrefill(annotations, prefill) {
   if (!prefill) return annotations;
   const links = prefill.links.map(([i, j, kind]) => [i, j, kind]);
@@ -344,7 +369,7 @@ function renderLayers(overlay, wrap, { hidden = [] } = {}) {
 
 // The gold's changes, newest first: version, who, when, and the word pairs set and cleared;
 // the hint for a pair without gold while the page knows of no saved version.
-function renderHistory(body, pair, version) {
+function renderHistory(body, pair, hasGold) {
   const words = ([i, j]) => `${pair.source_tokens[i]}–${pair.target_tokens[j]}`;
   const cells = (links, count, suffix) => {
     const shown = links.slice(0, 6).map((link) => `${words(link)}${suffix(link)}`);
@@ -375,7 +400,7 @@ function renderHistory(body, pair, version) {
   });
   // Without gold, the version the first change makes: 1, or the one after a clear.
   const first = body.events.length ? body.events[0].version + 1 : 1;
-  if (!version && (!items.length || body.events[0].kind === "cleared")) {
+  if (!hasGold && (!items.length || body.events[0].kind === "cleared")) {
     const waiting = items.length ? "Waiting for adjudication again" : "No gold yet";
     items.unshift(el("li", { class: "muted", id: "history-empty", text: `${waiting}: the first change you make is saved as version ${first}.` }));
   }
