@@ -22,10 +22,13 @@ listQuery.delete("page");
 async function main() {
   const data = await api("GET", `/api/pairs/${pairId}/adjudication/`);
   const { pair } = data;
-  const annotations = withPrefill(data.annotations, data.prefill);
+  // The annotators' work as the server last gave it: the layers, the majority, and what the
+  // page compares the server's answer with before it accepts a majority or copies a layer.
+  let work = data;
+  let annotations = withPrefill(data.annotations, data.prefill);
   const n = pair.source_tokens.length;
   const m = pair.target_tokens.length;
-  const overlay = new Overlay({ n, m, annotations, majority: data.majority });
+  let overlay = new Overlay({ n, m, annotations, majority: data.majority });
   // Without gold, the version a save names is that of the pair's last gold change, a clear
   // (Back to waiting), or 0 when it never had gold: a page from before a clear names an older
   // one and is told, instead of making a new gold unasked.
@@ -62,7 +65,35 @@ async function main() {
   // The prefill starts hidden beside the annotators' work, unless its layer shares a toggle with
   // the first annotator's (eight layers of classes, repeated).
   const prefillApart = data.annotations.length > 0 && data.annotations.length < PALETTE.length;
-  renderLayers(overlay, $("grid-wrap"), { hidden: prefillApart ? [PREFILL_STATUS] : [] });
+  renderLayers(overlay, $("grid-wrap"), { hidden: (layer) => prefillApart && layer.status === PREFILL_STATUS });
+
+  // An annotator may have reopened, changed or submitted their work since the page was loaded:
+  // accepting the majority shown then, or copying a layer, would make a gold of work that is no
+  // longer theirs. So the page asks the server first, and when the work changed it shows the
+  // layers and majority as they are now and lets the adjudicator look before accepting them.
+  // Returns the annotators whose work changed (an empty list when none did), or null when the
+  // server could not be asked (offline: the work shown is the best known).
+  const refreshWork = async () => {
+    let fresh;
+    try {
+      fresh = await api("GET", `/api/pairs/${pairId}/adjudication/`);
+    } catch {
+      return null;
+    }
+    const changed = workChanges(work, fresh);
+    if (!changed.length && sameMajority(work.majority, fresh.majority)) return changed;
+    const off = new Set(overlay.layers.filter((layer) => !document.querySelector(`#layers input[data-layer="${layer.index}"]`)?.checked).map((layer) => layer.name));
+    work = fresh;
+    annotations = withPrefill(fresh.annotations, fresh.prefill);
+    overlay = new Overlay({ n, m, annotations, majority: fresh.majority });
+    window.__adjudication.overlay = overlay;
+    renderLayers(overlay, $("grid-wrap"), { hidden: (layer) => off.has(layer.name) });
+    view.render();
+    view.placeCursor();
+    view.highlightWords(model.cursor.i, model.cursor.j);
+    view.updateInfo();
+    return changed.length ? changed : ["the majority"];
+  };
 
   const indicator = $("save-status");
   const queue = new SaveQueue({
@@ -185,11 +216,24 @@ async function main() {
     message.hidden = false;
     delete message.dataset.waitsForSave;
   };
-  const accept = (indices, where) => {
-    if (!overlay.counted) return say("No annotation of this pair is submitted: there is no majority to accept.");
-    const plan = overlay.acceptPlan(model.cells, indices);
-    model.commit(plan.targets, "accept majority");
-    say(planSummary(plan, where));
+  const workChanged = (names) => `The annotators' work changed since this page was loaded (${names.join(", ")}): the layers and the majority now show it as it is.`;
+  let asking = false; // one question to the server at a time
+  const accept = async (indices, where) => {
+    if (asking) return;
+    asking = true;
+    try {
+      const before = work.majority;
+      const changed = await refreshWork();
+      if (changed && !sameMajority(before, work.majority)) {
+        return say(`${workChanged(changed)} Nothing was accepted: look at it, then accept it again.`);
+      }
+      if (!overlay.counted) return say("No annotation of this pair is submitted: there is no majority to accept.");
+      const plan = overlay.acceptPlan(model.cells, indices);
+      model.commit(plan.targets, "accept majority");
+      say(planSummary(plan, where));
+    } finally {
+      asking = false;
+    }
   };
   const acceptBlock = () => {
     const block = model.anchor !== null;
@@ -219,16 +263,23 @@ async function main() {
     box.checked = !box.checked;
     box.dispatchEvent(new Event("change"));
   };
-  const layerKeys = {};
-  overlay.layers.slice(0, 9).forEach((layer) => {
-    layerKeys[String(layer.index + 1)] = () => toggleLayer(layer.index);
-  });
-  $("layers").addEventListener("click", (event) => {
+  const layerKeys = {}; // 1–9, whatever layers the work has now
+  for (let index = 0; index < 9; index++) layerKeys[String(index + 1)] = () => toggleLayer(index);
+  $("layers").addEventListener("click", async (event) => {
     const button = event.target.closest("button[data-use]");
-    if (!button) return;
-    const layer = annotations[Number(button.dataset.use)];
-    model.replaceAll(layer.links, `use ${layer.annotator}`);
-    say(`${layer.annotator}'s alignment copied into the gold (undo brings the previous back).`);
+    if (!button || asking) return;
+    const name = annotations[Number(button.dataset.use)].annotator;
+    asking = true;
+    try {
+      const changed = await refreshWork();
+      if (changed && changed.includes(name)) return say(`${workChanged(changed)} Nothing was copied: look at ${name}'s work, then use it again.`);
+      const layer = annotations.find((a) => a.annotator === name);
+      if (!layer) return say(`${name}'s work is no longer on this pair: nothing was copied.`);
+      model.replaceAll(layer.links, `use ${layer.annotator}`);
+      say(`${layer.annotator}'s alignment copied into the gold (undo brings the previous back).`);
+    } finally {
+      asking = false;
+    }
   });
 
   async function loadHistory() {
@@ -338,15 +389,28 @@ function withPrefill(annotations, prefill) {
   return [...annotations, { annotator: `prefill (${prefill.aligner})`, status: PREFILL_STATUS, counted: false, links }];
 }
 
+// The annotators whose work differs between two answers of the adjudication API (a new, gone,
+// reopened, changed or submitted annotation), by name.
+function workChanges(before, after) {
+  const state = (body) => new Map(body.annotations.map((a) => [a.annotator, `${a.status} ${a.version}`]));
+  const was = state(before);
+  const now = state(after);
+  return [...new Set([...was.keys(), ...now.keys()])].filter((name) => was.get(name) !== now.get(name)).sort();
+}
+
+function sameMajority(a, b) {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
 // The legend of the layers: a toggle, the colour and marker, and the work of each annotator.
-// Layers whose status is in `hidden` start hidden (the prefill, beside the annotators' work).
-function renderLayers(overlay, wrap, { hidden = [] } = {}) {
+// Layers for which `hidden(layer)` is true start hidden (the prefill, beside the annotators' work).
+function renderLayers(overlay, wrap, { hidden = () => false } = {}) {
   const list = $("layers");
   const uncounted = (layer) => (layer.status === PREFILL_STATUS ? " · automatic, not in the majority" : " · not submitted, not in the majority");
   list.replaceChildren(
     ...overlay.layers.map((layer) => {
       const id = `layer-${layer.index}`;
-      const shown = !hidden.includes(layer.status);
+      const shown = !hidden(layer);
       const box = el("input", { type: "checkbox", id, checked: shown, "data-layer": layer.index });
       box.addEventListener("change", () => wrap.classList.toggle(`hide-l${layer.index % 8}`, !box.checked));
       wrap.classList.toggle(`hide-l${layer.index % 8}`, !shown);
