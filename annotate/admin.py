@@ -200,11 +200,26 @@ class GoldLinkInline(_LinkInline):
 
 @admin.register(GoldAlignment)
 class GoldAlignmentAdmin(admin.ModelAdmin[GoldAlignment]):
+    """Read-only: a gold alignment changes on the adjudication page, which versions the change
+    and logs it, with who and when, in the pair's gold history. One added here took version 1
+    of a pair whose history had it already (every later save of that gold failed on the log's
+    unique version), and one deleted or moved to another pair left no trace in either
+    history; *Back to waiting* removes a gold and logs it."""
+
     list_display = ("pair", "version", "adjudicator", "source", "updated_at")
     raw_id_fields = ("pair",)
     list_select_related = ("pair__corpus", "adjudicator")
     readonly_fields = ("version", "adjudicator", "source")
     inlines = (GoldLinkInline,)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(GoldEvent)

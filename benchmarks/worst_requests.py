@@ -406,14 +406,17 @@ def _gold_to_clear(pair_id: int) -> int:
     from django.contrib.auth import get_user_model
 
     from annotate.models import GoldAlignment, SentencePair
-    from annotate.services.adjudication import gold_save
+    from annotate.selectors.adjudication import last_gold_event
+    from annotate.services.adjudication import NO_GOLD, gold_save
 
     gold = GoldAlignment.objects.filter(pair_id=pair_id).first()
     if gold is not None:
         return gold.version
     pair = SentencePair.objects.get(pk=pair_id)
     judge = get_user_model().objects.get(username="judge")
-    saved = gold_save(pair=pair, links=_full_grid(LONG, LONG), adjudicator=judge, base_version=0)
+    cleared = last_gold_event(pair)  # a new gold names the version of the last round's clear
+    base = NO_GOLD if cleared is None else cleared.version
+    saved = gold_save(pair=pair, links=_full_grid(LONG, LONG), adjudicator=judge, base_version=base)
     return saved.gold.version
 
 

@@ -144,7 +144,8 @@ def _links(help_text: str = '[i, j, "S" or "P"] each, by position') -> serialize
 class AdjudicationDetailApi(APIView):
     """A pair for its adjudicator: every annotator's links (``counted`` when submitted), the
     majority of the submitted ones by the scoring rule with its ties, the prefill and the gold
-    with its version."""
+    with its version; for a pair sent back to waiting, ``cleared`` (who sent it back, when, and
+    the version the save of its next gold names)."""
 
     permission_classes = permissions.ADJUDICATORS
 
@@ -192,6 +193,15 @@ class AdjudicationDetailApi(APIView):
         updated_at = _text(help_text="ISO 8601")
         origin = _text(help_text="adjudicated or imported")
 
+    class ClearedSerializer(serializers.Serializer[Any]):
+        links = _links("empty: the pair has no gold")
+        version = serializers.IntegerField(
+            help_text="the version of the clear: what the save that starts a new gold names"
+        )
+        adjudicator = _text(allow_null=True, help_text="who sent the pair back to waiting")
+        updated_at = _text(help_text="ISO 8601: when")
+        origin = _text(help_text="cleared")
+
     @extend_schema(
         responses=inline_serializer(
             "AdjudicationDetail",
@@ -201,6 +211,7 @@ class AdjudicationDetailApi(APIView):
                 "annotations": AnnotationSerializer(many=True),
                 "majority": MajoritySerializer(allow_null=True),
                 "gold": GoldSerializer(allow_null=True),
+                "cleared": ClearedSerializer(allow_null=True),
             },
         )
     )
@@ -226,8 +237,9 @@ class GoldHistoryApi(APIView):
 
 class GoldSaveApi(APIView):
     """Save the pair's gold alignment on top of ``version``, the gold version the adjudicator
-    loaded (0 or null when the pair had none); 409 with the current gold if another save came
-    first."""
+    loaded (0 or null when the pair never had gold; after Back to waiting, the version of the
+    clear); 409 with the current gold (or, for a pair sent back to waiting since, the clear: no
+    link, origin ``cleared``) if another change came first."""
 
     permission_classes = permissions.ADJUDICATORS
 
@@ -236,7 +248,8 @@ class GoldSaveApi(APIView):
             min_value=0,
             max_value=2**31 - 1,
             allow_null=True,
-            help_text="the gold version the links were edited from; 0 or null: no gold yet",
+            help_text="the gold version the links were edited from; 0 or null: the pair never "
+            "had gold; for a pair sent back to waiting, the version of that clear",
         )
         links = link_field()
 
@@ -277,7 +290,7 @@ class GoldClearApi(APIView):
     """Send the pair back to "waiting for adjudication": remove its gold alignment if
     ``version`` is its current version, logging a ``cleared`` event in its history; 409 with
     the current gold if another change came first. A pair without gold already waits: nothing
-    changes (``changed`` false). The next save of its gold names version 0."""
+    changes (``changed`` false). The next save of its gold names the version of the clear."""
 
     permission_classes = permissions.ADJUDICATORS
 
@@ -296,7 +309,10 @@ class GoldClearApi(APIView):
         cleared_version = serializers.IntegerField(
             help_text="the version of the cleared event (the last event when nothing changed)"
         )
-        version = serializers.IntegerField(help_text="what the next save of the gold names: 0")
+        version = serializers.IntegerField(
+            help_text="what the next save of the gold names: the version of the clear (of the "
+            "pair's last gold change when nothing changed, 0 if it never had gold)"
+        )
         status = serializers.CharField(help_text="waiting")
 
     @extend_schema(
@@ -322,7 +338,7 @@ class GoldClearApi(APIView):
             "pair": pair.pk,
             "changed": result.changed,
             "cleared_version": result.version,
-            "version": adjudication.NO_GOLD,
+            "version": result.version,
             "status": "waiting",
         }
         return Response(self.OutputSerializer(body).data)

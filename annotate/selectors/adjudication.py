@@ -297,6 +297,30 @@ def gold_state(gold: GoldAlignment, links: LinkMap | None = None) -> dict[str, A
     }
 
 
+#: The origin of :func:`gold_waiting_state`: the pair's gold was sent back to waiting.
+CLEARED = "cleared"
+
+
+def last_gold_event(pair: SentencePair) -> GoldEvent | None:
+    """The pair's last gold change (its highest version), with who made it; ``None`` when its
+    gold never changed."""
+    return GoldEvent.objects.filter(pair=pair).select_related("actor").order_by("-version").first()
+
+
+def gold_waiting_state(event: GoldEvent) -> dict[str, Any]:
+    """A pair without gold whose last gold change is ``event`` (a clear: Back to waiting), in
+    the shape of :func:`gold_state`: no link, the version of that change (what the save that
+    starts its next gold names), who sent it back and when, origin :data:`CLEARED`."""
+    cleared = event.kind == GoldEvent.Kind.CLEARED
+    return {
+        "links": [],
+        "version": event.version,
+        "adjudicator": event.actor.get_username() if cleared and event.actor else None,
+        "updated_at": event.created_at.isoformat(),
+        "origin": CLEARED,
+    }
+
+
 def adjudication_status(pair: SentencePair) -> str:
     """``adjudicated`` once an adjudicator saved the gold, else ``waiting``."""
     gold = getattr(pair, "gold", None)
@@ -322,7 +346,8 @@ def majority_payload(names: list[str], alignments: list[Alignment]) -> dict[str,
 def adjudication_of(pair: SentencePair) -> dict[str, Any]:
     """Every annotator's alignment (``counted``: submitted, so part of the majority), the
     majority of the submitted ones, the prefill and the gold of a pair (with its version,
-    which a save of the gold names)."""
+    which a save of the gold names); for a pair sent back to waiting, ``cleared``: that change
+    (:func:`gold_waiting_state`), whose version the save of its next gold names."""
     assignments = list(
         Assignment.objects.filter(pair=pair, annotation__isnull=False)
         .select_related("annotator", "annotation")
@@ -356,12 +381,14 @@ def adjudication_of(pair: SentencePair) -> dict[str, Any]:
             }
         )
     gold = GoldAlignment.objects.select_related("adjudicator").filter(pair=pair).first()
+    last = None if gold is not None else last_gold_event(pair)
     return {
         "pair": pair_payload(pair),
         "prefill": prefill_of(pair),
         "annotations": annotations,
         "majority": majority_payload(counted_names, counted),
         "gold": None if gold is None else gold_state(gold),
+        "cleared": None if last is None else gold_waiting_state(last),
     }
 
 

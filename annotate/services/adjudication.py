@@ -10,7 +10,11 @@ changes.
 A clear (:func:`gold_clear`) sends the pair back to "waiting for adjudication": its gold alignment
 row goes, so every reader (the list, the page, exports, statistics, prefill training) sees no
 gold, and the log, which belongs to the pair, gets a ``cleared`` event of the next version with
-the links it removed. A save after it makes a new row whose version follows that event.
+the links it removed. The pair's gold version goes on through it: a pair waiting again is at the
+version of its ``cleared`` event, and the save that starts its next gold names that version, as
+a page that saw the clear does. A page from before it (or one opened before the gold it cleared
+was saved) names an older version and gets a 409 naming the clear, so a stale edit never makes
+a new gold unasked.
 """
 
 from __future__ import annotations
@@ -23,7 +27,12 @@ from django.db.models import Max
 
 from annotate.exceptions import Conflict
 from annotate.models import TRIAL_SPLIT, GoldAlignment, GoldEvent, GoldLink, SentencePair
-from annotate.selectors.adjudication import ADJUDICATED, gold_state
+from annotate.selectors.adjudication import (
+    ADJUDICATED,
+    gold_state,
+    gold_waiting_state,
+    last_gold_event,
+)
 from annotate.services.annotations import InvalidLinks, LinkMap, links_count_check, links_list
 from annotate.services.disagreement import pair_disagreement_gold
 from annotate.services.links import links_delete, links_insert
@@ -52,8 +61,9 @@ def gold_save(
     *, pair: SentencePair, links: LinkMap, adjudicator: User, base_version: int | None
 ) -> GoldSaveResult:
     """Make ``links`` the pair's gold alignment if ``base_version`` is its current version
-    (``0`` or ``None``: the pair has no gold yet); else :class:`StaleGold` (409) carrying the
-    current gold, with nothing changed.
+    (``0`` or ``None``: the pair never had gold; for a pair sent back to waiting, the version of
+    that ``cleared`` event); else :class:`StaleGold` (409) carrying the current gold, or the
+    clear, with nothing changed.
 
     Saving the gold already stored is a no-op (no new version), so a retried request that
     already went through is harmless."""
@@ -76,7 +86,7 @@ def gold_save(
         else {}
     )
     current = {key: sure for key, (_, sure) in row_ids.items()}
-    current_version = NO_GOLD if gold is None else gold.version
+    current_version = _last_version(locked) if gold is None else gold.version
     if base != current_version:
         if gold is not None and current == links:  # the same save arrived twice
             return GoldSaveResult(gold, False)
@@ -142,7 +152,7 @@ def gold_clear(*, pair: SentencePair, actor: User, base_version: int) -> GoldCle
         .first()
     )
     if gold is None:
-        return GoldClearResult(changed=False, version=_next_version(locked) - 1)
+        return GoldClearResult(changed=False, version=_last_version(locked))
     if locked.split == TRIAL_SPLIT:
         raise Conflict(
             "a trial pair's gold is the key its annotators' feedback is scored against; it does "
@@ -164,39 +174,44 @@ def gold_clear(*, pair: SentencePair, actor: User, base_version: int) -> GoldCle
     return GoldClearResult(changed=True, version=event.version)
 
 
+def _last_version(pair: SentencePair) -> int:
+    """The version of the pair's last gold change (:data:`NO_GOLD` for none): without a gold
+    alignment, the version a save of its next gold names."""
+    last = GoldEvent.objects.filter(pair=pair).aggregate(last=Max("version"))["last"]
+    return last or NO_GOLD
+
+
 def _next_version(pair: SentencePair) -> int:
     """The version the pair's next gold change makes: one past its last event (1 for none), so
     a save after a clear never reuses a version."""
-    last = GoldEvent.objects.filter(pair=pair).aggregate(last=Max("version"))["last"]
-    return (last or NO_GOLD) + 1
+    return _last_version(pair) + 1
 
 
 def _stale(
     gold: GoldAlignment | None, current: LinkMap, base: int, *, pair: SentencePair
 ) -> StaleGold:
     if gold is None:
-        cleared = (
-            GoldEvent.objects.filter(pair=pair, kind=GoldEvent.Kind.CLEARED)
-            .select_related("actor")
-            .order_by("-version")
-            .first()
-        )
-        why = (
-            f"its gold alignment was sent back to waiting by "
-            f"{cleared.actor.get_username() if cleared.actor else 'an adjudicator'} at "
-            f"{cleared.created_at:%Y-%m-%d %H:%M:%S} UTC"
-            if cleared is not None
-            else "this pair has no gold alignment"
-        )
+        last = last_gold_event(pair)
+        if last is None:
+            return StaleGold(
+                f"this pair has no gold alignment (yours was based on version {base}); save "
+                f"on version {NO_GOLD} to start one",
+                server={
+                    "links": [],
+                    "version": NO_GOLD,
+                    "adjudicator": None,
+                    "updated_at": None,
+                    "origin": None,
+                },
+            )
+        waiting = gold_waiting_state(last)
         return StaleGold(
-            f"{why} (yours was based on version {base}); reload the page",
-            server={
-                "links": [],
-                "version": NO_GOLD,
-                "adjudicator": None,
-                "updated_at": None,
-                "origin": None,
-            },
+            f"its gold alignment was sent back to waiting by "
+            f"{waiting['adjudicator'] or 'an adjudicator'} at "
+            f"{last.created_at:%Y-%m-%d %H:%M:%S} UTC (version {last.version}); yours was based "
+            f"on version {base}. Nothing was saved: to start a new gold from yours, save it on "
+            f"version {last.version}",
+            server=waiting,
         )
     who = gold.adjudicator.get_username() if gold.adjudicator else "an import"
     return StaleGold(

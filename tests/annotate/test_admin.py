@@ -118,3 +118,33 @@ def test_a_corpus_is_not_deleted_through_the_django_admin() -> None:
     listing = client.get("/admin/annotate/corpus/?archived_at__isempty=1").content.decode()
     assert "kept" in listing and 'value="delete_selected"' not in listing
     assert Corpus.objects.filter(pk=corpus.pk).exists()
+
+
+def test_a_gold_alignment_is_only_viewed_in_the_django_admin() -> None:
+    """Its changes go through the adjudication page and its history: one added here reused
+    version 1 of a pair whose history had it (each later save of the gold was a 500), one
+    deleted or moved to another pair left no trace in the gold history."""
+    from annotate import roles
+    from annotate.models import GoldAlignment, GoldEvent
+    from annotate.services.adjudication import gold_clear, gold_save
+    from tests.annotate.factories import make_pair, make_user
+
+    carol = make_user("carol", roles.ADJUDICATOR)
+    pair, other = make_pair(prefill=None), make_pair(prefill=None)
+    gold_save(pair=pair, links={(0, 0): True}, adjudicator=carol, base_version=0)
+    gold_clear(pair=pair, actor=carol, base_version=1)
+    gold = gold_save(pair=other, links={(1, 1): True}, adjudicator=carol, base_version=0).gold
+    client = _staff()
+    assert client.get(f"/admin/annotate/goldalignment/{gold.pk}/change/").status_code == 200
+    assert client.get("/admin/annotate/goldalignment/add/").status_code == 403
+    assert client.post("/admin/annotate/goldalignment/add/", {"pair": pair.pk}).status_code == 403
+    assert client.get(f"/admin/annotate/goldalignment/{gold.pk}/delete/").status_code == 403
+    moved = client.post(f"/admin/annotate/goldalignment/{gold.pk}/change/", {"pair": pair.pk})
+    assert moved.status_code == 403
+    listing = client.get("/admin/annotate/goldalignment/").content.decode()
+    assert 'value="delete_selected"' not in listing
+    assert list(GoldAlignment.objects.values_list("pair_id", "version")) == [(other.pk, 1)]
+    assert GoldEvent.objects.filter(pair=pair).count() == 2
+    # the page's save of the cleared pair goes on from its history
+    saved = gold_save(pair=pair, links={(1, 1): False}, adjudicator=carol, base_version=2)
+    assert saved.gold.version == 3

@@ -91,10 +91,12 @@ def test_a_pair_sent_back_to_waiting_has_no_gold_and_a_save_goes_on_from_the_nex
         "pair": pair.pk,
         "changed": True,
         "cleared_version": 2,
-        "version": 0,
+        "version": 2,
         "status": "waiting",
     }
-    assert carol.get(f"/api/pairs/{pair.pk}/adjudication/").json()["gold"] is None
+    detail = carol.get(f"/api/pairs/{pair.pk}/adjudication/").json()
+    assert detail["gold"] is None
+    assert detail["cleared"]["version"] == 2 and detail["cleared"]["adjudicator"] == "carol"
     events = carol.get(f"/api/pairs/{pair.pk}/gold/events/").json()["events"]
     assert [(e["version"], e["kind"], e["actor"]) for e in events] == [
         (2, "cleared", "carol"),
@@ -102,7 +104,11 @@ def test_a_pair_sent_back_to_waiting_has_no_gold_and_a_save_goes_on_from_the_nex
     ]
     again = _clear(carol, pair, {"version": 1})  # a retried request
     assert again.status_code == 200 and again.json()["changed"] is False
-    saved = _put(carol, pair, 0, [[1, 1, "P"]])
+    stale = _put(carol, pair, 0, [[1, 1, "P"]])  # as a page opened before the first gold
+    assert stale.status_code == 409
+    assert stale.json()["error"]["server"]["origin"] == "cleared"
+    assert not GoldAlignment.objects.filter(pair=pair).exists()
+    saved = _put(carol, pair, 2, [[1, 1, "P"]])
     assert saved.status_code == 200 and saved.json()["version"] == 3
 
 

@@ -150,7 +150,7 @@ def test_clearing_a_pair_without_gold_changes_nothing(corpus: Corpus, carol: Any
 def test_a_save_after_a_clear_goes_on_from_the_next_version(corpus: Corpus, carol: Any) -> None:
     pair = _adjudicated(corpus, carol)
     gold_clear(pair=pair, actor=carol, base_version=2)
-    result = gold_save(pair=pair, links={(0, 0): True}, adjudicator=carol, base_version=0)
+    result = gold_save(pair=pair, links={(0, 0): True}, adjudicator=carol, base_version=3)
     assert result.changed and result.gold.version == 4
     assert _statuses(corpus, "adjudicated") == {"p1": "adjudicated"}
     events = list(GoldEvent.objects.filter(pair=pair).values_list("version", "kind", "added"))
@@ -166,8 +166,46 @@ def test_a_save_from_a_view_before_the_clear_is_a_conflict_naming_it(
     gold_clear(pair=pair, actor=carol, base_version=2)
     with pytest.raises(StaleGold, match="sent back to waiting by carol") as caught:
         gold_save(pair=pair, links={(0, 0): True}, adjudicator=carol, base_version=2)
-    assert caught.value.extra["server"]["version"] == 0
+    assert "save it on version 3" in caught.value.message
+    assert caught.value.extra["server"] == {
+        "links": [],
+        "version": 3,
+        "adjudicator": "carol",
+        "updated_at": GoldEvent.objects.get(pair=pair, version=3).created_at.isoformat(),
+        "origin": "cleared",
+    }
     assert not GoldAlignment.objects.filter(pair=pair).exists()
+
+
+def test_a_save_from_a_view_without_gold_is_a_conflict_once_a_gold_came_and_went(
+    corpus: Corpus, carol: Any
+) -> None:
+    """A page opened before the pair's first gold still names version 0: once that gold was
+    saved and sent back to waiting, its save is told of the clear instead of making a new gold
+    (it did, silently: 0 was "no gold" before and after the clear)."""
+    pair = _adjudicated(corpus, carol)
+    gold_clear(pair=pair, actor=carol, base_version=2)
+    dave = make_user("dave", roles.ADJUDICATOR)
+    for base in (0, None):
+        with pytest.raises(StaleGold, match="sent back to waiting by carol") as caught:
+            gold_save(pair=pair, links={(2, 3): False}, adjudicator=dave, base_version=base)
+        assert caught.value.extra["server"]["version"] == 3
+    assert not GoldAlignment.objects.filter(pair=pair).exists()
+    assert GoldEvent.objects.filter(pair=pair).count() == 3
+    assert adjudication_of(pair)["cleared"]["version"] == 3  # what the page names instead
+    saved = gold_save(pair=pair, links={(2, 3): False}, adjudicator=dave, base_version=3)
+    assert saved.changed and saved.gold.version == 4
+    assert adjudication_of(pair)["cleared"] is None
+
+
+def test_a_pair_that_never_had_gold_is_saved_on_version_0_and_shows_no_clear(
+    corpus: Corpus, carol: Any
+) -> None:
+    pair = corpus.pairs.get(external_id="p2")
+    assert adjudication_of(pair)["cleared"] is None
+    with pytest.raises(StaleGold, match="this pair has no gold alignment"):
+        gold_save(pair=pair, links={(0, 0): True}, adjudicator=carol, base_version=2)
+    assert gold_save(pair=pair, links={(0, 0): True}, adjudicator=carol, base_version=0).changed
 
 
 def test_an_imported_gold_can_be_cleared_too(carol: Any) -> None:

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from annotate import roles
-from annotate.models import GoldAlignment, Job, SentencePair
+from annotate.models import Assignment, GoldAlignment, Job, SentencePair
 from annotate.selectors.adjudication import adjudication_of
+from annotate.services.annotations import annotation_reopen, annotation_save
 from annotate.services.corpora import corpus_import_records
 from scoring.alignment.links import Alignment
 from scoring.corpus import AnnotationRecord
@@ -57,6 +58,13 @@ def _saved(page: Any, version: int) -> None:
     page.wait_for_selector(f"#save-status:has-text('Gold saved · v{version}')")
 
 
+def _said(page: Any, text: str) -> None:
+    """The page's message says ``text`` (accepting a majority asks the server first)."""
+    page.wait_for_function(
+        "text => document.getElementById('adj-message').textContent === text", arg=text
+    )
+
+
 def test_the_page_shows_each_annotators_layer_and_accepts_the_servers_majority(
     page_for: Any, live_server: Any
 ) -> None:
@@ -78,9 +86,7 @@ def test_the_page_shows_each_annotators_layer_and_accepts_the_servers_majority(
     page.keyboard.press("1")
     assert cell(page, 0, 3).locator(".mk.l0").is_visible()
     page.keyboard.press("Shift+A")
-    assert page.inner_text("#adj-message") == (
-        "Majority accepted for the whole pair: 5 links set, 0 removed."
-    )
+    _said(page, "Majority accepted for the whole pair: 5 links set, 0 removed.")
     with SERVER_LOCK:
         expected = adjudication_of(pair)["majority"]["links"]
     assert page.evaluate(GOLD_LINKS) == expected
@@ -145,14 +151,55 @@ def test_accepting_a_block_leaves_its_ties_for_the_adjudicator_and_says_so(
     for key in ("Shift+ArrowDown", "Shift+ArrowDown", "Shift+ArrowRight", "Shift+ArrowRight"):
         page.keyboard.press(key)  # the block 0-0 … 2-2
     page.keyboard.press("a")
-    assert page.inner_text("#adj-message") == (
-        "Majority accepted in the block: 2 links set, 0 removed, 2 ties left for you."
-    )
+    _said(page, "Majority accepted in the block: 2 links set, 0 removed, 2 ties left for you.")
     assert page.evaluate(GOLD_LINKS) == [[0, 0, "S"], [1, 1, "P"]]
     assert "tie" in page.inner_text("#cursor-info")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "adjudication_1920x1080.png"))
     _saved(page, 1)
+    assert page.js_errors == []
+
+
+def test_the_majority_accepted_and_a_layer_used_are_the_annotators_work_as_it_is_now(
+    page_for: Any, live_server: Any
+) -> None:
+    """An annotator reopened (or changed and submitted again) while the page was open: the
+    majority it had loaded was accepted as the gold, and a layer it showed was copied, though
+    that work was no longer the annotator's."""
+    pair = _imported(THREE)
+    page = page_for(make_user("carol", roles.ADJUDICATOR))
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    with SERVER_LOCK:
+        cleo = Assignment.objects.get(pair=pair, annotator__username="cleo")
+        annotation_reopen(assignment=cleo, actor=cleo.annotator)
+        now = adjudication_of(pair)["majority"]
+    assert now["annotators"] == ["alice", "bob"]
+    page.keyboard.press("Shift+A")
+    _said(
+        page,
+        "The annotators' work changed since this page was loaded (cleo): the layers and the "
+        "majority now show it as it is. Nothing was accepted: look at it, then accept it again.",
+    )
+    assert page.evaluate(GOLD_LINKS) == []
+    assert "majority of the 2 submitted annotations" in page.inner_text("#majority-note")
+    assert "not submitted, not in the majority" in page.locator("#layers li").nth(2).inner_text()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "adjudication_work_changed.png"))
+    page.keyboard.press("Shift+A")  # looked at: accepted as it is now
+    page.wait_for_selector("#adj-message:has-text('Majority accepted for the whole pair')")
+    assert page.evaluate(GOLD_LINKS) == now["links"]
+    _saved(page, 1)
+    with SERVER_LOCK:
+        bob = Assignment.objects.get(pair=pair, annotator__username="bob")
+        annotation_reopen(assignment=bob, actor=bob.annotator)
+        version = bob.annotation.version  # read after the reopen
+        annotation_save(assignment=bob, actor=bob.annotator, base_version=version, links={})
+    page.locator("#layers button[data-use='1']").click()  # bob's layer, as the page shows it
+    page.wait_for_selector("#adj-message:has-text('Nothing was copied')")
+    assert page.evaluate(GOLD_LINKS) == now["links"]
+    page.locator("#layers button[data-use='1']").click()  # bob's work now: no link
+    _said(page, "bob's alignment copied into the gold (undo brings the previous back).")
+    assert page.evaluate(GOLD_LINKS) == []
     assert page.js_errors == []
 
 
@@ -462,7 +509,7 @@ def test_a_long_pair_shows_five_annotators_layers_and_is_screenshotted(
     assert page.locator("#layers li").count() == 5
     assert page.locator("#grid td.maj-s, #grid td.maj-p").count() > 0
     page.keyboard.press("Shift+A")
-    assert page.inner_text("#adj-message").startswith("Majority accepted for the whole pair")
+    page.wait_for_selector("#adj-message:has-text('Majority accepted for the whole pair')")
     _saved(page, 1)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     name = f"adjudication_40x40_{viewport[0]}x{viewport[1]}.png"
@@ -575,6 +622,7 @@ def test_the_prefill_is_a_layer_shown_when_nobody_annotated_and_usable_as_the_go
     assert page.inner_text("#save-status") == "No gold yet"  # looking changes nothing
     page.screenshot(path=str(SCREENSHOTS / "adjudicate_prefill_layer.png"))
     page.get_by_role("button", name="Use prefill").click()
+    page.wait_for_selector("#adj-message:has-text('copied into the gold')")
     assert sorted(page.evaluate(GOLD_LINKS)) == [[1, 0, "S"], [2, 1, "P"]]
     _saved(page, 1)
     # beside the annotators' work the prefill starts hidden, one key away

@@ -343,6 +343,7 @@ def accept_majority(page: Any, url: str, pair_id: int, who: str) -> dict[tuple[i
     assert expected, "the pair with the most disagreement still has a majority"
     assert page.inner_text("#save-status") == "No gold yet"
     page.click("button[data-action=accept-all]")
+    page.wait_for_selector("#adj-message:has-text('Majority accepted')")
     message = page.inner_text("#adj-message")
     assert message.startswith(f"Majority accepted for the whole pair: {len(expected)} link"), (
         message

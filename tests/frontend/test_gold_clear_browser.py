@@ -116,14 +116,74 @@ def test_a_page_behind_another_adjudicators_save_is_told_and_removes_nothing(
     cell(dave, 1, 1).click()  # dave's edit meets the removal: the banner says so
     banner = dave.locator("#conflict")
     banner.wait_for(state="visible")
-    assert "The gold was removed elsewhere: the pair was sent back to waiting" in (
+    assert "The gold was removed elsewhere: carol sent the pair back to waiting" in (
         banner.inner_text()
     )
     dave.screenshot(path=str(SCREENSHOTS / "adjudication_conflict_with_a_clear.png"))
-    dave.get_by_role("button", name="Use theirs").click()
+    dave.get_by_role("button", name="Leave it waiting").click()
     assert dave.evaluate(GOLD_LINKS) == []
     assert dave.inner_text("#save-status") == "No gold yet"
     assert dave.locator("#gold-clear").is_hidden()
     with SERVER_LOCK:
         assert not GoldAlignment.objects.filter(pair=pair).exists()
     assert carol.js_errors == [] and dave.js_errors == []
+
+
+def test_a_page_behind_a_clear_is_told_whatever_its_edit_and_starts_a_new_gold_only_when_asked(
+    page_for: Any, live_server: Any
+) -> None:
+    """The stale edits that were merged on the spot as a new gold: one on an empty gold, one
+    replacing every link of the gold, and one from a page opened before the first gold (it
+    named version 0, which was "no gold" before and after the clear)."""
+    pair = _imported({"alice": "0-0 1-1", "bob": "0-0 2?2"})
+    carol = page_for(make_user("carol", roles.ADJUDICATOR))
+    dave = page_for(make_user("dave", roles.ADJUDICATOR))
+    erin = page_for(make_user("erin", roles.ADJUDICATOR), viewport=(1024, 768))
+    _open(erin, f"{live_server.url}/adjudicate/{pair.pk}/")  # no gold yet: version 0
+    _open(carol, f"{live_server.url}/adjudicate/{pair.pk}/")
+    cell(carol, 3, 3).click()
+    _saved(carol, 1)
+    carol.keyboard.press("Control+z")
+    _saved(carol, 2)  # an empty gold
+    _open(dave, f"{live_server.url}/adjudicate/{pair.pk}/")
+    _saved(dave, 2)
+    carol.locator("#gold-clear").click()
+    carol.locator("#clear-confirm").click()
+    carol.wait_for_selector("#history li:has-text('v3 back to waiting')")
+
+    for page in (dave, erin):
+        cell(page, 1, 1).click()
+        banner = page.locator("#conflict")
+        banner.wait_for(state="visible")
+        text = banner.inner_text()
+        assert "carol sent the pair back to waiting" in text and "(version 3)" in text
+        assert "your 1 link is not saved" in text
+        assert page.locator("#conflict-merge").is_hidden()
+        assert page.inner_text("#save-status") == "Conflict · choose above"
+        assert page.locator("#gold-clear").is_hidden()
+        with SERVER_LOCK:
+            assert not GoldAlignment.objects.filter(pair=pair).exists()
+            assert GoldEvent.objects.filter(pair=pair).count() == 3
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    dave.screenshot(path=str(SCREENSHOTS / "adjudication_conflict_with_a_clear_1400.png"))
+    erin.screenshot(path=str(SCREENSHOTS / "adjudication_conflict_with_a_clear_1024.png"))
+
+    erin.get_by_role("button", name="Leave it waiting (discards mine)").click()
+    assert erin.evaluate(GOLD_LINKS) == []
+    assert erin.inner_text("#save-status") == "No gold yet"
+    erin.keyboard.press("Control+z")  # mine is not brought back as a new gold
+    erin.wait_for_timeout(1500)
+    assert erin.evaluate(GOLD_LINKS) == []
+    with SERVER_LOCK:
+        assert not GoldAlignment.objects.filter(pair=pair).exists()
+
+    dave.get_by_role("button", name="Start a new gold from mine").click()
+    _saved(dave, 4)
+    assert dave.locator("#gold-clear").is_visible()
+    with SERVER_LOCK:
+        gold = GoldAlignment.objects.get(pair=pair)
+        assert gold.adjudicator.username == "dave"
+        assert list(gold.links.values_list("i", "j", "sure")) == [(1, 1, True)]
+        kinds = list(GoldEvent.objects.filter(pair=pair).values_list("version", "kind"))
+        assert kinds[-2:] == [(3, "cleared"), (4, "adjudicated")]
+    assert carol.js_errors == [] and dave.js_errors == [] and erin.js_errors == []

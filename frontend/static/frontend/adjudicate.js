@@ -22,12 +22,19 @@ listQuery.delete("page");
 async function main() {
   const data = await api("GET", `/api/pairs/${pairId}/adjudication/`);
   const { pair } = data;
-  const annotations = withPrefill(data.annotations, data.prefill);
+  // The annotators' work as the server last gave it: the layers, the majority, and what the
+  // page compares the server's answer with before it accepts a majority or copies a layer.
+  let work = data;
+  let annotations = withPrefill(data.annotations, data.prefill);
   const n = pair.source_tokens.length;
   const m = pair.target_tokens.length;
-  const overlay = new Overlay({ n, m, annotations, majority: data.majority });
-  const gold = data.gold || { links: [], version: 0 };
+  let overlay = new Overlay({ n, m, annotations, majority: data.majority });
+  // Without gold, the version a save names is that of the pair's last gold change, a clear
+  // (Back to waiting), or 0 when it never had gold: a page from before a clear names an older
+  // one and is told, instead of making a new gold unasked.
+  const gold = data.gold || data.cleared || { links: [], version: 0 };
   let saved = gold.links; // the links the server holds, as far as this page knows
+  let hasGold = Boolean(data.gold); // whether the server holds a gold, as far as this page knows
   const model = new GridModel(n, m, gold.links);
   const view = new GridView({
     model,
@@ -58,7 +65,35 @@ async function main() {
   // The prefill starts hidden beside the annotators' work, unless its layer shares a toggle with
   // the first annotator's (eight layers of classes, repeated).
   const prefillApart = data.annotations.length > 0 && data.annotations.length < PALETTE.length;
-  renderLayers(overlay, $("grid-wrap"), { hidden: prefillApart ? [PREFILL_STATUS] : [] });
+  renderLayers(overlay, $("grid-wrap"), { hidden: (layer) => prefillApart && layer.status === PREFILL_STATUS });
+
+  // An annotator may have reopened, changed or submitted their work since the page was loaded:
+  // accepting the majority shown then, or copying a layer, would make a gold of work that is no
+  // longer theirs. So the page asks the server first, and when the work changed it shows the
+  // layers and majority as they are now and lets the adjudicator look before accepting them.
+  // Returns the annotators whose work changed (an empty list when none did), or null when the
+  // server could not be asked (offline: the work shown is the best known).
+  const refreshWork = async () => {
+    let fresh;
+    try {
+      fresh = await api("GET", `/api/pairs/${pairId}/adjudication/`);
+    } catch {
+      return null;
+    }
+    const changed = workChanges(work, fresh);
+    if (!changed.length && sameMajority(work.majority, fresh.majority)) return changed;
+    const off = new Set(overlay.layers.filter((layer) => !document.querySelector(`#layers input[data-layer="${layer.index}"]`)?.checked).map((layer) => layer.name));
+    work = fresh;
+    annotations = withPrefill(fresh.annotations, fresh.prefill);
+    overlay = new Overlay({ n, m, annotations, majority: fresh.majority });
+    window.__adjudication.overlay = overlay;
+    renderLayers(overlay, $("grid-wrap"), { hidden: (layer) => off.has(layer.name) });
+    view.render();
+    view.placeCursor();
+    view.highlightWords(model.cursor.i, model.cursor.j);
+    view.updateInfo();
+    return changed.length ? changed : ["the majority"];
+  };
 
   const indicator = $("save-status");
   const queue = new SaveQueue({
@@ -66,14 +101,20 @@ async function main() {
     version: gold.version,
     baseLinks: gold.links,
     storage: window.localStorage,
-    send: (body) => api("PUT", `/api/pairs/${pairId}/gold/`, { version: body.version, links: body.links }),
+    send: async (body) => {
+      const result = await api("PUT", `/api/pairs/${pairId}/gold/`, { version: body.version, links: body.links });
+      hasGold = true;
+      return result;
+    },
+    // A gold sent back to waiting elsewhere is never merged without asking: that would start a new one.
+    mayMerge: (server) => server.origin !== CLEARED,
     onStatus: (status, detail) => {
-      const words = statusWords(status, detail, queue.version ? `Gold saved · v${queue.version}` : "No gold yet");
+      const words = statusWords(status, detail, hasGold ? `Gold saved · v${queue.version}` : "No gold yet");
       indicator.dataset.state = status;
       indicator.textContent = words.text;
       indicator.title = words.title;
       // only a pair with gold can go back to waiting; a trial pair's gold is its feedback key
-      $("gold-clear").hidden = !queue.version || "trial" in $("gold-clear").dataset;
+      $("gold-clear").hidden = !hasGold || "trial" in $("gold-clear").dataset;
       // a refused "next" asked to wait for this: once saved, its "not saved yet" is untrue
       const waiting = $("adj-message");
       if (status === "saved" && waiting.dataset.waitsForSave) {
@@ -81,7 +122,13 @@ async function main() {
         delete waiting.dataset.waitsForSave;
       }
     },
-    onConflict: (server, mine) => showConflict(server, mine),
+    onConflict: (server, mine) => {
+      if (server.origin === CLEARED) {
+        hasGold = false; // there is none to send back to waiting
+        $("gold-clear").hidden = true;
+      }
+      showConflict(server, mine);
+    },
     onSaved: (result) => {
       saved = result.links;
       $("history-empty")?.remove(); // there is gold now, whatever the history says next
@@ -96,7 +143,11 @@ async function main() {
     queue,
     model,
     describe: (server) => {
-      if (!server.version) return "The gold was removed elsewhere: the pair was sent back to waiting;";
+      if (server.origin === CLEARED) {
+        const at = server.updated_at ? ` at ${when(server.updated_at)}` : "";
+        return `The gold was removed elsewhere: ${server.adjudicator || "another adjudicator"} sent the pair back to waiting${at} (version ${server.version});`;
+      }
+      if (!server.version) return "The gold was removed elsewhere: the pair has no gold;";
       const who = server.adjudicator || (server.origin ? "an import" : "another adjudicator");
       const at = server.updated_at ? ` at ${when(server.updated_at)}` : "";
       return `The gold was changed elsewhere: version ${server.version} was saved by ${who}${at};`;
@@ -104,8 +155,10 @@ async function main() {
     nameCell: ([i, j]) => `${pair.source_tokens[i]}–${pair.target_tokens[j]}`,
     adopt: (server) => {
       saved = server.links;
+      hasGold = server.origin !== CLEARED && Boolean(server.version);
     },
     onShown: () => loadHistory(),
+    gone: (server) => server.origin === CLEARED,
   });
   // The gold history (`loadHistory`) shows only the newest request's answer: an older one,
   // answered late, describes the gold before a save this page has made since. Counted from
@@ -163,11 +216,24 @@ async function main() {
     message.hidden = false;
     delete message.dataset.waitsForSave;
   };
-  const accept = (indices, where) => {
-    if (!overlay.counted) return say("No annotation of this pair is submitted: there is no majority to accept.");
-    const plan = overlay.acceptPlan(model.cells, indices);
-    model.commit(plan.targets, "accept majority");
-    say(planSummary(plan, where));
+  const workChanged = (names) => `The annotators' work changed since this page was loaded (${names.join(", ")}): the layers and the majority now show it as it is.`;
+  let asking = false; // one question to the server at a time
+  const accept = async (indices, where) => {
+    if (asking) return;
+    asking = true;
+    try {
+      const before = work.majority;
+      const changed = await refreshWork();
+      if (changed && !sameMajority(before, work.majority)) {
+        return say(`${workChanged(changed)} Nothing was accepted: look at it, then accept it again.`);
+      }
+      if (!overlay.counted) return say("No annotation of this pair is submitted: there is no majority to accept.");
+      const plan = overlay.acceptPlan(model.cells, indices);
+      model.commit(plan.targets, "accept majority");
+      say(planSummary(plan, where));
+    } finally {
+      asking = false;
+    }
   };
   const acceptBlock = () => {
     const block = model.anchor !== null;
@@ -197,23 +263,30 @@ async function main() {
     box.checked = !box.checked;
     box.dispatchEvent(new Event("change"));
   };
-  const layerKeys = {};
-  overlay.layers.slice(0, 9).forEach((layer) => {
-    layerKeys[String(layer.index + 1)] = () => toggleLayer(layer.index);
-  });
-  $("layers").addEventListener("click", (event) => {
+  const layerKeys = {}; // 1–9, whatever layers the work has now
+  for (let index = 0; index < 9; index++) layerKeys[String(index + 1)] = () => toggleLayer(index);
+  $("layers").addEventListener("click", async (event) => {
     const button = event.target.closest("button[data-use]");
-    if (!button) return;
-    const layer = annotations[Number(button.dataset.use)];
-    model.replaceAll(layer.links, `use ${layer.annotator}`);
-    say(`${layer.annotator}'s alignment copied into the gold (undo brings the previous back).`);
+    if (!button || asking) return;
+    const name = annotations[Number(button.dataset.use)].annotator;
+    asking = true;
+    try {
+      const changed = await refreshWork();
+      if (changed && changed.includes(name)) return say(`${workChanged(changed)} Nothing was copied: look at ${name}'s work, then use it again.`);
+      const layer = annotations.find((a) => a.annotator === name);
+      if (!layer) return say(`${name}'s work is no longer on this pair: nothing was copied.`);
+      model.replaceAll(layer.links, `use ${layer.annotator}`);
+      say(`${layer.annotator}'s alignment copied into the gold (undo brings the previous back).`);
+    } finally {
+      asking = false;
+    }
   });
 
   async function loadHistory() {
     const asked = ++historyAsked;
     try {
       const body = await api("GET", `/api/pairs/${pairId}/gold/events/`);
-      if (asked === historyAsked) renderHistory(body, pair, queue.version);
+      if (asked === historyAsked) renderHistory(body, pair, hasGold);
     } catch (error) {
       if (asked !== historyAsked) return;
       $("history").replaceChildren(el("li", { class: "muted", text: `The history could not be loaded: ${error.message}` }));
@@ -270,7 +343,8 @@ async function main() {
     }
     clearDialog.close();
     saved = [];
-    queue.takeTheirs({ version: result.version, links: [] }); // no gold: the next save names 0
+    hasGold = false;
+    queue.takeTheirs({ version: result.version, links: [] }); // the next save names the clear's version
     model.load([]);
     model.forgetHistory(); // undo would bring the removed gold back as a new version
     say(
@@ -307,21 +381,36 @@ async function main() {
 // The pair's automatic prefill as one more layer, after the annotators' and never in the
 // majority: what a pair nobody has annotated yet shows, and a starting point for its gold.
 const PREFILL_STATUS = "prefill";
+// The origin of the server's state of a pair whose gold was sent back to waiting.
+const CLEARED = "cleared";
 function withPrefill(annotations, prefill) {
   if (!prefill) return annotations;
   const links = prefill.links.map(([i, j, kind]) => [i, j, kind]);
   return [...annotations, { annotator: `prefill (${prefill.aligner})`, status: PREFILL_STATUS, counted: false, links }];
 }
 
+// The annotators whose work differs between two answers of the adjudication API (a new, gone,
+// reopened, changed or submitted annotation), by name.
+function workChanges(before, after) {
+  const state = (body) => new Map(body.annotations.map((a) => [a.annotator, `${a.status} ${a.version}`]));
+  const was = state(before);
+  const now = state(after);
+  return [...new Set([...was.keys(), ...now.keys()])].filter((name) => was.get(name) !== now.get(name)).sort();
+}
+
+function sameMajority(a, b) {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
 // The legend of the layers: a toggle, the colour and marker, and the work of each annotator.
-// Layers whose status is in `hidden` start hidden (the prefill, beside the annotators' work).
-function renderLayers(overlay, wrap, { hidden = [] } = {}) {
+// Layers for which `hidden(layer)` is true start hidden (the prefill, beside the annotators' work).
+function renderLayers(overlay, wrap, { hidden = () => false } = {}) {
   const list = $("layers");
   const uncounted = (layer) => (layer.status === PREFILL_STATUS ? " · automatic, not in the majority" : " · not submitted, not in the majority");
   list.replaceChildren(
     ...overlay.layers.map((layer) => {
       const id = `layer-${layer.index}`;
-      const shown = !hidden.includes(layer.status);
+      const shown = !hidden(layer);
       const box = el("input", { type: "checkbox", id, checked: shown, "data-layer": layer.index });
       box.addEventListener("change", () => wrap.classList.toggle(`hide-l${layer.index % 8}`, !box.checked));
       wrap.classList.toggle(`hide-l${layer.index % 8}`, !shown);
@@ -344,7 +433,7 @@ function renderLayers(overlay, wrap, { hidden = [] } = {}) {
 
 // The gold's changes, newest first: version, who, when, and the word pairs set and cleared;
 // the hint for a pair without gold while the page knows of no saved version.
-function renderHistory(body, pair, version) {
+function renderHistory(body, pair, hasGold) {
   const words = ([i, j]) => `${pair.source_tokens[i]}–${pair.target_tokens[j]}`;
   const cells = (links, count, suffix) => {
     const shown = links.slice(0, 6).map((link) => `${words(link)}${suffix(link)}`);
@@ -375,7 +464,7 @@ function renderHistory(body, pair, version) {
   });
   // Without gold, the version the first change makes: 1, or the one after a clear.
   const first = body.events.length ? body.events[0].version + 1 : 1;
-  if (!version && (!items.length || body.events[0].kind === "cleared")) {
+  if (!hasGold && (!items.length || body.events[0].kind === "cleared")) {
     const waiting = items.length ? "Waiting for adjudication again" : "No gold yet";
     items.unshift(el("li", { class: "muted", id: "history-empty", text: `${waiting}: the first change you make is saved as version ${first}.` }));
   }

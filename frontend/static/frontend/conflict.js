@@ -24,11 +24,25 @@ const cellsDiffer = (n) => `${cells(n)} ${n === 1 ? "differs" : "differ"}`;
  * - `nameCell([i, j])`: how the merge note names a cell changed on both sides;
  * - `adopt(server)`: what the page keeps of the server's version before the grid takes it
  *   (the workspace its checked prefill cells, the adjudication page its saved gold);
- * - `onShown()`: called each time the banner is shown.
+ * - `onShown()`: called each time the banner is shown;
+ * - `gone(server)`: true when the server's state is no version to merge with but a removal (the
+ *   adjudication page's gold sent back to waiting): the banner then offers to leave it removed
+ *   (mine discarded, so no undo brings it back as a new version) or to start anew from mine.
  */
-export function conflictBanner({ queue, model, describe, nameCell, adopt, onShown = () => {} }) {
+export function conflictBanner({ queue, model, describe, nameCell, adopt, onShown = () => {}, gone = () => false }) {
   // What each choice would keep, for the server's version and `mine`.
   function tell(server, mine) {
+    if (gone(server)) {
+      const count = (mine || []).length;
+      $("conflict-merge").hidden = true;
+      $("conflict-text").textContent =
+        `${describe(server)} your ${count} link${count === 1 ? " is" : "s are"} not saved. ` +
+        "Nothing is saved until you choose: leave the pair waiting, or start a new gold from yours.";
+      $("conflict-theirs").textContent = "Leave it waiting (discards mine)";
+      $("conflict-mine").textContent = "Start a new gold from mine";
+      return;
+    }
+    $("conflict-theirs").textContent = "Use theirs (undo brings mine back)";
     const preview = queue.mergePreview(mine);
     const differ = `${describe(server)} ${cellsDiffer(diffCount(server.links, mine))} from yours.`;
     $("conflict-merge").hidden = preview === null;
@@ -83,9 +97,12 @@ export function conflictBanner({ queue, model, describe, nameCell, adopt, onShow
   $("conflict-theirs").addEventListener("click", () => {
     const server = queue.conflict;
     $("conflict").hidden = true;
-    queue.takeTheirs(server);
     adopt(server);
-    model.replaceAll(server.links, "use theirs");
+    queue.takeTheirs(server);
+    if (gone(server)) {
+      model.load(server.links);
+      model.forgetHistory(); // an undo would bring mine back as a new version, unasked
+    } else model.replaceAll(server.links, "use theirs");
   });
   return show;
 }

@@ -88,6 +88,7 @@ export class SaveQueue {
     onStatus = () => {},
     onConflict = () => {},
     onSaved = () => {},
+    mayMerge = () => true,
     timers = { set: (fn, ms) => setTimeout(fn, ms), clear: (t) => clearTimeout(t) },
   }) {
     this.key = key;
@@ -99,6 +100,9 @@ export class SaveQueue {
     this.onStatus = onStatus;
     this.onConflict = onConflict;
     this.onSaved = onSaved;
+    // Whether a conflict with this server state may be merged without asking (`settle`): the
+    // adjudication page says no to a gold sent back to waiting, whatever the cells say.
+    this.mayMerge = mayMerge;
     this.timers = timers;
     this.pending = null; // links not yet acknowledged by the server
     this.reviewed = null; // optional extra state sent with them (checked prefill cells)
@@ -282,6 +286,7 @@ export class SaveQueue {
   // lost, a reload while a save was on its way, a reopened pair) loses nothing either way: it is
   // merged at once, without asking. Returns true when it was.
   settle() {
+    if (!this.conflict || !this.mayMerge(this.conflict)) return false;
     const preview = this.mergePreview();
     if (preview === null || preview.fromTheirs > 0 || preview.conflicts.length > 0) return false;
     this.merge();

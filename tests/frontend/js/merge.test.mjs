@@ -160,7 +160,7 @@ test("random merges follow the per-cell rule and its symmetries", () => {
 
 // --- the save queue's conflict choices -------------------------------------------------------
 
-function conflictingQueue({ base, server, storage = new MemoryStorage() }) {
+function conflictingQueue({ base, server, storage = new MemoryStorage(), mayMerge = undefined }) {
   const sent = [];
   const timers = manualTimers();
   let stale = true;
@@ -170,6 +170,7 @@ function conflictingQueue({ base, server, storage = new MemoryStorage() }) {
     baseLinks: base,
     storage,
     timers,
+    mayMerge,
     send: async (body) => {
       sent.push(body);
       if (stale) {
@@ -370,4 +371,36 @@ test("a copy left in the browser is already saved when the server holds every ch
   // An older page's copy does not know its version's links: it cannot be told.
   assert.equal(alreadySaved({ base: 1, links: [[0, 0, "S"]] }, [[0, 0, "S"], [2, 2, "S"]]), false);
   assert.equal(alreadySaved(null, []), false);
+});
+
+test("a conflict the page says may not be merged unasked (a gold sent back to waiting) waits for a choice, though it holds no change of the server's own", async () => {
+  // The adjudication page's gold was sent back to waiting elsewhere: the server holds no link.
+  // Merged on the spot, an empty gold or one whose links were all replaced became a new gold
+  // nobody chose to start.
+  const mayMerge = (server) => server.origin !== "cleared";
+  for (const [base, mine] of [
+    [[], [[1, 1, "S"]]], // the gold had no link
+    [[[0, 0, "S"]], [[2, 2, "P"]]], // every link of it replaced
+  ]) {
+    const server = { version: 3, links: [], origin: "cleared" };
+    const { queue, sent, timers } = conflictingQueue({ base, server, mayMerge });
+    const conflicts = [];
+    queue.onConflict = (theirs) => conflicts.push(theirs);
+    queue.update(mine);
+    await timers.run();
+    assert.equal(queue.status, "conflict", JSON.stringify([base, mine]));
+    assert.deepEqual(conflicts, [server]);
+    assert.equal(queue.settle(), false);
+    assert.equal(sent.length, 1, "nothing sent after the refusal");
+    assert.deepEqual(queue.pending, mine, "mine kept for the choice");
+    queue.keepMine(3); // "Start a new gold from mine": sent on the clear's version
+    await timers.run();
+    assert.deepEqual(sent.at(-1), { version: 3, links: mine, client: { changes: 1 } });
+    assert.equal(queue.status, "saved");
+  }
+  const { queue, timers } = conflictingQueue({ base: [], server: { version: 3, links: [] } });
+  queue.update([[1, 1, "S"]]);
+  await timers.run();
+  assert.equal(queue.status, "unsaved", "without the page's say, such a conflict is merged unasked");
+  assert.equal(await queue.drain(), true);
 });
