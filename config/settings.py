@@ -86,6 +86,8 @@ MIDDLEWARE = [
     # Before anything reads a body: one over its address's limit is a 413, not read at all.
     "config.middleware.BodySizeMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Below WhiteNoise (static files keep their caching): nothing else is kept by a cache.
+    "config.middleware.NoStoreMiddleware",
     # Django's, answering 503 when the session's save finds the database locked.
     "annotate.middleware.SessionMiddleware",
     "annotate.middleware.SessionTimeoutMiddleware",
