@@ -93,6 +93,8 @@ MIDDLEWARE = [
     "annotate.middleware.SessionTimeoutMiddleware",
     # A page that finds the database locked answers 503 with Retry-After (the API: its handler).
     "annotate.middleware.DatabaseBusyMiddleware",
+    # A Django admin list filtered by a number SQLite cannot hold: the list again, not a 500.
+    "annotate.middleware.AdminNumberMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
