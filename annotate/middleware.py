@@ -23,11 +23,12 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.contrib.admin.views.main import ERROR_FLAG
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.exceptions import SessionInterrupted
 from django.contrib.sessions.middleware import SessionMiddleware as DjangoSessionMiddleware
 from django.db import OperationalError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
 
@@ -35,6 +36,8 @@ from annotate.exceptions import RETRY_AFTER_SECONDS, database_busy_body, databas
 
 logger = logging.getLogger(__name__)
 
+#: Where the Django admin is served (``config/urls.py``).
+ADMIN_PATH = "/admin/"
 #: How often at most the time of last use is written to the session.
 REFRESH_SECONDS = 60
 #: Session keys: when the login was, and (to within REFRESH_SECONDS) when the last request was.
@@ -114,6 +117,26 @@ class DatabaseBusyMiddleware:
             return None
         logger.warning("%s %s: the database is locked; answered 503", request.method, request.path)
         return database_busy_response(request)
+
+
+class AdminNumberMiddleware:
+    """A page of the Django admin filtered by a number SQLite cannot hold
+    (``/admin/annotate/annotation/?assignment=99999999999999999999``: an ``OverflowError``
+    binding it, a server error) goes back to the list unfiltered, as the admin answers any
+    filter it cannot apply (``?e=1``). The pages and the API read ids through converters and
+    serializers that bound them; the admin's list filters take any field of the model."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, OverflowError) or not request.path.startswith(ADMIN_PATH):
+            return None
+        logger.warning("%s: a number out of the database's range; the list again", request.path)
+        return HttpResponseRedirect(f"{request.path}?{ERROR_FLAG}=1")
 
 
 class SessionMiddleware(DjangoSessionMiddleware):

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.utils.cache import add_never_cache_headers
 from django.utils.http import parse_header_parameters
 
 from annotate import roles
@@ -115,6 +116,26 @@ class UploadSenderMiddleware:
                 if checked_here and not roles.has_role(user, roles.ADMIN):
                     return upload_refused(request, length)
         return self.get_response(request)
+
+
+class NoStoreMiddleware:
+    """Every answer of the app is kept by no cache (``Cache-Control: no-store``, among Django's
+    never-cache headers), unless its view chose its own caching.
+
+    Pages, API answers and downloads show one user's view of everyone's work: the users list,
+    every annotator's links, exports of the whole corpus. Without the header a browser kept
+    them on disk, and on a shared computer the next person saw them with Back or in the
+    browser's cache after the first had logged out. Static files, which WhiteNoise answers
+    before this middleware, keep their long caching."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if not response.has_header("Cache-Control"):
+            add_never_cache_headers(response)
+        return response
 
 
 def _bad_request(request: HttpRequest, message: str) -> HttpResponse:

@@ -86,11 +86,15 @@ MIDDLEWARE = [
     # Before anything reads a body: one over its address's limit is a 413, not read at all.
     "config.middleware.BodySizeMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Below WhiteNoise (static files keep their caching): nothing else is kept by a cache.
+    "config.middleware.NoStoreMiddleware",
     # Django's, answering 503 when the session's save finds the database locked.
     "annotate.middleware.SessionMiddleware",
     "annotate.middleware.SessionTimeoutMiddleware",
     # A page that finds the database locked answers 503 with Retry-After (the API: its handler).
     "annotate.middleware.DatabaseBusyMiddleware",
+    # A Django admin list filtered by a number SQLite cannot hold: the list again, not a 500.
+    "annotate.middleware.AdminNumberMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

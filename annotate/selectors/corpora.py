@@ -15,6 +15,7 @@ from django.db.models.functions import Coalesce, Least
 
 from annotate.exceptions import NotFound
 from annotate.models import (
+    TRIAL_SPLIT,
     AnnotationEvent,
     AnnotationLink,
     Assignment,
@@ -182,14 +183,15 @@ def corpus_pair_records(corpus: Corpus, only: Q | None = None) -> Iterator[PairR
 
 
 def corpus_finished_pair_count(corpus: Corpus) -> int:
-    """Pairs with finished work: a submitted annotation or an adjudicated gold alignment."""
+    """Pairs with finished work a prefill learns from: a submitted annotation, or a gold
+    alignment of a pair outside the trial split (a trial pair's gold is its annotators' key,
+    which no prefill learns)."""
     submitted = Assignment.objects.filter(
         pair=OuterRef("pk"), status=Assignment.Status.SUBMITTED, annotation__isnull=False
     )
     gold = GoldAlignment.objects.filter(pair=OuterRef("pk"))
-    return (
-        SentencePair.objects.filter(corpus=corpus).filter(Exists(submitted) | Exists(gold)).count()
-    )
+    learnt = Exists(submitted) | (Exists(gold) & ~Q(split=TRIAL_SPLIT))
+    return SentencePair.objects.filter(corpus=corpus).filter(learnt).count()
 
 
 def corpora_overview(*, archived: bool = False) -> QuerySet[Corpus]:

@@ -135,6 +135,15 @@ class ImportStage:
 INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
 
 
+#: The longest name of each kind a pair's rows hold (their columns' lengths).
+NAME_LENGTHS = {
+    "id": SentencePair._meta.get_field("external_id").max_length or 0,
+    "sub-corpus": SentencePair._meta.get_field("subcorpus").max_length or 0,
+    "split": SentencePair._meta.get_field("split").max_length or 0,
+    "aligner": AutoAlignment._meta.get_field("aligner").max_length or 0,
+}
+
+
 def first_invisible(text: str) -> str | None:
     """The first character of ``text`` that is not shown as itself, or None."""
     return next((ch for ch in text if unicodedata.category(ch) in INVISIBLE_CATEGORIES), None)
@@ -157,13 +166,27 @@ def record_staged(
         record.subcorpus = subcorpus
     if split is not None:
         record.split = split
-    names = (("id", record.id), ("sub-corpus", record.subcorpus), ("split", record.split))
-    for what, value in names:
+    names = [
+        ("id", record.id, NAME_LENGTHS["id"]),
+        ("sub-corpus", record.subcorpus, NAME_LENGTHS["sub-corpus"]),
+        ("split", record.split, NAME_LENGTHS["split"]),
+    ]
+    if record.prefill is not None and record.prefill_aligner:
+        names.append(("prefill's aligner", record.prefill_aligner, NAME_LENGTHS["aligner"]))
+    for what, value, longest in names:
+        shown = record.id if len(record.id) <= 60 else f"{record.id[:60]}…"
         bad = first_invisible(value)
         if bad is not None:
             raise CorpusImportError(
-                f"pair {record.id!r}{where}: its {what} holds the invisible or control character "
+                f"pair {shown!r}{where}: its {what} holds the invisible or control character "
                 f"U+{ord(bad):04X}"
+            )
+        if len(value) > longest:
+            # SQLite stored it whatever its column says; PostgreSQL failed the whole import
+            # with a DataError naming no file or line
+            raise CorpusImportError(
+                f"pair {shown!r}{where}: its {what} has {len(value):,} characters; at most "
+                f"{longest} are kept"
             )
     n_source, n_target = record.shape
     if n_source == 0 or n_target == 0:

@@ -41,6 +41,7 @@ from annotate.conversions import link_rows
 from annotate.exceptions import DomainError
 from annotate.jobs_runtime import JobCancelled, job_check_running, job_task
 from annotate.models import (
+    TRIAL_SPLIT,
     Annotation,
     AnnotationEvent,
     AnnotationLink,
@@ -135,8 +136,9 @@ def prefill_request_check(
     if aligner_class(aligner).uses_gold and not finished:
         raise PrefillError(
             f"the {aligner} aligner learns from finished work (submitted annotations or gold "
-            f"alignments), and corpus {corpus.name!r} has none yet: choose another aligner, "
-            "or prefill once pairs are submitted or adjudicated",
+            f"alignments, the {TRIAL_SPLIT} pairs' keys left out), and corpus {corpus.name!r} "
+            "has none yet: choose another aligner, or prefill once pairs are submitted or "
+            "adjudicated",
             field="aligner",
         )
     return checked, finished
@@ -315,7 +317,12 @@ def _aligner_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _finished_work(corpus: Corpus) -> dict[int, Alignment]:
-    """Gold per pair id: the adjudicated alignment, else the majority of submitted annotations."""
+    """Gold per pair id: the adjudicated alignment, else the majority of submitted annotations.
+
+    A trial pair's gold alignment is left out: it is the key its annotators' feedback is scored
+    against, and a learning aligner trained on it prefilled the trial pairs nobody had opened
+    with nearly that key (a trainee accepting the prefill was told they agree with the gold).
+    The majority of a trial pair's submitted annotations is finished work like any other."""
     shapes = {
         pid: (n, m)
         for pid, n, m in SentencePair.objects.filter(corpus=corpus).values_list(
@@ -337,7 +344,12 @@ def _finished_work(corpus: Corpus) -> dict[int, Alignment]:
         annotations_of[pid].append(_alignment(shapes[pid], links_of.get(annotation_id)))
     result = {pid: majority_alignment(found) for pid, found in annotations_of.items()}
 
-    result.update(_gold_alignments(corpus, shapes))  # adjudicated gold wins, even an empty one
+    trial = set(
+        SentencePair.objects.filter(corpus=corpus, split=TRIAL_SPLIT).values_list("id", flat=True)
+    )
+    gold = _gold_alignments(corpus, shapes)
+    # adjudicated gold wins, even an empty one
+    result.update((pid, alignment) for pid, alignment in gold.items() if pid not in trial)
     return result
 
 

@@ -33,6 +33,7 @@ from annotate.converters import id_or_none
 from annotate.exceptions import Conflict, DomainError, NotFound
 from annotate.jobs_runtime import job_task
 from annotate.models import Assignment, Corpus, Job, ScorerModel, SentencePair
+from annotate.services.import_stage import first_invisible
 from scoring.formats import MAX_TOKENS
 from scoring.progress import progress_part
 from scoring.scorers.base import (
@@ -153,6 +154,7 @@ def scorer_train_job_create(
             f"target must be one of {', '.join(TARGETS)}, got {target!r}", field="target"
         )
     checked = scorer_options_validate(kind=kind, options=options or {})
+    name = scorer_name_check(name)
     training_split_check(corpus=corpus, split=train_split, target=target, field="train_split")
     training_targets_check(
         corpus=corpus, split=train_split, target=target, kind=kind, options=checked
@@ -178,6 +180,31 @@ def scorer_train_job_create(
         _name_check_free(name)
         _name_check_not_queued(name, corpus, parameters)
     return train_scorer_run.create(corpus=corpus, owner=owner, parameters=parameters)
+
+
+def scorer_name_check(name: str | None) -> str | None:
+    """The name a model is to be stored under, stripped (``None`` or blank: named after its
+    training), or a :class:`DomainError` naming ``name``: a name holding a character not shown
+    as itself (a bidirectional override showed ``x\u202egnp.exe`` as ``xexe.png``), or digits
+    alone, which ``/api/score`` reads as a model's id (the model stored as ``7`` could not be
+    asked for by its name, and asking for it scored with model #7)."""
+    name = (name or "").strip()
+    if not name:
+        return None
+    bad = first_invisible(name)
+    if bad is not None:
+        raise DomainError(
+            f"a scorer model's name may not hold the invisible or control character "
+            f"U+{ord(bad):04X}",
+            field="name",
+        )
+    if name.isascii() and name.isdigit():
+        raise DomainError(
+            f"a scorer model's name may not be a number ({name!r}): models are asked for by "
+            "id or name, and a number is read as an id",
+            field="name",
+        )
+    return name
 
 
 def _name_check_free(name: str) -> None:
@@ -332,6 +359,7 @@ def scorer_train(
         raise ScorerTrainingError(f"unknown scorer {kind!r}; known: {', '.join(scorer_kinds())}")
     task = task_of(target)
     options = scorer_options_validate(kind=kind, options=options or {})
+    name = scorer_name_check(name)
     if name is not None:
         _name_check_free(name)
     if kind == "combined" and settings.PPDB_PATH:

@@ -184,7 +184,9 @@ class _IssuedBy(PasswordResetTokenGenerator):
 class PasswordLinkTokens:
     """The tokens of set-password links: ``<issuer>-<Django's token>``. A link works only while
     its issuer could issue it again (active, an admin, allowed to change the account): an admin
-    deactivated or demoted can no longer use, or pass on, the links they took before."""
+    deactivated or demoted can no longer use, or pass on, the links they took before. Nor does
+    it work while the account is deactivated: whoever held the link would set the password of
+    an account nobody watches, and be let in when it is reactivated."""
 
     def make_token(self, user: User, issuer: User) -> str:
         return f"{int_to_base36(issuer.pk)}-{_IssuedBy(issuer.pk).make_token(user)}"
@@ -196,7 +198,9 @@ class PasswordLinkTokens:
         except ValueError:
             return False
         issuer = get_user_model().objects.filter(pk=issuer_pk).first()
-        if user is None or issuer is None or not roles.has_role(issuer, roles.ADMIN):
+        if user is None or not user.is_active:
+            return False
+        if issuer is None or not roles.has_role(issuer, roles.ADMIN):
             return False
         return roles.may_change_account(issuer, user) and _IssuedBy(issuer_pk).check_token(
             user, rest
@@ -210,7 +214,7 @@ def user_password_link(*, user: User, actor: User) -> str:
     """The path of a one-time page where ``user`` sets a password (an invitation, or a reset
     ``actor`` passes on). It stops working once used, when the password changes otherwise,
     after ``PASSWORD_RESET_TIMEOUT`` seconds, or once ``actor`` is deactivated or loses the
-    admin role (:class:`PasswordLinkTokens`)."""
+    admin role; it does not work while ``user`` is deactivated (:class:`PasswordLinkTokens`)."""
     _check_may_change(actor, user)
     if not user.is_active:
         raise Conflict(f"{user.get_username()} is deactivated; reactivate the account first")

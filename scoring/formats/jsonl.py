@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -66,6 +67,8 @@ _REQUIRED = ("id", "source_tokens", "target_tokens")
 _ANNOTATION_KEYS = frozenset({"comment", "flags", "possible", "rating", "status", "sure"})
 _PREFILL_KEYS = frozenset({"aligner", "confidence", "possible", "sure"})
 _ALIGNMENT_KEYS = frozenset({"possible", "sure"})
+#: Whitespace inside a token (``\s`` on text: what ``str.isspace`` calls space).
+_WHITESPACE = re.compile(r"\s")
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -116,6 +119,15 @@ class _Line:
         for position, token in enumerate(value):
             if not isinstance(token, str) or not token:
                 self.fail(f"{field}[{position}]", f"expected a non-empty string, got {token!r}")
+        # Every other format writes tokens space-separated: a corpus with such a token could not
+        # be exported to them, nor the token be told from two on the way back. One search of
+        # the sentence; the token is looked for only when there is one.
+        if _WHITESPACE.search("".join(value)):
+            position, token = next((k, t) for k, t in enumerate(value) if _WHITESPACE.search(t))
+            self.fail(
+                f"{field}[{position}]",
+                f"the token {token!r} holds whitespace; a token is one word: split it",
+            )
         return check_tokens(value, path=self.path, line=self.line, field=field)
 
     def number(self, value: Any, field: str) -> float | None:

@@ -7,6 +7,7 @@ from django.apps import apps
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.test import Client
+from django.urls import reverse
 
 from annotate.models import Corpus, Job
 
@@ -148,3 +149,26 @@ def test_a_gold_alignment_is_only_viewed_in_the_django_admin() -> None:
     # the page's save of the cleared pair goes on from its history
     saved = gold_save(pair=pair, links={(1, 1): False}, adjudicator=carol, base_version=2)
     assert saved.gold.version == 3
+
+
+def test_a_list_filtered_by_a_number_the_database_cannot_hold_is_the_list_again() -> None:
+    """``?assignment=99999999999999999999`` on a list was an ``OverflowError`` binding the
+    number (SQLite), a server error; the admin answers a filter it cannot apply with the list
+    again (``?e=1``)."""
+    client = Client()
+    client.force_login(get_user_model().objects.create_superuser("root", "r@example.org", "x"))
+    huge = "9" * 25
+    tried = []
+    for model in admin.site._registry:
+        meta = model._meta
+        url = reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")
+        for field in meta.get_fields():
+            if not field.is_relation or field.one_to_many:
+                continue
+            response = client.get(url, {field.name: huge})
+            assert response.status_code in (200, 302), (url, field.name, response.status_code)
+            if response.status_code == 302:
+                assert response["Location"] == f"{url}?e=1"
+                assert client.get(response["Location"]).status_code == 200
+            tried.append(f"{meta.model_name}.{field.name}")
+    assert {"annotation.assignment", "group.permissions", "user.groups"} <= set(tried)

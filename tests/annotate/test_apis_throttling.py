@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.test import RequestFactory, override_settings
 from rest_framework.test import APIClient
 
@@ -139,3 +144,79 @@ def test_calls_refused_for_want_of_a_role_are_counted_once_each(monkeypatch: Any
     client.force_authenticate(make_user("alice", roles.ANNOTATOR))
     statuses = [client.get("/api/users/").status_code for _ in range(5)]
     assert statuses == [403, 403, 403, 429, 429]
+
+
+class _SlowCache:
+    """The default cache, each read taking a moment: the time between a count's read and its
+    write in which requests sent together used to read the same count."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(caches["default"], name)
+
+    def get(self, *args: Any, **kwargs: Any) -> Any:
+        value = caches["default"].get(*args, **kwargs)
+        time.sleep(0.02)
+        return value
+
+
+@pytest.mark.parametrize("backend", ["locmem", "file"])
+def test_requests_sent_together_are_counted_one_after_another(
+    monkeypatch: Any, tmp_path: Path, backend: str
+) -> None:
+    """Each count read the window, then wrote it one higher: requests sent at once all read
+    the same count (90 of 90 scoring requests, 60 at a time, passed a limit of 30 a minute)."""
+    locations = {
+        "locmem": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "file": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(tmp_path / "cache"),
+        },
+    }
+    monkeypatch.setattr(
+        throttles.SimpleRateThrottle,
+        "THROTTLE_RATES",
+        {"user": "100/min", "anon": "100/min", "address": "100/min", "score": "5/min"},
+    )
+    monkeypatch.setattr(throttles.SimpleRateThrottle, "cache", _SlowCache())
+    user = SimpleNamespace(pk=7, is_authenticated=True)
+    start = threading.Barrier(20)
+
+    def one(_: int) -> bool:
+        request = SimpleNamespace(user=user, META={"REMOTE_ADDR": "10.3.3.3"}, method="POST")
+        start.wait()
+        return throttles.ScoreRateThrottle().allow_request(request, None)
+
+    with override_settings(CACHES={"default": locations[backend]}):
+        with ThreadPoolExecutor(20) as pool:
+            allowed = list(pool.map(one, range(20)))
+        assert sum(allowed) == 5
+        key = "throttle-window:score:7"
+        assert caches["default"].get(key)[1] == 5
+
+
+def test_on_redis_a_count_holds_a_redis_lock_of_its_key(monkeypatch: Any) -> None:
+    from django.core.cache.backends.redis import RedisCache
+
+    events: list[str] = []
+
+    class Lock:
+        def __init__(self, name: str, **options: Any) -> None:
+            events.append(f"lock {name} {options['timeout']}")
+
+        def acquire(self) -> bool:
+            events.append("acquire")
+            return True
+
+        def release(self) -> None:
+            events.append("release")
+
+    backend = RedisCache("redis://127.0.0.1:1/0", {"KEY_PREFIX": "wb"})
+    monkeypatch.setattr(backend._cache, "get_client", lambda *a, **k: SimpleNamespace(lock=Lock))
+    with throttles.counting(backend, "throttle-window:score:7"):
+        events.append("count")
+    assert events == [
+        f"lock wb:1:throttle-window:score:7:count-lock {throttles.REDIS_LOCK_SECONDS}",
+        "acquire",
+        "count",
+        "release",
+    ]

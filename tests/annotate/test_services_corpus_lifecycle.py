@@ -359,6 +359,33 @@ def test_a_pair_id_sub_corpus_or_split_with_an_invisible_character_is_refused(
     assert not SentencePair.objects.exists()
 
 
+def _aligned_by(name: str) -> Any:
+    record = make_record("p0")
+    record.prefill_aligner = name
+    return record
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("record", "overrides", "message"),
+    [
+        (make_record("p" * 201), {}, "its id has 201 characters; at most 200 are kept"),
+        (make_record("p0", subcorpus="n" * 101), {}, "its sub-corpus has 101 characters; at most"),
+        (make_record("p0", split="t" * 51), {}, "its split has 51 characters; at most 50 are kept"),
+        (_aligned_by("a" * 101), {}, "its prefill's aligner has 101 characters; at most 100"),
+        (_aligned_by("ali\u202e"), {}, "its prefill's aligner holds the invisible or control"),
+    ],
+)
+def test_a_name_longer_than_its_column_is_refused_naming_the_pair(
+    record: Any, overrides: dict[str, str], message: str
+) -> None:
+    """SQLite stored a 300-character pair id in its 200-character column; PostgreSQL failed
+    the whole import with a DataError that named no file, line or pair."""
+    with pytest.raises(DomainError, match=re.escape(message)):
+        corpora.corpus_import_records(corpus_name="c", records=[record], **overrides)
+    assert not SentencePair.objects.exists()
+
+
 @pytest.mark.django_db
 def test_a_corpus_name_of_any_script_is_kept() -> None:
     assert corpora.corpus_create(name=" Übersetzungen 翻訳 ").name == "Übersetzungen 翻訳"

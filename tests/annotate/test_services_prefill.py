@@ -22,6 +22,7 @@ from annotate.models import (
     Job,
     SentencePair,
 )
+from annotate.selectors.corpora import corpus_finished_pair_count
 from annotate.services.annotations import annotation_open, annotation_save, annotation_submit
 from annotate.services.corpora import corpus_import_records
 from annotate.services.prefill import (
@@ -297,6 +298,43 @@ def test_finished_work_prefers_gold_over_submitted_annotations() -> None:
     assert set(work) == {"with-gold", "annotated"}
     assert work["with-gold"].sure == {(1, 1)}
     assert work["annotated"].sure == {(0, 0)}
+
+
+def test_a_trial_pairs_gold_is_no_finished_work_a_prefill_learns_from() -> None:
+    """A trial pair's gold is the key its annotators' feedback is scored against: a supervised
+    prefill trained on it prefilled the unopened trial pairs with nearly that key."""
+    corpus_import_records(
+        corpus_name="g",
+        records=[
+            make_record("trial-key", split="trial", gold="1-1 2-2", prefill=None),
+            make_record(
+                "trial-done", split="trial", gold="1-1", annotations={"x": "0-0"}, prefill=None
+            ),
+            make_record("train-gold", gold="3-4", prefill=None),
+        ],
+    )
+    corpus = Corpus.objects.get(name="g")
+    work = {
+        SentencePair.objects.get(pk=pid).external_id: alignment
+        for pid, alignment in _finished_work(corpus).items()
+    }
+    assert set(work) == {"trial-done", "train-gold"}, "a trial key is learnt from"
+    assert work["trial-done"].sure == {(0, 0)}, "its annotators' majority, not its key"
+    assert work["train-gold"].sure == {(3, 4)}
+    assert corpus_finished_pair_count(corpus) == 2
+
+
+def test_a_supervised_prefill_where_only_trial_keys_are_finished_queues_nothing() -> None:
+    corpus_import_records(
+        corpus_name="keys",
+        records=[
+            make_record(f"t{k}", split="trial", gold="0-0 1-1 2-2", prefill=None) for k in range(4)
+        ]
+        + [make_record(f"p{k}", prefill=None) for k in range(4)],
+    )
+    with pytest.raises(PrefillError, match="has none yet"):
+        prefill_job_create(corpus=Corpus.objects.get(name="keys"), aligner="supervised")
+    assert not Job.objects.exists()
 
 
 def test_the_gold_is_read_as_values_without_an_object_per_link(

@@ -381,6 +381,35 @@ def test_a_name_in_use_is_refused_at_the_request_and_queues_nothing(corpus: Corp
     assert not Job.objects.filter(kind="train_scorer").exists()
 
 
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("best\u202egnp.exe", "invisible or control character U+202E"),
+        ("two\nlines", "invisible or control character U+000A"),
+        ("zero\u200bwidth", "invisible or control character U+200B"),
+        ("7", "may not be a number ('7')"),
+        (" 12 ", "may not be a number ('12')"),
+    ],
+)
+def test_a_name_not_shown_as_itself_or_read_as_an_id_is_refused_and_queues_nothing(
+    corpus: Corpus, name: str, message: str
+) -> None:
+    """A bidirectional override showed ``best\u202egnp.exe`` on the scorers page as
+    ``bestexe.png``; a model named ``7`` was out of reach by its name in ``/api/score``, which
+    scored with model #7 instead."""
+    body = {"kind": "perp", "corpus": "sts", "train_split": "train", "name": name}
+    response = client_for("admin").post("/api/scorers/train/", body, format="json")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["field"] == "name" and message in error["message"]
+    assert not Job.objects.filter(kind="train_scorer").exists()
+
+
+def test_a_name_is_stored_without_its_surrounding_spaces(corpus: Corpus) -> None:
+    job = scorer_train_job_create(corpus=corpus, kind="pfsm", train_split="train", name=" m1 ")
+    assert job.parameters["name"] == "m1"
+
+
 def test_a_name_a_queued_training_will_take_is_refused_but_the_same_request_reuses_it(
     corpus: Corpus,
 ) -> None:

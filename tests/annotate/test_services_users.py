@@ -136,6 +136,25 @@ def test_a_link_whose_issuer_is_rewritten_to_another_admin_does_not_work() -> No
     assert not _sets_password(f"/password/{uid}/{token.partition('-')[2]}/", "taken-over-99")
 
 
+def test_a_link_sets_no_password_while_its_account_is_deactivated() -> None:
+    """A link held when the account was deactivated (an invitation sent to the wrong person,
+    a reset of someone who left) must not set a password that lets its holder in once the
+    account is reactivated."""
+    admin = make_user("admin", roles.ADMIN)
+    dora = user_create(username="dora", role_names=["annotator"], password="dora-own-secret-99")
+    link = user_password_link(user=dora, actor=admin)
+    user_update(user=dora, actor=admin, is_active=False)
+    client = Client()
+    page = client.get(link, follow=True)
+    assert b"does not work any more" in page.content
+    form_url = page.redirect_chain[-1][0] if page.redirect_chain else link
+    taken = {"new_password1": "taken-over-99", "new_password2": "taken-over-99"}
+    client.post(form_url, taken)
+    user_update(user=dora, actor=admin, is_active=True)
+    assert not _logs_in("dora", "taken-over-99"), "the link's holder is let in"
+    assert _logs_in("dora", "dora-own-secret-99")
+
+
 def test_a_deactivated_user_gets_no_password_link() -> None:
     admin = make_user("admin", roles.ADMIN)
     dora = make_user("dora", roles.ANNOTATOR)

@@ -254,7 +254,8 @@ def test_a_supervised_prefill_without_finished_work_is_refused_and_keeps_no_sett
     errors = _text(response.content.decode().split('id="prefill-errors"')[1].split("</div>")[0])
     assert (
         "the supervised aligner learns from finished work (submitted annotations or gold "
-        "alignments), and corpus &#x27;pre&#x27; has none yet"
+        "alignments, the trial pairs&#x27; keys left out), and corpus &#x27;pre&#x27; has none "
+        "yet"
     ) in errors
     assert not Job.objects.exists()
     corpus.refresh_from_db()

@@ -195,6 +195,11 @@ def test_it_rejects_non_utf8_bytes_naming_the_field(tmp_path: Path) -> None:
         (json.dumps({"source_tokens": ["a"], "target_tokens": ["b"]}), "id"),
         (minimal(source_tokens=[]), "source_tokens"),
         (minimal(target_tokens=["ok", ""]), "target_tokens[1]"),
+        # no other format could write them (the Pharaoh export of such a corpus failed)
+        (minimal(source_tokens=["New York"]), "source_tokens[0]"),
+        (minimal(target_tokens=["ok", "a\tb"]), "target_tokens[1]"),
+        (minimal(target_tokens=["ok", "line\n"]), "target_tokens[1]"),
+        (minimal(target_tokens=["\u00a0"]), "target_tokens[0]"),
         (minimal(gold_score="high"), "gold_score"),
         (minimal(gold_label=True), "gold_label"),
         (minimal(gold_label=0.5), "gold_label"),
