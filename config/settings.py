@@ -423,9 +423,18 @@ USER_JOB_KINDS = ("score_pairs",)
 # so without a bound one user's 10,000 long pairs would keep every other user's job waiting
 # for hours. A job past it stops between two chunks and fails, saying how far it got.
 SCORE_JOB_MAX_SECONDS = env_int("SCORE_JOB_MAX_SECONDS", 1800)
+# The tasks a job hands its work to (an agreement report's Monte Carlo chunks and the chord's
+# callback) wait in a queue of their own. In the default queue a report on a large corpus put
+# some sixty chunks at once ahead of every job queued after it: an export or a corpus deletion
+# of seconds waited the whole report (half an hour and more). A worker takes from its queues in
+# turn (kombu's round robin), so with their own queue the chunks share the slots with the jobs
+# queued meanwhile. Every worker that serves the default queue must serve this one too: a plain
+# worker and the main ones (``-X users``) do.
+CHUNK_QUEUE = "chunks"
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_QUEUES = {
-    name: {"routing_key": name} for name in (CELERY_TASK_DEFAULT_QUEUE, QUICK_QUEUE, USER_QUEUE)
+    name: {"routing_key": name}
+    for name in (CELERY_TASK_DEFAULT_QUEUE, CHUNK_QUEUE, QUICK_QUEUE, USER_QUEUE)
 }
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

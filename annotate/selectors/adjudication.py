@@ -260,8 +260,9 @@ def _beyond(pair: SentencePair, sort: str, *, later: bool) -> Q | None:
 
 
 def adjudication_facets(*, corpus: int | None = None) -> dict[str, list[Any]]:
-    """The choices of the list's filters: corpora, the sub-corpora and splits (of ``corpus``
-    when given) and the annotators."""
+    """The choices of the list's filters: the corpora in use (an archived one's pairs leave the
+    list, so choosing it could only show an empty one), the sub-corpora and splits (of
+    ``corpus`` when given) and the annotators."""
     pairs = SentencePair.objects.all()
     if corpus is not None:
         pairs = pairs.filter(corpus_id=corpus)
@@ -271,7 +272,11 @@ def adjudication_facets(*, corpus: int | None = None) -> dict[str, list[Any]]:
         return [value for value in values if value]
 
     return {
-        "corpora": list(Corpus.objects.order_by("name").values_list("id", "name")),
+        "corpora": list(
+            Corpus.objects.filter(archived_at__isnull=True)
+            .order_by("name")
+            .values_list("id", "name")
+        ),
         "subcorpora": distinct("subcorpus"),
         "splits": distinct("split"),
         "annotators": list(

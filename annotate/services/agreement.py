@@ -18,6 +18,7 @@ from itertools import accumulate
 from typing import Any
 
 from celery import chord, shared_task
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -295,11 +296,18 @@ def agreement_chord_send(
     statistics, or :func:`agreement_failed` if a chunk fails. The chunks cut the job's snapshot
     in order; each task is told the line its pairs start at."""
     starts = list(accumulate((len(chunk) for chunk in chunks), initial=0))[:-1]
+    # The chunks' own queue (``settings.CHUNK_QUEUE``): in the default one they would all be
+    # ahead of every job queued after the report, which would wait for the whole report.
+    queue = settings.CHUNK_QUEUE
     header = [
-        agreement_chunk.s(job_id, chunk, models, share, start)
+        agreement_chunk.s(job_id, chunk, models, share, start).set(queue=queue)
         for chunk, start in zip(chunks, starts, strict=True)
     ]
-    body = agreement_finish.s(job_id, models).on_error(agreement_failed.s(job_id))
+    body = (
+        agreement_finish.s(job_id, models)
+        .set(queue=queue)
+        .on_error(agreement_failed.s(job_id).set(queue=queue))
+    )
     chord(header)(body)
 
 

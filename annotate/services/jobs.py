@@ -41,7 +41,7 @@ def jobs_reap_stale(*, now: Any = None) -> int:
 
     A deferred job (its work handed to a Celery canvas) beats only while one of its tasks
     computes: its next chunk or its callback may wait in the queue behind hours of other jobs.
-    While a live worker takes jobs from the queue they wait in (the default one), it is judged
+    While a live worker takes tasks from the queue they wait in (``CHUNK_QUEUE``), it is judged
     by ``JOB_DEFERRED_TIMEOUT_SECONDS`` instead, the bound on a task lost with its worker;
     without one (every worker stopped, or only the quick or users' own running) nothing will
     run them, and it fails like any other job."""
@@ -55,9 +55,7 @@ def jobs_reap_stale(*, now: Any = None) -> int:
         return job.deferred and job.heartbeat_at >= deferred_limit
 
     # The workers are looked for only when a deferred job may be spared (one query a reap less).
-    if any(spared(job) for job in found) and settings.CELERY_TASK_DEFAULT_QUEUE in (
-        served_queues(now=now) or ()
-    ):
+    if any(spared(job) for job in found) and settings.CHUNK_QUEUE in (served_queues(now=now) or ()):
         found = [job for job in found if not spared(job)]
     count = 0
     for job in found:

@@ -156,6 +156,38 @@ def _run_report_job_here(
     return job, header
 
 
+def test_a_reports_chunks_and_callback_wait_in_their_own_queue_not_ahead_of_other_jobs(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    """On a campaign's corpus a report sent some sixty chunks at once; in the default queue
+    every export, prefill and deletion queued after it waited for the whole report. In a queue
+    of their own, which a worker takes from in turn with the default one, they share the slots.
+    """
+    from annotate.jobs_runtime import job_claim, job_queue
+    from annotate.services import agreement as service
+
+    sent: dict[str, Any] = {}
+    monkeypatch.setattr(
+        service, "chord", lambda header: lambda body: sent.update(header=header, body=body)
+    )
+    job = agreement_job_create(
+        corpus=corpus, annotators=["ann1", "ann2"], samples=20, seed=3, chunk_pairs=5
+    )
+    assert job_claim(job_id=job.pk, worker="here")
+    service.agreement_run.runner(job, lambda percent, message: None)
+
+    assert len(sent["header"]) > 1
+    assert {signature.options.get("queue") for signature in sent["header"]} == {
+        settings.CHUNK_QUEUE
+    }
+    assert sent["body"].options.get("queue") == settings.CHUNK_QUEUE
+    errback = sent["body"].options["link_error"][0]
+    assert errback["options"].get("queue") == settings.CHUNK_QUEUE
+    assert settings.CHUNK_QUEUE != settings.CELERY_TASK_DEFAULT_QUEUE
+    assert job_queue("export") == settings.CELERY_TASK_DEFAULT_QUEUE
+    assert settings.CHUNK_QUEUE in settings.CELERY_TASK_QUEUES
+
+
 def test_a_report_job_reads_the_snapshot_taken_when_it_started(
     corpus: Corpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -196,6 +196,33 @@ def test_handing_over_started_work_moves_it_with_its_links_and_logs_it() -> None
     assert started.annotation.events.last().payload["reassigned_to"] == "other"
 
 
+def test_handing_over_many_pairs_takes_as_many_statements_as_handing_over_a_few() -> None:
+    """A quick-lane job promises seconds: 700 pairs handed over one statement pair each
+    took two and a half minutes of a busy worker."""
+
+    def hand_over(n: int) -> int:
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        corpus = make_corpus()
+        leaving = make_user(f"leaving{n}", roles.ANNOTATOR)
+        team = [make_user(f"to{n}_{k}", roles.ANNOTATOR) for k in range(2)]
+        for _ in range(n):
+            make_assignment(make_pair(corpus), leaving)
+        with CaptureQueriesContext(connection) as queries:
+            report = assignments.assignments_hand_over(corpus=corpus, from_user=leaving, to=team)
+        assert report == {"moved": n, "stuck": 0, "kept": 0}
+        loads = Counter(
+            Assignment.objects.filter(pair__corpus=corpus).values_list(
+                "annotator__username", flat=True
+            )
+        )
+        assert loads == {f"to{n}_0": n // 2, f"to{n}_1": n - n // 2}
+        return len(queries)
+
+    assert hand_over(60) == hand_over(4)
+
+
 def test_a_pair_every_target_already_has_stays_and_is_counted_stuck() -> None:
     corpus = make_corpus()
     leaving = make_user("leaving", roles.ANNOTATOR)

@@ -210,6 +210,28 @@ def test_a_deferred_job_is_reaped_when_no_live_worker_takes_its_tasks_queue(
     assert "main@host stopped responding" in Job.objects.get(pk=job.pk).error
 
 
+def test_a_deferred_job_is_reaped_when_the_live_workers_leave_out_the_chunks_queue(
+    corpus_name: str, django_capture_on_commit_callbacks, settings
+) -> None:
+    """A worker of the default and quick queues only (``-Q celery,quick``) runs no chunk of a
+    report: its chunks and callback wait in ``CHUNK_QUEUE``."""
+    settings.JOB_HEARTBEAT_TIMEOUT_SECONDS = 60
+    settings.JOB_DEFERRED_TIMEOUT_SECONDS = 3600
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    runtime.job_claim(job_id=job.pk, worker="main@host")
+    now = timezone.now()
+    Job.objects.filter(pk=job.pk).update(deferred=True, heartbeat_at=now - timedelta(minutes=10))
+    worker_heartbeat_beat(hostname="main@host", pid=1, started_at=now, queues=["celery", "quick"])
+    assert jobs.jobs_reap_stale() == 1
+    worker_heartbeat_beat(
+        hostname="main@host", pid=1, started_at=now, queues=[settings.CHUNK_QUEUE, "celery"]
+    )
+    other = stats_job(corpus_name, django_capture_on_commit_callbacks, seed=2)
+    runtime.job_claim(job_id=other.pk, worker="main@host")
+    Job.objects.filter(pk=other.pk).update(deferred=True, heartbeat_at=now - timedelta(minutes=10))
+    assert jobs.jobs_reap_stale() == 0, "a worker takes from the chunks' queue"
+
+
 def test_a_cancelled_job_stops_at_its_next_progress_report(
     monkeypatch: pytest.MonkeyPatch, corpus_name: str, django_capture_on_commit_callbacks
 ) -> None:

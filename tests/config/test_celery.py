@@ -235,11 +235,16 @@ def test_the_reaper_runs_in_the_quick_lane() -> None:
 
 
 def test_a_plain_worker_serves_every_queue() -> None:
-    """``make worker`` (no -Q) takes from the default, the quick and the users' queues, so a
-    deployment of one worker runs every job."""
+    """``make worker`` (no -Q) takes from the default, the chunks', the quick and the users'
+    queues, so a deployment of one worker runs every job."""
     from config.celery import app
 
-    assert set(app.amqp.queues) == {"celery", settings.QUICK_QUEUE, settings.USER_QUEUE}
+    assert set(app.amqp.queues) == {
+        "celery",
+        settings.CHUNK_QUEUE,
+        settings.QUICK_QUEUE,
+        settings.USER_QUEUE,
+    }
 
 
 def test_every_job_starting_endpoint_a_non_admin_may_call_queues_a_users_lane_job() -> None:

@@ -109,6 +109,19 @@ def test_filters_and_search_narrow_the_list_on_the_server(carol: Client) -> None
         assert rows == ["n1", "n2", "v1"] and ">mtc<" in html and ">leagues<" in html
 
 
+def test_the_corpus_filter_offers_only_corpora_in_use(carol: Client) -> None:
+    """An archived corpus's pairs leave the list: offered as a filter, it showed "No pair
+    here" for a corpus of 2,400 waiting pairs."""
+    from annotate.services.corpora import corpus_archive
+
+    _import("kept", {"dev:1": {"A": "0-0", "B": "1-1"}})
+    _import("shelved", {"dev:1": {"A": "0-0", "B": "1-1"}})
+    corpus_archive(corpus=Corpus.objects.get(name="shelved"))
+    _, html = _rows(carol)
+    options = re.findall(r'<option value="\d+"[^>]*>([^<]+)</option>', html)
+    assert "kept" in options and "shelved" not in options
+
+
 def test_each_row_opens_its_pair_with_the_lists_filters_and_order(carol: Client) -> None:
     _import("c", {"p": {"A": "0-0", "B": "1-1"}})
     pair = SentencePair.objects.get()

@@ -136,6 +136,28 @@ def test_an_upload_queues_an_import_which_the_page_then_follows(
     assert "fresh" in _names(admin.get("/corpora/?fragment=corpora").content.decode())
 
 
+def test_an_import_followed_on_the_page_can_be_cancelled_there_and_stores_nothing(
+    admin: Client, upload_dir: Path
+) -> None:
+    """A 20 MB import reads for seconds before it writes: the page that follows it offers its
+    Cancel (it was only on the Jobs page), and back on the page it shows cancelled."""
+    files = [SimpleUploadedFile("pairs.jsonl", _jsonl(3))]
+    admin.post("/corpora/import/", {"corpus": "big", "format": "jsonl", "files": files})
+    job = Job.objects.get(kind="corpus_import")
+    imports = admin.get("/corpora/?fragment=imports").content.decode()
+    cancel = f'action="/jobs/{job.pk}/cancel/"'
+    assert cancel in imports
+    assert 'name="next" value="/corpora/?fragment=imports"' in imports
+
+    response = admin.post(f"/jobs/{job.pk}/cancel/", {"next": "/corpora/?fragment=imports"})
+    assert response.status_code == 302 and response["Location"] == "/corpora/"
+    jobs.job_run(job_id=job.pk, worker="test")
+    imports = admin.get("/corpora/?fragment=imports").content.decode()
+    assert "cancelled" in imports and cancel not in imports
+    assert not Corpus.objects.filter(name="big").exists()
+    assert not SentencePair.objects.exists()
+
+
 def test_an_import_of_one_of_each_says_so_in_the_singular(admin: Client, upload_dir: Path) -> None:
     line = {
         "id": "p0",
