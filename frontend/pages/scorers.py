@@ -114,11 +114,29 @@ def _score(form: ScoreForm, models: dict[str, Any]) -> str:
     except DomainError as error:
         field = "first" if "sentence 1" in error.message else None
         field = "second" if "sentence 2" in error.message else field
-        form.add_error(field, error.message.removeprefix("pair 0, "))
+        form.add_error(field, _page_message(error.message))
         return ""
     if model.training.get("task") == "classification":
         return "paraphrase" if value >= 1 else "not a paraphrase"
     return f"similarity {value:.3f}"
+
+
+#: What the page says in place of the API's advice to queue the pairs as a job "with the same
+#: body": the form has no body to send, and a job is queued through the API.
+PAGE_AS_A_JOB = (
+    "longer pairs are scored by a score job, queued through the API (POST /api/score/jobs/, "
+    "described on the API page)"
+)
+
+
+def _page_message(message: str) -> str:
+    """The service's refusal of the form's one pair in the page's words: the pair is not "pair
+    0" (the API's index), and the advice names the API's score jobs as the way to score it."""
+    message = message.removeprefix("pair 0, ")
+    if message.startswith("pair 0 is "):
+        message = "the pair is " + message.removeprefix("pair 0 is ")
+    message = message.replace(f"in a request; {scorers.AS_A_JOB}", f"here; {PAGE_AS_A_JOB}")
+    return message.replace(scorers.AS_A_JOB, PAGE_AS_A_JOB)
 
 
 def _cell(name: str) -> str:
@@ -240,7 +258,7 @@ def _model_rows() -> list[dict[str, Any]]:
             "name": model.name,
             "kind": model.kind,
             "corpus": model.corpus.name if model.corpus else None,
-            "train_split": model.training.get("train_split"),
+            "train_split": label(model.training.get("train_split") or ""),
             "pairs": model.training.get("pairs"),
             "target": target_label(model.training.get("target")),
             "train": measure_text(model.evaluation.get("train")),
