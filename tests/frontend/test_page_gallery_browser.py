@@ -157,3 +157,20 @@ def test_the_login_page_renders_for_strangers(browser: Any, live_server: Any) ->
         page.screenshot(path=str(SCREENSHOTS / "gallery_laptop_login.png"))
     finally:
         context.close()
+
+
+def test_an_admins_navigation_keeps_to_one_line_at_1024_pixels(
+    page_for: Any, live_server: Any, world: dict[str, Any]
+) -> None:
+    """Every link of the admin's header in one row, the account beside them: at 1024px the
+    last link ("API") wrapped alone onto a second line."""
+    page = page_for(world["admin"], viewport=(1024, 768))
+    page.goto(f"{live_server.url}/scorers/")
+    page.wait_for_load_state("networkidle")
+    tops = page.evaluate(
+        "() => [...document.querySelectorAll('.topbar .mainnav a')]"
+        ".map(e => Math.round(e.getBoundingClientRect().top))"
+    )
+    assert len(tops) == 8 and len(set(tops)) == 1, repr(tops)
+    header = page.evaluate("() => document.querySelector('.topbar').getBoundingClientRect().height")
+    assert header < 60, header
