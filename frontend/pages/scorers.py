@@ -59,21 +59,31 @@ MEASURES = (
 )
 
 
+def measure_lines(evaluation: dict[str, object] | None) -> list[str]:
+    """``["Pearson 0.8120", "Spearman 0.7901"]`` for a train/test evaluation; a measure the
+    evaluation holds without a value is "undefined"."""
+    parts = []
+    for key, name in MEASURES:
+        value = (evaluation or {}).get(key)
+        if isinstance(value, float):
+            parts.append(f"{name} {value:.4f}")
+        elif key in (evaluation or {}):
+            parts.append(f"{name} undefined")
+    return parts
+
+
+def measure_note(evaluation: dict[str, object] | None) -> str:
+    """What the evaluation says beside its measures (why one is undefined), or ""."""
+    note = (evaluation or {}).get("note")
+    return note if isinstance(note, str) else ""
+
+
 def measure_text(evaluation: dict[str, object] | None) -> str:
     """``Pearson 0.8120`` or ``accuracy 0.7420, F1 0.8000`` for a train/test evaluation; a
     measure the evaluation holds without a value is "undefined"."""
-    if not evaluation:
-        return ""
-    parts = []
-    for key, name in MEASURES:
-        value = evaluation.get(key)
-        if isinstance(value, float):
-            parts.append(f"{name} {value:.4f}")
-        elif key in evaluation:
-            parts.append(f"{name} undefined")
-    text = ", ".join(parts)
-    note = evaluation.get("note")
-    return f"{text} ({note})" if isinstance(note, str) and note else text
+    text = ", ".join(measure_lines(evaluation))
+    note = measure_note(evaluation)
+    return f"{text} ({note})" if note else text
 
 
 class ScoreForm(forms.Form):
@@ -261,8 +271,10 @@ def _model_rows() -> list[dict[str, Any]]:
             "train_split": label(model.training.get("train_split") or ""),
             "pairs": model.training.get("pairs"),
             "target": target_label(model.training.get("target")),
-            "train": measure_text(model.evaluation.get("train")),
-            "test": measure_text(model.evaluation.get("test")),
+            "train": measure_lines(model.evaluation.get("train")),
+            "train_note": measure_note(model.evaluation.get("train")),
+            "test": measure_lines(model.evaluation.get("test")),
+            "test_note": measure_note(model.evaluation.get("test")),
             "created": model.created_at,
         }
         for model in scorer_models()
