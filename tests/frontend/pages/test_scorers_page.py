@@ -150,7 +150,8 @@ def test_a_model_trained_on_the_pairs_without_a_split_says_so() -> None:
 
 def test_a_models_measures_are_one_a_line_so_a_narrow_table_breaks_between_them() -> None:
     """At 1024px the train and test columns broke "Pearson 0.7990, Spearman 0.7983" in four
-    places; each measure is now a line that does not break."""
+    places; each measure is now a line of its own that does not break, and the table keeps
+    within the page (the model file's link is under the model's name, not a column)."""
     ScorerModel.objects.create(
         kind="perp",
         name="two-measures",
@@ -165,16 +166,12 @@ def test_a_models_measures_are_one_a_line_so_a_narrow_table_breaks_between_them(
     page = client.get("/scorers/").content.decode()
     row = page.split('<tr data-model="two-measures">', 1)[1].split("</tr>", 1)[0]
     cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
-    assert (
-        cells[5]
-        == '<div class="nowrap">Pearson 0.7000</div><div class="nowrap">Spearman 0.6000</div>'
+    assert cells[5] == (
+        '<div class="nowrap">Pearson 0.7000</div><div class="nowrap">Spearman 0.6000</div>'
     )
     assert cells[6] == (
         '<div class="nowrap">Pearson undefined</div>'
         '<div class="muted small">constant predictions</div>'
-    )
-    assert re.search(r'<td class="nowrap">\d{4}-\d\d-\d\d \d\d:\d\d</td>', row), (
-        "date and time together"
     )
 
 
