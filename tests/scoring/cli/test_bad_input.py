@@ -323,3 +323,24 @@ def test_training_without_wordfreq_names_the_package_to_install(
     assert "pip install wordfreq" in error
     assert "Traceback" not in error
     assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("kind", "values", "refusal"),
+    [
+        ("perp", [3.0] * 6, "every target is 3; a scorer learns nothing from a single value"),
+        ("mt", [1.0, 2.0, 3.0, 4.0], "5-fold cross-validation needs ≥ 10 pairs, got 4"),
+    ],
+)
+def test_targets_a_scorer_cannot_train_on_are_refused_naming_their_file(
+    kind: str, values: list[float], refusal: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pairs = tmp_path / "train.tsv"
+    pairs.write_text("".join(f"a man eats {i}\ta man is eating\n" for i in values), "utf-8")
+    targets = tmp_path / "train.gs"
+    targets.write_text("".join(f"{value}\n" for value in values), "utf-8")
+    code = main(["train", "--kind", kind, "--input", str(pairs), "--targets", str(targets),
+                 "--output", str(tmp_path / "m.json")])  # fmt: skip
+    assert code == 2
+    assert _error(capsys) == f"error: {targets}: field 'target': {refusal}\n"
+    assert not (tmp_path / "m.json").exists()
