@@ -174,3 +174,27 @@ def test_an_admins_navigation_keeps_to_one_line_at_1024_pixels(
     assert len(tops) == 8 and len(set(tops)) == 1, repr(tops)
     header = page.evaluate("() => document.querySelector('.topbar').getBoundingClientRect().height")
     assert header < 60, header
+
+
+def test_the_phrase_table_choices_are_not_cut_at_1024_pixels(
+    page_for: Any, live_server: Any, world: dict[str, Any]
+) -> None:
+    """The export's phrase-pair fields had a third of a narrow card each: the select showed
+    "sure and possibl"."""
+    page = page_for(world["admin"], viewport=(1024, 768))
+    page.goto(f"{live_server.url}/corpora/{world['corpus'].pk}/export/")
+    page.check("input[name=format][value=phrases]")
+    select = page.locator("#export-use")
+    needed = page.evaluate(
+        """(select) => {
+            const probe = document.createElement('span');
+            probe.style.font = getComputedStyle(select).font;
+            probe.textContent = select.options[select.selectedIndex].text;
+            document.body.append(probe);
+            const width = probe.getBoundingClientRect().width;
+            probe.remove();
+            return width;
+        }""",
+        select.element_handle(),
+    )
+    assert select.bounding_box()["width"] > needed + 24, (select.bounding_box(), needed)
