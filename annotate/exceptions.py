@@ -175,7 +175,9 @@ def _drf_error(exc: APIException, data: Any) -> dict[str, Any]:
     if isinstance(exc, ValidationError):
         fields = data if isinstance(data, dict) else {"non_field_errors": data}
         message = "; ".join(
-            f"{name}: {' '.join(_problems(value))}" for name, value in fields.items()
+            f"{where}: {' '.join(problems)}"
+            for name, value in fields.items()
+            for where, problems in _problems_at(str(name), value)
         )
         first = next(iter(fields), None)
         return {"code": "invalid", "message": message, "field": first, "fields": fields}
@@ -185,12 +187,28 @@ def _drf_error(exc: APIException, data: Any) -> dict[str, Any]:
     return {"code": str(code), "message": without_server_paths(str(detail))}
 
 
-def _problems(value: Any) -> list[str]:
+def _problems_at(where: str, value: Any) -> list[tuple[str, list[str]]]:
+    """A field's problems, each group under the place it is about: an item of a list field is
+    ``pairs[0][1]`` (DRF reports it under its index), a field of a nested object ``gold.sure``;
+    so that the message says which item is wrong, not only that some item of ``pairs`` is."""
     if isinstance(value, dict):
-        return [problem for inner in value.values() for problem in _problems(inner)]
+        return [
+            found
+            for key, inner in value.items()
+            for found in _problems_at(
+                f"{where}[{key}]" if str(key).isdigit() else f"{where}.{key}", inner
+            )
+        ]
     if isinstance(value, list):
-        return [problem for inner in value for problem in _problems(inner)]
-    return [str(value)]
+        if all(not isinstance(inner, dict | list) for inner in value):
+            return [(where, [str(inner) for inner in value])] if value else []
+        # a list of nested serializers' errors: one per item, empty for the valid ones
+        return [
+            found
+            for index, inner in enumerate(value)
+            for found in _problems_at(f"{where}[{index}]", inner)
+        ]
+    return [(where, [str(value)])]
 
 
 def _answer(status: int, code: str, message: str, extra: dict[str, Any]) -> Response:

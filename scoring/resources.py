@@ -1,4 +1,5 @@
-"""Linguistic resources through NLTK: Porter stemmer, WordNet 3.0, stopwords, POS tagger.
+"""Linguistic resources through NLTK: Porter stemmer, WordNet 3.0, stopwords, POS tagger; and
+English word frequencies through the ``wordfreq`` package.
 
 Resources are found on NLTK's normal search path and ``NLTK_DATA``. A missing resource raises
 :class:`~scoring.errors.ResourceMissingError` with the exact command that installs it; only the
@@ -154,3 +155,23 @@ def pos_tag(tokens: list[str]) -> list[str]:
     if not tokens:
         return []
     return [tag for _, tag in _tagger().tag(tokens)]
+
+
+@functools.cache
+def _word_frequency_lookup() -> Callable[[str, str], float]:
+    try:
+        from wordfreq import word_frequency
+    except ImportError as error:
+        raise ResourceMissingError(
+            "English word frequencies (PERP's and the combined scorer's features) need the "
+            "package wordfreq, which is not installed; install it with `pip install wordfreq`"
+        ) from error
+    return word_frequency
+
+
+def word_frequency(word: str) -> float:
+    """The frequency of ``word`` in ``wordfreq``'s large English list (0 when unseen).
+
+    Raises :class:`ResourceMissingError` with the command that installs ``wordfreq`` when the
+    package is missing (``pip install .`` requires it, but an environment may lack it)."""
+    return float(_word_frequency_lookup()(word, "en"))

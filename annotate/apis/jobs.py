@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from annotate.apis.common import MAX_ID, name_nested_serializers
 from annotate.exceptions import Conflict, DomainError, NotFound
+from annotate.jobs_runtime import job_kinds
 from annotate.models import Job
 from annotate.renderers import CsvRenderer, FileNegotiation, errors_as_json
 from annotate.selectors import jobs as jobs_reads
@@ -114,6 +115,15 @@ class JobListApi(APIView):
         before = serializers.IntegerField(
             required=False, min_value=1, max_value=MAX_ID, help_text="older jobs than this id"
         )
+
+        def validate_kind(self, value: str) -> str:
+            """A kind no job has is a mistake (``score`` for ``score_pairs``), not a filter that
+            matches nothing: an empty list would read as "no such jobs"."""
+            if value and value not in job_kinds():
+                raise serializers.ValidationError(
+                    f"unknown job kind {value!r}; the kinds are {', '.join(job_kinds())}"
+                )
+            return value
 
     @extend_schema(parameters=[InputSerializer], responses=JobOutputSerializer(many=True))
     def get(self, request: Request) -> Response:

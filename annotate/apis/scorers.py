@@ -51,11 +51,23 @@ class ScorerListApi(APIView):
         return Response(ScorerModelOutputSerializer(scorer_models(), many=True).data)
 
 
+class SentenceField(serializers.CharField):
+    """A sentence's raw text: a JSON string, never a number or a boolean turned into one (DRF's
+    ``CharField`` scores ``[[1, 2]]`` as the sentences "1" and "2")."""
+
+    default_error_messages = {"not_text": 'Expected a string but got type "{input_type}".'}
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("not_text", input_type=type(data).__name__)
+        return str(super().to_internal_value(data))
+
+
 def _pairs_field(max_pairs: int, too_many: str) -> BoundedListField:
     """``[[sentence 1, sentence 2], ...]``, raw text."""
     return BoundedListField(
         child=BoundedListField(
-            child=serializers.CharField(max_length=scorers.MAX_SENTENCE_CHARS),
+            child=SentenceField(max_length=scorers.MAX_SENTENCE_CHARS),
             min_length=2,
             max_length=2,
         ),

@@ -119,8 +119,14 @@ def export_parameters_check(
         )
     sources = export_sources(corpus)
     if which == "annotator":
+        known = ", ".join(sources["annotators"]) or "nobody yet"
+        if not annotator:
+            raise ExportError(
+                f"name the annotator whose work to export (annotators who have submitted work "
+                f"in corpus {corpus.name!r}: {known})",
+                field="annotator",
+            )
         if annotator not in sources["annotators"]:
-            known = ", ".join(sources["annotators"]) or "nobody yet"
             raise ExportError(
                 f"{annotator!r} has submitted no work in corpus {corpus.name!r} "
                 f"(annotators who have: {known})",

@@ -545,8 +545,9 @@ def score_job_create(
 ) -> Job:
     """Queue a ``score_pairs`` job: ``pairs`` (raw sentence pairs, at most
     :data:`MAX_JOB_PAIRS`) scored by ``model`` in a worker. The pairs are the job's input
-    snapshot (lists of jobs leave it out); they are tokenized and checked by the job, whose error
-    names the pair at fault."""
+    snapshot (lists of jobs leave it out); a sentence of more words than a pair may have tokens
+    is refused here, and the rest are tokenized and checked by the job, whose error names the
+    pair at fault."""
     if not pairs:
         raise DomainError("give at least one pair", field="pairs")
     if len(pairs) > MAX_JOB_PAIRS:
@@ -555,6 +556,7 @@ def score_job_create(
             field="pairs",
         )
     texts = [[str(first), str(second)] for first, second in pairs]
+    _words_check(texts)
     digest = hashlib.sha256(json.dumps(texts).encode("utf-8")).hexdigest()
     parameters = {
         "model": model.pk,
@@ -570,6 +572,23 @@ def score_job_create(
     if not job.reused:
         Job.objects.filter(pk=job.pk).update(snapshot=texts, snapshot_at=timezone.now())
     return job
+
+
+def _words_check(pairs: list[list[str]]) -> None:
+    """Refuse, before the job is queued, a sentence with more words (between spaces) than
+    :data:`~scoring.formats.MAX_TOKENS`: it has at least as many tokens, so the job would only
+    fail on it. Splitting on spaces costs little even for the largest body a request may carry;
+    tokenizing it would take seconds, so the job does that (and refuses a sentence whose
+    punctuation takes it over the limit)."""
+    for index, pair in enumerate(pairs):
+        for number, text in enumerate(pair, start=1):
+            words = len(text.split())
+            if words > MAX_TOKENS:
+                raise DomainError(
+                    f"pair {index}, sentence {number} has {words:,} words; at most {MAX_TOKENS} "
+                    "tokens are accepted",
+                    field="pairs",
+                )
 
 
 def _open_score_jobs_check(*, owner: User, parameters: dict[str, Any]) -> None:

@@ -59,21 +59,31 @@ MEASURES = (
 )
 
 
+def measure_lines(evaluation: dict[str, object] | None) -> list[str]:
+    """``["Pearson 0.8120", "Spearman 0.7901"]`` for a train/test evaluation; a measure the
+    evaluation holds without a value is "undefined"."""
+    parts = []
+    for key, name in MEASURES:
+        value = (evaluation or {}).get(key)
+        if isinstance(value, float):
+            parts.append(f"{name} {value:.4f}")
+        elif key in (evaluation or {}):
+            parts.append(f"{name} undefined")
+    return parts
+
+
+def measure_note(evaluation: dict[str, object] | None) -> str:
+    """What the evaluation says beside its measures (why one is undefined), or ""."""
+    note = (evaluation or {}).get("note")
+    return note if isinstance(note, str) else ""
+
+
 def measure_text(evaluation: dict[str, object] | None) -> str:
     """``Pearson 0.8120`` or ``accuracy 0.7420, F1 0.8000`` for a train/test evaluation; a
     measure the evaluation holds without a value is "undefined"."""
-    if not evaluation:
-        return ""
-    parts = []
-    for key, name in MEASURES:
-        value = evaluation.get(key)
-        if isinstance(value, float):
-            parts.append(f"{name} {value:.4f}")
-        elif key in evaluation:
-            parts.append(f"{name} undefined")
-    text = ", ".join(parts)
-    note = evaluation.get("note")
-    return f"{text} ({note})" if isinstance(note, str) and note else text
+    text = ", ".join(measure_lines(evaluation))
+    note = measure_note(evaluation)
+    return f"{text} ({note})" if note else text
 
 
 class ScoreForm(forms.Form):
@@ -114,11 +124,29 @@ def _score(form: ScoreForm, models: dict[str, Any]) -> str:
     except DomainError as error:
         field = "first" if "sentence 1" in error.message else None
         field = "second" if "sentence 2" in error.message else field
-        form.add_error(field, error.message.removeprefix("pair 0, "))
+        form.add_error(field, _page_message(error.message))
         return ""
     if model.training.get("task") == "classification":
         return "paraphrase" if value >= 1 else "not a paraphrase"
     return f"similarity {value:.3f}"
+
+
+#: What the page says in place of the API's advice to queue the pairs as a job "with the same
+#: body": the form has no body to send, and a job is queued through the API.
+PAGE_AS_A_JOB = (
+    "longer pairs are scored by a score job, queued through the API (POST /api/score/jobs/, "
+    "described on the API page)"
+)
+
+
+def _page_message(message: str) -> str:
+    """The service's refusal of the form's one pair in the page's words: the pair is not "pair
+    0" (the API's index), and the advice names the API's score jobs as the way to score it."""
+    message = message.removeprefix("pair 0, ")
+    if message.startswith("pair 0 is "):
+        message = "the pair is " + message.removeprefix("pair 0 is ")
+    message = message.replace(f"in a request; {scorers.AS_A_JOB}", f"here; {PAGE_AS_A_JOB}")
+    return message.replace(scorers.AS_A_JOB, PAGE_AS_A_JOB)
 
 
 def _cell(name: str) -> str:
@@ -240,11 +268,13 @@ def _model_rows() -> list[dict[str, Any]]:
             "name": model.name,
             "kind": model.kind,
             "corpus": model.corpus.name if model.corpus else None,
-            "train_split": model.training.get("train_split"),
+            "train_split": label(model.training.get("train_split") or ""),
             "pairs": model.training.get("pairs"),
             "target": target_label(model.training.get("target")),
-            "train": measure_text(model.evaluation.get("train")),
-            "test": measure_text(model.evaluation.get("test")),
+            "train": measure_lines(model.evaluation.get("train")),
+            "train_note": measure_note(model.evaluation.get("train")),
+            "test": measure_lines(model.evaluation.get("test")),
+            "test_note": measure_note(model.evaluation.get("test")),
             "created": model.created_at,
         }
         for model in scorer_models()

@@ -177,6 +177,9 @@ def _train(args: argparse.Namespace) -> int:
         if not test[1]:
             raise FormatError("the test file has no targets", path=args.test)
     scorer = get_scorer(args.kind, args.task, **parse_options(args.kind, args.option))
+    refusal = scorer.training_refusal(targets)  # the targets' fault: said with their file
+    if refusal is not None:
+        raise FormatError(refusal, path=args.targets or args.input, field="target")
     scorer.fit(pairs, targets)
     save_scorer(scorer, args.output)
     report: dict[str, Any] = {

@@ -49,6 +49,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from scoring import resources
 from scoring.edit.distance import levenshtein
 from scoring.edit.shifts import OP_DEL, OP_INS, OP_PHRASE, OP_STEM, OP_SUB, OP_SYNONYM
 from scoring.edit.terp import PhraseEntry, TerpSegment
@@ -153,9 +154,7 @@ MIN_SHIFT_WEIGHT = 0.01
 
 @functools.lru_cache(maxsize=500_000)
 def _frequency(word: str) -> float:
-    from wordfreq import word_frequency
-
-    return float(word_frequency(word, "en"))
+    return resources.word_frequency(word)
 
 
 class WordFeatures:

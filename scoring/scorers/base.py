@@ -108,6 +108,11 @@ class Scorer(ABC):
             return "classification targets must be 0 or 1"
         if y.shape[0] < 2:
             return "training needs at least two pairs"
+        if self.task == "regression" and np.all(y == y[0]):
+            # a model of one value predicts it whatever the pair, and its correlations are
+            # undefined: a "trained" scorer that scores nothing (a classifier says it needs
+            # two labels)
+            return f"every target is {y[0]:g}; a scorer learns nothing from a single value"
         return None
 
     def predict(self, pairs: Sequence[TokenPair]) -> F64:

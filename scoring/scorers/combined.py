@@ -77,9 +77,7 @@ _MIN_FREQUENCY = 1e-9
 def information_content(word: str) -> float:
     """``−log₁₀ max(freq, 10⁻⁹)`` of the lowercased word in ``wordfreq``'s English list
     (0 for the most frequent words, 9 for unseen ones)."""
-    from wordfreq import word_frequency
-
-    return -math.log10(max(float(word_frequency(word.lower(), "en")), _MIN_FREQUENCY))
+    return -math.log10(max(resources.word_frequency(word.lower()), _MIN_FREQUENCY))
 
 
 def _content(word: str, stop: frozenset[str]) -> bool:

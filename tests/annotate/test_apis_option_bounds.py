@@ -28,6 +28,8 @@ def corpus() -> Corpus:
     for index in range(4):
         make_pair(corpus, split="train", external_id=f"p{index}", gold=[(0, 0, True)])
     SentencePair.objects.filter(corpus=corpus).update(gold_score=3.0, gold_label=1)
+    # scores that vary: a regression on one value is refused
+    SentencePair.objects.filter(corpus=corpus, external_id="p0").update(gold_score=1.0)
     return corpus
 
 

@@ -143,16 +143,61 @@ def test_a_score_job_scores_what_a_request_may_not_and_agrees_with_a_request(
     assert result["scores"][0] == pytest.approx(scorer_score_texts(model=model, pairs=[small])[0])
 
 
-def test_a_score_job_with_a_sentence_over_the_limit_fails_naming_the_pair(
+def test_a_score_job_with_a_sentence_of_too_many_words_is_refused_and_nothing_is_queued(
     model: ScorerModel,
 ) -> None:
     body = {"model": "m", "pairs": [["a", "b"], ["a", _words(MAX_TOKENS + 5)]]}
     response = _client().post("/api/score/jobs/", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"] == {
+        "code": "invalid",
+        "message": (
+            f"pair 1, sentence 2 has {MAX_TOKENS + 5} words; at most {MAX_TOKENS} tokens are "
+            "accepted"
+        ),
+        "field": "pairs",
+    }
+    assert not Job.objects.exists()
+
+
+def test_a_score_job_with_a_sentence_its_punctuation_takes_over_the_limit_fails_naming_the_pair(
+    model: ScorerModel,
+) -> None:
+    """Words end with a comma: few enough words, twice as many tokens, found when the job
+    tokenizes them."""
+    sentence = " ".join(f"w{k}," for k in range(MAX_TOKENS // 2 + 5))
+    body = {"model": "m", "pairs": [["a", "b"], ["a", sentence]]}
+    response = _client().post("/api/score/jobs/", body, format="json")
     job_id: Any = response.json()["id"]
     assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.FAILED
+    tokens = 2 * (MAX_TOKENS // 2 + 5)
     assert Job.objects.get(pk=job_id).error == (
-        f"pair 1, sentence 2 has {MAX_TOKENS + 5} tokens; at most {MAX_TOKENS} are accepted"
+        f"pair 1, sentence 2 has {tokens} tokens; at most {MAX_TOKENS} are accepted"
     )
+
+
+@pytest.mark.parametrize(
+    ("pairs", "message"),
+    [
+        ([["a b", "a c"], ["a", 2]], 'pairs[1][1]: Expected a string but got type "int".'),
+        ([["a b", True]], 'pairs[0][1]: Expected a string but got type "bool".'),
+        (
+            [["a b", "a c"], ["", " "]],
+            "pairs[1][0]: This field may not be blank.; pairs[1][1]: This field may not be blank.",
+        ),
+        ([["a b", "a c"], "a b"], 'pairs[1]: Expected a list of items but got type "str".'),
+        ([["a b"]], "pairs[0]: Ensure this field has at least 2 elements."),
+    ],
+)
+def test_a_malformed_pair_is_refused_naming_the_pair_and_the_sentence(
+    model: ScorerModel, pairs: list[Any], message: str
+) -> None:
+    client = _client()
+    for url in ("/api/score", "/api/score/jobs/"):
+        response = client.post(url, {"model": "m", "pairs": pairs}, format="json")
+        assert response.status_code == 400
+        assert response.json()["error"]["message"] == message
+    assert not Job.objects.exists()
 
 
 def test_more_characters_than_a_request_tokenizes_are_a_400_before_tokenizing(

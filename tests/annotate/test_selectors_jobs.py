@@ -57,3 +57,14 @@ def test_a_jobs_page_reads_neither_result_nor_snapshot_and_its_result_is_read_wh
     assert job.get_deferred_fields() == {"snapshot", "result"}
     assert client.get(f"/api/jobs/{done.pk}/").json()["has_result"] is True
     assert client.get(f"/api/jobs/{done.pk}/result/").json() == {"pairs": 50, "c_hat": 0.5}
+
+
+def test_listing_jobs_of_a_kind_no_job_has_names_the_kinds() -> None:
+    client, done, _ = _jobs()
+    response = client.get("/api/jobs/", {"kind": "score"})
+    assert response.status_code == 400
+    message = response.json()["error"]["message"]
+    assert message.startswith("kind: unknown job kind 'score'; the kinds are ")
+    assert "score_pairs" in message and "agreement_report" in message
+    listed = client.get("/api/jobs/", {"kind": "agreement_report"}).json()
+    assert done.pk in [row["id"] for row in listed]

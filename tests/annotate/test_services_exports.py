@@ -245,6 +245,11 @@ def test_a_phrase_table_export_says_what_it_does_while_its_kernels_compile(
             "'Z' has submitted no work",
             "annotator",
         ),
+        (
+            {"format_name": "pharaoh", "which": "annotator"},
+            r"^name the annotator whose work to export \(annotators who have submitted work in",
+            "annotator",
+        ),
         ({"format_name": "xml", "which": "all"}, "unknown export format 'xml'", "format"),
         ({"format_name": "phrases", "which": "all", "max_length": 0}, "max_length", "max_length"),
         ({"format_name": "phrases", "which": "all", "use": "both"}, "'use' must be", "use"),

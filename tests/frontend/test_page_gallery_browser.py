@@ -157,3 +157,44 @@ def test_the_login_page_renders_for_strangers(browser: Any, live_server: Any) ->
         page.screenshot(path=str(SCREENSHOTS / "gallery_laptop_login.png"))
     finally:
         context.close()
+
+
+def test_an_admins_navigation_keeps_to_one_line_at_1024_pixels(
+    page_for: Any, live_server: Any, world: dict[str, Any]
+) -> None:
+    """Every link of the admin's header in one row, the account beside them: at 1024px the
+    last link ("API") wrapped alone onto a second line."""
+    page = page_for(world["admin"], viewport=(1024, 768))
+    page.goto(f"{live_server.url}/scorers/")
+    page.wait_for_load_state("networkidle")
+    tops = page.evaluate(
+        "() => [...document.querySelectorAll('.topbar .mainnav a')]"
+        ".map(e => Math.round(e.getBoundingClientRect().top))"
+    )
+    assert len(tops) == 8 and len(set(tops)) == 1, repr(tops)
+    header = page.evaluate("() => document.querySelector('.topbar').getBoundingClientRect().height")
+    assert header < 60, header
+
+
+def test_the_phrase_table_choices_are_not_cut_at_1024_pixels(
+    page_for: Any, live_server: Any, world: dict[str, Any]
+) -> None:
+    """The export's phrase-pair fields had a third of a narrow card each: the select showed
+    "sure and possibl"."""
+    page = page_for(world["admin"], viewport=(1024, 768))
+    page.goto(f"{live_server.url}/corpora/{world['corpus'].pk}/export/")
+    page.check("input[name=format][value=phrases]")
+    select = page.locator("#export-use")
+    needed = page.evaluate(
+        """(select) => {
+            const probe = document.createElement('span');
+            probe.style.font = getComputedStyle(select).font;
+            probe.textContent = select.options[select.selectedIndex].text;
+            document.body.append(probe);
+            const width = probe.getBoundingClientRect().width;
+            probe.remove();
+            return width;
+        }""",
+        select.element_handle(),
+    )
+    assert select.bounding_box()["width"] > needed + 24, (select.bounding_box(), needed)

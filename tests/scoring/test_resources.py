@@ -3,6 +3,7 @@ of WordNet 3.0 onto itself that nltk builds for its multilingual data, and threa
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -10,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from scoring import resources
+from scoring.errors import ResourceMissingError
 
 WORDS = (
     "dog cat run bank light fast play set cut go make take bright quick hot cold big small house "
@@ -61,3 +63,17 @@ def test_threads_read_synsets_from_one_fresh_reader_at_once() -> None:
         results = list(pool.map(read, range(8)))
     expected = {word: tuple(s.name() for s in resources.wordnet().synsets(word)) for word in WORDS}
     assert all(result == expected for result in results)
+
+
+def test_word_frequencies_without_wordfreq_name_the_package_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with monkeypatch.context() as patch:
+        patch.setitem(sys.modules, "wordfreq", None)
+        resources._word_frequency_lookup.cache_clear()
+        try:
+            with pytest.raises(ResourceMissingError, match="`pip install wordfreq`"):
+                resources.word_frequency("house")
+        finally:
+            resources._word_frequency_lookup.cache_clear()
+    assert 1e-5 < resources.word_frequency("house") < 1e-2

@@ -119,6 +119,62 @@ def test_bad_input_is_shown_on_its_field_and_scores_nothing(
     assert 'id="score-result"' not in html
 
 
+def test_a_pair_too_large_to_score_here_is_refused_in_the_pages_words(reader: Client) -> None:
+    """The refusal names the pair as the page shows it (not the API's "pair 0") and the API's
+    score jobs as the way to score it (the form has no body to send "the same body" of)."""
+    ScorerModel.objects.create(kind="ppda", name="p", training={}, evaluation={})
+    sentence = " ".join(f"w{i}" for i in range(17))
+    response = reader.get("/scorers/", {"model": "p", "first": sentence, "second": sentence})
+    assert response.status_code == 400
+    html = response.content.decode()
+    refusal = html.split('<div class="errors" role="alert">', 1)[1].split("</div>", 1)[0]
+    assert refusal.startswith("the pair is 17 × 17 tokens: the ppda scorer scores pairs of at")
+    assert "POST /api/score/jobs/" in refusal
+    assert "pair 0" not in refusal and "same body" not in refusal and "in a request" not in refusal
+    assert 'id="score-result"' not in html
+
+
+def test_a_model_trained_on_the_pairs_without_a_split_says_so() -> None:
+    ScorerModel.objects.create(
+        kind="perp",
+        name="no-split",
+        training={"train_split": "", "target": "gold_score", "pairs": 750},
+        evaluation={"train": {"pearson": 0.7}},
+    )
+    client = Client()
+    client.force_login(get_user_model().objects.create(username="reader"))
+    page = client.get("/scorers/").content.decode()
+    row = page.split('<tr data-model="no-split">', 1)[1].split("</tr>", 1)[0]
+    assert "<td>(none) (750 pairs)</td>" in row
+
+
+def test_a_models_measures_are_one_a_line_so_a_narrow_table_breaks_between_them() -> None:
+    """At 1024px the train and test columns broke "Pearson 0.7990, Spearman 0.7983" in four
+    places; each measure is now a line of its own that does not break, and the table keeps
+    within the page (the model file's link is under the model's name, not a column)."""
+    ScorerModel.objects.create(
+        kind="perp",
+        name="two-measures",
+        training={"train_split": "train", "target": "gold_score", "pairs": 9},
+        evaluation={
+            "train": {"pearson": 0.7, "spearman": 0.6},
+            "test": {"pearson": None, "note": "constant predictions"},
+        },
+    )
+    client = Client()
+    client.force_login(get_user_model().objects.create(username="reader"))
+    page = client.get("/scorers/").content.decode()
+    row = page.split('<tr data-model="two-measures">', 1)[1].split("</tr>", 1)[0]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+    assert cells[5] == (
+        '<div class="nowrap">Pearson 0.7000</div><div class="nowrap">Spearman 0.6000</div>'
+    )
+    assert cells[6] == (
+        '<div class="nowrap">Pearson undefined</div>'
+        '<div class="muted small">constant predictions</div>'
+    )
+
+
 # --- training from the page (admins) -------------------------------------------------------
 
 

@@ -8,10 +8,12 @@ import json
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from scoring import resources
 from scoring.cli import main
 from tests.paths import ROOT
 
@@ -289,3 +291,56 @@ def test_an_aligner_model_given_as_a_scorer_model_says_so(
     error = _error(capsys)
     assert "pairs.tsv: not a saved aligner model (an .npz archive" in error
     assert "pickle" not in error
+
+
+@pytest.fixture
+def without_wordfreq(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """An environment without the ``wordfreq`` package (the machine's own package index may
+    lack it): importing it fails, and no frequency looked up before is remembered."""
+    from scoring.edit import perp_features
+
+    monkeypatch.setitem(sys.modules, "wordfreq", None)
+    perp_features._frequency.cache_clear()
+    resources._word_frequency_lookup.cache_clear()
+    yield
+    perp_features._frequency.cache_clear()
+    resources._word_frequency_lookup.cache_clear()
+
+
+@pytest.mark.usefixtures("without_wordfreq")
+@pytest.mark.parametrize("kind", ["perp", "combined"])
+def test_training_without_wordfreq_names_the_package_to_install(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pairs = tmp_path / "train.tsv"
+    lines = [f"a man eats {i}\ta man is eating {i}\t{i % 5}\n" for i in range(12)]
+    pairs.write_text("".join(lines), encoding="utf-8")
+    options = ["--option", "groups=perp"] if kind == "combined" else []
+    code = main(["train", "--kind", kind, "--input", str(pairs),
+                 "--output", str(tmp_path / "m.json"), *options])  # fmt: skip
+    assert code == 2
+    error = _error(capsys)
+    assert "pip install wordfreq" in error
+    assert "Traceback" not in error
+    assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("kind", "values", "refusal"),
+    [
+        ("perp", [3.0] * 6, "every target is 3; a scorer learns nothing from a single value"),
+        ("mt", [1.0, 2.0, 3.0, 4.0], "5-fold cross-validation needs ≥ 10 pairs, got 4"),
+    ],
+)
+def test_targets_a_scorer_cannot_train_on_are_refused_naming_their_file(
+    kind: str, values: list[float], refusal: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pairs = tmp_path / "train.tsv"
+    pairs.write_text("".join(f"a man eats {i}\ta man is eating\n" for i in values), "utf-8")
+    targets = tmp_path / "train.gs"
+    targets.write_text("".join(f"{value}\n" for value in values), "utf-8")
+    code = main(["train", "--kind", kind, "--input", str(pairs), "--targets", str(targets),
+                 "--output", str(tmp_path / "m.json")])  # fmt: skip
+    assert code == 2
+    assert _error(capsys) == f"error: {targets}: field 'target': {refusal}\n"
+    assert not (tmp_path / "m.json").exists()
