@@ -234,6 +234,15 @@ def test_the_reaper_runs_in_the_quick_lane() -> None:
     assert entry["options"]["queue"] == settings.QUICK_QUEUE
 
 
+def test_a_pool_process_grown_past_the_memory_bound_is_replaced_after_its_task() -> None:
+    """A supervised prefill left its pool process at 1.4 GB idle, for as long as the worker
+    ran; Celery replaces a pool process past ``worker_max_memory_per_child`` KiB after a task."""
+    from config.celery import app
+
+    assert settings.WORKER_MAX_MEMORY_MB == 1024
+    assert app.conf.worker_max_memory_per_child == 1024 * 1024
+
+
 def test_a_plain_worker_serves_every_queue() -> None:
     """``make worker`` (no -Q) takes from the default, the chunks', the quick and the users'
     queues, so a deployment of one worker runs every job."""

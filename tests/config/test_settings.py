@@ -163,6 +163,7 @@ def test_the_embedded_stores_are_in_wal_mode_and_wait_for_a_lock(tmp_path: Path)
             "SESSION_MAX_AGE_SECONDS=3600 must be at least SESSION_IDLE_SECONDS=7200",
         ),
         ({"LOGIN_MAX_FAILURES": "0"}, "LOGIN_MAX_FAILURES=0 must be 1 or more"),
+        ({"WORKER_MAX_MEMORY_MB": "-1"}, "WORKER_MAX_MEMORY_MB=-1 must be 0 (no limit) or more"),
     ],
 )
 def test_bad_session_and_login_limits_are_refused_by_name(

@@ -54,6 +54,18 @@ def test_the_bar_charts_axis_reaches_above_the_tallest_bar() -> None:
     assert _bars([20, 29]).bars[0].y == pytest.approx(twenty)
 
 
+@pytest.mark.parametrize("tallest", [29, 8_000, 17_300, 250_000])
+def test_the_longest_tick_label_ends_clear_of_the_y_axis_title(tallest: int) -> None:
+    """On a 22,659-pair corpus the "annotators per pair" chart's "10000" and "15000" ran into
+    its rotated "pairs" title: the left margin grows with the longest tick label. A label ends
+    8 px left of the plot, its characters about 7 px wide (12 px type); the title, rotated
+    about x = 14, reaches x = 22."""
+    chart = _bars([0, tallest, 3])
+    longest = max(len(tick.label) for tick in chart.y_ticks)
+    assert chart.frame.left - 8 - 7 * longest >= 22
+    assert chart.frame.left >= 56, "short labels keep the margin they had"
+
+
 def test_a_bar_chart_of_nothing_still_has_an_axis_from_0_to_1() -> None:
     chart = _bars([0, 0])
     assert [tick.label for tick in chart.y_ticks] == ["0", "1"]
