@@ -447,8 +447,11 @@ if not 0 <= WORKER_NICE <= 19:
 # A pool process keeps the memory of the largest job it ran: after a supervised prefill of a
 # 22,659-pair corpus (2.9 GB at its peak) one stayed at 1.4 GB idle, and two such processes
 # per worker stay so until the worker restarts. A pool process past this many MB after a task
-# is replaced by a fresh one (Celery's worker_max_memory_per_child); 0: never.
-WORKER_MAX_MEMORY_MB = env_int("WORKER_MAX_MEMORY_MB", 1024)
+# is replaced by a fresh one (Celery's worker_max_memory_per_child); 0: never. The bound is
+# above what a corpus of about a thousand pairs leaves (1.4 GB after a supervised prefill of
+# 800): such a process keeps the EM model and pair features its next retraining reuses, which
+# halves that retraining.
+WORKER_MAX_MEMORY_MB = env_int("WORKER_MAX_MEMORY_MB", 2048)
 if WORKER_MAX_MEMORY_MB < 0:
     raise ImproperlyConfigured(
         f"WORKER_MAX_MEMORY_MB={WORKER_MAX_MEMORY_MB} must be 0 (no limit) or more"

@@ -239,8 +239,8 @@ def test_a_pool_process_grown_past_the_memory_bound_is_replaced_after_its_task()
     ran; Celery replaces a pool process past ``worker_max_memory_per_child`` KiB after a task."""
     from config.celery import app
 
-    assert settings.WORKER_MAX_MEMORY_MB == 1024
-    assert app.conf.worker_max_memory_per_child == 1024 * 1024
+    assert settings.WORKER_MAX_MEMORY_MB == 2048
+    assert app.conf.worker_max_memory_per_child == 2048 * 1024
 
 
 def test_a_plain_worker_serves_every_queue() -> None:
