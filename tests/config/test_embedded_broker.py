@@ -178,7 +178,7 @@ def test_jobs_published_by_four_processes_at_once_each_run_once_on_a_worker(
             assert worker.poll() is None, (tmp_path / "worker.log").read_text()[-3000:]
             time.sleep(1)
         assert worker.poll() is None, "the worker is still running"
-        assert workers == [["embedded@test", ",celery,quick,users,"]], (
+        assert workers == [["embedded@test", ",celery,chunks,quick,users,"]], (
             "it reports that it is alive, and that without -Q it takes jobs from every queue"
         )
     finally:

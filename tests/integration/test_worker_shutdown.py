@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from annotate.models import Corpus, Job
 from annotate.services.agreement import agreement_job_create, agreement_run
@@ -31,9 +32,10 @@ STOP_SECONDS = 30
 
 
 def _queued(url: str) -> int:
-    """How many messages wait in the workers' queue on the broker at ``url``."""
+    """How many messages wait in the chunks' queue on the broker at ``url``."""
     with broker_connection(url) as connection:
-        return connection.default_channel.queue_declare("celery", passive=True).message_count
+        queue = settings.CHUNK_QUEUE
+        return connection.default_channel.queue_declare(queue, passive=True).message_count
 
 
 @pytest.mark.parametrize("broker", [broker_urls()[0], EMBEDDED])
