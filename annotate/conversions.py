@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Any, Protocol
 
 from scoring.alignment.links import Alignment
 
@@ -15,10 +15,18 @@ class _LinkRow(Protocol):
 
 
 def alignment_from_rows(n_source: int, n_target: int, rows: Iterable[_LinkRow]) -> Alignment:
+    return alignment_from_tuples(n_source, n_target, ((row.i, row.j, row.sure) for row in rows))
+
+
+def alignment_from_tuples(
+    n_source: int, n_target: int, rows: Iterable[tuple[Any, ...]]
+) -> Alignment:
+    """The alignment of link rows read as ``(i, j, sure, ...)`` tuples (further values
+    ignored)."""
     sure: list[tuple[int, int]] = []
     possible: list[tuple[int, int]] = []
-    for row in rows:
-        (sure if row.sure else possible).append((row.i, row.j))
+    for i, j, is_sure, *_ in rows:
+        (sure if is_sure else possible).append((i, j))
     return Alignment.from_links(n_source, n_target, sure, possible)
 
 

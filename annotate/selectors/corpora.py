@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -13,6 +13,7 @@ from typing import Any
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce, Least
 
+from annotate.conversions import alignment_from_tuples
 from annotate.exceptions import NotFound
 from annotate.models import (
     TRIAL_SPLIT,
@@ -29,7 +30,6 @@ from annotate.models import (
     ScorerModel,
     SentencePair,
 )
-from scoring.alignment.links import Alignment
 from scoring.corpus import LENGTH_BIN_STARTS, AnnotationRecord, PairRecord, length_bin_labels
 
 STREAM_CHUNK = 500
@@ -112,12 +112,12 @@ def pair_reads(pairs: Sequence[SentencePair]) -> list[PairRead]:
         if pair.pk in prefills:
             auto_pk, record.prefill_aligner, prefill_at = prefills[pair.pk]
             links = prefill_links.get(auto_pk, [])
-            record.prefill = _alignment(n, m, links)
+            record.prefill = alignment_from_tuples(n, m, links)
             record.prefill_confidence = {(i, j): c for i, j, _, c in links if c is not None}
         annotated_at = {}
         for _, name, status, pk, flags, rating, comment, created_at in work_of[pair.pk]:
             record.annotations[name] = AnnotationRecord(
-                alignment=_alignment(n, m, annotation_links.get(pk, [])),
+                alignment=alignment_from_tuples(n, m, annotation_links.get(pk, [])),
                 status=status,
                 flags=tuple(flags),
                 rating=rating,
@@ -125,7 +125,7 @@ def pair_reads(pairs: Sequence[SentencePair]) -> list[PairRead]:
             )
             annotated_at[name] = created_at
         if pair.pk in golds:
-            record.gold_alignment = _alignment(n, m, gold_links.get(golds[pair.pk], []))
+            record.gold_alignment = alignment_from_tuples(n, m, gold_links.get(golds[pair.pk], []))
         reads.append(PairRead(pair.pk, record, prefill_at, annotated_at))
     return reads
 
@@ -137,14 +137,6 @@ def _links_by(links: QuerySet[Any], parent: str, *extra: str) -> dict[int, list[
     for parent_id, *row in rows:
         grouped[parent_id].append(tuple(row))
     return grouped
-
-
-def _alignment(n_source: int, n_target: int, rows: Iterable[tuple[Any, ...]]) -> Alignment:
-    sure: list[tuple[int, int]] = []
-    possible: list[tuple[int, int]] = []
-    for i, j, is_sure, *_ in rows:
-        (sure if is_sure else possible).append((i, j))
-    return Alignment.from_links(n_source, n_target, sure, possible)
 
 
 def corpus_pair_reads(pairs: QuerySet[SentencePair]) -> Iterator[PairRead]:
