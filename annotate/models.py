@@ -157,10 +157,12 @@ class SentencePair(models.Model):
             ),
         ]
         # Covers the corpus page's figures and the pair list's filters and length sort, so
-        # they read the index, not the wide rows with their token lists.
+        # they read the index, not the wide rows with their token lists; and, with the id,
+        # a corpus's pairs joined to their assignments, prefills or gold (PostgreSQL's index
+        # entries hold no id of their own: without it each join read every pair's row).
         indexes = [
             models.Index(
-                fields=["corpus", "subcorpus", "split", "n_source", "n_target", "position"],
+                fields=["corpus", "subcorpus", "split", "n_source", "n_target", "position", "id"],
                 name="pair_figures",
             )
         ]

@@ -20,8 +20,10 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from benchmarks.results import Row, save
 
@@ -51,26 +53,12 @@ def _setup(var: Path, database_url: str | None) -> None:
     call_command("migrate", "--no-input", verbosity=0)
 
 
-def build_corpus(name: str, pairs: int, annotators: int, seed: int = 0) -> int:
-    """A corpus of ``pairs`` pairs, each with a prefill and, when ``annotators`` > 0, a
-    submitted annotation by each annotator (about 12 links), with the disagreement of those
-    submitted twice or more stored. Returns its id."""
-    from django.contrib.auth import get_user_model
-
-    from annotate import roles
-    from annotate.models import (
-        Annotation,
-        AnnotationLink,
-        Assignment,
-        AutoAlignment,
-        AutoLink,
-        Corpus,
-        SentencePair,
-    )
-    from annotate.services.annotations import edits_from_prefill
+def _pairs(name: str, pairs: int, rng: random.Random) -> tuple[Any, list[Any], dict[int, Any]]:
+    """A corpus of ``pairs`` pairs of 10–30 tokens in three sub-corpora, each with a prefill of
+    about 12 links: the corpus, its pairs and each pair's prefill links by pair id."""
+    from annotate.models import AutoAlignment, AutoLink, Corpus, SentencePair
     from annotate.services.links import links_insert
 
-    rng = random.Random(seed)
     corpus = Corpus.objects.create(name=name)
     rows = []
     for index in range(pairs):
@@ -92,15 +80,10 @@ def build_corpus(name: str, pairs: int, annotators: int, seed: int = 0) -> int:
             )
         )
     created = SentencePair.objects.bulk_create(rows, batch_size=2000)
-
-    def links(pair: SentencePair) -> list[tuple[int, int, bool]]:
-        cells = {(rng.randrange(pair.n_source), rng.randrange(pair.n_target)) for _ in range(12)}
-        return [(i, j, k % 3 != 0) for k, (i, j) in enumerate(sorted(cells))]
-
     prefills = AutoAlignment.objects.bulk_create(
         (AutoAlignment(pair=pair, aligner="identity") for pair in created), batch_size=2000
     )
-    prefill_links = {pair.pk: links(pair) for pair in created}
+    prefill_links = {pair.pk: _links(pair, rng) for pair in created}
     # Link rows straight to the table, as the product's saves and imports write them (an ORM
     # object per link would be most of the build's time).
     for start in range(0, len(created), LINK_CHUNK):
@@ -118,55 +101,133 @@ def build_corpus(name: str, pairs: int, annotators: int, seed: int = 0) -> int:
             ),
             with_confidence=True,
         )
-    group = roles.role_group(roles.ANNOTATOR)
-    for k in range(annotators):
-        user, _ = get_user_model().objects.get_or_create(username=f"annotator{k}")
-        user.groups.add(group)
-        assignments = Assignment.objects.bulk_create(
-            (
-                Assignment(
-                    pair=pair,
-                    annotator=user,
-                    status=Assignment.Status.SUBMITTED,
-                    active_seconds=rng.uniform(20, 200),
-                )
-                for pair in created
-            ),
-            batch_size=2000,
-        )
-        work = {pair.pk: links(pair) for pair in created}
-        annotations = Annotation.objects.bulk_create(
-            (
-                Annotation(
-                    assignment=a,
-                    link_count=len(work[a.pair_id]),
-                    prefill_edits=edits_from_prefill(
-                        [(i, j) for i, j, _ in work[a.pair_id]],
-                        [(i, j) for i, j, _ in prefill_links[a.pair_id]],
-                    ),
-                )
-                for a in assignments
-            ),
-            batch_size=2000,
-        )
-        for start in range(0, len(created), LINK_CHUNK):
-            links_insert(
-                model=AnnotationLink,
-                parent_column="annotation_id",
-                rows=(
-                    (annotation.pk, i, j, sure)
-                    for annotation, pair in zip(
-                        annotations[start : start + LINK_CHUNK],
-                        created[start : start + LINK_CHUNK],
-                        strict=True,
-                    )
-                    for i, j, sure in work[pair.pk]
+    return corpus, created, prefill_links
+
+
+def _links(pair: Any, rng: random.Random) -> list[tuple[int, int, bool]]:
+    cells = {(rng.randrange(pair.n_source), rng.randrange(pair.n_target)) for _ in range(12)}
+    return [(i, j, k % 3 != 0) for k, (i, j) in enumerate(sorted(cells))]
+
+
+def _assign(
+    work: list[tuple[Any, Any, str]], prefill_links: dict[int, Any], rng: random.Random
+) -> None:
+    """Store each ``(pair, annotator, status)`` of ``work`` as an assignment, with an
+    annotation of about 12 links unless it is new, then the disagreement of the pairs
+    submitted twice or more (what the submits would store)."""
+    from annotate.models import Annotation, AnnotationLink, Assignment
+    from annotate.services.annotations import edits_from_prefill
+    from annotate.services.disagreement import pair_disagreement_refresh
+    from annotate.services.links import links_insert
+
+    new = Assignment.Status.NEW
+    assignments = Assignment.objects.bulk_create(
+        (
+            Assignment(
+                pair=pair,
+                annotator=user,
+                status=status,
+                active_seconds=0.0 if status == new else rng.uniform(20, 200),
+            )
+            for pair, user, status in work
+        ),
+        batch_size=2000,
+    )
+    started = [(a, pair) for a, (pair, _, status) in zip(assignments, work, strict=True)]
+    started = [(a, pair) for a, pair in started if a.status != new]
+    links = {a.pk: _links(pair, rng) for a, pair in started}
+    annotations = Annotation.objects.bulk_create(
+        (
+            Annotation(
+                assignment=a,
+                link_count=len(links[a.pk]),
+                prefill_edits=edits_from_prefill(
+                    [(i, j) for i, j, _ in links[a.pk]],
+                    [(i, j) for i, j, _ in prefill_links[pair.pk]],
                 ),
             )
-    if annotators >= 2:  # submitted work written in bulk: store what the submits would store
-        from annotate.services.disagreement import pair_disagreement_refresh
+            for a, pair in started
+        ),
+        batch_size=2000,
+    )
+    for start in range(0, len(started), LINK_CHUNK):
+        links_insert(
+            model=AnnotationLink,
+            parent_column="annotation_id",
+            rows=(
+                (annotation.pk, i, j, sure)
+                for annotation, (a, _) in zip(
+                    annotations[start : start + LINK_CHUNK],
+                    started[start : start + LINK_CHUNK],
+                    strict=True,
+                )
+                for i, j, sure in links[a.pk]
+            ),
+        )
+    submitted = Counter(a.pair_id for a in assignments if a.status == Assignment.Status.SUBMITTED)
+    pair_disagreement_refresh(pair_ids=[pk for pk, n in submitted.items() if n >= 2])
 
-        pair_disagreement_refresh(pair_ids=[pair.pk for pair in created])
+
+def _annotators(prefix: str, count: int) -> list[Any]:
+    from django.contrib.auth import get_user_model
+
+    from annotate import roles
+
+    group = roles.role_group(roles.ANNOTATOR)
+    people = []
+    for k in range(count):
+        user, _ = get_user_model().objects.get_or_create(username=f"{prefix}{k}")
+        user.groups.add(group)
+        people.append(user)
+    return people
+
+
+def build_corpus(name: str, pairs: int, annotators: int, seed: int = 0) -> int:
+    """A corpus of ``pairs`` pairs, each with a prefill and, when ``annotators`` > 0, a
+    submitted annotation by each annotator (about 12 links), with the disagreement of those
+    submitted twice or more stored. Returns its id."""
+    from annotate.models import Assignment
+
+    rng = random.Random(seed)
+    corpus, created, prefill_links = _pairs(name, pairs, rng)
+    submitted = Assignment.Status.SUBMITTED
+    people = _annotators("annotator", annotators)
+    _assign([(pair, user, submitted) for user in people for pair in created], prefill_links, rng)
+    return int(corpus.pk)
+
+
+def build_campaign(name: str, pairs: int, assigned: int, seed: int = 0) -> int:
+    """A corpus in the middle of its campaign: ``pairs`` pairs with a prefill, the first
+    ``assigned`` of them planned for two or three of four annotators (half each: 2.5 ×
+    ``assigned`` assignments), 70 % of the assignments submitted and 10 % in progress (both
+    with an annotation), the rest new; a gold alignment for one planned pair in 40. Returns
+    its id."""
+    from annotate.models import Assignment, GoldAlignment, GoldLink
+    from annotate.services.links import links_insert
+
+    rng = random.Random(seed)
+    corpus, created, prefill_links = _pairs(name, pairs, rng)
+    people = _annotators("campaigner", 4)
+    statuses = [Assignment.Status.SUBMITTED] * 7 + [Assignment.Status.IN_PROGRESS]
+    statuses += [Assignment.Status.NEW] * 2
+    work = [
+        (pair, user, rng.choice(statuses))
+        for index, pair in enumerate(created[:assigned])
+        for user in rng.sample(people, 3 if index % 2 == 0 else 2)
+    ]
+    golds = GoldAlignment.objects.bulk_create(
+        GoldAlignment(pair=pair, source="adjudicated") for pair in created[:assigned:40]
+    )
+    links_insert(
+        model=GoldLink,
+        parent_column="gold_id",
+        rows=(
+            (gold.pk, i, j, sure)
+            for gold, pair in zip(golds, created[:assigned:40], strict=True)
+            for i, j, sure in prefill_links[pair.pk]
+        ),
+    )
+    _assign(work, prefill_links, rng)
     return int(corpus.pk)
 
 

@@ -30,22 +30,24 @@ def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
 
 
 def _coverage_rows(corpus: Corpus) -> list[tuple[Any, ...]]:
-    """Pairs of a corpus grouped by sub-corpus and number of assignments ``k``: per group the
-    pairs, those whose every assignment is submitted (``k`` > 0), and the new, in-progress
-    and submitted assignments. One statement; only the corpus's assignments are read."""
+    """The corpus's assigned pairs grouped by sub-corpus and number of assignments ``k``: per
+    group the pairs, those whose every assignment is submitted, and the new, in-progress and
+    submitted assignments. One statement, which reads the corpus's assignments and, of its
+    pairs, only the ``pair_figures`` index (the unassigned pairs are counted apart, by
+    :func:`_pairs_by_subcorpus`: joining every pair to its assignments read each pair's row)."""
     pair, assignment = SentencePair._meta.db_table, Assignment._meta.db_table
-    # The inner query groups each pair with its assignments in one pass over the corpus's pairs
-    # (selecting the sub-corpus is allowed: it depends on the grouped primary key).
+    # The inner query groups each pair with its assignments (selecting the sub-corpus is
+    # allowed: it depends on the grouped primary key).
     sql = f"""
         SELECT p.subcorpus, p.k, COUNT(*),
-               SUM(CASE WHEN p.k > 0 AND p.done = p.k THEN 1 ELSE 0 END),
+               SUM(CASE WHEN p.done = p.k THEN 1 ELSE 0 END),
                SUM(p.new), SUM(p.started), SUM(p.done)
         FROM (
-            SELECT sp.subcorpus AS subcorpus, COUNT(a.id) AS k,
+            SELECT sp.subcorpus AS subcorpus, COUNT(*) AS k,
                    SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END) AS new,
                    SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END) AS started,
                    SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END) AS done
-            FROM {pair} sp LEFT JOIN {assignment} a ON a.pair_id = sp.id
+            FROM {pair} sp JOIN {assignment} a ON a.pair_id = sp.id
             WHERE sp.corpus_id = %s
             GROUP BY sp.id
         ) p
@@ -56,16 +58,43 @@ def _coverage_rows(corpus: Corpus) -> list[tuple[Any, ...]]:
     return _rows(sql, params)
 
 
-def _coverage(corpus: Corpus) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    histogram: dict[int, int] = defaultdict(int)
-    by_sub: dict[str, list[int]] = {}
+def _pairs_by_subcorpus(corpus: Corpus) -> dict[str, int]:
+    """The corpus's pairs per sub-corpus, in the database's order of the sub-corpora (one pass
+    over the ``pair_figures`` index)."""
+    return dict(
+        SentencePair.objects.filter(corpus=corpus)
+        .values("subcorpus")
+        .annotate(n=Count("*"))
+        .order_by("subcorpus")
+        .values_list("subcorpus", "n")
+    )
+
+
+def corpus_coverage(corpus: Corpus) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """How many annotators the corpus's pairs have: ``coverage`` (its pairs, the histogram of
+    annotators per pair, the doubly annotated pairs and their share) and per sub-corpus its
+    pairs (unassigned, doubly annotated, done) and assignments (new, in progress, submitted).
+    Two statements."""
+    assigned: dict[str, list[tuple[int, ...]]] = defaultdict(list)
     for sub, k, n, done_pairs, new, started, done in _coverage_rows(corpus):
-        histogram[int(k)] += int(n)
-        totals = by_sub.setdefault(sub, [0] * 7)
-        for index, value in enumerate(
-            (n, n if k == 0 else 0, n if k >= 2 else 0, done_pairs, new, started, done)
-        ):
-            totals[index] += int(value or 0)
+        assigned[sub].append((int(k), int(n), int(done_pairs), int(new), int(started), int(done)))
+    histogram: dict[int, int] = defaultdict(int)
+    subcorpora = []
+    for sub, pairs in _pairs_by_subcorpus(corpus).items():
+        # pairs, unassigned, doubly annotated, done, new, in progress, submitted
+        totals = [pairs, pairs, 0, 0, 0, 0, 0]
+        for k, n, done_pairs, new, started, done in assigned[sub]:
+            histogram[k] += n
+            totals[1] -= n
+            totals[2] += n if k >= 2 else 0
+            for index, value in enumerate((done_pairs, new, started, done), start=3):
+                totals[index] += value
+        if totals[1]:
+            histogram[0] += totals[1]
+        names = ("pairs", "unassigned", "doubly_annotated", "pairs_done", "new", "in_progress")
+        subcorpora.append(
+            {"subcorpus": sub, **dict(zip((*names, "submitted"), totals, strict=True))}
+        )
     pairs = sum(histogram.values())
     doubled = sum(n for k, n in histogram.items() if k >= 2)
     coverage = {
@@ -76,11 +105,6 @@ def _coverage(corpus: Corpus) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         "doubly_annotated": doubled,
         "doubly_annotated_fraction": doubled / pairs if pairs else None,
     }
-    names = ("pairs", "unassigned", "doubly_annotated", "pairs_done", "new", "in_progress")
-    subcorpora = [
-        {"subcorpus": sub, **dict(zip((*names, "submitted"), totals, strict=True))}
-        for sub, totals in by_sub.items()
-    ]
     return coverage, subcorpora
 
 
@@ -132,7 +156,7 @@ def corpus_progress(corpus: Corpus) -> dict[str, Any]:
     the newest prefill: the per-cell ``Pr(edit)`` of Cohn et al. (2008, §3) before its fit
     against sentence length.
     """
-    coverage, subcorpora = _coverage(corpus)
+    coverage, subcorpora = corpus_coverage(corpus)
     assignments = Assignment.objects.filter(pair__corpus=corpus)
     # The edit rate counts submitted pairs with a prefill, against the newest prefill (stored
     # with each annotation, :attr:`Annotation.prefill_edits`). Only the submitted assignments

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
-from django.db.models.functions import Coalesce, Least
+from django.db.models.functions import Least
 
 from annotate.conversions import alignment_from_tuples
 from annotate.exceptions import NotFound
@@ -196,38 +196,73 @@ def corpora_overview(*, archived: bool = False) -> QuerySet[Corpus]:
     )
 
 
-def _per_corpus(rows: QuerySet[Any], column: str) -> Coalesce:
-    """``rows`` (filtered on ``column`` = the outer corpus) counted in a correlated subquery,
-    0 when there are none."""
-    counted = rows.filter(**{column: OuterRef("pk")}).order_by().values(column)
-    return Coalesce(Subquery(counted.annotate(n=Count("*")).values("n")), 0)
+#: What each row of the corpus lists shows, attached by :func:`corpora_counted`.
+CORPUS_COUNTS = ("n_pairs", "n_annotators", "n_open", "n_submitted", "n_gold")
 
 
-def corpora_listed(*, archived: bool = False, search: str = "") -> QuerySet[Corpus]:
-    """The corpus list's corpora (in use, or ``archived``; names or descriptions containing
-    ``search``) with what a row shows: pairs, annotators, open and submitted assignments and
-    gold alignments, each a correlated count over its own table's index, so the list can sort
-    by any of them and reads no pair row."""
+def corpora_filtered(*, archived: bool = False, search: str = "") -> QuerySet[Corpus]:
+    """The corpus list's corpora: in use, or ``archived``; names or descriptions containing
+    ``search``. Without their counts (:func:`corpora_counted` adds them to the rows shown)."""
     corpora = Corpus.objects.filter(archived_at__isnull=not archived)
     if search:
         corpora = corpora.filter(Q(name__icontains=search) | Q(description__icontains=search))
-    assignments = Assignment.objects.all()
-    annotators = (
-        Assignment.objects.filter(pair__corpus=OuterRef("pk"))
+    return corpora
+
+
+def corpora_counted(corpora: Iterable[Corpus]) -> list[Corpus]:
+    """``corpora``, each given what a row of the lists shows (:data:`CORPUS_COUNTS`): pairs,
+    annotators, open and submitted assignments, gold alignments.
+
+    Three statements for the lot, each grouped by corpus over those corpora's rows only (the
+    pairs from an index): counted per corpus in correlated subqueries, each count joined every
+    assignment to its pair again, a second of SQL per request at 100,000 pairs."""
+    rows = list(corpora)
+    ids = [corpus.pk for corpus in rows]
+    pairs = dict(
+        SentencePair.objects.filter(corpus_id__in=ids)
         .order_by()
-        .values("pair__corpus")
-        .annotate(n=Count("annotator", distinct=True))
-        .values("n")
+        .values("corpus_id")
+        .annotate(n=Count("*"))
+        .values_list("corpus_id", "n")
     )
-    return corpora.annotate(
-        n_pairs=_per_corpus(SentencePair.objects.all(), "corpus"),
-        n_annotators=Coalesce(Subquery(annotators), 0),
-        n_open=_per_corpus(assignments.exclude(status=Assignment.Status.SUBMITTED), "pair__corpus"),
-        n_submitted=_per_corpus(
-            assignments.filter(status=Assignment.Status.SUBMITTED), "pair__corpus"
-        ),
-        n_gold=_per_corpus(GoldAlignment.objects.all(), "pair__corpus"),
+    submitted = Q(status=Assignment.Status.SUBMITTED)
+    work = {
+        row["pair__corpus_id"]: row
+        for row in Assignment.objects.filter(pair__corpus_id__in=ids)
+        .order_by()
+        .values("pair__corpus_id")
+        .annotate(
+            annotators=Count("annotator_id", distinct=True),
+            open=Count("id", filter=~submitted),
+            submitted=Count("id", filter=submitted),
+        )
+    }
+    gold = dict(
+        GoldAlignment.objects.filter(pair__corpus_id__in=ids)
+        .order_by()
+        .values("pair__corpus_id")
+        .annotate(n=Count("*"))
+        .values_list("pair__corpus_id", "n")
     )
+    nothing = {"annotators": 0, "open": 0, "submitted": 0}
+    for corpus in rows:
+        counts = work.get(corpus.pk, nothing)
+        values = (
+            pairs.get(corpus.pk, 0),
+            counts["annotators"],
+            counts["open"],
+            counts["submitted"],
+            gold.get(corpus.pk, 0),
+        )
+        for name, value in zip(CORPUS_COUNTS, values, strict=True):
+            setattr(corpus, name, value)
+    return rows
+
+
+def corpora_listed(*, archived: bool = False, search: str = "") -> list[Corpus]:
+    """Every corpus of :func:`corpora_filtered`, by name, with its counts
+    (:func:`corpora_counted`)."""
+    return corpora_counted(corpora_filtered(archived=archived, search=search).order_by("name"))
 
 
 @dataclass(frozen=True)

@@ -156,15 +156,40 @@ def _followed_jobs(user: Any) -> list[Any]:
     return jobs
 
 
-def _list_context(request: HttpRequest) -> dict[str, Any]:
+def _corpora(request: HttpRequest, archived: bool, search: str) -> tuple[Any, bool]:
+    """The rows to page, and whether they are counted already: sorted by a count, every corpus
+    listed, counted and in that order; else the query, whose page alone is counted then."""
+    asked = request.GET.get("sort", "name")
+    column = next((c for c in COLUMNS if c.sort and c.key == asked.lstrip("-")), None)
+    corpora = corpora_reads.corpora_filtered(archived=archived, search=search)
+    if column is None or column.sort not in corpora_reads.CORPUS_COUNTS:
+        return corpora, False
+    # As the query would order them: by the count, then by id ascending in either direction
+    # (a stable sort keeps the ids' order among equal counts, reversed or not).
+    rows = corpora_reads.corpora_counted(corpora.order_by("pk"))
+    rows.sort(key=lambda row: getattr(row, column.sort), reverse=asked.startswith("-"))
+    return rows, True
+
+
+def _list_context(request: HttpRequest, *, with_table: bool = True) -> dict[str, Any]:
+    """The page's context; without ``with_table``, only what the imports' fragment shows."""
+    jobs = _followed_jobs(request.user)
+    context: dict[str, Any] = {
+        "jobs": jobs,
+        "live": any(job.status in ACTIVE for job in jobs),
+        "worker_notice": waiting_job_notice(user=request.user),
+    }
+    if not with_table:
+        return context
     filters = CorpusFilters(request.GET)
     archived, search = False, ""
     if filters.is_valid():
         archived = filters.cleaned_data["show"] == "archived"
         search = filters.cleaned_data["q"].strip()
+    rows, counted = _corpora(request, archived, search)
     table = table_page(
         request,
-        corpora_reads.corpora_listed(archived=archived, search=search),
+        rows,
         COLUMNS,
         default_sort="name",
         noun="corpora",
@@ -181,18 +206,17 @@ def _list_context(request: HttpRequest) -> dict[str, Any]:
         ),
         path=reverse("corpus-list"),
     )
-    jobs = _followed_jobs(request.user)
+    if not counted:
+        corpora_reads.corpora_counted(table.rows)
     query = request.GET.copy()
     query.pop("fragment", None)
     return {
+        **context,
         "here": f"{reverse('corpus-list')}?{query.urlencode()}",
         "query": query.urlencode(),
         "filters": filters,
         "archived": archived,
         "table": table,
-        "jobs": jobs,
-        "live": any(job.status in ACTIVE for job in jobs),
-        "worker_notice": waiting_job_notice(user=request.user),
         "archived_count": Corpus.objects.filter(archived_at__isnull=False).count(),
     }
 
@@ -213,7 +237,8 @@ def _render_list(
 def corpus_list(request: HttpRequest) -> HttpResponse:
     fragment = request.GET.get("fragment")
     if fragment in ("corpora", "imports"):
-        return render(request, f"{TEMPLATE}#{fragment}", _list_context(request))
+        context = _list_context(request, with_table=fragment == "corpora")
+        return render(request, f"{TEMPLATE}#{fragment}", context)
     return _render_list(request)
 
 

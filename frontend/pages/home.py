@@ -130,7 +130,9 @@ def _overview(user: Any) -> dict[str, Any]:
     for job in jobs:
         job.label = job_label(job.kind)
     return {
-        "corpora": list(corpora_reads.corpora_listed().order_by("name")[:SHORT_LIST]),
+        "corpora": corpora_reads.corpora_counted(
+            corpora_reads.corpora_filtered().order_by("name")[:SHORT_LIST]
+        ),
         "corpora_total": in_use.count(),
         "jobs": jobs,
         "live": any(job.status in ACTIVE for job in jobs),
