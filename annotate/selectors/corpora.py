@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Least
 
@@ -371,9 +372,10 @@ def corpus_overview(corpus: Corpus) -> dict[str, object]:
         splits[split] += pairs
         tokens += (n_source + n_target) * pairs
         histogram[bisect_right(LENGTH_BINS, min(n_source, n_target)) - 1] += pairs
-    annotators = list(
-        Assignment.objects.filter(pair__corpus=corpus)
-        .values("annotator__username")
+    counted = {
+        row["annotator_id"]: row
+        for row in Assignment.objects.filter(pair__corpus=corpus)
+        .values("annotator_id")
         .annotate(
             assigned=Count("id"),
             submitted=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
@@ -381,8 +383,11 @@ def corpus_overview(corpus: Corpus) -> dict[str, object]:
             annotations=Count("annotation"),
             links=Sum("annotation__link_count"),
         )
-        .order_by("annotator__username")
-    )
+        .order_by()
+    }
+    annotators = [
+        {**counted[pk], "annotator__username": name} for pk, name in usernames_of(list(counted))
+    ]
     annotations = sum(row["annotations"] for row in annotators)
     links = sum(row["links"] or 0 for row in annotators)
     return {
@@ -413,13 +418,28 @@ def corpus_overview(corpus: Corpus) -> dict[str, object]:
     }
 
 
+def usernames_of(ids: Iterable[int]) -> list[tuple[int, str]]:
+    """The users ``ids`` as ``(id, username)``, by username. The lists of a corpus's
+    annotators count or pick its assignments by annotator id and name them here: grouped by
+    username, the database sorted every assignment of the corpus by it after a join."""
+    users = get_user_model().objects.filter(pk__in=list(ids)).order_by("username")
+    return list(users.values_list("pk", "username"))
+
+
+def corpus_annotator_names(assignments: QuerySet[Assignment]) -> list[str]:
+    """The usernames, sorted, of the annotators of ``assignments`` (some of a corpus's)."""
+    ids = assignments.order_by().values_list("annotator_id", flat=True).distinct()
+    return [name for _, name in usernames_of(ids)]
+
+
 def corpus_labels(corpus: Corpus) -> dict[str, list[str]]:
-    """The corpus's sub-corpora and splits, each sorted (``""`` for pairs without one): two
-    queries the ``pair_figures`` index answers."""
+    """The corpus's sub-corpora and splits, each sorted (``""`` for pairs without one): one
+    pass over the ``pair_figures`` index, grouped by its leading columns."""
     pairs = SentencePair.objects.filter(corpus=corpus).order_by()
+    labels = list(pairs.values_list("subcorpus", "split").distinct())
     return {
-        "subcorpora": sorted(set(pairs.values_list("subcorpus", flat=True).distinct())),
-        "splits": sorted(set(pairs.values_list("split", flat=True).distinct())),
+        "subcorpora": sorted({subcorpus for subcorpus, _ in labels}),
+        "splits": sorted({split for _, split in labels}),
     }
 
 
@@ -504,12 +524,7 @@ def corpus_facets(corpus: Corpus) -> dict[str, list[str]]:
             pairs.order_by("subcorpus").values_list("subcorpus", flat=True).distinct()
         ),
         "splits": list(pairs.order_by("split").values_list("split", flat=True).distinct()),
-        "annotators": list(
-            Assignment.objects.filter(pair__corpus=corpus)
-            .order_by("annotator__username")
-            .values_list("annotator__username", flat=True)
-            .distinct()
-        ),
+        "annotators": corpus_annotator_names(Assignment.objects.filter(pair__corpus=corpus)),
     }
 
 

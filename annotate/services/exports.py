@@ -35,7 +35,7 @@ from django.db.models import Exists, OuterRef, Q
 from annotate.exceptions import DomainError, NotFound
 from annotate.jobs_runtime import job_task
 from annotate.models import Assignment, AutoAlignment, Corpus, GoldAlignment, Job, SentencePair
-from annotate.selectors.corpora import corpus_pair_records
+from annotate.selectors.corpora import corpus_annotator_names, corpus_pair_records
 from scoring import formats
 from scoring.alignment.links import Alignment
 from scoring.alignment.phrase_table import phrase_table_build, write_phrase_table
@@ -78,15 +78,12 @@ def export_sources(corpus: Corpus) -> dict[str, Any]:
     """What a corpus can export: annotators who submitted work in it, whether it has a
     prefill, gold."""
     return {
-        "annotators": list(
+        "annotators": corpus_annotator_names(
             Assignment.objects.filter(
                 pair__corpus=corpus,
                 annotation__isnull=False,
                 status=Assignment.Status.SUBMITTED,
             )
-            .order_by("annotator__username")  # not the model's ordering: distinct would see it
-            .values_list("annotator__username", flat=True)
-            .distinct()
         ),
         "prefill": AutoAlignment.objects.filter(pair__corpus=corpus).exists(),
         "gold": GoldAlignment.objects.filter(pair__corpus=corpus).exists(),

@@ -121,3 +121,29 @@ def test_the_labels_and_prefill_counts_of_a_corpus_agree_with_its_rows() -> None
         ),
         "gold_alignments": GoldAlignment.objects.filter(pair__corpus=corpus).count(),
     }
+
+
+def test_annotators_are_counted_by_id_and_listed_by_name_whatever_their_ids() -> None:
+    """Grouped by username, every assignment of the corpus was joined to its account and
+    sorted by name: a quarter of a second per figure at 100,000 pairs."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotate.selectors.corpora import corpus_facets
+
+    corpus = _corpus()
+    pair = SentencePair.objects.get(corpus=corpus, external_id="a")
+    make_assignment(pair, make_user("Zed"))
+    make_assignment(pair, make_user("aaron"))
+    with CaptureQueriesContext(connection) as queries:
+        names = [row["username"] for row in corpus_overview(corpus)["annotators"]]
+        facets = corpus_facets(corpus)["annotators"]
+    expected = list(
+        Assignment.objects.filter(pair__corpus=corpus)
+        .order_by("annotator__username")
+        .values_list("annotator__username", flat=True)
+        .distinct()
+    )
+    assert names == facets == expected and len(expected) == 5
+    grouped = [q["sql"] for q in queries if "GROUP BY" in q["sql"] or "DISTINCT" in q["sql"]]
+    assert not any("username" in sql for sql in grouped if "annotate_assignment" in sql)
