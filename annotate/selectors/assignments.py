@@ -15,7 +15,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Count, Exists, F, OuterRef, Q, Sum
+from django.db.models import Count, Exists, F, OuterRef, Q
 
 from annotate import roles
 from annotate.models import AnnotationEvent, Assignment, Corpus, SentencePair
@@ -157,32 +157,34 @@ def corpus_progress(corpus: Corpus) -> dict[str, Any]:
     against sentence length.
     """
     coverage, subcorpora = corpus_coverage(corpus)
-    assignments = Assignment.objects.filter(pair__corpus=corpus)
-    # The edit rate counts submitted pairs with a prefill, against the newest prefill (stored
-    # with each annotation, :attr:`Annotation.prefill_edits`). Only the submitted assignments
-    # are joined to their annotations (the index finds them by pair and status).
-    edited: dict[int, Any] = {
-        row["annotator_id"]: row
-        for row in assignments.filter(
-            status=_STATUS.SUBMITTED, annotation__prefill_edits__isnull=False
-        )
-        .values("annotator_id")
-        .annotate(
-            pairs=Count("id"),
-            cells=Sum(F("pair__n_source") * F("pair__n_target")),
-            edits=Sum("annotation__prefill_edits"),
+    # One pass over the submitted assignments gives both: the active times of the timed ones
+    # (imported work is untimed), for the medians, and the edit rate, which counts submitted
+    # pairs with a prefill, against the newest prefill (stored with each annotation,
+    # :attr:`Annotation.prefill_edits`).
+    submitted = (
+        Assignment.objects.filter(pair__corpus=corpus, status=_STATUS.SUBMITTED)
+        .annotate(cells=F("pair__n_source") * F("pair__n_target"))
+        .values_list(
+            "annotator_id",
+            "pair__subcorpus",
+            "active_seconds",
+            "annotation__prefill_edits",
+            "cells",
         )
         .order_by()
-    }
+    )
+    edited: dict[int, dict[str, int]] = defaultdict(lambda: {"pairs": 0, "cells": 0, "edits": 0})
     times: dict[int, list[float]] = defaultdict(list)
     times_by_sub: dict[str, list[float]] = defaultdict(list)
-    for annotator_id, subcorpus, seconds in (
-        assignments.filter(status=_STATUS.SUBMITTED, active_seconds__gt=0)  # imported: untimed
-        .values_list("annotator_id", "pair__subcorpus", "active_seconds")
-        .order_by()
-    ):
-        times[annotator_id].append(seconds)
-        times_by_sub[subcorpus].append(seconds)
+    for annotator_id, subcorpus, seconds, changed, cells in submitted:
+        if seconds > 0:
+            times[annotator_id].append(seconds)
+            times_by_sub[subcorpus].append(seconds)
+        if changed is not None:
+            counted = edited[annotator_id]
+            counted["pairs"] += 1
+            counted["cells"] += cells
+            counted["edits"] += changed
     annotators = []
     for row in _work(corpus):
         edits = edited.get(row["annotator_id"], {})

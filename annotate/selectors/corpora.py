@@ -385,7 +385,7 @@ def corpus_overview(corpus: Corpus) -> dict[str, object]:
         )
         .order_by()
     }
-    annotators = [
+    annotators: list[dict[str, Any]] = [
         {**counted[pk], "annotator__username": name} for pk, name in usernames_of(list(counted))
     ]
     annotations = sum(row["annotations"] for row in annotators)
@@ -441,6 +441,12 @@ def corpus_labels(corpus: Corpus) -> dict[str, list[str]]:
         "subcorpora": sorted({subcorpus for subcorpus, _ in labels}),
         "splits": sorted({split for _, split in labels}),
     }
+
+
+def corpus_has_prefill(corpus: Corpus) -> bool:
+    """Whether some pair of the corpus has a prefill (one look-up, where counting the
+    prefilled pairs reads every pair)."""
+    return AutoAlignment.objects.filter(pair__corpus=corpus).exists()
 
 
 def corpus_prefill_counts(corpus: Corpus) -> dict[str, int]:

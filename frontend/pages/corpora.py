@@ -161,13 +161,14 @@ def _corpora(request: HttpRequest, archived: bool, search: str) -> tuple[Any, bo
     listed, counted and in that order; else the query, whose page alone is counted then."""
     asked = request.GET.get("sort", "name")
     column = next((c for c in COLUMNS if c.sort and c.key == asked.lstrip("-")), None)
+    count = column.sort if column else None
     corpora = corpora_reads.corpora_filtered(archived=archived, search=search)
-    if column is None or column.sort not in corpora_reads.CORPUS_COUNTS:
+    if count not in corpora_reads.CORPUS_COUNTS:
         return corpora, False
     # As the query would order them: by the count, then by id ascending in either direction
     # (a stable sort keeps the ids' order among equal counts, reversed or not).
     rows = corpora_reads.corpora_counted(corpora.order_by("pk"))
-    rows.sort(key=lambda row: getattr(row, column.sort), reverse=asked.startswith("-"))
+    rows.sort(key=lambda row: getattr(row, str(count)), reverse=asked.startswith("-"))
     return rows, True
 
 

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 from annotate.apis.aligners import aligner_descriptions
 from annotate.exceptions import DomainError
 from annotate.models import Corpus
-from annotate.selectors.corpora import corpus_prefill_counts
+from annotate.selectors.corpora import corpus_has_prefill, corpus_prefill_counts
 from annotate.services.prefill import (
     MAX_RETRAIN_EVERY,
     corpus_prefill_configure,
@@ -141,7 +141,7 @@ def _aligner(name: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     return aligners, chosen
 
 
-def _runs(request: HttpRequest, corpus: Corpus, prefilled: int) -> dict[str, Any]:
+def _runs(request: HttpRequest, corpus: Corpus, prefilled: int | bool) -> dict[str, Any]:
     came_with = "The pairs' prefill came with the corpus (imported or set up with it). "
     return jobs_section(
         request,
@@ -157,13 +157,15 @@ def _runs(request: HttpRequest, corpus: Corpus, prefilled: int) -> dict[str, Any
 def _page(
     request: HttpRequest, corpus: Corpus, form: PrefillForm | None = None, status: int = 200
 ) -> HttpResponse:
-    tiles = _tiles(corpus)
     fragment = request.GET.get("fragment")
+    if fragment == "runs":  # live while a run is queued or running: no figure is counted
+        prefilled = corpus_has_prefill(corpus)
+        runs = _runs(request, corpus, prefilled)
+        return render(request, f"{TEMPLATE}#runs", {**tab_context(corpus, "prefill"), **runs})
+    tiles = _tiles(corpus)
     if fragment == "tiles":  # the figures, fetched again when a run has finished
         return render(request, f"{TEMPLATE}#tiles", {"corpus": corpus, **tiles})
     runs = _runs(request, corpus, tiles["prefilled"])
-    if fragment == "runs":
-        return render(request, f"{TEMPLATE}#runs", {**tab_context(corpus, "prefill"), **runs})
     aligners, chosen = _aligner(form.description["name"] if form else request.GET.get("aligner"))
     context = {
         **tab_context(corpus, "prefill"),
