@@ -312,3 +312,20 @@ def test_retraining_on_a_corpus_whose_every_pair_is_finished_says_it_cannot_come
     assert "retrains after every 5 finished pairs" in page
     assert "but every pair is already finished: run it again above to retrain" in page
     assert "finished since its last run" not in page
+
+
+def test_the_live_runs_fragment_counts_no_pair_and_still_says_where_a_prefill_came_from(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    """Refreshed every two seconds while a run is queued: counting the prefilled pairs went
+    through every pair of the corpus each time."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    bare = make_corpus("bare")
+    make_pair(bare, prefill=None)
+    for shown, says in ((corpus, True), (bare, False)):
+        with CaptureQueriesContext(connection) as queries:
+            html = admin_client.get(f"/corpora/{shown.pk}/prefill/?fragment=runs").content
+        assert (b"came with the corpus" in html) is says
+        assert not any("COUNT" in q["sql"] and "sentencepair" in q["sql"] for q in queries)
