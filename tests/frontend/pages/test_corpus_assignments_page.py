@@ -338,3 +338,14 @@ def test_a_corpus_without_assignments_says_so_instead_of_an_undefined_share(
     page = _page(admin_client, Corpus.objects.get(name="fresh"))
     tiles = page[page.index('id="tiles"') : page.index('class="grid-2')]
     assert "no assignments yet" in tiles and "undefined" not in tiles
+
+
+def test_a_plan_in_an_archived_corpus_is_refused_on_the_form(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    values = form_values(_page(admin_client, corpus), "plan-form")
+    admin_client.post(f"/corpora/{corpus.pk}/archive/")
+    answer = admin_client.post(f"/corpora/{corpus.pk}/assignments/plan/", values)
+    assert answer.status_code == 400
+    assert "is archived: restore it before planning assignments" in answer.content.decode()
+    assert not Job.objects.filter(kind="assignments_plan").exists()
