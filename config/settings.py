@@ -98,6 +98,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Gives back the job rate's count of a job start answered with an error.
+    "annotate.middleware.JobStartSettleMiddleware",
     # Once the user is known, before any view (and the CSRF check) reads a body: an upload
     # over the ordinary limit only from a signed-in corpus admin.
     "config.middleware.UploadSenderMiddleware",
