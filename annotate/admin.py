@@ -301,12 +301,12 @@ class ScorerModelAdmin(admin.ModelAdmin[ScorerModel]):
 
 @admin.register(LoginAttempts)
 class LoginAttemptsAdmin(admin.ModelAdmin[LoginAttempts]):
-    """The login lockout's counts, keyed by a hash of the account or address (see
-    ``annotate.services.logins``). Deleting a row lifts its lock; ``manage.py
-    axes_reset_username NAME`` and ``axes_reset_ip ADDRESS`` find the row by name."""
+    """The login lockout's counts, keyed by a hash of the account and address, or of the
+    address (see ``annotate.services.logins``). Deleting a row lifts its lock; ``manage.py
+    axes_reset_username NAME`` and ``axes_reset_ip ADDRESS`` find the rows by name."""
 
-    list_display = ("key", "count", "last_attempt_at")
-    readonly_fields = ("key", "count", "last_attempt_at")
+    list_display = ("key", "account", "address", "count", "last_attempt_at")
+    readonly_fields = ("key", "account", "address", "count", "last_attempt_at")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

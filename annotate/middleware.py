@@ -13,6 +13,9 @@ past the busy timeout) is answered 503 with ``Retry-After``, as JSON on the API 
 elsewhere, not as a server error: by :func:`annotate.exceptions.exception_handler` in API
 views, :class:`DatabaseBusyMiddleware` in the others, and :class:`SessionMiddleware` when the
 session's own save is what found it locked.
+
+A job start answered with an error gives back its count of the per-user job rate
+(:class:`JobStartSettleMiddleware`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
 
 from annotate.exceptions import RETRY_AFTER_SECONDS, database_busy_body, database_locked
+from annotate.throttles import job_start_settle
 
 logger = logging.getLogger(__name__)
 
@@ -165,3 +169,21 @@ class SessionMiddleware(DjangoSessionMiddleware):
                 request.path,
             )
             return database_busy_response(request)
+
+
+class JobStartSettleMiddleware:
+    """Give back the per-user job rate's count of a job start whose answer is an error (a 4xx
+    or 5xx: bad input, a conflict, another limit): only accepted starts spend the budget (see
+    :class:`annotate.throttles.JobRateThrottle`)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            response = self.get_response(request)
+        except BaseException:
+            job_start_settle(request, accepted=False)
+            raise
+        job_start_settle(request, accepted=response.status_code < 400)
+        return response

@@ -553,12 +553,18 @@ class ScorerModel(models.Model):
 
 
 class LoginAttempts(models.Model):
-    """Login tries of one account or one address within the lockout window (see
-    :mod:`annotate.services.logins`): failures, and tries whose password is being checked."""
+    """Login tries of one account from one address, or of any account from one address, within
+    the lockout window (see :mod:`annotate.services.logins`): failures, and tries whose
+    password is being checked."""
 
-    #: sha256 of ``user:<normalised username>`` or ``address:<client address>``: fixed length,
-    #: and no username or address an attacker made up is stored as it was typed.
+    #: sha256 of the (normalised username, client address) pair, or of the address alone:
+    #: fixed length, and no username or address an attacker made up is stored as it was typed.
     key = models.CharField(max_length=64, unique=True)
+    #: sha256 of the normalised username (empty on an address's row): an account's rows, to
+    #: lift its lockout from every address.
+    account = models.CharField(max_length=64, blank=True, db_index=True)
+    #: sha256 of the client address: an address's rows, to lift its lockout.
+    address = models.CharField(max_length=64, blank=True, db_index=True)
     count = models.PositiveIntegerField(default=0)
     last_attempt_at = models.DateTimeField(db_index=True)
 

@@ -115,6 +115,8 @@ class _WindowThrottle(SimpleRateThrottle):
     num_requests: int  # set from the rate by SimpleRateThrottle.__init__
     duration: int
     wait_seconds: float = 0.0
+    #: The start of the window the last request let in was counted in.
+    window_start: float = 0.0
 
     def get_ident(self, request: Any) -> str:
         return client_address(request)
@@ -147,6 +149,7 @@ class _WindowThrottle(SimpleRateThrottle):
             if count >= self.num_requests:
                 return False
             self.cache.set(self.key, (start, count + 1), timeout=math.ceil(self.wait_seconds))
+            self.window_start = start
             return True
 
     def wait(self) -> float:
@@ -184,9 +187,25 @@ class AddressRateThrottle(_WindowThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
+#: Set on a request whose job start was counted: ``(cache key, window start)``, until
+#: :func:`job_start_settle` keeps or gives back the count.
+JOB_START_COUNTED = "_job_start_counted"
+
+
+def _django_request(request: Any) -> Any:
+    """The Django request under DRF's (whose attributes the middleware does not see)."""
+    return getattr(request, "_request", request)
+
+
 class JobRateThrottle(UserRateThrottle):
     """Starting background jobs, per user: a job can hold a worker for minutes. Reads of the
-    same view are not counted."""
+    same view are not counted, and neither are refused starts.
+
+    Only accepted starts count: a start is counted when it is let in, under the count's lock,
+    so starts sent together never pass the rate between them; when its answer turns out to be
+    an error (bad input, a conflict, another rate's 429, a server error) the count is given
+    back, under the same lock (:func:`job_start_settle`, called by
+    :class:`annotate.middleware.JobStartSettleMiddleware` for the API and the pages alike)."""
 
     scope = "jobs"
 
@@ -194,6 +213,30 @@ class JobRateThrottle(UserRateThrottle):
         if request.method in SAFE_METHODS:
             return True
         return super().allow_request(request, view)
+
+    def _count(self, request: Any) -> bool:
+        allowed = super()._count(request)
+        if allowed:
+            setattr(_django_request(request), JOB_START_COUNTED, (self.key, self.window_start))
+        return allowed
+
+
+def job_start_settle(request: Any, *, accepted: bool) -> None:
+    """Keep the job start counted for ``request`` when it was ``accepted`` (its answer is no
+    error), else give it back; once per request. A count given back after its window ended
+    (and a new one began) has gone already and is left alone."""
+    counted = vars(_django_request(request)).pop(JOB_START_COUNTED, None)
+    if counted is None or accepted:
+        return
+    key, window_start = counted
+    throttle = JobRateThrottle()
+    with counting(throttle.cache, key):
+        entry = throttle.cache.get(key)
+        if entry is None or entry[0] != window_start or entry[1] < 1:
+            return
+        left = window_start + throttle.duration - throttle.timer()
+        if left > 0:
+            throttle.cache.set(key, (window_start, entry[1] - 1), timeout=math.ceil(left))
 
 
 class ScoreRateThrottle(UserRateThrottle):

@@ -98,6 +98,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Gives back the job rate's count of a job start answered with an error.
+    "annotate.middleware.JobStartSettleMiddleware",
     # Once the user is known, before any view (and the CSRF check) reads a body: an upload
     # over the ordinary limit only from a signed-in corpus admin.
     "config.middleware.UploadSenderMiddleware",
@@ -269,9 +271,11 @@ TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)
 if TRUSTED_PROXIES < 0:
     raise ImproperlyConfigured(f"TRUSTED_PROXIES={TRUSTED_PROXIES} must be 0 or more")
 
-# Failed logins per account, and per address, before every login path refuses further tries for
-# LOGIN_LOCKOUT_SECONDS (each failure also restarts that window). An address allows more: a
-# team behind one office address shares it. Counted in the database (annotate/services/logins.py).
+# Failed logins per account from one address, and per address for all accounts, before every
+# login path refuses further tries from that address for LOGIN_LOCKOUT_SECONDS (each failure
+# also restarts that window): failing someone's login elsewhere does not lock them out. An
+# address allows more: a team behind one office address shares it. Counted in the database
+# (annotate/services/logins.py).
 LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5)
 LOGIN_MAX_FAILURES_PER_ADDRESS = env_int("LOGIN_MAX_FAILURES_PER_ADDRESS", 50)
 LOGIN_LOCKOUT_SECONDS = env_int("LOGIN_LOCKOUT_SECONDS", 15 * 60)

@@ -150,6 +150,19 @@ def _ordering(sort: str, descending: bool) -> list[str]:
     return [name[1:] if name.startswith("-") else f"-{name}" for name in fields]
 
 
+def page_asked(raw: str | None) -> int:
+    """The page a ``page`` query parameter asks for, as every server-rendered list reads it:
+    a page number from 1; anything that is not a whole number, and any number below 1, is the
+    first page; past the last page (however large) is the last. Django's
+    ``get_page`` alone shows the last page for 0 and negative numbers."""
+    text = (raw or "").strip()
+    if not (text.isascii() and text.isdigit()):
+        return 1
+    if len(text) > 18:  # past any last page; int() would refuse thousands of digits
+        text = "9" * 18
+    return max(1, int(text))
+
+
 def table_page(
     request: HttpRequest,
     rows: Any,
@@ -161,8 +174,9 @@ def table_page(
     **options: Any,
 ) -> Table:
     """One page of ``rows`` (a queryset, or a list already in order) sorted as the request's
-    ``sort`` asks, if a column allows that sort; an unknown sort or page falls back to the
-    default and the nearest page instead of failing. ``options`` go to :class:`Table` (noun,
+    ``sort`` asks, if a column allows that sort; an unknown sort falls back to the default and
+    a page out of range to the first or the last (:func:`page_asked`) instead of failing.
+    ``options`` go to :class:`Table` (noun,
     empty_title, empty_text, extra, path)."""
     by_key = {column.key: column for column in columns if column.sort}
     asked = request.GET.get("sort", default_sort)
@@ -175,7 +189,7 @@ def table_page(
         sort = by_key[key].sort or key
         rows = rows.order_by(*_ordering(sort, descending), tie_breaker)
     paginator = Paginator(rows, per_page)
-    page = paginator.get_page(request.GET.get("page"))
+    page = paginator.get_page(page_asked(request.GET.get("page")))
     query = request.GET.copy()
     query.pop("fragment", None)
     return Table(

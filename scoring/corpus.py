@@ -34,6 +34,10 @@ def length_bin_labels(starts: tuple[int, ...] = LENGTH_BIN_STARTS) -> list[str]:
 
 #: The states of an annotator's work on a pair (the web app's assignment statuses).
 ANNOTATION_STATUSES = ("new", "in_progress", "submitted")
+#: What an annotator may flag a pair as when submitting it (the web app's submit dialog): a
+#: closed set, so a file's flag the app does not know is refused rather than kept until the
+#: pair's next submission drops it.
+ANNOTATION_FLAGS = ("not_paraphrase", "bad_tokenization")
 
 
 @dataclass(slots=True)

@@ -19,7 +19,9 @@ from annotate.apis.common import (
     link_field,
     name_nested_serializers,
     page_body,
+    page_field,
     parse_links,
+    per_page_field,
 )
 from annotate.selectors import adjudication as adjudication_reads
 from annotate.selectors import corpora as corpora_reads
@@ -65,10 +67,10 @@ class AdjudicationListApi(APIView):
     searched and sorted on the server, with the number of pairs that match."""
 
     permission_classes = permissions.ADJUDICATORS
-    PAGE_SIZE = 50
 
     class InputSerializer(AdjudicationFiltersSerializer):
-        page = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False, default=1)
+        page = page_field()
+        per_page = per_page_field()
 
     class RowSerializer(serializers.Serializer[Any]):
         id = serializers.IntegerField()
@@ -95,12 +97,12 @@ class AdjudicationListApi(APIView):
     def get(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
-        page = data.validated_data["page"]
+        page, per_page = data.validated_data["page"], data.validated_data["per_page"]
         rows, total = adjudication_reads.adjudication_page(
-            filters_of(data.validated_data), page=page, per_page=self.PAGE_SIZE
+            filters_of(data.validated_data), page=page, per_page=per_page
         )
         results = self.RowSerializer(rows, many=True).data
-        body = page_body(results, request=request, total=total, page=page, per_page=self.PAGE_SIZE)
+        body = page_body(results, request=request, total=total, page=page, per_page=per_page)
         return Response(self.OutputSerializer(body).data)
 
 

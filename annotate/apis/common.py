@@ -54,20 +54,59 @@ def link_field() -> serializers.ListField:
     return BoundedListField(child=serializers.JSONField(), allow_empty=True, max_length=MAX_LINKS)
 
 
+#: Rows a page of a paged list, unless the request's ``per_page`` asks for up to
+#: :data:`MAX_PER_PAGE`.
+PER_PAGE = 50
+MAX_PER_PAGE = 200
+#: The highest page number a request may name.
+MAX_PAGE = 1_000_000
+
+
+def page_field() -> serializers.IntegerField:
+    """``page``: a page number from 1 (a bad one is refused, naming ``page``)."""
+    return serializers.IntegerField(
+        min_value=1, max_value=MAX_PAGE, required=False, default=1, help_text="from 1"
+    )
+
+
+def per_page_field(default: int = PER_PAGE) -> serializers.IntegerField:
+    """``per_page``: rows a page, 1 to :data:`MAX_PER_PAGE` (a bad one is refused)."""
+    return serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_PER_PAGE,
+        required=False,
+        default=default,
+        help_text=f"rows a page, at most {MAX_PER_PAGE} (default {default})",
+    )
+
+
+def page_count(*, total: int, page: int, per_page: int) -> int:
+    """The number of pages of ``total`` rows (1 when there are none); a ``page`` past the last
+    is refused, naming it and the last, rather than answered with an empty list."""
+    pages = max(1, -(-total // per_page))
+    if page > pages:
+        raise DomainError(
+            f"page {page} is past the end: the last page is {pages} "
+            f"({total} rows, {per_page} a page)",
+            field="page",
+        )
+    return pages
+
+
 def page_body(
     results: Any, *, request: Request, total: int, page: int, per_page: int
 ) -> dict[str, Any]:
     """One page of a paged list, as every paged endpoint answers it: ``total`` rows matching,
     this ``page`` of ``pages``, ``per_page`` rows a page, the absolute URLs of the ``next`` and
     ``previous`` pages (the same query, null past either end) and its ``results``."""
-    pages = max(1, -(-total // per_page))
+    pages = page_count(total=total, page=page, per_page=per_page)
     return {
         "total": total,
         "page": page,
         "pages": pages,
         "per_page": per_page,
         "next": _page_url(request, page + 1) if page < pages else None,
-        "previous": _page_url(request, min(page - 1, pages)) if page > 1 else None,
+        "previous": _page_url(request, page - 1) if page > 1 else None,
         "results": results,
     }
 

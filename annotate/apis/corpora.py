@@ -21,6 +21,8 @@ from annotate.apis.common import (
     actor,
     name_nested_serializers,
     page_body,
+    page_field,
+    per_page_field,
 )
 from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.selectors import corpora as corpora_reads
@@ -334,7 +336,6 @@ class CorpusPairsApi(APIView):
     """A page of a corpus's pairs: filters, search, sorting."""
 
     permission_classes = permissions.ADMINS
-    PAGE_SIZE = 50
 
     class InputSerializer(serializers.Serializer[Any]):
         subcorpus = serializers.CharField(required=False, allow_blank=True)
@@ -349,7 +350,8 @@ class CorpusPairsApi(APIView):
         sort = serializers.ChoiceField(
             choices=sorted(corpora_reads.PAIR_SORTS), required=False, default="position"
         )
-        page = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False, default=1)
+        page = page_field()
+        per_page = per_page_field()
 
     class RowSerializer(serializers.Serializer[Any]):
         id = serializers.IntegerField()
@@ -374,7 +376,7 @@ class CorpusPairsApi(APIView):
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
         values = dict(data.validated_data)
-        page = values.pop("page")
+        page, per_page = values.pop("page"), values.pop("per_page")
         sort = values.pop("sort")
         search = values.pop("q", "")
         filters = {
@@ -383,10 +385,10 @@ class CorpusPairsApi(APIView):
             if value not in ("", None) or (key in ("subcorpus", "split") and value == "")
         }
         rows, total = corpora_reads.corpus_pairs_page(
-            corpus, page=page, per_page=self.PAGE_SIZE, search=search, sort=sort, **filters
+            corpus, page=page, per_page=per_page, search=search, sort=sort, **filters
         )
         results = self.RowSerializer(rows, many=True).data
-        body = page_body(results, request=request, total=total, page=page, per_page=self.PAGE_SIZE)
+        body = page_body(results, request=request, total=total, page=page, per_page=per_page)
         return Response(self.OutputSerializer(body).data)
 
 

@@ -10,7 +10,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate.apis.common import MAX_ID, name_nested_serializers
+from annotate.apis.common import (
+    MAX_ID,
+    name_nested_serializers,
+    page_count,
+    page_field,
+    per_page_field,
+)
 from annotate.models import Assignment
 from annotate.selectors import users as users_reads
 from annotate.selectors import workspace as workspace_reads
@@ -37,7 +43,8 @@ class QueueApi(APIView):
     out."""
 
     class InputSerializer(serializers.Serializer[Any]):
-        page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
+        page = page_field()
+        per_page = per_page_field(default=workspace_reads.QUEUE_PAGE)
         status = serializers.ChoiceField(
             choices=Assignment.Status.values, required=False, allow_blank=True
         )
@@ -81,10 +88,12 @@ class QueueApi(APIView):
         queue = workspace_reads.queue_of(
             request.user,
             page=data.validated_data["page"],
+            per_page=data.validated_data["per_page"],
             status=data.validated_data.get("status") or None,
             corpus=data.validated_data.get("corpus"),
             search=data.validated_data.get("q", "").strip(),
         )
+        page_count(total=queue.total, page=queue.page, per_page=queue.per_page)
         return Response(
             {
                 "counts": queue.counts,

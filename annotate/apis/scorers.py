@@ -96,6 +96,14 @@ class ScoreApi(APIView):
         model = serializers.CharField()
         kind = serializers.CharField()
         task = serializers.CharField()
+        range = serializers.ListField(
+            child=serializers.FloatField(),
+            allow_null=True,
+            help_text=(
+                "the [min, max] of the model's training targets, which its scores are clipped "
+                "to; null: not clipped (a classifier, or a model trained before ranges were kept)"
+            ),
+        )
         scores = serializers.ListField(child=serializers.FloatField())
 
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
@@ -109,6 +117,7 @@ class ScoreApi(APIView):
             "model": model.name,
             "kind": model.kind,
             "task": model.training.get("task", "regression"),
+            "range": scorers.scorer_model_range(model),
             "scores": scores,
         }
         return Response(self.OutputSerializer(body).data)

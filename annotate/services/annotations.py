@@ -40,13 +40,14 @@ from scoring.alignment.links import (
     links_from_triples,
     links_to_triples,
 )
+from scoring.corpus import ANNOTATION_FLAGS
 from scoring.errors import AlignmentError
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 # Gaps between two signs of activity longer than this are not counted as working time.
-FLAGS = ("not_paraphrase", "bad_tokenization")
+FLAGS = ANNOTATION_FLAGS
 MAX_COMMENT = 5000
 #: What a client may record about a save in the event log (its change list, session id), as JSON.
 MAX_CLIENT_BYTES = 4096

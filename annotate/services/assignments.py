@@ -26,6 +26,7 @@ from annotate.jobs_runtime import job_task
 from annotate.models import Annotation, AnnotationEvent, Assignment, Corpus, Job, SentencePair
 from annotate.selectors.assignments import imported_accounts
 from annotate.services.annotations import annotation_event_append
+from annotate.services.corpora import corpus_in_use_check
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -338,6 +339,7 @@ def assignments_release_abandoned(
             Q(last_activity_at__lt=limit)
             | Q(last_activity_at__isnull=True, started_at__lt=limit, assigned_at__lt=limit)
         )
+        .filter(pair__corpus__archived_at__isnull=True)  # no new work in an archived corpus
     )
     if corpus_id is not None:
         stale_rows = stale_rows.filter(pair__corpus_id=corpus_id)
@@ -470,6 +472,7 @@ def assignments_plan_job_create(
     """Queue :func:`assignments_plan` as an ``assignments_plan`` job; bad input queues nothing,
     and neither does a selection no pair of the corpus matches. A missing seed is drawn now, so
     the job records the one it uses."""
+    corpus_in_use_check(corpus, doing="planning assignments")
     selection = selection or PlanSelection()
     people = annotators_named(annotators)
     _plan_check(people, per_pair, double_fraction, seed)
@@ -508,6 +511,7 @@ def assignments_plan_run(job: Job, progress: Callable[[float, str], None]) -> di
     """Job runner of ``assignments_plan``."""
     if job.corpus is None:
         raise DomainError("an assignments_plan job needs a corpus")
+    corpus_in_use_check(job.corpus, doing="planning assignments")  # archived since queued
     report = assignments_plan(
         corpus=job.corpus,
         annotators=annotators_named(job.parameters["annotators"]),
@@ -528,6 +532,7 @@ def assignments_hand_over_job_create(
     owner: User | None = None,
 ) -> Job:
     """Queue :func:`assignments_hand_over` as an ``assignments_hand_over`` job."""
+    corpus_in_use_check(corpus, doing="handing over its assignments")
     leaving = get_user_model().objects.filter(username=annotator).first()
     if leaving is None:
         raise DomainError(f"there is no user {annotator!r}")
@@ -550,6 +555,7 @@ def assignments_hand_over_run(job: Job, progress: Callable[[float, str], None]) 
     """Job runner of ``assignments_hand_over``."""
     if job.corpus is None:
         raise DomainError("an assignments_hand_over job needs a corpus")
+    corpus_in_use_check(job.corpus, doing="handing over its assignments")
     leaving = get_user_model().objects.filter(username=job.parameters["annotator"]).first()
     if leaving is None:
         raise DomainError(f"there is no user {job.parameters['annotator']!r}")
@@ -572,6 +578,8 @@ def assignments_release_job_create(
             f"idle_hours must be between 0 and {MAX_IDLE_HOURS:g}, got {idle_hours}",
             field="idle_hours",
         )
+    if corpus is not None:
+        corpus_in_use_check(corpus, doing="releasing its assignments")
     return assignments_release_run.create(
         corpus=corpus, owner=owner, parameters={"idle_hours": idle_hours}
     )

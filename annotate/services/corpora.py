@@ -113,6 +113,27 @@ def corpus_create(*, name: str, description: str = "") -> Corpus:
 
 
 @transaction.atomic
+class CorpusArchived(Conflict):
+    """A request for new work in an archived corpus (see :func:`corpus_in_use_check`)."""
+
+    code = "corpus_archived"
+
+
+def corpus_in_use_check(corpus: Corpus, *, doing: str) -> None:
+    """Refuse new work in an archived corpus: the one rule of what archiving stops.
+
+    An archived corpus keeps its work and can be read, exported, reported on (agreement,
+    statistics), trained on, restored and deleted; an assignment of it still opens by its
+    address and saves. What would add work or change who does it is refused (409,
+    ``corpus_archived``) until it is restored: planning, handing over and releasing assignments,
+    prefilling (or setting its retraining), importing pairs into it. ``doing`` names the
+    request ("planning assignments") in the message."""
+    if corpus.archived_at is not None:
+        raise CorpusArchived(
+            f"corpus {corpus.name!r} is archived: restore it before {doing}", field="corpus"
+        )
+
+
 def corpus_archive(*, corpus: Corpus) -> bool:
     """Archive the corpus: every pair and all work stay, but it leaves annotators' queues, the
     adjudication list, prefill retraining and the corpus lists (their archived filter shows
@@ -337,8 +358,11 @@ def corpus_import_records(
     ``written(pairs, total)`` after each batch written, both outside any transaction.
     """
     try:
-        if not Corpus.objects.filter(name=corpus_name).exists():
+        existing = Corpus.objects.filter(name=corpus_name).first()
+        if existing is None:
             corpus_name_check(corpus_name, field="corpus")
+        else:
+            corpus_in_use_check(existing, doing="importing pairs into it")
         with tempfile.TemporaryFile(prefix="corpus-import-") as file:
             stage = ImportStage(file)
             staged = []
@@ -469,6 +493,7 @@ def _hand_over(staging: Corpus, corpus_name: str, report: ImportReport) -> None:
         )
         report.created_corpus = True
         return
+    corpus_in_use_check(corpus, doing="importing pairs into it")
     staged = SentencePair.objects.filter(corpus=staging)
     clash = (
         SentencePair.objects.filter(corpus=corpus, external_id__in=staged.values("external_id"))

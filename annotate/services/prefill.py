@@ -57,6 +57,7 @@ from annotate.models import (
 )
 from annotate.selectors import corpora as corpora_reads
 from annotate.services.annotations import edits_from_prefill
+from annotate.services.corpora import corpus_in_use_check
 from annotate.services.links import links_insert
 from scoring.aligners import AlignerOutput, available_aligners, get_aligner
 from scoring.aligners.base import Aligner, aligner_class
@@ -204,6 +205,7 @@ def prefill_queue(
     after every N newly finished pairs. A refused request (:func:`prefill_request_check`)
     changes no setting: the transaction that set it is rolled back.
     """
+    corpus_in_use_check(corpus, doing="prefilling it")
     if retrain_every == 0:
         corpus_prefill_configure(
             corpus=corpus, aligner="", retrain_every=corpus.prefill_retrain_every
@@ -394,6 +396,7 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
     if job.corpus is None:
         raise PrefillError("a prefill job needs a corpus")
     corpus = job.corpus
+    corpus_in_use_check(corpus, doing="prefilling it")  # archived since it was queued
     rows = list(
         SentencePair.objects.filter(corpus=corpus)
         .order_by("position")

@@ -643,8 +643,16 @@ def score_pairs_run(job: Job, progress: Callable[[float, str], None]) -> dict[st
         "model": model.name,
         "kind": model.kind,
         "task": model.training.get("task", "regression"),
+        "range": scorer_model_range(model),
         "scores": _scores(model, tokens, progress),
     }
+
+
+def scorer_model_range(model: ScorerModel) -> list[float] | None:
+    """The ``[min, max]`` of a regressor's training targets, which its scores are clipped to
+    (:mod:`scoring.scorers.base`); ``None`` for a classifier and a model saved before."""
+    value = model.weights.get("target_range") if isinstance(model.weights, dict) else None
+    return [float(v) for v in value] if isinstance(value, list) and len(value) == 2 else None
 
 
 def scorer_model_get(reference: str | int) -> ScorerModel:

@@ -35,7 +35,12 @@ from django.core.files.uploadedfile import UploadedFile
 from annotate.exceptions import DomainError
 from annotate.jobs_runtime import job_task
 from annotate.models import Corpus, Job
-from annotate.services.corpora import ImportReport, corpus_import, corpus_name_check
+from annotate.services.corpora import (
+    ImportReport,
+    corpus_import,
+    corpus_in_use_check,
+    corpus_name_check,
+)
 from annotate.services.exports import FILE_SUFFIXES
 from annotate.services.import_stage import CorpusImportError
 from scoring import formats
@@ -282,8 +287,11 @@ def corpus_import_job_create(
     export's zip is unpacked first. Files that cannot be read queue nothing and store
     nothing."""
     spec = _options_check(format_name, annotator)
-    if not Corpus.objects.filter(name=corpus.strip()).exists():
+    existing = Corpus.objects.filter(name=corpus.strip()).first()
+    if existing is None:
         corpus_name_check(corpus, field="corpus")
+    else:
+        corpus_in_use_check(existing, doing="importing pairs into it")
     names = [Path(upload.name or "").name for upload in files]
     for name in names:
         if not name or name.startswith("."):

@@ -66,11 +66,18 @@ def register(subparsers: Any) -> None:
     score = subparsers.add_parser(
         "score",
         help="score sentence pairs with a trained scorer",
-        description="Print one score (or 0/1 label) per input pair.",
+        description=(
+            "Print one score (or 0/1 label) per input pair. A regressor's scores are clipped "
+            "to the range of its training targets (an STS model trained on 0-5 scores 0-5); "
+            "--raw prints the model's values as they are."
+        ),
     )
     score.add_argument("--model", required=True, type=Path)
     score.add_argument("--input", required=True, type=Path, help="pairs: s1<TAB>s2[<TAB>y]")
     score.add_argument("--output", type=Path, help="write the scores here instead of stdout")
+    score.add_argument(
+        "--raw", action="store_true", help="do not clip scores to the training targets' range"
+    )
     score.set_defaults(handler=_score)
 
 
@@ -208,7 +215,7 @@ def _score(args: argparse.Namespace) -> int:
         check_output_file(args.output)
     scorer = load_scorer(args.model)
     pairs, _ = read_pairs(args.input)
-    scores = scorer.predict(pairs)
+    scores = scorer.predict(pairs, clip=not args.raw)
     lines = "".join(
         f"{int(s)}\n" if scorer.task == "classification" else f"{s:.6f}\n" for s in scores
     )

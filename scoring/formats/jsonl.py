@@ -4,7 +4,7 @@ Each line is a JSON object with these keys (the writer writes all of them, sorte
 needs only ``id``, ``source_tokens`` and ``target_tokens`` and fills the rest with defaults; a
 missing text is the detokenized tokens)::
 
-    {"annotations": {"alice": {"comment": "", "flags": ["unsure"], "possible": [[2, 3]],
+    {"annotations": {"alice": {"comment": "", "flags": ["not_paraphrase"], "possible": [[2, 3]],
                                "rating": 4.5, "status": "submitted", "sure": [[0, 0], [1, 1]]}},
      "gold_alignment": {"possible": [], "sure": [[0, 0]]},     # or null
      "gold_label": 1,                                          # int or null
@@ -18,7 +18,9 @@ missing text is the detokenized tokens)::
 
 Links are ``[i, j]`` with 0-based source index ``i`` and target index ``j``. ``sure`` holds ``S``
 and ``possible`` the links that are possible *but not sure* (``P − S``), as an annotator sees
-them; a link listed in both is sure. Unknown keys are errors (a typo must not lose data).
+them; a link listed in both is sure. Unknown keys are errors (a typo must not lose data), and
+so are a status or a flag the web app does not know (``scoring.corpus.ANNOTATION_FLAGS``) and a
+flag listed twice.
 
 Output is deterministic: keys sorted, links sorted, no spaces, floats in Python's shortest
 round-tripping form, UTF-8 without escapes, ``\\n`` line ends. So export → import → export is
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from scoring.alignment.links import Alignment, Link
-from scoring.corpus import ANNOTATION_STATUSES, AnnotationRecord, PairRecord
+from scoring.corpus import ANNOTATION_FLAGS, ANNOTATION_STATUSES, AnnotationRecord, PairRecord
 from scoring.errors import FormatError
 from scoring.files import atomic_output
 from scoring.formats._common import (
@@ -287,6 +289,11 @@ def _parse_line(raw: bytes, *, path: Path, line: int) -> PairRecord:
             ctx.fail(f"{field}.flags", f"expected a list of strings, got {_kind(flags)}")
         for k, flag in enumerate(flags):
             ctx.string(flag, f"{field}.flags[{k}]", nonempty=True)
+            if flag not in ANNOTATION_FLAGS:
+                known = ", ".join(sorted(ANNOTATION_FLAGS))
+                ctx.fail(f"{field}.flags[{k}]", f"unknown flag {flag!r}; the flags are {known}")
+            if flag in flags[:k]:
+                ctx.fail(f"{field}.flags[{k}]", f"the flag {flag!r} is listed twice")
         rating = ctx.number(value.get("rating"), f"{field}.rating")
         if rating is not None and not 0.0 <= rating <= 5.0:
             ctx.fail(f"{field}.rating", f"must be between 0 and 5, got {rating!r}")

@@ -12,7 +12,10 @@ kind       model                                            tasks
 
 Pairs are ``(tokens_1, tokens_2)``. ``fit(pairs, targets)`` trains (``progress=`` hears of
 each step, :mod:`scoring.progress`), ``predict(pairs)`` scores
-(classification: 0/1 labels). Each kind's options are a frozen dataclass
+(classification: 0/1 labels). A regressor's scores are clipped to the range of the targets it
+was trained on (``target_range``: an STS model trained on 0–5 never says 5.7 or −0.3, as the
+SemEval STS tasks required of their systems); ``predict(pairs, clip=False)`` gives the model's
+raw values. Correlations barely move either way. Each kind's options are a frozen dataclass
 (:mod:`scoring.scorers.options`); :func:`get_scorer` takes them as JSON values.
 ``to_dict()`` / :func:`scorer_from_dict` give and take a trained scorer as JSON values;
 :func:`save_scorer` writes them to one JSON file, versioned, that :func:`load_scorer` reads back
@@ -77,6 +80,9 @@ class Scorer(ABC):
         self.task = task
         self.options = chosen
         self.trained = False
+        #: A regressor's training targets' ``(min, max)``, which its scores are clipped to;
+        #: ``None`` for a classifier and for a model saved before it was recorded.
+        self.target_range: tuple[float, float] | None = None
 
     def fit(
         self,
@@ -94,6 +100,7 @@ class Scorer(ABC):
         if refusal is not None:
             raise InputError(refusal)
         self._fit(checked, y, progress)
+        self.target_range = (float(y.min()), float(y.max())) if self.task == "regression" else None
         self.trained = True
         return self
 
@@ -115,13 +122,18 @@ class Scorer(ABC):
             return f"every target is {y[0]:g}; a scorer learns nothing from a single value"
         return None
 
-    def predict(self, pairs: Sequence[TokenPair]) -> F64:
+    def predict(self, pairs: Sequence[TokenPair], *, clip: bool = True) -> F64:
+        """Scores of ``pairs`` (n,): a classifier's 0/1 labels; a regressor's values, within
+        :attr:`target_range` unless ``clip`` is false."""
         if not self.trained:
             raise ModelError(f"the {self.kind} scorer is not trained")
         checked = check_pairs(pairs)
         if not checked:
             return np.zeros(0)
-        return np.asarray(self._predict(checked), dtype=np.float64)
+        scores = np.asarray(self._predict(checked), dtype=np.float64)
+        if clip and self.target_range is not None:
+            scores = np.clip(scores, *self.target_range)
+        return scores
 
     def to_dict(self) -> dict[str, Any]:
         """The saved-scorer envelope: format, kind, task, options and the model's own
@@ -135,6 +147,7 @@ class Scorer(ABC):
             "kind": self.kind,
             "task": self.task,
             "options": self.options.to_dict(),
+            "target_range": None if self.target_range is None else list(self.target_range),
             "model": self._model_dict(),
         }
 
@@ -388,8 +401,29 @@ def scorer_from_dict(data: Mapping[str, Any], *, path: str | Path | None = None)
             raise FormatError(
                 f"the model is malformed: {error}", path=path, field="model"
             ) from None
+    scorer.target_range = _target_range(data.get("target_range"), path)
     scorer.trained = True
     return scorer
+
+
+def _target_range(value: Any, path: str | Path | None) -> tuple[float, float] | None:
+    """A saved ``target_range``: two finite numbers, the first not above the second, or null
+    (a classifier, or a model saved before ranges were: its scores are not clipped)."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+        and all(np.isfinite(value))
+        and value[0] <= value[1]
+    ):
+        return float(value[0]), float(value[1])
+    raise FormatError(
+        f"target_range must be [min, max] of finite numbers or null, not {value!r}"[:200],
+        path=path,
+        field="target_range",
+    )
 
 
 def save_scorer(scorer: Scorer, path: str | Path) -> Path:

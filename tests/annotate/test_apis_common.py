@@ -9,7 +9,6 @@ from rest_framework.test import APIClient
 
 from annotate import roles
 from annotate.apis.common import MAX_LINKS, BoundedListField
-from annotate.apis.corpora import CorpusPairsApi
 from annotate.services.annotations import annotation_open
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 
@@ -73,23 +72,20 @@ def test_every_refusal_has_the_one_error_shape() -> None:
 
 
 @pytest.mark.django_db
-def test_a_page_links_its_next_and_previous_pages_absolutely_keeping_the_query(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(CorpusPairsApi, "PAGE_SIZE", 2)
+def test_a_page_links_its_next_and_previous_pages_absolutely_keeping_the_query() -> None:
     corpus = make_corpus()
     for _ in range(5):
         make_pair(corpus, split="dev")
     client = APIClient()
     client.force_authenticate(make_user("ada", roles.ADMIN))
     url = f"/api/corpora/{corpus.pk}/pairs/"
-    first = client.get(url, {"split": "dev", "sort": "-id"}).json()
+    first = client.get(url, {"split": "dev", "sort": "-id", "per_page": 2}).json()
     assert (first["pages"], first["previous"], len(first["results"])) == (3, None, 2)
-    assert first["next"] == f"http://testserver{url}?split=dev&sort=-id&page=2"
+    assert first["next"] == f"http://testserver{url}?split=dev&sort=-id&per_page=2&page=2"
     second = client.get(first["next"]).json()
     assert second["page"] == 2 and second["previous"].endswith("&page=1")
     assert {row["id"] for row in second["results"]}.isdisjoint(r["id"] for r in first["results"])
     last = client.get(second["next"]).json()
     assert (last["page"], last["next"], len(last["results"])) == (3, None, 1)
-    beyond = client.get(url, {"page": 9}).json()
-    assert beyond["results"] == [] and beyond["previous"] == f"http://testserver{url}?page=3"
+    beyond = client.get(url, {"page": 9, "per_page": 2})
+    assert beyond.status_code == 400 and beyond.json()["error"]["field"] == "page"

@@ -88,6 +88,38 @@ def test_starting_jobs_has_its_own_rate_and_reads_are_not_counted(monkeypatch: A
     assert again.status_code == 200, "reads of a job-starting view are not counted"
 
 
+def test_only_accepted_job_starts_count_against_the_job_rate(monkeypatch: Any) -> None:
+    monkeypatch.setattr(
+        throttles.SimpleRateThrottle,
+        "THROTTLE_RATES",
+        {"user": "100/min", "anon": "100/min", "address": "100/min", "jobs": "3/min"},
+    )
+    from tests.annotate.factories import make_pair
+
+    corpus_id = make_pair().corpus_id
+    client = APIClient()
+    client.force_authenticate(make_user("admin", roles.ADMIN))
+    path = f"/api/corpora/{corpus_id}/prefill/"
+    for _ in range(5):
+        refused = client.post(path, {"aligner": "no-such-aligner"}, format="json")
+        assert refused.status_code == 400
+        bad_option = {"aligner": "identity", "options": {"max_length": -1}}
+        assert client.post(path, bad_option, format="json").status_code == 400
+    make_user("alice", roles.ANNOTATOR)
+    plan = {"annotators": ["alice"], "min_length": 500}  # no pair that long: refused
+    for _ in range(5):
+        assert (
+            client.post(f"/api/corpora/{corpus_id}/assignments/", plan, format="json").status_code
+            == 400
+        )
+    statuses = []
+    for k in range(4):
+        body = {"aligner": "identity", "options": {"max_length": 100 + k}}
+        statuses.append(client.post(path, body, format="json").status_code)
+        Job.objects.filter(kind="prefill").update(status=Job.Status.SUCCEEDED)
+    assert statuses == [201, 201, 201, 429]
+
+
 @pytest.mark.parametrize(
     ("proxies", "forwarded", "expected"),
     [
@@ -220,3 +252,34 @@ def test_on_redis_a_count_holds_a_redis_lock_of_its_key(monkeypatch: Any) -> Non
         "count",
         "release",
     ]
+
+
+def test_job_starts_sent_together_never_pass_the_rate_when_some_are_refused(
+    monkeypatch: Any,
+) -> None:
+    """Each start is counted when let in and given back when its answer is an error, both
+    under the count's lock: whatever the interleaving, at most the rate are accepted and the
+    count is the accepted starts."""
+    monkeypatch.setattr(
+        throttles.SimpleRateThrottle,
+        "THROTTLE_RATES",
+        {"user": "100/min", "anon": "100/min", "address": "100/min", "jobs": "5/min"},
+    )
+    monkeypatch.setattr(throttles.SimpleRateThrottle, "cache", _SlowCache())
+    user = SimpleNamespace(pk=8, is_authenticated=True)
+    start = threading.Barrier(30)
+
+    def one(k: int) -> bool:
+        request = SimpleNamespace(user=user, META={"REMOTE_ADDR": "10.3.3.4"}, method="POST")
+        start.wait()
+        if not throttles.JobRateThrottle().allow_request(request, None):
+            return False
+        accepted = k % 3 != 0  # every third start is refused by the view
+        throttles.job_start_settle(request, accepted=accepted)
+        throttles.job_start_settle(request, accepted=accepted)  # once only
+        return accepted
+
+    with ThreadPoolExecutor(30) as pool:
+        accepted = sum(pool.map(one, range(30)))
+    count = cache.get("throttle-window:jobs:8")[1]
+    assert count == accepted and 1 <= accepted <= 5

@@ -196,6 +196,29 @@ def test_a_bad_line_late_in_a_file_changes_nothing_and_names_file_line_and_field
 
 
 @pytest.mark.django_db
+def test_an_unknown_flag_is_refused_naming_line_and_field_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A flag the submit dialog does not offer was stored, exported, and then lost when the
+    annotator submitted the pair again: refused like an unknown status."""
+    _seed()
+    before = _counts()
+    path = tmp_path / "pairs.jsonl"
+    good = {"id": "f1", "source_tokens": ["a"], "target_tokens": ["b"]}
+    flagged = {**good, "id": "f2", "annotations": {"dora": {"flags": ["unsure"]}}}
+    path.write_text(json.dumps(good) + "\n" + json.dumps(flagged) + "\n")
+    with pytest.raises(CorpusImportError) as caught:
+        corpus_import(corpus_name="big", format_name="jsonl", paths=[path])
+    assert caught.value.extra == {
+        "file": "pairs.jsonl",
+        "line": 2,
+        "field": "annotations.dora.flags[0]",
+    }
+    assert "unknown flag 'unsure'" in caught.value.message
+    assert _counts() == before
+
+
+@pytest.mark.django_db
 def test_a_late_pair_id_already_in_the_corpus_is_refused_before_any_write() -> None:
     _seed()
     before = _counts()

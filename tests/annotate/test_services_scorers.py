@@ -173,6 +173,9 @@ def test_score_permissions_and_answers(corpus: Corpus, persona: str) -> None:
     if response.status_code == 200:
         expected = scorer_score_texts(model=model, pairs=[tuple(body["pairs"][0])])
         assert response.json()["scores"] == pytest.approx(expected)
+        low, high = min(y for _, _, y in PAIRS), max(y for _, _, y in PAIRS)
+        assert response.json()["range"] == [low, high]  # the scores are clipped to it
+        assert low <= response.json()["scores"][0] <= high
 
 
 def test_score_names_what_is_wrong(corpus: Corpus) -> None:

@@ -374,3 +374,28 @@ def test_each_live_fragment_reads_only_what_it_shows_and_shows_what_the_page_doe
     with CaptureQueriesContext(connection) as plan_queries:
         admin_client.get(f"{url}plan")
     assert not any("active_seconds" in query["sql"] for query in plan_queries)
+
+
+def test_a_plan_in_an_archived_corpus_is_refused_on_the_form(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    values = form_values(_page(admin_client, corpus), "plan-form")
+    admin_client.post(f"/corpora/{corpus.pk}/archive/")
+    answer = admin_client.post(f"/corpora/{corpus.pk}/assignments/plan/", values)
+    assert answer.status_code == 400
+    assert "is archived: restore it before planning assignments" in answer.content.decode()
+    assert not Job.objects.filter(kind="assignments_plan").exists()
+
+
+def test_the_forms_of_an_archived_corpus_are_disabled_and_say_why(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    admin_client.post(f"/corpora/{corpus.pk}/archive/")
+    html = _page(admin_client, corpus)
+    assert "Restore it to plan, hand over, prefill or import into it." in html
+    assert 'id="plan-submit"' in html
+    for button in ("plan-submit", "handover-submit", "release-submit"):  # those shown
+        if f'id="{button}"' in html:
+            assert re.search(rf'<button[^>]*\bdisabled\b[^>]*id="{button}"', html), button
+    prefill = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert re.search(r'<button[^>]*\bdisabled\b[^>]*id="prefill-submit"', prefill)

@@ -17,7 +17,8 @@ from tests.annotate.factories import make_corpus, make_pair, make_user
 
 pytestmark = pytest.mark.django_db
 
-#: Every page form that queues a job, and a body for it (valid or not: each post counts).
+#: Every page form that queues a job, and a body for it (valid or not: over the rate, none is
+#: read).
 FORMS = {
     "stats/": {},
     "prefill/run/": {"aligner": "identity"},
@@ -58,8 +59,10 @@ def test_a_page_form_over_the_job_rate_is_a_429_and_queues_nothing(corpus: Any, 
     client = Client()
     client.force_login(admin)
     address = _address(corpus, form)
-    statuses = [client.post(address, FORMS[form]).status_code for _ in range(3)]
-    assert 429 not in statuses
+    api = APIClient()
+    api.force_authenticate(admin)
+    for _ in range(3):  # the budget spent on accepted starts
+        assert api.post(f"/api/corpora/{corpus.pk}/stats/", {}, format="json").status_code < 400
     jobs = Job.objects.count()
     response = client.post(address, FORMS[form], HTTP_REFERER="http://testserver/corpora/")
     assert response.status_code == 429
@@ -94,3 +97,15 @@ def test_posts_refused_for_the_role_are_not_counted(corpus: Any) -> None:
     api = APIClient()
     api.force_authenticate(annotator)
     assert api.post("/api/score/jobs/", {}, format="json").status_code != 429
+
+
+def test_posts_refused_for_their_input_are_not_counted(corpus: Any) -> None:
+    """Only accepted starts spend the budget: a form sent back with an error (a wrong name
+    to confirm a deletion, a plan for nobody) queued nothing."""
+    client = Client()
+    client.force_login(make_user("admin", roles.ADMIN))
+    for _ in range(5):
+        assert client.post(f"/corpora/{corpus.pk}/delete/", {"confirm": "wrong"}).status_code == 400
+        assert client.post(f"/corpora/{corpus.pk}/assignments/plan/", {}).status_code == 400
+    statuses = [client.post(f"/corpora/{corpus.pk}/stats/").status_code for _ in range(4)]
+    assert statuses == [302, 302, 302, 429]

@@ -36,7 +36,7 @@ def full_record(pair_id: str = "news-common:1") -> PairRecord:
             "bob": AnnotationRecord(
                 alignment=Alignment.from_links(4, 5, sure=[(3, 4), (1, 1)], possible=[(0, 0)]),
                 status="in_progress",
-                flags=("unsure", "typo"),
+                flags=("bad_tokenization", "not_paraphrase"),
                 rating=4.5,
                 comment='tricky "was sitting"\nsecond line',
             ),
@@ -83,7 +83,7 @@ def test_output_is_one_sorted_compact_line_per_pair(tmp_path: Path) -> None:
     assert data["prefill"]["sure"] == [[1, 1], [3, 4]]
     assert data["prefill"]["possible"] == [[2, 2], [2, 3]]  # P − S only
     assert data["prefill"]["confidence"] == [[1, 1, 0.93], [2, 2, 1 / 3], [3, 4, 1.0]]
-    assert data["annotations"]["bob"]["flags"] == ["unsure", "typo"]
+    assert data["annotations"]["bob"]["flags"] == ["bad_tokenization", "not_paraphrase"]
     assert "“really”" in text  # UTF-8, not \\u escapes
 
 
@@ -208,6 +208,11 @@ def test_it_rejects_non_utf8_bytes_naming_the_field(tmp_path: Path) -> None:
         (minimal(annotations={"alice": {"rating": 7}}), "annotations.alice.rating"),
         (minimal(annotations={"alice": {"status": "done"}}), "annotations.alice.status"),
         (minimal(annotations={"alice": {"sure": [], "extra": 1}}), "annotations.alice.extra"),
+        (minimal(annotations={"alice": {"flags": "unsure"}}), "annotations.alice.flags"),
+        (
+            minimal(annotations={"alice": {"flags": ["not_paraphrase", "unsure"]}}),
+            "annotations.alice.flags[1]",
+        ),
         (minimal(gold_alignment={"sure": [[-1, 0]]}), "gold_alignment.sure[0]"),
         (minimal(gold_alignment={"sure": [[0, 0], [True, 0]]}), "gold_alignment.sure[1]"),
         (
@@ -258,3 +263,25 @@ def test_the_rte2_set_survives_jsonl_byte_for_byte(shared_data: Path, tmp_path: 
     jsonl.write(again, second)
     assert again == records
     assert first.read_bytes() == second.read_bytes()
+
+
+def test_an_unknown_flag_is_refused_naming_the_known_ones(tmp_path: Path) -> None:
+    """Flags are a closed set, as statuses are: one the web app does not know would be kept
+    by the import and then lost when its annotator submitted the pair again."""
+    path = write_lines(tmp_path / "c.jsonl", [minimal(annotations={"bob": {"flags": ["Unsure"]}})])
+    error = read_error(path)
+    assert_points_at(error, path, 1, "annotations.bob.flags[0]")
+    assert "unknown flag 'Unsure'" in str(error) and "bad_tokenization, not_paraphrase" in str(
+        error
+    )
+
+
+def test_the_known_flags_read_in_any_order_and_once_each(tmp_path: Path) -> None:
+    flags = ["not_paraphrase", "bad_tokenization"]
+    path = write_lines(tmp_path / "c.jsonl", [minimal(annotations={"bob": {"flags": flags}})])
+    (record,) = jsonl.read([path])
+    assert record.annotations["bob"].flags == ("not_paraphrase", "bad_tokenization")
+    twice = write_lines(
+        tmp_path / "d.jsonl", [minimal(annotations={"bob": {"flags": flags + flags[:1]}})]
+    )
+    assert_points_at(read_error(twice), twice, 1, "annotations.bob.flags[2]")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -267,3 +268,61 @@ def test_a_training_that_could_only_fail_is_told_from_its_targets_alone(
         pairs = [(["a", "b"], ["a", "c"])] * len(targets)
         with pytest.raises(InputError, match=re.escape(refusal)):
             scorer.fit(pairs, targets)  # the same rule, applied by the training itself
+
+
+def _overshooting(scorer: Any) -> Any:
+    """``scorer`` with its model's raw values replaced: past both ends of 0.4–4.9, and inside."""
+    scorer._predict = lambda pairs: np.array([5.7, -0.3, 2.0][: len(pairs)])
+    return scorer
+
+
+def test_a_regressor_scores_within_its_training_targets_range_unless_asked_raw(
+    tmp_path: Path,
+) -> None:
+    pairs, targets = pairs_and_targets()
+    scorer = get_scorer("pfsm", cutoff=0).fit(pairs, targets)
+    assert scorer.target_range == (0.4, 4.9)
+    _overshooting(scorer)
+    np.testing.assert_array_equal(scorer.predict(pairs[:3]), [4.9, 0.4, 2.0])
+    np.testing.assert_array_equal(scorer.predict(pairs[:3], clip=False), [5.7, -0.3, 2.0])
+    saved = scorer.to_dict()
+    assert saved["target_range"] == [0.4, 4.9]
+    again = _overshooting(scorer_from_dict(json.loads(json.dumps(saved))))
+    np.testing.assert_array_equal(again.predict(pairs[:3]), [4.9, 0.4, 2.0])
+
+
+def test_a_model_saved_without_a_range_scores_raw_and_a_bad_range_is_refused() -> None:
+    pairs, targets = pairs_and_targets()
+    saved = get_scorer("pfsm", cutoff=0).fit(pairs, targets).to_dict()
+    del saved["target_range"]
+    old = _overshooting(scorer_from_dict(saved))
+    assert old.target_range is None
+    np.testing.assert_array_equal(old.predict(pairs[:3]), [5.7, -0.3, 2.0])
+    for bad in ([5, 0], [0], ["0", 5], [0, float("inf")], "0-5", [True, 5]):
+        with pytest.raises(FormatError, match="target_range") as refused:
+            scorer_from_dict({**saved, "target_range": bad})
+        assert refused.value.field == "target_range"
+
+
+def test_a_classifier_keeps_its_labels_and_has_no_range() -> None:
+    pairs, targets = pairs_and_targets()
+    labels = [1.0 if y > 2.5 else 0.0 for y in targets]
+    scorer = get_scorer("mt", "classification").fit(pairs * 2, labels * 2)  # 5 of each label
+    assert scorer.target_range is None and scorer.to_dict()["target_range"] is None
+    assert set(scorer.predict(pairs)) <= {0.0, 1.0}
+
+
+def test_the_cli_scores_within_the_range_and_raw_when_asked(tmp_path: Path, capsys) -> None:
+    pairs, targets = pairs_and_targets()
+    model = save_scorer(get_scorer("pfsm", cutoff=0).fit(pairs, targets), tmp_path / "m.json")
+    saved = json.loads(model.read_text())
+    saved["target_range"] = [1.0, 2.0]  # narrower than the model's values: some are clipped
+    model.write_text(json.dumps(saved))
+    (tmp_path / "in.tsv").write_text("".join(f"{a}\t{b}\n" for a, b, _ in PAIRS))
+    raw = load_scorer(model).predict(pairs, clip=False)
+    assert main(["score", "--model", str(model), "--input", str(tmp_path / "in.tsv")]) == 0
+    clipped = [float(v) for v in capsys.readouterr().out.split()]
+    np.testing.assert_allclose(clipped, np.clip(raw, 1.0, 2.0), atol=1e-6)
+    args = ["score", "--model", str(model), "--input", str(tmp_path / "in.tsv"), "--raw"]
+    assert main(args) == 0
+    np.testing.assert_allclose([float(v) for v in capsys.readouterr().out.split()], raw, atol=1e-6)
