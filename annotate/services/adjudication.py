@@ -105,7 +105,11 @@ def gold_save(
         pair_disagreement_gold(pair_id=locked.pk, source=ADJUDICATED)
     if gold is None:
         gold = GoldAlignment.objects.create(
-            pair=locked, adjudicator=adjudicator, source=ADJUDICATED, version=_next_version(locked)
+            # one past its last event (read above): a save after a clear never reuses a version
+            pair=locked,
+            adjudicator=adjudicator,
+            source=ADJUDICATED,
+            version=current_version + 1,
         )
     else:
         gold.adjudicator = adjudicator
@@ -190,12 +194,6 @@ def _last_version(pair: SentencePair) -> int:
     alignment, the version a save of its next gold names."""
     last = GoldEvent.objects.filter(pair=pair).aggregate(last=Max("version"))["last"]
     return last or NO_GOLD
-
-
-def _next_version(pair: SentencePair) -> int:
-    """The version the pair's next gold change makes: one past its last event (1 for none), so
-    a save after a clear never reuses a version."""
-    return _last_version(pair) + 1
 
 
 def _stale(

@@ -136,11 +136,14 @@ def _bulk_context(request: HttpRequest, filters: adjudication_reads.Adjudication
         int(job.parameters.get("job", 0))
         for job in Job.objects.filter(kind=UNDO_KIND, parameters__job__in=[j.pk for j in jobs])
     }
-    for job in jobs:
-        job.undoable = job.kind == ACCEPT_KIND and job.status not in ACTIVE and job.pk not in undone
     return {
         "agreed": adjudication_reads.pairs_agreed_waiting(filters).count(),
         "bulk_jobs": jobs,
+        "undoable": {
+            job.pk
+            for job in jobs
+            if job.kind == ACCEPT_KIND and job.status not in ACTIVE and job.pk not in undone
+        },
         "bulk_live": any(job.status in ACTIVE for job in jobs),
         "worker_notice": waiting_job_notice(user=request.user)
         if any(job.status == Job.Status.PENDING for job in jobs)

@@ -212,3 +212,22 @@ def test_undo_waits_for_the_job_to_end(carol: Any) -> None:
     job = adjudication_accept_job_create(filters=AdjudicationFilters(), owner=carol)
     with pytest.raises(Conflict, match="still pending"):
         adjudication_accept_undo_job_create(job=job, owner=carol)
+
+
+def test_each_transaction_stops_at_its_time_and_leaves_sqlites_lock_free_as_long(
+    carol: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pairs = _import({f"p{k}": {"A": f"{k % 3}-0", "B": f"{k % 3}-0"} for k in range(5)})
+    monkeypatch.setattr(adjudication_bulk, "WRITE_SECONDS", 0.0)  # one gold a transaction
+    pauses: list[float] = []
+    monkeypatch.setattr(adjudication_bulk.time, "sleep", pauses.append)
+    reports: list[str] = []
+    result = adjudication_accept(
+        filters=AdjudicationFilters(),
+        adjudicator=carol,
+        progress=lambda percent, message: reports.append(message),
+    )
+    assert result["accepted"] == 5
+    assert all(_gold(pair) is not None for pair in pairs.values())
+    assert reports == [f"{k} of 5 pairs: {k} accepted" for k in range(1, 6)]
+    assert len(pauses) == 5 and all(pause > 0 for pause in pauses)  # the tests run on SQLite
