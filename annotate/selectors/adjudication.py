@@ -239,6 +239,23 @@ def adjudication_next(*, pair: SentencePair, filters: AdjudicationFilters) -> Se
     )
 
 
+def adjudication_previous(
+    *, pair: SentencePair, filters: AdjudicationFilters
+) -> SentencePair | None:
+    """The pair just before ``pair`` in the list ``filters`` describe (its status filter
+    kept: in a list of every pair, the one adjudicated just before); ``None`` for the first,
+    or for a pair that has no place in the list."""
+    before = _beyond(pair, filters.sort, later=False)
+    if before is None:
+        return None
+    found = pairs_for_adjudication(filters).exclude(pair=pair).filter(before).reverse().first()
+    return (
+        None
+        if found is None
+        else SentencePair.objects.only("id", "external_id").get(pk=found.pair_id)
+    )
+
+
 def adjudication_list_page(
     *, pair: SentencePair, filters: AdjudicationFilters, per_page: int
 ) -> int:

@@ -249,4 +249,20 @@ def adjudicate(request: HttpRequest, pair_id: int) -> HttpResponse:
     if page > 1:
         query["page"] = str(page)
     list_url = reverse("adjudication") + (f"?{query.urlencode()}" if query else "")
-    return render(request, "frontend/adjudicate.html", {"pair": pair, "list_url": list_url})
+    # The pair before this one in that list (`b`), opened with the same filters and order.
+    previous = adjudication_reads.adjudication_previous(pair=pair, filters=filters)
+    list_query = request.GET.copy()
+    list_query.pop("page", None)
+    previous_url = (
+        reverse("adjudicate", args=[previous.pk])
+        + (f"?{list_query.urlencode()}" if list_query else "")
+        if previous is not None
+        else None
+    )
+    context = {
+        "pair": pair,
+        "list_url": list_url,
+        "previous": previous,
+        "previous_url": previous_url,
+    }
+    return render(request, "frontend/adjudicate.html", context)
