@@ -101,6 +101,11 @@ def test_the_button_accepts_the_agreed_pairs_of_the_filtered_list(
             "agreed-2",
         ]
         assert set(GoldEvent.objects.values_list("job_id", flat=True)) == {job}
+        first = golds.order_by("pair_id").first().pair_id
+    # the pair's own history names the job, and the gold is cleared there the normal way
+    page.goto(f"{live_server.url}/adjudicate/{first}/?subcorpus=news")
+    page.wait_for_selector(f"#history li:has-text('v1 carol (job #{job})')")
+    page.go_back()
     # Undo, from the keyboard too
     page.locator(f"#bulk-undo-{job}").focus()
     with page.expect_navigation():

@@ -457,7 +457,9 @@ function renderHistory(body, pair, hasGold) {
     return shown.join(", ") + (count > shown.length ? ` and ${count - shown.length} more` : "");
   };
   const items = body.events.map((event) => {
-    const who = event.kind === "imported" ? "imported" : event.actor || "an adjudicator";
+    const actor = event.kind === "imported" ? "imported" : event.actor || "an adjudicator";
+    // a bulk accept (or its undo) saves in its adjudicator's name: the job says it was one
+    const who = event.job ? `${actor} (job #${event.job})` : actor;
     if (event.kind === "cleared") {
       const removed = event.cleared ? `removed ${cells(event.removed, event.cleared, () => "")}` : "the gold had no link";
       return el(
