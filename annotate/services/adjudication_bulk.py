@@ -82,7 +82,9 @@ class AgreedPair:
 def adjudication_accept_job_create(*, filters: AdjudicationFilters, owner: User) -> Job:
     """Queue the bulk accept of the pairs of the list ``filters`` describe whose annotators
     agree and that have no gold (:func:`~annotate.selectors.adjudication.pairs_agreed_waiting`);
-    :class:`DomainError` when there is none, with nothing queued."""
+    :class:`DomainError` when there is none, and :class:`Conflict` while another bulk accept
+    or undo of ``owner`` is queued or running (a second tab's press), with nothing queued."""
+    _refuse_while_active(owner)
     expected = pairs_agreed_waiting(filters).count()
     if expected == 0:
         raise DomainError(
@@ -92,6 +94,23 @@ def adjudication_accept_job_create(*, filters: AdjudicationFilters, owner: User)
     corpus = Corpus.objects.filter(pk=filters.corpus).first() if filters.corpus else None
     parameters = {"filters": _filters_dict(filters), "expected": expected}
     return adjudication_accept_run.create(corpus=corpus, owner=owner, parameters=parameters)
+
+
+def _refuse_while_active(owner: User) -> None:
+    active = (
+        Job.objects.filter(
+            owner=owner,
+            kind__in=[ACCEPT_KIND, UNDO_KIND],
+            status__in=[Job.Status.PENDING, Job.Status.RUNNING],
+        )
+        .order_by("pk")
+        .first()
+    )
+    if active is not None:
+        raise Conflict(
+            f"your bulk {'accept' if active.kind == ACCEPT_KIND else 'undo'} #{active.pk} is "
+            f"still {active.status}; start another once it has ended"
+        )
 
 
 def _filters_dict(filters: AdjudicationFilters) -> dict[str, Any]:
@@ -254,6 +273,7 @@ def adjudication_accept_undo_job_create(*, job: Job, owner: User) -> Job:
         raise DomainError(f"job {job.pk} is not a bulk accept")
     if job.status in (Job.Status.PENDING, Job.Status.RUNNING):
         raise Conflict(f"bulk accept #{job.pk} is still {job.status}; undo it once it has ended")
+    _refuse_while_active(owner)
     return adjudication_accept_undo_run.create(
         corpus=job.corpus, owner=owner, parameters={"job": job.pk}
     )

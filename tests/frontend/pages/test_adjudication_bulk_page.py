@@ -78,6 +78,10 @@ def test_posting_queues_one_job_for_the_list_and_the_fragment_shows_its_result(
     fragment = carol.get("/adjudication/?subcorpus=news&fragment=bulk").content.decode()
     assert fragment.lstrip().startswith('<section class="card bulk-accept"')
     assert "data-live" in fragment and f'data-job="{job.pk}"' in fragment
+    assert 'id="bulk-busy"' in fragment and 'id="bulk-submit"' not in fragment
+    again = carol.post("/adjudication/accept-agreed/", {"list_query": ""}, follow=True)
+    assert f"your bulk accept #{job.pk} is still pending" in again.content.decode()
+    assert Job.objects.count() == 1
     job_run(job_id=job.pk, worker="test")
     fragment = carol.get("/adjudication/?subcorpus=news&fragment=bulk").content.decode()
     assert "data-live" not in fragment
@@ -135,6 +139,8 @@ def test_who_may_start_and_undo_a_bulk_accept(role: Any) -> None:
     if role is not None:
         client.force_login(make_user("someone", role))
     start = client.post("/adjudication/accept-agreed/", {"list_query": ""})
+    # as if a worker had run what it queued (one bulk job of a user at a time)
+    Job.objects.exclude(pk=finished.pk).update(status="succeeded")
     undo = client.post(f"/adjudication/accept-agreed/{finished.pk}/undo/")
     if role == roles.ADJUDICATOR:  # another's job: not found; their own start: queued
         assert (start.status_code, undo.status_code) == (302, 404)
