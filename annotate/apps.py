@@ -17,6 +17,7 @@ class AnnotateConfig(AppConfig):
         # Each kind of job is a Celery task defined with its service: importing them registers
         # every kind (annotate.jobs_runtime) in web and worker processes alike.
         from annotate.services import (  # noqa: F401
+            adjudication_bulk,
             agreement,
             assignments,
             corpora,

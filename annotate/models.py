@@ -209,6 +209,11 @@ class PairDisagreement(models.Model):
     lowest_f1 = models.FloatField(
         help_text="The lowest link F1 (P against P) between two submitted annotations."
     )
+    unanimous = models.BooleanField(
+        default=False,
+        help_text="Every submitted annotation is the same alignment (links and sure/possible "
+        "alike): its majority has no tie, and a bulk accept may take it as the gold.",
+    )
 
     class Meta:
         constraints = [
@@ -446,6 +451,12 @@ class GoldEvent(models.Model):
     kind = models.CharField(max_length=20, choices=Kind.choices)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    job_id = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="The job that made this change for ``actor`` (a bulk accept), if one did: a "
+        "number, not a key, so that deleting old jobs never rewrites this append-only log.",
     )
     added = models.JSONField(default=list, help_text="[[i, j, 'S'|'P'], ...] set by this change")
     removed = models.JSONField(default=list, help_text="[[i, j], ...] cleared by this change")

@@ -411,6 +411,8 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 # (``celery -A config worker -Q quick``; ``serve_demo`` runs one).
 QUICK_QUEUE = "quick"
 QUICK_JOB_KINDS = (
+    "adjudication_accept",
+    "adjudication_accept_undo",
     "assignments_plan",
     "assignments_hand_over",
     "assignments_release",

@@ -97,6 +97,16 @@ urlpatterns = [
     ),
     path("work/<id:assignment_id>/", views.workspace, name="workspace"),
     path("adjudication/", adjudication.adjudication_list, name="adjudication"),
+    path(
+        "adjudication/accept-agreed/",
+        adjudication.adjudication_accept_agreed,
+        name="adjudication-accept-agreed",
+    ),
+    path(
+        "adjudication/accept-agreed/<id:job_id>/undo/",
+        adjudication.adjudication_accept_undo,
+        name="adjudication-accept-undo",
+    ),
     path("adjudicate/<id:pair_id>/", adjudication.adjudicate, name="adjudicate"),
     path("guidelines/", guidelines.guidelines_page, name="guidelines"),
     path("scorers/", scorers.scorers_page, name="scorers"),

@@ -128,6 +128,14 @@ def pairs_for_adjudication(
     return rows.order_by(*_ordering(filters.sort))
 
 
+def pairs_agreed_waiting(filters: AdjudicationFilters) -> QuerySet[PairDisagreement]:
+    """The pairs of the list ``filters`` describe whose majority a bulk accept takes as their
+    gold: every annotator made the same alignment (``unanimous``: the majority has no tie and
+    settles nothing), and the pair has no gold at all (neither an adjudicator's nor an
+    imported one, which it never overwrites)."""
+    return pairs_for_adjudication(filters).filter(unanimous=True, gold_source="")
+
+
 def _ordering(sort: str) -> list[str]:
     descending = sort.startswith("-")
     return [f"-{key}" if descending else key for key in SORTS[sort.lstrip("-")]]
@@ -224,6 +232,23 @@ def adjudication_next(*, pair: SentencePair, filters: AdjudicationFilters) -> Se
     after = _beyond(pair, filters.sort, later=True)
     found = waiting.filter(after).first() if after is not None else None
     found = found or waiting.first()
+    return (
+        None
+        if found is None
+        else SentencePair.objects.only("id", "external_id").get(pk=found.pair_id)
+    )
+
+
+def adjudication_previous(
+    *, pair: SentencePair, filters: AdjudicationFilters
+) -> SentencePair | None:
+    """The pair just before ``pair`` in the list ``filters`` describe (its status filter
+    kept: in a list of every pair, the one adjudicated just before); ``None`` for the first,
+    or for a pair that has no place in the list."""
+    before = _beyond(pair, filters.sort, later=False)
+    if before is None:
+        return None
+    found = pairs_for_adjudication(filters).exclude(pair=pair).filter(before).reverse().first()
     return (
         None
         if found is None
@@ -421,6 +446,7 @@ def gold_history(pair: SentencePair, *, limit: int = HISTORY_LIMIT) -> dict[str,
                 "version": event.version,
                 "kind": event.kind,
                 "actor": event.actor.get_username() if event.actor else None,
+                "job": event.job_id,
                 "created_at": event.created_at.isoformat(),
                 "set": event.n_added,
                 "cleared": event.n_removed,

@@ -29,6 +29,9 @@ JOB_OUTPUT_ROLES: dict[str, str | None] = {
     "assignments_release": roles.ADMIN,
     "corpus_import": roles.ADMIN,
     "corpus_delete": roles.ADMIN,
+    # Started by adjudicators (and admins): counts of the golds it wrote, for whoever sees it.
+    "adjudication_accept": None,
+    "adjudication_accept_undo": None,
     # Any signed-in user may score pairs with a stored model: the scores are theirs.
     "score_pairs": None,
 }

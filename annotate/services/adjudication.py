@@ -58,7 +58,12 @@ class GoldSaveResult:
 
 @transaction.atomic
 def gold_save(
-    *, pair: SentencePair, links: LinkMap, adjudicator: User, base_version: int | None
+    *,
+    pair: SentencePair,
+    links: LinkMap,
+    adjudicator: User,
+    base_version: int | None,
+    job_id: int | None = None,
 ) -> GoldSaveResult:
     """Make ``links`` the pair's gold alignment if ``base_version`` is its current version
     (``0`` or ``None``: the pair never had gold; for a pair sent back to waiting, the version of
@@ -66,7 +71,8 @@ def gold_save(
     clear, with nothing changed.
 
     Saving the gold already stored is a no-op (no new version), so a retried request that
-    already went through is harmless."""
+    already went through is harmless. ``job_id``: the job saving it for ``adjudicator`` (a
+    bulk accept), recorded with the change."""
     links_count_check(len(links))
     try:
         check_bounds(links, pair.n_source, pair.n_target)
@@ -99,7 +105,11 @@ def gold_save(
         pair_disagreement_gold(pair_id=locked.pk, source=ADJUDICATED)
     if gold is None:
         gold = GoldAlignment.objects.create(
-            pair=locked, adjudicator=adjudicator, source=ADJUDICATED, version=_next_version(locked)
+            # one past its last event (read above): a save after a clear never reuses a version
+            pair=locked,
+            adjudicator=adjudicator,
+            source=ADJUDICATED,
+            version=current_version + 1,
         )
     else:
         gold.adjudicator = adjudicator
@@ -121,6 +131,7 @@ def gold_save(
         version=gold.version,
         kind=GoldEvent.Kind.ADJUDICATED,
         actor=adjudicator,
+        job_id=job_id,
         added=links_list(added),
         removed=[[i, j] for i, j in removed],
     )
@@ -136,14 +147,17 @@ class GoldClearResult:
 
 
 @transaction.atomic
-def gold_clear(*, pair: SentencePair, actor: User, base_version: int) -> GoldClearResult:
+def gold_clear(
+    *, pair: SentencePair, actor: User, base_version: int, job_id: int | None = None
+) -> GoldClearResult:
     """Send the pair back to "waiting for adjudication": remove its gold alignment and links
     (every reader then sees none) if ``base_version`` is its current version, and log a
     ``cleared`` event of the next version with the links it removed; else :class:`StaleGold`
     (409) carrying the current gold, with nothing changed.
 
     A pair without gold already waits: nothing changes, so a retried request that already went
-    through is harmless. The next save of the pair's gold names version 0 (no gold)."""
+    through is harmless. The next save of the pair's gold names version 0 (no gold).
+    ``job_id``: the job clearing it for ``actor`` (an undo of a bulk accept), recorded."""
     locked = SentencePair.objects.select_for_update().get(pk=pair.pk)
     gold = (
         GoldAlignment.objects.select_for_update(of=("self",))
@@ -169,6 +183,7 @@ def gold_clear(*, pair: SentencePair, actor: User, base_version: int) -> GoldCle
         version=gold.version + 1,
         kind=GoldEvent.Kind.CLEARED,
         actor=actor,
+        job_id=job_id,
         removed=[[i, j] for i, j in sorted(current)],
     )
     return GoldClearResult(changed=True, version=event.version)
@@ -179,12 +194,6 @@ def _last_version(pair: SentencePair) -> int:
     alignment, the version a save of its next gold names."""
     last = GoldEvent.objects.filter(pair=pair).aggregate(last=Max("version"))["last"]
     return last or NO_GOLD
-
-
-def _next_version(pair: SentencePair) -> int:
-    """The version the pair's next gold change makes: one past its last event (1 for none), so
-    a save after a clear never reuses a version."""
-    return _last_version(pair) + 1
 
 
 def _stale(

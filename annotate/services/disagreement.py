@@ -25,6 +25,7 @@ from annotate.models import (
     SentencePair,
 )
 from scoring.alignment.links import Alignment
+from scoring.alignment.majority import majority_vote
 from scoring.alignment.metrics import lowest_pairwise_f1
 
 #: Pairs refreshed per round of queries (their annotation ids go into one ``IN`` list).
@@ -53,7 +54,14 @@ def disagreement_of(
         submitted=len(alignments),
         annotators=annotators_text(annotators),
         lowest_f1=lowest,
+        unanimous=unanimous(alignments),
     )
+
+
+def unanimous(alignments: Sequence[Alignment]) -> bool:
+    """Whether two or more annotations are all the same alignment (by the majority rule's
+    count, :attr:`scoring.alignment.majority.MajorityVote.unanimous`)."""
+    return len(alignments) >= 2 and majority_vote(alignments).unanimous
 
 
 def annotators_text(user_ids: Iterable[int]) -> str:
@@ -114,6 +122,7 @@ def pair_disagreement_refresh(*, pair_ids: Iterable[int]) -> None:
                 "submitted",
                 "annotators",
                 "lowest_f1",
+                "unanimous",
             ],
         )
 

@@ -37,7 +37,7 @@ from annotate.models import (
     SentencePair,
 )
 from annotate.services.annotations import InvalidLinks, edits_from_prefill, links_count_check
-from annotate.services.disagreement import annotators_text
+from annotate.services.disagreement import annotators_text, unanimous
 from annotate.services.links import links_insert, rows_insert
 from scoring.alignment.links import Alignment
 from scoring.alignment.metrics import lowest_pairwise_f1
@@ -100,6 +100,7 @@ class StagedPair(NamedTuple):
     gold: tuple[list[tuple[int, int, bool]], str] | None  # links, the event's added links
     annotations: list[StagedAnnotation]
     lowest_f1: float | None  # between two submitted annotations; None with fewer than two
+    unanimous: bool  # two or more submitted annotations, all the same alignment
     submitted: list[str]  # the names of the annotators who submitted
 
 
@@ -254,6 +255,7 @@ def record_staged(
         gold=None if gold is None else (link_rows(gold), json.dumps(link_event_list(gold))),
         annotations=annotations,
         lowest_f1=lowest_pairwise_f1([alignment for _, alignment in submitted]),
+        unanimous=unanimous([alignment for _, alignment in submitted]),
         submitted=[name for name, _ in submitted],
     )
 
@@ -306,6 +308,7 @@ def staged_batch_write(
             "submitted",
             "annotators",
             "lowest_f1",
+            "unanimous",
         ),
         rows=(
             (
@@ -318,6 +321,7 @@ def staged_batch_write(
                 len(staged.submitted),
                 annotators_text(user_ids[name] for name in staged.submitted),
                 staged.lowest_f1,
+                staged.unanimous,
             )
             for offset, (pair_id, staged) in enumerate(staged_pairs)
             if staged.lowest_f1 is not None

@@ -8,16 +8,29 @@ from dataclasses import replace
 from typing import Any
 
 from django import forms
+from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from annotate import roles
 from annotate.converters import id_or_none
-from annotate.exceptions import NotFound
+from annotate.exceptions import DomainError, NotFound
+from annotate.models import Job
 from annotate.selectors import adjudication as adjudication_reads
 from annotate.selectors import corpora as corpora_reads
-from frontend.access import any_role_page
+from annotate.selectors import jobs as jobs_reads
+from annotate.selectors.workers import waiting_job_notice
+from annotate.services.adjudication_bulk import (
+    ACCEPT_KIND,
+    UNDO_KIND,
+    adjudication_accept_job_create,
+    adjudication_accept_undo_job_create,
+)
+from frontend.access import any_role_page, job_starting
+from frontend.pages.corpus_common import attach_results, job_queued
+from frontend.pages.jobs import ACTIVE
 from frontend.tables import PER_PAGE, Column, table_page
 
 TEMPLATE = "frontend/adjudication_list.html"
@@ -102,12 +115,50 @@ class AdjudicationFilterForm(forms.Form):
         )
 
 
+#: The bulk accepts (and their undos) the list shows, newest first.
+BULK_JOBS_SHOWN = 5
+#: The live parts of the list page: the bulk accept section (live while one of its jobs is
+#: queued or running) and the list, fetched again when one ends.
+FRAGMENTS = ("bulk", "list")
+
+
+def _bulk_context(request: HttpRequest, filters: adjudication_reads.AdjudicationFilters) -> Any:
+    """The bulk accept section: how many pairs of this list it would accept now, and the
+    user's last bulk accepts and undos with their progress and results (an undo offered on
+    each accept that ended and was not undone yet)."""
+    jobs = list(
+        jobs_reads.jobs_visible(request.user).filter(kind__in=[ACCEPT_KIND, UNDO_KIND])[
+            :BULK_JOBS_SHOWN
+        ]
+    )
+    attach_results(jobs)
+    undone = {
+        int(job.parameters.get("job", 0))
+        for job in Job.objects.filter(kind=UNDO_KIND, parameters__job__in=[j.pk for j in jobs])
+    }
+    return {
+        "agreed": adjudication_reads.pairs_agreed_waiting(filters).count(),
+        "bulk_jobs": jobs,
+        "undoable": {
+            job.pk
+            for job in jobs
+            if job.kind == ACCEPT_KIND and job.status not in ACTIVE and job.pk not in undone
+        },
+        "bulk_live": any(job.status in ACTIVE for job in jobs),
+        "worker_notice": waiting_job_notice(user=request.user)
+        if any(job.status == Job.Status.PENDING for job in jobs)
+        else "",
+    }
+
+
+def _filter_form(data: QueryDict) -> AdjudicationFilterForm:
+    facets = adjudication_reads.adjudication_facets(corpus=id_or_none(data.get("corpus", "")))
+    return AdjudicationFilterForm(data, facets)
+
+
 @adjudicator_page
 def adjudication_list(request: HttpRequest) -> HttpResponse:
-    facets = adjudication_reads.adjudication_facets(
-        corpus=id_or_none(request.GET.get("corpus", ""))
-    )
-    form = AdjudicationFilterForm(request.GET, facets)
+    form = _filter_form(request.GET)
     filters = form.filters()
     table = table_page(
         request,
@@ -130,8 +181,55 @@ def adjudication_list(request: HttpRequest) -> HttpResponse:
         "table": table,
         "list_query": list_query.urlencode(),
         "next_id": first_waiting.pair_id if first_waiting else None,
+        **_bulk_context(request, filters),
     }
+    fragment = request.GET.get("fragment")
+    if fragment in FRAGMENTS:
+        return render(request, f"{TEMPLATE}#{fragment}", context)
     return render(request, TEMPLATE, context)
+
+
+def _back_to_list(request: HttpRequest) -> HttpResponse:
+    """The list with the filters the form carried (``list_query``)."""
+    query = request.POST.get("list_query", "")
+    return redirect(reverse("adjudication") + (f"?{query}" if query else ""))
+
+
+@require_POST
+@adjudicator_page
+@job_starting
+def adjudication_accept_agreed(request: HttpRequest) -> HttpResponse:
+    """Queue the bulk accept of the pairs of the list the posted filters describe whose
+    annotators agree completely and that have no gold; back to that list, saying so."""
+    query = QueryDict(request.POST.get("list_query", ""))
+    try:
+        job = adjudication_accept_job_create(
+            filters=_filter_form(query).filters(),
+            owner=request.user,  # type: ignore[arg-type]
+        )
+    except DomainError as error:
+        messages.error(request, error.message)
+    else:
+        job_queued(request, job, "Bulk accept")
+    return _back_to_list(request)
+
+
+@require_POST
+@adjudicator_page
+@job_starting
+def adjudication_accept_undo(request: HttpRequest, job_id: int) -> HttpResponse:
+    """Queue the undo of one of the user's bulk accepts (any one, for an admin)."""
+    try:
+        job = jobs_reads.job_visible(user=request.user, job_id=job_id)
+    except NotFound as error:
+        raise Http404(error.message) from error
+    try:
+        undo = adjudication_accept_undo_job_create(job=job, owner=request.user)  # type: ignore[arg-type]
+    except DomainError as error:
+        messages.error(request, error.message)
+    else:
+        job_queued(request, undo, f"Undo of bulk accept #{job.pk}")
+    return _back_to_list(request)
 
 
 @adjudicator_page
@@ -151,4 +249,20 @@ def adjudicate(request: HttpRequest, pair_id: int) -> HttpResponse:
     if page > 1:
         query["page"] = str(page)
     list_url = reverse("adjudication") + (f"?{query.urlencode()}" if query else "")
-    return render(request, "frontend/adjudicate.html", {"pair": pair, "list_url": list_url})
+    # The pair before this one in that list (`b`), opened with the same filters and order.
+    previous = adjudication_reads.adjudication_previous(pair=pair, filters=filters)
+    list_query = request.GET.copy()
+    list_query.pop("page", None)
+    previous_url = (
+        reverse("adjudicate", args=[previous.pk])
+        + (f"?{list_query.urlencode()}" if list_query else "")
+        if previous is not None
+        else None
+    )
+    context = {
+        "pair": pair,
+        "list_url": list_url,
+        "previous": previous,
+        "previous_url": previous_url,
+    }
+    return render(request, "frontend/adjudicate.html", context)

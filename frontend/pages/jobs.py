@@ -29,6 +29,8 @@ JOB_LABELS = {
     "corpus_stats": "corpus statistics",
     "corpus_delete": "corpus deletion",
     "train_scorer": "scorer training",
+    "adjudication_accept": "bulk accept of agreed pairs",
+    "adjudication_accept_undo": "undo of a bulk accept",
 }
 
 ACTIVE = (Job.Status.PENDING, Job.Status.RUNNING)

@@ -51,6 +51,17 @@ class MajorityVote:
         """Majority links that exactly half of the annotators marked sure."""
         return _cells((2 * self.linked > self.annotators) & (2 * self.sure == self.annotators))
 
+    @property
+    def unanimous(self) -> bool:
+        """Whether every annotator made the same alignment: each cell linked by all or none,
+        and each link marked sure by all or none. The majority is then that alignment, with no
+        tie, and needs no adjudicator's judgement (a bulk accept takes only these)."""
+        everyone = self.annotators
+        return bool(
+            np.all((self.linked == 0) | (self.linked == everyone))
+            and np.all((self.sure == 0) | (self.sure == everyone))
+        )
+
 
 def majority_vote(alignments: Sequence[Alignment]) -> MajorityVote:
     """Count the votes of one or more alignments of the same pair (see the module's rule)."""

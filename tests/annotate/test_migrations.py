@@ -196,3 +196,62 @@ def test_gold_events_move_to_their_pair_and_stay_append_only() -> None:
     events = apps.get_model("annotate", "GoldEvent").objects.values_list("gold__pair_id", "version")
     assert sorted(events) == [(pairs[0].pk, 1), (pairs[0].pk, 2)]
     MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())
+
+
+def test_pairs_whose_annotators_agreed_before_the_flag_get_it_and_the_log_stays_append_only() -> (
+    None
+):
+    before = [("annotate", "0020_gold_event_pair")]
+    after = [("annotate", "0021_bulk_accept")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    apps = executor.loader.project_state(before).apps
+    corpus = apps.get_model("annotate", "Corpus").objects.create(name="old")
+    pair_model = apps.get_model("annotate", "SentencePair")
+    common = {"corpus": corpus, "source_tokens": ["a", "b"], "target_tokens": ["a", "b"]}
+    same, kind, other = (
+        pair_model.objects.create(external_id=k, position=n, n_source=2, n_target=2, **common)
+        for n, k in enumerate(("same", "kind", "other"))
+    )
+    assignment = apps.get_model("annotate", "Assignment")
+    annotation = apps.get_model("annotate", "Annotation")
+    link = apps.get_model("annotate", "AnnotationLink")
+    for name, pair, status, links in (
+        ("a", same, "submitted", [(0, 0, True), (1, 1, False)]),
+        ("b", same, "submitted", [(0, 0, True), (1, 1, False)]),
+        ("c", same, "in_progress", [(0, 1, True)]),  # not counted
+        ("a", kind, "submitted", [(0, 0, True)]),
+        ("b", kind, "submitted", [(0, 0, False)]),  # same cell, not the same kind
+        ("a", other, "submitted", [(0, 0, True)]),
+        ("b", other, "submitted", [(1, 1, True)]),
+    ):
+        user, _ = apps.get_model("auth", "User").objects.get_or_create(username=name)
+        work = annotation.objects.create(
+            assignment=assignment.objects.create(pair=pair, annotator=user, status=status)
+        )
+        for i, j, sure in links:
+            link.objects.create(annotation=work, i=i, j=j, sure=sure)
+    disagreement = apps.get_model("annotate", "PairDisagreement")
+    for pair, f1 in ((same, 1.0), (kind, 1.0), (other, 0.0)):
+        disagreement.objects.create(
+            pair=pair,
+            corpus=corpus,
+            position=pair.position,
+            submitted=2,
+            annotators="",
+            lowest_f1=f1,
+        )
+    event = apps.get_model("annotate", "GoldEvent").objects.create(
+        pair=same, version=1, kind="cleared"
+    )
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(after)
+    apps = executor.loader.project_state(after).apps
+    flags = dict(
+        apps.get_model("annotate", "PairDisagreement").objects.values_list("pair_id", "unanimous")
+    )
+    assert flags == {same.pk: True, kind.pk: False, other.pk: False}
+    with pytest.raises((DatabaseError, IntegrityError)), transaction.atomic():
+        apps.get_model("annotate", "GoldEvent").objects.filter(pk=event.pk).update(job_id=3)
+    MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())

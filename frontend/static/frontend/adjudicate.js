@@ -257,6 +257,23 @@ async function main() {
     window.location.href = root.dataset.pageUrl.replace(/0\/$/, `${found.id}/`) + (search ? `?${search}` : "");
   };
 
+  // The pair before this one in the list (its link, from the server): the gold is sent first,
+  // as for `n`.
+  const previous = async () => {
+    const link = $("open-previous");
+    if (!link?.href) return say("This is the first pair of the list.");
+    handOverNow();
+    if (!(await queue.drain())) {
+      say(`Your latest changes to the gold are not saved yet: ${notSavedBecause(queue)}. They are kept in this browser; try again when the indicator says saved.`);
+      message.dataset.waitsForSave = "true";
+      return;
+    }
+    window.location.href = link.href;
+  };
+  $("open-previous")?.addEventListener("click", (event) => {
+    event.preventDefault(); // the toolbar's handler saves first, then follows the link
+  });
+
   const toggleLayer = (index) => {
     const box = document.querySelector(`#layers input[data-layer="${index}"]`);
     if (!box) return;
@@ -360,11 +377,11 @@ async function main() {
     handOverNow();
     return queue.drain();
   };
-  bindKeys({ model, view, actions: { a: acceptBlock, A: acceptAll, n: next, "?": showKeys, save: saveNow, ...layerKeys } });
+  bindKeys({ model, view, actions: { a: acceptBlock, A: acceptAll, n: next, b: previous, "?": showKeys, save: saveNow, ...layerKeys } });
   bindToolbar(root, {
     model,
     view,
-    actions: { accept: acceptBlock, "accept-all": acceptAll, next, keys: showKeys },
+    actions: { accept: acceptBlock, "accept-all": acceptAll, next, previous, keys: showKeys },
   });
   window.addEventListener("online", () => queue.online());
   document.addEventListener("visibilitychange", () => {
@@ -440,7 +457,9 @@ function renderHistory(body, pair, hasGold) {
     return shown.join(", ") + (count > shown.length ? ` and ${count - shown.length} more` : "");
   };
   const items = body.events.map((event) => {
-    const who = event.kind === "imported" ? "imported" : event.actor || "an adjudicator";
+    const actor = event.kind === "imported" ? "imported" : event.actor || "an adjudicator";
+    // a bulk accept (or its undo) saves in its adjudicator's name: the job says it was one
+    const who = event.job ? `${actor} (job #${event.job})` : actor;
     if (event.kind === "cleared") {
       const removed = event.cleared ? `removed ${cells(event.removed, event.cleared, () => "")}` : "the gold had no link";
       return el(

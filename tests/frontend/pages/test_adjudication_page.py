@@ -200,7 +200,8 @@ def test_the_page_reads_a_fixed_number_of_queries_whatever_the_rows(
     carol: Client, django_assert_max_num_queries: Any
 ) -> None:
     _import("c", {f"p{k}": {"A": "0-0", "B": "1-1", "C": "0-0"} for k in range(80)})
-    with django_assert_max_num_queries(16):  # with the first waiting pair, for N
+    # with the first waiting pair (for N), and the bulk accept's count and last jobs
+    with django_assert_max_num_queries(20):
         rows, _ = _rows(carol, "?sort=disagreement&annotator=A&status=waiting")
     assert len(rows) == 50
 
@@ -218,3 +219,38 @@ def test_the_list_and_the_pair_page_are_for_adjudicators_and_admins(
         client.force_login(make_user("someone", role))
     for url in ("/adjudication/", f"/adjudicate/{pair.pk}/"):
         assert client.get(url).status_code == status, url
+
+
+def test_the_pair_page_links_to_the_pair_before_it_in_the_lists_filters_and_order(
+    carol: Client,
+) -> None:
+    # F1 1.0 for even k, 0.0 for odd k
+    _import("c", {f"p{k}": {"A": "0-0", "B": "0-0" if k % 2 == 0 else "1-1"} for k in range(6)})
+    ids = dict(SentencePair.objects.values_list("external_id", "pk"))
+    names = {pk: name for name, pk in ids.items()}
+
+    def previous(pair: str, query: str = "") -> str | None:
+        html = carol.get(f"/adjudicate/{ids[pair]}/{query}").content.decode()
+        found = re.search(r'id="open-previous" href="/adjudicate/(\d+)/([^"]*)"', html)
+        if found is None:
+            assert 'id="open-previous" disabled' in html
+            return None
+        return names[int(found.group(1))] + found.group(2).replace("&amp;", "&")
+
+    assert previous("p0") is None  # the first of the list
+    assert previous("p3") == "p2"
+    assert previous("p3", "?page=2") == "p2"  # the page is not carried
+    # disagreement order: the odd pairs (F1 0) first, then the even ones, each by position
+    assert previous("p0", "?sort=disagreement") == "p5?sort=disagreement"
+    assert previous("p5", "?sort=disagreement&subcorpus=news") == (
+        "p3?sort=disagreement&subcorpus=news"
+    )
+    assert previous("p4", "?sort=-id") == "p5?sort=-id"
+    gold_save(
+        pair=SentencePair.objects.get(external_id="p2"),
+        links={},
+        adjudicator=make_user("dave", roles.ADJUDICATOR),
+        base_version=0,
+    )
+    assert previous("p3", "?status=waiting") == "p1?status=waiting"
+    assert previous("p3") == "p2"  # every pair: the one adjudicated just before

@@ -40,6 +40,17 @@ def test_with_two_annotators_a_link_needs_both_and_half_is_a_tie() -> None:
     assert vote.kind_ties == {(1, 1)}
 
 
+def test_only_identical_alignments_are_unanimous() -> None:
+    a = Alignment.from_pharaoh("0-0 1?1", 2, 2)
+    assert majority_vote([a, a, a]).unanimous
+    assert majority_vote([Alignment.empty(2, 2)] * 2).unanimous
+    kind = Alignment.from_pharaoh("0-0 1-1", 2, 2)
+    assert not majority_vote([a, kind]).unanimous  # a kind tie
+    assert not majority_vote([a, a, kind]).unanimous  # no tie, but one annotator differs
+    extra = Alignment.from_pharaoh("0-0 1?1 0?1", 2, 2)
+    assert not majority_vote([a, a, extra]).unanimous
+
+
 def test_one_annotator_is_their_own_majority() -> None:
     a = Alignment.from_pharaoh("0-0 1?1", 2, 2)
     assert majority_alignment([a]) == a
@@ -62,6 +73,7 @@ def annotators(draw: st.DrawFn) -> list[Alignment]:
 @SETTINGS
 @given(annotators())
 def test_it_agrees_with_a_cell_by_cell_count(found: list[Alignment]) -> None:
+    assert majority_vote(found).unanimous == all(other == found[0] for other in found)
     sure, linked, link_ties, kind_ties = reference_majority(found)
     vote = majority_vote(found)
     assert vote.alignment.sure == sure

@@ -1,0 +1,350 @@
+"""Bulk accept: the majority of every pair of an adjudication list whose annotators agree
+completely, written as its gold by a background job, and the undo of such a job.
+
+The criterion is unanimity (``PairDisagreement.unanimous``: every submitted annotation is the
+same alignment, sure and possible alike), not "a majority without a tie": with three annotators
+the majority never ties, yet two against one is a disagreement an adjudicator should look at.
+A unanimous pair's majority (:func:`scoring.alignment.majority.majority_vote`) is that shared
+alignment. A pair with any gold (an adjudicator's, an import's, a trial key) is never touched.
+
+Each gold goes through :func:`~annotate.services.adjudication.gold_save`, as an adjudicator's
+*accept majority* does, on the gold version read with the pair's annotations, and names the job
+in its history event. The pairs are read a chunk at a time outside any transaction, their
+majorities computed, and written :data:`WRITE_BATCH` at a time in short transactions; on SQLite
+each is followed by a pause as long as it held the write lock, so that annotators' saves get the
+lock within a fraction of a second while the job runs (:func:`_yield_lock`). A pair whose gold
+someone saved meanwhile (the save is stale: 409 for a person, a skip here), or whose submitted
+annotations changed since they were read, is skipped and counted with its reason.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.db import connection, transaction
+from django.db.models import Max
+
+from annotate.conversions import alignment_from_tuples
+from annotate.exceptions import Conflict, DomainError
+from annotate.jobs_runtime import job_task
+from annotate.models import (
+    AnnotationLink,
+    Assignment,
+    Corpus,
+    GoldAlignment,
+    GoldEvent,
+    Job,
+    SentencePair,
+)
+from annotate.selectors.adjudication import (
+    AdjudicationFilters,
+    pairs_agreed_waiting,
+)
+from annotate.services.adjudication import NO_GOLD, StaleGold, gold_clear, gold_save
+from annotate.services.annotations import LinkMap
+from scoring.alignment.majority import majority_vote
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+ACCEPT_KIND = "adjudication_accept"
+UNDO_KIND = "adjudication_accept_undo"
+#: Pairs read (annotations, links, gold versions) per round of queries, outside transactions.
+READ_CHUNK = 500
+#: Golds written per transaction at most, and the time it may hold SQLite's write lock before
+#: it commits what it has (a busy machine that deschedules the worker makes ten saves slow).
+WRITE_BATCH = 10
+WRITE_SECONDS = 0.05
+#: Why a pair was skipped, as the result names it.
+ADJUDICATED_MEANWHILE = "adjudicated_meanwhile"
+CHANGED_MEANWHILE = "annotations_changed"
+CHANGED_SINCE = "gold_changed_since"
+#: Submitted annotations of a pair as ``(annotation id, version)``, sorted: what its majority
+#: was computed from.
+Signature = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class AgreedPair:
+    """A pair whose annotators agree, with what its gold is written from."""
+
+    pair: SentencePair
+    links: LinkMap
+    #: The gold version the save names: its last gold change (NO_GOLD for none).
+    version: int
+    signature: Signature
+
+
+def adjudication_accept_job_create(*, filters: AdjudicationFilters, owner: User) -> Job:
+    """Queue the bulk accept of the pairs of the list ``filters`` describe whose annotators
+    agree and that have no gold (:func:`~annotate.selectors.adjudication.pairs_agreed_waiting`);
+    :class:`DomainError` when there is none, and :class:`Conflict` while another bulk accept
+    or undo of ``owner`` is queued or running (a second tab's press), with nothing queued."""
+    _refuse_while_active(owner)
+    expected = pairs_agreed_waiting(filters).count()
+    if expected == 0:
+        raise DomainError(
+            "no pair of this list has annotators who agree completely and no gold yet; "
+            "nothing to accept"
+        )
+    corpus = Corpus.objects.filter(pk=filters.corpus).first() if filters.corpus else None
+    parameters = {"filters": _filters_dict(filters), "expected": expected}
+    return adjudication_accept_run.create(corpus=corpus, owner=owner, parameters=parameters)
+
+
+def _refuse_while_active(owner: User) -> None:
+    active = (
+        Job.objects.filter(
+            owner=owner,
+            kind__in=[ACCEPT_KIND, UNDO_KIND],
+            status__in=[Job.Status.PENDING, Job.Status.RUNNING],
+        )
+        .order_by("pk")
+        .first()
+    )
+    if active is not None:
+        raise Conflict(
+            f"your bulk {'accept' if active.kind == ACCEPT_KIND else 'undo'} #{active.pk} is "
+            f"still {active.status}; start another once it has ended"
+        )
+
+
+def _filters_dict(filters: AdjudicationFilters) -> dict[str, Any]:
+    """The filters a job keeps: the ones set (order does not change which pairs match)."""
+    values = asdict(filters)
+    values.pop("sort")
+    return {key: value for key, value in values.items() if value not in (None, "")}
+
+
+@job_task(kind=ACCEPT_KIND, soft_time_limit=3600, time_limit=3660)
+def adjudication_accept_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
+    """Job runner of ``adjudication_accept``."""
+    if job.owner is None:
+        raise DomainError("the adjudicator who started this bulk accept no longer exists")
+    filters = AdjudicationFilters(**job.parameters.get("filters", {}))
+    return adjudication_accept(
+        filters=filters, adjudicator=job.owner, job_id=job.pk, progress=progress
+    )
+
+
+def adjudication_accept(
+    *,
+    filters: AdjudicationFilters,
+    adjudicator: User,
+    job_id: int | None = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> dict[str, Any]:
+    """Accept the majority of every pair :func:`pairs_agreed_waiting` finds now as its gold,
+    saved by ``adjudicator`` (for the job ``job_id``); returns how many pairs matched, were
+    accepted and were skipped, by reason. Not one transaction: each batch commits on its own,
+    so a stopped job keeps the golds it wrote (each undone by clearing it)."""
+    ids = list(pairs_agreed_waiting(filters).order_by("pair_id").values_list("pair_id", flat=True))
+    counts = {"accepted": 0, ADJUDICATED_MEANWHILE: 0, CHANGED_MEANWHILE: 0}
+    longest = 0.0
+    for start in range(0, len(ids), READ_CHUNK):
+        chunk = ids[start : start + READ_CHUNK]
+        agreed = agreed_pairs(chunk)
+        counts[CHANGED_MEANWHILE] += len(chunk) - len(agreed)
+        at = 0
+        while at < len(agreed):
+            began = time.monotonic()
+            outcomes = _accept_batch(agreed[at : at + WRITE_BATCH], adjudicator, job_id)
+            longest = max(longest, _yield_lock(time.monotonic() - began))
+            for outcome in outcomes:
+                counts[outcome] += 1
+            at += len(outcomes)
+            if progress is not None:
+                done = start + at + len(chunk) - len(agreed)
+                progress(
+                    100 * done / len(ids),
+                    f"{done:,} of {len(ids):,} pairs: {counts['accepted']:,} accepted",
+                )
+    return {
+        "matched": len(ids),
+        "accepted": counts["accepted"],
+        "skipped": {
+            ADJUDICATED_MEANWHILE: counts[ADJUDICATED_MEANWHILE],
+            CHANGED_MEANWHILE: counts[CHANGED_MEANWHILE],
+        },
+        "longest_write_ms": round(1000 * longest, 1),
+    }
+
+
+@transaction.atomic
+def _accept_batch(batch: list[AgreedPair], adjudicator: User, job_id: int | None) -> list[str]:
+    """Save the gold of the first pairs of ``batch`` in one transaction, until it has held the
+    write lock for :data:`WRITE_SECONDS`; the outcome of each pair it took (one at least)."""
+    began = time.monotonic()
+    now = _signatures([agreed.pair.pk for agreed in batch])
+    outcomes: list[str] = []
+    for agreed in batch:
+        if outcomes and time.monotonic() - began > WRITE_SECONDS:
+            break
+        if now.get(agreed.pair.pk, ()) != agreed.signature:
+            outcomes.append(CHANGED_MEANWHILE)
+            continue
+        try:
+            result = gold_save(
+                pair=agreed.pair,
+                links=agreed.links,
+                adjudicator=adjudicator,
+                base_version=agreed.version,
+                job_id=job_id,
+            )
+        except StaleGold:  # someone saved (or imported) a gold since the pair was read
+            outcomes.append(ADJUDICATED_MEANWHILE)
+            continue
+        outcomes.append("accepted" if result.changed else ADJUDICATED_MEANWHILE)
+    return outcomes
+
+
+def _yield_lock(held: float) -> float:
+    """On SQLite, leave the write lock free for as long as the last batch held it before the
+    next batch takes it again: a writer that commits and begins again at once starves the
+    others (an annotator's save polls for the lock at intervals of up to 100 ms, and waited
+    up to 19 s behind batches written back to back). PostgreSQL locks rows, not the database:
+    no pause. Returns ``held``."""
+    if connection.vendor == "sqlite":
+        time.sleep(held)
+    return held
+
+
+def _signatures(pair_ids: list[int]) -> dict[int, Signature]:
+    found: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for pair_id, annotation_id, version in Assignment.objects.filter(
+        pair_id__in=pair_ids, status=Assignment.Status.SUBMITTED, annotation__isnull=False
+    ).values_list("pair_id", "annotation__id", "annotation__version"):
+        found[pair_id].append((annotation_id, version))
+    return {pair_id: tuple(sorted(rows)) for pair_id, rows in found.items()}
+
+
+def agreed_pairs(pair_ids: list[int]) -> list[AgreedPair]:
+    """The pairs of ``pair_ids`` whose two or more submitted annotations are one alignment
+    (by the majority rule's count), with that alignment, their gold version and the
+    annotations it was read from; five queries whatever their number."""
+    signatures = _signatures(pair_ids)
+    annotation_ids = [a for rows in signatures.values() for a, _ in rows]
+    links: dict[int, list[tuple[int, int, bool]]] = defaultdict(list)
+    for annotation_id, i, j, sure in AnnotationLink.objects.filter(
+        annotation_id__in=annotation_ids
+    ).values_list("annotation_id", "i", "j", "sure"):
+        links[annotation_id].append((i, j, sure))
+    versions = dict(
+        GoldEvent.objects.filter(pair_id__in=pair_ids)
+        .values("pair_id")
+        .annotate(last=Max("version"))
+        .values_list("pair_id", "last")
+    )
+    agreed = []
+    for pair in SentencePair.objects.filter(pk__in=pair_ids).only("id", "n_source", "n_target"):
+        signature = signatures.get(pair.pk, ())
+        if len(signature) < 2:
+            continue
+        vote = majority_vote(
+            [
+                alignment_from_tuples(pair.n_source, pair.n_target, links[annotation_id])
+                for annotation_id, _ in signature
+            ]
+        )
+        if not vote.unanimous:
+            continue
+        agreed.append(
+            AgreedPair(
+                pair=pair,
+                links=vote.alignment.link_map(),
+                version=versions.get(pair.pk, NO_GOLD),
+                signature=signature,
+            )
+        )
+    return sorted(agreed, key=lambda found: found.pair.pk)
+
+
+# --- undo -------------------------------------------------------------------------------------
+
+
+def adjudication_accept_undo_job_create(*, job: Job, owner: User) -> Job:
+    """Queue the undo of the bulk accept ``job``: each gold it wrote that nobody changed since
+    goes back to waiting. :class:`Conflict` while the job still runs, with nothing queued."""
+    if job.kind != ACCEPT_KIND:
+        raise DomainError(f"job {job.pk} is not a bulk accept")
+    if job.status in (Job.Status.PENDING, Job.Status.RUNNING):
+        raise Conflict(f"bulk accept #{job.pk} is still {job.status}; undo it once it has ended")
+    _refuse_while_active(owner)
+    return adjudication_accept_undo_run.create(
+        corpus=job.corpus, owner=owner, parameters={"job": job.pk}
+    )
+
+
+@job_task(kind=UNDO_KIND, soft_time_limit=3600, time_limit=3660)
+def adjudication_accept_undo_run(
+    job: Job, progress: Callable[[float, str], None]
+) -> dict[str, Any]:
+    """Job runner of ``adjudication_accept_undo``."""
+    if job.owner is None:
+        raise DomainError("the adjudicator who started this undo no longer exists")
+    return adjudication_accept_undo(
+        accept_job_id=int(job.parameters["job"]),
+        actor=job.owner,
+        job_id=job.pk,
+        progress=progress,
+    )
+
+
+def adjudication_accept_undo(
+    *,
+    accept_job_id: int,
+    actor: User,
+    job_id: int | None = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> dict[str, Any]:
+    """Send back to waiting each pair whose gold is still the one the bulk accept
+    ``accept_job_id`` wrote (its version unchanged since), as *Back to waiting* does, logged
+    for ``actor`` and the job ``job_id``; a gold changed since is kept and counted."""
+    written = list(
+        GoldEvent.objects.filter(job_id=accept_job_id, kind=GoldEvent.Kind.ADJUDICATED)
+        .order_by("pair_id")
+        .values_list("pair_id", "version")
+    )
+    counts = {"cleared": 0, CHANGED_SINCE: 0}
+    for at in range(0, len(written), WRITE_BATCH):
+        began = time.monotonic()
+        for outcome in _undo_batch(written[at : at + WRITE_BATCH], actor, job_id):
+            counts[outcome] += 1
+        _yield_lock(time.monotonic() - began)
+        if progress is not None:
+            done = min(at + WRITE_BATCH, len(written))
+            progress(100 * done / len(written), f"{done:,} of {len(written):,} golds")
+    return {
+        "job": accept_job_id,
+        "written": len(written),
+        "cleared": counts["cleared"],
+        "skipped": {CHANGED_SINCE: counts[CHANGED_SINCE]},
+    }
+
+
+@transaction.atomic
+def _undo_batch(batch: list[tuple[int, int]], actor: User, job_id: int | None) -> Iterable[str]:
+    current = dict(
+        GoldAlignment.objects.filter(pair_id__in=[pair_id for pair_id, _ in batch]).values_list(
+            "pair_id", "version"
+        )
+    )
+    pairs = SentencePair.objects.in_bulk([pair_id for pair_id, _ in batch])
+    outcomes = []
+    for pair_id, version in batch:
+        if current.get(pair_id) != version:  # changed, cleared or saved again since
+            outcomes.append(CHANGED_SINCE)
+            continue
+        try:
+            result = gold_clear(
+                pair=pairs[pair_id], actor=actor, base_version=version, job_id=job_id
+            )
+        except Conflict:  # changed since (StaleGold), or a trial pair's key
+            outcomes.append(CHANGED_SINCE)
+            continue
+        outcomes.append("cleared" if result.changed else CHANGED_SINCE)
+    return outcomes

@@ -1,0 +1,46 @@
+"""In headless chromium: `b` (or the toolbar's link, reached with Tab) opens the pair before
+this one in the adjudication list it was opened from, after the gold is saved."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from annotate import roles
+from annotate.models import GoldLink
+from tests.annotate.factories import make_user
+from tests.frontend.conftest import SERVER_LOCK
+from tests.frontend.test_adjudication_browser import _imported, _open, _saved, cell
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_b_opens_the_previous_pair_of_the_list_once_the_gold_is_saved(
+    page_for: Any, live_server: Any
+) -> None:
+    first = _imported({"alice": "0-0", "bob": "1-1"}, pair_id="first")
+    second = _imported({"alice": "0-0", "bob": "0-0"}, pair_id="second", corpus="other")
+    page = page_for(make_user("carol", roles.ADJUDICATOR))
+    _open(page, f"{live_server.url}/adjudicate/{second.pk}/?sort=-id")
+    assert page.locator("#open-previous").is_disabled()  # the first of the list, reversed
+    _open(page, f"{live_server.url}/adjudicate/{second.pk}/?sort=id")
+    cell(page, 3, 3).click()
+    page.keyboard.press("b")  # the edit is sent before the page goes
+    page.wait_for_url(f"**/adjudicate/{first.pk}/?sort=id")
+    page.wait_for_selector("#adjudication[data-ready=true]")
+    with SERVER_LOCK:
+        assert GoldLink.objects.filter(gold__pair=second).count() == 1
+    # keyboard reachable: Tab to the link, Enter
+    _open(page, f"{live_server.url}/adjudicate/{second.pk}/?sort=id")
+    _saved(page, 1)
+    link = page.locator("#open-previous")
+    for _ in range(30):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "open-previous":
+            break
+    assert page.evaluate("document.activeElement.id") == "open-previous"
+    assert link.get_attribute("aria-keyshortcuts") == "b"
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/adjudicate/{first.pk}/?sort=id")
+    assert page.js_errors == []
