@@ -201,8 +201,8 @@ def test_gold_events_move_to_their_pair_and_stay_append_only() -> None:
 def test_pairs_whose_annotators_agreed_before_the_flag_get_it_and_the_log_stays_append_only() -> (
     None
 ):
-    before = [("annotate", "0020_gold_event_pair")]
-    after = [("annotate", "0021_bulk_accept")]
+    before = [("annotate", "0022_login_attempts_per_address")]
+    after = [("annotate", "0023_bulk_accept")]
     executor = MigrationExecutor(connection)
     executor.migrate(before)
     apps = executor.loader.project_state(before).apps

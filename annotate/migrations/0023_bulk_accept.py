@@ -74,7 +74,7 @@ def fill_unanimous(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotate", "0020_gold_event_pair"),
+        ("annotate", "0022_login_attempts_per_address"),
     ]
 
     operations = [
