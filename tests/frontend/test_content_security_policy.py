@@ -69,6 +69,8 @@ def _our_pages(w: dict[str, Any]) -> dict[str, tuple[str, str]]:
         "logout": ("alice", "/logout/"),
         "password_reset_confirm": ("anon", "/password/MQ/set-password/"),
         "password_reset_complete": ("anon", "/password/done/"),
+        "password_change": ("alice", "/account/password/"),
+        "password_change_done": ("alice", "/account/password/done/"),
         "workspace": ("alice", f"/work/{w['work']}/"),
         "adjudication": ("admin", "/adjudication/"),
         "adjudicate": ("admin", f"/adjudicate/{w['pair']}/"),
