@@ -49,6 +49,11 @@ corpus_tabs = [
         name="corpus-prefill-retraining-off",
     ),
     path(
+        "corpora/<id:corpus_id>/prefill/queue-order/",
+        corpus_prefill.corpus_prefill_queue_order,
+        name="corpus-prefill-queue-order",
+    ),
+    path(
         "corpora/<id:corpus_id>/assignments/",
         corpus_assignments.corpus_assignments,
         name="corpus-assignments",
