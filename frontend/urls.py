@@ -4,7 +4,7 @@ pages whose scripts read the API.
 Names are not namespaced: ``settings.LOGIN_URL`` is the bare name ``login``."""
 
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import path, reverse_lazy
 
 import annotate.converters  # noqa: F401 - registers the <id:...> converter
 from annotate.services.users import password_link_tokens
@@ -47,6 +47,11 @@ corpus_tabs = [
         "corpora/<id:corpus_id>/prefill/retraining-off/",
         corpus_prefill.corpus_prefill_retraining_off,
         name="corpus-prefill-retraining-off",
+    ),
+    path(
+        "corpora/<id:corpus_id>/prefill/queue-order/",
+        corpus_prefill.corpus_prefill_queue_order,
+        name="corpus-prefill-queue-order",
     ),
     path(
         "corpora/<id:corpus_id>/assignments/",
@@ -94,6 +99,22 @@ urlpatterns = [
             template_name="frontend/password_set_done.html"
         ),
         name="password_reset_complete",
+    ),
+    # a logged-in user changes their own password (the old one first); the session goes on
+    path(
+        "account/password/",
+        auth_views.PasswordChangeView.as_view(
+            template_name="frontend/password_change.html",
+            success_url=reverse_lazy("password_change_done"),
+        ),
+        name="password_change",
+    ),
+    path(
+        "account/password/done/",
+        auth_views.PasswordChangeDoneView.as_view(
+            template_name="frontend/password_change_done.html"
+        ),
+        name="password_change_done",
     ),
     path("work/<id:assignment_id>/", views.workspace, name="workspace"),
     path("adjudication/", adjudication.adjudication_list, name="adjudication"),

@@ -85,7 +85,12 @@ def guidelines_html(text: str | None = None) -> str:
 
 
 def guidelines_set(*, text: str) -> str:
-    """Store the markdown and its HTML; returns the HTML."""
+    """Store the markdown and its HTML; returns the HTML. A blank text goes back to the
+    defaults: annotators are never left with empty guidelines."""
+    if not text.strip():
+        _path().unlink(missing_ok=True)
+        _html_path().unlink(missing_ok=True)
+        return guidelines_html()
     if len(text) > MAX_LENGTH:
         raise DomainError(
             f"the guidelines are {len(text):,} characters long; at most {MAX_LENGTH:,} are "

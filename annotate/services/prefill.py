@@ -247,6 +247,19 @@ def corpus_prefill_configure(
     return corpus
 
 
+@transaction.atomic
+def corpus_queue_order_set(*, corpus: Corpus, order: str) -> Corpus:
+    """Which of an annotator's planned pairs of ``corpus`` opens next: corpus order, or the
+    least sure prefill first (see ``Corpus.queue_order``)."""
+    if order not in Corpus.QueueOrder.values:
+        choices = ", ".join(repr(value) for value in Corpus.QueueOrder.values)
+        raise PrefillError(f"queue order must be one of {choices}, not {order!r}", field="order")
+    corpus = Corpus.objects.select_for_update().get(pk=corpus.pk)
+    corpus.queue_order = order
+    corpus.save(update_fields=["queue_order"])
+    return corpus
+
+
 def prefill_retrain_progress(corpus: Corpus) -> tuple[int, int]:
     """Pairs with finished work now, and when the last prefill of the corpus's retrained aligner
     was queued: retraining is due when the first exceeds the second by ``prefill_retrain_every``."""

@@ -20,6 +20,7 @@ from annotate.selectors.corpora import corpus_has_prefill, corpus_prefill_counts
 from annotate.services.prefill import (
     MAX_RETRAIN_EVERY,
     corpus_prefill_configure,
+    corpus_queue_order_set,
     prefill_queue,
     prefill_retrain_progress,
 )
@@ -179,14 +180,16 @@ def _page(
 
 
 def _tiles(corpus: Corpus) -> dict[str, Any]:
-    """The figures above the runs: pairs prefilled of all, gold alignments, and with automatic
-    retraining on, how many pairs were finished since its last run (or that no pair is left to
-    finish, when every one already has a gold alignment or a submitted annotation)."""
+    """The figures above the runs: pairs prefilled of all, gold alignments, with automatic
+    retraining on how many pairs were finished since its last run (or that no pair is left to
+    finish, when every one already has a gold alignment or a submitted annotation), and the
+    queue order with the choices to set it."""
     counts = corpus_prefill_counts(corpus)
     tiles: dict[str, Any] = {
         "prefilled": counts["prefilled_pairs"],
         "pairs": counts["pairs"],
         "gold": counts["gold_alignments"],
+        "queue_orders": Corpus.QueueOrder.choices,
     }
     if corpus.prefill_aligner:
         finished, baseline = prefill_retrain_progress(corpus)
@@ -244,6 +247,26 @@ def corpus_prefill_retraining_off(request: HttpRequest, corpus_id: int) -> HttpR
         )
     messages.info(request, _retraining_text(corpus))
     return redirect(reverse("corpus-prefill", args=[corpus.pk]))
+
+
+@require_POST
+@admin_page
+def corpus_prefill_queue_order(request: HttpRequest, corpus_id: int) -> HttpResponse:
+    """Set the order in which the annotators' planned pairs of the corpus open."""
+    corpus = corpus_or_404(corpus_id)
+    try:
+        corpus = corpus_queue_order_set(corpus=corpus, order=request.POST.get("order", ""))
+    except DomainError as error:
+        messages.error(request, f"The queue order was not changed: {error}")
+    else:
+        messages.success(
+            request, f"Annotators' next pairs of {corpus.name} now open in {_queue_order(corpus)}."
+        )
+    return redirect(reverse("corpus-prefill", args=[corpus.pk]))
+
+
+def _queue_order(corpus: Corpus) -> str:
+    return str(Corpus.QueueOrder(corpus.queue_order).label)
 
 
 def _retraining_text(corpus: Corpus) -> str:

@@ -45,7 +45,10 @@ def guidelines_page(request: HttpRequest) -> HttpResponse:
             except DomainError as error:
                 form.add_error("markdown", error.message)
             else:
-                messages.success(request, "Guidelines saved.")
+                blank = not form.cleaned_data["markdown"].strip()
+                messages.success(
+                    request, "Guidelines back to the defaults." if blank else "Guidelines saved."
+                )
                 return redirect(reverse("guidelines"))
         status = 400
     context = {"html": guidelines.guidelines_html(text), "form": form}

@@ -531,7 +531,7 @@ def test_an_admin_recomputes_statistics_from_the_home_page(page_for: Any, live_s
     page = page_for(make_user("root", roles.ADMIN))
     page.goto(f"{live_server.url}/")
     row = page.locator("#corpora-table tr[data-corpus=news]")
-    row.get_by_role("button", name="Recompute statistics").click()
+    row.get_by_role("button", name="Compute statistics").click()
     page.wait_for_selector("#jobs-table tr[data-job] .badge")
     with SERVER_LOCK:
         job = Job.objects.get()

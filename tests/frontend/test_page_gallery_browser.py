@@ -60,6 +60,7 @@ def _pages(world: dict[str, Any]) -> list[tuple[str, str, str]]:
     return [
         ("home_annotator", "alice", "/"),
         ("guidelines", "alice", "/guidelines/"),
+        ("password_change", "alice", "/account/password/"),
         ("guidelines_admin", "admin", "/guidelines/"),
         ("scorers", "alice", "/scorers/"),
         ("scorers_admin", "admin", "/scorers/"),

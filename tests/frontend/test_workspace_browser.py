@@ -950,3 +950,32 @@ def test_positions_are_shown_one_based_and_the_toolbar_fits_one_line(
     assert len(set(tops)) == 1, f"toolbar wraps onto {len(set(tops))} lines at 1280×800"
     page.screenshot(path=str(SCREENSHOTS / "workspace.png"))
     assert page.js_errors == []
+
+
+def test_the_submit_dialog_says_how_many_prefill_links_are_not_yet_checked(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """Enter, Enter submits: the dialog warns when that hands in prefill nobody looked at."""
+    assignment = make_assignment(make_pair(), alice)  # two prefill links
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    page.focus("#grid-wrap")
+    page.keyboard.press("Enter")
+    warning = page.locator("#submit-unchecked")
+    assert warning.is_visible()
+    assert warning.inner_text() == (
+        "2 of the 2 links are the automatic prefill, not yet checked: submitting keeps them "
+        "as yours."
+    )
+    page.keyboard.press("Escape")
+    cell(page, 1, 1).click()  # the sure prefill link, now possible: checked
+    page.focus("#grid-wrap")
+    page.keyboard.press("Enter")
+    assert warning.inner_text().startswith("1 of the 2 links")
+    page.keyboard.press("Escape")
+    for key in ["ArrowDown"] * 2 + ["ArrowRight"] * 3:  # from the clicked cell to (3, 4)
+        page.keyboard.press(key)
+    page.keyboard.press("p")  # confirms the possible prefill link there
+    page.keyboard.press("Enter")
+    assert not warning.is_visible()
+    assert page.js_errors == []

@@ -333,3 +333,22 @@ def test_the_cursor_is_one_box_over_the_grid_and_a_move_restyles_no_cell_geometr
     )
     assert outline == "solid"
     assert page.js_errors == []
+
+
+@pytest.mark.parametrize(("width", "height"), [(1024, 768), *WINDOWS])
+def test_the_grid_stays_put_when_the_first_edit_turns_the_pair_in_progress(
+    page_for: Any, live_server: Any, alice: Any, width: int, height: int
+) -> None:
+    """The status badge changes from "new" to "in progress" on the first save: the header must
+    not grow a line then, or the annotator's next click lands on the row above."""
+    pair = make_pair(make_corpus("sample"), external_id="mtc-008")
+    assignment = make_assignment(pair, alice)
+    page = page_for(alice, viewport=(width, height))
+    open_workspace(page, live_server, assignment)
+    before = box(page, "#grid")
+    cell(page, 2, 2).click()
+    page.wait_for_selector("#assignment-status.in_progress")
+    page.wait_for_selector("#save-status[data-state=saved]")
+    after = box(page, "#grid")
+    assert after["top"] == pytest.approx(before["top"], abs=1)
+    assert page.js_errors == []

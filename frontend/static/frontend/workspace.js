@@ -241,6 +241,13 @@ async function main() {
     if (model.readOnly) return;
     $("submit-error").hidden = true;
     $("submit-stale").hidden = true;
+    // Enter twice submits: say when that would hand in prefill links nobody looked at.
+    const links = model.links();
+    const unchecked = links.filter(([i, j]) => !model.touched.has(model.index(i, j))).length;
+    $("submit-unchecked").textContent = unchecked
+      ? `${unchecked} of the ${links.length} links are the automatic prefill, not yet checked: submitting keeps them as yours.`
+      : "";
+    $("submit-unchecked").hidden = !unchecked;
     openDialog(dialog, $("grid-wrap"));
     $("submit-confirm").focus();
   };

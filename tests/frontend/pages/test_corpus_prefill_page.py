@@ -329,3 +329,30 @@ def test_the_live_runs_fragment_counts_no_pair_and_still_says_where_a_prefill_ca
             html = admin_client.get(f"/corpora/{shown.pk}/prefill/?fragment=runs").content
         assert (b"came with the corpus" in html) is says
         assert not any("COUNT" in q["sql"] and "sentencepair" in q["sql"] for q in queries)
+
+
+def test_the_queue_order_is_set_on_the_prefill_tab(admin_client: Client, corpus: Corpus) -> None:
+    """An admin without the Django admin chooses whether planned pairs open least sure first."""
+    page = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert f'action="/corpora/{corpus.pk}/prefill/queue-order/"' in page
+    assert '<option value="position" selected>corpus order</option>' in page
+    response = admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/queue-order/", {"order": "least_sure"}, follow=True
+    )
+    corpus.refresh_from_db()
+    assert corpus.queue_order == Corpus.QueueOrder.LEAST_SURE
+    html = _text(response.content.decode())
+    assert "now open in least sure prefill first" in html
+    assert not Job.objects.exists(), "setting the order queues nothing"
+
+
+def test_an_unknown_queue_order_is_named_and_changes_nothing(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    response = admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/queue-order/", {"order": "random"}, follow=True
+    )
+    corpus.refresh_from_db()
+    assert corpus.queue_order == Corpus.QueueOrder.POSITION
+    assert "The queue order was not changed" in response.content.decode()
+    assert "not &#x27;random&#x27;" in response.content.decode()

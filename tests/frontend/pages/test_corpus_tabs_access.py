@@ -18,6 +18,7 @@ PAGES = ("", "prefill/", "assignments/", "agreement/", "export/")
 ACTIONS = {
     "prefill/run/": {"aligner": "identity"},
     "prefill/retraining-off/": {},
+    "prefill/queue-order/": {"order": "least_sure"},
     "assignments/plan/": {"annotators": ["alice"], "per_pair": 1, "double_percent": 0},
     "assignments/hand-over/": {"annotator": "alice", "to": ["bob"]},
     "assignments/release/": {"idle_hours": 72},
@@ -72,6 +73,8 @@ def test_only_admins_post_the_tabs_forms_and_others_queue_nothing(
     response = _client(role).post(f"/corpora/{corpus.pk}/{action}", ACTIONS[action])
     assert response.status_code == (302 if role is None else 403)
     assert not Job.objects.exists()
+    corpus.refresh_from_db()
+    assert corpus.queue_order == "position", "nor do they change the queue order"
 
 
 @pytest.mark.parametrize("action", list(ACTIONS))

@@ -73,3 +73,19 @@ def test_everyone_signed_in_reads_the_guidelines(role: str) -> None:
     response = _client(role).get("/guidelines/")
     assert response.status_code == 200
     assert ('id="guidelines-form"' in response.content.decode()) == (role == roles.ADMIN)
+
+
+def test_saving_them_empty_brings_the_defaults_back() -> None:
+    admin = _client(roles.ADMIN)
+    admin.post("/guidelines/", {"markdown": "# Ours"})
+    response = admin.post("/guidelines/", {"markdown": "  \n"}, follow=True)
+    assert "Guidelines back to the defaults." in response.content.decode()
+    assert guidelines.guidelines_get() == guidelines.DEFAULT.read_text(encoding="utf-8")
+    page = _client(roles.ANNOTATOR).get("/guidelines/").content.decode()
+    assert "Aligning paraphrases" in page and "Ours" not in page
+
+
+def test_the_defaults_tell_annotators_where_an_admin_changes_them() -> None:
+    """An annotator reads them in the workspace's dialog too, where "this page" would be wrong."""
+    page = _client(roles.ANNOTATOR).get("/guidelines/").content.decode()
+    assert "on the Guidelines page" in page and "on this page" not in page

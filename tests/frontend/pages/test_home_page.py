@@ -244,3 +244,12 @@ def test_the_home_page_is_for_everyone_signed_in(role: str | None) -> None:
     assert response.status_code == (200 if role else 302)
     if role is None:
         assert response["Location"] == "/login/?next=/"
+
+
+def test_the_statistics_button_says_compute_until_they_were_computed_once() -> None:
+    corpus = make_corpus("news")
+    admin = _client(make_user("admin", roles.ADMIN))
+    assert ">Compute statistics</button>" in admin.get("/").content.decode()
+    corpus.stats = {"pairs": 0}
+    corpus.save(update_fields=["stats"])
+    assert ">Recompute statistics</button>" in admin.get("/").content.decode()
