@@ -41,8 +41,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, cast
 
+from billiard.exceptions import WorkerLostError
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from celery.worker.request import Request
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import InterfaceError, OperationalError, connection, transaction
@@ -64,6 +66,8 @@ UNSENT = "the job queue could not be reached; the job is sent when it answers ag
 WAITING = "waiting for a worker"
 #: The message of a job put back to pending by a worker that stopped while running it.
 RELEASED = "the worker stopped while running the job; it waits for a worker to run it again"
+#: The message of a job put back to pending after the pool process running it died.
+LOST = "the worker process running the job died ({reason}); it waits to run again"
 #: One quick retry: a request must not hang on a broker that is down.
 RETRY_POLICY = {"max_retries": 1, "interval_start": 0.0, "interval_step": 0.5, "interval_max": 0.5}
 # Errors worth another attempt: the database connection dropped, a deadlock or serialization
@@ -106,9 +110,45 @@ class JobRetry(Exception):
 # --- the tasks ---------------------------------------------------------------------------------
 
 
+class JobRequest(Request):  # type: ignore[misc]  # celery is untyped
+    """A job task's message in the worker's main process, which learns when the pool process
+    running the job died (killed by the kernel for memory, or by hand: ``WorkerLostError``).
+    Celery puts the message back in the queue (``task_reject_on_worker_lost``), but the job is
+    still "running" under a dead process, so the next one could not claim it and it would show
+    "running" until the reaper found its heartbeat stale. It goes back to pending at once,
+    to run again from the start; after :data:`MAX_ATTEMPTS` runs it fails with the reason."""
+
+    def on_failure(
+        self, exc_info: Any, send_failed_event: bool = True, return_ok: bool = False
+    ) -> Any:
+        exception = getattr(exc_info.exception, "exc", exc_info.exception)
+        if isinstance(exception, WorkerLostError) and self.args:
+            try:
+                job_lost(
+                    job_id=int(self.args[0]),
+                    worker=self.hostname,
+                    reason=worker_lost_reason(exception),
+                )
+            except Exception:  # the database away: the reaper judges the job later
+                logger.exception("could not record the loss of job %s", self.args[0])
+            finally:
+                connection.close()
+        return super().on_failure(
+            exc_info, send_failed_event=send_failed_event, return_ok=return_ok
+        )
+
+
+def worker_lost_reason(error: BaseException) -> str:
+    """``Worker exited prematurely: signal 9 (SIGKILL) Job: 3.`` → ``signal 9 (SIGKILL)``."""
+    text = str(error).removeprefix("Worker exited prematurely: ")
+    return text.split(" Job:", 1)[0].strip().rstrip(".") or type(error).__name__
+
+
 class JobTask(Task):  # type: ignore[misc]  # celery is untyped
     """The Celery task of one kind of job (made by :func:`job_task`): takes a job id, claims
     the job and runs the kind's runner with a heartbeat and progress reports."""
+
+    Request = JobRequest
 
     #: The ``Job.kind`` this task runs.
     kind: str = ""
@@ -420,6 +460,31 @@ def job_release(*, job_id: int) -> bool:
         )
         == 1
     )
+
+
+def job_lost(*, job_id: int, worker: str, reason: str) -> str:
+    """The pool process of ``worker`` running the job died (``reason``) and Celery put its
+    message back in the queue (:class:`JobRequest`): the job goes back to pending, to run again
+    from the start, or fails once it has been run :data:`MAX_ATTEMPTS` times (a job that kills
+    its process each time, by running out of memory, say). Returns the job's status after."""
+    running = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING, worker=worker[:200])
+    attempts = running.values_list("attempts", flat=True).first()
+    if attempts is None:  # not running here: finished, cancelled, or another worker's
+        pass
+    elif attempts >= MAX_ATTEMPTS:
+        job_fail(
+            job_id=job_id,
+            error=f"the worker process running the job died {attempts} times (last: {reason}); "
+            "it may need more memory than the worker has",
+        )
+    else:
+        running.update(
+            status=Job.Status.PENDING,
+            progress=0,
+            message=LOST.format(reason=reason)[:500],
+            sent_at=timezone.now(),  # the message is back in the queue: not a lost one
+        )
+    return str(Job.objects.filter(pk=job_id).values_list("status", flat=True).first())
 
 
 def job_finish(*, job_id: int, result: dict[str, Any]) -> bool:

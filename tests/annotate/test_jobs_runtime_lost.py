@@ -1,0 +1,72 @@
+"""A job whose pool process died: back to pending to run again, failed after the last try."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotate import jobs_runtime as runtime
+from annotate.models import Corpus, Job
+from annotate.services.corpora import corpus_import_records
+from tests.annotate.records import make_record
+
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+
+
+@pytest.fixture
+def job() -> Job:
+    corpus_import_records(corpus_name="c", records=[make_record("a"), make_record("b")])
+    job = Job.objects.create(kind="corpus_stats", corpus=Corpus.objects.get(name="c"))
+    assert runtime.job_claim(job_id=job.pk, worker="celery@a")
+    return job
+
+
+def test_a_job_whose_process_died_waits_to_run_again_and_then_runs(job: Job) -> None:
+    assert runtime.job_lost(job_id=job.pk, worker="celery@a", reason="signal 9 (SIGKILL)") == (
+        Job.Status.PENDING
+    )
+    job.refresh_from_db()
+    assert (job.status, job.progress) == (Job.Status.PENDING, 0)
+    assert job.message == (
+        "the worker process running the job died (signal 9 (SIGKILL)); it waits to run again"
+    )
+    assert runtime.job_run(job_id=job.pk, worker="celery@a") == Job.Status.SUCCEEDED
+    job.refresh_from_db()
+    assert job.attempts == 2
+
+
+def test_a_job_that_kills_its_process_each_time_fails_after_the_last_try(job: Job) -> None:
+    for _ in range(runtime.MAX_ATTEMPTS - 1):
+        runtime.job_lost(job_id=job.pk, worker="celery@a", reason="signal 9 (SIGKILL)")
+        assert runtime.job_claim(job_id=job.pk, worker="celery@a")
+    assert runtime.job_lost(job_id=job.pk, worker="celery@a", reason="signal 9 (SIGKILL)") == (
+        Job.Status.FAILED
+    )
+    job.refresh_from_db()
+    assert job.error == (
+        f"the worker process running the job died {runtime.MAX_ATTEMPTS} times (last: signal 9 "
+        "(SIGKILL)); it may need more memory than the worker has"
+    )
+
+
+@pytest.mark.parametrize("status", [Job.Status.CANCELLED, Job.Status.SUCCEEDED])
+def test_a_job_no_longer_running_is_left_as_it_is(job: Job, status: str) -> None:
+    Job.objects.filter(pk=job.pk).update(status=status)
+    assert runtime.job_lost(job_id=job.pk, worker="celery@a", reason="signal 9") == status
+
+
+def test_a_job_another_worker_runs_is_left_as_it_is(job: Job) -> None:
+    assert runtime.job_lost(job_id=job.pk, worker="celery@b", reason="signal 9") == (
+        Job.Status.RUNNING
+    )
+
+
+def test_the_reason_is_read_from_celerys_worker_lost_error() -> None:
+    from billiard.exceptions import WorkerLostError
+
+    error = WorkerLostError("Worker exited prematurely: signal 9 (SIGKILL) Job: 3.")
+    assert runtime.worker_lost_reason(error) == "signal 9 (SIGKILL)"
+    assert runtime.worker_lost_reason(WorkerLostError("")) == "WorkerLostError"
+
+
+def test_job_tasks_use_the_request_that_notices_a_dead_pool_process() -> None:
+    assert runtime.job_task_of("corpus_stats").Request is runtime.JobRequest
