@@ -419,7 +419,11 @@ def _dying_worker() -> subprocess.Popen[bytes]:
 def test_a_dead_worker_is_logged_forgotten_and_restarted_after_its_wait() -> None:
     clock, log, dead = _Clock(), io.StringIO(), []
     supervisor = WorkerSupervisor(
-        _dying_worker, log, backoff=Backoff(first=1), on_death=dead.append, clock=clock
+        _dying_worker,
+        log,
+        backoff=Backoff(first=1),
+        on_death=lambda *death: dead.append(death),
+        clock=clock,
     )
     supervisor.start()
     first = supervisor.process
@@ -427,7 +431,7 @@ def test_a_dead_worker_is_logged_forgotten_and_restarted_after_its_wait() -> Non
     first.wait()
     clock.now += 5
     supervisor.check()
-    assert dead == [first.pid]
+    assert dead == [(first.pid, -9)]
     assert f"the worker (pid {first.pid}) killed by signal 9 (SIGKILL) after 5 s" in log.getvalue()
     assert "restarting the worker in 1 s" in log.getvalue()
     supervisor.check()
