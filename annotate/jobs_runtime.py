@@ -212,6 +212,13 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
         except TRANSIENT_ERRORS as error:
             return _after_transient_error(job_id, error)
         except Exception as error:
+            interruption = signal_behind(error)
+            if isinstance(interruption, SoftTimeLimitExceeded):
+                job_fail(job_id=job_id, error="the job exceeded its time limit and was stopped")
+                return Job.Status.FAILED
+            if interruption is not None:  # the worker stops: as above, unless numba wrapped it
+                job_release(job_id=job_id)
+                raise interruption from error
             logger.exception("job %s (%s) crashed", job_id, self.kind)
             job_fail(job_id=job_id, error=internal_error_message(error))
             return Job.Status.FAILED
@@ -220,6 +227,23 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
         if job_finish(job_id=job_id, result=result):
             return Job.Status.SUCCEEDED
         return Job.objects.get(pk=job_id).status
+
+
+def signal_behind(error: BaseException) -> BaseException | None:
+    """The exception a signal raised (the worker's warm shutdown: ``SystemExit``; Ctrl-C:
+    ``KeyboardInterrupt``; the soft time limit: ``SoftTimeLimitExceeded``) behind ``error``,
+    if ``error`` was raised because of it; else ``None``. A signal that lands while numba's
+    compiled code runs comes out of it as a ``SystemError`` ("returned a result with an
+    exception set") caused by the signal's exception, which would otherwise pass for a crash
+    of the job."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, SystemExit | KeyboardInterrupt | SoftTimeLimitExceeded):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _task_body(task: JobTask, job_id: int) -> str:

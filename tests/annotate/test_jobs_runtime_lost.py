@@ -70,3 +70,64 @@ def test_the_reason_is_read_from_celerys_worker_lost_error() -> None:
 
 def test_job_tasks_use_the_request_that_notices_a_dead_pool_process() -> None:
     assert runtime.job_task_of("corpus_stats").Request is runtime.JobRequest
+
+
+def _numba_wrapped(cause: BaseException) -> SystemError:
+    """What numba's compiled code raises when a signal's exception comes up through it."""
+    try:
+        raise SystemError(
+            "CPUDispatcher(<function posteriors>) returned a result with an exception set"
+        ) from cause
+    except SystemError as error:
+        return error
+
+
+def test_a_warm_shutdown_inside_numba_code_puts_the_job_back_not_fails_it(
+    job: Job, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.PENDING)
+    task = runtime.job_task_of("corpus_stats")
+
+    def runner(job: Job, progress: runtime.Progress) -> dict[str, int]:
+        raise _numba_wrapped(SystemExit(-241))
+
+    monkeypatch.setattr(task, "runner", runner)
+    with pytest.raises(SystemExit):
+        task.execute(job_id=job.pk, worker="celery@a")
+    job.refresh_from_db()
+    assert (job.status, job.message) == (Job.Status.PENDING, runtime.RELEASED)
+
+
+def test_the_soft_time_limit_inside_numba_code_fails_the_job_with_that_reason(
+    job: Job, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.PENDING)
+    task = runtime.job_task_of("corpus_stats")
+
+    def runner(job: Job, progress: runtime.Progress) -> dict[str, int]:
+        raise _numba_wrapped(SoftTimeLimitExceeded())
+
+    monkeypatch.setattr(task, "runner", runner)
+    assert task.execute(job_id=job.pk, worker="celery@a") == Job.Status.FAILED
+    job.refresh_from_db()
+    assert job.error == "the job exceeded its time limit and was stopped"
+
+
+def test_an_agreement_chunk_stopped_inside_numba_code_goes_back_to_the_queue(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from annotate.services import agreement
+
+    def statistics(**kwargs: object) -> None:
+        raise _numba_wrapped(SystemExit(-241))
+
+    monkeypatch.setattr(agreement, "agreement_chunk_statistics", statistics)
+    with pytest.raises(SystemExit):
+        agreement.agreement_chunk.run(1, [1], {}, 1.0)
+
+
+def test_a_plain_error_is_not_taken_for_a_signal() -> None:
+    assert runtime.signal_behind(_numba_wrapped(ValueError("x"))) is None
+    assert runtime.signal_behind(ValueError("x")) is None
