@@ -178,6 +178,15 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
             logger.warning("job %s not sent, the broker is unreachable: %s", job_id, error)
             Job.objects.filter(pk=job_id, status=Job.Status.PENDING).update(message=UNSENT)
             return False
+        except Exception:
+            # The broker answered with an error of its own (RabbitMQ's ACCESS_REFUSED or
+            # NOT_FOUND: a channel error, neither of the above). The job is already stored
+            # (this runs once its transaction has committed): it waits to be sent again
+            # like one the broker did not take, instead of a server error to the request
+            # that created it and a job that waits with nothing to send it.
+            logger.exception("job %s not sent, the broker refused it", job_id)
+            Job.objects.filter(pk=job_id, status=Job.Status.PENDING).update(message=UNSENT)
+            return False
         Job.objects.filter(pk=job_id, status=Job.Status.PENDING).update(sent_at=timezone.now())
         return True
 
