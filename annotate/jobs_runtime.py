@@ -54,7 +54,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 from annotate.exceptions import DomainError, without_server_paths
-from annotate.models import Corpus, Job
+from annotate.models import Corpus, Job, WorkerHeartbeat
 from scoring.errors import ScoringError
 
 logger = logging.getLogger(__name__)
@@ -193,7 +193,11 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
     def execute(self, *, job_id: int, worker: str) -> str:
         """Claim the job and run it in this process; returns its status afterwards. Raises
         :class:`JobRetry` after a transient error (the Celery task retries)."""
-        if not job_claim(job_id=job_id, worker=worker, kind=self.kind):
+        claimed = job_claim(job_id=job_id, worker=worker, kind=self.kind)
+        if not claimed and job_take_over(job_id=job_id, worker=worker, kind=self.kind):
+            claimed = True
+            logger.warning("job %s taken over: the worker that was running it restarted", job_id)
+        if not claimed:
             status = Job.objects.filter(pk=job_id).values_list("status", flat=True).first()
             logger.info("job %s not claimed (status %s)", job_id, status)
             return str(status)
@@ -441,6 +445,40 @@ def job_claim(*, job_id: int, worker: str, kind: str | None = None) -> bool:
         message="started",
     )
     return claimed == 1
+
+
+def job_take_over(*, job_id: int, worker: str, kind: str | None = None) -> bool:
+    """Claim a job left "running" by a worker process that is gone: the worker named in the
+    job has started again since it claimed the job (a worker name is one process at a time),
+    and the job's message came back to the queue (restored when that worker stopped, or sent
+    again). Without this the message would be dropped as a job another worker runs, and the
+    job would show "running" until the reaper failed it. A deferred job is left alone: its
+    canvas, not its first message, finishes it. False if the job is not such a job, or has
+    been run :data:`MAX_ATTEMPTS` times."""
+    row = (
+        Job.objects.filter(pk=job_id, status=Job.Status.RUNNING, deferred=False)
+        .values("worker", "started_at", "attempts", "kind")
+        .first()
+    )
+    if row is None or row["started_at"] is None or (kind is not None and row["kind"] != kind):
+        return False
+    restarted = WorkerHeartbeat.objects.filter(
+        hostname=row["worker"], started_at__gt=row["started_at"]
+    ).exists()
+    if not restarted or row["attempts"] >= MAX_ATTEMPTS:
+        return False
+    now = timezone.now()
+    taken = Job.objects.filter(
+        pk=job_id, status=Job.Status.RUNNING, started_at=row["started_at"]
+    ).update(
+        started_at=now,
+        heartbeat_at=now,
+        progress=0,
+        worker=worker[:200],
+        attempts=F("attempts") + 1,
+        message="started again: the worker that was running it stopped",
+    )
+    return taken == 1
 
 
 def _percent(percent: float) -> int:

@@ -131,3 +131,40 @@ def test_an_agreement_chunk_stopped_inside_numba_code_goes_back_to_the_queue(
 def test_a_plain_error_is_not_taken_for_a_signal() -> None:
     assert runtime.signal_behind(_numba_wrapped(ValueError("x"))) is None
     assert runtime.signal_behind(ValueError("x")) is None
+
+
+def _worker_started(hostname: str, at: object) -> None:
+    from annotate.services.workers import worker_heartbeat_beat
+
+    worker_heartbeat_beat(hostname=hostname, pid=7, started_at=at)
+
+
+def test_a_job_left_running_by_a_worker_that_restarted_runs_again_from_its_message(
+    job: Job,
+) -> None:
+    from datetime import timedelta
+
+    job.refresh_from_db()
+    _worker_started("celery@a", job.started_at + timedelta(seconds=30))  # after the claim
+    assert runtime.job_run(job_id=job.pk, worker="celery@a") == Job.Status.SUCCEEDED
+    job.refresh_from_db()
+    assert job.attempts == 2
+
+
+def test_a_job_its_worker_still_runs_is_not_taken_over(job: Job) -> None:
+    from datetime import timedelta
+
+    job.refresh_from_db()
+    _worker_started("celery@a", job.started_at - timedelta(seconds=30))  # before the claim
+    assert runtime.job_run(job_id=job.pk, worker="celery@a") == Job.Status.RUNNING
+    job.refresh_from_db()
+    assert job.attempts == 1
+
+
+def test_a_deferred_job_is_not_taken_over(job: Job) -> None:
+    from datetime import timedelta
+
+    Job.objects.filter(pk=job.pk).update(deferred=True)
+    job.refresh_from_db()
+    _worker_started("celery@a", job.started_at + timedelta(seconds=30))
+    assert runtime.job_run(job_id=job.pk, worker="celery@a") == Job.Status.RUNNING
