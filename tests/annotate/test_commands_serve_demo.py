@@ -523,3 +523,48 @@ def test_a_worker_busy_past_the_grace_period_puts_its_jobs_back_before_it_is_kil
     assert released.exists(), "the pool process was told to stop its job, not killed outright"
     assert supervisor.process is not None and supervisor.process.returncode == -signal.SIGKILL
     assert time.monotonic() - started < 5
+
+
+def _deaf_worker() -> subprocess.Popen[bytes]:
+    """A worker whose every process ignores SIGTERM, as a pool process in a long step of
+    compiled code does until the step returns."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, time\n"
+            "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "print('ready', flush=True)\n"
+            "time.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert process.stdout is not None and process.stdout.readline() == b"ready\n"
+    return process
+
+
+def test_a_worker_killed_at_the_end_of_the_stop_has_its_jobs_failed_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from annotate.management.commands import serve_demo
+
+    monkeypatch.setattr(serve_demo, "RELEASE_SECONDS", 0.5)
+    dead: list[tuple[int, int]] = []
+    supervisor = WorkerSupervisor(
+        _deaf_worker, io.StringIO(), on_death=lambda *death: dead.append(death)
+    )
+    supervisor.start()
+    assert supervisor.process is not None
+    supervisor.stop(time.monotonic() + 0.2)
+    assert dead == [(supervisor.process.pid, -signal.SIGKILL)]
+
+
+def test_a_worker_that_stops_in_time_is_not_taken_for_a_dead_one() -> None:
+    dead: list[tuple[int, int]] = []
+    supervisor = WorkerSupervisor(
+        _slow_to_stop_worker, io.StringIO(), on_death=lambda *death: dead.append(death)
+    )
+    supervisor.start()
+    supervisor.stop(time.monotonic() + 10)
+    assert dead == []

@@ -137,7 +137,8 @@ class WorkerSupervisor:
         running its jobs at ``deadline`` (a monotonic time) has SIGTERM sent to its whole group:
         each pool process stops its task and puts the job back in the queue, to run again when
         a worker is back (killed outright, the job would be failed as a dead worker's); what is
-        left after :data:`RELEASE_SECONDS` is killed."""
+        left after :data:`RELEASE_SECONDS` is killed, and its jobs are failed as a dead
+        worker's (``on_death``)."""
         process = self.process
         if process is None:
             return
@@ -152,6 +153,11 @@ class WorkerSupervisor:
             except subprocess.TimeoutExpired:
                 _kill_group(process.pid)
                 process.wait()
+                # A job still running (a long step in compiled code, which takes no signal
+                # until it returns) was neither put back nor finished, and its message went
+                # with the worker: it fails now, with the reason, not "running" at the next
+                # start until the reaper calls its worker unresponsive.
+                self._on_death(process.pid, process.returncode)
         _kill_group(process.pid)
 
 
