@@ -41,8 +41,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, cast
 
+from billiard.exceptions import WorkerLostError
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from celery.worker.request import Request
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import InterfaceError, OperationalError, connection, transaction
@@ -52,7 +54,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 from annotate.exceptions import DomainError, without_server_paths
-from annotate.models import Corpus, Job
+from annotate.models import Corpus, Job, WorkerHeartbeat
 from scoring.errors import ScoringError
 
 logger = logging.getLogger(__name__)
@@ -64,6 +66,8 @@ UNSENT = "the job queue could not be reached; the job is sent when it answers ag
 WAITING = "waiting for a worker"
 #: The message of a job put back to pending by a worker that stopped while running it.
 RELEASED = "the worker stopped while running the job; it waits for a worker to run it again"
+#: The message of a job put back to pending after the pool process running it died.
+LOST = "the worker process running the job died ({reason}); it waits to run again"
 #: One quick retry: a request must not hang on a broker that is down.
 RETRY_POLICY = {"max_retries": 1, "interval_start": 0.0, "interval_step": 0.5, "interval_max": 0.5}
 # Errors worth another attempt: the database connection dropped, a deadlock or serialization
@@ -106,9 +110,45 @@ class JobRetry(Exception):
 # --- the tasks ---------------------------------------------------------------------------------
 
 
+class JobRequest(Request):  # type: ignore[misc]  # celery is untyped
+    """A job task's message in the worker's main process, which learns when the pool process
+    running the job died (killed by the kernel for memory, or by hand: ``WorkerLostError``).
+    Celery puts the message back in the queue (``task_reject_on_worker_lost``), but the job is
+    still "running" under a dead process, so the next one could not claim it and it would show
+    "running" until the reaper found its heartbeat stale. It goes back to pending at once,
+    to run again from the start; after :data:`MAX_ATTEMPTS` runs it fails with the reason."""
+
+    def on_failure(
+        self, exc_info: Any, send_failed_event: bool = True, return_ok: bool = False
+    ) -> Any:
+        exception = getattr(exc_info.exception, "exc", exc_info.exception)
+        if isinstance(exception, WorkerLostError) and self.args:
+            try:
+                job_lost(
+                    job_id=int(self.args[0]),
+                    worker=self.hostname,
+                    reason=worker_lost_reason(exception),
+                )
+            except Exception:  # the database away: the reaper judges the job later
+                logger.exception("could not record the loss of job %s", self.args[0])
+            finally:
+                connection.close()
+        return super().on_failure(
+            exc_info, send_failed_event=send_failed_event, return_ok=return_ok
+        )
+
+
+def worker_lost_reason(error: BaseException) -> str:
+    """``Worker exited prematurely: signal 9 (SIGKILL) Job: 3.`` → ``signal 9 (SIGKILL)``."""
+    text = str(error).removeprefix("Worker exited prematurely: ")
+    return text.split(" Job:", 1)[0].strip().rstrip(".") or type(error).__name__
+
+
 class JobTask(Task):  # type: ignore[misc]  # celery is untyped
     """The Celery task of one kind of job (made by :func:`job_task`): takes a job id, claims
     the job and runs the kind's runner with a heartbeat and progress reports."""
+
+    Request = JobRequest
 
     #: The ``Job.kind`` this task runs.
     kind: str = ""
@@ -138,13 +178,26 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
             logger.warning("job %s not sent, the broker is unreachable: %s", job_id, error)
             Job.objects.filter(pk=job_id, status=Job.Status.PENDING).update(message=UNSENT)
             return False
+        except Exception:
+            # The broker answered with an error of its own (RabbitMQ's ACCESS_REFUSED or
+            # NOT_FOUND: a channel error, neither of the above). The job is already stored
+            # (this runs once its transaction has committed): it waits to be sent again
+            # like one the broker did not take, instead of a server error to the request
+            # that created it and a job that waits with nothing to send it.
+            logger.exception("job %s not sent, the broker refused it", job_id)
+            Job.objects.filter(pk=job_id, status=Job.Status.PENDING).update(message=UNSENT)
+            return False
         Job.objects.filter(pk=job_id, status=Job.Status.PENDING).update(sent_at=timezone.now())
         return True
 
     def execute(self, *, job_id: int, worker: str) -> str:
         """Claim the job and run it in this process; returns its status afterwards. Raises
         :class:`JobRetry` after a transient error (the Celery task retries)."""
-        if not job_claim(job_id=job_id, worker=worker, kind=self.kind):
+        claimed = job_claim(job_id=job_id, worker=worker, kind=self.kind)
+        if not claimed and job_take_over(job_id=job_id, worker=worker, kind=self.kind):
+            claimed = True
+            logger.warning("job %s taken over: the worker that was running it restarted", job_id)
+        if not claimed:
             status = Job.objects.filter(pk=job_id).values_list("status", flat=True).first()
             logger.info("job %s not claimed (status %s)", job_id, status)
             return str(status)
@@ -172,6 +225,13 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
         except TRANSIENT_ERRORS as error:
             return _after_transient_error(job_id, error)
         except Exception as error:
+            interruption = signal_behind(error)
+            if isinstance(interruption, SoftTimeLimitExceeded):
+                job_fail(job_id=job_id, error="the job exceeded its time limit and was stopped")
+                return Job.Status.FAILED
+            if interruption is not None:  # the worker stops: as above, unless numba wrapped it
+                job_release(job_id=job_id)
+                raise interruption from error
             logger.exception("job %s (%s) crashed", job_id, self.kind)
             job_fail(job_id=job_id, error=internal_error_message(error))
             return Job.Status.FAILED
@@ -180,6 +240,23 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
         if job_finish(job_id=job_id, result=result):
             return Job.Status.SUCCEEDED
         return Job.objects.get(pk=job_id).status
+
+
+def signal_behind(error: BaseException) -> BaseException | None:
+    """The exception a signal raised (the worker's warm shutdown: ``SystemExit``; Ctrl-C:
+    ``KeyboardInterrupt``; the soft time limit: ``SoftTimeLimitExceeded``) behind ``error``,
+    if ``error`` was raised because of it; else ``None``. A signal that lands while numba's
+    compiled code runs comes out of it as a ``SystemError`` ("returned a result with an
+    exception set") caused by the signal's exception, which would otherwise pass for a crash
+    of the job."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, SystemExit | KeyboardInterrupt | SoftTimeLimitExceeded):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _task_body(task: JobTask, job_id: int) -> str:
@@ -370,6 +447,40 @@ def job_claim(*, job_id: int, worker: str, kind: str | None = None) -> bool:
     return claimed == 1
 
 
+def job_take_over(*, job_id: int, worker: str, kind: str | None = None) -> bool:
+    """Claim a job left "running" by a worker process that is gone: the worker named in the
+    job has started again since it claimed the job (a worker name is one process at a time),
+    and the job's message came back to the queue (restored when that worker stopped, or sent
+    again). Without this the message would be dropped as a job another worker runs, and the
+    job would show "running" until the reaper failed it. A deferred job is left alone: its
+    canvas, not its first message, finishes it. False if the job is not such a job, or has
+    been run :data:`MAX_ATTEMPTS` times."""
+    row = (
+        Job.objects.filter(pk=job_id, status=Job.Status.RUNNING, deferred=False)
+        .values("worker", "started_at", "attempts", "kind")
+        .first()
+    )
+    if row is None or row["started_at"] is None or (kind is not None and row["kind"] != kind):
+        return False
+    restarted = WorkerHeartbeat.objects.filter(
+        hostname=row["worker"], started_at__gt=row["started_at"]
+    ).exists()
+    if not restarted or row["attempts"] >= MAX_ATTEMPTS:
+        return False
+    now = timezone.now()
+    taken = Job.objects.filter(
+        pk=job_id, status=Job.Status.RUNNING, started_at=row["started_at"]
+    ).update(
+        started_at=now,
+        heartbeat_at=now,
+        progress=0,
+        worker=worker[:200],
+        attempts=F("attempts") + 1,
+        message="started again: the worker that was running it stopped",
+    )
+    return taken == 1
+
+
 def _percent(percent: float) -> int:
     return max(0, min(100, int(percent)))
 
@@ -420,6 +531,31 @@ def job_release(*, job_id: int) -> bool:
         )
         == 1
     )
+
+
+def job_lost(*, job_id: int, worker: str, reason: str) -> str:
+    """The pool process of ``worker`` running the job died (``reason``) and Celery put its
+    message back in the queue (:class:`JobRequest`): the job goes back to pending, to run again
+    from the start, or fails once it has been run :data:`MAX_ATTEMPTS` times (a job that kills
+    its process each time, by running out of memory, say). Returns the job's status after."""
+    running = Job.objects.filter(pk=job_id, status=Job.Status.RUNNING, worker=worker[:200])
+    attempts = running.values_list("attempts", flat=True).first()
+    if attempts is None:  # not running here: finished, cancelled, or another worker's
+        pass
+    elif attempts >= MAX_ATTEMPTS:
+        job_fail(
+            job_id=job_id,
+            error=f"the worker process running the job died {attempts} times (last: {reason}); "
+            "it may need more memory than the worker has",
+        )
+    else:
+        running.update(
+            status=Job.Status.PENDING,
+            progress=0,
+            message=LOST.format(reason=reason)[:500],
+            sent_at=timezone.now(),  # the message is back in the queue: not a lost one
+        )
+    return str(Job.objects.filter(pk=job_id).values_list("status", flat=True).first())
 
 
 def job_finish(*, job_id: int, result: dict[str, Any]) -> bool:

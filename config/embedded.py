@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -53,20 +54,49 @@ def engine_options(path: Path) -> dict[str, Any]:
 
 
 class EmbeddedChannel(kombu_sqlalchemy.Channel):
-    """kombu's channel, with a queue's row safe to create from several processes at once.
+    """kombu's channel, with a queue's row safe to create from several processes at once, and
+    its one SQLAlchemy session used by one thread at a time.
 
     kombu creates a queue's row on the first publish to it or read from it, guarded by a lock of
     its own process only: two processes that publish to a new queue at once (a fresh broker file,
     a web process and a worker starting together) both insert the row, and the second's
     unique-name violation would end its publish with an error. The second takes the first's row.
-    """
+
+    A worker's main thread polls the queues through the channel's session while the pool's
+    result thread acknowledges or rejects messages through the same channel (Celery runs
+    those at once, from that thread). A reject that puts a message back in the queue (the pool
+    process running it died: ``task_reject_on_worker_lost``) writes a row: in the middle of the
+    main thread's read, the session's transaction broke, and the whole worker stopped with
+    ``IllegalStateChangeError``, taking the other pool process's job with it. Every use of the
+    session goes through one lock."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._session_lock = threading.RLock()
+        super().__init__(*args, **kwargs)  # type: ignore[no-untyped-call]
 
     def _get_or_create(self, queue: str) -> Any:
-        try:
-            return super()._get_or_create(queue)  # type: ignore[no-untyped-call]
-        except IntegrityError:
-            self.session.rollback()
-            return self.session.query(self.queue_cls).filter(self.queue_cls.name == queue).one()
+        with self._session_lock:
+            try:
+                return super()._get_or_create(queue)  # type: ignore[no-untyped-call]
+            except IntegrityError:
+                self.session.rollback()
+                return self.session.query(self.queue_cls).filter(self.queue_cls.name == queue).one()
+
+    def _put(self, queue: Any, payload: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        with self._session_lock:
+            return super()._put(queue, payload, **kwargs)  # type: ignore[no-untyped-call]
+
+    def _get(self, queue: Any, timeout: Any = None) -> Any:
+        with self._session_lock:
+            return super()._get(queue)  # type: ignore[no-untyped-call]
+
+    def _purge(self, queue: str) -> int:
+        with self._session_lock:
+            return int(super()._purge(queue))  # type: ignore[no-untyped-call]
+
+    def _size(self, queue: str) -> int:
+        with self._session_lock:
+            return int(super()._size(queue))  # type: ignore[no-untyped-call]
 
 
 class EmbeddedTransport(kombu_sqlalchemy.Transport):

@@ -36,6 +36,7 @@ from annotate.jobs_runtime import (
     job_fail,
     job_finish,
     job_task,
+    signal_behind,
 )
 from annotate.models import Assignment, Corpus, Job, SentencePair
 from annotate.selectors.corpora import pair_reads_by_id
@@ -443,6 +444,12 @@ def agreement_chunk(
     except JobCancelled:
         logger.info("agreement job %s is no longer running; its chunk stopped", job_id)
         return None
+    except Exception as error:
+        interruption = signal_behind(error)
+        if isinstance(interruption, SystemExit | KeyboardInterrupt):
+            # the worker stops (numba wrapped its signal): the chunk goes back to the queue
+            raise interruption from error
+        raise
 
 
 @shared_task(name="annotate.agreement_finish", acks_late=True, ignore_result=True)

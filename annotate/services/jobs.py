@@ -12,6 +12,7 @@ took or lost are sent (again).
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from datetime import timedelta
 from typing import Any
 
@@ -71,6 +72,26 @@ def jobs_reap_stale(*, now: Any = None) -> int:
         )
     if count:
         logger.warning("marked %d job(s) failed after their worker stopped responding", count)
+    return count
+
+
+def jobs_fail_of_dead_worker(*, hostnames: Collection[str], reason: str) -> int:
+    """Mark failed at once every running job the workers ``hostnames`` claimed: whoever
+    supervises them saw their main process end (``reason``, e.g. "killed by signal 9
+    (SIGKILL)"), with its pool, so their jobs cannot finish, and waiting for their heartbeats
+    to go stale would show them "running" for ``JOB_HEARTBEAT_TIMEOUT_SECONDS`` more. Deferred
+    jobs too: the tasks of their canvas that the worker held died with it. Returns how many."""
+    now = timezone.now()
+    count = 0
+    for hostname in sorted(set(hostnames)):
+        count += Job.objects.filter(status=Job.Status.RUNNING, worker=hostname).update(
+            status=Job.Status.FAILED,
+            message="failed",
+            error=f"the worker {hostname} ended ({reason}) while running the job; start it again",
+            finished_at=now,
+        )
+    if count:
+        logger.warning("marked %d job(s) of a dead worker failed (%s)", count, reason)
     return count
 
 

@@ -22,6 +22,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from annotate.models import WorkerHeartbeat
+from annotate.services.jobs import jobs_fail_of_dead_worker
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +81,19 @@ def worker_heartbeat_clear(*, hostname: str | None = None, pid: int | None = Non
         rows = rows.filter(pid=pid)
     removed, _ = rows.delete()
     return removed
+
+
+@transaction.atomic
+def worker_died(*, pid: int, reason: str) -> int:
+    """The worker whose main process was ``pid`` ended (``reason``, in words) and took its
+    pool with it: its rows go (it is gone as of now for the pages) and the jobs it was running
+    are marked failed at once (:func:`~annotate.services.jobs.jobs_fail_of_dead_worker`).
+    Returns how many jobs were failed."""
+    hostnames = list(WorkerHeartbeat.objects.filter(pid=pid).values_list("hostname", flat=True))
+    worker_heartbeat_clear(pid=pid)
+    if not hostnames:
+        return 0
+    return jobs_fail_of_dead_worker(hostnames=hostnames, reason=reason)
 
 
 def worker_heartbeats_forget(*, now: datetime | None = None) -> int:

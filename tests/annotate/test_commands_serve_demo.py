@@ -419,7 +419,11 @@ def _dying_worker() -> subprocess.Popen[bytes]:
 def test_a_dead_worker_is_logged_forgotten_and_restarted_after_its_wait() -> None:
     clock, log, dead = _Clock(), io.StringIO(), []
     supervisor = WorkerSupervisor(
-        _dying_worker, log, backoff=Backoff(first=1), on_death=dead.append, clock=clock
+        _dying_worker,
+        log,
+        backoff=Backoff(first=1),
+        on_death=lambda *death: dead.append(death),
+        clock=clock,
     )
     supervisor.start()
     first = supervisor.process
@@ -427,7 +431,7 @@ def test_a_dead_worker_is_logged_forgotten_and_restarted_after_its_wait() -> Non
     first.wait()
     clock.now += 5
     supervisor.check()
-    assert dead == [first.pid]
+    assert dead == [(first.pid, -9)]
     assert f"the worker (pid {first.pid}) killed by signal 9 (SIGKILL) after 5 s" in log.getvalue()
     assert "restarting the worker in 1 s" in log.getvalue()
     supervisor.check()
@@ -519,3 +523,48 @@ def test_a_worker_busy_past_the_grace_period_puts_its_jobs_back_before_it_is_kil
     assert released.exists(), "the pool process was told to stop its job, not killed outright"
     assert supervisor.process is not None and supervisor.process.returncode == -signal.SIGKILL
     assert time.monotonic() - started < 5
+
+
+def _deaf_worker() -> subprocess.Popen[bytes]:
+    """A worker whose every process ignores SIGTERM, as a pool process in a long step of
+    compiled code does until the step returns."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, time\n"
+            "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "print('ready', flush=True)\n"
+            "time.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert process.stdout is not None and process.stdout.readline() == b"ready\n"
+    return process
+
+
+def test_a_worker_killed_at_the_end_of_the_stop_has_its_jobs_failed_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from annotate.management.commands import serve_demo
+
+    monkeypatch.setattr(serve_demo, "RELEASE_SECONDS", 0.5)
+    dead: list[tuple[int, int]] = []
+    supervisor = WorkerSupervisor(
+        _deaf_worker, io.StringIO(), on_death=lambda *death: dead.append(death)
+    )
+    supervisor.start()
+    assert supervisor.process is not None
+    supervisor.stop(time.monotonic() + 0.2)
+    assert dead == [(supervisor.process.pid, -signal.SIGKILL)]
+
+
+def test_a_worker_that_stops_in_time_is_not_taken_for_a_dead_one() -> None:
+    dead: list[tuple[int, int]] = []
+    supervisor = WorkerSupervisor(
+        _slow_to_stop_worker, io.StringIO(), on_death=lambda *death: dead.append(death)
+    )
+    supervisor.start()
+    supervisor.stop(time.monotonic() + 10)
+    assert dead == []

@@ -480,6 +480,34 @@ def test_a_job_queued_while_the_broker_is_down_waits_and_goes_when_it_answers(
     assert runtime.jobs_send_unsent() == 0, "sent once"
 
 
+def test_a_job_the_broker_refuses_waits_to_be_sent_again_and_the_request_succeeds(
+    corpus_name: str, django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    """RabbitMQ answering with a channel error (its user's permissions gone, say): not a
+    connection error, yet the job is stored and must not be a server error nor wait unsent."""
+    from amqp.exceptions import AccessRefused
+    from rest_framework.test import APIClient
+
+    from annotate import roles
+    from annotate.models import Corpus
+    from tests.annotate.factories import make_user
+
+    def refused(*args, **kwargs):
+        raise AccessRefused("Basic.publish: (403) ACCESS_REFUSED - access to exchange refused")
+
+    monkeypatch.setattr(corpus_stats_run, "apply_async", refused)
+    client = APIClient()
+    client.force_authenticate(make_user("admin", roles.ADMIN))
+    corpus = Corpus.objects.get(name=corpus_name)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/api/corpora/{corpus.pk}/stats/")
+    assert response.status_code == 201
+    job = Job.objects.get(pk=response.json()["id"])
+    assert job.status == "pending" and job.message == runtime.UNSENT
+    monkeypatch.setattr(corpus_stats_run, "apply_async", lambda args, **kwargs: None)
+    assert runtime.jobs_send_unsent() == 1
+
+
 def test_an_unsent_job_of_a_kind_no_task_runs_fails_with_the_reason(
     corpus_name: str, django_capture_on_commit_callbacks
 ) -> None:

@@ -11,7 +11,7 @@ import pytest
 from django.db import OperationalError, connection
 from django.utils import timezone
 
-from annotate.models import WorkerHeartbeat
+from annotate.models import Job, WorkerHeartbeat
 from annotate.selectors.workers import (
     any_worker_alive,
     served_queues,
@@ -20,6 +20,7 @@ from annotate.selectors.workers import (
 )
 from annotate.services.workers import (
     WorkerHeartbeatThread,
+    worker_died,
     worker_heartbeat_beat,
     worker_heartbeat_clear,
     worker_heartbeats_forget,
@@ -101,3 +102,44 @@ def test_the_heartbeat_thread_beats_until_stopped_then_removes_the_row(settings:
     assert not thread.is_alive()
     assert not WorkerHeartbeat.objects.exists()
     assert not any_worker_alive()
+
+
+def test_a_dead_workers_running_jobs_fail_at_once_and_no_other_job_changes() -> None:
+    started = timezone.now()
+    worker_heartbeat_beat(hostname="celery@a", pid=11, started_at=started)
+    worker_heartbeat_beat(hostname="quick@a", pid=12, started_at=started)
+    running = Job.objects.create(
+        kind="export", status=Job.Status.RUNNING, worker="celery@a", heartbeat_at=started
+    )
+    deferred = Job.objects.create(
+        kind="agreement",
+        status=Job.Status.RUNNING,
+        worker="celery@a",
+        heartbeat_at=started,
+        deferred=True,
+    )
+    other = Job.objects.create(
+        kind="export", status=Job.Status.RUNNING, worker="quick@a", heartbeat_at=started
+    )
+    pending = Job.objects.create(kind="export", status=Job.Status.PENDING)
+
+    assert worker_died(pid=11, reason="killed by signal 9 (SIGKILL)") == 2
+
+    for job in (running, deferred):
+        job.refresh_from_db()
+        assert job.status == Job.Status.FAILED and job.finished_at is not None
+        assert job.error == (
+            "the worker celery@a ended (killed by signal 9 (SIGKILL)) while running the job; "
+            "start it again"
+        )
+    other.refresh_from_db()
+    pending.refresh_from_db()
+    assert (other.status, pending.status) == (Job.Status.RUNNING, Job.Status.PENDING)
+    assert list(workers_alive().values_list("hostname", flat=True)) == ["quick@a"]
+
+
+def test_a_worker_dead_before_its_first_beat_fails_nothing() -> None:
+    job = Job.objects.create(kind="export", status=Job.Status.RUNNING, worker="celery@a")
+    assert worker_died(pid=11, reason="exited with status 1") == 0
+    job.refresh_from_db()
+    assert job.status == Job.Status.RUNNING

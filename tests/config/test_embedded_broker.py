@@ -191,3 +191,43 @@ def test_jobs_published_by_four_processes_at_once_each_run_once_on_a_worker(
         log.close()
     assert states == [("succeeded", 1)] * 60, (tmp_path / "worker.log").read_text()[-3000:]
     assert _job_states(env)[1] == [], "a worker that stopped cleanly removed its heartbeat"
+
+
+def test_a_channel_read_by_one_thread_and_written_by_another_keeps_working(tmp_path: Path) -> None:
+    """A worker's main thread polls while its pool's result thread puts a message back (the
+    reject of a task whose pool process died): both through the channel's one session."""
+    import threading
+
+    from kombu import Connection
+
+    import config.celery  # noqa: F401  # registers the embedded transport under sqla+
+
+    errors: list[BaseException] = []
+    stop = threading.Event()
+    with Connection(f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}") as connection:
+        channel = connection.default_channel
+        channel._new_queue("q")
+
+        def poll() -> None:
+            while not stop.is_set():
+                try:
+                    channel._get("q")
+                except Exception as error:  # Empty, or the session broken by the other thread
+                    if type(error).__name__ != "Empty":
+                        errors.append(error)
+                        return
+
+        def put_back() -> None:
+            try:
+                for n in range(300):
+                    channel._put("q", {"body": n})
+            except Exception as error:
+                errors.append(error)
+
+        threads = [threading.Thread(target=poll), threading.Thread(target=put_back)]
+        for thread in threads:
+            thread.start()
+        threads[1].join(120)
+        stop.set()
+        threads[0].join(120)
+    assert not errors, repr(errors[0])

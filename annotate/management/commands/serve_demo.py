@@ -82,7 +82,7 @@ class WorkerSupervisor:
         log: TextIOBase,
         *,
         backoff: Backoff | None = None,
-        on_death: Callable[[int], object] = lambda pid: None,
+        on_death: Callable[[int, int], object] = lambda pid, returncode: None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._start, self._log, self._on_death, self._clock = start, log, on_death, clock
@@ -114,7 +114,7 @@ class WorkerSupervisor:
         ran = now - self._started_at
         wait = self.backoff.after(ran)
         _kill_group(process.pid)  # pool processes left behind by their killed parent
-        self._on_death(process.pid)
+        self._on_death(process.pid, process.returncode)
         self._log.write(
             f"serve_demo: the worker (pid {process.pid}) {exit_reason(process.returncode)} "
             f"after {ran:.0f} s; the web server keeps running; restarting the worker in "
@@ -137,7 +137,8 @@ class WorkerSupervisor:
         running its jobs at ``deadline`` (a monotonic time) has SIGTERM sent to its whole group:
         each pool process stops its task and puts the job back in the queue, to run again when
         a worker is back (killed outright, the job would be failed as a dead worker's); what is
-        left after :data:`RELEASE_SECONDS` is killed."""
+        left after :data:`RELEASE_SECONDS` is killed, and its jobs are failed as a dead
+        worker's (``on_death``)."""
         process = self.process
         if process is None:
             return
@@ -152,6 +153,11 @@ class WorkerSupervisor:
             except subprocess.TimeoutExpired:
                 _kill_group(process.pid)
                 process.wait()
+                # A job still running (a long step in compiled code, which takes no signal
+                # until it returns) was neither put back nor finished, and its message went
+                # with the worker: it fails now, with the reason, not "running" at the next
+                # start until the reaper calls its worker unresponsive.
+                self._on_death(process.pid, process.returncode)
         _kill_group(process.pid)
 
 
@@ -166,14 +172,16 @@ def _starter(command: list[str]) -> Callable[[], subprocess.Popen[bytes]]:
     return lambda: subprocess.Popen(command, start_new_session=True)
 
 
-def _forget_worker(pid: int) -> None:
-    """A dead worker is gone as of now for the pages, not once its heartbeat goes stale."""
-    from annotate.services.workers import worker_heartbeat_clear
+def _forget_worker(pid: int, returncode: int) -> None:
+    """A dead worker is gone as of now for the pages, not once its heartbeat goes stale, and
+    the jobs it was running fail at once with the reason, instead of showing "running" until
+    the reaper finds their heartbeats stale."""
+    from annotate.services.workers import worker_died
 
     try:
-        worker_heartbeat_clear(pid=pid)
+        worker_died(pid=pid, reason=exit_reason(returncode))
     except Exception as error:  # the database being busy must not stop the supervision
-        sys.stderr.write(f"serve_demo: could not clear the dead worker's heartbeat: {error}\n")
+        sys.stderr.write(f"serve_demo: could not record the dead worker's end: {error}\n")
 
 
 def worker_commands(*, celery: str, var: Path) -> list[list[str]]:
