@@ -92,11 +92,13 @@ def test_the_apps_start_alone_registers_every_kind_the_code_defines() -> None:
 
     from tests.paths import ROOT
 
-    defined = {
-        kind
-        for path in (ROOT / "annotate").rglob("*.py")
-        for kind in re.findall(r'@job_task\(kind="(\w+)"', path.read_text(encoding="utf-8"))
-    }
+    defined = set()
+    for path in (ROOT / "annotate").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for literal, constant in re.findall(r'@job_task\(kind=(?:"(\w+)"|([A-Z_]+)\b)', text):
+            if constant:  # a module constant: NAME = "kind"
+                literal = re.search(rf'^{constant} = "(\w+)"', text, re.MULTILINE).group(1)
+            defined.add(literal)
     script = (
         "import django, json; django.setup(); "
         "from annotate.jobs_runtime import job_kinds; print(json.dumps(job_kinds()))"
