@@ -11,7 +11,7 @@ from django.test import Client, override_settings
 from django.urls import URLPattern
 
 from annotate import roles
-from annotate.models import ScorerModel
+from annotate.models import Job, ScorerModel
 from frontend import urls as frontend_urls
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 
@@ -56,6 +56,7 @@ def world() -> dict[str, Any]:
         "pair": pair.pk,
         "work": assignment.pk,
         "alice": alice.pk,
+        "job": Job.objects.create(kind="adjudication_accept", owner=admin, status="succeeded").pk,
         "scorer": ScorerModel.objects.create(kind="pfsm", name="m", weights={"kind": "pfsm"}).pk,
     }
 
@@ -74,6 +75,8 @@ def _our_pages(w: dict[str, Any]) -> dict[str, tuple[str, str]]:
         "workspace": ("alice", f"/work/{w['work']}/"),
         "adjudication": ("admin", "/adjudication/"),
         "adjudicate": ("admin", f"/adjudicate/{w['pair']}/"),
+        "adjudication-accept-agreed": ("admin", "/adjudication/accept-agreed/"),
+        "adjudication-accept-undo": ("admin", f"/adjudication/accept-agreed/{w['job']}/undo/"),
         "guidelines": ("alice", "/guidelines/"),
         "scorers": ("alice", "/scorers/"),
         "scorer-train": ("admin", "/scorers/train/"),
@@ -124,6 +127,8 @@ POSTED = {
     "corpus-prefill-run",
     "corpus-prefill-retraining-off",
     "corpus-prefill-queue-order",
+    "adjudication-accept-agreed",
+    "adjudication-accept-undo",
     "corpus-assignments-plan",
     "corpus-assignments-hand-over",
     "corpus-assignments-release",
