@@ -202,9 +202,19 @@ def adjudication_accept_agreed(request: HttpRequest) -> HttpResponse:
     """Queue the bulk accept of the pairs of the list the posted filters describe whose
     annotators agree completely and that have no gold; back to that list, saying so."""
     query = QueryDict(request.POST.get("list_query", ""))
+    form = _filter_form(query)
+    if not form.is_valid():
+        # a filter dropped here would widen the accept beyond the list the user saw
+        wrong = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())
+        messages.error(
+            request,
+            f"The list's filters are not all ones it offers now ({wrong}); nothing was "
+            "accepted. Reload the list and check what it shows.",
+        )
+        return _back_to_list(request)
     try:
         job = adjudication_accept_job_create(
-            filters=_filter_form(query).filters(),
+            filters=form.filters(),
             owner=request.user,  # type: ignore[arg-type]
         )
     except DomainError as error:

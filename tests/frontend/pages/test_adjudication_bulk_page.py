@@ -153,3 +153,19 @@ def test_who_may_start_and_undo_a_bulk_accept(role: Any) -> None:
     assert queued == (2 if role == roles.ADMIN else 0)  # an admin undoes any job
     assert client.get("/adjudication/accept-agreed/").status_code == 405
     assert SentencePair.objects.count() == 4
+
+
+@pytest.mark.parametrize(
+    "list_query",
+    ["corpus=999999", "corpus=x", "subcorpus=gone", "annotator=nobody", "status=all"],
+)
+def test_a_filter_the_list_cannot_have_is_refused_not_dropped(
+    carol: Client, list_query: str
+) -> None:
+    """A filter that is not (or no longer) one of the list's choices, from a tab left open while
+    a corpus was archived or an annotator removed, or typed, must not widen the accept to
+    every pair of every corpus."""
+    _agreed_world()
+    response = carol.post("/adjudication/accept-agreed/", {"list_query": list_query}, follow=True)
+    assert not Job.objects.filter(kind="adjudication_accept").exists()
+    assert "nothing was accepted" in response.content.decode()
