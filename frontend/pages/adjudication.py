@@ -176,10 +176,17 @@ def adjudication_list(request: HttpRequest) -> HttpResponse:
     first_waiting = adjudication_reads.pairs_for_adjudication(
         replace(filters, status="waiting")
     ).first()
+    # The bulk accept posts the filters its count was made with: a value the form left out
+    # (not one of its choices) is not sent, where the accept would refuse it.
+    bulk_query = QueryDict(mutable=True)
+    for name in form.cleaned_data:
+        if request.GET.get(name):
+            bulk_query[name] = request.GET[name]
     context = {
         "form": form,
         "table": table,
         "list_query": list_query.urlencode(),
+        "bulk_query": bulk_query.urlencode(),
         "next_id": first_waiting.pair_id if first_waiting else None,
         **_bulk_context(request, filters),
     }

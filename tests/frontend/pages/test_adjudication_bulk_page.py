@@ -169,3 +169,15 @@ def test_a_filter_the_list_cannot_have_is_refused_not_dropped(
     response = carol.post("/adjudication/accept-agreed/", {"list_query": list_query}, follow=True)
     assert not Job.objects.filter(kind="adjudication_accept").exists()
     assert "nothing was accepted" in response.content.decode()
+
+
+def test_the_form_posts_only_the_filters_its_count_was_made_with(carol: Client) -> None:
+    """A list address with a filter the list left out (counted without it) posts without it,
+    so that pressing the button accepts what the count says instead of being refused."""
+    _agreed_world()
+    html = carol.get("/adjudication/?corpus=999999&status=bogus&sort=-id").content.decode()
+    assert re.search(r'id="bulk-count"><b>2</b> pairs', html)
+    posted = re.search(r'id="bulk-form".*?name="list_query" value="([^"]*)"', html, re.S)
+    assert posted is not None and posted.group(1) == "sort=-id"
+    carol.post("/adjudication/accept-agreed/", {"list_query": "sort=-id"})
+    assert Job.objects.get(kind="adjudication_accept").parameters["expected"] == 2
