@@ -268,12 +268,26 @@ def agreed_pairs(pair_ids: list[int]) -> list[AgreedPair]:
 
 def adjudication_accept_undo_job_create(*, job: Job, owner: User) -> Job:
     """Queue the undo of the bulk accept ``job``: each gold it wrote that nobody changed since
-    goes back to waiting. :class:`Conflict` while the job still runs, with nothing queued."""
+    goes back to waiting. :class:`Conflict` while the job still runs, or once an undo of it
+    is queued, running or done (another tab's, an admin's), with nothing queued."""
     if job.kind != ACCEPT_KIND:
         raise DomainError(f"job {job.pk} is not a bulk accept")
     if job.status in (Job.Status.PENDING, Job.Status.RUNNING):
         raise Conflict(f"bulk accept #{job.pk} is still {job.status}; undo it once it has ended")
     _refuse_while_active(owner)
+    earlier = (
+        Job.objects.filter(
+            kind=UNDO_KIND,
+            parameters__job=job.pk,
+            status__in=[Job.Status.PENDING, Job.Status.RUNNING, Job.Status.SUCCEEDED],
+        )
+        .order_by("pk")
+        .first()
+    )
+    if earlier is not None:
+        if earlier.status == Job.Status.SUCCEEDED:
+            raise Conflict(f"bulk accept #{job.pk} was undone by #{earlier.pk} already")
+        raise Conflict(f"bulk accept #{job.pk} has an undo #{earlier.pk} {earlier.status}")
     return adjudication_accept_undo_run.create(
         corpus=job.corpus, owner=owner, parameters={"job": job.pk}
     )
