@@ -28,6 +28,7 @@ from annotate.services.adjudication_bulk import (
     adjudication_accept_job_create,
     adjudication_accept_undo_job_create,
 )
+from annotate.throttles import job_start_settle
 from frontend.access import any_role_page, job_starting
 from frontend.pages.corpus_common import attach_results, job_queued
 from frontend.pages.jobs import ACTIVE
@@ -218,6 +219,7 @@ def adjudication_accept_agreed(request: HttpRequest) -> HttpResponse:
             f"The list's filters are not all ones it offers now ({wrong}); nothing was "
             "accepted. Reload the list and check what it shows.",
         )
+        job_start_settle(request, accepted=False)  # a refusal spends no job start
         return _back_to_list(request)
     try:
         job = adjudication_accept_job_create(
@@ -226,6 +228,7 @@ def adjudication_accept_agreed(request: HttpRequest) -> HttpResponse:
         )
     except DomainError as error:
         messages.error(request, error.message)
+        job_start_settle(request, accepted=False)
     else:
         job_queued(request, job, "Bulk accept")
     return _back_to_list(request)
@@ -244,6 +247,7 @@ def adjudication_accept_undo(request: HttpRequest, job_id: int) -> HttpResponse:
         undo = adjudication_accept_undo_job_create(job=job, owner=request.user)  # type: ignore[arg-type]
     except DomainError as error:
         messages.error(request, error.message)
+        job_start_settle(request, accepted=False)
     else:
         job_queued(request, undo, f"Undo of bulk accept #{job.pk}")
     return _back_to_list(request)
