@@ -249,3 +249,22 @@ def test_an_accept_undone_or_being_undone_is_not_undone_again(carol: Any) -> Non
         adjudication_accept_undo_job_create(job=job, owner=carol)
     Job.objects.filter(pk=undo.pk).update(status=Job.Status.FAILED)
     assert adjudication_accept_undo_job_create(job=job, owner=carol).pk != undo.pk
+
+
+@pytest.mark.parametrize("change", ["demoted", "deactivated"])
+def test_a_job_whose_adjudicator_lost_the_role_since_writes_nothing(
+    carol: Any, change: str
+) -> None:
+    """Queued, then its adjudicator is made an annotator only or deactivated before it runs:
+    no gold is saved in their name."""
+    _import({"p": {"A": "0-0", "B": "0-0"}})
+    job = adjudication_accept_job_create(filters=AdjudicationFilters(), owner=carol)
+    if change == "demoted":
+        carol.groups.clear()
+    else:
+        carol.is_active = False
+        carol.save()
+    assert job_run(job_id=job.pk, worker="test") == Job.Status.FAILED
+    job.refresh_from_db()
+    assert "carol" in job.error and "adjudicator" in job.error
+    assert not GoldAlignment.objects.exists()
