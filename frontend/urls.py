@@ -4,12 +4,13 @@ pages whose scripts read the API.
 Names are not namespaced: ``settings.LOGIN_URL`` is the bare name ``login``."""
 
 from django.contrib.auth import views as auth_views
-from django.urls import path, reverse_lazy
+from django.urls import path
 
 import annotate.converters  # noqa: F401 - registers the <id:...> converter
 from annotate.services.users import password_link_tokens
 from frontend import views
 from frontend.pages import (
+    account,
     adjudication,
     corpora,
     corpus_agreement,
@@ -103,10 +104,7 @@ urlpatterns = [
     # a logged-in user changes their own password (the old one first); the session goes on
     path(
         "account/password/",
-        auth_views.PasswordChangeView.as_view(
-            template_name="frontend/password_change.html",
-            success_url=reverse_lazy("password_change_done"),
-        ),
+        account.PasswordChangeView.as_view(),
         name="password_change",
     ),
     path(

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import connection, transaction
 from django.db.models import Max
 
+from annotate import roles
 from annotate.conversions import alignment_from_tuples
 from annotate.exceptions import Conflict, DomainError
 from annotate.jobs_runtime import job_task
@@ -113,6 +114,15 @@ def _refuse_while_active(owner: User) -> None:
         )
 
 
+def _require_adjudicator(owner: User) -> None:
+    """The golds a job saves are saved in its owner's name: only while they may adjudicate
+    (the role, or admin, and an active account), checked when it runs."""
+    if not (roles.has_role(owner, roles.ADJUDICATOR) or roles.has_role(owner, roles.ADMIN)):
+        raise DomainError(
+            f"{owner.get_username()} is no longer an active adjudicator; nothing was saved"
+        )
+
+
 def _filters_dict(filters: AdjudicationFilters) -> dict[str, Any]:
     """The filters a job keeps: the ones set (order does not change which pairs match)."""
     values = asdict(filters)
@@ -125,6 +135,7 @@ def adjudication_accept_run(job: Job, progress: Callable[[float, str], None]) ->
     """Job runner of ``adjudication_accept``."""
     if job.owner is None:
         raise DomainError("the adjudicator who started this bulk accept no longer exists")
+    _require_adjudicator(job.owner)
     filters = AdjudicationFilters(**job.parameters.get("filters", {}))
     return adjudication_accept(
         filters=filters, adjudicator=job.owner, job_id=job.pk, progress=progress
@@ -268,12 +279,26 @@ def agreed_pairs(pair_ids: list[int]) -> list[AgreedPair]:
 
 def adjudication_accept_undo_job_create(*, job: Job, owner: User) -> Job:
     """Queue the undo of the bulk accept ``job``: each gold it wrote that nobody changed since
-    goes back to waiting. :class:`Conflict` while the job still runs, with nothing queued."""
+    goes back to waiting. :class:`Conflict` while the job still runs, or once an undo of it
+    is queued, running or done (another tab's, an admin's), with nothing queued."""
     if job.kind != ACCEPT_KIND:
         raise DomainError(f"job {job.pk} is not a bulk accept")
     if job.status in (Job.Status.PENDING, Job.Status.RUNNING):
         raise Conflict(f"bulk accept #{job.pk} is still {job.status}; undo it once it has ended")
     _refuse_while_active(owner)
+    earlier = (
+        Job.objects.filter(
+            kind=UNDO_KIND,
+            parameters__job=job.pk,
+            status__in=[Job.Status.PENDING, Job.Status.RUNNING, Job.Status.SUCCEEDED],
+        )
+        .order_by("pk")
+        .first()
+    )
+    if earlier is not None:
+        if earlier.status == Job.Status.SUCCEEDED:
+            raise Conflict(f"bulk accept #{job.pk} was undone by #{earlier.pk} already")
+        raise Conflict(f"bulk accept #{job.pk} has an undo #{earlier.pk} {earlier.status}")
     return adjudication_accept_undo_run.create(
         corpus=job.corpus, owner=owner, parameters={"job": job.pk}
     )
@@ -286,6 +311,7 @@ def adjudication_accept_undo_run(
     """Job runner of ``adjudication_accept_undo``."""
     if job.owner is None:
         raise DomainError("the adjudicator who started this undo no longer exists")
+    _require_adjudicator(job.owner)
     return adjudication_accept_undo(
         accept_job_id=int(job.parameters["job"]),
         actor=job.owner,

@@ -112,7 +112,6 @@ def corpus_create(*, name: str, description: str = "") -> Corpus:
     return Corpus.objects.create(name=name, description=description.strip())
 
 
-@transaction.atomic
 class CorpusArchived(Conflict):
     """A request for new work in an archived corpus (see :func:`corpus_in_use_check`)."""
 

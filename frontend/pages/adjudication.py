@@ -28,6 +28,7 @@ from annotate.services.adjudication_bulk import (
     adjudication_accept_job_create,
     adjudication_accept_undo_job_create,
 )
+from annotate.throttles import job_start_settle
 from frontend.access import any_role_page, job_starting
 from frontend.pages.corpus_common import attach_results, job_queued
 from frontend.pages.jobs import ACTIVE
@@ -176,10 +177,17 @@ def adjudication_list(request: HttpRequest) -> HttpResponse:
     first_waiting = adjudication_reads.pairs_for_adjudication(
         replace(filters, status="waiting")
     ).first()
+    # The bulk accept posts the filters its count was made with: a value the form left out
+    # (not one of its choices) is not sent, where the accept would refuse it.
+    bulk_query = QueryDict(mutable=True)
+    for name in form.cleaned_data:
+        if request.GET.get(name):
+            bulk_query[name] = request.GET[name]
     context = {
         "form": form,
         "table": table,
         "list_query": list_query.urlencode(),
+        "bulk_query": bulk_query.urlencode(),
         "next_id": first_waiting.pair_id if first_waiting else None,
         **_bulk_context(request, filters),
     }
@@ -202,13 +210,25 @@ def adjudication_accept_agreed(request: HttpRequest) -> HttpResponse:
     """Queue the bulk accept of the pairs of the list the posted filters describe whose
     annotators agree completely and that have no gold; back to that list, saying so."""
     query = QueryDict(request.POST.get("list_query", ""))
+    form = _filter_form(query)
+    if not form.is_valid():
+        # a filter dropped here would widen the accept beyond the list the user saw
+        wrong = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())
+        messages.error(
+            request,
+            f"The list's filters are not all ones it offers now ({wrong}); nothing was "
+            "accepted. Reload the list and check what it shows.",
+        )
+        job_start_settle(request, accepted=False)  # a refusal spends no job start
+        return _back_to_list(request)
     try:
         job = adjudication_accept_job_create(
-            filters=_filter_form(query).filters(),
+            filters=form.filters(),
             owner=request.user,  # type: ignore[arg-type]
         )
     except DomainError as error:
         messages.error(request, error.message)
+        job_start_settle(request, accepted=False)
     else:
         job_queued(request, job, "Bulk accept")
     return _back_to_list(request)
@@ -227,6 +247,7 @@ def adjudication_accept_undo(request: HttpRequest, job_id: int) -> HttpResponse:
         undo = adjudication_accept_undo_job_create(job=job, owner=request.user)  # type: ignore[arg-type]
     except DomainError as error:
         messages.error(request, error.message)
+        job_start_settle(request, accepted=False)
     else:
         job_queued(request, undo, f"Undo of bulk accept #{job.pk}")
     return _back_to_list(request)

@@ -27,7 +27,7 @@ from annotate.models import Corpus, ScorerModel, SentencePair
 from annotate.selectors import jobs as jobs_reads
 from annotate.selectors.scorers import scorer_models, scorer_training_targets
 from annotate.services import scorers
-from annotate.throttles import ScoreRateThrottle
+from annotate.throttles import ScoreRateThrottle, job_start_settle
 from frontend.access import admin_page, job_starting
 from frontend.pages.corpus_common import NO_LABEL, job_queued, jobs_section, label, refuse
 from frontend.tables import Column
@@ -395,6 +395,7 @@ def scorer_train_view(request: HttpRequest) -> HttpResponse:
         messages.error(
             request, f"There is no corpus #{asked} in use to train on; nothing was started."
         )
+        job_start_settle(request, accepted=False)  # a refusal spends no job start
         return redirect(reverse("scorers"))
     splits = [row["split"] for row in scorer_training_targets(corpus)]
     form = TrainForm(request.POST, splits=splits)

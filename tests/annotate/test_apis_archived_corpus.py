@@ -17,7 +17,12 @@ from annotate import roles
 from annotate.exceptions import Conflict
 from annotate.models import Assignment, Corpus, Job
 from annotate.services.assignments import assignments_release_abandoned
-from annotate.services.corpora import corpus_archive, corpus_import_records
+from annotate.services.corpora import (
+    CorpusArchived,
+    corpus_archive,
+    corpus_import_records,
+    corpus_in_use_check,
+)
 from scoring.corpus import PairRecord
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
 
@@ -123,3 +128,9 @@ def test_an_archived_corpus_still_reads_exports_and_restores(
     body = {"annotators": ["alice"], "per_pair": 1}
     planned = admin.post(f"/api/corpora/{archived.pk}/assignments/", body, format="json")
     assert planned.status_code == 201
+
+
+def test_the_refusal_is_an_exception_class_callers_can_catch(archived: Corpus) -> None:
+    assert isinstance(CorpusArchived, type) and issubclass(CorpusArchived, Conflict)
+    with pytest.raises(CorpusArchived):
+        corpus_in_use_check(archived, doing="planning assignments")

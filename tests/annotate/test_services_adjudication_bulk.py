@@ -231,3 +231,40 @@ def test_each_transaction_stops_at_its_time_and_leaves_sqlites_lock_free_as_long
     assert all(_gold(pair) is not None for pair in pairs.values())
     assert reports == [f"{k} of 5 pairs: {k} accepted" for k in range(1, 6)]
     assert len(pauses) == 5 and all(pause > 0 for pause in pauses)  # the tests run on SQLite
+
+
+def test_an_accept_undone_or_being_undone_is_not_undone_again(carol: Any) -> None:
+    """Another tab's Undo, or an admin's, once an undo is queued or done: refused naming it
+    (it would clear nothing and report every gold as changed since)."""
+    _import({"p": {"A": "0-0", "B": "0-0"}})
+    job = adjudication_accept_job_create(filters=AdjudicationFilters(), owner=carol)
+    job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    undo = adjudication_accept_undo_job_create(job=job, owner=carol)
+    admin = make_user("admin", roles.ADMIN)
+    with pytest.raises(Conflict, match=f"undo #{undo.pk}"):
+        adjudication_accept_undo_job_create(job=job, owner=admin)
+    job_run(job_id=undo.pk, worker="test")
+    with pytest.raises(Conflict, match=f"undone by #{undo.pk}"):
+        adjudication_accept_undo_job_create(job=job, owner=carol)
+    Job.objects.filter(pk=undo.pk).update(status=Job.Status.FAILED)
+    assert adjudication_accept_undo_job_create(job=job, owner=carol).pk != undo.pk
+
+
+@pytest.mark.parametrize("change", ["demoted", "deactivated"])
+def test_a_job_whose_adjudicator_lost_the_role_since_writes_nothing(
+    carol: Any, change: str
+) -> None:
+    """Queued, then its adjudicator is made an annotator only or deactivated before it runs:
+    no gold is saved in their name."""
+    _import({"p": {"A": "0-0", "B": "0-0"}})
+    job = adjudication_accept_job_create(filters=AdjudicationFilters(), owner=carol)
+    if change == "demoted":
+        carol.groups.clear()
+    else:
+        carol.is_active = False
+        carol.save()
+    assert job_run(job_id=job.pk, worker="test") == Job.Status.FAILED
+    job.refresh_from_db()
+    assert "carol" in job.error and "adjudicator" in job.error
+    assert not GoldAlignment.objects.exists()

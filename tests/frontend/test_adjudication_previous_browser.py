@@ -44,3 +44,18 @@ def test_b_opens_the_previous_pair_of_the_list_once_the_gold_is_saved(
     page.keyboard.press("Enter")
     page.wait_for_url(f"**/adjudicate/{first.pk}/?sort=id")
     assert page.js_errors == []
+
+
+def test_previous_and_next_stay_side_by_side_at_1024_px(page_for: Any, live_server: Any) -> None:
+    """The toolbar wraps at 1024 px: the two list moves wrap together, not Previous at the end
+    of one line and Next at the start of the next."""
+    _imported({"alice": "0-0", "bob": "1-1"}, pair_id="first")
+    second = _imported({"alice": "0-0", "bob": "0-0"}, pair_id="second")
+    page = page_for(make_user("carol", roles.ADJUDICATOR))
+    page.set_viewport_size({"width": 1024, "height": 800})
+    _open(page, f"{live_server.url}/adjudicate/{second.pk}/?sort=id")
+    previous = page.locator("#open-previous").bounding_box()
+    following = page.locator("[data-action=next]").bounding_box()
+    assert previous is not None and following is not None
+    assert abs(previous["y"] - following["y"]) < 2, (previous, following)
+    assert previous["x"] < following["x"]

@@ -56,8 +56,8 @@ def world() -> dict[str, Any]:
         "pair": pair.pk,
         "work": assignment.pk,
         "alice": alice.pk,
+        "job": Job.objects.create(kind="adjudication_accept", owner=admin, status="succeeded").pk,
         "scorer": ScorerModel.objects.create(kind="pfsm", name="m", weights={"kind": "pfsm"}).pk,
-        "bulk": Job.objects.create(kind="adjudication_accept", owner=admin).pk,
     }
 
 
@@ -76,7 +76,7 @@ def _our_pages(w: dict[str, Any]) -> dict[str, tuple[str, str]]:
         "adjudication": ("admin", "/adjudication/"),
         "adjudicate": ("admin", f"/adjudicate/{w['pair']}/"),
         "adjudication-accept-agreed": ("admin", "/adjudication/accept-agreed/"),
-        "adjudication-accept-undo": ("admin", f"/adjudication/accept-agreed/{w['bulk']}/undo/"),
+        "adjudication-accept-undo": ("admin", f"/adjudication/accept-agreed/{w['job']}/undo/"),
         "guidelines": ("alice", "/guidelines/"),
         "scorers": ("alice", "/scorers/"),
         "scorer-train": ("admin", "/scorers/train/"),
@@ -115,8 +115,6 @@ def _our_pages(w: dict[str, Any]) -> dict[str, tuple[str, str]]:
 POSTED = {
     "logout",
     "job-cancel-page",
-    "adjudication-accept-agreed",
-    "adjudication-accept-undo",
     "corpus-import",
     "corpus-stats",
     "corpus-archive",
@@ -129,6 +127,8 @@ POSTED = {
     "corpus-prefill-run",
     "corpus-prefill-retraining-off",
     "corpus-prefill-queue-order",
+    "adjudication-accept-agreed",
+    "adjudication-accept-undo",
     "corpus-assignments-plan",
     "corpus-assignments-hand-over",
     "corpus-assignments-release",

@@ -74,3 +74,43 @@ def test_a_wrong_old_password_is_named_and_changes_nothing(alice: Any) -> None:
 def test_someone_not_logged_in_is_sent_to_the_login_page() -> None:
     response = Client().get("/account/password/")
     assert response.status_code == 302 and response["Location"].startswith("/login/")
+
+
+def _wrong_old(client: Client) -> Any:
+    return client.post(
+        "/account/password/",
+        {"old_password": "not-it", "new_password1": NEW, "new_password2": NEW},
+    )
+
+
+def test_wrong_old_passwords_count_toward_the_login_lockout(alice: Any, settings: Any) -> None:
+    """A session alone (left open, or taken) must not be a way to guess the password without
+    the login's limit: the old password's checks are counted as login tries."""
+    settings.LOGIN_MAX_FAILURES = 3
+    client = _logged_in(alice, OLD)
+    for _ in range(3):
+        assert _wrong_old(client).status_code == 200
+    refused = client.post(
+        "/account/password/",
+        {"old_password": OLD, "new_password1": NEW, "new_password2": NEW},
+    )
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    assert b"Too many wrong passwords" in refused.content
+    alice.refresh_from_db()
+    assert alice.check_password(OLD), "the right old password, once locked, changes nothing"
+    login = Client().post("/login/", {"username": "alice", "password": OLD})
+    assert login.status_code == 429, "and the login from this address is locked as well"
+
+
+def test_a_right_old_password_clears_the_count(alice: Any, settings: Any) -> None:
+    settings.LOGIN_MAX_FAILURES = 3
+    client = _logged_in(alice, OLD)
+    for _ in range(2):
+        _wrong_old(client)
+    response = client.post(
+        "/account/password/",
+        {"old_password": OLD, "new_password1": NEW, "new_password2": NEW},
+    )
+    assert response.status_code == 302
+    for _ in range(2):
+        assert _wrong_old(client).status_code == 200

@@ -153,3 +153,31 @@ def test_who_may_start_and_undo_a_bulk_accept(role: Any) -> None:
     assert queued == (2 if role == roles.ADMIN else 0)  # an admin undoes any job
     assert client.get("/adjudication/accept-agreed/").status_code == 405
     assert SentencePair.objects.count() == 4
+
+
+@pytest.mark.parametrize(
+    "list_query",
+    ["corpus=999999", "corpus=x", "subcorpus=gone", "annotator=nobody", "status=all"],
+)
+def test_a_filter_the_list_cannot_have_is_refused_not_dropped(
+    carol: Client, list_query: str
+) -> None:
+    """A filter that is not (or no longer) one of the list's choices, from a tab left open while
+    a corpus was archived or an annotator removed, or typed, must not widen the accept to
+    every pair of every corpus."""
+    _agreed_world()
+    response = carol.post("/adjudication/accept-agreed/", {"list_query": list_query}, follow=True)
+    assert not Job.objects.filter(kind="adjudication_accept").exists()
+    assert "nothing was accepted" in response.content.decode()
+
+
+def test_the_form_posts_only_the_filters_its_count_was_made_with(carol: Client) -> None:
+    """A list address with a filter the list left out (counted without it) posts without it,
+    so that pressing the button accepts what the count says instead of being refused."""
+    _agreed_world()
+    html = carol.get("/adjudication/?corpus=999999&status=bogus&sort=-id").content.decode()
+    assert re.search(r'id="bulk-count"><b>2</b> pairs', html)
+    posted = re.search(r'id="bulk-form".*?name="list_query" value="([^"]*)"', html, re.S)
+    assert posted is not None and posted.group(1) == "sort=-id"
+    carol.post("/adjudication/accept-agreed/", {"list_query": "sort=-id"})
+    assert Job.objects.get(kind="adjudication_accept").parameters["expected"] == 2

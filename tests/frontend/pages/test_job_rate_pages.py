@@ -109,3 +109,27 @@ def test_posts_refused_for_their_input_are_not_counted(corpus: Any) -> None:
         assert client.post(f"/corpora/{corpus.pk}/assignments/plan/", {}).status_code == 400
     statuses = [client.post(f"/corpora/{corpus.pk}/stats/").status_code for _ in range(4)]
     assert statuses == [302, 302, 302, 429]
+
+
+@pytest.mark.parametrize(
+    "refused",
+    [
+        ("/adjudication/accept-agreed/", {"list_query": ""}),  # nothing to accept
+        ("/adjudication/accept-agreed/", {"list_query": "corpus=999999"}),  # no such corpus
+        ("/adjudication/accept-agreed/{job}/undo/", {}),  # still running
+        ("/scorers/train/", {"corpus": "999999"}),  # no such corpus
+    ],
+)
+def test_forms_refused_with_a_message_are_not_counted(corpus: Any, refused: Any) -> None:
+    """A refusal sent back to the page with its message (a redirect, not a 4xx) queued nothing
+    either, and spends nothing."""
+    admin = make_user("admin", roles.ADMIN)
+    running = Job.objects.create(kind="adjudication_accept", owner=admin, status="running")
+    client = Client()
+    client.force_login(admin)
+    address, body = refused
+    for _ in range(5):
+        assert client.post(address.format(job=running.pk), body).status_code == 302
+    assert Job.objects.count() == 1
+    statuses = [client.post(f"/corpora/{corpus.pk}/stats/").status_code for _ in range(4)]
+    assert statuses == [302, 302, 302, 429]
