@@ -213,7 +213,9 @@ def adjudication_accept_agreed(request: HttpRequest) -> HttpResponse:
     form = _filter_form(query)
     if not form.is_valid():
         # a filter dropped here would widen the accept beyond the list the user saw
-        wrong = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())
+        wrong = "; ".join(
+            f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items()
+        )
         messages.error(
             request,
             f"The list's filters are not all ones it offers now ({wrong}); nothing was "
