@@ -53,6 +53,7 @@ def world(tmp_path: Path) -> dict[str, Any]:
         "alice": alice.pk,
         "export": export.pk,
         "exports": tmp_path,
+        "job": Job.objects.create(kind="adjudication_accept", owner=admin, status="succeeded").pk,
         "scorer": ScorerModel.objects.create(kind="pfsm", name="m", weights={"kind": "pfsm"}).pk,
     }
 
