@@ -453,7 +453,7 @@ def test_two_trainings_finishing_in_the_same_second_store_two_models(
         assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
     names = sorted(ScorerModel.objects.values_list("name", flat=True))
     stamp = f"{instant:%Y%m%d-%H%M%S}"
-    assert names == [f"pfsm-sts-train-{stamp}-job{job.pk}" for job in jobs]
+    assert names == sorted(f"pfsm-sts-train-{stamp}-job{job.pk}" for job in jobs)
 
 
 def test_a_default_name_a_user_took_meanwhile_gets_a_suffix_instead_of_losing_the_model(
