@@ -38,7 +38,7 @@ from annotate.jobs_runtime import (
     job_task,
     signal_behind,
 )
-from annotate.models import Assignment, Corpus, Job, SentencePair
+from annotate.models import AnnotationEvent, Assignment, Corpus, Job, SentencePair
 from annotate.selectors.corpora import pair_reads_by_id
 from scoring.alignment.agreement import AgreementParams
 from scoring.alignment.edit_model import EditModel
@@ -104,7 +104,25 @@ def agreement_inputs(
         for name in record.annotations:
             if read.annotated_at[name] < read.prefill_at:
                 made_without.add((record.id, name))
+    if records:
+        made_without |= _added_to_existing_pairs(corpus, wanted)
     return records, made_without
+
+
+def _added_to_existing_pairs(corpus: Corpus, annotators: set[str]) -> set[tuple[str, str]]:
+    """The ``(pair id, annotator)`` annotations an import added to pairs the corpus held: made
+    elsewhere, never from the pair's prefill, however much newer than it they are."""
+    return set(
+        AnnotationEvent.objects.filter(
+            annotation__assignment__pair__corpus=corpus,
+            annotation__assignment__annotator__username__in=list(annotators),
+            kind=AnnotationEvent.Kind.IMPORTED,
+            payload__onto_existing=True,
+        ).values_list(
+            "annotation__assignment__pair__external_id",
+            "annotation__assignment__annotator__username",
+        )
+    )
 
 
 def _with_submitted_work(

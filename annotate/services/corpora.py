@@ -86,6 +86,12 @@ class ImportReport:
     gold_alignments: int = 0
     created_users: list[str] = field(default_factory=list)
     created_corpus: bool = False
+    #: Added to the corpus's pairs (:mod:`annotate.services.import_onto`): ``pairs`` counts the
+    #: file's pairs, ``annotated_pairs`` those that got annotations, ``gold_unchanged`` those
+    #: whose gold was the file's already.
+    onto_existing: bool = False
+    annotated_pairs: int = 0
+    gold_unchanged: int = 0
 
 
 def corpus_name_check(name: str, *, field: str = "name") -> str:
@@ -244,7 +250,7 @@ def corpus_delete_run(job: Job, progress: Callable[[float, str], None]) -> dict[
                 )
             _pairs_delete(SentencePair.objects.filter(pk__in=ids))
         deleted += len(ids)
-        _let_others_write()
+        let_others_write()
         progress(100 * deleted / max(total, 1), f"{deleted:,} of {total:,} pairs deleted")
     corpus.delete()  # its jobs; scorers trained on it lose only the link
     return {"corpus": p["corpus"], **dataclasses.asdict(contents)}
@@ -303,7 +309,7 @@ def corpus_import(
                     f"single-alignment formats: {', '.join(takers)}); nothing was imported"
                 )
             if not get_user_model().objects.filter(username=annotator).exists():
-                problem = _annotator_problem(annotator)
+                problem = annotator_problem(annotator)
                 if problem is not None:
                     raise CorpusImportError(f"{problem}; nothing was imported", field="annotator")
             options["annotator"] = annotator
@@ -311,7 +317,7 @@ def corpus_import(
             options["split"] = split
         records = spec.read([Path(p) for p in paths], **options)
     except ScoringError as error:
-        raise CorpusImportError(f"{error} (nothing was imported)", **_where(error)) from error
+        raise CorpusImportError(f"{error} (nothing was imported)", **error_where(error)) from error
     return corpus_import_records(
         corpus_name=corpus_name,
         records=records,
@@ -324,7 +330,7 @@ def corpus_import(
     )
 
 
-def _where(error: ScoringError) -> dict[str, object]:
+def error_where(error: ScoringError) -> dict[str, object]:
     """The file (its name), line and field a reader's error points at, for clients to show."""
     if not isinstance(error, FormatError):
         return {}
@@ -384,7 +390,7 @@ def corpus_import_records(
             _check_against_database(corpus_name, stage)
             report = _write_stage(corpus_name, stage, description, written)
     except ScoringError as error:
-        raise CorpusImportError(f"{error} (nothing was imported)", **_where(error)) from error
+        raise CorpusImportError(f"{error} (nothing was imported)", **error_where(error)) from error
     except CorpusImportError as error:
         raise CorpusImportError(f"{error.message} (nothing was imported)", **error.extra) from error
     return report
@@ -411,7 +417,7 @@ def _check_against_database(corpus_name: str, stage: ImportStage) -> None:
         return
     usernames = list(user_model.objects.values_list("username", flat=True))
     for name in new:
-        problem = _annotator_problem(name, usernames)
+        problem = annotator_problem(name, usernames)
         if problem is not None:
             file, line, field = stage.annotators[name] or (None, None, "annotations")
             raise FormatError(problem, path=file, line=line, field=field)
@@ -438,7 +444,7 @@ def _write_stage(
     )
     try:
         with transaction.atomic():
-            users = _UserCache(report)
+            users = ImportUsers(report)
             user_ids = {
                 name: users.get(name, origin).pk for name, origin in stage.annotators.items()
             }
@@ -452,7 +458,7 @@ def _write_stage(
                 )
                 # the time of the last batch: the clean-up leaves a staging corpus this recent
                 Corpus.all_objects.filter(pk=staging.pk).update(archived_at=timezone.now())
-            _let_others_write()
+            let_others_write()
             position += len(batch)
             report.pairs += len(batch)
             report.prefills += added.prefills
@@ -477,7 +483,7 @@ def _write_stage(
 SQLITE_BATCH_PAUSE = 0.1
 
 
-def _let_others_write() -> None:
+def let_others_write() -> None:
     if connection.vendor == "sqlite":
         time.sleep(SQLITE_BATCH_PAUSE)
 
@@ -592,7 +598,7 @@ def _reject_existing_ids(corpus: Corpus, ids: list[str], stage: ImportStage) -> 
         raise _existing_id_error(clash, corpus, read_at(stage.ids.get(clash)))
 
 
-def _annotator_problem(name: str, usernames: Iterable[str] | None = None) -> str | None:
+def annotator_problem(name: str, usernames: Iterable[str] | None = None) -> str | None:
     """Why ``name`` cannot become a new annotator account (the API's username rule, and no
     twin of an existing user in case or look-alike characters), or ``None``."""
     try:
@@ -608,7 +614,7 @@ def _annotator_problem(name: str, usernames: Iterable[str] | None = None) -> str
     return None
 
 
-class _UserCache:
+class ImportUsers:
     """The accounts an import attributes work to: existing users by their exact name, new
     annotator accounts only for names the API would accept."""
 
@@ -624,7 +630,7 @@ class _UserCache:
             if user is None:
                 if self._usernames is None:
                     self._usernames = list(user_model.objects.values_list("username", flat=True))
-                problem = _annotator_problem(username, self._usernames)
+                problem = annotator_problem(username, self._usernames)
                 if problem is not None:
                     file, line, field = origin or (None, None, "annotations")
                     raise FormatError(problem, path=file, line=line, field=field)

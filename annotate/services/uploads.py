@@ -42,6 +42,7 @@ from annotate.services.corpora import (
     corpus_name_check,
 )
 from annotate.services.exports import FILE_SUFFIXES
+from annotate.services.import_onto import corpus_import_onto
 from annotate.services.import_stage import CorpusImportError
 from scoring import formats
 from scoring.errors import ScoringError
@@ -51,13 +52,17 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 
-def _options_check(format_name: str, annotator: str | None) -> formats.FormatSpec:
-    """The format, checked with its options before anything is stored."""
+def _options_check(
+    format_name: str, annotator: str | None, onto_existing: bool = False
+) -> formats.FormatSpec:
+    """The format, checked with its options before anything is stored. Adding to existing
+    pairs, an annotator applies to every format: with one that names its annotators it
+    chooses whose annotations to add."""
     try:
         spec = formats.get_format(format_name)
     except ScoringError as error:
         raise CorpusImportError(str(error), field="format") from None
-    if annotator and "annotator" not in spec.options:
+    if annotator and "annotator" not in spec.options and not onto_existing:
         takers = [n for n, f in formats.FORMATS.items() if "annotator" in f.options]
         raise CorpusImportError(
             f"annotator does not apply to the {spec.name} format (it applies to "
@@ -65,6 +70,27 @@ def _options_check(format_name: str, annotator: str | None) -> formats.FormatSpe
             field="annotator",
         )
     return spec
+
+
+def _onto_existing_check(
+    existing: Corpus | None, corpus: str, subcorpus: str | None, split: str | None
+) -> None:
+    """Adding annotations to existing pairs needs the corpus, in use, and sets no pair's
+    sub-corpus or split (the pairs keep theirs)."""
+    if existing is None:
+        raise CorpusImportError(
+            f"there is no corpus named {corpus.strip()!r}: annotations are added to the pairs "
+            "of an existing corpus (import the pairs first)",
+            field="corpus",
+        )
+    corpus_in_use_check(existing, doing="adding annotations to it")
+    for name, value in (("subcorpus", subcorpus), ("split", split)):
+        if value:
+            raise CorpusImportError(
+                f"a {name.replace('subcorpus', 'sub-corpus')} applies to new pairs; adding "
+                "annotations to existing pairs changes no pair's (leave it empty)",
+                field=name,
+            )
 
 
 def _store(upload: UploadedFile[Any], path: Path) -> int:
@@ -282,13 +308,17 @@ def corpus_import_job_create(
     split: str | None = None,
     description: str = "",
     owner: User | None = None,
+    onto_existing: bool = False,
 ) -> Job:
     """Store the uploaded ``files`` and queue their import into ``corpus`` (created if new); an
     export's zip is unpacked first. Files that cannot be read queue nothing and store
-    nothing."""
-    spec = _options_check(format_name, annotator)
+    nothing. ``onto_existing`` adds the files' annotations and gold alignments to the pairs
+    the corpus holds (:func:`~annotate.services.import_onto.corpus_import_onto`) instead."""
+    spec = _options_check(format_name, annotator, onto_existing)
     existing = Corpus.objects.filter(name=corpus.strip()).first()
-    if existing is None:
+    if onto_existing:
+        _onto_existing_check(existing, corpus, subcorpus, split)
+    elif existing is None:
         corpus_name_check(corpus, field="corpus")
     else:
         corpus_in_use_check(existing, doing="importing pairs into it")
@@ -328,6 +358,7 @@ def corpus_import_job_create(
                 "upload": token,
                 "files": read,
                 "bytes": size,
+                **({"onto_existing": True} if onto_existing else {}),
             },
         )
     except BaseException:
@@ -347,25 +378,35 @@ def corpus_import_run(job: Job, progress: Callable[[float, str], None]) -> dict[
             f"the uploaded files are gone (kept {settings.EXPORT_KEEP_DAYS} days); upload them "
             "again"
         )
-    spec = _options_check(str(p["format"]), p.get("annotator"))
+    onto_existing = bool(p.get("onto_existing"))
+    spec = _options_check(str(p["format"]), p.get("annotator"), onto_existing)
     paths = _read_paths(folder, [str(name) for name in p["files"]], spec)
 
     # Reading knows no total, so it reports what it has read; writing (a batch per transaction,
     # each report between two of them) reports its share.
     try:
-        report = corpus_import(
-            corpus_name=str(p["corpus"]).strip(),
-            format_name=str(p["format"]),
-            paths=paths,
-            annotator=p.get("annotator"),
-            subcorpus=p.get("subcorpus"),
-            split=p.get("split"),
-            description=str(p.get("description") or ""),
-            progress=lambda pairs: progress(0.0, f"read and checked {pairs:,} pairs"),
-            written=lambda pairs, total: progress(
-                100 * pairs / total, f"wrote {pairs:,} of {total:,} pairs"
-            ),
-        )
+        if onto_existing:
+            report = corpus_import_onto(
+                corpus_name=str(p["corpus"]).strip(),
+                format_name=str(p["format"]),
+                paths=paths,
+                annotator=p.get("annotator"),
+                progress=lambda pairs: progress(0.0, f"read and checked {pairs:,} pairs"),
+            )
+        else:
+            report = corpus_import(
+                corpus_name=str(p["corpus"]).strip(),
+                format_name=str(p["format"]),
+                paths=paths,
+                annotator=p.get("annotator"),
+                subcorpus=p.get("subcorpus"),
+                split=p.get("split"),
+                description=str(p.get("description") or ""),
+                progress=lambda pairs: progress(0.0, f"read and checked {pairs:,} pairs"),
+                written=lambda pairs, total: progress(
+                    100 * pairs / total, f"wrote {pairs:,} of {total:,} pairs"
+                ),
+            )
     except DomainError:
         shutil.rmtree(folder, ignore_errors=True)
         raise
@@ -391,22 +432,36 @@ def corpus_import_files(
     subcorpus: str | None = None,
     split: str | None = None,
     description: str = "",
+    onto_existing: bool = False,
 ) -> ImportReport:
     """:func:`~annotate.services.corpora.corpus_import` of files on this machine (the command
     line), reading an export's zip as an upload's is read: unpacked, by its members' names, into
-    a temporary folder."""
-    read = functools.partial(
-        corpus_import,
-        corpus_name=corpus_name,
-        format_name=format_name,
-        annotator=annotator,
-        subcorpus=subcorpus,
-        split=split,
-        description=description,
-    )
+    a temporary folder. ``onto_existing`` adds the files' annotations and gold alignments to the
+    corpus's pairs instead (:func:`~annotate.services.import_onto.corpus_import_onto`)."""
+    read: Callable[..., ImportReport]
+    if onto_existing:
+        _onto_existing_check(
+            Corpus.objects.filter(name=corpus_name).first(), corpus_name, subcorpus, split
+        )
+        read = functools.partial(
+            corpus_import_onto,
+            corpus_name=corpus_name,
+            format_name=format_name,
+            annotator=annotator,
+        )
+    else:
+        read = functools.partial(
+            corpus_import,
+            corpus_name=corpus_name,
+            format_name=format_name,
+            annotator=annotator,
+            subcorpus=subcorpus,
+            split=split,
+            description=description,
+        )
     if not any(path.is_file() and zipfile.is_zipfile(path) for path in paths):
         return read(paths=paths)
-    spec = _options_check(format_name, annotator)
+    spec = _options_check(format_name, annotator, onto_existing)
     with tempfile.TemporaryDirectory(prefix="corpus-import-") as temporary:
         folder = Path(temporary)
         for path in paths:

@@ -33,6 +33,13 @@ class Command(DomainCommand):
             "without it they become the gold alignments",
         )
         parser.add_argument("--description", default="", help="description of a new corpus")
+        parser.add_argument(
+            "--onto-existing",
+            action="store_true",
+            help="add the files' annotations (and gold alignments) to the corpus's pairs of the "
+            "same ids and tokens instead of adding pairs; refused if a pair is missing, differs "
+            "or already has that annotator's work or another gold",
+        )
         parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -44,11 +51,24 @@ class Command(DomainCommand):
             split=options["split"],
             annotator=options["annotator"],
             description=options["description"],
+            onto_existing=options["onto_existing"],
         )
-        self.stdout.write(
-            f"imported {report.pairs} pairs into corpus {report.corpus!r}"
-            f"{' (new)' if report.created_corpus else ''}: {report.annotations} annotations, "
-            f"{report.prefills} prefills, {report.gold_alignments} gold alignments"
-        )
+        if report.onto_existing:
+            self.stdout.write(
+                f"added {report.annotations} annotations to {report.annotated_pairs} of the "
+                f"{report.pairs} pairs of the file in corpus {report.corpus!r}, "
+                f"{report.gold_alignments} gold alignments"
+                + (
+                    f" ({report.gold_unchanged} pairs had the file's gold already)"
+                    if report.gold_unchanged
+                    else ""
+                )
+            )
+        else:
+            self.stdout.write(
+                f"imported {report.pairs} pairs into corpus {report.corpus!r}"
+                f"{' (new)' if report.created_corpus else ''}: {report.annotations} annotations, "
+                f"{report.prefills} prefills, {report.gold_alignments} gold alignments"
+            )
         if report.created_users:
             self.stdout.write(f"created annotator accounts: {', '.join(report.created_users)}")

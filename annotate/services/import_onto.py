@@ -1,0 +1,513 @@
+"""Annotations and gold alignments added to the pairs a corpus holds already.
+
+A normal import adds pairs and refuses an id the corpus has. This mode adds no pair: each pair
+of the file is found by its id, its tokens must be the corpus's, and the file's annotations
+(each annotator's, or the chosen annotator's alignment of a single-alignment format) become
+those annotators' work on it, with the assignment, the annotation, its links and its
+``imported`` event, as a normal import writes them; the file's gold alignment becomes the
+pair's gold where it has none. The file's texts, tokens, prefill, gold score and label,
+sub-corpus, split and metadata are not written: the pair keeps its own.
+
+All or nothing, like every import: the records are read and checked outside any transaction,
+then checked against the corpus (ids, tokens, work already there), and written in one
+transaction that checks the corpus again under its lock. An annotator who has an annotation of
+a pair already, or a gold alignment that differs from the file's, is a conflict that stops the
+import naming the file, line, pair and what conflicts; an identical gold is left as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from annotate.models import (
+    Annotation,
+    AnnotationEvent,
+    AnnotationLink,
+    Assignment,
+    AutoAlignment,
+    AutoLink,
+    Corpus,
+    GoldAlignment,
+    GoldEvent,
+    GoldLink,
+    SentencePair,
+)
+from annotate.services.annotations import edits_from_prefill
+from annotate.services.corpora import (
+    BATCH_SIZE,
+    READ_REPORT_EVERY,
+    ImportReport,
+    ImportUsers,
+    annotator_problem,
+    corpus_in_use_check,
+    error_where,
+)
+from annotate.services.disagreement import pair_disagreement_refresh
+from annotate.services.import_stage import (
+    ANNOTATION_FIELDS,
+    CorpusImportError,
+    ImportStage,
+    StagedAnnotation,
+    StagedPair,
+    read_at,
+    record_staged,
+)
+from annotate.services.links import links_insert, rows_insert
+from scoring import formats
+from scoring.corpus import PairRecord
+from scoring.errors import FormatError, ScoringError
+
+#: How many ids not in the corpus a refusal lists.
+MISSING_SHOWN = 10
+
+
+@dataclass
+class _Matched:
+    """A pair of the file found in the corpus, with what goes onto it."""
+
+    pair_id: int
+    staged: StagedPair
+    annotations: list[StagedAnnotation]
+    gold: bool  # the file's gold alignment is written (the pair has none)
+
+
+def corpus_import_onto(
+    *,
+    corpus_name: str,
+    format_name: str,
+    paths: Sequence[Path],
+    annotator: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Add the annotations and gold alignments of ``paths`` (``format_name``) to the pairs of
+    the corpus ``corpus_name`` with the same ids, or nothing (see the module's docstring).
+
+    ``annotator`` attributes a single-alignment format's alignments to that user (without it
+    they are gold alignments); with a format that names its annotators (RTE-2, JSONL) it
+    chooses that annotator's annotations, and the file's others are left out."""
+    try:
+        corpus = Corpus.objects.filter(name=corpus_name).first()
+        if corpus is None:
+            raise CorpusImportError(
+                f"there is no corpus named {corpus_name!r}: annotations are added to the "
+                "pairs of an existing corpus (import the pairs first)",
+                field="corpus",
+            )
+        corpus_in_use_check(corpus, doing="adding annotations to it")
+        spec = formats.get_format(format_name)
+        options: dict[str, str] = {}
+        if annotator is not None:
+            if not get_user_model().objects.filter(username=annotator).exists():
+                problem = annotator_problem(annotator)
+                if problem is not None:
+                    raise CorpusImportError(problem, field="annotator")
+            if "annotator" in spec.options:
+                options["annotator"] = annotator
+        records = spec.read([Path(p) for p in paths], **options)
+        return corpus_import_onto_records(
+            corpus_name=corpus_name,
+            records=records,
+            only=None if "annotator" in spec.options else annotator,
+            source=", ".join(Path(p).name for p in paths),
+            progress=progress,
+        )
+    except ScoringError as error:
+        raise CorpusImportError(f"{error} (nothing was imported)", **error_where(error)) from error
+    except CorpusImportError as error:
+        if error.message.endswith("(nothing was imported)"):
+            raise
+        raise CorpusImportError(f"{error.message} (nothing was imported)", **error.extra) from error
+
+
+def corpus_import_onto_records(
+    *,
+    corpus_name: str,
+    records: Iterable[PairRecord],
+    only: str | None = None,
+    source: str = "<records>",
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Add the annotations and gold alignments of ``records`` to the corpus's pairs of the same
+    ids, all or nothing; ``only`` keeps the annotations of that annotator alone."""
+    try:
+        corpus = Corpus.objects.filter(name=corpus_name).first()
+        if corpus is None:
+            raise CorpusImportError(f"there is no corpus named {corpus_name!r}", field="corpus")
+        corpus_in_use_check(corpus, doing="adding annotations to it")
+        with tempfile.TemporaryFile(prefix="corpus-import-onto-") as file:
+            stage = ImportStage(file)
+            golds = _staged(records, stage, only, progress)
+            if stage.pairs == 0:
+                raise CorpusImportError(f"{source}: no sentence pairs found")
+            if only is not None and only not in stage.annotators:
+                raise CorpusImportError(
+                    f"{source} holds no annotation by {only!r}", field="annotator"
+                )
+            if not stage.annotators and not golds:
+                raise CorpusImportError(
+                    f"{source} holds no annotation and no gold alignment to add to the pairs",
+                    field="files",
+                )
+            _names_check(stage)
+            _ids_check(corpus, stage)
+            known = dict(
+                get_user_model()
+                .objects.filter(username__in=list(stage.annotators))
+                .values_list("username", "pk")
+            )
+            for batch in stage:  # read-only: a conflict is found before the write begins
+                _matched(corpus, batch, stage, known)
+            report = _write(corpus_name, stage)
+    except ScoringError as error:
+        raise CorpusImportError(f"{error} (nothing was imported)", **error_where(error)) from error
+    except CorpusImportError as error:
+        raise CorpusImportError(f"{error.message} (nothing was imported)", **error.extra) from error
+    return report
+
+
+def _staged(
+    records: Iterable[PairRecord],
+    stage: ImportStage,
+    only: str | None,
+    progress: Callable[[int], None] | None,
+) -> int:
+    """Check every record as a normal import does and stage it; returns how many carry a gold
+    alignment."""
+    golds = 0
+    batch: list[StagedPair] = []
+    for record in records:
+        if only is not None:
+            record.annotations = {
+                name: work for name, work in record.annotations.items() if name == only
+            }
+        batch.append(record_staged(record=record, stage=stage, subcorpus=None, split=None))
+        golds += record.gold_alignment is not None
+        if len(batch) == BATCH_SIZE:
+            stage.add(batch)
+            batch = []
+        read = stage.pairs + len(batch)
+        if progress is not None and read % READ_REPORT_EVERY == 0:
+            progress(read)
+    if batch:
+        stage.add(batch)
+    if progress is not None and stage.pairs % READ_REPORT_EVERY:
+        progress(stage.pairs)
+    return golds
+
+
+def _names_check(stage: ImportStage) -> None:
+    """Every annotator named who has no account yet may get one (as in a normal import)."""
+    user_model = get_user_model()
+    existing = set(
+        user_model.objects.filter(username__in=list(stage.annotators)).values_list(
+            "username", flat=True
+        )
+    )
+    new = [name for name in stage.annotators if name not in existing]
+    if not new:
+        return
+    usernames = list(user_model.objects.values_list("username", flat=True))
+    for name in new:
+        problem = annotator_problem(name, usernames)
+        if problem is not None:
+            file, line, field = stage.annotators[name] or (None, None, "annotations")
+            raise FormatError(problem, path=file, line=line, field=field)
+        usernames.append(name)
+
+
+def _ids_check(corpus: Corpus, stage: ImportStage) -> None:
+    """Refuse ids the corpus does not hold, naming them: this mode adds no pair."""
+    ids = list(stage.ids)
+    missing: list[str] = []
+    for start in range(0, len(ids), BATCH_SIZE):
+        chunk = ids[start : start + BATCH_SIZE]
+        held = set(
+            SentencePair.objects.filter(corpus=corpus, external_id__in=chunk).values_list(
+                "external_id", flat=True
+            )
+        )
+        missing.extend(pair_id for pair_id in chunk if pair_id not in held)
+    if not missing:
+        return
+    shown = ", ".join(repr(pair_id) for pair_id in missing[:MISSING_SHOWN])
+    more = f" and {len(missing) - MISSING_SHOWN:,} more" if len(missing) > MISSING_SHOWN else ""
+    raise CorpusImportError(
+        f"{len(missing):,} pair id{'s' if len(missing) != 1 else ''} of the file "
+        f"{'are' if len(missing) != 1 else 'is'} not in corpus {corpus.name!r}: {shown}{more}"
+        f"{read_at(stage.ids[missing[0]])}; annotations are added to existing pairs only "
+        "(import new pairs without this option)",
+        field="corpus",
+    )
+
+
+def _tokens_check(
+    staged: StagedPair, stage: ImportStage, source: list[str], target: list[str]
+) -> None:
+    pair_id = staged.values[0]
+    for side, theirs, ours in (
+        ("source", json.loads(staged.values[5]), source),
+        ("target", json.loads(staged.values[6]), target),
+    ):
+        if theirs == ours:
+            continue
+        at = next(
+            (k for k, (a, b) in enumerate(zip(theirs, ours, strict=False)) if a != b),
+            min(len(theirs), len(ours)),
+        )
+        detail = (
+            f"token {at + 1} is {theirs[at]!r} in the file and {ours[at]!r} in the corpus"
+            if at < min(len(theirs), len(ours))
+            else f"{len(theirs)} tokens in the file, {len(ours)} in the corpus"
+        )
+        path, line = stage.ids[pair_id] or (None, None)
+        raise FormatError(
+            f"pair {pair_id!r}: its {side} tokens differ from those of the corpus's pair of "
+            f"that id ({detail}); annotations are added only to a pair of the same tokens",
+            path=path,
+            line=line,
+            field=f"{side} tokens",
+        )
+
+
+def _conflict(stage: ImportStage, pair_id: str, what: str, field: str) -> FormatError:
+    path, line = stage.ids[pair_id] or (None, None)
+    return FormatError(f"pair {pair_id!r}: {what}", path=path, line=line, field=field)
+
+
+def _matched(
+    corpus: Corpus, batch: list[StagedPair], stage: ImportStage, user_ids: dict[str, int]
+) -> list[_Matched]:
+    """What goes onto each pair of ``batch``; a pair whose tokens differ, or whose work
+    conflicts with the file's, raises :class:`FormatError` naming it."""
+    ids = [staged.values[0] for staged in batch]
+    pairs = {
+        external_id: (pk, source, target)
+        for external_id, pk, source, target in SentencePair.objects.filter(
+            corpus=corpus, external_id__in=ids
+        ).values_list("external_id", "pk", "source_tokens", "target_tokens")
+    }
+    pks = [pk for pk, _, _ in pairs.values()]
+    annotated = {
+        (pair_pk, annotator_pk): status
+        for pair_pk, annotator_pk, status in Assignment.objects.filter(
+            pair_id__in=pks,
+            annotator_id__in=list(user_ids.values()),
+            annotation__isnull=False,
+        ).values_list("pair_id", "annotator_id", "status")
+    }
+    gold_rows = dict(GoldAlignment.objects.filter(pair_id__in=pks).values_list("pair_id", "pk"))
+    gold_of = dict(GoldAlignment.objects.filter(pair_id__in=pks).values_list("pair_id", "source"))
+    gold_links: dict[int, set[tuple[int, int, bool]]] = defaultdict(set)
+    for gold_pk, i, j, sure in GoldLink.objects.filter(
+        gold_id__in=list(gold_rows.values())
+    ).values_list("gold_id", "i", "j", "sure"):
+        gold_links[gold_pk].add((i, j, sure))
+    matched = []
+    for staged in batch:
+        pair_id = staged.values[0]
+        if pair_id not in pairs:  # an import of the corpus's pairs went meanwhile
+            raise _conflict(stage, pair_id, f"is not in corpus {corpus.name!r}", "id")
+        pk, source, target = pairs[pair_id]
+        _tokens_check(staged, stage, source, target)
+        for work in staged.annotations:
+            status = annotated.get((pk, user_ids.get(work.name, -1)))
+            if status is not None:
+                raise _conflict(
+                    stage,
+                    pair_id,
+                    f"annotator {work.name!r} has an annotation of it in the corpus already "
+                    f"({status.replace('_', ' ')}); the file's would replace it (nothing is "
+                    "replaced: leave this pair out of the file, or reopen and correct it)",
+                    f"annotation by {work.name}",
+                )
+        gold = False
+        if staged.gold is not None:
+            if pk not in gold_rows:
+                gold = True
+            elif gold_links[gold_rows[pk]] != set(staged.gold[0]):
+                raise _conflict(
+                    stage,
+                    pair_id,
+                    f"it has a gold alignment ({gold_of[pk]}, {len(gold_links[gold_rows[pk]])} "
+                    f"links) that differs from the file's ({len(staged.gold[0])} links); "
+                    "nothing is replaced: adjudicate the pair instead",
+                    "gold alignment",
+                )
+        matched.append(_Matched(pk, staged, staged.annotations, gold))
+    return matched
+
+
+def _write(corpus_name: str, stage: ImportStage) -> ImportReport:
+    """Write everything in one transaction, the corpus locked and every check made again."""
+    report = ImportReport(corpus=corpus_name, onto_existing=True)
+    touched: list[int] = []
+    with transaction.atomic():
+        corpus = Corpus.objects.select_for_update().filter(name=corpus_name).first()
+        if corpus is None:
+            raise CorpusImportError(f"corpus {corpus_name!r} was deleted meanwhile")
+        corpus_in_use_check(corpus, doing="adding annotations to it")
+        users = ImportUsers(report)
+        user_ids = {name: users.get(name, origin).pk for name, origin in stage.annotators.items()}
+        for batch in stage:
+            list(  # on PostgreSQL the pairs' rows are locked until the import commits
+                SentencePair.objects.select_for_update()
+                .filter(corpus=corpus, external_id__in=[staged.values[0] for staged in batch])
+                .values_list("pk", flat=True)
+            )
+            matched = _matched(corpus, batch, stage, user_ids)
+            report.pairs += len(matched)
+            report.annotations += _annotations_write(matched, user_ids)
+            report.annotated_pairs += sum(1 for m in matched if m.annotations)
+            report.gold_alignments += _golds_write([m for m in matched if m.gold])
+            report.gold_unchanged += sum(
+                1 for m in matched if m.staged.gold is not None and not m.gold
+            )
+            touched.extend(m.pair_id for m in matched if m.annotations or m.gold)
+        pair_disagreement_refresh(pair_ids=touched)
+    return report
+
+
+def _newest_prefills(pair_ids: list[int]) -> dict[int, set[tuple[int, int]]]:
+    """The links (P) of each pair's newest prefill, for the annotations' edit counts."""
+    newest: dict[int, int] = {}
+    for pk, pair_id in (
+        AutoAlignment.objects.filter(pair_id__in=pair_ids)
+        .order_by("created_at", "id")
+        .values_list("pk", "pair_id")
+    ):
+        newest[pair_id] = pk
+    links: dict[int, set[tuple[int, int]]] = {pair_id: set() for pair_id in newest}
+    of = {pk: pair_id for pair_id, pk in newest.items()}
+    for alignment_id, i, j in AutoLink.objects.filter(alignment_id__in=list(of)).values_list(
+        "alignment_id", "i", "j"
+    ):
+        links[of[alignment_id]].add((i, j))
+    return links
+
+
+def _annotations_write(matched: list[_Matched], user_ids: dict[str, int]) -> int:
+    """Each annotation as a normal import writes it: the assignment (an open one without an
+    annotation is taken over), the annotation counting its edits against the pair's newest
+    prefill, its links and its ``imported`` event."""
+    work = [(m.pair_id, user_ids[a.name], a) for m in matched for a in m.annotations]
+    if not work:
+        return 0
+    pair_ids = sorted({pair_id for pair_id, _, _ in work})
+    now = timezone.now()
+    planned = {
+        (pair_id, user_id): pk
+        for pk, pair_id, user_id in Assignment.objects.filter(
+            pair_id__in=pair_ids, annotator_id__in=sorted(set(user_ids.values()))
+        ).values_list("pk", "pair_id", "annotator_id")
+    }
+    for status in Assignment.Status.values:
+        taken = [
+            planned[pair_id, user_id]
+            for pair_id, user_id, a in work
+            if a.status == status and (pair_id, user_id) in planned
+        ]
+        if taken:
+            Assignment.objects.filter(pk__in=taken).update(
+                status=status, submitted_at=now if status == Assignment.Status.SUBMITTED else None
+            )
+    at = connection.ops.adapt_datetimefield_value(now)
+    rows_insert(
+        model=Assignment,
+        fields=("pair", "annotator", "status", "submitted_at"),
+        rows=(
+            (pair_id, user_id, a.status, at if a.status == Assignment.Status.SUBMITTED else None)
+            for pair_id, user_id, a in work
+            if (pair_id, user_id) not in planned
+        ),
+    )
+    assignment_ids = {
+        (pair_id, user_id): pk
+        for pk, pair_id, user_id in Assignment.objects.filter(
+            pair_id__in=pair_ids, annotator_id__in=sorted(set(user_ids.values()))
+        ).values_list("pk", "pair_id", "annotator_id")
+    }
+    prefills = _newest_prefills(pair_ids)
+    edits = ANNOTATION_FIELDS.index("prefill_edits")
+    rows: list[tuple[Any, ...]] = []
+    for pair_id, user_id, a in work:
+        values = list(a.values)
+        values[edits] = edits_from_prefill({(i, j) for i, j, _ in a.links}, prefills.get(pair_id))
+        rows.append((assignment_ids[pair_id, user_id], *values))
+    rows_insert(model=Annotation, fields=("assignment", *ANNOTATION_FIELDS), rows=rows)
+    annotation_ids = dict(
+        Annotation.objects.filter(assignment_id__in=list(assignment_ids.values())).values_list(
+            "assignment_id", "id"
+        )
+    )
+    written = [(annotation_ids[assignment_ids[p, u]], a) for p, u, a in work]
+    links_insert(
+        model=AnnotationLink,
+        parent_column="annotation_id",
+        rows=((pk, *link) for pk, a in written for link in a.links),
+    )
+    rows_insert(
+        model=AnnotationEvent,
+        fields=("annotation", "version", "kind", "added", "payload"),
+        rows=(
+            (pk, 1, AnnotationEvent.Kind.IMPORTED.value, a.added, ONTO_EXISTING_PAYLOAD)
+            for pk, a in written
+        ),
+    )
+    return len(written)
+
+
+#: The payload of the ``imported`` event of an annotation added to an existing pair: its
+#: annotator did not work from the pair's prefill, whatever its age.
+ONTO_EXISTING_PAYLOAD = json.dumps({"onto_existing": True})
+
+
+def _golds_write(matched: list[_Matched]) -> int:
+    """The file's gold of each pair without one, versioned after the pair's last gold event
+    (a pair sent back to waiting keeps its history, and no version is used twice)."""
+    if not matched:
+        return 0
+    pair_ids = [m.pair_id for m in matched]
+    last = dict(
+        GoldEvent.objects.filter(pair_id__in=pair_ids)
+        .values("pair_id")
+        .annotate(last=Max("version"))
+        .values_list("pair_id", "last")
+    )
+    version = {pair_id: last.get(pair_id, 0) + 1 for pair_id in pair_ids}
+    rows_insert(
+        model=GoldAlignment,
+        fields=("pair", "source", "version"),
+        rows=((pair_id, "imported", version[pair_id]) for pair_id in pair_ids),
+    )
+    gold_ids = dict(GoldAlignment.objects.filter(pair_id__in=pair_ids).values_list("pair_id", "id"))
+    rows_insert(
+        model=GoldEvent,
+        fields=("pair", "version", "kind", "added"),
+        rows=(
+            (m.pair_id, version[m.pair_id], GoldEvent.Kind.IMPORTED.value, m.staged.gold[1])
+            for m in matched
+            if m.staged.gold is not None
+        ),
+    )
+    links_insert(
+        model=GoldLink,
+        parent_column="gold_id",
+        rows=(
+            (gold_ids[m.pair_id], *link)
+            for m in matched
+            if m.staged.gold is not None
+            for link in m.staged.gold[0]
+        ),
+    )
+    return len(matched)
