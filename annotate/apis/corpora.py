@@ -271,7 +271,9 @@ class CorpusCreateApi(APIView):
 class CorpusImportApi(APIView):
     """Upload files in one import format into a corpus (created if new). The files are stored
     and a ``corpus_import`` job imports them, all or nothing; its result is the import's report
-    (``corpus_id``, ``pairs``, ``annotations``, …), its error names the file, line and field."""
+    (``corpus_id``, ``pairs``, ``annotations``, …), its error names the file, line and field.
+    With ``onto_existing`` the files add annotations and gold alignments to the corpus's pairs
+    (``annotated_pairs``, ``gold_unchanged`` in the report) and add no pair."""
 
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING
@@ -290,6 +292,12 @@ class CorpusImportApi(APIView):
         subcorpus = serializers.CharField(max_length=100, required=False, allow_blank=True)
         split = serializers.CharField(max_length=50, required=False, allow_blank=True)
         description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+        onto_existing = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="add the files' annotations and gold alignments to the corpus's pairs of "
+            "the same ids and tokens instead of adding pairs",
+        )
 
     @extend_schema(request=InputSerializer, responses=JOB_STARTED)
     def post(self, request: Request) -> Response:
@@ -306,6 +314,7 @@ class CorpusImportApi(APIView):
             split=values.get("split") or None,
             description=values.get("description", ""),
             owner=actor(request),
+            onto_existing=values["onto_existing"],
         )
         return job_started(job)
 

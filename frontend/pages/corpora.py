@@ -143,6 +143,14 @@ class ImportForm(forms.Form):
     )
     subcorpus = forms.CharField(max_length=100, required=False, label="Sub-corpus (optional)")
     split = forms.CharField(max_length=50, required=False, label="Split (optional)")
+    onto_existing = forms.BooleanField(
+        required=False,
+        label="Add annotations to existing pairs",
+        help_text="Adds no pair: the file's annotations (and gold alignments) go onto the "
+        "corpus's pairs of the same ids and tokens, e.g. a second annotator's file. Refused, "
+        "with nothing stored, if an id is missing, the tokens differ, the annotator has work on "
+        "a pair already or a pair has another gold.",
+    )
 
 
 def _followed_jobs(user: Any) -> list[Any]:
@@ -261,15 +269,17 @@ def corpus_import_view(request: HttpRequest) -> HttpResponse:
             subcorpus=values["subcorpus"].strip() or None,
             split=values["split"].strip() or None,
             owner=request.user,  # type: ignore[arg-type]
+            onto_existing=values["onto_existing"],
         )
     except DomainError as error:
         field = error.extra.get("field")
         form.add_error(field if field in form.fields else None, error.message)
         return _render_list(request, form, status=400)
     files = len(values["files"])
+    doing = "Adding the annotations of" if values["onto_existing"] else "Importing"
     messages.success(
         request,
-        f"Importing {files} file{'s' if files != 1 else ''} into {job.parameters['corpus']}: "
+        f"{doing} {files} file{'s' if files != 1 else ''} into {job.parameters['corpus']}: "
         f"job #{job.pk}. All or nothing: on any error nothing is stored.",
         extra_tags=job_notice_tags(job, "Import"),
     )

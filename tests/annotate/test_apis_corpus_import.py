@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from annotate import jobs_runtime, roles
-from annotate.models import Corpus, Job, SentencePair
+from annotate.models import Corpus, GoldAlignment, Job, SentencePair
 from annotate.services.corpora import corpus_import_records
 from annotate.services.exports import export_file, export_job_create
 from annotate.services.uploads import uploads_clean
@@ -407,3 +407,74 @@ def test_sts_train_and_test_uploads_of_one_sub_corpus_go_into_one_corpus(
         ("MSRpar-test:1", "test", 1.5),
         ("MSRpar-train:1", "train", 4.0),
     ]
+
+
+def _onto(admin: APIClient, lines: list[dict[str, Any]], **fields: str) -> Any:
+    content = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    return _post(admin, content, onto_existing="true", **fields)
+
+
+def test_annotations_are_added_to_existing_pairs_by_a_job_whose_result_counts_them(
+    admin: APIClient, upload_dir: Path
+) -> None:
+    corpus_import_records(corpus_name="up", records=[make_record("p1"), make_record("p2")])
+    record = make_record("p1")
+    line = {
+        "id": "p1",
+        "source_tokens": record.source_tokens,
+        "target_tokens": record.target_tokens,
+        "annotations": {"dora": {"sure": [[1, 1]], "possible": [], "status": "submitted"}},
+        "gold_alignment": {"sure": [[0, 0]], "possible": []},
+    }
+    response = _onto(admin, [line])
+    assert response.status_code == 201
+    job = Job.objects.get(pk=response.json()["id"])
+    assert job.parameters["onto_existing"] is True
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    result = admin.get(f"/api/jobs/{job.pk}/result/").json()
+    assert result["onto_existing"] is True
+    assert (result["pairs"], result["annotated_pairs"], result["annotations"]) == (1, 1, 1)
+    assert (result["gold_alignments"], result["created_users"]) == (1, ["dora"])
+    assert SentencePair.objects.count() == 2
+    assert not _stored(upload_dir)
+
+
+@pytest.mark.parametrize(
+    ("corpus", "extra", "field", "message"),
+    [
+        ("nope", {}, "corpus", "there is no corpus named 'nope'"),
+        ("up", {"split": "train"}, "split", "a split applies to new pairs"),
+    ],
+)
+def test_adding_annotations_is_refused_before_anything_is_stored(
+    admin: APIClient,
+    upload_dir: Path,
+    corpus: str,
+    extra: dict[str, str],
+    field: str,
+    message: str,
+) -> None:
+    corpus_import_records(corpus_name="up", records=[make_record("p1")])
+    response = _onto(admin, [{"id": "p1"}], corpus=corpus, **extra)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == field and message in error["message"], error
+    assert not Job.objects.exists() and not _stored(upload_dir)
+
+
+def test_a_pair_that_is_not_in_the_corpus_fails_the_job_naming_it(
+    admin: APIClient, upload_dir: Path
+) -> None:
+    corpus_import_records(corpus_name="up", records=[make_record("p1")])
+    line = {
+        "id": "p7",
+        "source_tokens": ["a"],
+        "target_tokens": ["b"],
+        "gold_alignment": {"sure": [[0, 0]], "possible": []},
+    }
+    job_id = _onto(admin, [line]).json()["id"]
+    assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.FAILED
+    error = Job.objects.get(pk=job_id).error
+    assert "1 pair id of the file is not in corpus 'up': 'p7'" in error, error
+    assert "nothing was imported" in error
+    assert not GoldAlignment.objects.exists()

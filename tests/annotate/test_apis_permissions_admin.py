@@ -3,6 +3,7 @@ explicit status. Personas and their world come from :mod:`test_apis_permissions`
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,23 @@ def _upload(w: World) -> dict[str, Any]:
     }
 
 
+def _upload_onto(w: World) -> dict[str, Any]:
+    """Another annotator's work on the world's pair, added to it."""
+    pair = w.assignment.pair
+    line = {
+        "id": pair.external_id,
+        "source_tokens": pair.source_tokens,
+        "target_tokens": pair.target_tokens,
+        "annotations": {"dora": {"sure": [[0, 0]], "possible": [], "status": "submitted"}},
+    }
+    return {
+        "corpus": pair.corpus.name,
+        "format": "jsonl",
+        "onto_existing": "true",
+        "files": [SimpleUploadedFile("round.jsonl", (json.dumps(line) + "\n").encode())],
+    }
+
+
 def _export_job(w: World) -> Job:
     job = export_job_create(
         corpus=w.assignment.pair.corpus,
@@ -57,6 +75,7 @@ CASES: list[Case] = [
     ("corpus list", "get", lambda w: "/api/corpora/", lambda w: None, 200, {"carol": 200}),
     ("create corpus", "post", lambda w: "/api/corpora/create/", lambda w: {"name": "n"}, 201, {}),
     ("upload files", "multipart", lambda w: "/api/corpora/import/", _upload, 201, {}),
+    ("add annotations", "multipart", lambda w: "/api/corpora/import/", _upload_onto, 201, {}),
     ("corpus figures", "get", lambda w: f"/api/corpora/{_corpus(w)}/", lambda w: None, 200, {}),
     ("pair list", "get", lambda w: f"/api/corpora/{_corpus(w)}/pairs/", lambda w: None, 200, {}),
     (

@@ -20,7 +20,9 @@ from annotate import roles
 from annotate.models import Assignment, Corpus, Job, SentencePair
 from annotate.selectors.corpora import corpus_contents
 from annotate.services.annotations import annotation_open, annotation_submit
+from annotate.services.corpora import corpus_import_records
 from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
+from tests.annotate.records import make_record
 
 pytestmark = pytest.mark.django_db
 
@@ -213,6 +215,48 @@ def test_an_import_of_one_of_each_says_so_in_the_singular(admin: Client, upload_
         f'Imported 1 pair into <a href="/corpora/{corpus.pk}/">single</a>, 1 annotation, '
         "1 gold alignment; new annotator accounts: ann1." in imports
     )
+
+
+def test_the_form_adds_annotations_to_existing_pairs_and_the_list_says_how_many(
+    admin: Client, upload_dir: Path
+) -> None:
+    corpus_import_records(corpus_name="rte", records=[make_record("p1"), make_record("p2")])
+    record = make_record("p1")
+    line = {
+        "id": "p1",
+        "source_tokens": record.source_tokens,
+        "target_tokens": record.target_tokens,
+        "annotations": {"bob": {"sure": [[0, 0]], "possible": [], "status": "submitted"}},
+    }
+    page = admin.get("/corpora/").content.decode()
+    assert 'name="onto_existing"' in page and "Add annotations to existing pairs" in page
+    files = [SimpleUploadedFile("bob.jsonl", json.dumps(line).encode() + b"\n")]
+    body = {"corpus": "rte", "format": "jsonl", "files": files, "onto_existing": "on"}
+    response = admin.post("/corpora/import/", body)
+    assert response.status_code == 302
+    job = Job.objects.get(kind="corpus_import")
+    assert job.parameters["onto_existing"] is True
+    page = admin.get("/corpora/").content.decode()
+    assert f"Adding the annotations of 1 file into rte: job #{job.pk}." in page
+    jobs.job_run(job_id=job.pk, worker="test")
+    imports = admin.get("/corpora/?fragment=imports").content.decode()
+    corpus = Corpus.objects.get(name="rte")
+    assert (
+        f'Added 1 annotation to 1 pair of <a href="/corpora/{corpus.pk}/">rte</a> '
+        "(1 pair in the file); new annotator accounts: bob." in imports
+    ), imports
+    assert SentencePair.objects.filter(corpus=corpus).count() == 2
+
+
+def test_adding_annotations_to_a_corpus_that_is_not_there_is_refused_on_the_form(
+    admin: Client, upload_dir: Path
+) -> None:
+    files = [SimpleUploadedFile("pairs.jsonl", _jsonl(1))]
+    body = {"corpus": "nope", "format": "jsonl", "files": files, "onto_existing": "on"}
+    response = admin.post("/corpora/import/", body)
+    assert response.status_code == 400
+    assert "there is no corpus named &#x27;nope&#x27;" in response.content.decode()
+    assert not Job.objects.exists()
 
 
 def test_a_failed_import_shows_its_error_under_the_form(admin: Client, upload_dir: Path) -> None:
