@@ -1,0 +1,73 @@
+"""The workspace's keys on a pair too long to cross with the arrows, in headless chromium."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from annotate import roles
+from tests.annotate.factories import make_assignment, make_pair, make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+READY = "#workspace[data-ready=true]"
+
+
+def words(prefix: str, n: int) -> str:
+    return " ".join(f"{prefix}{k}" for k in range(n))
+
+
+def cursor(page: Any) -> tuple[int, int]:
+    at = page.evaluate("window.__workspace.model.cursor")
+    return at["i"], at["j"]
+
+
+def cursor_cell_in_view(page: Any) -> bool:
+    return page.evaluate(
+        """() => {
+            const { model, view } = window.__workspace;
+            const td = view.cellEls[model.cursor.i * model.m + model.cursor.j];
+            const cell = td.getBoundingClientRect();
+            const box = view.wrap.getBoundingClientRect();
+            return cell.left >= box.left && cell.right <= box.right
+                && cell.top >= box.top && cell.bottom <= box.bottom;
+        }"""
+    )
+
+
+@pytest.fixture
+def alice() -> Any:
+    return make_user("alice", roles.ANNOTATOR)
+
+
+def test_home_end_and_the_page_keys_jump_across_a_long_pair_and_shift_selects(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    pair = make_pair(source=words("s", 60), target=words("t", 62), prefill=None)
+    assignment = make_assignment(pair, alice)
+    page = page_for(alice, viewport=(1280, 800))
+    page.goto(f"{live_server.url}/work/{assignment.pk}/")
+    page.wait_for_selector(READY)
+    assert not page.evaluate("window.__workspace.view.transposed")
+
+    page.keyboard.press("End")
+    assert cursor(page) == (0, 61)
+    assert cursor_cell_in_view(page)
+    page.keyboard.press("Control+End")
+    assert cursor(page) == (59, 61)
+    assert cursor_cell_in_view(page)
+    page.keyboard.press("Control+Home")
+    assert cursor(page) == (0, 0)
+    page.keyboard.press("PageDown")
+    below = cursor(page)
+    assert below[1] == 0 and below[0] > 5  # a box's height of rows, not one
+    assert cursor_cell_in_view(page)
+    page.keyboard.press("PageUp")
+    assert cursor(page) == (0, 0)
+
+    # Shift with a jump key selects, as with the arrows: s then sets the whole row.
+    page.keyboard.press("Shift+End")
+    page.keyboard.press("s")
+    assert page.evaluate("window.__workspace.model.links().length") == 62
+    assert page.js_errors == []
