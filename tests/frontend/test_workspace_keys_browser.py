@@ -1,4 +1,5 @@
-"""The workspace's keys on a pair too long to cross with the arrows, in headless chromium."""
+"""The workspace in headless chromium: the keys of a pair too long to cross with the arrows,
+and work kept while signed out sent once the annotator is back."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from typing import Any
 import pytest
 
 from annotate import roles
+from annotate.models import Annotation
+from annotate.services.annotations import annotation_links
 from tests.annotate.factories import make_assignment, make_pair, make_user
+from tests.frontend.conftest import SERVER_LOCK
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -70,4 +74,25 @@ def test_home_end_and_the_page_keys_jump_across_a_long_pair_and_shift_selects(
     page.keyboard.press("Shift+End")
     page.keyboard.press("s")
     assert page.evaluate("window.__workspace.model.links().length") == 62
+    assert page.js_errors == []
+
+
+def test_a_change_kept_while_signed_out_is_sent_as_soon_as_the_annotator_comes_back_to_the_tab(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    page.goto(f"{live_server.url}/work/{assignment.pk}/")
+    page.wait_for_selector(READY)
+    cookies = page.context.cookies()
+    page.context.clear_cookies()  # the session ends (expired, logged out elsewhere)
+    page.keyboard.press("s")
+    page.wait_for_selector("#save-status[data-state=offline]")
+    # Retried with back-off: by now the next try is seconds away.
+    page.wait_for_function("() => window.__workspace.queue.retryMs >= 8000", timeout=15_000)
+    page.context.add_cookies(cookies)  # signed in again, in another tab
+    page.evaluate("() => window.dispatchEvent(new Event('focus'))")  # back to this one
+    page.wait_for_selector("#save-status[data-state=saved]", timeout=2_000)
+    with SERVER_LOCK:
+        assert annotation_links(Annotation.objects.get(assignment=assignment)) == {(0, 0): True}
     assert page.js_errors == []
