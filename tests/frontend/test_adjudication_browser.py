@@ -650,3 +650,14 @@ def test_gold_kept_while_signed_out_is_saved_as_soon_as_the_adjudicator_comes_ba
     page.evaluate("() => window.dispatchEvent(new Event('focus'))")  # back to this one
     page.wait_for_selector("#save-status:has-text('Gold saved · v1')", timeout=2_000)
     assert page.js_errors == []
+
+
+def test_the_gold_grid_is_announced_as_an_application_that_takes_its_own_keys(
+    page_for: Any, live_server: Any
+) -> None:
+    pair = _imported({"alice": "0-0", "bob": "0-0"})
+    page = page_for(make_user("carol", roles.ADJUDICATOR))
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    grid = page.get_by_role("application", name="Gold alignment grid")
+    assert grid.count() == 1
+    assert grid.get_attribute("aria-describedby") == "cursor-info"

@@ -96,3 +96,21 @@ def test_a_change_kept_while_signed_out_is_sent_as_soon_as_the_annotator_comes_b
     with SERVER_LOCK:
         assert annotation_links(Annotation.objects.get(assignment=assignment)) == {(0, 0): True}
     assert page.js_errors == []
+
+
+def test_the_grid_is_announced_as_an_application_that_takes_its_own_keys(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    # A screen reader in browse mode would take s, p, x, n and b as its own quick keys (next
+    # separator, paragraph, check box...); an application gets every key, as the grid needs.
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    page.goto(f"{live_server.url}/work/{assignment.pk}/")
+    page.wait_for_selector(READY)
+    grid = page.get_by_role("application", name="Alignment grid")
+    assert grid.count() == 1
+    assert grid.evaluate("e => e === document.activeElement")
+    page.keyboard.press("ArrowRight")
+    assert grid.get_attribute("aria-describedby") == "cursor-info"
+    said = page.locator("#cursor-info").inner_text()
+    assert said.startswith("Source word 1 “the” × target word 2")
