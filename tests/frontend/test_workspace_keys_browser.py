@@ -11,7 +11,7 @@ from annotate import roles
 from annotate.models import Annotation
 from annotate.services.annotations import annotation_links
 from tests.annotate.factories import make_assignment, make_pair, make_user
-from tests.frontend.conftest import SERVER_LOCK
+from tests.frontend.conftest import SERVER_LOCK, stored_in_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -114,3 +114,31 @@ def test_the_grid_is_announced_as_an_application_that_takes_its_own_keys(
     assert grid.get_attribute("aria-describedby") == "cursor-info"
     said = page.locator("#cursor-info").inner_text()
     assert said.startswith("Source word 1 “the” × target word 2")
+
+
+def test_undo_on_a_submitted_pair_changes_nothing_the_server_would_refuse(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    # A trial pair stays on its page once submitted (its feedback shows), undo history and all.
+    pair = make_pair(split="trial", prefill=None, gold=[(0, 0, True)])
+    assignment = make_assignment(pair, alice)
+    page = page_for(alice)
+    page.goto(f"{live_server.url}/work/{assignment.pk}/")
+    page.wait_for_selector(READY)
+    page.keyboard.press("s")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("s")
+    page.keyboard.press("Control+z")  # something to redo too
+    page.keyboard.press("Enter")
+    page.locator("#submit-confirm").click()
+    page.wait_for_selector("#feedback:not([hidden])")
+    page.locator("#grid-wrap").focus()
+    for key in ["Control+z", "Control+y", "Control+z"]:
+        page.keyboard.press(key)
+    page.wait_for_timeout(1500)  # past the save queue's debounce
+    assert page.evaluate("window.__workspace.model.links()") == [[0, 0, "S"]]
+    assert page.locator("#save-status").get_attribute("data-state") == "saved"
+    assert stored_in_browser(page, f"paw:annotation:{assignment.pk}") == []
+    with SERVER_LOCK:
+        assert annotation_links(Annotation.objects.get(assignment=assignment)) == {(0, 0): True}
+    assert page.js_errors == []

@@ -167,7 +167,10 @@ export class GridModel {
     this.redoStack = [];
     this.emit("history");
   }
+  // Undo and redo are edits too: on a read-only grid (a submitted pair) they would change what
+  // the page shows while the server, refusing the save, keeps the submitted links.
   undo() {
+    if (this.readOnly) return false;
     const step = this.undoStack.pop();
     if (!step) return false;
     this.apply(step.changes, "before");
@@ -177,6 +180,7 @@ export class GridModel {
     return true;
   }
   redo() {
+    if (this.readOnly) return false;
     const step = this.redoStack.pop();
     if (!step) return false;
     this.apply(step.changes, "after");

@@ -363,3 +363,20 @@ test("edits made while a save was in flight are sent once that save is refused",
   assert.deepEqual(sent.map((body) => body.links), [[[0, 0, "S"]], [[1, 1, "S"]]]);
   assert.equal(queue.status, "saved");
 });
+
+test("a read-only grid (a submitted pair) neither undoes nor redoes, and keeps its history", () => {
+  const model = new GridModel(2, 2);
+  model.set(0, 0, SURE);
+  model.set(1, 1, SURE);
+  model.undo(); // (1, 1) back to empty, ready to be redone
+  const changed = [];
+  model.on("cells", (indices) => changed.push(...indices));
+  model.readOnly = true;
+  assert.equal(model.undo(), false);
+  assert.equal(model.redo(), false);
+  assert.deepEqual(model.links(), [[0, 0, "S"]]);
+  assert.deepEqual(changed, []);
+  model.readOnly = false; // reopened: the history is still there
+  assert.equal(model.redo(), true);
+  assert.deepEqual(model.links(), [[0, 0, "S"], [1, 1, "S"]]);
+});
