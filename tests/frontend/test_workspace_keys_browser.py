@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from annotate import roles
-from annotate.models import Annotation
+from annotate.models import Annotation, Assignment
 from annotate.services.annotations import annotation_links
 from tests.annotate.factories import make_assignment, make_pair, make_user
 from tests.frontend.conftest import SERVER_LOCK, stored_in_browser
@@ -141,4 +141,28 @@ def test_undo_on_a_submitted_pair_changes_nothing_the_server_would_refuse(
     assert stored_in_browser(page, f"paw:annotation:{assignment.pk}") == []
     with SERVER_LOCK:
         assert annotation_links(Annotation.objects.get(assignment=assignment)) == {(0, 0): True}
+    assert page.js_errors == []
+
+
+def test_an_edit_key_on_a_submitted_pair_points_to_reopen_and_enter_then_reopens_it(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    with SERVER_LOCK:
+        Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED)
+    page = page_for(alice)
+    page.goto(f"{live_server.url}/work/{assignment.pk}/")
+    page.wait_for_selector(READY)
+    page.keyboard.press("ArrowRight")  # moving is no edit: the keys stay on the grid
+    assert page.evaluate("document.activeElement.id") == "grid-wrap"
+    page.keyboard.press("s")
+    assert page.evaluate("document.activeElement.id") == "reopen"
+    assert page.locator("#reopen").evaluate("b => b.matches(':focus-visible')")
+    page.keyboard.press("Enter")  # reopens: the page comes back editable
+    page.wait_for_selector("#readonly", state="hidden")
+    page.wait_for_selector(READY)
+    page.keyboard.press("s")
+    page.wait_for_selector("#save-status:has-text('Saved · v3')")  # v2 was the reopening
+    with SERVER_LOCK:
+        assert annotation_links(Annotation.objects.get(assignment=assignment)) == {(0, 1): True}
     assert page.js_errors == []

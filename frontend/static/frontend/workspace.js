@@ -178,6 +178,12 @@ async function main() {
   }
   setAssignmentStatus(data.assignment.status);
   queue.onSaved = (result) => setAssignmentStatus(result.status);
+  // An edit key (or Enter) on a submitted pair changes nothing: the focus goes to "Reopen to
+  // edit", so that the next Enter reopens it instead of the keys seeming to do nothing.
+  const pointToReopen = () => {
+    if (model.readOnly && !$("reopen").hidden) $("reopen").focus();
+  };
+  model.on("refused", pointToReopen);
 
   async function showFeedback() {
     const body = await api("GET", `${base}/feedback/`);
@@ -238,7 +244,7 @@ async function main() {
   const dialog = $("submit-dialog");
   fillSubmitForm($("submit-form"), data.annotation);
   const openSubmit = () => {
-    if (model.readOnly) return;
+    if (model.readOnly) return pointToReopen();
     $("submit-error").hidden = true;
     $("submit-stale").hidden = true;
     // Enter twice submits: say when that would hand in prefill links nobody looked at.
