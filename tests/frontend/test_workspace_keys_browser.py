@@ -166,3 +166,32 @@ def test_an_edit_key_on_a_submitted_pair_points_to_reopen_and_enter_then_reopens
     with SERVER_LOCK:
         assert annotation_links(Annotation.objects.get(assignment=assignment)) == {(0, 1): True}
     assert page.js_errors == []
+
+
+def test_enter_in_a_conflict_points_to_the_banners_choice_and_a_second_enter_takes_it(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    first = page_for(alice)
+    second = page_for(alice)
+    for page in (first, second):
+        page.goto(f"{live_server.url}/work/{assignment.pk}/")
+        page.wait_for_selector(READY)
+    second.context.set_offline(True)  # the second tab edits from version 1 while the first saves
+    second.keyboard.press("s")
+    second.wait_for_selector("#save-status[data-state=offline]")
+    first.keyboard.press("ArrowRight")
+    first.keyboard.press("s")
+    first.wait_for_selector("#save-status:has-text('Saved · v2')")
+    second.context.set_offline(False)
+    second.wait_for_selector("#conflict:not([hidden])", timeout=20_000)
+    assert second.evaluate("document.activeElement.id") == "grid-wrap"  # typing goes on
+    second.keyboard.press("Enter")  # submit waits for the choice: the focus goes to it
+    assert second.evaluate("document.activeElement.id") == "conflict-merge"
+    assert not second.locator("#submit-dialog").is_visible()
+    second.keyboard.press("Enter")
+    second.wait_for_selector("#merge-note:not([hidden])")
+    assert second.evaluate("window.__workspace.model.links()") == [[0, 0, "S"], [0, 1, "S"]]
+    assert second.evaluate("document.activeElement.id") == "grid-wrap"
+    second.wait_for_selector("#save-status:has-text('Saved · v3')")
+    assert first.js_errors == [] and second.js_errors == []
