@@ -632,3 +632,32 @@ def test_the_prefill_is_a_layer_shown_when_nobody_annotated_and_usable_as_the_go
     page.keyboard.press("3")
     assert cell(page, 0, 0).locator(".mk.l2").is_visible()
     assert page.js_errors == []
+
+
+def test_gold_kept_while_signed_out_is_saved_as_soon_as_the_adjudicator_comes_back_to_the_tab(
+    page_for: Any, live_server: Any
+) -> None:
+    pair = _imported({"alice": "0-0", "bob": "0-0"})
+    page = page_for(make_user("carol", roles.ADJUDICATOR))
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    cookies = page.context.cookies()
+    page.context.clear_cookies()  # the session ends
+    cell(page, 3, 3).click()
+    page.wait_for_selector("#save-status[data-state=offline]")
+    # Retried with back-off: by now the next try is seconds away.
+    page.wait_for_function("() => window.__adjudication.queue.retryMs >= 8000", timeout=15_000)
+    page.context.add_cookies(cookies)  # signed in again, in another tab
+    page.evaluate("() => window.dispatchEvent(new Event('focus'))")  # back to this one
+    page.wait_for_selector("#save-status:has-text('Gold saved · v1')", timeout=2_000)
+    assert page.js_errors == []
+
+
+def test_the_gold_grid_is_announced_as_an_application_that_takes_its_own_keys(
+    page_for: Any, live_server: Any
+) -> None:
+    pair = _imported({"alice": "0-0", "bob": "0-0"})
+    page = page_for(make_user("carol", roles.ADJUDICATOR))
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    grid = page.get_by_role("application", name="Gold alignment grid")
+    assert grid.count() == 1
+    assert grid.get_attribute("aria-describedby") == "cursor-info"

@@ -383,12 +383,16 @@ async function main() {
     view,
     actions: { accept: acceptBlock, "accept-all": acceptAll, next, previous, keys: showKeys },
   });
+  // Back online, or back to this tab or window (where the annotator may have signed in again,
+  // or waited out a busy server): a save held back is tried at once, not at the end of its
+  // back-off (up to 15 s).
   window.addEventListener("online", () => queue.online());
+  window.addEventListener("focus", () => queue.online());
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "hidden") {
       handOverNow();
       queue.flush();
-    }
+    } else queue.online();
   });
   $("grid-wrap").focus({ preventScroll: true });
   window.__adjudication.readyMs = performance.now();

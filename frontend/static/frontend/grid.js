@@ -410,6 +410,20 @@ export class GridView {
     this.highlightWords(this.model.cursor.i, this.model.cursor.j); // the headers are new
   }
 
+  // The cursor's place for the jump keys (keys.js jumpTarget), in display space: its [row,
+  // column], the grid's [rows, columns] and the rows the box shows below the column headers.
+  displayPlace() {
+    const { n, m, cursor } = this.model;
+    const td = this.cellEls[cursor.i * m + cursor.j];
+    const rowHeight = td ? td.offsetHeight : 0;
+    const shown = this.table.tHead ? this.wrap.clientHeight - this.table.tHead.offsetHeight : 0;
+    return {
+      at: this.toDisplay(cursor.i, cursor.j),
+      size: this.transposed ? [m, n] : [n, m],
+      page: rowHeight > 0 ? Math.floor(shown / rowHeight) - 1 : 1,
+    };
+  }
+
   // Arrow keys move in display space; convert to a model step.
   step(dRow, dCol) {
     return this.transposed ? [dCol, dRow] : [dRow, dCol];

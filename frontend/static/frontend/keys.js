@@ -1,6 +1,7 @@
 // The keyboard map shared by the workspace and the adjudication page.
 import { EMPTY, POSSIBLE, SURE } from "./state.js";
 
+const JUMP_KEYS = new Set(["Home", "End", "PageUp", "PageDown"]);
 const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
 // A field that takes the keys itself; a tick box (such as a layer's) takes only Space.
@@ -23,6 +24,21 @@ export function keyOf(event) {
   const lower = key.toLowerCase();
   if (lower === key.toUpperCase()) return key;
   return key === lower ? key.toUpperCase() : lower;
+}
+
+// Where Home, End, Page Up and Page Down take the cursor on a grid too large to cross with the
+// arrows, in display space: `at` is the cursor's [row, column], `size` the grid's [rows,
+// columns], `page` the rows its box shows. Home and End stay in the row (with Ctrl: the first
+// and last cell), the page keys in the column. Null for any other key, and for Ctrl with a page
+// key (the browser's switch to another tab).
+export function jumpTarget(key, ctrl, { at, size, page }) {
+  const [row, col] = at;
+  const [rows, cols] = size;
+  if (key === "Home") return ctrl ? [0, 0] : [row, 0];
+  if (key === "End") return ctrl ? [rows - 1, cols - 1] : [row, cols - 1];
+  if (ctrl || (key !== "PageUp" && key !== "PageDown")) return null;
+  const step = Math.max(1, page) * (key === "PageUp" ? -1 : 1);
+  return [Math.max(0, Math.min(rows - 1, row + step)), col];
 }
 
 // A closed dialog gives the focus back to what had it when it opened, which is a toolbar
@@ -52,10 +68,15 @@ export function bindKeys({ model, view, actions = {} }) {
     const key = keyOf(event);
     const ctrl = event.ctrlKey || event.metaKey;
     let handled = true;
+    // Measured only for a jump key: reading the layout on every key would cost each arrow.
+    const jump = JUMP_KEYS.has(key) && !event.altKey && jumpTarget(key, ctrl, view.displayPlace());
     if (ARROWS[key] && !ctrl) {
       const [dRow, dCol] = ARROWS[key];
       const [di, dj] = view.step(dRow, dCol);
       model.move(di, dj, event.shiftKey);
+    } else if (jump) {
+      const [i, j] = view.toModel(jump[0], jump[1]);
+      model.moveTo(i, j, event.shiftKey);
     } else if (ctrl && key.toLowerCase() === "z") {
       if (event.shiftKey) model.redo();
       else model.undo();

@@ -30,7 +30,7 @@ export class GridModel {
     this.revision = 0; // bumps on every change (save queue dirtiness)
     this.touched = new Set(); // cells the user has changed (prefill shading stops there)
     this.readOnly = false;
-    this.listeners = { cells: [], touched: [], cursor: [], history: [] };
+    this.listeners = { cells: [], touched: [], cursor: [], history: [], refused: [] };
   }
 
   // --- queries ---------------------------------------------------------------------------
@@ -84,7 +84,7 @@ export class GridModel {
   // Apply {index: code} as one undoable step; returns the number of cells that changed.
   // Links set to the state they already had are confirmed (see `touched`).
   commit(targets, label = "edit") {
-    if (this.readOnly) return 0;
+    if (this.readOnly) return this.refuse(0);
     const changes = [];
     const confirmed = [];
     for (const [key, after] of targets) {
@@ -161,13 +161,21 @@ export class GridModel {
     this.revision += 1;
     this.emit("cells", indices);
   }
+  // An edit asked of a read-only grid: listeners of "refused" (the page) say why nothing changed.
+  refuse(result) {
+    this.emit("refused");
+    return result;
+  }
   // Forget every undo and redo step (the state they would bring back was removed on purpose).
   forgetHistory() {
     this.undoStack = [];
     this.redoStack = [];
     this.emit("history");
   }
+  // Undo and redo are edits too: on a read-only grid (a submitted pair) they would change what
+  // the page shows while the server, refusing the save, keeps the submitted links.
   undo() {
+    if (this.readOnly) return this.refuse(false);
     const step = this.undoStack.pop();
     if (!step) return false;
     this.apply(step.changes, "before");
@@ -177,6 +185,7 @@ export class GridModel {
     return true;
   }
   redo() {
+    if (this.readOnly) return this.refuse(false);
     const step = this.redoStack.pop();
     if (!step) return false;
     this.apply(step.changes, "after");

@@ -178,6 +178,19 @@ async function main() {
   }
   setAssignmentStatus(data.assignment.status);
   queue.onSaved = (result) => setAssignmentStatus(result.status);
+  // An edit key (or Enter) on a submitted pair changes nothing: the focus goes to "Reopen to
+  // edit", so that the next Enter reopens it instead of the keys seeming to do nothing.
+  const pointToReopen = () => {
+    if (model.readOnly && !$("reopen").hidden) $("reopen").focus();
+  };
+  model.on("refused", pointToReopen);
+  // Enter, n and b wait for a conflict to be settled: the focus goes to the banner's first
+  // choice (nine and more Shift+Tabs away), so that the next Enter takes it.
+  const pointToConflict = () => {
+    const choice = [...$("conflict").querySelectorAll("button")].find((button) => !button.hidden);
+    if (queue.status === "conflict" && !$("conflict").hidden && choice) choice.focus();
+    return queue.status === "conflict";
+  };
 
   async function showFeedback() {
     const body = await api("GET", `${base}/feedback/`);
@@ -223,6 +236,7 @@ async function main() {
   async function go(otherId) {
     handOverNow();
     if (!(await queue.drain()) && queue.status !== "error") {
+      pointToConflict();
       $("ws-message").textContent = `Your latest changes are not saved yet: ${notSavedBecause(queue)}. They are kept in this browser; try again when the indicator says Saved.`;
       $("ws-message").hidden = false;
       return;
@@ -238,7 +252,8 @@ async function main() {
   const dialog = $("submit-dialog");
   fillSubmitForm($("submit-form"), data.annotation);
   const openSubmit = () => {
-    if (model.readOnly) return;
+    if (model.readOnly) return pointToReopen();
+    if (pointToConflict()) return;
     $("submit-error").hidden = true;
     $("submit-stale").hidden = true;
     // Enter twice submits: say when that would hand in prefill links nobody looked at.
@@ -368,13 +383,17 @@ async function main() {
     document.addEventListener(type, beat, { passive: true });
   }
 
+  // Back online, or back to this tab or window (where the annotator may have signed in again,
+  // or waited out a busy server): a save held back is tried at once, not at the end of its
+  // back-off (up to 15 s).
   window.addEventListener("online", () => queue.online());
+  window.addEventListener("focus", () => queue.online());
   rememberView(view);
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "hidden") {
       handOverNow();
       queue.flush();
-    }
+    } else queue.online();
   });
   $("grid-wrap").focus({ preventScroll: true });
   root.dataset.ready = "true";

@@ -72,6 +72,25 @@ test("a read-only model refuses edits", () => {
   assert.deepEqual(model.links(), []);
 });
 
+test("a read-only model tells its page of every edit it refuses, undo and redo included", () => {
+  const model = new GridModel(2, 2);
+  model.set(0, 0, SURE);
+  let refused = 0;
+  model.on("refused", () => (refused += 1));
+  model.set(1, 1, SURE);
+  assert.equal(refused, 0); // an edit that is made is no refusal
+  model.readOnly = true;
+  model.cycle(0, 1);
+  model.moveTo(0, 0, false);
+  model.move(1, 1, true);
+  model.setBlock(EMPTY);
+  model.undo();
+  model.redo();
+  assert.equal(refused, 4);
+  model.moveTo(1, 0); // moving is no edit
+  assert.equal(refused, 4);
+});
+
 test("diffCount counts cells whose state differs", () => {
   assert.equal(diffCount([[0, 0, "S"], [1, 1, "P"]], [[0, 0, "P"], [2, 2, "S"]]), 3);
 });
@@ -362,4 +381,21 @@ test("edits made while a save was in flight are sent once that save is refused",
   await fire();
   assert.deepEqual(sent.map((body) => body.links), [[[0, 0, "S"]], [[1, 1, "S"]]]);
   assert.equal(queue.status, "saved");
+});
+
+test("a read-only grid (a submitted pair) neither undoes nor redoes, and keeps its history", () => {
+  const model = new GridModel(2, 2);
+  model.set(0, 0, SURE);
+  model.set(1, 1, SURE);
+  model.undo(); // (1, 1) back to empty, ready to be redone
+  const changed = [];
+  model.on("cells", (indices) => changed.push(...indices));
+  model.readOnly = true;
+  assert.equal(model.undo(), false);
+  assert.equal(model.redo(), false);
+  assert.deepEqual(model.links(), [[0, 0, "S"]]);
+  assert.deepEqual(changed, []);
+  model.readOnly = false; // reopened: the history is still there
+  assert.equal(model.redo(), true);
+  assert.deepEqual(model.links(), [[0, 0, "S"], [1, 1, "S"]]);
 });
