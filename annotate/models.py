@@ -160,6 +160,9 @@ class SentencePair(models.Model):
         # they read the index, not the wide rows with their token lists; and, with the id,
         # a corpus's pairs joined to their assignments, prefills or gold (PostgreSQL's index
         # entries hold no id of their own: without it each join read every pair's row).
+        # On PostgreSQL the searches' trigram indexes are made by the migration
+        # `pair_text_search`, outside this state (SQLite, rebuilding the table from it, could
+        # not make them).
         indexes = [
             models.Index(
                 fields=["corpus", "subcorpus", "split", "n_source", "n_target", "position", "id"],
