@@ -163,10 +163,10 @@ class SentencePair(models.Model):
         # On PostgreSQL the searches' trigram indexes are made by the migration
         # `pair_text_search`, outside this state (SQLite, rebuilding the table from it, could
         # not make them).
-        # `pair_by_corpus` holds a corpus's pairs in id order with what the Assignments tab
-        # and the corpus page read of them: joined to assignments or prefills (whose pair
-        # indexes are in the same order), PostgreSQL merges the two indexes instead of
-        # hashing every assignment and probing with every pair.
+        # `pair_by_corpus` lists a corpus's pairs in id order with what the Assignments tab and
+        # the corpus page read of them: the order of the assignments', prefills' and golds'
+        # pair indexes, so PostgreSQL can merge the pairs with those instead of hashing every
+        # assignment, and reads a narrower index than `pair_figures` when it does hash.
         indexes = [
             models.Index(
                 fields=["corpus", "subcorpus", "split", "n_source", "n_target", "position", "id"],
