@@ -522,14 +522,11 @@ def corpus_pairs_filtered(
 
 
 def corpus_facets(corpus: Corpus) -> dict[str, list[str]]:
-    """What the pair list filters by: the corpus's sub-corpora and splits (read from the
-    ``pair_figures`` index) and the usernames of its annotators, each sorted."""
-    pairs = SentencePair.objects.filter(corpus=corpus)
+    """What the pair list filters by: the corpus's sub-corpora and splits (one pass over the
+    ``pair_figures`` index, :func:`corpus_labels`) and the usernames of its annotators, each
+    sorted."""
     return {
-        "subcorpora": list(
-            pairs.order_by("subcorpus").values_list("subcorpus", flat=True).distinct()
-        ),
-        "splits": list(pairs.order_by("split").values_list("split", flat=True).distinct()),
+        **corpus_labels(corpus),
         "annotators": corpus_annotator_names(Assignment.objects.filter(pair__corpus=corpus)),
     }
 

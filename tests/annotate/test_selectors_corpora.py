@@ -147,3 +147,20 @@ def test_annotators_are_counted_by_id_and_listed_by_name_whatever_their_ids() ->
     assert names == facets == expected and len(expected) == 5
     grouped = [q["sql"] for q in queries if "GROUP BY" in q["sql"] or "DISTINCT" in q["sql"]]
     assert not any("username" in sql for sql in grouped if "annotate_assignment" in sql)
+
+
+def test_the_pair_lists_sub_corpora_and_splits_are_read_in_one_pass() -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotate.selectors.corpora import corpus_facets
+
+    corpus = _corpus()
+    with CaptureQueriesContext(connection) as queries:
+        facets = corpus_facets(corpus)
+    pairs = SentencePair.objects.filter(corpus=corpus)
+    assert facets["subcorpora"] == sorted(set(pairs.values_list("subcorpus", flat=True)))
+    assert facets["splits"] == sorted(set(pairs.values_list("split", flat=True)))
+    assert len(facets["subcorpora"]) == len(facets["splits"]) == 3
+    labels = [q["sql"] for q in queries if 'FROM "annotate_sentencepair"' in q["sql"]]
+    assert len(labels) == 1, labels

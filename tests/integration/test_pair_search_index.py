@@ -1,0 +1,73 @@
+"""On PostgreSQL the pair list's search (``icontains`` over the pair's id and both texts) reads
+the trigram indexes for a rare term, and a sequential scan is left to common ones."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.db import connection
+
+from annotate.models import Corpus, SentencePair
+from annotate.selectors.corpora import corpus_pairs_filtered
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
+
+INDEXES = ("pair_search_id", "pair_search_source", "pair_search_target")
+PAIRS = 3000
+
+
+@pytest.fixture
+def corpus() -> Corpus:
+    """A corpus whose texts draw on 2,000 made-up words, "common" in every other sentence and
+    "zanzibar" in one, vacuumed and analysed as after an import."""
+    if connection.vendor != "postgresql":
+        pytest.fail("the integration suite runs on PostgreSQL: set DATABASE_URL=postgres://...")
+    rng = random.Random(0)
+    vocabulary = [f"w{k:04d}" for k in range(2000)]
+    corpus = Corpus.objects.create(name="search")
+    rows = []
+    for index in range(PAIRS):
+        src = rng.sample(vocabulary, 12) + (["common"] if index % 2 else [])
+        tgt = rng.sample(vocabulary, 12) + (["Zanzibar"] if index == 1234 else [])
+        rows.append(
+            SentencePair(
+                corpus=corpus,
+                external_id=f"item-{index}",
+                source_text=" ".join(src),
+                target_text=" ".join(tgt),
+                source_tokens=src,
+                target_tokens=tgt,
+                n_source=len(src),
+                n_target=len(tgt),
+                position=index,
+            )
+        )
+    SentencePair.objects.bulk_create(rows)
+    with connection.cursor() as cursor:
+        # What autovacuum does after an import: the GIN indexes' pending entries moved into
+        # the indexes proper, the statistics gathered (a VACUUM cannot run in the test's
+        # transaction).
+        cursor.execute(
+            "SELECT gin_clean_pending_list(oid) FROM pg_class WHERE relname = ANY(%s)",
+            [list(INDEXES)],
+        )
+        cursor.execute("ANALYZE annotate_sentencepair")
+    return corpus
+
+
+def test_a_rare_term_is_found_through_the_trigram_index_of_each_column(corpus: Corpus) -> None:
+    pairs = corpus_pairs_filtered(corpus, search="zanZIBar")
+    page = pairs.values_list("id", flat=True)[:50]
+    for plan in (pairs.explain(), page.explain()):
+        for name in INDEXES:
+            assert f"Bitmap Index Scan on {name}" in plan, plan
+        assert "Seq Scan" not in plan, plan
+    assert [pair.external_id for pair in pairs] == ["item-1234"]
+
+
+def test_a_term_in_half_the_pairs_is_counted_without_the_index(corpus: Corpus) -> None:
+    # The indexed expressions' statistics tell the planner that most rows match.
+    pairs = corpus_pairs_filtered(corpus, search="common")
+    assert "pair_search" not in pairs.explain()
+    assert pairs.count() == PAIRS // 2
