@@ -496,8 +496,9 @@ ACTIVE_TIME_IDLE_SECONDS = env_int("ACTIVE_TIME_IDLE_SECONDS", 60)
 # A running job whose worker has not written a heartbeat for this long is marked failed.
 JOB_HEARTBEAT_TIMEOUT_SECONDS = env_int("JOB_HEARTBEAT_TIMEOUT_SECONDS", 120)
 # A job handed to a Celery canvas (an agreement report's chunks) beats only while one of its
-# tasks computes; while a worker is alive, it fails only after this long without a beat: its
-# tasks may queue behind other jobs, each stopped at its time limit.
+# tasks computes; while a worker of the chunks' queue is alive, it fails only after this long
+# without a beat (counted from that worker's start at the latest): its tasks may queue behind
+# other jobs, each stopped at its time limit. With none alive it waits, as a queued job does.
 JOB_DEFERRED_TIMEOUT_SECONDS = env_int("JOB_DEFERRED_TIMEOUT_SECONDS", 2 * CELERY_TASK_TIME_LIMIT)
 # How often such jobs are looked for: by Celery beat, and by the web process when the jobs are
 # read (so a pool whose every worker died is still detected).

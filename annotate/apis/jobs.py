@@ -31,7 +31,8 @@ from scoring.alignment.report_records import CorpusReport, report_to_csv
 class JobOutputSerializer(serializers.ModelSerializer[Job]):
     """A job. ``worker_notice`` is set on a queued job while no worker is alive to run it, or
     none of its queue (it says how to start one, and names the workers running with another
-    broker), and null otherwise. The views pass what the live workers' heartbeats say as
+    broker), likewise on a running job whose tasks wait in the chunks' queue (``deferred``),
+    and null otherwise. The views pass what the live workers' heartbeats say as
     ``live_workers`` in the context, so a list asks the database once.
     Jobs without a corpus (scoring pairs, releasing abandoned work) or whose owner was removed
     have null there."""
@@ -55,13 +56,14 @@ class JobOutputSerializer(serializers.ModelSerializer[Job]):
         return job.result is not None if has_result is None else bool(has_result)
 
     def get_worker_notice(self, job: Job) -> str | None:
-        if job.status != Job.Status.PENDING:
+        deferred = job.status == Job.Status.RUNNING and job.deferred  # its tasks are queued
+        if job.status != Job.Status.PENDING and not deferred:
             return None
         if "live_workers" in self.context:
             workers = self.context["live_workers"]
         else:
             workers = workers_reads.live_workers()
-        return workers_reads.job_worker_notice(kind=job.kind, workers=workers)
+        return workers_reads.job_worker_notice(kind=job.kind, workers=workers, deferred=deferred)
 
     class Meta:
         model = Job

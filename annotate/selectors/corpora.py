@@ -144,10 +144,13 @@ def corpus_pair_reads(pairs: QuerySet[SentencePair]) -> Iterator[PairRead]:
     """:func:`pair_reads` of ``pairs`` in corpus order, :data:`STREAM_CHUNK` pairs at a time,
     each chunk's queries read to the end before its pairs are yielded.
 
-    No statement stays open while the caller works on a chunk, so a job that streams a corpus
-    may write its progress meanwhile: on SQLite a statement left open keeps its connection's
+    No statement stays open while the caller works on a chunk, so a caller outside a
+    transaction may write meanwhile: on SQLite a statement left open keeps its connection's
     read snapshot, and that connection's next write, once another connection has committed (a
-    heartbeat, a save), fails at once with "database is locked"."""
+    heartbeat, a save), fails at once with "database is locked". Each chunk is read apart: a
+    caller that needs the corpus of one moment reads it inside
+    :func:`~annotate.consistent_reads.read_snapshot` (an export does, and writes its progress
+    from another connection)."""
     pairs = pairs.order_by("position")
     after = -1
     while True:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from kombu.utils.url import maybe_sanitize_url
 
@@ -116,12 +116,23 @@ def live_workers(*, now: datetime | None = None) -> LiveWorkers:
 
 
 def served_queues(*, now: datetime | None = None) -> frozenset[str] | None:
-    """The queues some live worker takes jobs from, whatever broker address it reports (what
-    the reaper asks); ``None`` while no worker is alive."""
+    """The queues some live worker takes jobs from, whatever broker address it reports;
+    ``None`` while no worker is alive."""
     rows = list(workers_alive(now=now).values_list("queues", flat=True))
     if not rows:
         return None
     return frozenset(name for queues in rows for name in _queues_of(queues))
+
+
+def queue_served_since(queue: str, *, now: datetime | None = None) -> datetime | None:
+    """When the live workers taking from ``queue`` started (the earliest of them), whatever
+    broker address they report (what the reaper asks); ``None`` while none does."""
+    starts = [
+        started_at
+        for queues, started_at in workers_alive(now=now).values_list("queues", "started_at")
+        if queue in _queues_of(queues)
+    ]
+    return min(starts, default=None)
 
 
 def _waiting_notice(queues: set[str], workers: LiveWorkers) -> str:
@@ -137,16 +148,25 @@ def _waiting_notice(queues: set[str], workers: LiveWorkers) -> str:
     return notice + (other_broker_note(workers.elsewhere) if workers.elsewhere else "")
 
 
-def job_worker_notice(*, kind: str, workers: LiveWorkers) -> str | None:
-    """:func:`_waiting_notice` of one queued job of ``kind``; ``None`` when it waits for a free
-    worker only."""
-    return _waiting_notice({job_queue(kind)}, workers) or None
+def job_worker_notice(*, kind: str, workers: LiveWorkers, deferred: bool = False) -> str | None:
+    """:func:`_waiting_notice` of one queued job of ``kind``, or of a ``deferred`` one, whose
+    tasks wait in ``CHUNK_QUEUE``; ``None`` when it waits for a free worker only."""
+    queue = settings.CHUNK_QUEUE if deferred else job_queue(kind)
+    return _waiting_notice({queue}, workers) or None
 
 
 def waiting_job_notice(*, user: User) -> str:
-    """What the queued jobs ``user`` can see wait for, when it is a worker nobody started (none
-    at all, or none of their queues); otherwise an empty string."""
-    kinds = set(jobs_visible(user).filter(status=Job.Status.PENDING).values_list("kind", flat=True))
-    if not kinds:
+    """What the queued jobs ``user`` can see, and the running ones whose tasks wait in the
+    chunks' queue (deferred), wait for, when it is a worker nobody started (none at all, or
+    none of their queues); otherwise an empty string."""
+    waiting = jobs_visible(user).filter(
+        Q(status=Job.Status.PENDING) | Q(status=Job.Status.RUNNING, deferred=True)
+    )
+    rows = set(waiting.values_list("kind", "status"))
+    if not rows:
         return ""
-    return _waiting_notice({job_queue(kind) for kind in kinds}, live_workers())
+    queues = {
+        job_queue(kind) if status == Job.Status.PENDING else settings.CHUNK_QUEUE
+        for kind, status in rows
+    }
+    return _waiting_notice(queues, live_workers())

@@ -23,6 +23,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from annotate.consistent_reads import read_snapshot
 from annotate.exceptions import DomainError
 from annotate.jobs_runtime import (
     DEFERRED,
@@ -275,9 +276,10 @@ def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Deferred:
     requested = job.parameters.get("chance_model", "auto")
     # reading every annotation's links takes seconds on a corpus of thousands of pairs
     progress(1, f"reading the annotations of {', '.join(annotators)}")
-    records, choice = agreement_chance_model(
-        job.corpus, annotators, requested, job.parameters.get("subcorpora", ())
-    )
+    with read_snapshot():  # every annotation as it was at one moment; no report meanwhile
+        records, choice = agreement_chance_model(
+            job.corpus, annotators, requested, job.parameters.get("subcorpora", ())
+        )
     if not records:
         raise _no_work(job.corpus, annotators)
     job_snapshot_store(job=job, records=records)

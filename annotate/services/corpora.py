@@ -31,6 +31,7 @@ from django.db.models import F, Max, QuerySet
 from django.utils import timezone
 
 from annotate import roles
+from annotate.consistent_reads import read_snapshot
 from annotate.exceptions import Conflict, DomainError
 from annotate.jobs_runtime import job_task
 from annotate.models import (
@@ -682,11 +683,12 @@ def corpus_export(
     records: Iterable[PairRecord] = corpus_pair_records(corpus)
     written: set[str] = set()
     try:
-        spec.write(
-            Written(records if pick is None else pairs_with(records, pick), written),
-            Path(output),
-            alignment=pick,
-        )
+        with read_snapshot():  # the corpus at one moment, as the export job reads it
+            spec.write(
+                Written(records if pick is None else pairs_with(records, pick), written),
+                Path(output),
+                alignment=pick,
+            )
     except ScoringError as error:
         raise CorpusExportError(str(error)) from error
     return len(written)

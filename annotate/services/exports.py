@@ -15,8 +15,11 @@ What is written:
     pairs the chosen alignments license, with counts. ``all`` counts every annotator's
     alignments together.
 
-Files go to ``settings.EXPORT_DIR/job-<id>/``; a directory output (``pharaoh``) or several
-outputs are zipped. :func:`exports_clean` removes files older than ``EXPORT_KEEP_DAYS``.
+An export reads the corpus as it was at one moment
+(:func:`~annotate.consistent_reads.read_snapshot`, which stalls no annotator's save), so a save
+or a pair added while it runs is in all of its files or in none. Files go to
+``settings.EXPORT_DIR/job-<id>/``; a directory output (``pharaoh``) or several outputs are
+zipped. :func:`exports_clean` removes files older than ``EXPORT_KEEP_DAYS``.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db.models import Exists, OuterRef, Q
 
+from annotate.consistent_reads import job_read_snapshot
 from annotate.exceptions import DomainError, NotFound
 from annotate.jobs_runtime import job_task
 from annotate.models import Assignment, AutoAlignment, Corpus, GoldAlignment, Job, SentencePair
@@ -268,7 +272,6 @@ def export_run(job: Job, progress: Progress) -> dict[str, Any]:
         raise ExportError("an export job needs a corpus")
     corpus, parameters = job.corpus, job.parameters
     format_name = parameters["format"]
-    total = SentencePair.objects.filter(corpus=corpus).count()
     folder = Path(settings.EXPORT_DIR) / f"job-{job.pk}"
     shutil.rmtree(folder, ignore_errors=True)  # a retried job starts clean
     build = folder / "build"
@@ -278,7 +281,11 @@ def export_run(job: Job, progress: Progress) -> dict[str, Any]:
         base = f"{_slug(corpus.name)}-{format_name}-{_slug(parameters['annotator'])}"
     written: set[str] = set()
     try:
-        outputs = _write(corpus, parameters, build, base, progress, total, written)
+        # Every read of the export (its count, the annotators, each chunk of pairs) sees the
+        # corpus at one moment, whatever annotators save while it runs.
+        with job_read_snapshot(progress) as report:
+            total = SentencePair.objects.filter(corpus=corpus).count()
+            outputs = _write(corpus, parameters, build, base, report, total, written)
     except ScoringError as error:
         shutil.rmtree(folder, ignore_errors=True)
         raise ExportError(str(error)) from error

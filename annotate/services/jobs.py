@@ -5,7 +5,8 @@ Celery task lives with the service that owns it.
 
 A worker that dies stops its job's heartbeat; :func:`jobs_reap_stale` (run periodically by
 Celery beat, and by the web process through :func:`jobs_reap_if_due`) marks such jobs failed
-with the reason, so no job stays "running" forever; with it, jobs whose message the broker never
+with the reason, so no job stays "running" forever (a job whose tasks wait in the broker for a
+worker to come back waits, as a queued job does); with it, jobs whose message the broker never
 took or lost are sent (again).
 """
 
@@ -22,7 +23,7 @@ from django.utils import timezone
 
 from annotate.jobs_runtime import jobs_resend_lost, jobs_send_unsent
 from annotate.models import Job
-from annotate.selectors.workers import any_worker_alive, served_queues
+from annotate.selectors.workers import any_worker_alive, queue_served_since
 
 logger = logging.getLogger(__name__)
 
@@ -41,22 +42,29 @@ def jobs_reap_stale(*, now: Any = None) -> int:
     """Mark failed every running job whose heartbeat is older than the configured timeout.
 
     A deferred job (its work handed to a Celery canvas) beats only while one of its tasks
-    computes: its next chunk or its callback may wait in the queue behind hours of other jobs.
-    While a live worker takes tasks from the queue they wait in (``CHUNK_QUEUE``), it is judged
-    by ``JOB_DEFERRED_TIMEOUT_SECONDS`` instead, the bound on a task lost with its worker;
-    without one (every worker stopped, or only the quick or users' own running) nothing will
-    run them, and it fails like any other job."""
+    computes; its tasks wait in the broker, in ``CHUNK_QUEUE``, as a queued job's message
+    does, and like a queued job it is not failed for want of a worker: while no live worker
+    takes from that queue (every worker stopped, as ``serve_demo`` stops them, or only the
+    quick or users' own running) it waits, and says so (``worker_notice``). Once one does, it
+    is judged by ``JOB_DEFERRED_TIMEOUT_SECONDS``, the bound on a task lost with its worker
+    (its tasks may also queue behind hours of other jobs), counted from its last beat or from
+    when those workers started, whichever is later: restarted after a stop longer than the
+    heartbeat timeout, they take its tasks up where they were. A worker that died holding them
+    fails it at once when its supervisor saw it end (:func:`jobs_fail_of_dead_worker`)."""
     now = now or timezone.now()
     limit = now - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_SECONDS)
     stale = Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=limit)
     found = list(stale.only("pk", "worker", "heartbeat_at", "deferred"))
-    deferred_limit = now - timedelta(seconds=settings.JOB_DEFERRED_TIMEOUT_SECONDS)
+    # The workers are looked for only when a deferred job is stale (one query a reap less).
+    if any(job.deferred for job in found):
+        since = queue_served_since(settings.CHUNK_QUEUE, now=now)
+        deferred_limit = now - timedelta(seconds=settings.JOB_DEFERRED_TIMEOUT_SECONDS)
 
-    def spared(job: Job) -> bool:
-        return job.deferred and job.heartbeat_at >= deferred_limit
+        def spared(job: Job) -> bool:
+            if not job.deferred or since is None:
+                return bool(job.deferred)
+            return bool(max(job.heartbeat_at or since, since) >= deferred_limit)
 
-    # The workers are looked for only when a deferred job may be spared (one query a reap less).
-    if any(spared(job) for job in found) and settings.CHUNK_QUEUE in (served_queues(now=now) or ()):
         found = [job for job in found if not spared(job)]
     count = 0
     for job in found:

@@ -39,7 +39,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 
 from annotate.conversions import link_rows
 from annotate.exceptions import DomainError
-from annotate.jobs_runtime import JobCancelled, job_check_running, job_task
+from annotate.jobs_runtime import JobCancelled, job_check_running, job_finish, job_task
 from annotate.models import (
     TRIAL_SPLIT,
     Annotation,
@@ -449,7 +449,7 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
         )
         raise
     links, written, warnings = run.links, run.written, run.warnings
-    return {
+    result = {
         "corpus": corpus.name,
         "aligner": name,
         "aligner_version": aligner.version,
@@ -467,6 +467,12 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
             trained_on_gold=aligner.uses_gold,
         ),
     }
+    if not job_finish(job_id=job.pk, result=result):
+        # Cancelled after its last write: its prefills stay, as those written before a cancel
+        # midway do, and the cancelled job says what it wrote (the runs list reads it).
+        Job.objects.filter(pk=job.pk, status=Job.Status.CANCELLED).update(result=result)
+        raise JobCancelled(f"job {job.pk} is no longer running")
+    return result
 
 
 @dataclass

@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from annotate.converters import id_or_none
 from annotate.exceptions import Conflict, DomainError, NotFound
-from annotate.jobs_runtime import job_task
+from annotate.jobs_runtime import JobCancelled, job_finish, job_task
 from annotate.models import Assignment, Corpus, Job, ScorerModel, SentencePair
 from annotate.services.import_stage import first_invisible
 from scoring.formats import MAX_TOKENS
@@ -348,7 +348,8 @@ def scorer_train(
     progress: Callable[[float, str], None] | None = None,
 ) -> ScorerModel:
     """Train a scorer on a split, evaluate it on both splits, store it. Computes outside any
-    transaction; the row is written at the end.
+    transaction; the row is written at the end, with the success of ``job`` if given
+    (:class:`JobCancelled`, nothing stored, if the job was cancelled meanwhile).
 
     A name given is refused before training if a model has it. Without one the model is named
     after its kind, corpus, split, the time and its job (``pfsm-sts-train-20250102-030405-job7``),
@@ -397,7 +398,7 @@ def scorer_train(
         stored_name = _name_free(name or (f"{default}-job{job.pk}" if job else default))
         if name is not None and stored_name != name:
             training["name_requested"] = name
-        return ScorerModel.objects.create(
+        model = ScorerModel.objects.create(
             kind=kind,
             name=stored_name,
             corpus=corpus,
@@ -407,6 +408,11 @@ def scorer_train(
             evaluation=evaluation,
             job=job,
         )
+        # The job succeeds in the transaction that stores its model, so a cancel wins cleanly
+        # or comes too late: cancelled before, nothing is stored; after, the job has finished.
+        if job is not None and not job_finish(job_id=job.pk, result=scorer_model_summary(model)):
+            raise JobCancelled(f"job {job.pk} is no longer running")
+        return model
 
 
 @job_task(kind="train_scorer")

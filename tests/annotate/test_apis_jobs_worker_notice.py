@@ -225,3 +225,29 @@ def test_a_worker_that_does_not_say_its_broker_counts_as_one_of_this_site(admin:
     assert WorkerHeartbeat.objects.get().broker == ""
     assert any_worker_alive()
     assert _notices(admin)["pending"] is None
+
+
+def test_a_report_whose_chunks_wait_for_a_worker_of_their_queue_says_so(
+    admin: Any, settings: Any
+) -> None:
+    """An agreement report handed to its chunks (running, deferred) waits for the workers of
+    the chunks' queue as a queued job waits for those of its own: the reaper leaves it running,
+    so its row and the pages say what it waits for."""
+    report = Job.objects.create(
+        kind="agreement_report", owner=admin, status="running", deferred=True
+    )
+    other = Job.objects.create(kind="corpus_stats", owner=admin, status="running")
+    rows = {row["id"]: row["worker_notice"] for row in _api(admin).get("/api/jobs/").json()}
+    assert rows == {report.pk: NO_WORKER_NOTICE, other.pk: None}, "its worker runs the other"
+    detail = _api(admin).get(f"/api/jobs/{report.pk}/").json()
+    assert detail["worker_notice"] == NO_WORKER_NOTICE
+    assert waiting_job_notice(user=admin) == NO_WORKER_NOTICE
+    assert "worker-notice" in _page(admin, "/jobs/")
+    now = timezone.now()
+    worker_heartbeat_beat(hostname="main@a", pid=1, started_at=now, queues=["celery", "quick"])
+    expected = unserved_queue_notice([settings.CHUNK_QUEUE])
+    assert _api(admin).get(f"/api/jobs/{report.pk}/").json()["worker_notice"] == expected
+    assert waiting_job_notice(user=admin) == expected
+    worker_heartbeat_beat(hostname="chunks@a", pid=2, started_at=now, queues=[settings.CHUNK_QUEUE])
+    assert _api(admin).get(f"/api/jobs/{report.pk}/").json()["worker_notice"] is None
+    assert waiting_job_notice(user=admin) == ""

@@ -254,6 +254,38 @@ def test_a_cancelled_score_job_leaves_room_for_the_next_and_others_jobs_do_not_c
     )
 
 
+def test_a_score_job_cancelled_as_it_finishes_is_cancelled_whole_and_one_finished_keeps_its_scores(
+    model: ScorerModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cancel wins cleanly, as for every kind of job (the result is written with the job's
+    success, in one statement that a cancel precedes or finds done): accepted after the last
+    pair was scored, the job is cancelled with no result; once it has succeeded, a cancel is a
+    409 and its scores stay."""
+    from annotate.services import scorers
+
+    alice = _client()
+    scores = scorers._scores
+    pairs = {"model": "m", "pairs": [["a b", "a c"]]}
+    job_id = alice.post("/api/score/jobs/", pairs, format="json").json()["id"]
+
+    def scored_then_cancelled(*args: Any) -> Any:
+        done = scores(*args)
+        assert alice.post(f"/api/jobs/{job_id}/cancel/").status_code == 200
+        return done
+
+    monkeypatch.setattr(scorers, "_scores", scored_then_cancelled)
+    assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.CANCELLED
+    job = Job.objects.get(pk=job_id)
+    assert job.status == "cancelled" and job.result is None
+    assert alice.get(f"/api/jobs/{job_id}/result/").status_code != 200
+
+    monkeypatch.setattr(scorers, "_scores", scores)
+    job_id = alice.post("/api/score/jobs/", pairs, format="json").json()["id"]
+    assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.SUCCEEDED
+    assert alice.post(f"/api/jobs/{job_id}/cancel/").status_code == 409
+    assert len(alice.get(f"/api/jobs/{job_id}/result/").json()["scores"]) == 1
+
+
 def test_a_score_job_of_long_pairs_reports_and_can_stop_after_each_one(
     model: ScorerModel,
 ) -> None:

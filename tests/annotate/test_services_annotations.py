@@ -277,6 +277,30 @@ def test_active_time_counts_short_gaps_and_skips_idle_ones() -> None:
     assert assignment.active_seconds == pytest.approx(20 + 25 + 30)
 
 
+def test_saves_and_heartbeats_holding_a_stale_assignment_lose_no_active_time() -> None:
+    """Two requests of one assignment read it before either writes (two tabs, a save and a
+    heartbeat): each service call reads the row again under its lock
+    (``select_for_update``; SQLite's transactions take the write lock at their start) and adds
+    its own gap to the time the other stored, rather than to the time of its stale copy."""
+    assignment = make_assignment()
+    start = timezone.now()
+    svc.annotation_open(assignment=assignment, actor=assignment.annotator, now=start)
+    # three requests read the assignment before any of them writes
+    one, two, three = (Assignment.objects.get(pk=assignment.pk) for _ in range(3))
+    svc.activity_heartbeat(assignment=one, now=start + timedelta(seconds=10))
+    # 90 s after the last sign of activity: a pause, which counts nothing
+    svc.annotation_save(
+        assignment=two,
+        actor=assignment.annotator,
+        base_version=1,
+        links={},
+        now=start + timedelta(seconds=100),
+    )
+    svc.activity_heartbeat(assignment=three, now=start + timedelta(seconds=110))
+    assignment.refresh_from_db()
+    assert assignment.active_seconds == pytest.approx(10 + 10)
+
+
 def test_heartbeats_to_several_pairs_at_once_count_the_wall_clock_time_once() -> None:
     first = make_assignment()
     second = make_assignment(make_pair(), annotator=first.annotator)

@@ -778,6 +778,34 @@ def test_a_cancelled_prefill_writes_no_chunk_after_the_cancel(
     assert job.result == {"aligner": "identity", "prefilled_pairs": 2, "links": links}
 
 
+def test_a_prefill_cancelled_after_its_last_write_says_what_it_wrote(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its prefills stay, as those of a prefill cancelled midway do, so the cancelled job
+    says what it wrote (the runs list reads it) rather than nothing."""
+    from annotate.services import prefill
+    from annotate.services.jobs import job_cancel
+
+    corpus_import_records(
+        corpus_name="c", records=[make_record(f"p{k}", prefill=None) for k in range(3)]
+    )
+    job = Job.objects.create(
+        kind="prefill", corpus=Corpus.objects.get(name="c"), parameters={"aligner": "identity"}
+    )
+    evaluate = prefill._evaluate_against_gold
+
+    def written_then_cancelled(*args: object, **options: object) -> object:  # after the writes
+        job_cancel(job=job)
+        return evaluate(*args, **options)
+
+    monkeypatch.setattr(prefill, "_evaluate_against_gold", written_then_cancelled)
+    assert jobs_runtime.job_run(job_id=job.pk, worker="test") == Job.Status.CANCELLED
+    assert AutoAlignment.objects.filter(pair__corpus__name="c").count() == 3
+    job.refresh_from_db()
+    assert job.status == "cancelled"
+    assert job.result is not None and job.result["prefilled_pairs"] == 3
+
+
 def test_a_cancel_stops_a_prefill_within_a_pair_not_at_the_end_of_its_chunk(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

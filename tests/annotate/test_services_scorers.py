@@ -119,6 +119,48 @@ def test_the_job_trains_and_returns_the_evaluation(corpus: Corpus) -> None:
     assert job.result["evaluation"]["test"]["n"] == len(PAIRS)
 
 
+def _training_job(corpus: Corpus) -> Job:
+    return Job.objects.create(
+        kind="train_scorer",
+        corpus=corpus,
+        parameters={"kind": "pfsm", "train_split": "train", "options": {"cutoff": 0}},
+    )
+
+
+def test_a_training_cancelled_as_it_finishes_stores_no_model(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cancel wins cleanly, as for every other job: a training cancelled after it trained,
+    before its model was stored, is cancelled with no model (the model and the job's success
+    are written together, so no stored model belongs to a cancelled job)."""
+    from annotate.services.jobs import job_cancel
+
+    job = _training_job(corpus)
+    evaluate = scorers.evaluate
+
+    def evaluated_then_cancelled(*args: Any) -> Any:  # the last step before the model is stored
+        figures = evaluate(*args)
+        assert job_cancel(job=Job.objects.get(pk=job.pk))
+        return figures
+
+    monkeypatch.setattr(scorers, "evaluate", evaluated_then_cancelled)
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.CANCELLED
+    job.refresh_from_db()
+    assert job.status == "cancelled" and job.result is None
+    assert not ScorerModel.objects.exists()
+
+
+def test_a_stored_model_and_its_jobs_success_are_one_write(corpus: Corpus) -> None:
+    """Once the model is stored its job has succeeded: a cancel then is refused."""
+    from annotate.services.jobs import job_cancel
+
+    job = _training_job(corpus)
+    assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.SUCCEEDED
+    job.refresh_from_db()
+    assert ScorerModel.objects.get().pk == job.result["model"]
+    assert not job_cancel(job=job)
+
+
 def test_the_command_writes_the_evaluation(corpus: Corpus, tmp_path) -> None:
     out = tmp_path / "result.json"
     call_command(
