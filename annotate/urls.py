@@ -104,6 +104,11 @@ urlpatterns = [
         corpora.CorpusPrefillJobApi.as_view(),
         name="corpus-prefill",
     ),
+    path(
+        "corpora/<id:corpus_id>/queue-order/",
+        corpora.CorpusQueueOrderApi.as_view(),
+        name="corpus-queue-order",
+    ),
     path("aligners/", aligners.AlignerListApi.as_view(), name="aligner-list"),
     path("jobs/", jobs.JobListApi.as_view(), name="job-list"),
     path("scorers/", scorers.ScorerListApi.as_view(), name="scorer-list"),

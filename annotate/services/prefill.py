@@ -153,8 +153,7 @@ def prefill_request_check(
         )
         if refusal is not None:
             raise PrefillError(
-                f"corpus {corpus.name!r} has too little finished work for this prefill: "
-                f"{refusal}",
+                f"corpus {corpus.name!r} has too little finished work for this prefill: {refusal}",
                 field="aligner",
             )
     return checked, finished

@@ -11,6 +11,7 @@ import pytest
 from django.test import Client
 
 from annotate.models import Corpus, Job
+from annotate.services.corpora import corpus_archive
 from tests.annotate.factories import make_corpus, make_learnable_pair, make_pair
 from tests.frontend.pages.forms import form_values
 
@@ -356,3 +357,21 @@ def test_an_unknown_queue_order_is_named_and_changes_nothing(
     assert corpus.queue_order == Corpus.QueueOrder.POSITION
     assert "The queue order was not changed" in response.content.decode()
     assert "not &#x27;random&#x27;" in response.content.decode()
+
+
+def test_the_queue_order_of_an_archived_corpus_is_refused_as_the_api_refuses_it(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    corpus_archive(corpus=corpus)
+    page = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert 'disabled aria-describedby="archived-notice" id="queue-order-submit"' in page
+    response = admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/queue-order/", {"order": "least_sure"}, follow=True
+    )
+    corpus.refresh_from_db()
+    assert corpus.queue_order == Corpus.QueueOrder.POSITION
+    html = _text(response.content.decode())
+    assert (
+        "The queue order was not changed: corpus 'pre' is archived: restore it before "
+        "changing its queue order"
+    ) in html.replace("&#x27;", "'")
