@@ -126,6 +126,16 @@ urlpatterns = [
         name="adjudication-next",
     ),
     path(
+        "adjudication/accept-agreed/",
+        adjudication.AdjudicationAcceptAgreedApi.as_view(),
+        name="adjudication-accept-agreed",
+    ),
+    path(
+        "adjudication/accept-agreed/<id:job_id>/undo/",
+        adjudication.AdjudicationAcceptUndoApi.as_view(),
+        name="adjudication-accept-undo",
+    ),
+    path(
         "pairs/<id:pair_id>/adjudication/",
         adjudication.AdjudicationDetailApi.as_view(),
         name="adjudication-detail",
