@@ -149,13 +149,20 @@ def plan_initial(corpus: Corpus, candidates: list[PlanCandidate]) -> dict[str, A
     return {
         "annotators": [name for name in parameters.get("annotators", []) if name not in imported],
         "per_pair": parameters.get("per_pair", 1),
-        "double_percent": round(100 * float(parameters.get("double_fraction", 0.0)), 6),
+        "double_percent": _percent(float(parameters.get("double_fraction", 0.0))),
         "subcorpus": None if selection.subcorpus is None else label(selection.subcorpus),
         "split": None if selection.split is None else label(selection.split),
         "min_length": selection.min_length,
         "max_length": selection.max_length,
         "batch": selection.batch,
     }
+
+
+def _percent(fraction: float) -> float | int:
+    """A stored fraction as the percentage typed: 0.2 is ``20``, not ``20.0`` (a float field
+    shows a float's ``.0``), 0.125 is ``12.5``; rounded off float noise (0.07 × 100)."""
+    percent = round(100 * fraction, 6)
+    return int(percent) if percent.is_integer() else percent
 
 
 class HandOverForm(forms.Form):

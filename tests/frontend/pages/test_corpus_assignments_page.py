@@ -399,3 +399,12 @@ def test_the_forms_of_an_archived_corpus_are_disabled_and_say_why(
             assert re.search(rf'<button[^>]*\bdisabled\b[^>]*id="{button}"', html), button
     prefill = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
     assert re.search(r'<button[^>]*\bdisabled\b[^>]*id="prefill-submit"', prefill)
+
+
+@pytest.mark.parametrize(("typed", "shown"), [("20", "20"), ("7", "7"), ("12.5", "12.5")])
+def test_the_plan_form_shows_the_last_plans_share_as_it_was_typed(
+    admin_client: Client, corpus: Corpus, typed: str, shown: str
+) -> None:
+    _plan(admin_client, corpus, annotators=["alice", "bob"], per_pair=1, double_percent=typed)
+    values = form_values(_page(admin_client, corpus), "plan-form")
+    assert (values["double_percent"], values["per_pair"]) == ([shown], ["1"])
