@@ -191,8 +191,19 @@ class HandOverForm(forms.Form):
         self.fields["to"].choices = [(c.username, c.username) for c in candidates]  # type: ignore[attr-defined]
 
     def people(self) -> list[dict[str, Any]]:
+        """Each candidate with whether the form ticks them now and whether they are the one
+        handing over (chosen under From, or the first choice): not offered under To."""
         chosen = set(self["to"].value() or [])
-        return [{"candidate": c, "checked": c.username in chosen} for c in self.candidates]
+        choices = self.fields["annotator"].choices  # type: ignore[attr-defined]
+        leaving = self["annotator"].value() or (choices[0][0] if choices else None)
+        return [
+            {
+                "candidate": c,
+                "checked": c.username in chosen and c.username != leaving,
+                "handing_over": c.username == leaving,
+            }
+            for c in self.candidates
+        ]
 
 
 class ReleaseForm(forms.Form):
