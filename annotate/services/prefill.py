@@ -98,6 +98,11 @@ class PrefillBusy(PrefillError):
     code = "prefill_busy"
 
 
+class PrefillTooLittleWork(PrefillError):
+    """The finished work is too little for the aligner to learn from: a retraining waits for
+    more rather than failing."""
+
+
 def _require_aligner(name: str) -> None:
     if name not in available_aligners():
         raise PrefillError(
@@ -152,7 +157,7 @@ def prefill_request_check(
             list(_finished_work(corpus).values()), options_class.from_dict(checked)
         )
         if refusal is not None:
-            raise PrefillError(
+            raise PrefillTooLittleWork(
                 f"corpus {corpus.name!r} has too little finished work for this prefill: {refusal}",
                 field="aligner",
             )
@@ -329,6 +334,9 @@ def prefills_retrain_due() -> list[Job]:
     for corpus_id in retrained.values_list("id", flat=True):
         try:
             job = prefill_retrain_if_due(corpus_id=corpus_id)
+        except PrefillTooLittleWork as error:  # asked again at the next round
+            logger.info("corpus %s: prefill retraining waits for more work: %s", corpus_id, error)
+            continue
         except (PrefillError, ScoringError) as error:
             logger.error("corpus %s: prefill retraining not queued: %s", corpus_id, error)
             continue

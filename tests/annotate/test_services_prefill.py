@@ -4,6 +4,7 @@ as finished work accumulates."""
 from __future__ import annotations
 
 import io
+import logging
 import random
 from pathlib import Path
 
@@ -691,6 +692,21 @@ def test_a_supervised_prefill_with_too_few_links_for_its_trees_is_refused_before
     # lower leaves need fewer links: the rule follows the options the request gives
     job = prefill_job_create(corpus=growing, aligner="supervised", options={"min_samples_leaf": 30})
     assert job.parameters["finished_pairs"] == 3
+
+
+def test_a_retraining_with_too_few_links_waits_for_more_work_without_an_error(
+    growing: Corpus, caplog: pytest.LogCaptureFixture
+) -> None:
+    corpus_prefill_configure(corpus=growing, aligner="supervised", retrain_every=3)
+    finish(pairs_of(growing)[:3])
+    with caplog.at_level(logging.INFO, logger="annotate.services.prefill"):
+        assert prefills_retrain_due() == []
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert "retraining waits for more work" in caplog.text
+    assert "the 3 finished pairs have 15" in caplog.text
+    finish(pairs_of(growing)[3:10])
+    [job] = prefills_retrain_due()
+    assert job.parameters["finished_pairs"] == 10
 
 
 def test_a_supervised_prefill_job_with_too_few_links_fails_before_it_trains(
