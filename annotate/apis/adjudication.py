@@ -363,7 +363,7 @@ class AdjudicationAcceptAgreedApi(APIView):
     class InputSerializer(KnownFieldsSerializer, AdjudicationFiltersSerializer):
         """The adjudication list's filters and search; none: every pair of the list."""
 
-        sort = None  # the order does not change which pairs match
+        sort = None  # type: ignore[assignment]  # the order does not change which pairs match
 
     @extend_schema(
         request=InputSerializer,
