@@ -104,6 +104,11 @@ urlpatterns = [
         corpora.CorpusPrefillJobApi.as_view(),
         name="corpus-prefill",
     ),
+    path(
+        "corpora/<id:corpus_id>/queue-order/",
+        corpora.CorpusQueueOrderApi.as_view(),
+        name="corpus-queue-order",
+    ),
     path("aligners/", aligners.AlignerListApi.as_view(), name="aligner-list"),
     path("jobs/", jobs.JobListApi.as_view(), name="job-list"),
     path("scorers/", scorers.ScorerListApi.as_view(), name="scorer-list"),
@@ -119,6 +124,16 @@ urlpatterns = [
         "adjudication/next/",
         adjudication.AdjudicationNextApi.as_view(),
         name="adjudication-next",
+    ),
+    path(
+        "adjudication/accept-agreed/",
+        adjudication.AdjudicationAcceptAgreedApi.as_view(),
+        name="adjudication-accept-agreed",
+    ),
+    path(
+        "adjudication/accept-agreed/<id:job_id>/undo/",
+        adjudication.AdjudicationAcceptUndoApi.as_view(),
+        name="adjudication-accept-undo",
     ),
     path(
         "pairs/<id:pair_id>/adjudication/",

@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate import permissions
+from annotate import permissions, throttles
 from annotate.apis.common import (
     MAX_ID,
     KnownFieldsSerializer,
@@ -23,9 +23,11 @@ from annotate.apis.common import (
     parse_links,
     per_page_field,
 )
+from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.selectors import adjudication as adjudication_reads
 from annotate.selectors import corpora as corpora_reads
-from annotate.services import adjudication
+from annotate.selectors import jobs as jobs_reads
+from annotate.services import adjudication, adjudication_bulk
 
 
 class AdjudicationFiltersSerializer(serializers.Serializer[Any]):
@@ -344,6 +346,73 @@ class GoldClearApi(APIView):
             "status": "waiting",
         }
         return Response(self.OutputSerializer(body).data)
+
+
+class AdjudicationAcceptAgreedApi(APIView):
+    """Queue an ``adjudication_accept`` job (*Accept where the annotators agree*): the majority
+    of every pair of the list the filters describe that has no gold and whose submitted
+    annotations are all one alignment is saved as its gold, in the caller's name. The filters
+    are the list's (``GET /api/adjudication/``), its order aside; a field it does not have is
+    refused rather than ignored, since a dropped filter would accept beyond the list meant.
+    The job's result counts the pairs matched, accepted and skipped (adjudicated or
+    re-annotated meanwhile); ``POST /api/adjudication/accept-agreed/<job_id>/undo/`` undoes it."""
+
+    permission_classes = permissions.ADJUDICATORS
+    throttle_classes = throttles.JOB_STARTING
+
+    class InputSerializer(KnownFieldsSerializer, AdjudicationFiltersSerializer):
+        """The adjudication list's filters and search; none: every pair of the list."""
+
+        sort = None  # type: ignore[assignment]  # the order does not change which pairs match
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: JOB_STARTED[201],
+            400: OpenApiResponse(
+                description="No pair of the list has annotators who agree completely and no "
+                "gold yet (nothing to accept), or a filter is not valid; nothing was queued."
+            ),
+            409: OpenApiResponse(
+                description="A bulk accept or undo of the caller's is still queued or running "
+                "(code ``conflict``); nothing was queued."
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = adjudication_bulk.adjudication_accept_job_create(
+            filters=filters_of(data.validated_data), owner=actor(request)
+        )
+        return job_started(job)
+
+
+class AdjudicationAcceptUndoApi(APIView):
+    """Queue the undo (``adjudication_accept_undo``) of a bulk accept the caller may see (their
+    own; an admin's, any): each gold it wrote that nobody changed since goes back to waiting.
+    The job's result counts the golds cleared and those kept because they changed since."""
+
+    permission_classes = permissions.ADJUDICATORS
+    throttle_classes = throttles.JOB_STARTING
+
+    @extend_schema(
+        request=None,
+        responses={
+            201: JOB_STARTED[201],
+            400: OpenApiResponse(description="The job is not a bulk accept."),
+            404: OpenApiResponse(description="No job of that id the caller can see."),
+            409: OpenApiResponse(
+                description="The bulk accept is still queued or running, or was undone (or "
+                "has an undo queued or running) already, or another bulk accept or undo of the "
+                "caller's is still queued or running (code ``conflict``); nothing was queued."
+            ),
+        },
+    )
+    def post(self, request: Request, job_id: int) -> Response:
+        job = jobs_reads.job_visible(user=request.user, job_id=job_id)
+        undo = adjudication_bulk.adjudication_accept_undo_job_create(job=job, owner=actor(request))
+        return job_started(undo)
 
 
 name_nested_serializers(globals())

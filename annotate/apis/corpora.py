@@ -25,6 +25,7 @@ from annotate.apis.common import (
     per_page_field,
 )
 from annotate.apis.jobs import JOB_STARTED, job_started
+from annotate.models import Corpus
 from annotate.selectors import corpora as corpora_reads
 from annotate.services import corpora, exports, prefill, stats, uploads
 from scoring import formats
@@ -198,6 +199,40 @@ class CorpusPrefillJobApi(APIView):
             options=data.validated_data.get("options"),
         )
         return job_started(job)
+
+
+class CorpusQueueOrderApi(APIView):
+    """Set which of an annotator's planned pairs of the corpus opens next: ``position`` (corpus
+    order) or the least sure prefill first. Refused on an archived corpus (409,
+    ``corpus_archived``), as all new work there is."""
+
+    permission_classes = permissions.ADMINS
+
+    class InputSerializer(KnownFieldsSerializer):
+        order = serializers.ChoiceField(choices=Corpus.QueueOrder.choices)
+
+    class OutputSerializer(serializers.Serializer[Any]):
+        id = serializers.IntegerField()
+        name = serializers.CharField()
+        queue_order = serializers.CharField()
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: OutputSerializer,
+            409: OpenApiResponse(
+                description="The corpus is archived (code ``corpus_archived``): restore it "
+                "first; nothing changed."
+            ),
+        },
+    )
+    def post(self, request: Request, corpus_id: int) -> Response:
+        corpus = corpora_reads.corpus_get(corpus_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        corpus = prefill.corpus_queue_order_set(corpus=corpus, order=data.validated_data["order"])
+        body = {"id": corpus.pk, "name": corpus.name, "queue_order": corpus.queue_order}
+        return Response(self.OutputSerializer(body).data)
 
 
 class CorpusExportApi(APIView):

@@ -386,7 +386,8 @@ def assignments_hand_over(
     partial work travels with its pair and the hand-over is logged). Returns counts of moved
     and stuck assignments, and of those ``kept`` for their saved work (none when
     ``include_started``), so a hand-over that moved nothing says why."""
-    targets = [user for user in to if user.pk != from_user.pk]
+    _refuse_hand_over_to_self(from_user.get_username(), [user.get_username() for user in to])
+    targets = list(to)
     if not targets:
         raise DomainError("choose at least one annotator other than the one handing over")
     for user in targets:
@@ -536,7 +537,8 @@ def assignments_hand_over_job_create(
     leaving = get_user_model().objects.filter(username=annotator).first()
     if leaving is None:
         raise DomainError(f"there is no user {annotator!r}")
-    targets = [user for user in annotators_named(to) if user.pk != leaving.pk]
+    _refuse_hand_over_to_self(annotator, to)
+    targets = annotators_named(to)
     if not targets:
         raise DomainError("choose at least one annotator other than the one handing over")
     return assignments_hand_over_run.create(
@@ -548,6 +550,17 @@ def assignments_hand_over_job_create(
             "include_started": include_started,
         },
     )
+
+
+def _refuse_hand_over_to_self(annotator: str, to: Sequence[str]) -> None:
+    """A hand-over naming its own annotator among those who take the work is a mistake to
+    name, not a name to drop: the rest would get the work silently."""
+    if annotator in to:
+        raise DomainError(
+            f"{annotator} is handing over and cannot take their own work: choose annotators "
+            "other than the one handing over; nothing was moved",
+            field="to",
+        )
 
 
 @job_task(kind="assignments_hand_over")

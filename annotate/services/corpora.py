@@ -132,8 +132,8 @@ def corpus_in_use_check(corpus: Corpus, *, doing: str) -> None:
     statistics), trained on, restored and deleted; an assignment of it still opens by its
     address and saves. What would add work or change who does it is refused (409,
     ``corpus_archived``) until it is restored: planning, handing over and releasing assignments,
-    prefilling (or setting its retraining), importing pairs into it. ``doing`` names the
-    request ("planning assignments") in the message."""
+    setting the order they open in, prefilling (or setting its retraining), importing pairs into
+    it. ``doing`` names the request ("planning assignments") in the message."""
     if corpus.archived_at is not None:
         raise CorpusArchived(
             f"corpus {corpus.name!r} is archived: restore it before {doing}", field="corpus"

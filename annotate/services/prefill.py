@@ -80,6 +80,9 @@ _NO_SETTINGS_PPDB = frozenset({"identity"})
 _PATH_SETTINGS = {"ppdb": "the server's setting PPDB_PATH"}
 
 
+#: Below this many finished pairs a request reads their alignments to ask the aligner whether
+#: it can learn from them (``Aligner.training_refusal``); above, the job's training asks it.
+FEW_FINISHED = 1_000
 #: Retraining after more newly finished pairs than this would never happen on a real corpus.
 MAX_RETRAIN_EVERY = 1_000_000
 
@@ -93,6 +96,11 @@ class PrefillBusy(PrefillError):
 
     status_code = 409
     code = "prefill_busy"
+
+
+class PrefillTooLittleWork(PrefillError):
+    """The finished work is too little for the aligner to learn from: a retraining waits for
+    more rather than failing."""
 
 
 def _require_aligner(name: str) -> None:
@@ -128,8 +136,9 @@ def prefill_request_check(
 ) -> tuple[dict[str, Any], int]:
     """The checked options of a prefill and the corpus's finished pairs, or a
     :class:`PrefillError` naming the field for a job that could only fail: a corpus without
-    pairs, or an aligner learning from finished work on a corpus that has none (the rules the
-    job applies again when it runs)."""
+    pairs, or an aligner learning from finished work on a corpus that has none, or too little
+    for it (its ``training_refusal``: the supervised aligner's trees need some links), the
+    rules the job applies again when it runs."""
     checked = prefill_options_validate(aligner=aligner, options=options or {})
     if not SentencePair.objects.filter(corpus=corpus).exists():
         raise PrefillError(f"corpus {corpus.name!r} has no pairs to prefill", field="aligner")
@@ -142,6 +151,16 @@ def prefill_request_check(
             "adjudicated",
             field="aligner",
         )
+    if aligner_class(aligner).uses_gold and finished < FEW_FINISHED:
+        options_class = aligner_class(aligner).options_class
+        refusal = aligner_class(aligner).training_refusal(
+            list(_finished_work(corpus).values()), options_class.from_dict(checked)
+        )
+        if refusal is not None:
+            raise PrefillTooLittleWork(
+                f"corpus {corpus.name!r} has too little finished work for this prefill: {refusal}",
+                field="aligner",
+            )
     return checked, finished
 
 
@@ -250,11 +269,13 @@ def corpus_prefill_configure(
 @transaction.atomic
 def corpus_queue_order_set(*, corpus: Corpus, order: str) -> Corpus:
     """Which of an annotator's planned pairs of ``corpus`` opens next: corpus order, or the
-    least sure prefill first (see ``Corpus.queue_order``)."""
+    least sure prefill first (see ``Corpus.queue_order``). Refused on an archived corpus
+    (:func:`corpus_in_use_check`): the order decides who gets which work next."""
     if order not in Corpus.QueueOrder.values:
         choices = ", ".join(repr(value) for value in Corpus.QueueOrder.values)
         raise PrefillError(f"queue order must be one of {choices}, not {order!r}", field="order")
     corpus = Corpus.objects.select_for_update().get(pk=corpus.pk)
+    corpus_in_use_check(corpus, doing="changing its queue order")
     corpus.queue_order = order
     corpus.save(update_fields=["queue_order"])
     return corpus
@@ -313,6 +334,9 @@ def prefills_retrain_due() -> list[Job]:
     for corpus_id in retrained.values_list("id", flat=True):
         try:
             job = prefill_retrain_if_due(corpus_id=corpus_id)
+        except PrefillTooLittleWork as error:  # asked again at the next round
+            logger.info("corpus %s: prefill retraining waits for more work: %s", corpus_id, error)
+            continue
         except (PrefillError, ScoringError) as error:
             logger.error("corpus %s: prefill retraining not queued: %s", corpus_id, error)
             continue

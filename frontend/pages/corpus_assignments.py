@@ -149,13 +149,20 @@ def plan_initial(corpus: Corpus, candidates: list[PlanCandidate]) -> dict[str, A
     return {
         "annotators": [name for name in parameters.get("annotators", []) if name not in imported],
         "per_pair": parameters.get("per_pair", 1),
-        "double_percent": round(100 * float(parameters.get("double_fraction", 0.0)), 6),
+        "double_percent": _percent(float(parameters.get("double_fraction", 0.0))),
         "subcorpus": None if selection.subcorpus is None else label(selection.subcorpus),
         "split": None if selection.split is None else label(selection.split),
         "min_length": selection.min_length,
         "max_length": selection.max_length,
         "batch": selection.batch,
     }
+
+
+def _percent(fraction: float) -> float | int:
+    """A stored fraction as the percentage typed: 0.2 is ``20``, not ``20.0`` (a float field
+    shows a float's ``.0``), 0.125 is ``12.5``; rounded off float noise (0.07 × 100)."""
+    percent = round(100 * fraction, 6)
+    return int(percent) if percent.is_integer() else percent
 
 
 class HandOverForm(forms.Form):
@@ -184,8 +191,19 @@ class HandOverForm(forms.Form):
         self.fields["to"].choices = [(c.username, c.username) for c in candidates]  # type: ignore[attr-defined]
 
     def people(self) -> list[dict[str, Any]]:
+        """Each candidate with whether the form ticks them now and whether they are the one
+        handing over (chosen under From, or the first choice): not offered under To."""
         chosen = set(self["to"].value() or [])
-        return [{"candidate": c, "checked": c.username in chosen} for c in self.candidates]
+        choices = self.fields["annotator"].choices  # type: ignore[attr-defined]
+        leaving = self["annotator"].value() or (choices[0][0] if choices else None)
+        return [
+            {
+                "candidate": c,
+                "checked": c.username in chosen and c.username != leaving,
+                "handing_over": c.username == leaving,
+            }
+            for c in self.candidates
+        ]
 
 
 class ReleaseForm(forms.Form):

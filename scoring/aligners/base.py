@@ -134,6 +134,18 @@ class Aligner(ABC):
         #: The ``progress`` of the :meth:`fit` call under way, if any.
         self.progress: Progress | None = None
 
+    @classmethod
+    def training_refusal(
+        cls, gold: Sequence[Alignment], options: AlignerOptions | None = None
+    ) -> str | None:
+        """Why :meth:`fit` would refuse to learn from the finished alignments ``gold`` (the
+        pairs that have one) with ``options`` (the defaults when ``None``), before any work;
+        ``None`` when it would not. The rule :meth:`fit` applies, so a caller can refuse a
+        training it cannot do without running it (a prefill request, say)."""
+        if cls.uses_gold and not gold:
+            return f"the '{cls.name}' aligner needs gold alignments for some training pairs"
+        return None
+
     # --- interface ----------------------------------------------------------------------------
 
     def fit(

@@ -85,3 +85,22 @@ def make_assignment(
     pair = pair or make_pair()
     annotator = annotator or make_user(f"annotator-{next(_counter)}", roles.ANNOTATOR)
     return Assignment.objects.create(pair=pair, annotator=annotator)
+
+
+#: Words of a pair whose gold has as many links as the supervised aligner's trees need at the
+#: default options (``SupervisedAligner.min_links``: 50).
+LEARNABLE_WORDS = 50
+
+
+def make_learnable_pair(corpus: Corpus, *, split: str = "train") -> SentencePair:
+    """A pair with gold linking each word to itself: finished work enough for a supervised
+    prefill request to be queued."""
+    words = " ".join(f"w{k}" for k in range(LEARNABLE_WORDS))
+    return make_pair(
+        corpus,
+        words,
+        words,
+        split=split,
+        prefill=None,
+        gold=[(k, k, True) for k in range(LEARNABLE_WORDS)],
+    )

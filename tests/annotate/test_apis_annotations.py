@@ -5,7 +5,13 @@ from rest_framework.test import APIClient
 
 from annotate import roles
 from annotate.models import AnnotationEvent, Assignment, GoldAlignment, Job
-from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
+from tests.annotate.factories import (
+    make_assignment,
+    make_corpus,
+    make_learnable_pair,
+    make_pair,
+    make_user,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -156,7 +162,7 @@ def test_an_admin_queues_a_statistics_job_for_a_corpus() -> None:
 def test_an_admin_queues_a_prefill_and_sets_automatic_retraining() -> None:
     admin = make_user("admin", roles.ADMIN)
     corpus = make_corpus()
-    make_pair(corpus, gold=[(0, 0, True)])  # finished work to learn from
+    make_learnable_pair(corpus)  # finished work to learn from
     url = f"/api/corpora/{corpus.pk}/prefill/"
     response = _client(admin).post(url, {"aligner": "supervised", "retrain_every": 40})
     assert response.status_code == 201
@@ -211,7 +217,7 @@ def test_the_prefill_service_refuses_a_huge_retrain_interval_too() -> None:
 def test_an_admin_queues_a_prefill_with_aligner_options_that_the_corpus_list_shows() -> None:
     admin = make_user("admin", roles.ADMIN)
     corpus = make_corpus()
-    make_pair(corpus, gold=[(0, 0, True)])  # finished work to learn from
+    make_learnable_pair(corpus)  # finished work to learn from
     response = _client(admin).post(
         f"/api/corpora/{corpus.pk}/prefill/",
         {"aligner": "supervised", "retrain_every": 40, "options": {"fine_tune_epochs": 5}},

@@ -134,3 +134,36 @@ def test_the_refusal_is_an_exception_class_callers_can_catch(archived: Corpus) -
     assert isinstance(CorpusArchived, type) and issubclass(CorpusArchived, Conflict)
     with pytest.raises(CorpusArchived):
         corpus_in_use_check(archived, doing="planning assignments")
+
+
+def test_the_queue_order_of_an_archived_corpus_is_not_changed(
+    admin: APIClient, archived: Corpus
+) -> None:
+    """Which pair opens next decides who does which work: new work, refused like the rest."""
+    response = admin.post(
+        f"/api/corpora/{archived.pk}/queue-order/", {"order": "least_sure"}, format="json"
+    )
+    _refused(response)
+    assert response.json()["error"]["message"] == (
+        "corpus 'old' is archived: restore it before changing its queue order"
+    )
+    archived.refresh_from_db()
+    assert archived.queue_order == Corpus.QueueOrder.POSITION
+
+
+def test_the_queue_order_is_set_through_the_api_once_restored(
+    admin: APIClient, archived: Corpus
+) -> None:
+    admin.post(f"/api/corpora/{archived.pk}/restore/")
+    response = admin.post(
+        f"/api/corpora/{archived.pk}/queue-order/", {"order": "least_sure"}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    assert response.json() == {"id": archived.pk, "name": "old", "queue_order": "least_sure"}
+    archived.refresh_from_db()
+    assert archived.queue_order == Corpus.QueueOrder.LEAST_SURE
+    unknown = admin.post(
+        f"/api/corpora/{archived.pk}/queue-order/", {"order": "random"}, format="json"
+    )
+    assert unknown.status_code == 400
+    assert unknown.json()["error"]["field"] == "order"

@@ -143,6 +143,26 @@ def test_a_hand_over_to_nobody_else_queues_nothing(admin: APIClient) -> None:
     assert not Job.objects.exists()
 
 
+def test_a_hand_over_naming_its_own_annotator_among_others_is_refused(admin: APIClient) -> None:
+    corpus = make_corpus()
+    alice = make_user("alice", roles.ANNOTATOR)
+    make_user("bob", roles.ANNOTATOR)
+    make_assignment(make_pair(corpus), alice)
+    response = admin.post(
+        f"/api/corpora/{corpus.pk}/assignments/hand-over/",
+        {"annotator": "alice", "to": ["bob", "alice"]},
+        format="json",
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "to"
+    assert error["message"] == (
+        "alice is handing over and cannot take their own work: choose annotators other than "
+        "the one handing over; nothing was moved"
+    )
+    assert not Job.objects.exists()
+
+
 def test_releasing_abandoned_work_is_a_job(admin: APIClient) -> None:
     alice, bob = make_user("alice", roles.ANNOTATOR), make_user("bob", roles.ANNOTATOR)
     assignment = make_assignment(make_pair(), alice)

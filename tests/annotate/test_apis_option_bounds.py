@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from annotate import roles
 from annotate.models import Corpus, Job, SentencePair
-from tests.annotate.factories import make_corpus, make_pair, make_user
+from tests.annotate.factories import make_corpus, make_learnable_pair, make_pair, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -108,6 +108,7 @@ def test_a_training_option_above_its_bound_is_a_400_naming_it_and_queues_nothing
 
 
 def test_options_at_their_upper_bounds_are_queued(admin_client: APIClient, corpus: Corpus) -> None:
+    make_learnable_pair(corpus)  # links enough for the supervised aligner's trees
     prefill = admin_client.post(
         f"/api/corpora/{corpus.pk}/prefill/",
         {"aligner": "supervised", "options": {"trees": 2000, "fine_tune_epochs": 10}},

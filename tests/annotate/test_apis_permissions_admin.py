@@ -118,6 +118,14 @@ CASES: list[Case] = [
         201,
         {},
     ),
+    (
+        "set the queue order",
+        "post",
+        lambda w: f"/api/corpora/{_corpus(w)}/queue-order/",
+        lambda w: {"order": "least_sure"},
+        200,
+        {},
+    ),
     ("archive", "post", lambda w: f"/api/corpora/{_corpus(w)}/archive/", lambda w: None, 200, {}),
     ("restore", "post", lambda w: f"/api/corpora/{_corpus(w)}/restore/", lambda w: None, 200, {}),
     (

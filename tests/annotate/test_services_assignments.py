@@ -242,6 +242,11 @@ def test_handing_over_needs_another_annotator() -> None:
     leaving = make_user("leaving", roles.ANNOTATOR)
     with pytest.raises(DomainError, match="other than the one handing over"):
         assignments.assignments_hand_over(corpus=corpus, from_user=leaving, to=[leaving])
+    other = make_user("other", roles.ANNOTATOR)
+    make_assignment(make_pair(corpus), leaving)
+    with pytest.raises(DomainError, match="leaving is handing over and cannot take their own"):
+        assignments.assignments_hand_over(corpus=corpus, from_user=leaving, to=[other, leaving])
+    assert not Assignment.objects.filter(annotator=other).exists(), "nothing moved"
     with pytest.raises(DomainError, match="does not have the annotator role"):
         assignments.assignments_hand_over(
             corpus=corpus, from_user=leaving, to=[make_user("carol", roles.ADJUDICATOR)]

@@ -4,6 +4,7 @@ as finished work accumulates."""
 from __future__ import annotations
 
 import io
+import logging
 import random
 from pathlib import Path
 
@@ -37,7 +38,12 @@ from annotate.services.prefill import (
 )
 from scoring.alignment.links import Alignment
 from scoring.errors import OptionsError
-from tests.annotate.factories import make_assignment, make_corpus, make_pair
+from tests.annotate.factories import (
+    make_assignment,
+    make_corpus,
+    make_learnable_pair,
+    make_pair,
+)
 from tests.annotate.records import make_record
 from tests.scoring.alignment.majority_reference import reference_majority
 
@@ -495,12 +501,12 @@ def test_the_next_retraining_counts_from_the_last_prefill(growing: Corpus) -> No
 
 def test_a_failed_retraining_waits_for_more_work_before_trying_again(growing: Corpus) -> None:
     pairs = pairs_of(growing)
-    corpus_prefill_configure(corpus=growing, aligner="supervised", retrain_every=3)
-    finish(pairs[:3])
+    corpus_prefill_configure(corpus=growing, aligner="supervised", retrain_every=10)
+    finish(pairs[:10])
     [job] = prefills_retrain_due()
     Job.objects.filter(pk=job.pk).update(status=Job.Status.FAILED, error="worker lost")
     assert prefills_retrain_due() == []
-    finish(pairs[3:6])
+    finish(pairs[10:20])
     assert len(prefills_retrain_due()) == 1
 
 
@@ -508,10 +514,10 @@ def test_retraining_reuses_the_corpus_options_and_switching_it_off_clears_them(
     growing: Corpus,
 ) -> None:
     growing = corpus_prefill_configure(
-        corpus=growing, aligner="supervised", retrain_every=3, options={"fine_tune_epochs": 5}
+        corpus=growing, aligner="supervised", retrain_every=10, options={"fine_tune_epochs": 5}
     )
     assert growing.prefill_options == {"fine_tune_epochs": 5}
-    finish(pairs_of(growing)[:3])
+    finish(pairs_of(growing)[:10])
     [job] = prefills_retrain_due()
     assert job.parameters["options"] == {"fine_tune_epochs": 5}
     Job.objects.filter(pk=job.pk).update(status=Job.Status.SUCCEEDED)
@@ -539,9 +545,8 @@ def test_a_corpus_whose_stored_options_are_refused_does_not_stop_the_others(
     growing: Corpus,
 ) -> None:
     other = make_corpus("other")
-    make_pair(other, "a b", "a b", prefill=None)
     corpus_prefill_configure(corpus=other, aligner="supervised", retrain_every=1)
-    finish(pairs_of(other))
+    make_learnable_pair(other)
     Corpus.objects.filter(pk=growing.pk).update(prefill_retrain_every=1, prefill_options={"x": 1})
     finish(pairs_of(growing)[:1])
     [job] = prefills_retrain_due()
@@ -572,15 +577,15 @@ def test_retraining_settings_are_checked_and_bad_ones_change_nothing(
 
 
 def test_the_beat_task_queues_the_due_retrainings(growing: Corpus) -> None:
-    corpus_prefill_configure(corpus=growing, aligner="supervised", retrain_every=2)
-    finish(pairs_of(growing)[:2])
+    corpus_prefill_configure(corpus=growing, aligner="supervised", retrain_every=10)
+    finish(pairs_of(growing)[:10])
     queued = tasks.retrain_prefills()
     assert queued == list(Job.objects.filter(kind="prefill").values_list("pk", flat=True))
     assert len(queued) == 1
 
 
 def test_the_prefill_command_sets_retraining_and_queues_a_job(growing: Corpus) -> None:
-    finish(list(growing.pairs.all()[:1]))  # finished work to learn from
+    finish(pairs_of(growing)[:10])  # links enough to learn from
     out = io.StringIO()
     call_command(
         "prefill",
@@ -597,7 +602,7 @@ def test_the_prefill_command_sets_retraining_and_queues_a_job(growing: Corpus) -
     assert job.parameters == {
         "aligner": "supervised",
         "trigger": "command",
-        "finished_pairs": 1,
+        "finished_pairs": 10,
         "options": {},
     }
     Job.objects.filter(pk=job.pk).update(status=Job.Status.SUCCEEDED)
@@ -611,7 +616,7 @@ def test_the_prefill_command_sets_retraining_and_queues_a_job(growing: Corpus) -
 def test_the_prefill_command_passes_aligner_options_to_the_job_and_the_retraining(
     growing: Corpus,
 ) -> None:
-    finish(list(growing.pairs.all()[:1]))  # finished work to learn from
+    finish(pairs_of(growing)[:10])  # links enough to learn from
     out = io.StringIO()
     call_command(
         "prefill",
@@ -667,13 +672,63 @@ def test_the_prefill_command_refuses_to_retrain_an_aligner_that_does_not_learn(
     assert not Job.objects.exists()
 
 
-def test_a_supervised_prefill_without_enough_finished_work_fails_and_changes_nothing(
+def test_a_supervised_prefill_with_too_few_links_for_its_trees_is_refused_before_it_is_queued(
     growing: Corpus,
 ) -> None:
+    """Three finished pairs of five links each: fewer than the trees' half leaf of 50 cells
+    (``SupervisedAligner.min_links``), which the job found out after training for a minute."""
+    finish(pairs_of(growing)[:3])
+    with pytest.raises(PrefillError) as refused:
+        prefill_job_create(corpus=growing, aligner="supervised")
+    assert refused.value.status_code == 400
+    assert refused.value.extra["field"] == "aligner"
+    assert (
+        "corpus 'growing' has too little finished work for this prefill: the 'supervised' "
+        "aligner needs at least 50 links in finished pairs to learn from (half of "
+        "min_samples_leaf, 100); the 3 finished pairs have 15: about 10 finished pairs are "
+        "needed"
+    ) in refused.value.message
+    assert not Job.objects.exists()
+    # lower leaves need fewer links: the rule follows the options the request gives
+    job = prefill_job_create(corpus=growing, aligner="supervised", options={"min_samples_leaf": 30})
+    assert job.parameters["finished_pairs"] == 3
+
+
+def test_a_retraining_with_too_few_links_waits_for_more_work_without_an_error(
+    growing: Corpus, caplog: pytest.LogCaptureFixture
+) -> None:
+    corpus_prefill_configure(corpus=growing, aligner="supervised", retrain_every=3)
+    finish(pairs_of(growing)[:3])
+    with caplog.at_level(logging.INFO, logger="annotate.services.prefill"):
+        assert prefills_retrain_due() == []
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert "retraining waits for more work" in caplog.text
+    assert "the 3 finished pairs have 15" in caplog.text
+    finish(pairs_of(growing)[3:10])
+    [job] = prefills_retrain_due()
+    assert job.parameters["finished_pairs"] == 10
+
+
+def test_a_supervised_prefill_job_with_too_few_links_fails_before_it_trains(
+    growing: Corpus,
+) -> None:
+    """A job queued before the work was sent back (or by an older version) fails at once with
+    the same reason, changing nothing."""
     finish(pairs_of(growing)[:3])
     job = run_prefill_on(growing, "supervised")
     assert job.status == "failed"
-    assert "learnt nothing from 3 finished pairs" in job.error
+    assert "the 3 finished pairs have 15: about 10 finished pairs are needed" in job.error
+    assert not AutoAlignment.objects.filter(aligner="supervised").exists()
+
+
+def test_a_supervised_prefill_that_learns_nothing_fails_and_changes_nothing(
+    growing: Corpus,
+) -> None:
+    """Twelve pairs of five links pass the least the trees need but still learn no link."""
+    finish(pairs_of(growing)[:12])
+    job = run_prefill_on(growing, "supervised")
+    assert job.status == "failed"
+    assert "learnt nothing from 12 finished pairs" in job.error
     assert not AutoAlignment.objects.filter(aligner="supervised").exists()
 
 

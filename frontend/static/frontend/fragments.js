@@ -6,7 +6,10 @@
 //   user has started editing a form in them, and a message about the job (data-notice-job,
 //   "Report #12 queued") is replaced by how it ended;
 // - it submits a filter form when one of its fields changes (forms with data-autosubmit);
-// - it asks for confirmation before a form with data-confirm="question" is posted.
+// - it asks for confirmation before a form with data-confirm="question" is posted;
+// - a select with data-excludes="id" hides (and leaves out of the post) the checkbox of the
+//   element with that id whose value is the one selected: the server renders it so for the
+//   first value, this follows the choice.
 
 const REFRESH_MS = 2000;
 const ACTIVE = new Set(["pending", "running"]);
@@ -110,6 +113,18 @@ document.addEventListener("change", (event) => {
   const form = event.target.closest?.("form[data-autosubmit]");
   if (!form || event.target.matches("input[type=search], input[type=text]")) return;
   form.requestSubmit();
+});
+
+document.addEventListener("change", (event) => {
+  const select = event.target.closest?.("select[data-excludes]");
+  const list = select && document.getElementById(select.dataset.excludes);
+  if (!list) return;
+  for (const box of list.querySelectorAll("input[type=checkbox]")) {
+    const excluded = box.value === select.value;
+    box.disabled = excluded;
+    if (excluded) box.checked = false;
+    box.closest("label").hidden = excluded;
+  }
 });
 
 // A form with data-confirm-when="field" asks only when that field has a value: without it the

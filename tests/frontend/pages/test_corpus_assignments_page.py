@@ -399,3 +399,52 @@ def test_the_forms_of_an_archived_corpus_are_disabled_and_say_why(
             assert re.search(rf'<button[^>]*\bdisabled\b[^>]*id="{button}"', html), button
     prefill = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
     assert re.search(r'<button[^>]*\bdisabled\b[^>]*id="prefill-submit"', prefill)
+
+
+@pytest.mark.parametrize(("typed", "shown"), [("20", "20"), ("7", "7"), ("12.5", "12.5")])
+def test_the_plan_form_shows_the_last_plans_share_as_it_was_typed(
+    admin_client: Client, corpus: Corpus, typed: str, shown: str
+) -> None:
+    _plan(admin_client, corpus, annotators=["alice", "bob"], per_pair=1, double_percent=typed)
+    values = form_values(_page(admin_client, corpus), "plan-form")
+    assert (values["double_percent"], values["per_pair"]) == ([shown], ["1"])
+
+
+def test_the_hand_over_offers_under_to_everyone_but_the_one_handing_over(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    _plan(admin_client, corpus, annotators=["alice", "bob"], per_pair=1, double_percent=0)
+    _run_queued()
+    html = _page(admin_client, corpus)
+    chosen = html.split('id="handover-from"')[1].split("</select>")[0]
+    assert chosen.index('value="alice"') < chosen.index('value="bob"'), "alice comes first"
+    to = html.split('id="handover-to"')[1].split("</div>")[0]
+    assert '<label hidden><input type="checkbox" name="to" value="alice" disabled>' in to
+    assert '<label><input type="checkbox" name="to" value="bob">' in to
+    assert form_values(html, "handover-form").get("to", []) == []
+
+
+def test_a_hand_over_to_its_own_annotator_with_others_is_refused_and_moves_nothing(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    """Naming the one handing over among the others was dropped silently; now it is an error
+    under To, the form chooses bob again and alice is not offered."""
+    _plan(admin_client, corpus, annotators=["alice", "bob"], per_pair=1, double_percent=0)
+    _run_queued()
+    before = sorted(Assignment.objects.values_list("pk", "annotator__username"))
+    response = admin_client.post(
+        f"/corpora/{corpus.pk}/assignments/hand-over/",
+        {"annotator": "bob", "to": ["alice", "bob"]},
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    errors = html.split('id="handover-errors"')[1].split("</div>")[0]
+    assert (
+        "bob is handing over and cannot take their own work: choose annotators other than the "
+        "one handing over; nothing was moved"
+    ) in errors
+    to = html.split('id="handover-to"')[1].split("</div>")[0]
+    assert '<label hidden><input type="checkbox" name="to" value="bob" disabled>' in to
+    assert '<input type="checkbox" name="to" value="alice" checked>' in to
+    assert not Job.objects.filter(kind="assignments_hand_over").exists()
+    assert sorted(Assignment.objects.values_list("pk", "annotator__username")) == before

@@ -11,7 +11,8 @@ import pytest
 from django.test import Client
 
 from annotate.models import Corpus, Job
-from tests.annotate.factories import make_corpus, make_pair
+from annotate.services.corpora import corpus_archive
+from tests.annotate.factories import make_corpus, make_learnable_pair, make_pair
 from tests.frontend.pages.forms import form_values
 
 pytestmark = pytest.mark.django_db
@@ -227,7 +228,7 @@ def test_an_unknown_aligner_is_refused(admin_client: Client, corpus: Corpus) -> 
 
 
 def test_retraining_is_set_with_the_run(admin_client: Client, corpus: Corpus) -> None:
-    make_pair(corpus, gold=[(0, 0, True)])  # finished work to learn from
+    make_learnable_pair(corpus)  # finished work to learn from
     response = admin_client.post(
         f"/corpora/{corpus.pk}/prefill/run/",
         {"aligner": "supervised", "retrain_every": "25"},
@@ -266,7 +267,7 @@ def test_a_supervised_prefill_without_finished_work_is_refused_and_keeps_no_sett
 def test_retraining_is_switched_off_without_queuing_a_prefill(
     admin_client: Client, corpus: Corpus
 ) -> None:
-    make_pair(corpus, gold=[(0, 0, True)])
+    make_learnable_pair(corpus)
     admin_client.post(
         f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "supervised", "retrain_every": "25"}
     )
@@ -285,7 +286,7 @@ def test_retraining_is_switched_off_without_queuing_a_prefill(
 def test_the_retraining_figure_counts_pairs_finished_since_the_last_run(
     admin_client: Client, corpus: Corpus
 ) -> None:
-    make_pair(corpus, gold=[(0, 0, True)])
+    make_learnable_pair(corpus)
     admin_client.post(
         f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "supervised", "retrain_every": "25"}
     )
@@ -304,7 +305,7 @@ def test_retraining_on_a_corpus_whose_every_pair_is_finished_says_it_cannot_come
     says that retraining will not come instead of promising it."""
     corpus = make_corpus("all-gold")
     for _ in range(2):
-        make_pair(corpus, gold=[(0, 0, True)])
+        make_learnable_pair(corpus)
     admin_client.post(
         f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "supervised", "retrain_every": "5"}
     )
@@ -356,3 +357,21 @@ def test_an_unknown_queue_order_is_named_and_changes_nothing(
     assert corpus.queue_order == Corpus.QueueOrder.POSITION
     assert "The queue order was not changed" in response.content.decode()
     assert "not &#x27;random&#x27;" in response.content.decode()
+
+
+def test_the_queue_order_of_an_archived_corpus_is_refused_as_the_api_refuses_it(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    corpus_archive(corpus=corpus)
+    page = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert 'disabled aria-describedby="archived-notice" id="queue-order-submit"' in page
+    response = admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/queue-order/", {"order": "least_sure"}, follow=True
+    )
+    corpus.refresh_from_db()
+    assert corpus.queue_order == Corpus.QueueOrder.POSITION
+    html = _text(response.content.decode())
+    assert (
+        "The queue order was not changed: corpus 'pre' is archived: restore it before "
+        "changing its queue order"
+    ) in html.replace("&#x27;", "'")

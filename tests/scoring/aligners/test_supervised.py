@@ -217,11 +217,34 @@ def test_rare_words_get_a_higher_idf_than_frequent_ones(trained: SupervisedAlign
     assert rare > frequent > 0.0
 
 
+def test_it_refuses_gold_with_fewer_links_than_half_a_leaf_before_any_training() -> None:
+    pairs, gold = _corpus()
+    options = SupervisedOptions(wordnet=False, pos=False, min_samples_leaf=30)
+    assert SupervisedAligner.min_links(options) == 15
+    assert SupervisedAligner.training_refusal(gold[:4], options) == (
+        "the 'supervised' aligner needs at least 15 links in finished pairs to learn from "
+        "(half of min_samples_leaf, 30); the 4 finished pairs have 13: about 5 finished pairs "
+        "are needed"
+    )
+    assert SupervisedAligner.training_refusal(gold[:5], options) is None
+    aligner = SupervisedAligner(options)
+    with pytest.raises(InputError, match="the 4 finished pairs have 13"):
+        aligner.fit(pairs, [*gold[:4], *[None] * (len(pairs) - 4)])
+    assert not aligner.em.trained, "refused before the EM model was trained"
+    sure_only = SupervisedOptions(min_samples_leaf=30, decision="thresholds")
+    assert "at least 15 sure links" in str(SupervisedAligner.training_refusal(gold[:4], sure_only))
+
+
 def test_it_refuses_a_model_that_learnt_to_link_nothing() -> None:
     pairs, gold = _corpus()
     aligner = SupervisedAligner(
         SupervisedOptions(
-            wordnet=False, pos=False, trees=20, learning_rate=0.1, em_hmm_iterations=2
+            wordnet=False,
+            pos=False,
+            trees=20,
+            learning_rate=0.1,
+            em_hmm_iterations=2,
+            min_samples_leaf=26,  # 13 links: just enough to be tried
         )
     )
     with pytest.raises(ModelError, match=r"learnt nothing from 4 finished pairs \(13 sure links\)"):
