@@ -71,6 +71,27 @@ def check_sentence_length(tokens: list[str], *, path: Path, line: int, field: st
         )
 
 
+def check_line_counts(path: Path, count: int, other: Path, other_count: int, *, field: str) -> None:
+    """``path`` must hold as many lines as ``other``, the file it is line-aligned with; the
+    error names ``path`` at its first line without a partner, or the first line it lacks."""
+    if count == other_count:
+        return
+    if count > other_count:
+        message = f"no partner for this line: {other} has {_lines_text(other_count)}"
+    else:
+        message = f"the file ends after {_lines_text(count)} but {other} has {other_count}"
+    raise FormatError(
+        f"{message}; the files must be line-aligned",
+        path=path,
+        line=min(count, other_count) + 1,
+        field=field,
+    )
+
+
+def _lines_text(count: int) -> str:
+    return f"{count} line" + ("" if count == 1 else "s")
+
+
 def read_tokens(path: Path, *, field: str) -> list[list[str]]:
     """One tokenized sentence per line (tokens split on whitespace); an empty line is a
     :class:`FormatError`, as in every command's sentence files."""
@@ -92,13 +113,7 @@ def read_alignments(
 ) -> list[Alignment]:
     """One Pharaoh line per pair, checked against the sentence lengths."""
     lines = _lines(path, field)
-    if len(lines) != len(sources):
-        raise FormatError(
-            f"has {len(lines)} lines but {source_path} has {len(sources)}; the files must be "
-            "line-aligned",
-            path=path,
-            field=field,
-        )
+    check_line_counts(path, len(lines), source_path, len(sources), field=field)
     out = []
     for number, (line, src, tgt) in enumerate(zip(lines, sources, targets, strict=True), start=1):
         try:
@@ -118,13 +133,7 @@ def read_sentences(source: Path, target: Path) -> tuple[list[list[str]], list[li
     if not sources:
         raise FormatError("the file holds no sentence", path=source, field="--source")
     targets = read_tokens(target, field="--target")
-    if len(sources) != len(targets):
-        raise FormatError(
-            f"has {len(targets)} lines but {source} has {len(sources)}; the files must be "
-            "line-aligned",
-            path=target,
-            field="--target",
-        )
+    check_line_counts(target, len(targets), source, len(sources), field="--target")
     return sources, targets
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.cli.outputs import check_output_file, write_atomic
-from scoring.cli.phrases import check_sentence_length
+from scoring.cli.phrases import check_line_counts, check_sentence_length
 from scoring.errors import FormatError
 from scoring.options import options_help
 from scoring.scorers.base import (
@@ -115,10 +115,7 @@ def read_pairs(
         values = [
             _number(text, targets, number, "target", task) for number, text in _lines(targets)
         ]
-        if len(values) != len(pairs):
-            raise FormatError(
-                f"{len(values)} targets for {len(pairs)} pairs in {path}", path=targets
-            )
+        check_line_counts(targets, len(values), path, len(pairs), field="target")
     elif values and len(values) != len(pairs):
         raise FormatError("some lines have a target and some do not", path=path, field="target")
     return pairs, values

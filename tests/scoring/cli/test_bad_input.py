@@ -344,3 +344,37 @@ def test_targets_a_scorer_cannot_train_on_are_refused_naming_their_file(
     assert code == 2
     assert _error(capsys) == f"error: {targets}: field 'target': {refusal}\n"
     assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "where"),
+    [
+        ("phrases --source s.txt --target t.txt --alignment a.txt", "t.txt:3: field '--target'"),
+        ("phrases --source s.txt --target s.txt --alignment a.txt", "a.txt:3: field '--alignment'"),
+        ("align --aligner identity --source s.txt --target t.txt --output out.txt",
+         "t.txt:3: field 'target'"),
+        ("train --kind perp --input pairs.tsv --targets three.gs --output out.txt",
+         "three.gs:3: field 'target'"),
+        ("train --kind perp --input pairs.tsv --targets one.gs --output out.txt",
+         "one.gs:2: field 'target'"),
+    ],
+)  # fmt: skip
+def test_files_of_unequal_length_are_refused_naming_the_first_line_without_a_partner(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    where: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.txt").write_text("a b\nc d\n")
+    (tmp_path / "t.txt").write_text("a b\nc d\ne f\n")
+    (tmp_path / "a.txt").write_text("0-0\n1-1\n0-1\n")
+    (tmp_path / "one.gs").write_text("3\n")
+    (tmp_path / "three.gs").write_text("3\n2\n1\n")
+    (tmp_path / "pairs.tsv").write_text("a b\tc d\ne f\tg h\n")
+    assert main(command.split()) == 2
+    error = _error(capsys)
+    assert error.startswith(f"error: {where}: ")
+    assert "the files must be line-aligned" in error
+    assert not (tmp_path / "out.txt").exists()
