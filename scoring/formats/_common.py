@@ -92,6 +92,12 @@ def decode(raw: bytes, *, path: Path, line: int, field: str) -> str:
         ) from None
 
 
+def json_message(message: str) -> str:
+    """A :class:`json.JSONDecodeError`'s ``msg`` without its trailing ``at`` (``Unterminated
+    string starting at``), whose position the caller names as a line and column."""
+    return re.sub(r"(?: starting)? at$", "", message)
+
+
 class IdRegistry:
     """Remembers every id read so far and rejects a second occurrence."""
 

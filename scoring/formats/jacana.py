@@ -45,6 +45,7 @@ from scoring.formats._common import (
     check_tokens,
     check_writable_tokens,
     checked_alignment,
+    json_message,
     require_file,
     split_from_name,
 )
@@ -171,7 +172,7 @@ def _load(path: Path) -> Iterator[_Item]:
         try:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as error:
-            _json_error(path, text, error.pos, error.msg, pair=count + 1)
+            _json_error(path, text, error.pos, json_message(error.msg), pair=count + 1)
         except RecursionError:
             raise FormatError(
                 f"pair #{count + 1}: the JSON is nested too deeply to be a pair",

@@ -248,3 +248,10 @@ def test_non_utf8_bytes_in_a_minified_file_name_the_pair(tmp_path: Path) -> None
     error = read_error(path)
     assert_points_at(error, path, 1, "target")
     assert "pair #2 (id 'a:2')" in str(error)
+
+
+def test_a_cut_short_file_says_what_is_wrong_without_a_dangling_position(tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    path.write_text('[{"id": "a:1", "source": "x', encoding="utf-8")
+    message = str(read_error(path))
+    assert message.endswith("not valid JSON in pair #1, column 26: Unterminated string"), message
