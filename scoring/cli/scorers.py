@@ -82,7 +82,7 @@ def register(subparsers: Any) -> None:
 
 
 def read_pairs(
-    path: Path, targets: Path | None = None, *, task: str = "regression"
+    path: Path, targets: Path | None = None, *, task: str = "regression", field: str = "--input"
 ) -> tuple[list[TokenPair], list[float]]:
     """Pairs of a TSV file and their targets (third column or a separate file), if any.
 
@@ -110,7 +110,7 @@ def read_pairs(
         if len(columns) == 3:
             values.append(_number(columns[2], path, number, "target", task))
     if not pairs:
-        raise FormatError("the file has no pairs", path=path)
+        raise FormatError("the file has no pairs", path=path, line=1, field=field)
     if targets is not None:
         values = [
             _number(text, targets, number, "target", task) for number, text in _lines(targets)
@@ -174,12 +174,20 @@ def _train(args: argparse.Namespace) -> int:
     check_output_file(args.output)
     pairs, targets = read_pairs(args.input, args.targets, task=args.task)
     if not targets:
-        raise FormatError("training needs targets: a third column or --targets", path=args.input)
+        raise FormatError(
+            "training needs targets: a third column or --targets",
+            path=args.input,
+            field="--targets",
+        )
     test: tuple[list[TokenPair], list[float]] | None = None
     if args.test is not None:  # read before training, which may take minutes
-        test = read_pairs(args.test, args.test_targets, task=args.task)
+        test = read_pairs(args.test, args.test_targets, task=args.task, field="--test")
         if not test[1]:
-            raise FormatError("the test file has no targets", path=args.test)
+            raise FormatError(
+                "the test file has no targets: a third column or --test-targets",
+                path=args.test,
+                field="--test-targets",
+            )
     scorer = get_scorer(args.kind, args.task, **parse_options(args.kind, args.option))
     refusal = scorer.training_refusal(targets)  # the targets' fault: said with their file
     if refusal is not None:

@@ -235,7 +235,7 @@ def test_train_checks_output_and_test_file_before_training(
     code = main(["train", "--kind", "perp", "--input", str(pairs), "--test", str(empty),
                  "--output", str(model)])  # fmt: skip
     assert code == 2
-    assert "test.tsv: the file has no pairs" in _error(capsys)
+    assert "test.tsv:1: field '--test': the file has no pairs" in _error(capsys)
     assert not model.exists()
 
 
@@ -378,3 +378,30 @@ def test_files_of_unequal_length_are_refused_naming_the_first_line_without_a_par
     assert error.startswith(f"error: {where}: ")
     assert "the files must be line-aligned" in error
     assert not (tmp_path / "out.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "where"),
+    [
+        ("train --kind perp --input pairs.tsv --output out.json", "pairs.tsv: field '--targets'"),
+        ("train --kind perp --input empty.tsv --targets one.gs --output out.json",
+         "empty.tsv:1: field '--input'"),
+        ("train --kind perp --input scored.tsv --test pairs.tsv --output out.json",
+         "pairs.tsv: field '--test-targets'"),
+    ],
+)  # fmt: skip
+def test_missing_pairs_or_targets_name_the_option_to_give(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    where: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pairs.tsv").write_text("a b\tc d\ne f\tg h\n")
+    (tmp_path / "scored.tsv").write_text("a b\tc d\t1\ne f\tg h\t3\n")
+    (tmp_path / "empty.tsv").write_text("\n")
+    (tmp_path / "one.gs").write_text("3\n")
+    assert main(command.split()) == 2
+    assert _error(capsys).startswith(f"error: {where}: ")
+    assert not (tmp_path / "out.json").exists()
