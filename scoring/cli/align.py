@@ -31,7 +31,7 @@ from scoring.aligners.base import (
 )
 from scoring.alignment.links import Alignment
 from scoring.cli.outputs import check_output_file, write_atomic
-from scoring.cli.phrases import check_line_counts
+from scoring.cli.phrases import check_line_bytes, check_line_counts
 from scoring.errors import FormatError, InputError, OptionsError
 from scoring.options import options_help
 
@@ -84,6 +84,7 @@ def read_tokenized(path: Path, field: str) -> list[list[str]]:
     out: list[list[str]] = []
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
+            check_line_bytes(raw.rstrip(b"\r\n"), path=path, line=number, field=field)
             try:
                 text = raw.decode("utf-8").lstrip("\ufeff") if number == 1 else raw.decode("utf-8")
             except UnicodeDecodeError as error:

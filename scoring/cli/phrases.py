@@ -18,12 +18,25 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from scoring import formats
 from scoring.aligners.options import MAX_LENGTH
 from scoring.alignment.links import Alignment
 from scoring.alignment.phrases import extract_phrase_pairs_batch, identical_mask, phrase_text
 from scoring.errors import AlignmentError, FormatError
 
 BOM = "\ufeff"
+
+
+def check_line_bytes(raw: bytes, *, path: Path, line: int, field: str) -> None:
+    """A line longer than the corpus readers' limit is refused before it is decoded or split:
+    one word of 20 MB took the scorers' word lookups out of memory."""
+    if len(raw) > formats.MAX_LINE_BYTES:
+        raise FormatError(
+            f"the line is longer than {formats.MAX_LINE_BYTES:,} bytes",
+            path=path,
+            line=line,
+            field=field,
+        )
 
 
 def _lines(path: Path, field: str) -> list[str]:
@@ -40,6 +53,7 @@ def _lines(path: Path, field: str) -> list[str]:
         lines.pop()
     out = []
     for number, line in enumerate(lines, start=1):
+        check_line_bytes(line, path=path, line=number, field=field)
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as error:

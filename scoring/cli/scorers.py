@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.cli.outputs import check_output_file, write_atomic
-from scoring.cli.phrases import check_line_counts, check_sentence_length
+from scoring.cli.phrases import check_line_bytes, check_line_counts, check_sentence_length
 from scoring.errors import FormatError
 from scoring.options import options_help
 from scoring.scorers.base import (
@@ -89,7 +89,7 @@ def read_pairs(
     Line numbers are the file's own: a blank line between pairs is an error (dropping it would
     put every later score on the wrong line), blank lines at the end are ignored. A target must
     be a finite number, and 0 or 1 for classification."""
-    lines = _lines(path)
+    lines = _lines(path, field)
     pairs: list[TokenPair] = []
     values: list[float] = []
     for number, line in lines:
@@ -113,7 +113,8 @@ def read_pairs(
         raise FormatError("the file has no pairs", path=path, line=1, field=field)
     if targets is not None:
         values = [
-            _number(text, targets, number, "target", task) for number, text in _lines(targets)
+            _number(text, targets, number, "target", task)
+            for number, text in _lines(targets, "target")
         ]
         check_line_counts(targets, len(values), path, len(pairs), field="target")
     elif values and len(values) != len(pairs):
@@ -121,7 +122,7 @@ def read_pairs(
     return pairs, values
 
 
-def _lines(path: Path) -> list[tuple[int, str]]:
+def _lines(path: Path, field: str) -> list[tuple[int, str]]:
     """``(1-based line number, text)`` of every line but the blank ones at the end."""
     try:
         raw = path.read_bytes()
@@ -129,6 +130,8 @@ def _lines(path: Path) -> list[tuple[int, str]]:
         raise FormatError("no such file", path=path) from None
     except OSError as error:
         raise FormatError(f"cannot read the file: {error.strerror}", path=path) from None
+    for number, raw_line in enumerate(raw.split(b"\n"), start=1):
+        check_line_bytes(raw_line.rstrip(b"\r"), path=path, line=number, field=field)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

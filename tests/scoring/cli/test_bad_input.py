@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring import resources
+from scoring import formats, resources
 from scoring.cli import main
 from tests.paths import ROOT
 
@@ -405,3 +405,34 @@ def test_missing_pairs_or_targets_name_the_option_to_give(
     assert main(command.split()) == 2
     assert _error(capsys).startswith(f"error: {where}: ")
     assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "where"),
+    [
+        ("phrases --source long.txt --target s.txt --alignment a.txt",
+         "long.txt:2: field '--source'"),
+        ("align --aligner identity --source long.txt --target s.txt --output out.txt",
+         "long.txt:2: field 'source'"),
+        ("train --kind perp --input long.tsv --targets two.gs --output out.txt",
+         "long.tsv:2: field '--input'"),
+    ],
+)  # fmt: skip
+def test_a_line_longer_than_the_readers_limit_is_refused_before_it_is_processed(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    where: str,
+) -> None:
+    # a 20 MB line of one word took the scorers' word lookups out of memory, with a traceback
+    monkeypatch.setattr(formats, "MAX_LINE_BYTES", 100)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.txt").write_text("a b\nc d\n")
+    (tmp_path / "a.txt").write_text("0-0\n1-1\n")
+    (tmp_path / "long.txt").write_text("a b\n" + "x" * 101 + "\n")
+    (tmp_path / "long.tsv").write_text("a b\tc d\n" + "x" * 101 + "\tc d\n")
+    (tmp_path / "two.gs").write_text("3\n2\n")
+    assert main(command.split()) == 2
+    assert _error(capsys) == f"error: {where}: the line is longer than 100 bytes\n"
+    assert not (tmp_path / "out.txt").exists()
