@@ -140,6 +140,7 @@ def _lines(path: Path, field: str) -> list[tuple[int, str]]:
             f"bytes {raw[start : start + 4]!r} are not UTF-8; save the file as UTF-8",
             path=path,
             line=raw.count(b"\n", 0, start) + 1,
+            field=field,
         ) from None
     lines = [line.rstrip("\r") for line in text.split("\n")]
     while lines and not lines[-1].strip():
@@ -147,7 +148,7 @@ def _lines(path: Path, field: str) -> list[tuple[int, str]]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             raise FormatError(
-                "the line is blank; one pair or target a line", path=path, line=number
+                "the line is blank; one pair or target a line", path=path, line=number, field=field
             )
     return list(enumerate(lines, start=1))
 

@@ -190,7 +190,7 @@ def test_score_refuses_a_blank_line_between_pairs(
     test = tmp_path / "test.tsv"
     test.write_text("the cat sat\ta cat sat\n\nhe left\tshe stayed\n\n\n")
     assert main(["score", "--model", str(model), "--input", str(test)]) == 2
-    assert f"{test}:2: the line is blank" in _error(capsys)
+    assert f"{test}:2: field '--input': the line is blank" in _error(capsys)
     test.write_text("the cat sat\ta cat sat\nhe left\tshe stayed\n\n\n")  # blank end: fine
     assert main(["score", "--model", str(model), "--input", str(test)]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 2
@@ -217,7 +217,7 @@ def test_train_names_the_line_of_a_bad_target_or_byte(
     code = main(["train", "--kind", "perp", "--input", str(pairs), "--targets", str(targets),
                  "--output", str(model)])  # fmt: skip
     assert code == 2
-    assert "train.tsv:2: bytes b'\\xe9\\n' are not UTF-8" in _error(capsys)
+    assert "train.tsv:2: field '--input': bytes b'\\xe9\\n' are not UTF-8" in _error(capsys)
     assert not model.exists()
 
 
