@@ -436,3 +436,16 @@ def test_a_line_longer_than_the_readers_limit_is_refused_before_it_is_processed(
     assert main(command.split()) == 2
     assert _error(capsys) == f"error: {where}: the line is longer than 100 bytes\n"
     assert not (tmp_path / "out.txt").exists()
+
+
+def test_as_annotator_with_a_format_that_names_its_annotators_names_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _jsonl(tmp_path / "in.jsonl")
+    output = tmp_path / "out.jsonl"
+    args = ["convert", "--from", "jsonl", "--to", "jsonl", "--as-annotator", "x"]
+    assert main([*args, "--output", str(output), str(source)]) == 2
+    error = _error(capsys)
+    assert error.startswith(f"error: {source}: field '--as-annotator': the jsonl format ")
+    assert "jacana, multimwa, pharaoh" in error
+    assert not output.exists()
