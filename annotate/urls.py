@@ -113,6 +113,11 @@ urlpatterns = [
     path("jobs/", jobs.JobListApi.as_view(), name="job-list"),
     path("scorers/", scorers.ScorerListApi.as_view(), name="scorer-list"),
     path("scorers/train/", scorers.ScorerTrainJobApi.as_view(), name="scorer-train"),
+    path(
+        "scorers/<id:model_id>/model/",
+        scorers.ScorerModelDownloadApi.as_view(),
+        name="scorer-model-download",
+    ),
     path("score", scorers.ScoreApi.as_view(), name="score"),
     path("score/jobs/", scorers.ScoreJobApi.as_view(), name="score-jobs"),
     path("jobs/<id:job_id>/", jobs.JobDetailApi.as_view(), name="job-detail"),

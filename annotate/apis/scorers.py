@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from django.http import HttpResponse
+from django.utils.text import get_valid_filename
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,8 +23,10 @@ from annotate.apis.common import (
 from annotate.apis.jobs import JOB_STARTED, job_started
 from annotate.exceptions import NotFound
 from annotate.models import Corpus, ScorerModel
+from annotate.renderers import FileNegotiation
 from annotate.selectors.scorers import scorer_models
 from annotate.services import scorers
+from scoring.persistence import model_json
 from scoring.scorers.base import scorer_kinds
 
 
@@ -49,6 +54,24 @@ class ScorerListApi(APIView):
     def get(self, request: Request) -> Response:
         actor(request)
         return Response(ScorerModelOutputSerializer(scorer_models(), many=True).data)
+
+
+class ScorerModelDownloadApi(APIView):
+    """A trained scorer as the JSON model file of ``python -m scoring train``, for ``python -m
+    scoring score --model`` on one's own files (admins, as on the scorers page)."""
+
+    permission_classes = permissions.ADMINS
+    content_negotiation_class = FileNegotiation
+
+    @extend_schema(
+        responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "model file")}
+    )
+    def get(self, request: Request, model_id: int) -> HttpResponse:
+        model = scorers.scorer_model_get(model_id)
+        response = HttpResponse(model_json(model.weights), content_type="application/json")
+        name = get_valid_filename(f"{model.name}.{model.kind}.json")
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
 
 
 class SentenceField(serializers.CharField):

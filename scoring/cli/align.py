@@ -31,6 +31,7 @@ from scoring.aligners.base import (
 )
 from scoring.alignment.links import Alignment
 from scoring.cli.outputs import check_output_file, write_atomic
+from scoring.cli.phrases import check_line_bytes, check_line_counts
 from scoring.errors import FormatError, InputError, OptionsError
 from scoring.options import options_help
 
@@ -83,6 +84,7 @@ def read_tokenized(path: Path, field: str) -> list[list[str]]:
     out: list[list[str]] = []
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
+            check_line_bytes(raw.rstrip(b"\r\n"), path=path, line=number, field=field)
             try:
                 text = raw.decode("utf-8").lstrip("\ufeff") if number == 1 else raw.decode("utf-8")
             except UnicodeDecodeError as error:
@@ -152,14 +154,7 @@ def run(args: argparse.Namespace) -> int:
     aligner = load_or_build(args.aligner, args.model, args.option)
     sources = read_tokenized(args.source, "source")
     targets = read_tokenized(args.target, "target")
-    if len(sources) != len(targets):
-        raise FormatError(
-            f"{len(sources)} source sentences but {len(targets)} target sentences in "
-            f"{args.target}; the files must be in step",
-            path=args.source,
-            line=min(len(sources), len(targets)) + 1,
-            field="source/target",
-        )
+    check_line_counts(args.target, len(targets), args.source, len(sources), field="target")
     pairs: list[TokenPair] = list(zip(sources, targets, strict=True))
     max_length = aligner.options.max_length
     for number, (s, t) in enumerate(pairs, start=1):

@@ -87,6 +87,15 @@ def run(args: argparse.Namespace) -> int:
             path=args.output,
             field="--to",
         )
+    if args.as_annotator is not None and "annotator" not in source.options:
+        readers = sorted(name for name, spec in FORMATS.items() if "annotator" in spec.options)
+        raise FormatError(
+            f"the {source.name} format cannot be read as one annotator's work (its files name "
+            f"their annotators, or hold no alignment); --as-annotator is for "
+            f"{', '.join(readers)}",
+            path=args.inputs[0],
+            field="--as-annotator",
+        )
     options = {} if args.as_annotator is None else {"annotator": args.as_annotator}
     records: Iterable[PairRecord] = source.read(args.inputs, **options)
     if target.selects_alignment:

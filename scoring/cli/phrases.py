@@ -18,12 +18,25 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from scoring import formats
 from scoring.aligners.options import MAX_LENGTH
 from scoring.alignment.links import Alignment
 from scoring.alignment.phrases import extract_phrase_pairs_batch, identical_mask, phrase_text
 from scoring.errors import AlignmentError, FormatError
 
 BOM = "\ufeff"
+
+
+def check_line_bytes(raw: bytes, *, path: Path, line: int, field: str) -> None:
+    """A line longer than the corpus readers' limit is refused before it is decoded or split:
+    one word of 20 MB took the scorers' word lookups out of memory."""
+    if len(raw) > formats.MAX_LINE_BYTES:
+        raise FormatError(
+            f"the line is longer than {formats.MAX_LINE_BYTES:,} bytes",
+            path=path,
+            line=line,
+            field=field,
+        )
 
 
 def _lines(path: Path, field: str) -> list[str]:
@@ -40,6 +53,7 @@ def _lines(path: Path, field: str) -> list[str]:
         lines.pop()
     out = []
     for number, line in enumerate(lines, start=1):
+        check_line_bytes(line, path=path, line=number, field=field)
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -71,6 +85,27 @@ def check_sentence_length(tokens: list[str], *, path: Path, line: int, field: st
         )
 
 
+def check_line_counts(path: Path, count: int, other: Path, other_count: int, *, field: str) -> None:
+    """``path`` must hold as many lines as ``other``, the file it is line-aligned with; the
+    error names ``path`` at its first line without a partner, or the first line it lacks."""
+    if count == other_count:
+        return
+    if count > other_count:
+        message = f"no partner for this line: {other} has {_lines_text(other_count)}"
+    else:
+        message = f"the file ends after {_lines_text(count)} but {other} has {other_count}"
+    raise FormatError(
+        f"{message}; the files must be line-aligned",
+        path=path,
+        line=min(count, other_count) + 1,
+        field=field,
+    )
+
+
+def _lines_text(count: int) -> str:
+    return f"{count} line" + ("" if count == 1 else "s")
+
+
 def read_tokens(path: Path, *, field: str) -> list[list[str]]:
     """One tokenized sentence per line (tokens split on whitespace); an empty line is a
     :class:`FormatError`, as in every command's sentence files."""
@@ -92,13 +127,7 @@ def read_alignments(
 ) -> list[Alignment]:
     """One Pharaoh line per pair, checked against the sentence lengths."""
     lines = _lines(path, field)
-    if len(lines) != len(sources):
-        raise FormatError(
-            f"has {len(lines)} lines but {source_path} has {len(sources)}; the files must be "
-            "line-aligned",
-            path=path,
-            field=field,
-        )
+    check_line_counts(path, len(lines), source_path, len(sources), field=field)
     out = []
     for number, (line, src, tgt) in enumerate(zip(lines, sources, targets, strict=True), start=1):
         try:
@@ -118,13 +147,7 @@ def read_sentences(source: Path, target: Path) -> tuple[list[list[str]], list[li
     if not sources:
         raise FormatError("the file holds no sentence", path=source, field="--source")
     targets = read_tokens(target, field="--target")
-    if len(sources) != len(targets):
-        raise FormatError(
-            f"has {len(targets)} lines but {source} has {len(sources)}; the files must be "
-            "line-aligned",
-            path=target,
-            field="--target",
-        )
+    check_line_counts(target, len(targets), source, len(sources), field="--target")
     return sources, targets
 
 

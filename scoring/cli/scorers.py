@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.cli.outputs import check_output_file, write_atomic
-from scoring.cli.phrases import check_sentence_length
+from scoring.cli.phrases import check_line_bytes, check_line_counts, check_sentence_length
 from scoring.errors import FormatError
 from scoring.options import options_help
 from scoring.scorers.base import (
@@ -82,14 +82,14 @@ def register(subparsers: Any) -> None:
 
 
 def read_pairs(
-    path: Path, targets: Path | None = None, *, task: str = "regression"
+    path: Path, targets: Path | None = None, *, task: str = "regression", field: str = "--input"
 ) -> tuple[list[TokenPair], list[float]]:
     """Pairs of a TSV file and their targets (third column or a separate file), if any.
 
     Line numbers are the file's own: a blank line between pairs is an error (dropping it would
     put every later score on the wrong line), blank lines at the end are ignored. A target must
     be a finite number, and 0 or 1 for classification."""
-    lines = _lines(path)
+    lines = _lines(path, field)
     pairs: list[TokenPair] = []
     values: list[float] = []
     for number, line in lines:
@@ -110,21 +110,19 @@ def read_pairs(
         if len(columns) == 3:
             values.append(_number(columns[2], path, number, "target", task))
     if not pairs:
-        raise FormatError("the file has no pairs", path=path)
+        raise FormatError("the file has no pairs", path=path, line=1, field=field)
     if targets is not None:
         values = [
-            _number(text, targets, number, "target", task) for number, text in _lines(targets)
+            _number(text, targets, number, "target", task)
+            for number, text in _lines(targets, "target")
         ]
-        if len(values) != len(pairs):
-            raise FormatError(
-                f"{len(values)} targets for {len(pairs)} pairs in {path}", path=targets
-            )
+        check_line_counts(targets, len(values), path, len(pairs), field="target")
     elif values and len(values) != len(pairs):
         raise FormatError("some lines have a target and some do not", path=path, field="target")
     return pairs, values
 
 
-def _lines(path: Path) -> list[tuple[int, str]]:
+def _lines(path: Path, field: str) -> list[tuple[int, str]]:
     """``(1-based line number, text)`` of every line but the blank ones at the end."""
     try:
         raw = path.read_bytes()
@@ -132,6 +130,8 @@ def _lines(path: Path) -> list[tuple[int, str]]:
         raise FormatError("no such file", path=path) from None
     except OSError as error:
         raise FormatError(f"cannot read the file: {error.strerror}", path=path) from None
+    for number, raw_line in enumerate(raw.split(b"\n"), start=1):
+        check_line_bytes(raw_line.rstrip(b"\r"), path=path, line=number, field=field)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -140,6 +140,7 @@ def _lines(path: Path) -> list[tuple[int, str]]:
             f"bytes {raw[start : start + 4]!r} are not UTF-8; save the file as UTF-8",
             path=path,
             line=raw.count(b"\n", 0, start) + 1,
+            field=field,
         ) from None
     lines = [line.rstrip("\r") for line in text.split("\n")]
     while lines and not lines[-1].strip():
@@ -147,7 +148,7 @@ def _lines(path: Path) -> list[tuple[int, str]]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             raise FormatError(
-                "the line is blank; one pair or target a line", path=path, line=number
+                "the line is blank; one pair or target a line", path=path, line=number, field=field
             )
     return list(enumerate(lines, start=1))
 
@@ -177,12 +178,20 @@ def _train(args: argparse.Namespace) -> int:
     check_output_file(args.output)
     pairs, targets = read_pairs(args.input, args.targets, task=args.task)
     if not targets:
-        raise FormatError("training needs targets: a third column or --targets", path=args.input)
+        raise FormatError(
+            "training needs targets: a third column or --targets",
+            path=args.input,
+            field="--targets",
+        )
     test: tuple[list[TokenPair], list[float]] | None = None
     if args.test is not None:  # read before training, which may take minutes
-        test = read_pairs(args.test, args.test_targets, task=args.task)
+        test = read_pairs(args.test, args.test_targets, task=args.task, field="--test")
         if not test[1]:
-            raise FormatError("the test file has no targets", path=args.test)
+            raise FormatError(
+                "the test file has no targets: a third column or --test-targets",
+                path=args.test,
+                field="--test-targets",
+            )
     scorer = get_scorer(args.kind, args.task, **parse_options(args.kind, args.option))
     refusal = scorer.training_refusal(targets)  # the targets' fault: said with their file
     if refusal is not None:

@@ -39,11 +39,17 @@ from scoring.alignment.links import Alignment
 from scoring.corpus import PairRecord
 from scoring.errors import FormatError
 from scoring.formats import jacana, jsonl, msrp, multimwa, pharaoh, rte2, sts
-from scoring.formats._common import MAX_TOKENS, AlignmentSelector, default_alignment
+from scoring.formats._common import (
+    MAX_LINE_BYTES,
+    MAX_TOKENS,
+    AlignmentSelector,
+    default_alignment,
+)
 from scoring.formats.guess import guess_format
 
 __all__ = [
     "FORMATS",
+    "MAX_LINE_BYTES",
     "MAX_TOKENS",
     "AlignmentSelector",
     "FormatSpec",

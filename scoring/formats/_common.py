@@ -92,25 +92,38 @@ def decode(raw: bytes, *, path: Path, line: int, field: str) -> str:
         ) from None
 
 
+def json_message(message: str) -> str:
+    """A :class:`json.JSONDecodeError`'s ``msg`` without its trailing ``at`` (``Unterminated
+    string starting at``), whose position the caller names as a line and column."""
+    return re.sub(r"(?: starting)? at$", "", message)
+
+
 class IdRegistry:
     """Remembers every id read so far and rejects a second occurrence."""
 
     def __init__(self) -> None:
-        self._seen: dict[str, tuple[str, int]] = {}
+        self._seen: dict[str, tuple[str, int, str]] = {}
 
-    def add(self, pair_id: str, *, path: Path, line: int, field: str = "id") -> None:
+    def add(
+        self, pair_id: str, *, path: Path, line: int, field: str = "id", record: str = ""
+    ) -> None:
+        """``record`` names the pair beyond its line (``pair #3`` of a JSON array, whose pairs
+        may share a line); errors start with it."""
+        prefix = f"{record}: " if record else ""
         if not pair_id:
-            raise FormatError("the id is empty", path=path, line=line, field=field)
+            raise FormatError(f"{prefix}the id is empty", path=path, line=line, field=field)
         first = self._seen.get(pair_id)
         if first is not None:
             where = f"line {first[1]}" if first[0] == str(path) else f"{first[0]}:{first[1]}"
+            if first[2]:
+                where += f", {first[2]}"
             raise FormatError(
-                f"duplicate id {pair_id!r} (first used on {where})",
+                f"{prefix}duplicate id {pair_id!r} (first used on {where})",
                 path=path,
                 line=line,
                 field=field,
             )
-        self._seen[pair_id] = (str(path), line)
+        self._seen[pair_id] = (str(path), line, record)
 
 
 def split_from_name(name: str) -> str:

@@ -45,6 +45,7 @@ from scoring.formats._common import (
     check_tokens,
     check_writable_tokens,
     checked_alignment,
+    json_message,
     require_file,
     split_from_name,
 )
@@ -56,15 +57,24 @@ _KEYS = ("id", "source", "target", "sureAlign")
 
 
 class _Item:
-    """One object of a jacana array with the line it starts on."""
+    """One object of a jacana array with the line it starts on and its 1-based position.
 
-    def __init__(self, path: Path, line: int, data: dict[str, Any]) -> None:
+    Errors name the pair by position and id as well as by line: a minified file holds every
+    pair on line 1.
+    """
+
+    def __init__(self, path: Path, line: int, number: int, data: dict[str, Any]) -> None:
         self.path = path
         self.line = line
+        self.number = number
         self.data = data
 
+    @property
+    def label(self) -> str:
+        return _label(self.number, self.data)
+
     def fail(self, field: str, message: str) -> NoReturn:
-        raise FormatError(message, path=self.path, line=self.line, field=field)
+        raise FormatError(f"{self.label}: {message}", path=self.path, line=self.line, field=field)
 
     def string(self, key: str, *, required: bool = True) -> str:
         if key not in self.data:
@@ -80,7 +90,10 @@ class _Item:
         tokens = self.string(key).split()
         if not tokens:
             self.fail(key, "the sentence has no tokens")
-        return check_tokens(tokens, path=self.path, line=self.line, field=key)
+        try:
+            return check_tokens(tokens, path=self.path, line=self.line, field=key)
+        except FormatError as error:
+            self.fail(key, error.message)
 
     def links(self, key: str, shape: tuple[int, int]) -> list[Link]:
         out: list[Link] = []
@@ -100,20 +113,38 @@ class _Item:
         return out
 
 
+def _label(number: int, data: object) -> str:
+    """``pair #3 (id 'a:3')``, or ``pair #3`` for an object without a string id."""
+    pair_id = data.get("id") if isinstance(data, dict) else None
+    return f"pair #{number}" + (f" (id {pair_id!r})" if isinstance(pair_id, str) else "")
+
+
 def _load(path: Path) -> Iterator[_Item]:
-    """The objects of a JSON array, each with the (1-based) line where it starts."""
+    """The objects of a JSON array, each with the (1-based) line where it starts.
+
+    Bytes that are not UTF-8 are reported with the pair that holds them: the text is decoded
+    with surrogate escapes, and the pair whose span covers the first bad byte fails.
+    """
     require_file(path)
     raw = path.read_bytes()
+    bad_byte: int | None = None
+    bad_character: int | None = None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        line = raw.count(b"\n", 0, error.start) + 1
+        bad_byte = error.start
+        text = raw.decode("utf-8-sig", errors="surrogateescape")
+        bad_character = len(raw[: error.start].decode("utf-8-sig", errors="surrogateescape"))
+
+    def not_utf8(label: str) -> NoReturn:
+        assert bad_byte is not None
         raise FormatError(
-            f"bytes {raw[error.start : error.start + 4]!r} are not UTF-8; save the file as UTF-8",
+            f"{label}bytes {raw[bad_byte : bad_byte + 4]!r} are not UTF-8; save the file as UTF-8",
             path=path,
-            line=line,
-            field=_enclosing_key(raw[: error.start]),
+            line=raw.count(b"\n", 0, bad_byte) + 1,
+            field=_enclosing_key(raw[:bad_byte]),
         ) from None
+
     if not text.strip():
         raise FormatError("the file is empty", path=path, line=1, field="(file)")
     decoder = json.JSONDecoder()
@@ -137,23 +168,33 @@ def _load(path: Path) -> Iterator[_Item]:
             position = _skip_space(text, position + 1)
         line += text.count("\n", counted_to, position)
         counted_to = position
+        start = position
         try:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as error:
-            _json_error(path, text, error.pos, error.msg)
+            _json_error(path, text, error.pos, json_message(error.msg), pair=count + 1)
         except RecursionError:
             raise FormatError(
-                "the JSON is nested too deeply to be a pair", path=path, line=line, field="(json)"
+                f"pair #{count + 1}: the JSON is nested too deeply to be a pair",
+                path=path,
+                line=line,
+                field="(json)",
             ) from None
-        if not isinstance(value, dict):
-            raise FormatError("expected an object per pair", path=path, line=line, field="(json)")
         count += 1
-        yield _Item(path, line, value)
+        if bad_character is not None and start <= bad_character < position:
+            not_utf8(f"{_label(count, value)}: ")
+        if not isinstance(value, dict):
+            raise FormatError(
+                f"pair #{count}: expected an object per pair", path=path, line=line, field="(json)"
+            )
+        yield _Item(path, line, count, value)
         position = _skip_space(text, position)
         if position >= len(text):
             _json_error(path, text, position, "the array is not closed with ']'")
     if _skip_space(text, position + 1) != len(text):
         _json_error(path, text, position + 1, "unexpected text after the array")
+    if bad_byte is not None:
+        not_utf8("")
     if count == 0:
         raise FormatError("the file holds no pairs", path=path, line=1, field="(json)")
 
@@ -168,9 +209,19 @@ def _line_of(text: str, position: int) -> int:
     return text.count("\n", 0, position) + 1
 
 
-def _json_error(path: Path, text: str, position: int, message: str) -> NoReturn:
+def _json_error(
+    path: Path, text: str, position: int, message: str, *, pair: int | None = None
+) -> NoReturn:
+    """A JSON syntax error at ``position``; inside a pair, named with the pair and column."""
+    where = ""
+    if pair is not None:
+        column = position - text.rfind("\n", 0, position)
+        where = f" in pair #{pair}, column {column}"
     raise FormatError(
-        f"not valid JSON: {message}", path=path, line=_line_of(text, position), field="(json)"
+        f"not valid JSON{where}: {message}",
+        path=path,
+        line=_line_of(text, position),
+        field="(json)",
     )
 
 
@@ -199,7 +250,7 @@ def read(paths: Sequence[Path], *, annotator: str | None = None) -> Iterator[Pai
 
     for item in sure_items:
         pair_id = item.string("id")
-        ids.add(pair_id, path=item.path, line=item.line)
+        ids.add(pair_id, path=item.path, line=item.line, record=f"pair #{item.number}")
         source = item.tokens("source")
         target = item.tokens("target")
         shape = (len(source), len(target))

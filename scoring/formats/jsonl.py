@@ -44,6 +44,7 @@ from scoring.formats._common import (
     AlignmentSelector,
     IdRegistry,
     check_tokens,
+    json_message,
     raw_lines,
 )
 from scoring.text import detokenize
@@ -235,7 +236,7 @@ def _parse_line(raw: bytes, *, path: Path, line: int) -> PairRecord:
     except ValueError as error:
         column = getattr(error, "colno", None)
         where = f" (column {column})" if column else ""
-        message = getattr(error, "msg", str(error))
+        message = json_message(getattr(error, "msg", str(error)))
         if undecodable:
             ctx.fail("(json)", "contains bytes that are not UTF-8; save the file as UTF-8")
         ctx.fail("(json)", f"not valid JSON{where}: {message}")

@@ -111,7 +111,7 @@ def test_files_out_of_step_are_an_error_naming_the_file(
     code = main([*args, "--target", str(target), "--output", str(output)])
     assert code == 2
     err = capsys.readouterr().err
-    assert "2 source sentences but 1 target sentences" in err and "s.txt:2" in err
+    assert "short.txt:2: field 'target': the file ends after 1 line but" in err
     assert not output.exists()
 
 

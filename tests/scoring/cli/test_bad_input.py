@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring import resources
+from scoring import formats, resources
 from scoring.cli import main
 from tests.paths import ROOT
 
@@ -190,7 +190,7 @@ def test_score_refuses_a_blank_line_between_pairs(
     test = tmp_path / "test.tsv"
     test.write_text("the cat sat\ta cat sat\n\nhe left\tshe stayed\n\n\n")
     assert main(["score", "--model", str(model), "--input", str(test)]) == 2
-    assert f"{test}:2: the line is blank" in _error(capsys)
+    assert f"{test}:2: field '--input': the line is blank" in _error(capsys)
     test.write_text("the cat sat\ta cat sat\nhe left\tshe stayed\n\n\n")  # blank end: fine
     assert main(["score", "--model", str(model), "--input", str(test)]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 2
@@ -217,7 +217,7 @@ def test_train_names_the_line_of_a_bad_target_or_byte(
     code = main(["train", "--kind", "perp", "--input", str(pairs), "--targets", str(targets),
                  "--output", str(model)])  # fmt: skip
     assert code == 2
-    assert "train.tsv:2: bytes b'\\xe9\\n' are not UTF-8" in _error(capsys)
+    assert "train.tsv:2: field '--input': bytes b'\\xe9\\n' are not UTF-8" in _error(capsys)
     assert not model.exists()
 
 
@@ -235,7 +235,7 @@ def test_train_checks_output_and_test_file_before_training(
     code = main(["train", "--kind", "perp", "--input", str(pairs), "--test", str(empty),
                  "--output", str(model)])  # fmt: skip
     assert code == 2
-    assert "test.tsv: the file has no pairs" in _error(capsys)
+    assert "test.tsv:1: field '--test': the file has no pairs" in _error(capsys)
     assert not model.exists()
 
 
@@ -344,3 +344,108 @@ def test_targets_a_scorer_cannot_train_on_are_refused_naming_their_file(
     assert code == 2
     assert _error(capsys) == f"error: {targets}: field 'target': {refusal}\n"
     assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "where"),
+    [
+        ("phrases --source s.txt --target t.txt --alignment a.txt", "t.txt:3: field '--target'"),
+        ("phrases --source s.txt --target s.txt --alignment a.txt", "a.txt:3: field '--alignment'"),
+        ("align --aligner identity --source s.txt --target t.txt --output out.txt",
+         "t.txt:3: field 'target'"),
+        ("train --kind perp --input pairs.tsv --targets three.gs --output out.txt",
+         "three.gs:3: field 'target'"),
+        ("train --kind perp --input pairs.tsv --targets one.gs --output out.txt",
+         "one.gs:2: field 'target'"),
+    ],
+)  # fmt: skip
+def test_files_of_unequal_length_are_refused_naming_the_first_line_without_a_partner(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    where: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.txt").write_text("a b\nc d\n")
+    (tmp_path / "t.txt").write_text("a b\nc d\ne f\n")
+    (tmp_path / "a.txt").write_text("0-0\n1-1\n0-1\n")
+    (tmp_path / "one.gs").write_text("3\n")
+    (tmp_path / "three.gs").write_text("3\n2\n1\n")
+    (tmp_path / "pairs.tsv").write_text("a b\tc d\ne f\tg h\n")
+    assert main(command.split()) == 2
+    error = _error(capsys)
+    assert error.startswith(f"error: {where}: ")
+    assert "the files must be line-aligned" in error
+    assert not (tmp_path / "out.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "where"),
+    [
+        ("train --kind perp --input pairs.tsv --output out.json", "pairs.tsv: field '--targets'"),
+        ("train --kind perp --input empty.tsv --targets one.gs --output out.json",
+         "empty.tsv:1: field '--input'"),
+        ("train --kind perp --input scored.tsv --test pairs.tsv --output out.json",
+         "pairs.tsv: field '--test-targets'"),
+    ],
+)  # fmt: skip
+def test_missing_pairs_or_targets_name_the_option_to_give(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    where: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pairs.tsv").write_text("a b\tc d\ne f\tg h\n")
+    (tmp_path / "scored.tsv").write_text("a b\tc d\t1\ne f\tg h\t3\n")
+    (tmp_path / "empty.tsv").write_text("\n")
+    (tmp_path / "one.gs").write_text("3\n")
+    assert main(command.split()) == 2
+    assert _error(capsys).startswith(f"error: {where}: ")
+    assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "where"),
+    [
+        ("phrases --source long.txt --target s.txt --alignment a.txt",
+         "long.txt:2: field '--source'"),
+        ("align --aligner identity --source long.txt --target s.txt --output out.txt",
+         "long.txt:2: field 'source'"),
+        ("train --kind perp --input long.tsv --targets two.gs --output out.txt",
+         "long.tsv:2: field '--input'"),
+    ],
+)  # fmt: skip
+def test_a_line_longer_than_the_readers_limit_is_refused_before_it_is_processed(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    where: str,
+) -> None:
+    # a 20 MB line of one word took the scorers' word lookups out of memory, with a traceback
+    monkeypatch.setattr(formats, "MAX_LINE_BYTES", 100)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.txt").write_text("a b\nc d\n")
+    (tmp_path / "a.txt").write_text("0-0\n1-1\n")
+    (tmp_path / "long.txt").write_text("a b\n" + "x" * 101 + "\n")
+    (tmp_path / "long.tsv").write_text("a b\tc d\n" + "x" * 101 + "\tc d\n")
+    (tmp_path / "two.gs").write_text("3\n2\n")
+    assert main(command.split()) == 2
+    assert _error(capsys) == f"error: {where}: the line is longer than 100 bytes\n"
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_as_annotator_with_a_format_that_names_its_annotators_names_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _jsonl(tmp_path / "in.jsonl")
+    output = tmp_path / "out.jsonl"
+    args = ["convert", "--from", "jsonl", "--to", "jsonl", "--as-annotator", "x"]
+    assert main([*args, "--output", str(output), str(source)]) == 2
+    error = _error(capsys)
+    assert error.startswith(f"error: {source}: field '--as-annotator': the jsonl format ")
+    assert "jacana, multimwa, pharaoh" in error
+    assert not output.exists()

@@ -152,7 +152,7 @@ def test_it_rejects_duplicate_ids(tmp_path: Path) -> None:
     path = write_json(tmp_path / "x.json", [item("a:1"), item("a:1")])
     error = read_error(path)
     assert_points_at(error, path, 10, "id")
-    assert "duplicate id 'a:1' (first used on line 2)" in str(error)
+    assert "duplicate id 'a:1' (first used on line 2, pair #1)" in str(error)
 
 
 def test_it_rejects_an_empty_file(tmp_path: Path) -> None:
@@ -191,3 +191,67 @@ def test_it_rejects_three_files(tmp_path: Path) -> None:
     path = write_json(tmp_path / "x.json", [item()])
     with pytest.raises(FormatError, match="takes 1 to 2 input path"):
         list(get_format("jacana").read([path, path, path]))
+
+
+# --- a minified file: every pair on line 1, so errors name the pair too ----------------------
+
+
+def write_minified(path: Path, items: list[dict[str, Any]]) -> Path:
+    path.write_text(json.dumps(items, separators=(",", ":")), encoding="utf-8")
+    return path
+
+
+def test_an_error_in_a_minified_file_names_the_pair_by_position_and_id(tmp_path: Path) -> None:
+    items = [item("a:1"), item("a:2"), item("a:3", sure="0-0 3-1")]
+    path = write_minified(tmp_path / "x.json", items)
+    error = read_error(path)
+    assert_points_at(error, path, 1, "sureAlign")
+    assert "pair #3 (id 'a:3')" in str(error)
+
+
+def test_a_pair_without_an_id_is_named_by_its_position(tmp_path: Path) -> None:
+    broken = item("a:2")
+    del broken["id"]
+    error = read_error(write_minified(tmp_path / "x.json", [item("a:1"), broken]))
+    assert error.field == "id"
+    assert "pair #2:" in str(error)
+
+
+def test_a_duplicate_id_in_a_minified_file_names_both_pairs(tmp_path: Path) -> None:
+    path = write_minified(tmp_path / "x.json", [item("a:1"), item("a:2"), item("a:1")])
+    message = str(read_error(path))
+    assert "pair #3: duplicate id 'a:1' (first used on line 1, pair #1)" in message
+
+
+def test_too_many_tokens_in_a_minified_file_names_the_pair(tmp_path: Path) -> None:
+    long = item("a:2", source=" ".join(["w"] * 300))
+    error = read_error(write_minified(tmp_path / "x.json", [item("a:1"), long]))
+    assert error.field == "source"
+    assert "pair #2 (id 'a:2')" in str(error)
+
+
+def test_broken_json_in_a_minified_file_names_the_pair_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    first = json.dumps(item("a:1"), separators=(",", ":"))
+    path.write_text(f'[{first},{{"id":"a:2","source":"x" "target":"y"}}]', encoding="utf-8")
+    error = read_error(path)
+    assert_points_at(error, path, 1, "(json)")
+    column = len(f'[{first},{{"id":"a:2","source":"x" ') + 1
+    assert f"pair #2, column {column}" in str(error)
+
+
+def test_non_utf8_bytes_in_a_minified_file_name_the_pair(tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    items = [item("a:1"), item("a:2", target="caf\u00e9 au lait")]
+    text = json.dumps(items, separators=(",", ":"))
+    path.write_bytes(text.encode("ascii").replace(b"caf\\u00e9", b"caf\xe9"))
+    error = read_error(path)
+    assert_points_at(error, path, 1, "target")
+    assert "pair #2 (id 'a:2')" in str(error)
+
+
+def test_a_cut_short_file_says_what_is_wrong_without_a_dangling_position(tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    path.write_text('[{"id": "a:1", "source": "x', encoding="utf-8")
+    message = str(read_error(path))
+    assert message.endswith("not valid JSON in pair #1, column 26: Unterminated string"), message

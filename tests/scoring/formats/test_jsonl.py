@@ -285,3 +285,10 @@ def test_the_known_flags_read_in_any_order_and_once_each(tmp_path: Path) -> None
         tmp_path / "d.jsonl", [minimal(annotations={"bob": {"flags": flags + flags[:1]}})]
     )
     assert_points_at(read_error(twice), twice, 1, "annotations.bob.flags[2]")
+
+
+def test_a_cut_short_line_says_what_is_wrong_without_a_dangling_position(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"id": "p1", "source_tokens": ["a", "b\n', encoding="utf-8")
+    message = str(read_error(path))
+    assert message.endswith("not valid JSON (column 37): Unterminated string"), message

@@ -1,0 +1,54 @@
+"""A trained scorer's model file through the API: what a script downloads for ``python -m
+scoring score --model``, with a token as with a session."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from annotate import roles
+from annotate.models import ScorerModel
+from scoring.persistence import model_json
+
+pytestmark = pytest.mark.django_db
+
+WEIGHTS = {"format": "scorer", "kind": "perp", "model": {"w": [0.5, 1.5]}, "task": "regression"}
+STATUS = {"annotator": 403, "adjudicator": 403, "admin": 200, "anon": 401}
+
+
+def client_for(persona: str) -> APIClient:
+    client = APIClient()
+    if persona != "anon":
+        user = get_user_model().objects.create(username=persona)
+        user.groups.add(roles.role_group(persona))
+        client.force_authenticate(user)
+    return client
+
+
+@pytest.mark.parametrize("persona", list(STATUS))
+def test_each_role_gets_its_status(persona: str) -> None:
+    model = ScorerModel.objects.create(kind="perp", name="sts perp", weights=WEIGHTS)
+    response = client_for(persona).get(f"/api/scorers/{model.pk}/model/")
+    assert response.status_code == STATUS[persona]
+
+
+def test_an_admin_downloads_the_model_file_the_command_line_reads() -> None:
+    model = ScorerModel.objects.create(kind="perp", name="sts perp", weights=WEIGHTS)
+    response = client_for("admin").get(
+        f"/api/scorers/{model.pk}/model/", HTTP_ACCEPT="application/octet-stream"
+    )
+    assert response.status_code == 200
+    body = b"".join(response.streaming_content) if response.streaming else response.content
+    assert body.decode("utf-8") == model_json(WEIGHTS)
+    assert json.loads(body) == WEIGHTS
+    assert response["Content-Type"].startswith("application/json")
+    assert response["Content-Disposition"] == 'attachment; filename="sts_perp.perp.json"'
+
+
+def test_an_unknown_model_is_a_404_naming_it() -> None:
+    response = client_for("admin").get("/api/scorers/999/model/")
+    assert response.status_code == 404
+    assert response.json()["error"]["message"] == "no scorer model 999"
