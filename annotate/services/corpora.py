@@ -50,7 +50,13 @@ from annotate.models import (
     SentencePair,
 )
 from annotate.selectors.corpora import corpus_contents, corpus_pair_records
-from annotate.services.exports import Written, pairs_with, selector_for
+from annotate.services.exports import (
+    Written,
+    export_parameters_check,
+    pairs_with,
+    phrase_table_export,
+    selector_for,
+)
 from annotate.services.import_stage import (
     CorpusImportError,
     ImportStage,
@@ -653,12 +659,15 @@ def corpus_export(
     annotator: str | None = None,
     prefill: bool = False,
     gold: bool = False,
+    phrases: dict[str, Any] | None = None,
 ) -> int:
     """Write the corpus to ``output``; returns the number of pairs written.
 
     Lossless formats (``jsonl``) carry every alignment. Single-alignment formats need exactly one
     of ``annotator``, ``prefill`` or ``gold`` to say which alignment to write, and hold the pairs
-    that have it (:func:`~annotate.services.exports.pairs_with`).
+    that have it (:func:`~annotate.services.exports.pairs_with`). A phrase table (``phrases``)
+    counts the chosen alignment, or every one, with the export job's ``phrases`` options
+    (``use``, ``max_length``, ``keep_identical``).
     """
     try:
         corpus = Corpus.objects.get(name=corpus_name)
@@ -667,6 +676,19 @@ def corpus_export(
     chosen = [flag for flag in (annotator is not None, prefill, gold) if flag]
     if len(chosen) > 1:
         raise CorpusExportError("choose at most one of --annotator, --prefill and --gold")
+    if phrases and format_name != "phrases":
+        raise CorpusExportError("--use, --max-length and --keep-identical apply to phrases only")
+    if format_name == "phrases":
+        which = "annotator" if annotator is not None else "prefill" if prefill else "gold"
+        which = which if chosen else "all"
+        parameters = export_parameters_check(
+            corpus=corpus,
+            format_name=format_name,
+            which=which,
+            annotator=annotator or "",
+            **(phrases or {}),
+        )
+        return _phrase_table_write(corpus, parameters, Path(output))
     pick: formats.AlignmentSelector | None = None
     if annotator is not None:
         if not get_user_model().objects.filter(username=annotator).exists():
@@ -692,6 +714,24 @@ def corpus_export(
     except ScoringError as error:
         raise CorpusExportError(str(error)) from error
     return len(written)
+
+
+def _phrase_table_write(corpus: Corpus, parameters: dict[str, Any], output: Path) -> int:
+    """The export job's phrase table written to ``output`` (whole, or not at all)."""
+    written: set[str] = set()
+    partial = output.with_name(f".{output.name}.{uuid.uuid4().hex}.part")
+    try:
+        with read_snapshot():
+            total = SentencePair.objects.filter(corpus=corpus).count()
+            phrase_table_export(corpus, parameters, partial, _no_progress, total, written)
+        partial.replace(output)
+    finally:
+        partial.unlink(missing_ok=True)
+    return len(written)
+
+
+def _no_progress(percent: float, message: str) -> None:
+    """A command's export reports no progress."""
 
 
 def _writable(format_name: str) -> formats.FormatSpec:

@@ -330,33 +330,13 @@ def _write(
         output = build / f"{base}.jsonl"
         formats.get_format("jsonl").write(_Counted(corpus, progress, total), output)
         return [output]
+    if format_name == "phrases":
+        output = build / f"{base}.tsv"
+        phrase_table_export(corpus, parameters, output, progress, total, written)
+        return [output]
     selectors = _selectors(parameters, corpus)
     if not selectors:
         raise ExportError(f"corpus {corpus.name!r} has no alignment to export yet")
-    if format_name == "phrases":
-        output = build / f"{base}.tsv"
-        # The first extraction in a process loads the kernels from numba's cache, or compiles
-        # them for minutes when `python -m scoring warm` has not: the message says so meanwhile.
-        progress(
-            2,
-            f"extracting phrase pairs from {total} pairs (the first time after an install or "
-            "an upgrade, compiling the phrase-extraction kernels takes a few minutes first)",
-        )
-        table = phrase_table_build(
-            _phrase_items(
-                _Counted(
-                    corpus, progress, total, start=5, stop=95, verb="phrase pairs extracted from"
-                ),
-                [(name, select) for name, select, _ in selectors],
-                written,
-            ),
-            use=parameters["use"],
-            max_length=parameters["max_length"],
-            keep_identical=parameters["keep_identical"],
-        )
-        progress(95, f"writing the phrase table ({len(table)} phrase pairs)")
-        write_phrase_table(table, output)
-        return [output]
     spec = formats.get_format(format_name)
     progress(1, f"writing {len(selectors)} alignment(s) of {total} pairs")
     outputs = []
@@ -372,6 +352,41 @@ def _write(
         spec.write(Written(records, written), output, alignment=select)
         outputs.append(output)
     return outputs
+
+
+def phrase_table_export(
+    corpus: Corpus,
+    parameters: dict[str, Any],
+    output: Path,
+    progress: Progress,
+    total: int,
+    written: set[str],
+) -> None:
+    """Write the phrase table of the alignments ``parameters`` choose (checked by
+    :func:`export_parameters_check`) to ``output``; ``written`` collects the ids of the pairs
+    that have one. The export job and ``manage.py export_corpus`` both write it here."""
+    selectors = _selectors(parameters, corpus)
+    if not selectors:
+        raise ExportError(f"corpus {corpus.name!r} has no alignment to export yet")
+    # The first extraction in a process loads the kernels from numba's cache, or compiles
+    # them for minutes when `python -m scoring warm` has not: the message says so meanwhile.
+    progress(
+        2,
+        f"extracting phrase pairs from {total} pairs (the first time after an install or "
+        "an upgrade, compiling the phrase-extraction kernels takes a few minutes first)",
+    )
+    table = phrase_table_build(
+        _phrase_items(
+            _Counted(corpus, progress, total, start=5, stop=95, verb="phrase pairs extracted from"),
+            [(name, select) for name, select, _ in selectors],
+            written,
+        ),
+        use=parameters["use"],
+        max_length=parameters["max_length"],
+        keep_identical=parameters["keep_identical"],
+    )
+    progress(95, f"writing the phrase table ({len(table)} phrase pairs)")
+    write_phrase_table(table, output)
 
 
 def _phrase_items(

@@ -18,7 +18,10 @@ from annotate.models import (
     GoldLink,
     SentencePair,
 )
+from annotate.selectors.corpora import corpus_pair_records
 from annotate.services.corpora import corpus_import_records
+from scoring import formats
+from scoring.alignment.phrase_table import phrase_table_build, write_phrase_table
 from tests.annotate.records import make_record
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
@@ -175,6 +178,53 @@ def test_export_writes_the_chosen_alignment(tmp_path: Path) -> None:
     lines = (tmp_path / "p" / "alignment.txt").read_text().splitlines()
     assert lines == ["1-1 3-4 4-5 5-6", "3?1"]  # pair c has no prefill: it is left out
     assert (tmp_path / "p" / "ids.txt").read_text().split() == ["a", "b"]
+
+
+def test_a_phrase_table_export_is_the_export_jobs_table(tmp_path: Path) -> None:
+    """``--format phrases`` writes the table the export job writes: the chosen alignment's
+    phrase pairs, or every alignment's counted together, with the job's options."""
+    sample_corpus()
+    corpus = Corpus.objects.get(name="c")
+    export_corpus("--corpus", "c", "--format", "phrases", "--output", tmp_path / "all.tsv")
+    export_corpus(
+        "--corpus", "c", "--format", "phrases", "--output", tmp_path / "gold.tsv", "--gold",
+        "--use", "sure", "--max-length", "2", "--keep-identical",
+    )  # fmt: skip
+    selectors = [
+        formats.select_annotator("ann1"),
+        formats.select_annotator("ann2"),
+        formats.select_prefill,
+        formats.select_gold,
+    ]
+    records = list(corpus_pair_records(corpus))
+    every = [
+        (r.source_tokens, r.target_tokens, a)
+        for r in records
+        for a in (select(r) for select in selectors)
+        if a is not None
+    ]
+    gold = [(r.source_tokens, r.target_tokens, r.gold_alignment) for r in records[:1]]
+    expected = tmp_path / "expected.tsv"
+    write_phrase_table(phrase_table_build(every), expected)
+    assert (tmp_path / "all.tsv").read_bytes() == expected.read_bytes()
+    write_phrase_table(
+        phrase_table_build(gold, use="sure", max_length=2, keep_identical=True), expected
+    )
+    assert (tmp_path / "gold.tsv").read_bytes() == expected.read_bytes()
+
+
+def test_a_phrase_table_export_with_bad_options_writes_nothing(tmp_path: Path) -> None:
+    sample_corpus()
+    out = tmp_path / "t.tsv"
+    with pytest.raises(CommandError, match="max_length must be between 1 and 20"):
+        export_corpus("--corpus", "c", "--format", "phrases", "--output", out, "--max-length", 0)
+    with pytest.raises(CommandError, match="'nobody' has submitted no work in corpus 'c'"):
+        export_corpus(
+            "--corpus", "c", "--format", "phrases", "--output", out, "--annotator", "nobody"
+        )
+    with pytest.raises(CommandError, match="apply to phrases only"):
+        export_corpus("--corpus", "c", "--format", "jsonl", "--output", out, "--use", "sure")
+    assert list(tmp_path.iterdir()) == []
 
 
 # --- bad input: one clear message naming file, line and field; nothing written ---------------
