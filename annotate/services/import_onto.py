@@ -466,9 +466,17 @@ def _write(corpus_name: str, stage: ImportStage) -> ImportReport:
         for batch in stage:
             with transaction.atomic():
                 corpus = _corpus_locked(corpus_name)
-                list(  # on PostgreSQL the batch's pairs are locked until it commits
+                # On PostgreSQL the batch's pairs, and their annotators' assignments, are locked
+                # until it commits: an annotator's first open of a planned pair (which locks its
+                # assignment) comes before the check, and is a conflict, or after the write.
+                pks = list(
                     SentencePair.objects.select_for_update()
                     .filter(corpus=corpus, external_id__in=[staged.values[0] for staged in batch])
+                    .values_list("pk", flat=True)
+                )
+                list(
+                    Assignment.objects.select_for_update()
+                    .filter(pair_id__in=pks, annotator_id__in=list(user_ids.values()))
                     .values_list("pk", flat=True)
                 )
                 matched = _matched(corpus, batch, stage, user_ids)

@@ -38,7 +38,8 @@ class Command(DomainCommand):
             action="store_true",
             help="add the files' annotations (and gold alignments) to the corpus's pairs of the "
             "same ids and tokens instead of adding pairs; refused if a pair is missing, differs "
-            "or already has that annotator's work or another gold",
+            "or already has other work of that annotator or another gold (the same is left as "
+            "it is)",
         )
         parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
 
