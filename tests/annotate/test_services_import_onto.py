@@ -483,3 +483,23 @@ def test_work_changed_after_the_import_wrote_it_is_kept_when_it_stops(
     assert not Assignment.objects.filter(pair__external_id="p2").exists()
     assert not GoldEvent.objects.filter(pair__external_id="p2").exists()
     assert GoldEvent.objects.filter(pair__external_id="p1").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_gold_saved_between_batches_stops_the_import_and_its_new_accounts_go(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    corpus_import_records(corpus_name="c", records=[make_record(f"p{k}") for k in (1, 2, 3)])
+    before = _counts()
+
+    def adjudicator_saves_p3() -> None:
+        gold = GoldAlignment.objects.create(pair=SentencePair.objects.get(external_id="p3"))
+        GoldLink.objects.create(gold=gold, i=2, j=2, sure=True)
+
+    _between_batches(monkeypatch, adjudicator_saves_p3)
+    records = [make_record(f"p{k}", annotations={"carol": "0-0"}, gold="1-1") for k in (1, 2, 3)]
+    with pytest.raises(CorpusImportError, match=r"pair 'p3': it has a gold alignment") as caught:
+        corpus_import_onto_records(corpus_name="c", records=records)
+    assert caught.value.message.endswith("(nothing was imported)")
+    assert _counts() == (*before[:5], before[5] + 1, before[6] + 1, *before[7:])
+    assert not get_user_model().objects.filter(username="carol").exists()
