@@ -308,7 +308,8 @@ class CorpusImportApi(APIView):
     and a ``corpus_import`` job imports them, all or nothing; its result is the import's report
     (``corpus_id``, ``pairs``, ``annotations``, …), its error names the file, line and field.
     With ``onto_existing`` the files add annotations and gold alignments to the corpus's pairs
-    (``annotated_pairs``, ``gold_unchanged`` in the report) and add no pair."""
+    (``annotated_pairs``, ``annotations_unchanged``, ``gold_unchanged`` in the report) and add
+    no pair."""
 
     permission_classes = permissions.ADMINS
     throttle_classes = throttles.JOB_STARTING

@@ -95,10 +95,12 @@ class ImportReport:
     created_corpus: bool = False
     #: Added to the corpus's pairs (:mod:`annotate.services.import_onto`): ``pairs`` counts the
     #: file's pairs, ``annotated_pairs`` those that got annotations, ``gold_unchanged`` those
-    #: whose gold was the file's already.
+    #: whose gold was the file's already, ``annotations_unchanged`` the file's annotations the
+    #: corpus held already.
     onto_existing: bool = False
     annotated_pairs: int = 0
     gold_unchanged: int = 0
+    annotations_unchanged: int = 0
 
 
 def corpus_name_check(name: str, *, field: str = "name") -> str:
@@ -536,17 +538,22 @@ def _staging_discard(staging_id: int) -> None:
             _pairs_delete(SentencePair.objects.filter(pk__in=ids))
     with transaction.atomic():
         staging.delete()
-        # Only accounts nobody has touched since: no work, never signed in, no password set.
-        (
-            get_user_model()
-            .objects.filter(
-                username__in=staging.stats.get("created_users", []),
-                last_login__isnull=True,
-                password__startswith=UNUSABLE_PASSWORD_PREFIX,
-            )
-            .exclude(assignments__isnull=False)
-            .delete()
+        import_accounts_discard(staging.stats.get("created_users", []))
+
+
+def import_accounts_discard(usernames: list[str]) -> None:
+    """Delete the accounts an import that failed made (``usernames``), those nobody has
+    touched since: no work, never signed in, no password set."""
+    (
+        get_user_model()
+        .objects.filter(
+            username__in=usernames,
+            last_login__isnull=True,
+            password__startswith=UNUSABLE_PASSWORD_PREFIX,
         )
+        .exclude(assignments__isnull=False)
+        .delete()
+    )
 
 
 #: How long a staging corpus may go without a new batch before the clean-up takes its import

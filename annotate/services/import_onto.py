@@ -8,26 +8,41 @@ those annotators' work on it, with the assignment, the annotation, its links and
 pair's gold where it has none. The file's texts, tokens, prefill, gold score and label,
 sub-corpus, split and metadata are not written: the pair keeps its own.
 
-All or nothing, like every import: the records are read and checked outside any transaction,
-then checked against the corpus (ids, tokens, work already there), and written in one
-transaction that checks the corpus again under its lock. An annotator who has an annotation of
-a pair already, or a gold alignment that differs from the file's, is a conflict that stops the
-import naming the file, line, pair and what conflicts; an identical gold is left as it is.
+The records are read and checked outside any transaction, then checked against the corpus
+(ids, tokens, work already there), so that a conflict found before the write leaves the
+database as it was: an annotator who has a different annotation of a pair already, or a gold
+alignment that differs from the file's, stops the import naming the file, line, pair and what
+conflicts. An identical annotation (the same links and status, and the flags, rating and
+comment the file gives) or gold is left as it is and counted.
+
+The write goes a batch of pairs per transaction, each checking its pairs again under the
+corpus's lock, with a pause after each (:func:`~annotate.services.corpora.let_others_write`):
+on SQLite the write lock is the database's, and annotators' saves wait for a batch at most,
+not for the whole import. Each batch's rows are visible once it commits. Should a check fail
+meanwhile (someone saved a pair's annotation or gold since the import read it) or anything
+else stop the import, it removes the rows it wrote, a batch per transaction, except those
+someone changed since they were written (:func:`_discard`): nobody's work is deleted, and the
+error says which pairs keep the import's work ("partly imported"). A process killed mid-write
+leaves the batches it committed; their annotations' ``imported`` events name the import
+(``payload.import``).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import Max, OuterRef, Subquery
 from django.utils import timezone
 
 from annotate.models import (
@@ -52,6 +67,8 @@ from annotate.services.corpora import (
     annotator_problem,
     corpus_in_use_check,
     error_where,
+    import_accounts_discard,
+    let_others_write,
 )
 from annotate.services.disagreement import pair_disagreement_refresh
 from annotate.services.import_stage import (
@@ -68,6 +85,8 @@ from scoring import formats
 from scoring.corpus import PairRecord
 from scoring.errors import FormatError, ScoringError
 
+logger = logging.getLogger(__name__)
+
 #: How many ids not in the corpus a refusal lists.
 MISSING_SHOWN = 10
 
@@ -78,8 +97,9 @@ class _Matched:
 
     pair_id: int
     staged: StagedPair
-    annotations: list[StagedAnnotation]
+    annotations: list[StagedAnnotation]  # those written (their annotators have none)
     gold: bool  # the file's gold alignment is written (the pair has none)
+    unchanged: int  # the file's annotations the corpus holds already, the same
 
 
 def corpus_import_onto(
@@ -125,7 +145,7 @@ def corpus_import_onto(
     except ScoringError as error:
         raise CorpusImportError(f"{error} (nothing was imported)", **error_where(error)) from error
     except CorpusImportError as error:
-        if error.message.endswith("(nothing was imported)"):
+        if error.message.endswith("(nothing was imported)") or error.extra.get("partly_imported"):
             raise
         raise CorpusImportError(f"{error.message} (nothing was imported)", **error.extra) from error
 
@@ -172,6 +192,8 @@ def corpus_import_onto_records(
     except ScoringError as error:
         raise CorpusImportError(f"{error} (nothing was imported)", **error_where(error)) from error
     except CorpusImportError as error:
+        if error.extra.get("partly_imported"):
+            raise
         raise CorpusImportError(f"{error.message} (nothing was imported)", **error.extra) from error
     return report
 
@@ -285,6 +307,71 @@ def _conflict(stage: ImportStage, pair_id: str, what: str, field: str) -> Format
     return FormatError(f"pair {pair_id!r}: {what}", path=path, line=line, field=field)
 
 
+@dataclass(frozen=True)
+class _Held:
+    """An annotation the corpus holds already, as the file's is compared with it."""
+
+    status: str
+    links: frozenset[tuple[int, int, bool]]
+    flags: list[str]
+    rating: float | None
+    comment: str
+
+    def what_differs(self, work: StagedAnnotation) -> str:
+        """What of ``work`` differs from this annotation (empty when nothing does): its links,
+        status, and the flags, rating and comment the file gives (a format without them leaves
+        them empty, and an empty one is not compared)."""
+        flags, rating, comment = work.values[:3]
+        differs = [
+            what
+            for what, same in (
+                (
+                    f"{len(self.links)} links, the file's {len(work.links)} differ",
+                    frozenset(work.links) == self.links,
+                ),
+                (
+                    f"the file's status is {work.status.replace('_', ' ')}",
+                    work.status == self.status,
+                ),
+                ("the flags differ", not json.loads(flags) or json.loads(flags) == self.flags),
+                ("the rating differs", rating is None or rating == self.rating),
+                ("the comment differs", not comment or comment == self.comment),
+            )
+            if not same
+        ]
+        return "; ".join(differs)
+
+    def same_as(self, work: StagedAnnotation) -> bool:
+        return not self.what_differs(work)
+
+
+def _annotations_held(pair_ids: list[int], user_ids: list[int]) -> dict[tuple[int, int], _Held]:
+    """The annotations of the annotators ``user_ids`` on the pairs ``pair_ids``, by (pair,
+    annotator)."""
+    rows = list(
+        Assignment.objects.filter(
+            pair_id__in=pair_ids, annotator_id__in=user_ids, annotation__isnull=False
+        ).values_list(
+            "pair_id",
+            "annotator_id",
+            "annotation__id",
+            "status",
+            "annotation__flags",
+            "annotation__rating",
+            "annotation__comment",
+        )
+    )
+    links: dict[int, set[tuple[int, int, bool]]] = defaultdict(set)
+    for annotation_id, i, j, sure in AnnotationLink.objects.filter(
+        annotation_id__in=[row[2] for row in rows]
+    ).values_list("annotation_id", "i", "j", "sure"):
+        links[annotation_id].add((i, j, sure))
+    return {
+        (pair_id, user_id): _Held(status, frozenset(links[pk]), list(flags), rating, comment)
+        for pair_id, user_id, pk, status, flags, rating, comment in rows
+    }
+
+
 def _matched(
     corpus: Corpus, batch: list[StagedPair], stage: ImportStage, user_ids: dict[str, int]
 ) -> list[_Matched]:
@@ -298,14 +385,7 @@ def _matched(
         ).values_list("external_id", "pk", "source_tokens", "target_tokens")
     }
     pks = [pk for pk, _, _ in pairs.values()]
-    annotated = {
-        (pair_pk, annotator_pk): status
-        for pair_pk, annotator_pk, status in Assignment.objects.filter(
-            pair_id__in=pks,
-            annotator_id__in=list(user_ids.values()),
-            annotation__isnull=False,
-        ).values_list("pair_id", "annotator_id", "status")
-    }
+    annotated = _annotations_held(pks, list(user_ids.values()))
     gold_rows = dict(GoldAlignment.objects.filter(pair_id__in=pks).values_list("pair_id", "pk"))
     gold_of = dict(GoldAlignment.objects.filter(pair_id__in=pks).values_list("pair_id", "source"))
     gold_links: dict[int, set[tuple[int, int, bool]]] = defaultdict(set)
@@ -320,15 +400,19 @@ def _matched(
             raise _conflict(stage, pair_id, f"is not in corpus {corpus.name!r}", "id")
         pk, source, target = pairs[pair_id]
         _tokens_check(staged, stage, source, target)
+        adding: list[StagedAnnotation] = []
         for work in staged.annotations:
-            status = annotated.get((pk, user_ids.get(work.name, -1)))
-            if status is not None:
+            held = annotated.get((pk, user_ids.get(work.name, -1)))
+            if held is None:
+                adding.append(work)
+            elif not held.same_as(work):
                 raise _conflict(
                     stage,
                     pair_id,
                     f"annotator {work.name!r} has an annotation of it in the corpus already "
-                    f"({status.replace('_', ' ')}); the file's would replace it (nothing is "
-                    "replaced: leave this pair out of the file, or reopen and correct it)",
+                    f"({held.status.replace('_', ' ')}, {held.what_differs(work)}); the "
+                    "file's would replace it (nothing is replaced: leave this pair out of the "
+                    "file, or reopen and correct it)",
                     f"annotation by {work.name}",
                 )
         gold = False
@@ -344,38 +428,197 @@ def _matched(
                     "nothing is replaced: adjudicate the pair instead",
                     "gold alignment",
                 )
-        matched.append(_Matched(pk, staged, staged.annotations, gold))
+        unchanged = len(staged.annotations) - len(adding)
+        matched.append(_Matched(pk, staged, adding, gold, unchanged))
     return matched
 
 
+@dataclass
+class _Written:
+    """The rows an import has written so far: what it removes should it stop half-way."""
+
+    #: (annotation, its assignment, the annotator, the status written, and the assignment's
+    #: status and submission time before the import took it over, or ``None`` if it made it)
+    annotations: list[tuple[int, int, int, str, tuple[str, datetime | None] | None]] = field(
+        default_factory=list
+    )
+    #: (gold alignment, its pair, its version)
+    golds: list[tuple[int, int, int]] = field(default_factory=list)
+    #: The payload of the annotations' ``imported`` events: their annotator did not work from
+    #: the pair's prefill, whatever its age, and the import that wrote them.
+    payload: str = ""
+
+
 def _write(corpus_name: str, stage: ImportStage) -> ImportReport:
-    """Write everything in one transaction, the corpus locked and every check made again."""
+    """Write a batch of pairs per transaction, each checking the corpus and the batch's pairs
+    again under its lock, with a pause for other writers after each (on SQLite the write lock
+    is the database's); should a check fail or anything else stop the import, remove what it
+    wrote (:func:`_discard`)."""
     report = ImportReport(corpus=corpus_name, onto_existing=True)
-    touched: list[int] = []
-    with transaction.atomic():
-        corpus = Corpus.objects.select_for_update().filter(name=corpus_name).first()
-        if corpus is None:
-            raise CorpusImportError(f"corpus {corpus_name!r} was deleted meanwhile")
-        corpus_in_use_check(corpus, doing="adding annotations to it")
-        users = ImportUsers(report)
-        user_ids = {name: users.get(name, origin).pk for name, origin in stage.annotators.items()}
+    written = _Written(payload=json.dumps({"onto_existing": True, "import": uuid.uuid4().hex}))
+    try:
+        with transaction.atomic():
+            _corpus_locked(corpus_name)
+            users = ImportUsers(report)
+            user_ids = {
+                name: users.get(name, origin).pk for name, origin in stage.annotators.items()
+            }
         for batch in stage:
-            list(  # on PostgreSQL the pairs' rows are locked until the import commits
-                SentencePair.objects.select_for_update()
-                .filter(corpus=corpus, external_id__in=[staged.values[0] for staged in batch])
-                .values_list("pk", flat=True)
-            )
-            matched = _matched(corpus, batch, stage, user_ids)
-            report.pairs += len(matched)
-            report.annotations += _annotations_write(matched, user_ids)
-            report.annotated_pairs += sum(1 for m in matched if m.annotations)
-            report.gold_alignments += _golds_write([m for m in matched if m.gold])
-            report.gold_unchanged += sum(
-                1 for m in matched if m.staged.gold is not None and not m.gold
-            )
-            touched.extend(m.pair_id for m in matched if m.annotations or m.gold)
-        pair_disagreement_refresh(pair_ids=touched)
+            with transaction.atomic():
+                corpus = _corpus_locked(corpus_name)
+                # On PostgreSQL the batch's pairs, and their annotators' assignments, are locked
+                # until it commits: an annotator's first open of a planned pair (which locks its
+                # assignment) comes before the check, and is a conflict, or after the write.
+                pks = list(
+                    SentencePair.objects.select_for_update()
+                    .filter(corpus=corpus, external_id__in=[staged.values[0] for staged in batch])
+                    .values_list("pk", flat=True)
+                )
+                list(
+                    Assignment.objects.select_for_update()
+                    .filter(pair_id__in=pks, annotator_id__in=list(user_ids.values()))
+                    .values_list("pk", flat=True)
+                )
+                matched = _matched(corpus, batch, stage, user_ids)
+                report.pairs += len(matched)
+                report.annotations += _annotations_write(matched, user_ids, written)
+                report.annotated_pairs += sum(1 for m in matched if m.annotations)
+                report.annotations_unchanged += sum(m.unchanged for m in matched)
+                report.gold_alignments += _golds_write([m for m in matched if m.gold], written)
+                report.gold_unchanged += sum(
+                    1 for m in matched if m.staged.gold is not None and not m.gold
+                )
+                pair_disagreement_refresh(
+                    pair_ids=[m.pair_id for m in matched if m.annotations or m.gold]
+                )
+            let_others_write()
+    except BaseException as error:
+        try:
+            kept = _discard(written, report.created_users)
+        except Exception:  # the database itself failing: what was written stays
+            logger.exception("could not remove what an import onto existing pairs wrote")
+            raise error from None
+        if not kept:
+            raise
+        if isinstance(error, ScoringError):
+            message, where = str(error), error_where(error)
+        elif isinstance(error, CorpusImportError):
+            message, where = error.message, error.extra
+        else:
+            logger.error("an import onto existing pairs stopped; kept: %s", _kept_text(kept))
+            raise
+        raise CorpusImportError(
+            f"{message} ({_kept_text(kept)})", partly_imported=True, **where
+        ) from error
     return report
+
+
+def _corpus_locked(corpus_name: str) -> Corpus:
+    corpus = Corpus.objects.select_for_update().filter(name=corpus_name).first()
+    if corpus is None:
+        raise CorpusImportError(f"corpus {corpus_name!r} was deleted meanwhile")
+    corpus_in_use_check(corpus, doing="adding annotations to it")
+    return corpus
+
+
+#: Pair ids a message about the work an import left lists at most.
+KEPT_SHOWN = 10
+
+
+def _kept_text(kept: list[str]) -> str:
+    shown = ", ".join(repr(pair_id) for pair_id in kept[:KEPT_SHOWN])
+    more = f" and {len(kept) - KEPT_SHOWN:,} more" if len(kept) > KEPT_SHOWN else ""
+    return (
+        "partly imported: the import stopped and removed what it had added, except its work on "
+        f"{len(kept):,} pair{'s' if len(kept) != 1 else ''} that someone changed after it was "
+        f"added, kept with their changes: {shown}{more}"
+    )
+
+
+def _discard(written: _Written, created_users: list[str]) -> list[str]:
+    """Remove the rows of ``written``, a batch per transaction, and the accounts the import
+    made that hold no work; returns the ids of the pairs whose rows it kept, those someone
+    changed since the import wrote them (an annotation whose version is past the imported one
+    or whose assignment changed status or annotator: edited, submitted, reopened, handed over;
+    a gold alignment of another version), so that nobody's work is deleted."""
+    kept: set[int] = set()
+    for start in range(0, len(written.annotations), BATCH_SIZE):
+        with transaction.atomic():
+            kept |= _annotations_discard(written.annotations[start : start + BATCH_SIZE])
+        let_others_write()
+    for start in range(0, len(written.golds), BATCH_SIZE):
+        with transaction.atomic():
+            kept |= _golds_discard(written.golds[start : start + BATCH_SIZE])
+        let_others_write()
+    with transaction.atomic():
+        import_accounts_discard(created_users)
+    return sorted(
+        SentencePair.objects.filter(pk__in=list(kept)).values_list("external_id", flat=True)
+    )
+
+
+def _annotations_discard(
+    rows: list[tuple[int, int, int, str, tuple[str, datetime | None] | None]],
+) -> set[int]:
+    ours = {row[1]: row for row in rows}
+    untouched: list[int] = []
+    kept: set[int] = set()
+    pairs: list[int] = []
+    for assignment_id, pair_id, annotator_id, status, annotation_id, version in (
+        Assignment.objects.select_for_update(of=("self",))  # not the outer-joined annotation
+        .filter(pk__in=list(ours))
+        .values_list(
+            "pk", "pair_id", "annotator_id", "status", "annotation__id", "annotation__version"
+        )
+    ):
+        mine, _, annotator, written_status, _ = ours[assignment_id]
+        if (annotation_id, version, annotator_id, status) == (mine, 1, annotator, written_status):
+            untouched.append(assignment_id)
+            pairs.append(pair_id)
+        elif annotation_id is not None:
+            kept.add(pair_id)
+    annotation_ids = [ours[pk][0] for pk in untouched]
+    AnnotationLink.objects.filter(annotation_id__in=annotation_ids).delete()
+    AnnotationEvent.objects.filter(annotation_id__in=annotation_ids).delete()
+    Annotation.objects.filter(pk__in=annotation_ids).delete()
+    Assignment.objects.filter(pk__in=[pk for pk in untouched if ours[pk][4] is None]).delete()
+    before: dict[tuple[str, datetime | None], list[int]] = defaultdict(list)
+    for pk in untouched:
+        previous = ours[pk][4]
+        if previous is not None:
+            before[previous].append(pk)
+    for (status, submitted_at), pks in before.items():
+        Assignment.objects.filter(pk__in=pks).update(status=status, submitted_at=submitted_at)
+    pair_disagreement_refresh(pair_ids=pairs)
+    return kept
+
+
+def _golds_discard(rows: list[tuple[int, int, int]]) -> set[int]:
+    versions = {gold_id: (pair_id, version) for gold_id, pair_id, version in rows}
+    untouched: list[int] = []
+    kept: set[int] = set()
+    for gold_id, pair_id, version in (
+        GoldAlignment.objects.select_for_update()
+        .filter(pk__in=list(versions))
+        .values_list("pk", "pair_id", "version")
+    ):
+        if versions[gold_id] == (pair_id, version):
+            untouched.append(gold_id)
+        else:
+            kept.add(pair_id)
+    pairs = [versions[gold_id][0] for gold_id in untouched]
+    # its imported event is the pair's last: every later change of the gold makes a new version
+    GoldEvent.objects.filter(
+        pair_id__in=pairs,
+        kind=GoldEvent.Kind.IMPORTED,
+        version=Subquery(
+            GoldAlignment.objects.filter(pair_id=OuterRef("pair_id")).values("version")[:1]
+        ),
+    ).delete()
+    GoldLink.objects.filter(gold_id__in=untouched).delete()
+    GoldAlignment.objects.filter(pk__in=untouched).delete()
+    pair_disagreement_refresh(pair_ids=pairs)
+    return kept
 
 
 def _newest_prefills(pair_ids: list[int]) -> dict[int, set[tuple[int, int]]]:
@@ -396,7 +639,7 @@ def _newest_prefills(pair_ids: list[int]) -> dict[int, set[tuple[int, int]]]:
     return links
 
 
-def _annotations_write(matched: list[_Matched], user_ids: dict[str, int]) -> int:
+def _annotations_write(matched: list[_Matched], user_ids: dict[str, int], written: _Written) -> int:
     """Each annotation as a normal import writes it: the assignment (an open one without an
     annotation is taken over), the annotation counting its edits against the pair's newest
     prefill, its links and its ``imported`` event."""
@@ -406,14 +649,14 @@ def _annotations_write(matched: list[_Matched], user_ids: dict[str, int]) -> int
     pair_ids = sorted({pair_id for pair_id, _, _ in work})
     now = timezone.now()
     planned = {
-        (pair_id, user_id): pk
-        for pk, pair_id, user_id in Assignment.objects.filter(
+        (pair_id, user_id): (pk, (status, submitted_at))
+        for pk, pair_id, user_id, status, submitted_at in Assignment.objects.filter(
             pair_id__in=pair_ids, annotator_id__in=sorted(set(user_ids.values()))
-        ).values_list("pk", "pair_id", "annotator_id")
+        ).values_list("pk", "pair_id", "annotator_id", "status", "submitted_at")
     }
     for status in Assignment.Status.values:
         taken = [
-            planned[pair_id, user_id]
+            planned[pair_id, user_id][0]
             for pair_id, user_id, a in work
             if a.status == status and (pair_id, user_id) in planned
         ]
@@ -450,29 +693,34 @@ def _annotations_write(matched: list[_Matched], user_ids: dict[str, int]) -> int
             "assignment_id", "id"
         )
     )
-    written = [(annotation_ids[assignment_ids[p, u]], a) for p, u, a in work]
+    added = [(annotation_ids[assignment_ids[p, u]], a) for p, u, a in work]
+    written.annotations.extend(
+        (
+            annotation_ids[assignment_ids[p, u]],
+            assignment_ids[p, u],
+            u,
+            a.status,
+            planned[p, u][1] if (p, u) in planned else None,
+        )
+        for p, u, a in work
+    )
     links_insert(
         model=AnnotationLink,
         parent_column="annotation_id",
-        rows=((pk, *link) for pk, a in written for link in a.links),
+        rows=((pk, *link) for pk, a in added for link in a.links),
     )
     rows_insert(
         model=AnnotationEvent,
         fields=("annotation", "version", "kind", "added", "payload"),
         rows=(
-            (pk, 1, AnnotationEvent.Kind.IMPORTED.value, a.added, ONTO_EXISTING_PAYLOAD)
-            for pk, a in written
+            (pk, 1, AnnotationEvent.Kind.IMPORTED.value, a.added, written.payload)
+            for pk, a in added
         ),
     )
-    return len(written)
+    return len(added)
 
 
-#: The payload of the ``imported`` event of an annotation added to an existing pair: its
-#: annotator did not work from the pair's prefill, whatever its age.
-ONTO_EXISTING_PAYLOAD = json.dumps({"onto_existing": True})
-
-
-def _golds_write(matched: list[_Matched]) -> int:
+def _golds_write(matched: list[_Matched], written: _Written) -> int:
     """The file's gold of each pair without one, versioned after the pair's last gold event
     (a pair sent back to waiting keeps its history, and no version is used twice)."""
     if not matched:
@@ -491,6 +739,7 @@ def _golds_write(matched: list[_Matched]) -> int:
         rows=((pair_id, "imported", version[pair_id]) for pair_id in pair_ids),
     )
     gold_ids = dict(GoldAlignment.objects.filter(pair_id__in=pair_ids).values_list("pair_id", "id"))
+    written.golds.extend((gold_ids[pair_id], pair_id, version[pair_id]) for pair_id in pair_ids)
     rows_insert(
         model=GoldEvent,
         fields=("pair", "version", "kind", "added"),

@@ -148,8 +148,8 @@ class ImportForm(forms.Form):
         label="Add annotations to existing pairs",
         help_text="Adds no pair: the file's annotations (and gold alignments) go onto the "
         "corpus's pairs of the same ids and tokens, e.g. a second annotator's file. Refused, "
-        "with nothing stored, if an id is missing, the tokens differ, the annotator has work on "
-        "a pair already or a pair has another gold.",
+        "with nothing stored, if an id is missing, the tokens differ, the annotator has other "
+        "work on a pair already or a pair has another gold; the same work is left as it is.",
     )
 
 

@@ -38,7 +38,8 @@ class Command(DomainCommand):
             action="store_true",
             help="add the files' annotations (and gold alignments) to the corpus's pairs of the "
             "same ids and tokens instead of adding pairs; refused if a pair is missing, differs "
-            "or already has that annotator's work or another gold",
+            "or already has other work of that annotator or another gold (the same is left as "
+            "it is)",
         )
         parser.add_argument("paths", nargs="+", type=Path, metavar="PATH")
 
@@ -58,11 +59,7 @@ class Command(DomainCommand):
                 f"added {report.annotations} annotations to {report.annotated_pairs} of the "
                 f"{report.pairs} pairs of the file in corpus {report.corpus!r}, "
                 f"{report.gold_alignments} gold alignments"
-                + (
-                    f" ({report.gold_unchanged} pairs had the file's gold already)"
-                    if report.gold_unchanged
-                    else ""
-                )
+                + _already(report.annotations_unchanged, report.gold_unchanged)
             )
         else:
             self.stdout.write(
@@ -72,3 +69,17 @@ class Command(DomainCommand):
             )
         if report.created_users:
             self.stdout.write(f"created annotator accounts: {', '.join(report.created_users)}")
+
+
+def _already(annotations: int, golds: int) -> str:
+    """`` (3 of the file's annotations and the gold of 1 pair were the corpus's already)``, or
+    empty."""
+    parts = [
+        part
+        for count, part in (
+            (annotations, f"{annotations} of the file's annotations"),
+            (golds, f"the gold of {golds} pair{'s' if golds != 1 else ''}"),
+        )
+        if count
+    ]
+    return f" ({' and '.join(parts)} were the corpus's already)" if parts else ""
