@@ -105,6 +105,21 @@ def test_an_open_assignment_without_work_is_taken_over() -> None:
     assert Assignment.objects.filter(annotator=bob).count() == 1
 
 
+def test_the_same_file_imported_again_adds_what_a_cut_short_import_left_out() -> None:
+    """A worker killed mid-write leaves the batches it committed: importing the file again
+    counts those as unchanged and adds the rest."""
+    _corpus_with_alice()
+    records = [
+        make_record("p1", annotations={"bob": "1-1"}, gold="1-1"),
+        make_record("p2", annotations={"bob": "0-0"}, gold="0-0"),
+    ]
+    corpus_import_onto_records(corpus_name="c", records=records[:1])  # the committed batch
+    report = corpus_import_onto_records(corpus_name="c", records=records)
+    assert (report.annotations, report.annotations_unchanged) == (1, 1)
+    assert (report.gold_alignments, report.gold_unchanged) == (1, 1)
+    assert Annotation.objects.filter(assignment__annotator__username="bob").count() == 2
+
+
 def test_gold_is_added_where_a_pair_has_none_and_left_where_it_is_the_same() -> None:
     corpus_import_records(
         corpus_name="c", records=[make_record("p1", gold="1-1"), make_record("p2")]
