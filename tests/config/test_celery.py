@@ -257,12 +257,14 @@ def test_a_plain_worker_serves_every_queue() -> None:
 
 
 def test_every_job_starting_endpoint_a_non_admin_may_call_queues_a_users_lane_job() -> None:
-    """``USER_JOB_KINDS`` is every kind a signed-in user who is not an admin can queue: each
-    job-starting API view is for admins alone, but the score jobs' (a new one open to users
-    must put its kind in the users' lane)."""
+    """``USER_JOB_KINDS`` is every kind any signed-in user can queue: each job-starting API
+    view is for admins alone, but the score jobs' (a new one open to users must put its kind
+    in the users' lane) and the adjudicators' bulk accept and its undo, jobs of seconds in the
+    quick lane."""
     from django.urls import URLPattern, URLResolver, get_resolver
 
     from annotate import permissions, throttles
+    from annotate.apis.adjudication import AdjudicationAcceptAgreedApi, AdjudicationAcceptUndoApi
     from annotate.apis.scorers import ScoreJobApi
 
     def views(patterns: list[Any]) -> list[Any]:
@@ -280,6 +282,9 @@ def test_every_job_starting_endpoint_a_non_admin_may_call_queues_a_users_lane_jo
         if view is not None and getattr(view, "throttle_classes", None) == throttles.JOB_STARTING
     }
     open_to_users = {view for view in starting if view.permission_classes != permissions.ADMINS}
+    adjudicators = {v for v in open_to_users if v.permission_classes == permissions.ADJUDICATORS}
     assert len(starting) > 5
-    assert open_to_users == {ScoreJobApi}
+    assert open_to_users - adjudicators == {ScoreJobApi}
     assert settings.USER_JOB_KINDS == ("score_pairs",)
+    assert adjudicators == {AdjudicationAcceptAgreedApi, AdjudicationAcceptUndoApi}
+    assert {"adjudication_accept", "adjudication_accept_undo"} <= set(settings.QUICK_JOB_KINDS)
