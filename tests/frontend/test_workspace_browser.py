@@ -666,6 +666,49 @@ def test_submitting_moves_to_the_next_pair(page_for: Any, live_server: Any, alic
     assert annotation_links(annotation)[(0, 0)] is True
 
 
+def test_b_right_after_a_submit_returns_to_the_pair_just_submitted(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """A submit skips the submitted pairs after it: b there goes back to the pair handed in,
+    as a browser's back would, not to the pair before the new one in queue order; from that
+    pair b follows the queue again."""
+    corpus = make_corpus()
+    first, done, third = (make_assignment(make_pair(corpus), alice) for _ in range(3))
+    Assignment.objects.filter(pk=done.pk).update(status=Assignment.Status.SUBMITTED)
+    page = page_for(alice)
+    open_workspace(page, live_server, first)
+    page.keyboard.press("s")
+    page.keyboard.press("Enter")
+    page.locator("#submit-confirm").click()
+    page.wait_for_url(f"**/work/{third.pk}/")
+    page.wait_for_selector(READY)
+    page.reload()  # a reload of the new pair keeps the way back
+    page.wait_for_selector(READY)
+    page.keyboard.press("b")
+    page.wait_for_url(f"**/work/{first.pk}/")
+    page.wait_for_selector(READY)
+    page.keyboard.press("n")
+    page.wait_for_url(f"**/work/{done.pk}/")
+    page.wait_for_selector(READY)
+    page.keyboard.press("n")
+    page.wait_for_url(f"**/work/{third.pk}/")
+    page.wait_for_selector(READY)
+    page.keyboard.press("b")  # opened by n, not by a submit: the pair before it in the queue
+    page.wait_for_url(f"**/work/{done.pk}/")
+    assert page.js_errors == []
+
+
+def test_the_key_map_says_where_b_goes_after_a_submit(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    page.keyboard.press("?")
+    keymap = page.locator("#keymap-dialog").inner_text()
+    assert "right after a submit, the pair just submitted" in keymap
+
+
 def test_a_double_click_on_submit_sends_one_submission(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:
