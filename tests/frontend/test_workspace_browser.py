@@ -432,6 +432,35 @@ def test_offline_edits_are_kept_and_sent_when_the_network_returns(
     assert grid_links(page) == [[0, 0, "S"], [1, 1, "P"], [2, 2, "S"]]
 
 
+def test_the_save_indicator_is_silent_to_screen_readers_but_for_trouble_and_its_end(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """Every edit saves within a second: the indicator is seen, not announced over the cursor
+    description; a separate polite live region says going offline and the Saved that ends it."""
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    indicator, announcer = page.locator("#save-status"), page.locator("#save-announce")
+    assert indicator.get_attribute("aria-live") is None
+    assert indicator.get_attribute("role") is None
+    assert (announcer.get_attribute("role"), announcer.get_attribute("aria-live")) == (
+        "status",
+        "polite",
+    )
+    cell(page, 0, 0).click()
+    wait_saved(page, 2)
+    assert announcer.text_content() == ""
+    page.context.set_offline(True)
+    cell(page, 1, 1).click()
+    page.wait_for_selector("#save-status[data-state=offline]")
+    assert "cannot be reached" in announcer.text_content()
+    assert indicator.text_content() == "Offline · retrying"  # the visible words are unchanged
+    page.context.set_offline(False)
+    page.wait_for_selector("#save-status[data-state=saved]", timeout=20_000)
+    assert announcer.text_content() == "Saved"
+    assert page.js_errors == []
+
+
 def test_work_left_in_the_browser_is_sent_on_the_next_visit(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:

@@ -3,7 +3,7 @@ import { api, ApiError } from "./api.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { conflictBanner } from "./conflict.js";
-import { alreadySaved, notSavedBecause, SaveQueue, statusWords } from "./savequeue.js";
+import { alreadySaved, notSavedBecause, SaveQueue, statusAnnouncer, statusWords } from "./savequeue.js";
 import { GridModel, POSSIBLE, reviewedPrefill, SURE, sameLinks } from "./state.js";
 
 const HEARTBEAT_MS = 20000;
@@ -54,6 +54,7 @@ async function main() {
   $("grid-wrap").style.setProperty("--grid-usable", `${$("grid-wrap").getBoundingClientRect().height}px`);
 
   const indicator = $("save-status");
+  const announce = statusAnnouncer($("save-announce"));
   const queue = new SaveQueue({
     key: storageKey,
     version: data.annotation.version,
@@ -80,6 +81,7 @@ async function main() {
       indicator.dataset.state = status;
       indicator.textContent = words.text;
       indicator.title = words.title;
+      announce(status, words);
       if (status === "saved") $("ws-message").hidden = true; // what it asked to wait for is done
     },
     onConflict: (server, mine) => showConflict(server, mine),
