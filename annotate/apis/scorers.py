@@ -21,9 +21,9 @@ from annotate.apis.common import (
     name_nested_serializers,
 )
 from annotate.apis.jobs import JOB_STARTED, job_started
-from annotate.exceptions import NotFound
-from annotate.models import Corpus, ScorerModel
+from annotate.models import ScorerModel
 from annotate.renderers import FileNegotiation
+from annotate.selectors import corpora as corpora_reads
 from annotate.selectors.scorers import scorer_models
 from annotate.services import scorers
 from scoring.persistence import model_json
@@ -192,9 +192,7 @@ class ScorerTrainJobApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         params = dict(data.validated_data)
-        corpus = Corpus.objects.filter(name=params.pop("corpus")).first()
-        if corpus is None:
-            raise NotFound("no such corpus")
+        corpus = corpora_reads.corpus_named(params.pop("corpus"))
         job = scorers.scorer_train_job_create(corpus=corpus, owner=actor(request), **params)
         return job_started(job)
 

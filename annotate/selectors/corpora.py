@@ -326,10 +326,11 @@ def corpus_contents(corpus: Corpus) -> CorpusContents:
     )
 
 
-def corpus_named(name: str) -> Corpus:
+def corpus_named(name: str, *, field: str = "corpus") -> Corpus:
+    """The corpus of that name; :class:`NotFound` naming it, and the request's ``field``."""
     corpus = Corpus.objects.filter(name=name).first()
     if corpus is None:
-        raise NotFound(f"there is no corpus {name!r}")
+        raise NotFound(f"there is no corpus named {name!r}", field=field)
     return corpus
 
 

@@ -679,7 +679,7 @@ def corpus_export(
     try:
         corpus = Corpus.objects.get(name=corpus_name)
     except Corpus.DoesNotExist:
-        raise CorpusExportError(f"no corpus named {corpus_name!r}") from None
+        raise CorpusExportError(f"there is no corpus named {corpus_name!r}") from None
     chosen = [flag for flag in (annotator is not None, prefill, gold) if flag]
     if len(chosen) > 1:
         raise CorpusExportError("choose at most one of --annotator, --prefill and --gold")

@@ -429,10 +429,17 @@ def _pooled_estimates(stats: Sequence[PairStats], level: str) -> tuple[float | N
     return (inter / low if low else None), (s_inter / s_low if s_low else None)
 
 
-def signature(params: AgreementParams, *, kind: str, level: str) -> str:
-    """A one-line record of the settings behind a Ĉ, stored with results (as TER's and BLEU's)."""
+def signature(
+    params: AgreementParams, *, kind: str | Sequence[str], level: str | Sequence[str]
+) -> str:
+    """A one-line record of the settings behind a Ĉ, stored with results (as TER's and BLEU's).
+
+    Several results computed with the same settings share one signature that lists each of
+    their kinds and levels (``kind:possible,sure|items:word,phrase_atomic``)."""
+    kinds = kind if isinstance(kind, str) else ",".join(kind)
+    levels = level if isinstance(level, str) else ",".join(level)
     return (
-        f"Chat|kind:{kind}|items:{level}|est:{params.estimator}|J:{params.samples}"
+        f"Chat|kind:{kinds}|items:{levels}|est:{params.estimator}|J:{params.samples}"
         f"|seed:{params.seed}|boundary:{int(params.boundary_rule)}"
         f"|maxlen:{params.max_length or 0}|noident:{int(params.exclude_identical)}"
         f"|v:{__version__}.{AGREEMENT_VERSION}"

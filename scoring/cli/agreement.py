@@ -18,7 +18,12 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from scoring.alignment.agreement import AgreementPair, AgreementParams, chance_corrected_agreement
+from scoring.alignment.agreement import (
+    AgreementPair,
+    AgreementParams,
+    chance_corrected_agreement,
+    signature,
+)
 from scoring.alignment.links import Alignment
 from scoring.alignment.metrics import ComparePair, corpus_scores
 from scoring.cli.phrases import add_file_arguments, fmt, read_alignments, read_sentences
@@ -151,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
                     f"{fmt(r['c_hat']):>10}  {fmt(prf['precision']):>8}{fmt(prf['recall']):>8}"
                     f"{fmt(prf['f1']):>8}{note}"
                 )
-        sig = agreement["results"]["possible"]["phrase_atomic"]["signature"]
+        # one line signs the four rows above: their kinds and items, and the settings they share
+        sig = signature(params, kind=("possible", "sure"), level=("word", "phrase_atomic"))
         print(f"  signature: {sig}")
     return 0

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from scoring.aligners.base import (
     Aligner,
@@ -30,6 +30,7 @@ from scoring.aligners.base import (
     parse_option_strings,
 )
 from scoring.alignment.links import Alignment
+from scoring.cli.fields import naming
 from scoring.cli.outputs import check_output_file, write_atomic
 from scoring.cli.phrases import check_line_bytes, check_line_counts
 from scoring.errors import FormatError, InputError, OptionsError
@@ -77,12 +78,22 @@ def aligner_options_help() -> str:
     )
 
 
+def _open(path: Path, field: str) -> BinaryIO:
+    """``path`` opened for reading: any readable path, a pipe (``<(…)``) as well as a file."""
+    try:
+        return path.open("rb")
+    except FileNotFoundError:
+        raise FormatError("no such file", path=path, field=field) from None
+    except OSError as error:
+        raise FormatError(
+            f"cannot read the file: {error.strerror}", path=path, field=field
+        ) from None
+
+
 def read_tokenized(path: Path, field: str) -> list[list[str]]:
     """One tokenized sentence per line; an empty line or undecodable bytes is a FormatError."""
-    if not path.is_file():
-        raise FormatError("no such file", path=path, field=field)
     out: list[list[str]] = []
-    with path.open("rb") as handle:
+    with _open(path, field) as handle:
         for number, raw in enumerate(handle, start=1):
             check_line_bytes(raw.rstrip(b"\r\n"), path=path, line=number, field=field)
             try:
@@ -109,10 +120,10 @@ def read_gold(path: Path, pairs: list[TokenPair], aligner: Aligner) -> list[Alig
         )
     if aligner.trained:
         raise OptionsError("--gold trains a new model: leave out --model, or --gold")
-    if not path.is_file():
-        raise FormatError("no such file", path=path, field="--gold")
+    with _open(path, "--gold") as handle:
+        raw = handle.read()
     try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
+        lines = raw.decode("utf-8-sig").splitlines()
     except UnicodeDecodeError as error:
         raise FormatError(f"not UTF-8 ({error.reason})", path=path, field="--gold") from error
     if len(lines) > len(pairs):
@@ -133,12 +144,15 @@ def read_gold(path: Path, pairs: list[TokenPair], aligner: Aligner) -> list[Alig
 
 def load_or_build(name: str, model: Path | None, options: list[str]) -> Aligner:
     """The aligner of ``--aligner``/``--model``/``--option``; the model must be of that aligner."""
+    with naming("--aligner"):
+        klass = aligner_class(name)
     parsed = parse_option_strings(name, options)
     if model is None:
         return get_aligner(name, **parsed)
     if parsed:
         raise OptionsError("--option cannot change a saved model; retrain instead")
-    return aligner_class(name).load(model)
+    with naming("--model"):
+        return klass.load(model)
 
 
 def _write_atomic(path: Path, lines: list[str]) -> None:
@@ -152,13 +166,13 @@ def run(args: argparse.Namespace) -> int:
     if args.save_model is not None:
         check_output_file(args.save_model, "--save-model")
     aligner = load_or_build(args.aligner, args.model, args.option)
-    sources = read_tokenized(args.source, "source")
-    targets = read_tokenized(args.target, "target")
-    check_line_counts(args.target, len(targets), args.source, len(sources), field="target")
+    sources = read_tokenized(args.source, "--source")
+    targets = read_tokenized(args.target, "--target")
+    check_line_counts(args.target, len(targets), args.source, len(sources), field="--target")
     pairs: list[TokenPair] = list(zip(sources, targets, strict=True))
     max_length = aligner.options.max_length
     for number, (s, t) in enumerate(pairs, start=1):
-        for path, tokens, field in ((args.source, s, "source"), (args.target, t, "target")):
+        for path, tokens, field in ((args.source, s, "--source"), (args.target, t, "--target")):
             if len(tokens) > max_length:
                 raise FormatError(
                     f"{len(tokens)} tokens, more than the aligner's max_length={max_length} "
@@ -185,7 +199,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             output = aligner.align(s, t)
         except InputError as error:
-            raise FormatError(str(error), path=args.source, line=number, field="source") from error
+            raise FormatError(
+                str(error), path=args.source, line=number, field="--source"
+            ) from error
         lines.append(output.alignment.to_pharaoh())
         confidence_lines.append(
             " ".join(

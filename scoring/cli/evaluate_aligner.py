@@ -63,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     if args.folds is not None and args.model is not None:
         raise FormatError("--folds retrains the aligner; drop --model", field="--folds")
     records = list(read_corpus(args.gold_format, args.gold))
+    if args.folds is not None and args.folds > len(records):
+        raise FormatError(f"{args.folds} folds but only {len(records)} gold pairs", field="--folds")
     train_records = (
         list(read_corpus(args.train_format or args.gold_format, args.train)) if args.train else []
     )

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from scoring.cli.fields import naming
 from scoring.cli.outputs import check_output_file, write_atomic
 from scoring.cli.phrases import check_line_bytes, check_line_counts, check_sentence_length
 from scoring.errors import FormatError
@@ -82,9 +83,16 @@ def register(subparsers: Any) -> None:
 
 
 def read_pairs(
-    path: Path, targets: Path | None = None, *, task: str = "regression", field: str = "--input"
+    path: Path,
+    targets: Path | None = None,
+    *,
+    task: str = "regression",
+    field: str = "--input",
+    targets_field: str = "--targets",
 ) -> tuple[list[TokenPair], list[float]]:
     """Pairs of a TSV file and their targets (third column or a separate file), if any.
+    Errors name the option of the file at fault: ``field`` (the pairs and a third column's
+    targets) or ``targets_field``.
 
     Line numbers are the file's own: a blank line between pairs is an error (dropping it would
     put every later score on the wrong line), blank lines at the end are ignored. A target must
@@ -113,10 +121,10 @@ def read_pairs(
         raise FormatError("the file has no pairs", path=path, line=1, field=field)
     if targets is not None:
         values = [
-            _number(text, targets, number, "target", task)
-            for number, text in _lines(targets, "target")
+            _number(text, targets, number, targets_field, task)
+            for number, text in _lines(targets, targets_field)
         ]
-        check_line_counts(targets, len(values), path, len(pairs), field="target")
+        check_line_counts(targets, len(values), path, len(pairs), field=targets_field)
     elif values and len(values) != len(pairs):
         raise FormatError("some lines have a target and some do not", path=path, field="target")
     return pairs, values
@@ -127,9 +135,11 @@ def _lines(path: Path, field: str) -> list[tuple[int, str]]:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise FormatError("no such file", path=path) from None
+        raise FormatError("no such file", path=path, field=field) from None
     except OSError as error:
-        raise FormatError(f"cannot read the file: {error.strerror}", path=path) from None
+        raise FormatError(
+            f"cannot read the file: {error.strerror}", path=path, field=field
+        ) from None
     for number, raw_line in enumerate(raw.split(b"\n"), start=1):
         check_line_bytes(raw_line.rstrip(b"\r"), path=path, line=number, field=field)
     try:
@@ -185,7 +195,13 @@ def _train(args: argparse.Namespace) -> int:
         )
     test: tuple[list[TokenPair], list[float]] | None = None
     if args.test is not None:  # read before training, which may take minutes
-        test = read_pairs(args.test, args.test_targets, task=args.task, field="--test")
+        test = read_pairs(
+            args.test,
+            args.test_targets,
+            task=args.task,
+            field="--test",
+            targets_field="--test-targets",
+        )
         if not test[1]:
             raise FormatError(
                 "the test file has no targets: a third column or --test-targets",
@@ -195,7 +211,11 @@ def _train(args: argparse.Namespace) -> int:
     scorer = get_scorer(args.kind, args.task, **parse_options(args.kind, args.option))
     refusal = scorer.training_refusal(targets)  # the targets' fault: said with their file
     if refusal is not None:
-        raise FormatError(refusal, path=args.targets or args.input, field="target")
+        raise FormatError(
+            refusal,
+            path=args.targets or args.input,
+            field="--targets" if args.targets else "target",
+        )
     scorer.fit(pairs, targets)
     save_scorer(scorer, args.output)
     report: dict[str, Any] = {
@@ -222,7 +242,8 @@ def _train(args: argparse.Namespace) -> int:
 def _score(args: argparse.Namespace) -> int:
     if args.output is not None:
         check_output_file(args.output)
-    scorer = load_scorer(args.model)
+    with naming("--model"):
+        scorer = load_scorer(args.model)
     pairs, _ = read_pairs(args.input)
     scores = scorer.predict(pairs, clip=not args.raw)
     lines = "".join(

@@ -610,3 +610,14 @@ def test_preloading_is_off_when_the_settings_say_so(
     settings.PRELOAD_SCORERS = False
     assert scorers.scorers_preload_start(kinds={"mt"}) is None
     assert preloading == []
+
+
+def test_training_on_an_unknown_corpus_is_a_404_naming_it_as_every_lookup_by_name_does(
+    corpus: Corpus,
+) -> None:
+    body = {"kind": "pfsm", "corpus": "nope", "train_split": "train"}
+    response = client_for("admin").post("/api/scorers/train/", body, format="json")
+    assert response.status_code == 404
+    error = response.json()["error"]
+    assert (error["message"], error["field"]) == ("there is no corpus named 'nope'", "corpus")
+    assert not Job.objects.filter(kind="train_scorer").exists()

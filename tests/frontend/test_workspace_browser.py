@@ -432,6 +432,35 @@ def test_offline_edits_are_kept_and_sent_when_the_network_returns(
     assert grid_links(page) == [[0, 0, "S"], [1, 1, "P"], [2, 2, "S"]]
 
 
+def test_the_save_indicator_is_silent_to_screen_readers_but_for_trouble_and_its_end(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """Every edit saves within a second: the indicator is seen, not announced over the cursor
+    description; a separate polite live region says going offline and the Saved that ends it."""
+    assignment = make_assignment(make_pair(prefill=None), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    indicator, announcer = page.locator("#save-status"), page.locator("#save-announce")
+    assert indicator.get_attribute("aria-live") is None
+    assert indicator.get_attribute("role") is None
+    assert (announcer.get_attribute("role"), announcer.get_attribute("aria-live")) == (
+        "status",
+        "polite",
+    )
+    cell(page, 0, 0).click()
+    wait_saved(page, 2)
+    assert announcer.text_content() == ""
+    page.context.set_offline(True)
+    cell(page, 1, 1).click()
+    page.wait_for_selector("#save-status[data-state=offline]")
+    assert "cannot be reached" in announcer.text_content()
+    assert indicator.text_content() == "Offline · retrying"  # the visible words are unchanged
+    page.context.set_offline(False)
+    page.wait_for_selector("#save-status[data-state=saved]", timeout=20_000)
+    assert announcer.text_content() == "Saved"
+    assert page.js_errors == []
+
+
 def test_work_left_in_the_browser_is_sent_on_the_next_visit(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:
@@ -664,6 +693,49 @@ def test_submitting_moves_to_the_next_pair(page_for: Any, live_server: Any, alic
         "split hyphen",
     )
     assert annotation_links(annotation)[(0, 0)] is True
+
+
+def test_b_right_after_a_submit_returns_to_the_pair_just_submitted(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """A submit skips the submitted pairs after it: b there goes back to the pair handed in,
+    as a browser's back would, not to the pair before the new one in queue order; from that
+    pair b follows the queue again."""
+    corpus = make_corpus()
+    first, done, third = (make_assignment(make_pair(corpus), alice) for _ in range(3))
+    Assignment.objects.filter(pk=done.pk).update(status=Assignment.Status.SUBMITTED)
+    page = page_for(alice)
+    open_workspace(page, live_server, first)
+    page.keyboard.press("s")
+    page.keyboard.press("Enter")
+    page.locator("#submit-confirm").click()
+    page.wait_for_url(f"**/work/{third.pk}/")
+    page.wait_for_selector(READY)
+    page.reload()  # a reload of the new pair keeps the way back
+    page.wait_for_selector(READY)
+    page.keyboard.press("b")
+    page.wait_for_url(f"**/work/{first.pk}/")
+    page.wait_for_selector(READY)
+    page.keyboard.press("n")
+    page.wait_for_url(f"**/work/{done.pk}/")
+    page.wait_for_selector(READY)
+    page.keyboard.press("n")
+    page.wait_for_url(f"**/work/{third.pk}/")
+    page.wait_for_selector(READY)
+    page.keyboard.press("b")  # opened by n, not by a submit: the pair before it in the queue
+    page.wait_for_url(f"**/work/{done.pk}/")
+    assert page.js_errors == []
+
+
+def test_the_key_map_says_where_b_goes_after_a_submit(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    assignment = make_assignment(make_pair(), alice)
+    page = page_for(alice)
+    open_workspace(page, live_server, assignment)
+    page.keyboard.press("?")
+    keymap = page.locator("#keymap-dialog").inner_text()
+    assert "right after a submit, the pair just submitted" in keymap
 
 
 def test_a_double_click_on_submit_sends_one_submission(

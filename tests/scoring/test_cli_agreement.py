@@ -207,3 +207,16 @@ def test_a_missing_file_is_a_clear_error(files, capsys, tmp_path) -> None:
         "--alignment", files["a"],
     )  # fmt: skip
     assert code == 2 and "nope.txt" in err and "not found" in err
+
+
+def test_the_table_signs_each_block_with_every_kind_and_item_its_rows_hold(files, capsys) -> None:
+    code, table, _ = _run(
+        capsys, "agreement", "--source", files["source"], "--target", files["target"],
+        "--prefill", files["prefill"], "--annotation", files["a"], "--annotation", files["b"],
+        "--samples", "20", "--seed", "3",
+    )  # fmt: skip
+    assert code == 0
+    signatures = [line.strip() for line in table.splitlines() if "signature:" in line]
+    assert len(signatures) == 1
+    assert "|kind:possible,sure|items:word,phrase_atomic|" in signatures[0]
+    assert "|J:20|seed:3|" in signatures[0]

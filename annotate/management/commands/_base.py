@@ -11,16 +11,14 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotate.exceptions import DomainError
 from annotate.models import Corpus, Job
+from annotate.selectors import corpora as corpora_reads
 from scoring.errors import ScoringError
 
 
 class DomainCommand(BaseCommand):
     def corpus(self, name: str) -> Corpus:
         """The corpus of that name, or a clean error naming it."""
-        try:
-            return Corpus.objects.get(name=name)
-        except Corpus.DoesNotExist:
-            raise CommandError(f"no corpus named {name!r}") from None
+        return corpora_reads.corpus_named(name)
 
     def execute(self, *args: Any, **options: Any) -> str | None:
         try:

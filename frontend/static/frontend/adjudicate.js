@@ -7,7 +7,7 @@ import { blockIndices, Overlay, PALETTE, planSummary } from "./adjudication_stat
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { conflictBanner } from "./conflict.js";
-import { alreadySaved, notSavedBecause, SaveQueue, statusWords } from "./savequeue.js";
+import { alreadySaved, notSavedBecause, SaveQueue, statusAnnouncer, statusWords } from "./savequeue.js";
 import { EMPTY, GridModel, SURE, sameLinks } from "./state.js";
 
 const root = document.getElementById("adjudication");
@@ -96,6 +96,7 @@ async function main() {
   };
 
   const indicator = $("save-status");
+  const announce = statusAnnouncer($("save-announce"));
   const queue = new SaveQueue({
     key: storageKey,
     version: gold.version,
@@ -113,6 +114,7 @@ async function main() {
       indicator.dataset.state = status;
       indicator.textContent = words.text;
       indicator.title = words.title;
+      announce(status, words);
       // only a pair with gold can go back to waiting; a trial pair's gold is its feedback key
       $("gold-clear").hidden = !hasGold || "trial" in $("gold-clear").dataset;
       // a refused "next" asked to wait for this: once saved, its "not saved yet" is untrue

@@ -54,6 +54,26 @@ export function statusWords(status, detail, saved) {
   }
 }
 
+// What the save status says to assistive technology, through a live region of its own (the
+// visible indicator is not one): every edit is saved within a second, and "Unsaved changes…,
+// Saving…, Saved" read out at each would talk over the cursor's description. The region says
+// only what asks for the annotator: going offline or signed out, a conflict, a refused save
+// (each once, not at every retry), then "Saved" when a save ends it. Returns
+// `announce(status, words)`, `words` as `statusWords` gives them.
+export function statusAnnouncer(region) {
+  let trouble = null; // the indicator's words of the trouble last said, until a save ends it
+  return (status, words) => {
+    if (status === "unsaved" || status === "saving") return;
+    if (status === "saved") {
+      if (trouble !== null) region.textContent = "Saved";
+      trouble = null;
+    } else if (words.text !== trouble) {
+      trouble = words.text;
+      region.textContent = words.title;
+    }
+  };
+}
+
 // Why the latest changes are not on the server, for a button that waits for them (submit,
 // next pair): the queue's status in a sentence, the end of which the page adds.
 export function notSavedBecause(queue) {

@@ -3,7 +3,7 @@ import { api, ApiError } from "./api.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { conflictBanner } from "./conflict.js";
-import { alreadySaved, notSavedBecause, SaveQueue, statusWords } from "./savequeue.js";
+import { alreadySaved, notSavedBecause, SaveQueue, statusAnnouncer, statusWords } from "./savequeue.js";
 import { GridModel, POSSIBLE, reviewedPrefill, SURE, sameLinks } from "./state.js";
 
 const HEARTBEAT_MS = 20000;
@@ -17,6 +17,7 @@ const workUrl = (other) => root.dataset.workUrl.replace(/0\/$/, `${other}/`);
 
 async function main() {
   const data = await api("POST", `${base}/open/`);
+  if (submittedBefore(id) === null) rememberSubmitted(null, null); // another pair than a submit opened
   const pair = data.pair;
   const n = pair.source_tokens.length;
   const m = pair.target_tokens.length;
@@ -53,6 +54,7 @@ async function main() {
   $("grid-wrap").style.setProperty("--grid-usable", `${$("grid-wrap").getBoundingClientRect().height}px`);
 
   const indicator = $("save-status");
+  const announce = statusAnnouncer($("save-announce"));
   const queue = new SaveQueue({
     key: storageKey,
     version: data.annotation.version,
@@ -79,6 +81,7 @@ async function main() {
       indicator.dataset.state = status;
       indicator.textContent = words.text;
       indicator.title = words.title;
+      announce(status, words);
       if (status === "saved") $("ws-message").hidden = true; // what it asked to wait for is done
     },
     onConflict: (server, mine) => showConflict(server, mine),
@@ -241,10 +244,15 @@ async function main() {
       $("ws-message").hidden = false;
       return;
     }
+    // Leaving the pair a submit opened ends the way back to the submitted one (a submit from
+    // here just wrote a new one).
+    if (nextAfterSubmit === null) rememberSubmitted(null, null);
     window.location.href = otherId ? workUrl(otherId) : root.dataset.home;
   }
   const next = () => go(nextAfterSubmit ?? data.assignment.next_id);
-  const previous = () => go(data.assignment.previous_id);
+  // b (and ← Previous) on the pair a submit opened returns to the pair just submitted, as a
+  // browser's back would; on any other page, to the pair before this one in queue order.
+  const previous = () => go(submittedBefore(id) ?? data.assignment.previous_id);
   $("feedback-next").addEventListener("click", next);
 
   // Submit. The dialog starts from the flags, rating and comment saved with the pair: a pair
@@ -303,6 +311,7 @@ async function main() {
       queue.version = result.version;
       queue.setStatus("saved");
       nextAfterSubmit = result.next_id;
+      rememberSubmitted(id, result.next_id);
       setAssignmentStatus("submitted");
       model.markTouched(model.links()); // drawn checked: the server counts a submission's links so
       if (result.trial) await showFeedback();
@@ -423,6 +432,28 @@ function gridRoom() {
   const bottom = Math.max(...[...root.children].filter((e) => !e.hidden).map((e) => e.getBoundingClientRect().bottom));
   const free = root.getBoundingClientRect().bottom - bottom;
   return { width: root.clientWidth - 4, height: wrap.getBoundingClientRect().height + free - 4 };
+}
+
+// The pair this tab submitted last and the pair the submit opened next (sessionStorage: this
+// tab's own way back, kept over a reload of the pair opened).
+const backKey = "paw:back-after-submit";
+
+function rememberSubmitted(submitted, opened) {
+  try {
+    if (opened) window.sessionStorage.setItem(backKey, JSON.stringify({ submitted, opened }));
+    else window.sessionStorage.removeItem(backKey);
+  } catch {
+    // Storage disabled or full: b then follows the queue order.
+  }
+}
+
+function submittedBefore(opened) {
+  try {
+    const record = JSON.parse(window.sessionStorage.getItem(backKey) || "null");
+    return record && record.opened === opened && Number.isInteger(record.submitted) ? record.submitted : null;
+  } catch {
+    return null;
+  }
 }
 
 // Where the annotator was in this tab (sessionStorage: a reload or coming back from another

@@ -254,3 +254,17 @@ def test_the_pair_page_links_to_the_pair_before_it_in_the_lists_filters_and_orde
     )
     assert previous("p3", "?status=waiting") == "p1?status=waiting"
     assert previous("p3") == "p2"  # every pair: the one adjudicated just before
+
+
+def test_the_gold_save_indicator_is_seen_and_a_separate_region_speaks_for_it(
+    carol: Client,
+) -> None:
+    # routine saves are not read out over the cursor; the announcer (savequeue.js) speaks up
+    _import("rte", {"dev:000": {"A": "0-0", "B": "1-1"}})
+    html = carol.get(f"/adjudicate/{SentencePair.objects.get().pk}/").content.decode()
+    indicator = re.search(r'<span [^>]*id="save-status"[^>]*>', html)
+    assert indicator is not None and "aria-live" not in indicator.group(0)
+    assert "role=" not in indicator.group(0)
+    assert (
+        '<span class="visually-hidden" id="save-announce" role="status" aria-live="polite">' in html
+    )

@@ -392,13 +392,23 @@ def test_the_forms_of_an_archived_corpus_are_disabled_and_say_why(
 ) -> None:
     admin_client.post(f"/corpora/{corpus.pk}/archive/")
     html = _page(admin_client, corpus)
-    assert "Restore it to plan, hand over, prefill or import into it." in html
+    notice = (
+        "Restore it to plan, hand over or release work, set the queue order, prefill or import "
+        "into it."
+    )
+    assert notice in html
     assert 'id="plan-submit"' in html
     for button in ("plan-submit", "handover-submit", "release-submit"):  # those shown
         if f'id="{button}"' in html:
             assert re.search(rf'<button[^>]*\bdisabled\b[^>]*id="{button}"', html), button
     prefill = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
     assert re.search(r'<button[^>]*\bdisabled\b[^>]*id="prefill-submit"', prefill)
+    # the queue order is refused too, and its button points at the notice that says so
+    assert notice in prefill
+    assert re.search(
+        r'<button[^>]*\bdisabled aria-describedby="archived-notice"[^>]*id="queue-order-submit"',
+        prefill,
+    )
 
 
 @pytest.mark.parametrize(("typed", "shown"), [("20", "20"), ("7", "7"), ("12.5", "12.5")])

@@ -111,7 +111,7 @@ def test_files_out_of_step_are_an_error_naming_the_file(
     code = main([*args, "--target", str(target), "--output", str(output)])
     assert code == 2
     err = capsys.readouterr().err
-    assert "short.txt:2: field 'target': the file ends after 1 line but" in err
+    assert "short.txt:2: field '--target': the file ends after 1 line but" in err
     assert not output.exists()
 
 
@@ -122,7 +122,7 @@ def test_an_empty_line_is_an_error_naming_file_line_and_field(
     target = _write(tmp_path / "t.txt", ["a b", "c"])
     args = ["align", "--aligner", "identity", "--source", str(source), "--target", str(target)]
     assert main([*args, "--output", str(tmp_path / "a.txt")]) == 2
-    assert "s.txt:2: field 'source': empty sentence" in capsys.readouterr().err
+    assert "s.txt:2: field '--source': empty sentence" in capsys.readouterr().err
 
 
 def test_a_500_token_sentence_is_an_error_naming_file_line_and_field(
@@ -133,7 +133,7 @@ def test_a_500_token_sentence_is_an_error_naming_file_line_and_field(
     args = ["align", "--aligner", "lexical", "--source", str(source), "--target", str(target)]
     assert main([*args, "--output", str(tmp_path / "a.txt")]) == 2
     err = capsys.readouterr().err
-    assert "t.txt:2: field 'target': 500 tokens" in err and "max_length=250" in err
+    assert "t.txt:2: field '--target': 500 tokens" in err and "max_length=250" in err
 
 
 def test_an_unknown_aligner_is_an_error_listing_the_known_ones(

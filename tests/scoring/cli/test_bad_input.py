@@ -5,6 +5,7 @@ exit status 2, no traceback and no output file."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -14,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from scoring import formats, resources
+from scoring.aligners import get_aligner
 from scoring.cli import main
+from scoring.cli.align import read_gold
 from tests.paths import ROOT
 
 
@@ -204,8 +207,8 @@ def test_train_names_the_line_of_a_bad_target_or_byte(
     targets = tmp_path / "train.gs"
     model = tmp_path / "m.json"
     for text, task, expected in [
-        ("4\nnan\n", "regression", "train.gs:2: field 'target': 'nan' is not a finite number"),
-        ("1\n3\n", "classification", "train.gs:2: field 'target': '3': a classification"),
+        ("4\nnan\n", "regression", "train.gs:2: field '--targets': 'nan' is not a finite number"),
+        ("1\n3\n", "classification", "train.gs:2: field '--targets': '3': a classification"),
     ]:
         targets.write_text(text)
         code = main(["train", "--kind", "mt", "--task", task, "--input", str(pairs),
@@ -284,12 +287,12 @@ def test_an_aligner_model_given_as_a_scorer_model_says_so(
     pairs = tmp_path / "pairs.tsv"
     pairs.write_text("a b\tc d\n", encoding="utf-8")
     assert main(["score", "--model", str(model), "--input", str(pairs)]) == 2
-    assert "em.npz: not a JSON model file (not UTF-8 text" in _error(capsys)
+    assert "em.npz: field '--model': not a JSON model file (not UTF-8 text" in _error(capsys)
     assert main(["align", "--aligner", "identity", "--model", str(pairs),
                  "--source", str(folder / "source.txt"), "--target", str(folder / "target.txt"),
                  "--output", str(tmp_path / "b.txt")])  == 2  # fmt: skip
     error = _error(capsys)
-    assert "pairs.tsv: not a saved aligner model (an .npz archive" in error
+    assert "pairs.tsv: field '--model': not a saved aligner model (an .npz archive" in error
     assert "pickle" not in error
 
 
@@ -342,7 +345,7 @@ def test_targets_a_scorer_cannot_train_on_are_refused_naming_their_file(
     code = main(["train", "--kind", kind, "--input", str(pairs), "--targets", str(targets),
                  "--output", str(tmp_path / "m.json")])  # fmt: skip
     assert code == 2
-    assert _error(capsys) == f"error: {targets}: field 'target': {refusal}\n"
+    assert _error(capsys) == f"error: {targets}: field '--targets': {refusal}\n"
     assert not (tmp_path / "m.json").exists()
 
 
@@ -352,11 +355,11 @@ def test_targets_a_scorer_cannot_train_on_are_refused_naming_their_file(
         ("phrases --source s.txt --target t.txt --alignment a.txt", "t.txt:3: field '--target'"),
         ("phrases --source s.txt --target s.txt --alignment a.txt", "a.txt:3: field '--alignment'"),
         ("align --aligner identity --source s.txt --target t.txt --output out.txt",
-         "t.txt:3: field 'target'"),
+         "t.txt:3: field '--target'"),
         ("train --kind perp --input pairs.tsv --targets three.gs --output out.txt",
-         "three.gs:3: field 'target'"),
+         "three.gs:3: field '--targets'"),
         ("train --kind perp --input pairs.tsv --targets one.gs --output out.txt",
-         "one.gs:2: field 'target'"),
+         "one.gs:2: field '--targets'"),
     ],
 )  # fmt: skip
 def test_files_of_unequal_length_are_refused_naming_the_first_line_without_a_partner(
@@ -413,7 +416,7 @@ def test_missing_pairs_or_targets_name_the_option_to_give(
         ("phrases --source long.txt --target s.txt --alignment a.txt",
          "long.txt:2: field '--source'"),
         ("align --aligner identity --source long.txt --target s.txt --output out.txt",
-         "long.txt:2: field 'source'"),
+         "long.txt:2: field '--source'"),
         ("train --kind perp --input long.tsv --targets two.gs --output out.txt",
          "long.tsv:2: field '--input'"),
     ],
@@ -449,3 +452,75 @@ def test_as_annotator_with_a_format_that_names_its_annotators_names_the_option(
     assert error.startswith(f"error: {source}: field '--as-annotator': the jsonl format ")
     assert "jacana, multimwa, pharaoh" in error
     assert not output.exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("align --aligner nope --source s.txt --target t.txt --output a.txt",
+         "error: field '--aligner': unknown aligner 'nope'; known aligners: "),
+        ("align --aligner em --model s.txt --source s.txt --target t.txt --output a.txt",
+         "error: s.txt: field '--model': not a saved aligner model"),
+        ("align --aligner em --model missing.npz --source s.txt --target t.txt --output a.txt",
+         "error: missing.npz: field '--model': no such model file"),
+        ("score --model tr.gs --input pairs.tsv",
+         "error: tr.gs:2: field '--model': not a JSON model file (Extra data)"),
+        ("evaluate-aligner --aligner identity --gold-format pharaoh --folds 100000 gold",
+         "error: field '--folds': 100000 folds but only 2 gold pairs"),
+        ("evaluate-aligner --aligner nope --gold-format pharaoh gold",
+         "error: field '--aligner': unknown aligner 'nope'"),
+    ],
+)  # fmt: skip
+def test_an_error_of_an_option_names_the_option_the_file_and_the_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    expected: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.txt").write_text("a b\nc d\n")
+    (tmp_path / "t.txt").write_text("a b\nc\n")
+    (tmp_path / "tr.gs").write_text("3\n4\n")
+    (tmp_path / "pairs.tsv").write_text("a b\tc d\n")
+    gold = _pharaoh(tmp_path / "gold", "0-0 1?1\n0-0\n")
+    (gold / "source.txt").write_text("a b\nc d\n")
+    (gold / "target.txt").write_text("c d\ne\n")
+    assert main(command.split()) == 2
+    assert _error(capsys).startswith(expected)
+
+
+def _pipe(text: str) -> str:
+    """A ``/dev/fd/N`` path reading ``text`` from a pipe, as bash's ``<(…)`` gives one."""
+    read, write = os.pipe()
+    os.write(write, text.encode())
+    os.close(write)
+    return f"/dev/fd/{read}"
+
+
+def test_align_reads_its_sentences_from_pipes_as_train_reads_its_targets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "a.txt"
+    code = main(["align", "--aligner", "identity", "--source", _pipe("a b\nc d\n"),
+                 "--target", _pipe("a b\nc e\n"), "--output", str(output)])  # fmt: skip
+    assert code == 0, _error(capsys)
+    assert output.read_text().splitlines() == ["0-0 1-1", "0-0"]
+
+
+def test_align_reads_its_gold_from_a_pipe() -> None:
+    pairs = [(["a", "b"], ["a", "b"]), (["c"], ["c"])]
+    gold = read_gold(Path(_pipe("0-0 1?1\n")), pairs, get_aligner("supervised"))
+    assert gold[0] is not None and gold[0].to_pharaoh() == "0-0 1?1"
+    assert gold[1] is None
+
+
+def test_align_still_says_a_missing_file_is_missing_naming_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "s.txt"
+    source.write_text("a b\n")
+    args = ["align", "--aligner", "supervised", "--source", str(source), "--target", str(source)]
+    code = main([*args, "--gold", str(tmp_path / "g.txt"), "--output", str(tmp_path / "a.txt")])
+    assert code == 2
+    assert _error(capsys).startswith(f"error: {tmp_path / 'g.txt'}: field '--gold': no such file")
