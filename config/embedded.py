@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kombu.transport import sqlalchemy as kombu_sqlalchemy
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 #: How long a writer waits for another's lock before "database is locked" (seconds). Every
 #: transaction on these files lasts milliseconds; the wait only bridges a burst of them.
@@ -53,6 +53,10 @@ def engine_options(path: Path) -> dict[str, Any]:
     return {"creator": creator, "poolclass": NullPool}
 
 
+#: How often a process opens a fresh broker file whose tables another process is creating.
+_OPEN_ATTEMPTS = 5
+
+
 class EmbeddedChannel(kombu_sqlalchemy.Channel):
     """kombu's channel, with a queue's row safe to create from several processes at once, and
     its one SQLAlchemy session used by one thread at a time.
@@ -73,6 +77,23 @@ class EmbeddedChannel(kombu_sqlalchemy.Channel):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._session_lock = threading.RLock()
         super().__init__(*args, **kwargs)  # type: ignore[no-untyped-call]
+
+    def _open(self) -> Any:
+        """The engine and session maker of the broker file, its tables created if missing.
+
+        kombu checks for the tables and then creates them, guarded by a lock of its own
+        process only: processes opening a fresh broker file at once (``make demo``'s web
+        process and worker, several web processes) can both find them missing, and the
+        second's ``CREATE TABLE`` fails with "already exists". kombu takes that for a lost
+        connection and retries the publish on the channel it has just closed, so the job is
+        left unsent. The loser opens the file again and finds the tables."""
+        for attempt in range(_OPEN_ATTEMPTS):
+            try:
+                return super()._open()  # type: ignore[no-untyped-call]
+            except OperationalError as error:
+                if "already exists" not in str(error) or attempt == _OPEN_ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
 
     def _get_or_create(self, queue: str) -> Any:
         with self._session_lock:

@@ -17,10 +17,11 @@ from celery.signals import task_received
 from celery.worker import state as worker_state
 from django.conf import settings
 from kombu import Connection
+from kombu.transport import sqlalchemy as kombu_sqlalchemy
 from sqlalchemy.orm import Query
 
 from config.celery import BrokerPolling, _nice_autogroup
-from config.embedded import EmbeddedTransport
+from config.embedded import EmbeddedChannel, EmbeddedTransport
 from tests.paths import ROOT
 
 SCRIPT = """
@@ -200,6 +201,34 @@ def test_a_queue_another_process_created_meanwhile_is_taken_not_inserted_twice(
         rows = other.execute("SELECT COUNT(*) FROM kombu_queue WHERE name = 'jobs'").fetchone()
         assert rows == (1,)
         assert other.execute("SELECT COUNT(*) FROM kombu_message").fetchone() == (1,)
+    connection.release()
+
+
+def test_a_process_that_finds_a_fresh_broker_files_tables_being_created_still_publishes(
+    tmp_path: Path,
+) -> None:
+    # Processes opening a fresh broker file at once (a web process and a worker starting
+    # together): both find no tables and both create them; the loser's CREATE TABLE fails with
+    # "already exists". Here another process made them between this one's look and its create.
+    broker = tmp_path / "broker.sqlite3"
+    first = Connection(f"sqla+sqlite:///{broker}")
+    first.default_channel._put("jobs", {"body": "the other process's job"})  # tables made
+    first.release()
+    create_all, creates = kombu_sqlalchemy.metadata.create_all, []
+
+    def lost_the_race(bind: Any, **options: Any) -> None:
+        creates.append(bind)
+        create_all(bind, checkfirst=len(creates) > 1)  # the first looked before they existed
+
+    connection = Connection(f"sqla+sqlite:///{broker}")
+    with (
+        patch.dict(EmbeddedChannel._engines, clear=True),
+        patch.object(kombu_sqlalchemy.metadata, "create_all", lost_the_race),
+    ):
+        connection.default_channel._put("jobs", {"body": "a job"})
+    assert len(creates) == 2
+    with sqlite3.connect(broker) as other:
+        assert other.execute("SELECT COUNT(*) FROM kombu_message").fetchone() == (2,)
     connection.release()
 
 

@@ -44,7 +44,8 @@ def _busiest_child(worker_pid: int) -> int:
 def test_a_job_whose_pool_process_was_killed_goes_back_to_pending_and_runs_again(
     start_worker, broker, tmp_path, django_capture_on_commit_callbacks
 ) -> None:
-    corpus_import_records(corpus_name="lost", records=agreement_records(pairs=2000))
+    # EM of 200 iterations over 6,000 short pairs: several seconds on an idle machine
+    corpus_import_records(corpus_name="lost", records=agreement_records(pairs=6000))
     corpus = Corpus.objects.get(name="lost")
     # the reaper is far away: whatever marks the job, it is not the stale heartbeat
     worker = start_worker(broker, JOB_HEARTBEAT_TIMEOUT_SECONDS="3600")
@@ -61,7 +62,7 @@ def test_a_job_whose_pool_process_was_killed_goes_back_to_pending_and_runs_again
         return job.status == Job.Status.RUNNING
 
     wait_until(running, 120, f"prefill job {job.pk} to start", worker)
-    time.sleep(3)  # into the EM iterations
+    time.sleep(1)  # into the EM iterations, well before their end
     pool = _busiest_child(worker.pid)
     os.kill(pool, signal.SIGKILL)
     killed = time.monotonic()
