@@ -47,7 +47,7 @@ def test_an_undone_accept_goes_back_to_waiting_from_the_keyboard(
     page.keyboard.press("Escape")  # cancelled: nothing happens
     dialog.wait_for(state="hidden")
     # the dialog's close event, a task after it hides, hands the focus back to the grid
-    page.wait_for_function("document.activeElement && document.activeElement.id === 'grid-wrap'")
+    page.wait_for_function("() => document.activeElement?.id === 'grid-wrap'")
     with SERVER_LOCK:
         assert GoldAlignment.objects.get(pair=pair).version == 2
     button.focus()
