@@ -413,6 +413,12 @@ def _check_against_database(corpus_name: str, stage: ImportStage) -> None:
         ids = list(stage.ids)
         for start in range(0, len(ids), BATCH_SIZE):
             _reject_existing_ids(corpus, ids[start : start + BATCH_SIZE], stage)
+    import_names_check(stage)
+
+
+def import_names_check(stage: ImportStage) -> None:
+    """Every annotator the staged file names who has no account yet may get one; the first
+    who may not raises :class:`FormatError` naming where the file names them."""
     user_model = get_user_model()
     names = list(stage.annotators)
     existing: set[str] = set()

@@ -68,6 +68,7 @@ from annotate.services.corpora import (
     corpus_in_use_check,
     error_where,
     import_accounts_discard,
+    import_names_check,
     let_others_write,
 )
 from annotate.services.disagreement import pair_disagreement_refresh
@@ -179,7 +180,7 @@ def corpus_import_onto_records(
                     f"{source} holds no annotation and no gold alignment to add to the pairs",
                     field="files",
                 )
-            _names_check(stage)
+            import_names_check(stage)
             _ids_check(corpus, stage)
             known = dict(
                 get_user_model()
@@ -226,26 +227,6 @@ def _staged(
     if progress is not None and stage.pairs % READ_REPORT_EVERY:
         progress(stage.pairs)
     return golds
-
-
-def _names_check(stage: ImportStage) -> None:
-    """Every annotator named who has no account yet may get one (as in a normal import)."""
-    user_model = get_user_model()
-    existing = set(
-        user_model.objects.filter(username__in=list(stage.annotators)).values_list(
-            "username", flat=True
-        )
-    )
-    new = [name for name in stage.annotators if name not in existing]
-    if not new:
-        return
-    usernames = list(user_model.objects.values_list("username", flat=True))
-    for name in new:
-        problem = annotator_problem(name, usernames)
-        if problem is not None:
-            file, line, field = stage.annotators[name] or (None, None, "annotations")
-            raise FormatError(problem, path=file, line=line, field=field)
-        usernames.append(name)
 
 
 def _ids_check(corpus: Corpus, stage: ImportStage) -> None:
@@ -386,8 +367,11 @@ def _matched(
     }
     pks = [pk for pk, _, _ in pairs.values()]
     annotated = _annotations_held(pks, list(user_ids.values()))
-    gold_rows = dict(GoldAlignment.objects.filter(pair_id__in=pks).values_list("pair_id", "pk"))
-    gold_of = dict(GoldAlignment.objects.filter(pair_id__in=pks).values_list("pair_id", "source"))
+    gold_rows, gold_of = {}, {}
+    for pair_pk, gold_pk, origin in GoldAlignment.objects.filter(pair_id__in=pks).values_list(
+        "pair_id", "pk", "source"
+    ):
+        gold_rows[pair_pk], gold_of[pair_pk] = gold_pk, origin
     gold_links: dict[int, set[tuple[int, int, bool]]] = defaultdict(set)
     for gold_pk, i, j, sure in GoldLink.objects.filter(
         gold_id__in=list(gold_rows.values())
