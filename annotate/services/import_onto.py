@@ -103,6 +103,19 @@ class _Matched:
     unchanged: int  # the file's annotations the corpus holds already, the same
 
 
+def onto_corpus_check(corpus_name: str) -> Corpus:
+    """The corpus annotations are added to: it must exist and be in use."""
+    corpus = Corpus.objects.filter(name=corpus_name).first()
+    if corpus is None:
+        raise CorpusImportError(
+            f"there is no corpus named {corpus_name!r}: annotations are added to the pairs of "
+            "an existing corpus (import the pairs first)",
+            field="corpus",
+        )
+    corpus_in_use_check(corpus, doing="adding annotations to it")
+    return corpus
+
+
 def corpus_import_onto(
     *,
     corpus_name: str,
@@ -118,14 +131,7 @@ def corpus_import_onto(
     they are gold alignments); with a format that names its annotators (RTE-2, JSONL) it
     chooses that annotator's annotations, and the file's others are left out."""
     try:
-        corpus = Corpus.objects.filter(name=corpus_name).first()
-        if corpus is None:
-            raise CorpusImportError(
-                f"there is no corpus named {corpus_name!r}: annotations are added to the "
-                "pairs of an existing corpus (import the pairs first)",
-                field="corpus",
-            )
-        corpus_in_use_check(corpus, doing="adding annotations to it")
+        onto_corpus_check(corpus_name)
         spec = formats.get_format(format_name)
         options: dict[str, str] = {}
         if annotator is not None:
@@ -162,10 +168,7 @@ def corpus_import_onto_records(
     """Add the annotations and gold alignments of ``records`` to the corpus's pairs of the same
     ids, all or nothing; ``only`` keeps the annotations of that annotator alone."""
     try:
-        corpus = Corpus.objects.filter(name=corpus_name).first()
-        if corpus is None:
-            raise CorpusImportError(f"there is no corpus named {corpus_name!r}", field="corpus")
-        corpus_in_use_check(corpus, doing="adding annotations to it")
+        corpus = onto_corpus_check(corpus_name)
         with tempfile.TemporaryFile(prefix="corpus-import-onto-") as file:
             stage = ImportStage(file)
             golds = _staged(records, stage, only, progress)

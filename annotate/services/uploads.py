@@ -42,7 +42,7 @@ from annotate.services.corpora import (
     corpus_name_check,
 )
 from annotate.services.exports import FILE_SUFFIXES
-from annotate.services.import_onto import corpus_import_onto
+from annotate.services.import_onto import corpus_import_onto, onto_corpus_check
 from annotate.services.import_stage import CorpusImportError
 from scoring import formats
 from scoring.errors import ScoringError
@@ -72,18 +72,10 @@ def _options_check(
     return spec
 
 
-def _onto_existing_check(
-    existing: Corpus | None, corpus: str, subcorpus: str | None, split: str | None
-) -> None:
+def _onto_existing_check(corpus: str, subcorpus: str | None, split: str | None) -> None:
     """Adding annotations to existing pairs needs the corpus, in use, and sets no pair's
     sub-corpus or split (the pairs keep theirs)."""
-    if existing is None:
-        raise CorpusImportError(
-            f"there is no corpus named {corpus.strip()!r}: annotations are added to the pairs "
-            "of an existing corpus (import the pairs first)",
-            field="corpus",
-        )
-    corpus_in_use_check(existing, doing="adding annotations to it")
+    onto_corpus_check(corpus.strip())
     for name, value in (("subcorpus", subcorpus), ("split", split)):
         if value:
             raise CorpusImportError(
@@ -317,7 +309,7 @@ def corpus_import_job_create(
     spec = _options_check(format_name, annotator, onto_existing)
     existing = Corpus.objects.filter(name=corpus.strip()).first()
     if onto_existing:
-        _onto_existing_check(existing, corpus, subcorpus, split)
+        _onto_existing_check(corpus, subcorpus, split)
     elif existing is None:
         corpus_name_check(corpus, field="corpus")
     else:
@@ -440,9 +432,7 @@ def corpus_import_files(
     corpus's pairs instead (:func:`~annotate.services.import_onto.corpus_import_onto`)."""
     read: Callable[..., ImportReport]
     if onto_existing:
-        _onto_existing_check(
-            Corpus.objects.filter(name=corpus_name).first(), corpus_name, subcorpus, split
-        )
+        _onto_existing_check(corpus_name, subcorpus, split)
         read = functools.partial(
             corpus_import_onto,
             corpus_name=corpus_name,
