@@ -20,7 +20,9 @@ def atomic_output(path: Path) -> Iterator[IO[str]]:
     """
     if path.is_dir():
         raise FormatError(
-            "this is a folder; give the name of a file to write", path=path, field="output"
+            "the output path is a directory; give the name of a file to write",
+            path=path,
+            field="output",
         )
     made = [folder for folder in (path.parent, *path.parent.parents) if not folder.exists()]
     path.parent.mkdir(parents=True, exist_ok=True)

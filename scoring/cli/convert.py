@@ -74,6 +74,13 @@ def run(args: argparse.Namespace) -> int:
             path=args.output,
             field="--to",
         )
+    if target.output_kind == "file" and args.output.is_dir():
+        raise FormatError(
+            f"the output path is a directory; the {target.name} format writes one file: give "
+            "its name",
+            path=args.output,
+            field="--output",
+        )
     selector: AlignmentSelector | None = None
     if args.annotator is not None:
         selector = select_annotator(args.annotator)

@@ -14,7 +14,9 @@ def check_output_file(path: Path, field: str = "--output") -> None:
     """``path`` can be written as a file: it is not a folder and its folder exists."""
     if path.is_dir():
         raise FormatError(
-            "this is a folder; give the name of a file to write", path=path, field=field
+            "the output path is a directory; give the name of a file to write",
+            path=path,
+            field=field,
         )
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():

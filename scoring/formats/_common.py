@@ -22,17 +22,26 @@ _ZIP_MAGIC = b"PK\x03\x04"
 
 
 def require_file(path: Path) -> None:
+    """``path`` can be read as a file: it exists and is not a folder. A pipe (``<(…)``,
+    ``/dev/stdin``) is accepted but not peeked at, since what is read from it is gone: its
+    reader reads it once and checks its first bytes with :func:`refuse_zip`."""
     if not path.exists():
         raise FormatError("no such file", path=path)
-    if not path.is_file():
-        raise FormatError("expected a file, found a directory or special file", path=path)
-    with path.open("rb") as handle:
-        if handle.read(len(_ZIP_MAGIC)) == _ZIP_MAGIC:
-            raise FormatError(
-                "this is a zip archive (an export of the web app?); unzip it and give the "
-                "file or folder inside",
-                path=path,
-            )
+    if path.is_dir():
+        raise FormatError("expected a file, found a directory", path=path)
+    if path.is_file():
+        with path.open("rb") as handle:
+            refuse_zip(handle.read(len(_ZIP_MAGIC)), path=path)
+
+
+def refuse_zip(head: bytes, *, path: Path) -> None:
+    """A :class:`FormatError` if ``head``, the first bytes of ``path``, start a zip archive."""
+    if head.startswith(_ZIP_MAGIC):
+        raise FormatError(
+            "this is a zip archive (an export of the web app?); unzip it and give the "
+            "file or folder inside",
+            path=path,
+        )
 
 
 #: The longest line a reader accepts (one pair of a JSONL file is a few kilobytes): a longer line
@@ -71,6 +80,7 @@ def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
             if line.endswith(b"\r"):
                 line = line[:-1]
             if number == 1:
+                refuse_zip(line, path=path)
                 while line.startswith(_BOM_BYTES):
                     line = line[len(_BOM_BYTES) :]
             yield number, line

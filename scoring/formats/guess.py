@@ -12,7 +12,10 @@ _HEAD = 65_536
 
 def guess_format(path: Path) -> str | None:
     """The format name ``path``'s first non-blank line suggests, or ``None`` when it suggests
-    none or the file cannot be read (a directory, a missing file: the reader says so)."""
+    none or the file cannot be read (a directory, a missing file: the reader says so). A pipe
+    is not read again: its reader has taken what it held."""
+    if not path.is_file():
+        return None
     try:
         with path.open("rb") as handle:
             head = handle.read(_HEAD)

@@ -46,6 +46,7 @@ from scoring.formats._common import (
     check_writable_tokens,
     checked_alignment,
     json_message,
+    refuse_zip,
     require_file,
     split_from_name,
 )
@@ -127,6 +128,7 @@ def _load(path: Path) -> Iterator[_Item]:
     """
     require_file(path)
     raw = path.read_bytes()
+    refuse_zip(raw, path=path)
     bad_byte: int | None = None
     bad_character: int | None = None
     try:

@@ -47,7 +47,10 @@ def test_convert_to_an_existing_folder_is_an_error_not_a_traceback(
     code = main(["convert", "--from", "pharaoh", "--to", "jsonl", str(source),
                  "--output", str(tmp_path / "out")])  # fmt: skip
     assert code == 2
-    assert "out: field 'output': this is a folder" in _error(capsys)
+    assert _error(capsys) == (
+        f"error: {tmp_path / 'out'}: field '--output': the output path is a directory; the "
+        "jsonl format writes one file: give its name\n"
+    )
     assert list((tmp_path / "out").iterdir()) == []
     assert not list(tmp_path.glob(".*partial"))
 
@@ -178,7 +181,7 @@ def test_align_to_a_folder_is_an_error(tmp_path: Path, capsys: pytest.CaptureFix
     code = main(["align", "--aligner", "identity", "--source", str(source / "source.txt"),
                  "--target", str(source / "target.txt"), "--output", str(source)])  # fmt: skip
     assert code == 2
-    assert "this is a folder" in _error(capsys)
+    assert "the output path is a directory" in _error(capsys)
 
 
 def test_score_refuses_a_blank_line_between_pairs(
@@ -231,7 +234,7 @@ def test_train_checks_output_and_test_file_before_training(
     pairs.write_text("the cat sat\ta cat sat\t4\nhe left\tshe stayed\t1\n")
     code = main(["train", "--kind", "perp", "--input", str(pairs), "--output", str(tmp_path)])
     assert code == 2
-    assert "this is a folder" in _error(capsys)
+    assert "the output path is a directory" in _error(capsys)
     empty = tmp_path / "test.tsv"
     empty.write_text("")
     model = tmp_path / "m.json"
@@ -524,3 +527,62 @@ def test_align_still_says_a_missing_file_is_missing_naming_the_option(
     code = main([*args, "--gold", str(tmp_path / "g.txt"), "--output", str(tmp_path / "a.txt")])
     assert code == 2
     assert _error(capsys).startswith(f"error: {tmp_path / 'g.txt'}: field '--gold': no such file")
+
+
+_MULTIMWA = "p1\ta b\tN/A\tc d\tN/A\t1\t1\t0-0\t1-1\n"
+_JACANA_SURE = '[{"id": "news:1", "source": "a b", "target": "c d", "sureAlign": "0-0"}]'
+_JACANA_BOTH = (
+    '[{"id": "news:1", "source": "a b", "target": "c d", "sureAlign": "0-0 1-1", '
+    '"possibleAlign": ""}]'
+)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "texts"),
+    [
+        ("multimwa", [_MULTIMWA]),
+        ("jsonl", ['{"id": "p1", "source_tokens": ["a", "b"], "target_tokens": ["c", "d"]}\n']),
+        ("msrp", ["Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\ta b\tc d\n"]),
+        ("jacana", [_JACANA_SURE, _JACANA_BOTH]),
+    ],
+)
+def test_convert_reads_its_inputs_from_pipes_as_from_files(
+    fmt: str, texts: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = []
+    for number, text in enumerate(texts):
+        files.append(tmp_path / f"in{number}")
+        files[-1].write_text(text)
+    from_files, from_pipes = tmp_path / "files.jsonl", tmp_path / "pipes.jsonl"
+    assert main(["convert", "--from", fmt, "--to", "jsonl", *map(str, files),
+                 "--output", str(from_files)]) == 0, _error(capsys)  # fmt: skip
+    assert main(["convert", "--from", fmt, "--to", "jsonl", *map(_pipe, texts),
+                 "--output", str(from_pipes)]) == 0, _error(capsys)  # fmt: skip
+    assert from_pipes.read_text() == from_files.read_text()
+    (line,) = from_pipes.read_text().splitlines()
+    assert json.loads(line)["source_tokens"] == ["a", "b"]
+
+
+def test_a_zip_through_a_pipe_still_says_unzip_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    archive = tmp_path / "sample-all.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("gold.tsv", _MULTIMWA)
+    for fmt in ("multimwa", "jacana"):
+        read, write = os.pipe()
+        os.write(write, archive.read_bytes())
+        os.close(write)
+        code = main(["convert", "--from", fmt, "--to", "jsonl", f"/dev/fd/{read}",
+                     "--output", str(tmp_path / "o.jsonl")])  # fmt: skip
+        assert code == 2
+        assert "this is a zip archive" in _error(capsys)
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_evaluate_aligner_reads_its_gold_from_pipes(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["evaluate-aligner", "--aligner", "identity", "--gold-format", "jacana",
+                 _pipe(_JACANA_SURE), _pipe(_JACANA_BOTH), "--no-phrases", "--json"])  # fmt: skip
+    assert code == 0, _error(capsys)
+    report = json.loads(capsys.readouterr().out)
+    assert report["references"]
