@@ -154,6 +154,9 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
     kind: str = ""
     #: ``runner(job, progress)``: the service's function the task was made from.
     runner: Runner
+    #: ``discard(job)``: removes what the runner left for a result that is not published, the
+    #: job having ended (cancelled, reaped) after its last progress report; ``None``: nothing.
+    discard: Callable[[Job], None] | None = None
     acks_late = True
     ignore_result = True
 
@@ -239,6 +242,8 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
             return Job.Status.RUNNING
         if job_finish(job_id=job_id, result=result):
             return Job.Status.SUCCEEDED
+        if self.discard is not None:
+            self.discard(job)
         return Job.objects.get(pk=job_id).status
 
 
@@ -283,10 +288,12 @@ def job_queue(kind: str) -> str:
     return str(settings.CELERY_TASK_DEFAULT_QUEUE)
 
 
-def job_task(*, kind: str, **options: Any) -> Callable[[Runner], JobTask]:
+def job_task(
+    *, kind: str, discard: Callable[[Job], None] | None = None, **options: Any
+) -> Callable[[Runner], JobTask]:
     """Make ``runner(job, progress)`` the Celery task of jobs of ``kind`` (``annotate.job.<kind>``)
-    and register it under ``kind``. ``options`` are Celery task options (time limits, say) on
-    top of :class:`JobTask`'s."""
+    and register it under ``kind``; ``discard`` is its :attr:`JobTask.discard`. ``options`` are
+    Celery task options (time limits, say) on top of :class:`JobTask`'s."""
 
     def decorate(runner: Runner) -> JobTask:
         if kind in _TASKS:
@@ -304,6 +311,7 @@ def job_task(*, kind: str, **options: Any) -> Callable[[Runner], JobTask]:
             bind=True,
             kind=kind,
             runner=staticmethod(runner),
+            discard=None if discard is None else staticmethod(discard),
             **options,
         )(body)
         _TASKS[kind] = cast(JobTask, task)

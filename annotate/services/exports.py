@@ -19,7 +19,8 @@ An export reads the corpus as it was at one moment
 (:func:`~annotate.consistent_reads.read_snapshot`, which stalls no annotator's save), so a save
 or a pair added while it runs is in all of its files or in none. Files go to
 ``settings.EXPORT_DIR/job-<id>/``; a directory output (``pharaoh``) or several outputs are
-zipped. :func:`exports_clean` removes files older than ``EXPORT_KEEP_DAYS``.
+zipped. :func:`exports_clean` removes files older than ``EXPORT_KEEP_DAYS``; a cancelled
+export's file goes at once (:func:`export_discard`).
 """
 
 from __future__ import annotations
@@ -265,7 +266,14 @@ class _Counted(Iterator[PairRecord]):
         return record
 
 
-@job_task(kind="export")
+def export_discard(job: Job) -> None:
+    """Remove the file of an export cancelled after its last progress report (while its file
+    was zipped or moved into place): it is never offered for download, and would hold its
+    disk space until :func:`exports_clean`."""
+    shutil.rmtree(Path(settings.EXPORT_DIR) / f"job-{job.pk}", ignore_errors=True)
+
+
+@job_task(kind="export", discard=export_discard)
 def export_run(job: Job, progress: Progress) -> dict[str, Any]:
     """Job runner: write the export and return where it is."""
     if job.corpus is None:

@@ -384,6 +384,27 @@ def test_a_cancelled_export_stops_at_its_next_report_and_leaves_no_file(
     assert not (export_dir / f"job-{job.pk}").exists()
 
 
+@pytest.mark.parametrize("format_name", ["jsonl", "pharaoh"])
+def test_an_export_cancelled_after_its_last_report_leaves_no_file(
+    corpus: Corpus, export_dir: Path, monkeypatch: pytest.MonkeyPatch, format_name: str
+) -> None:
+    from annotate.services.jobs import job_cancel
+
+    job = export_job_create(corpus=corpus, format_name=format_name, which="all")
+    write = exports._write
+
+    def cancelled_while_published(*args: Any) -> Any:
+        outputs = write(*args)
+        job_cancel(job=job)  # the press lands as the file is moved or zipped into place
+        return outputs
+
+    monkeypatch.setattr(exports, "_write", cancelled_while_published)
+    assert jobs_runtime.job_run(job_id=job.pk, worker="test") == "cancelled"
+    assert not (export_dir / f"job-{job.pk}").exists()
+    with pytest.raises(NotFound):
+        export_file(Job.objects.get(pk=job.pk))
+
+
 @pytest.mark.parametrize(
     ("options", "media_type"),
     [
