@@ -196,6 +196,9 @@ class AdjudicationDetailApi(APIView):
         adjudicator = _text(allow_null=True)
         updated_at = _text(help_text="ISO 8601")
         origin = _text(help_text="adjudicated or imported")
+        job = serializers.IntegerField(
+            allow_null=True, help_text="the bulk accept that saved it for the adjudicator, if any"
+        )
 
     class ClearedSerializer(serializers.Serializer[Any]):
         links = _links("empty: the pair has no gold")
@@ -205,6 +208,9 @@ class AdjudicationDetailApi(APIView):
         adjudicator = _text(allow_null=True, help_text="who sent the pair back to waiting")
         updated_at = _text(help_text="ISO 8601: when")
         origin = _text(help_text="cleared")
+        job = serializers.IntegerField(
+            allow_null=True, help_text="the undo of a bulk accept that cleared it, if any"
+        )
 
     @extend_schema(
         responses=inline_serializer(
@@ -266,6 +272,7 @@ class GoldSaveApi(APIView):
         adjudicator = serializers.CharField(allow_null=True)
         updated_at = serializers.DateTimeField()
         origin = serializers.CharField(help_text="adjudicated or imported")
+        job = serializers.IntegerField(allow_null=True, help_text="null: a person's save")
 
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def put(self, request: Request, pair_id: int) -> Response:

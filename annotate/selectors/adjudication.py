@@ -315,15 +315,23 @@ def adjudication_facets(*, corpus: int | None = None) -> dict[str, list[Any]]:
 
 def gold_state(gold: GoldAlignment, links: LinkMap | None = None) -> dict[str, Any]:
     """A gold alignment as clients see it: its links (``links`` when the caller has read them),
-    version, who saved it and when, and its origin: an adjudicator or an import."""
+    version, who saved it and when, its origin (an adjudicator or an import), and ``job``: the
+    bulk accept that saved this version in the adjudicator's name, if one did (a conflict then
+    says so instead of implying a person edited it)."""
     if links is None:
         links = {(i, j): sure for i, j, sure in gold.links.values_list("i", "j", "sure")}
+    job = (
+        GoldEvent.objects.filter(pair_id=gold.pair_id, version=gold.version)
+        .values_list("job_id", flat=True)
+        .first()
+    )
     return {
         "links": links_list(links),
         "version": gold.version,
         "adjudicator": gold.adjudicator.get_username() if gold.adjudicator else None,
         "updated_at": gold.updated_at.isoformat(),
         "origin": gold.source,
+        "job": job,
     }
 
 
@@ -340,7 +348,8 @@ def last_gold_event(pair: SentencePair) -> GoldEvent | None:
 def gold_waiting_state(event: GoldEvent) -> dict[str, Any]:
     """A pair without gold whose last gold change is ``event`` (a clear: Back to waiting), in
     the shape of :func:`gold_state`: no link, the version of that change (what the save that
-    starts its next gold names), who sent it back and when, origin :data:`CLEARED`."""
+    starts its next gold names), who sent it back and when (and ``job``: the undo of a bulk
+    accept that did it for them, if one did), origin :data:`CLEARED`."""
     cleared = event.kind == GoldEvent.Kind.CLEARED
     return {
         "links": [],
@@ -348,6 +357,7 @@ def gold_waiting_state(event: GoldEvent) -> dict[str, Any]:
         "adjudicator": event.actor.get_username() if cleared and event.actor else None,
         "updated_at": event.created_at.isoformat(),
         "origin": CLEARED,
+        "job": event.job_id if cleared else None,
     }
 
 

@@ -211,20 +211,28 @@ def _stale(
                     "adjudicator": None,
                     "updated_at": None,
                     "origin": None,
+                    "job": None,
                 },
             )
         waiting = gold_waiting_state(last)
+        by = f"by {waiting['adjudicator'] or 'an adjudicator'}"
+        if waiting["job"] is not None:
+            by = f"in bulk {by} (job #{waiting['job']})"
         return StaleGold(
-            f"its gold alignment was sent back to waiting by "
-            f"{waiting['adjudicator'] or 'an adjudicator'} at "
+            f"its gold alignment was sent back to waiting {by} at "
             f"{last.created_at:%Y-%m-%d %H:%M:%S} UTC (version {last.version}); yours was based "
             f"on version {base}. Nothing was saved: to start a new gold from yours, save it on "
             f"version {last.version}",
             server=waiting,
         )
+    server = gold_state(gold, current)
     who = gold.adjudicator.get_username() if gold.adjudicator else "an import"
+    # a bulk accept saves in its adjudicator's name: say so, not that they edited this pair
+    how = "saved" if server["job"] is None else "accepted in bulk"
+    job = "" if server["job"] is None else f" (job #{server['job']})"
     return StaleGold(
-        f"the gold alignment was changed elsewhere: version {gold.version} was saved by {who} "
-        f"at {gold.updated_at:%Y-%m-%d %H:%M:%S} UTC; yours was based on version {base}",
-        server=gold_state(gold, current),
+        f"the gold alignment was changed elsewhere: version {gold.version} was {how} by "
+        f"{who}{job} at {gold.updated_at:%Y-%m-%d %H:%M:%S} UTC; yours was based on version "
+        f"{base}",
+        server=server,
     )

@@ -18,7 +18,7 @@ from annotate.selectors.adjudication import (
     pairs_agreed_waiting,
 )
 from annotate.services import adjudication_bulk
-from annotate.services.adjudication import gold_save
+from annotate.services.adjudication import StaleGold, gold_save
 from annotate.services.adjudication_bulk import (
     adjudication_accept,
     adjudication_accept_job_create,
@@ -268,3 +268,23 @@ def test_a_job_whose_adjudicator_lost_the_role_since_writes_nothing(
     job.refresh_from_db()
     assert "carol" in job.error and "adjudicator" in job.error
     assert not GoldAlignment.objects.exists()
+
+
+def test_a_stale_save_names_the_bulk_accept_or_undo_that_changed_the_gold(carol: Any) -> None:
+    pair = _import({"same": {"A": "0-0", "B": "0-0"}})["same"]
+    dave = make_user("dave", roles.ADJUDICATOR)
+    adjudication_accept(filters=AdjudicationFilters(), adjudicator=carol, job_id=77)
+    with pytest.raises(StaleGold) as caught:
+        gold_save(pair=pair, links={(1, 1): True}, adjudicator=dave, base_version=0)
+    assert "version 1 was accepted in bulk by carol (job #77) at " in caught.value.message
+    assert caught.value.extra["server"]["job"] == 77
+    adjudication_accept_undo(accept_job_id=77, actor=carol, job_id=78)
+    with pytest.raises(StaleGold) as caught:
+        gold_save(pair=pair, links={(1, 1): True}, adjudicator=dave, base_version=1)
+    assert "sent back to waiting in bulk by carol (job #78) at " in caught.value.message
+    assert caught.value.extra["server"]["job"] == 78
+    gold_save(pair=pair, links={(2, 2): True}, adjudicator=carol, base_version=2)
+    with pytest.raises(StaleGold) as caught:  # a person's own save is named as theirs
+        gold_save(pair=pair, links={(1, 1): True}, adjudicator=dave, base_version=2)
+    assert "version 3 was saved by carol at " in caught.value.message
+    assert caught.value.extra["server"]["job"] is None

@@ -173,6 +173,7 @@ def test_a_save_from_a_view_before_the_clear_is_a_conflict_naming_it(
         "adjudicator": "carol",
         "updated_at": GoldEvent.objects.get(pair=pair, version=3).created_at.isoformat(),
         "origin": "cleared",
+        "job": None,
     }
     assert not GoldAlignment.objects.filter(pair=pair).exists()
 

@@ -11,7 +11,9 @@ import pytest
 
 from annotate import jobs_runtime as jobs
 from annotate import roles
-from annotate.models import GoldAlignment, GoldEvent, Job
+from annotate.models import GoldAlignment, GoldEvent, Job, SentencePair
+from annotate.selectors.adjudication import AdjudicationFilters
+from annotate.services.adjudication_bulk import adjudication_accept_job_create
 from annotate.services.corpora import corpus_import_records
 from tests.annotate.factories import make_user
 from tests.annotate.records import make_record
@@ -116,4 +118,28 @@ def test_the_button_accepts_the_agreed_pairs_of_the_filtered_list(
     assert "Sent 3 of 3 golds back to waiting." in page.inner_text(f"li[data-job='{undo}']")
     with SERVER_LOCK:
         assert not GoldAlignment.objects.exists()
+    assert page.js_errors == []
+
+
+def test_a_page_open_during_a_bulk_accept_says_the_job_accepted_the_gold(
+    page_for: Any, live_server: Any
+) -> None:
+    _world()
+    carol = make_user("carol", roles.ADJUDICATOR)
+    page = page_for(make_user("dave", roles.ADJUDICATOR), viewport=(1280, 900))
+    with SERVER_LOCK:
+        pair = SentencePair.objects.get(external_id="agreed-0")
+    page.goto(f"{live_server.url}/adjudicate/{pair.pk}/")
+    page.wait_for_selector("#adjudication[data-ready=true]")
+    with SERVER_LOCK:
+        # the bulk accept carol started, run as a worker would
+        accept = adjudication_accept_job_create(filters=AdjudicationFilters(), owner=carol)
+        jobs.job_run(job_id=accept.pk, worker="here")
+    page.locator("#grid tbody tr:nth-child(1) td:nth-child(2)").click()  # dave edits version 0
+    notice = page.locator("#conflict")
+    notice.wait_for(state="visible")
+    text = notice.inner_text()
+    assert f"version 1 was accepted in bulk by carol (job #{accept.pk})" in text, text
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "adjudication_bulk_conflict.png"), full_page=True)
     assert page.js_errors == []

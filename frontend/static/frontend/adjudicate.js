@@ -139,20 +139,25 @@ async function main() {
   });
   window.__adjudication.queue = queue;
   queue.setStatus("saved");
-  // The conflict banner names who saved the gold it meets; a cell changed on both sides is
-  // named by its words.
+  // The conflict banner names who saved the gold it meets, and the job when a bulk accept (or
+  // its undo) saved it in their name; a cell changed on both sides is named by its words.
   const showConflict = conflictBanner({
     queue,
     model,
     describe: (server) => {
+      const job = server.job ? ` (job #${server.job})` : "";
       if (server.origin === CLEARED) {
         const at = server.updated_at ? ` at ${when(server.updated_at)}` : "";
-        return `The gold was removed elsewhere: ${server.adjudicator || "another adjudicator"} sent the pair back to waiting${at} (version ${server.version});`;
+        const sent = server.job
+          ? `the pair was sent back to waiting in bulk by ${server.adjudicator || "an adjudicator"}${job}`
+          : `${server.adjudicator || "another adjudicator"} sent the pair back to waiting`;
+        return `The gold was removed elsewhere: ${sent}${at} (version ${server.version});`;
       }
       if (!server.version) return "The gold was removed elsewhere: the pair has no gold;";
       const who = server.adjudicator || (server.origin ? "an import" : "another adjudicator");
       const at = server.updated_at ? ` at ${when(server.updated_at)}` : "";
-      return `The gold was changed elsewhere: version ${server.version} was saved by ${who}${at};`;
+      const how = server.job ? "accepted in bulk" : "saved";
+      return `The gold was changed elsewhere: version ${server.version} was ${how} by ${who}${job}${at};`;
     },
     nameCell: ([i, j]) => `${pair.source_tokens[i]}–${pair.target_tokens[j]}`,
     adopt: (server) => {
