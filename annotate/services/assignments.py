@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Least
 from django.utils import timezone
@@ -184,7 +184,12 @@ def assignments_plan(
     Only the chosen annotators count towards a pair's quota: the work of others (imported
     annotators, people not in this plan) neither fills it nor blocks it. The pairs are taken in
     corpus order, at most ``selection.batch`` of them. Each pair goes to the chosen annotators
-    with the least open work in this corpus (ties broken by a seeded shuffle)."""
+    with the least open work in this corpus (ties broken by a seeded shuffle).
+
+    Plans of one corpus run one at a time (its row is locked): of two started at one moment,
+    the second reads what the first assigned and adds only what is still missing. Should
+    another change add one of the planned assignments meanwhile (a hand-over), the plan is a
+    :class:`Conflict` that changes nothing, never a database error."""
     selection = selection or PlanSelection()
     _plan_check(annotators, per_pair, double_fraction, seed)
     selection.check()
@@ -193,6 +198,7 @@ def assignments_plan(
             raise DomainError(
                 f"{user.get_username()} does not have the annotator role", field="annotators"
             )
+    Corpus.objects.select_for_update().filter(pk=corpus.pk).first()
     seed = int(np.random.SeedSequence().generate_state(1)[0]) if seed is None else seed
     rng = np.random.default_rng(seed)
     ids = [user.pk for user in annotators]
@@ -218,7 +224,14 @@ def assignments_plan(
         for annotator_id in candidates[: max(0, quota - len(held))]:
             new_rows.append(Assignment(pair_id=pair_id, annotator_id=annotator_id))
             load[annotator_id] += 1
-    Assignment.objects.bulk_create(new_rows)
+    try:
+        with transaction.atomic():
+            Assignment.objects.bulk_create(new_rows)
+    except IntegrityError:
+        raise Conflict(
+            f"the assignments of corpus {corpus.name!r} changed while this plan was made (a "
+            "hand-over or an import); nothing was planned: run the plan again"
+        ) from None
     names = dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
     return PlanReport(
         created=len(new_rows),

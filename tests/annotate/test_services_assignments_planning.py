@@ -11,9 +11,10 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from annotate import roles
-from annotate.exceptions import DomainError
+from annotate.exceptions import Conflict, DomainError
 from annotate.models import Assignment, Corpus
 from annotate.selectors.assignments import plan_candidates
+from annotate.services import assignments
 from annotate.services.assignments import (
     PlanSelection,
     assignments_plan,
@@ -224,3 +225,20 @@ def test_with_k_of_two_or_more_no_pair_is_counted_as_doubled(team: list[Any]) ->
         corpus=corpus, annotators=team, per_pair=2, double_fraction=0.5, seed=1
     )
     assert report.doubled_pairs == 0 and report.created == 8
+
+
+def test_an_assignment_added_by_another_change_while_planning_is_a_conflict_not_a_crash(
+    team: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = _corpus(("p1", "news", "", SHORT), ("p2", "news", "", SHORT))
+    load = assignments._open_load
+
+    def handed_over_meanwhile(*args: Any, **options: Any) -> Any:
+        # after the plan read who holds what: a hand-over gives p1 to alice
+        make_assignment(pair=corpus.pairs.get(external_id="p1"), annotator=team[0])
+        return load(*args, **options)
+
+    monkeypatch.setattr(assignments, "_open_load", handed_over_meanwhile)
+    with pytest.raises(Conflict, match="changed while this plan was made"):
+        assignments_plan(corpus=corpus, annotators=team, per_pair=2, seed=1)
+    assert _planned(corpus) == {}  # the plan rolled back (with the stand-in, in its transaction)
