@@ -381,8 +381,8 @@ class AdjudicationAcceptAgreedApi(APIView):
                 "gold yet (nothing to accept), or a filter is not valid; nothing was queued."
             ),
             409: OpenApiResponse(
-                description="A bulk accept or undo of the caller's is still queued or running "
-                "(code ``conflict``); nothing was queued."
+                description="A bulk accept or undo of the caller's, or of the same corpus, is "
+                "still queued or running (code ``conflict``); nothing was queued."
             ),
         },
     )
@@ -412,7 +412,8 @@ class AdjudicationAcceptUndoApi(APIView):
             409: OpenApiResponse(
                 description="The bulk accept is still queued or running, or was undone (or "
                 "has an undo queued or running) already, or another bulk accept or undo of the "
-                "caller's is still queued or running (code ``conflict``); nothing was queued."
+                "caller's or of its corpus is still queued or running (code ``conflict``); "
+                "nothing was queued."
             ),
         },
     )

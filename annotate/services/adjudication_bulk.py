@@ -25,8 +25,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 
 from annotate import roles
 from annotate.conversions import alignment_from_tuples
@@ -80,38 +81,63 @@ class AgreedPair:
     signature: Signature
 
 
+@transaction.atomic
 def adjudication_accept_job_create(*, filters: AdjudicationFilters, owner: User) -> Job:
     """Queue the bulk accept of the pairs of the list ``filters`` describe whose annotators
     agree and that have no gold (:func:`~annotate.selectors.adjudication.pairs_agreed_waiting`);
     :class:`DomainError` when there is none, and :class:`Conflict` while another bulk accept
-    or undo of ``owner`` is queued or running (a second tab's press), with nothing queued."""
-    _refuse_while_active(owner)
+    or undo of ``owner`` (a second tab's press), or of the same corpus, is queued or running,
+    with nothing queued."""
+    corpus = Corpus.objects.filter(pk=filters.corpus).first() if filters.corpus else None
+    _refuse_while_active(owner, corpus)
     expected = pairs_agreed_waiting(filters).count()
     if expected == 0:
         raise DomainError(
             "no pair of this list has annotators who agree completely and no gold yet; "
             "nothing to accept"
         )
-    corpus = Corpus.objects.filter(pk=filters.corpus).first() if filters.corpus else None
     parameters = {"filters": _filters_dict(filters), "expected": expected}
     return adjudication_accept_run.create(corpus=corpus, owner=owner, parameters=parameters)
 
 
-def _refuse_while_active(owner: User) -> None:
+def _refuse_while_active(owner: User, corpus: Corpus | None) -> None:
+    """:class:`Conflict` while a bulk accept or undo of ``owner``, or of ``corpus`` (``None``:
+    a list of every corpus, which any other overlaps), is queued or running.
+
+    The owner's row and the corpus's (or every corpus's, in id order) stay locked until the
+    caller's transaction ends, so of two presses at one moment the second waits for the first
+    job to be stored and is refused; without the lock both found no job (PostgreSQL) and both
+    queued one. On SQLite every write transaction already runs alone."""
+    get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
+    corpora = Corpus.objects.select_for_update().order_by("pk")
+    list((corpora if corpus is None else corpora.filter(pk=corpus.pk)).values_list("pk"))
+    overlapping = Q()
+    if corpus is not None:
+        overlapping = Q(owner=owner) | Q(corpus=corpus) | Q(corpus__isnull=True)
     active = (
         Job.objects.filter(
-            owner=owner,
+            overlapping,
             kind__in=[ACCEPT_KIND, UNDO_KIND],
             status__in=[Job.Status.PENDING, Job.Status.RUNNING],
         )
+        .select_related("owner", "corpus")
         .order_by("pk")
         .first()
     )
-    if active is not None:
+    if active is None:
+        return
+    what = "accept" if active.kind == ACCEPT_KIND else "undo"
+    if active.owner_id == owner.pk:
         raise Conflict(
-            f"your bulk {'accept' if active.kind == ACCEPT_KIND else 'undo'} #{active.pk} is "
-            f"still {active.status}; start another once it has ended"
+            f"your bulk {what} #{active.pk} is still {active.status}; start another once it "
+            "has ended"
         )
+    who = active.owner.get_username() if active.owner else "another adjudicator"
+    of = f"corpus {active.corpus.name!r}" if active.corpus else "every corpus"
+    raise Conflict(
+        f"{who}'s bulk {what} #{active.pk} of {of} is still {active.status}; a corpus takes one "
+        "bulk accept or undo at a time: start yours once it has ended"
+    )
 
 
 def _require_adjudicator(owner: User) -> None:
@@ -277,6 +303,7 @@ def agreed_pairs(pair_ids: list[int]) -> list[AgreedPair]:
 # --- undo -------------------------------------------------------------------------------------
 
 
+@transaction.atomic
 def adjudication_accept_undo_job_create(*, job: Job, owner: User) -> Job:
     """Queue the undo of the bulk accept ``job``: each gold it wrote that nobody changed since
     goes back to waiting. :class:`Conflict` while the job still runs, or once an undo of it
@@ -285,7 +312,7 @@ def adjudication_accept_undo_job_create(*, job: Job, owner: User) -> Job:
         raise DomainError(f"job {job.pk} is not a bulk accept")
     if job.status in (Job.Status.PENDING, Job.Status.RUNNING):
         raise Conflict(f"bulk accept #{job.pk} is still {job.status}; undo it once it has ended")
-    _refuse_while_active(owner)
+    _refuse_while_active(owner, job.corpus)
     earlier = (
         Job.objects.filter(
             kind=UNDO_KIND,

@@ -288,3 +288,18 @@ def test_a_stale_save_names_the_bulk_accept_or_undo_that_changed_the_gold(carol:
         gold_save(pair=pair, links={(1, 1): True}, adjudicator=dave, base_version=2)
     assert "version 3 was saved by carol at " in caught.value.message
     assert caught.value.extra["server"]["job"] is None
+
+
+def test_a_corpus_takes_one_bulk_accept_at_a_time_whoever_presses(carol: Any) -> None:
+    corpus_id = _import({"same": {"A": "0-0", "B": "0-0"}})["same"].corpus_id
+    dave = make_user("dave", roles.ADJUDICATOR)
+    first = adjudication_accept_job_create(
+        filters=AdjudicationFilters(corpus=corpus_id), owner=carol
+    )
+    for filters in (AdjudicationFilters(corpus=corpus_id), AdjudicationFilters()):
+        with pytest.raises(Conflict, match=f"carol's bulk accept #{first.pk} of corpus 'c' is"):
+            adjudication_accept_job_create(filters=filters, owner=dave)
+    Job.objects.filter(pk=first.pk).update(status=Job.Status.SUCCEEDED)
+    second = adjudication_accept_job_create(filters=AdjudicationFilters(), owner=dave)
+    with pytest.raises(Conflict, match=f"dave's bulk accept #{second.pk} of every corpus"):
+        adjudication_accept_job_create(filters=AdjudicationFilters(corpus=corpus_id), owner=carol)

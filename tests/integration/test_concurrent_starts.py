@@ -1,6 +1,7 @@
 """Two people pressing the same button at one moment, on PostgreSQL, where (unlike SQLite's
 one writer at a time) their transactions run side by side: two admins planning one corpus get
-one merged plan; never a database error.
+one merged plan, and two bulk accepts of one corpus queue one job, the second press refused
+with a clear message; never a database error.
 
 The first press is held open inside its transaction until the second has started and waits
 for a lock (or has finished, as it did without one), so the race is the same on every run."""
@@ -17,7 +18,11 @@ import pytest
 from django.db import connection, transaction
 
 from annotate import roles
-from annotate.models import Assignment, Corpus
+from annotate.exceptions import Conflict
+from annotate.models import Assignment, Corpus, Job
+from annotate.selectors.adjudication import AdjudicationFilters
+from annotate.services import adjudication_bulk
+from annotate.services.adjudication_bulk import adjudication_accept_job_create
 from annotate.services.assignments import assignments_plan
 from annotate.services.corpora import corpus_import_records
 from tests.annotate.factories import make_user
@@ -98,3 +103,20 @@ def test_two_plans_of_one_corpus_at_one_moment_merge_into_one(corpus: Corpus) ->
     assert (report.created, report.covered) == (0, 6), "it read the first plan's assignments"
     planned = Assignment.objects.filter(pair__corpus=corpus, annotator__in=team)
     assert planned.count() == 12
+
+
+@pytest.mark.parametrize("second_owner", ["carol", "dave"])
+def test_two_bulk_accepts_of_one_corpus_at_one_moment_queue_one_job(
+    corpus: Corpus, second_owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    people = {name: make_user(name, roles.ADJUDICATOR) for name in ("carol", "dave")}
+    monkeypatch.setattr(adjudication_bulk.adjudication_accept_run, "send", lambda job_id: True)
+    filters = AdjudicationFilters(corpus=corpus.pk)
+
+    def press(name: str) -> Callable[[], Any]:
+        return lambda: adjudication_accept_job_create(filters=filters, owner=people[name])
+
+    job, second = _race(press("carol"), press(second_owner))
+    with pytest.raises(Conflict, match=f"bulk accept #{job.pk} .*is still pending"):
+        second.result()
+    assert list(Job.objects.values_list("pk", flat=True)) == [job.pk]
