@@ -186,10 +186,11 @@ def assignments_plan(
     corpus order, at most ``selection.batch`` of them. Each pair goes to the chosen annotators
     with the least open work in this corpus (ties broken by a seeded shuffle).
 
-    Plans of one corpus run one at a time (its row is locked): of two started at one moment,
-    the second reads what the first assigned and adds only what is still missing. Should
-    another change add one of the planned assignments meanwhile (a hand-over), the plan is a
-    :class:`Conflict` that changes nothing, never a database error."""
+    Plans and hand-overs of one corpus run one at a time (its row is locked): of two started
+    at one moment, the second reads what the first assigned and adds only what is still
+    missing. Should another change add one of the planned assignments meanwhile (a release of
+    idle work, an import), the plan is a :class:`Conflict` that changes nothing, never a
+    database error."""
     selection = selection or PlanSelection()
     _plan_check(annotators, per_pair, double_fraction, seed)
     selection.check()
@@ -229,8 +230,8 @@ def assignments_plan(
             Assignment.objects.bulk_create(new_rows)
     except IntegrityError:
         raise Conflict(
-            f"the assignments of corpus {corpus.name!r} changed while this plan was made (a "
-            "hand-over or an import); nothing was planned: run the plan again"
+            f"the assignments of corpus {corpus.name!r} changed while this plan was made (idle "
+            "work released, an import); nothing was planned: run the plan again"
         ) from None
     names = dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
     return PlanReport(
@@ -406,6 +407,7 @@ def assignments_hand_over(
     for user in targets:
         if not roles.has_role(user, roles.ANNOTATOR):
             raise DomainError(f"{user.get_username()} does not have the annotator role")
+    Corpus.objects.select_for_update().filter(pk=corpus.pk).first()  # after a running plan
     statuses = [Assignment.Status.NEW]
     if include_started:
         statuses.append(Assignment.Status.IN_PROGRESS)

@@ -234,7 +234,7 @@ def test_an_assignment_added_by_another_change_while_planning_is_a_conflict_not_
     load = assignments._open_load
 
     def handed_over_meanwhile(*args: Any, **options: Any) -> Any:
-        # after the plan read who holds what: a hand-over gives p1 to alice
+        # after the plan read who holds what: idle work released gives p1 to alice
         make_assignment(pair=corpus.pairs.get(external_id="p1"), annotator=team[0])
         return load(*args, **options)
 

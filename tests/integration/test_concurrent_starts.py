@@ -1,7 +1,7 @@
 """Two people pressing the same button at one moment, on PostgreSQL, where (unlike SQLite's
 one writer at a time) their transactions run side by side: two admins planning one corpus get
-one merged plan, and two bulk accepts of one corpus queue one job, the second press refused
-with a clear message; never a database error.
+one merged plan (and a hand-over waits for a plan), and two bulk accepts of one corpus queue
+one job, the second press refused with a clear message; never a database error.
 
 The first press is held open inside its transaction until the second has started and waits
 for a lock (or has finished, as it did without one), so the race is the same on every run."""
@@ -23,7 +23,7 @@ from annotate.models import Assignment, Corpus, Job
 from annotate.selectors.adjudication import AdjudicationFilters
 from annotate.services import adjudication_bulk
 from annotate.services.adjudication_bulk import adjudication_accept_job_create
-from annotate.services.assignments import assignments_plan
+from annotate.services.assignments import assignments_hand_over, assignments_plan
 from annotate.services.corpora import corpus_import_records
 from tests.annotate.factories import make_user
 from tests.annotate.records import make_record
@@ -103,6 +103,24 @@ def test_two_plans_of_one_corpus_at_one_moment_merge_into_one(corpus: Corpus) ->
     assert (report.created, report.covered) == (0, 6), "it read the first plan's assignments"
     planned = Assignment.objects.filter(pair__corpus=corpus, annotator__in=team)
     assert planned.count() == 12
+
+
+def test_a_hand_over_during_a_plan_of_its_corpus_waits_for_it(corpus: Corpus) -> None:
+    alice, bob = (make_user(name, roles.ANNOTATOR) for name in ("alice", "bob"))
+    Assignment.objects.bulk_create(
+        Assignment(pair=pair, annotator=alice) for pair in corpus.pairs.all()
+    )
+
+    def plan() -> Any:  # bob joins alice on every pair
+        return assignments_plan(corpus=corpus, annotators=[alice, bob], per_pair=2, seed=1)
+
+    def hand_over() -> Any:  # alice hands her pairs to bob
+        return assignments_hand_over(corpus=corpus, from_user=alice, to=[bob])
+
+    first, second = _race(plan, hand_over)
+    assert first.created == 6
+    assert second.result() == {"moved": 0, "stuck": 6, "kept": 0}, "bob has every pair already"
+    assert Assignment.objects.filter(annotator__in=[alice, bob]).count() == 12
 
 
 @pytest.mark.parametrize("second_owner", ["carol", "dave"])
