@@ -116,6 +116,28 @@ def test_undo_sends_the_accepted_pairs_back_to_waiting(carol: Client) -> None:
     assert "Accept 2 agreed pairs" in fragment
 
 
+@pytest.mark.parametrize("ended", ["failed", "cancelled"])
+def test_an_accept_whose_undo_failed_or_was_cancelled_is_offered_the_undo_again(
+    carol: Client, ended: str
+) -> None:
+    """The service takes another undo of such an accept (nothing was undone, or part of it);
+    the page must offer it too, or the golds can only be sent back one pair at a time."""
+    _agreed_world()
+    carol.post("/adjudication/accept-agreed/", {"list_query": ""})
+    job = Job.objects.get(kind="adjudication_accept")
+    job_run(job_id=job.pk, worker="test")
+    carol.post(f"/adjudication/accept-agreed/{job.pk}/undo/")
+    Job.objects.filter(kind="adjudication_accept_undo").update(status=ended)
+    fragment = carol.get("/adjudication/?fragment=bulk").content.decode()
+    assert f'id="bulk-undo-{job.pk}"' in fragment
+    assert carol.post(f"/adjudication/accept-agreed/{job.pk}/undo/").status_code == 302
+    again = Job.objects.filter(kind="adjudication_accept_undo").exclude(status=ended).get()
+    job_run(job_id=again.pk, worker="test")
+    assert not GoldAlignment.objects.filter(source="adjudicated").exists()
+    fragment = carol.get("/adjudication/?fragment=bulk").content.decode()
+    assert f'id="bulk-undo-{job.pk}"' not in fragment  # undone now
+
+
 def test_another_adjudicators_job_cannot_be_undone(carol: Client) -> None:
     _agreed_world()
     carol.post("/adjudication/accept-agreed/", {"list_query": ""})
