@@ -104,7 +104,8 @@ def test_a_bulk_accept_is_started_by_adjudicators_and_admins(world: World, perso
         job = started.get()
         assert response.json()["id"] == job.pk
         assert (job.owner.get_username(), job.corpus) == (persona, world.corpora["news"])
-        assert job.parameters == {"filters": {"corpus": job.corpus.pk}, "expected": 2}
+        expected = {"filters": {"corpus": job.corpus.pk}, "expected": 2, "owner": job.owner_id}
+        assert job.parameters == expected
 
 
 @pytest.mark.parametrize("persona", PERSONAS)
@@ -149,6 +150,24 @@ def test_the_undo_sends_back_to_waiting_what_the_accept_wrote_once(world: World)
     again = world.clients["carol"].post(url)
     assert again.status_code == 409
     assert f"was undone by #{response.json()['id']} already" in again.json()["error"]["message"]
+
+
+def test_another_adjudicators_same_accept_while_one_is_queued_is_a_job_of_their_own(
+    world: World,
+) -> None:
+    """Dave was answered with carol's queued job, the same request (200, "reused"): the golds
+    were saved in her name, and he could neither read nor undo the job."""
+    body = {"corpus": world.corpora["news"].pk}
+    carols = world.clients["carol"].post(ACCEPT_URL, body, format="json")
+    daves = world.clients["dave"].post(ACCEPT_URL, body, format="json")
+    assert (carols.status_code, daves.status_code) == (201, 201), daves.content
+    assert daves.json()["owner"] == "dave" and daves.json()["id"] != carols.json()["id"]
+    again = world.clients["dave"].post(ACCEPT_URL, body, format="json")
+    assert again.status_code == 409
+    assert f"your bulk accept #{daves.json()['id']} is still pending" in str(again.json())
+    job_run(job_id=daves.json()["id"], worker="test")
+    assert world.clients["dave"].get(f"/api/jobs/{daves.json()['id']}/").status_code == 200
+    assert set(GoldAlignment.objects.values_list("adjudicator__username", flat=True)) == {"dave"}
 
 
 @pytest.mark.parametrize(

@@ -74,7 +74,11 @@ def test_posting_queues_one_job_for_the_list_and_the_fragment_shows_its_result(
     assert response.status_code == 302
     assert response["Location"] == "/adjudication/?subcorpus=news&sort=-id"
     job = Job.objects.get(kind="adjudication_accept")
-    assert job.parameters == {"filters": {"subcorpus": "news"}, "expected": 2}
+    assert job.parameters == {
+        "filters": {"subcorpus": "news"},
+        "expected": 2,
+        "owner": job.owner_id,
+    }
     fragment = carol.get("/adjudication/?subcorpus=news&fragment=bulk").content.decode()
     assert fragment.lstrip().startswith('<section class="card bulk-accept"')
     assert "data-live" in fragment and f'data-job="{job.pk}"' in fragment
