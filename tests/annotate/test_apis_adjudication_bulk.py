@@ -120,6 +120,33 @@ def test_a_bulk_accept_is_undone_by_its_adjudicator_or_an_admin(world: World, pe
         assert undo.get().parameters == {"job": accept.pk}
 
 
+# Carol's bulk accept as a job: she and the admins read it, its result and cancel it; nobody
+# else finds it (an annotator neither: the jobs API answers every signed-in user, by owner).
+HER_JOB = {"alice": 404, "bob": 404, "carol": 200, "dave": 404, "admin": 200, "anon": 401}
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_a_bulk_accept_job_is_read_and_cancelled_by_its_adjudicator_or_an_admin(
+    world: World, persona: str
+) -> None:
+    finished = _carols_finished_accept(world)
+    client = world.clients[persona]
+    assert client.get(f"/api/jobs/{finished.pk}/").status_code == HER_JOB[persona]
+    assert client.get(f"/api/jobs/{finished.pk}/result/").status_code == HER_JOB[persona]
+    listed = client.get("/api/jobs/?kind=adjudication_accept")
+    if persona != "anon":
+        ids = [job["id"] for job in listed.json()]
+        assert ids == ([finished.pk] if HER_JOB[persona] == 200 else [])
+    _import("news", {"again": ("train", {"A": "2-2", "B": "2-2"})})
+    queued = adjudication_accept_job_create(
+        filters=AdjudicationFilters(), owner=world.users["carol"]
+    )
+    response = client.post(f"/api/jobs/{queued.pk}/cancel/")
+    assert response.status_code == HER_JOB[persona], response.content
+    queued.refresh_from_db()
+    assert (queued.status == Job.Status.CANCELLED) == (HER_JOB[persona] == 200)
+
+
 def test_the_accept_takes_the_lists_filters_and_saves_only_agreed_pairs_of_them(
     world: World,
 ) -> None:
