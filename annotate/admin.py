@@ -10,7 +10,8 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.auth import get_user_model
-from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
@@ -65,6 +66,25 @@ class AccountAdmin(UserAdmin):  # type: ignore[type-arg]
 
 admin.site.unregister(get_user_model())
 admin.site.register(get_user_model(), AccountAdmin)
+
+
+class RoleGroupAdmin(GroupAdmin):
+    """Django's group admin, where only a superuser adds, renames or deletes a group: the roles
+    are the groups named after them (:mod:`annotate.roles`), so renaming the annotator group
+    ``admin`` made every annotator an admin, and deleting a group took its role from all."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return bool(getattr(request.user, "is_superuser", False))
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(getattr(request.user, "is_superuser", False))
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(getattr(request.user, "is_superuser", False))
+
+
+admin.site.unregister(Group)
+admin.site.register(Group, RoleGroupAdmin)
 
 
 #: Links an alignment's page shows (an alignment may have 10,000).

@@ -342,7 +342,13 @@ def corpus_get(corpus_id: int) -> Corpus:
 
 
 def pair_get(pair_id: int) -> SentencePair:
-    pair = SentencePair.objects.select_related("corpus").filter(pk=pair_id).first()
+    """A pair by its id; one an import is still writing (its staging corpus) is not found: the
+    import may yet delete it, with whatever was saved on it."""
+    pair = (
+        SentencePair.objects.select_related("corpus")
+        .filter(pk=pair_id, corpus__importing=False)
+        .first()
+    )
     if pair is None:
         raise NotFound(f"there is no pair {pair_id}")
     return pair

@@ -33,11 +33,12 @@ User = AbstractBaseUser | AnonymousUser
 
 def assignments_of(user: User) -> QuerySet[Assignment]:
     """The user's assignments; none while they do not hold the annotator role (it was taken
-    from them: their work waits for an admin to hand it over or give the role back)."""
+    from them: their work waits for an admin to hand it over or give the role back), and none
+    an import is still writing (its staging corpus may yet be deleted, with their work)."""
     if not roles.has_role(user, roles.ANNOTATOR):
         return Assignment.objects.none()
     return (
-        Assignment.objects.filter(annotator_id=user.pk)
+        Assignment.objects.filter(annotator_id=user.pk, pair__corpus__importing=False)
         .select_related("pair", "pair__corpus")
         .order_by("pair__corpus__name", "pair__position")
     )

@@ -96,7 +96,13 @@ def adjudication_accept_job_create(*, filters: AdjudicationFilters, owner: User)
             "no pair of this list has annotators who agree completely and no gold yet; "
             "nothing to accept"
         )
-    parameters = {"filters": _filters_dict(filters), "expected": expected}
+    parameters = {
+        "filters": _filters_dict(filters),
+        "expected": expected,
+        # Another adjudicator's identical job is not reused: its golds are saved in its owner's
+        # name, and only its owner (or an admin) sees and undoes it.
+        "owner": owner.pk,
+    }
     return adjudication_accept_run.create(corpus=corpus, owner=owner, parameters=parameters)
 
 

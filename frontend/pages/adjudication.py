@@ -133,9 +133,14 @@ def _bulk_context(request: HttpRequest, filters: adjudication_reads.Adjudication
         ]
     )
     attach_results(jobs)
+    # an undo that failed or was cancelled leaves its accept to undo again, as the service does
     undone = {
         int(job.parameters.get("job", 0))
-        for job in Job.objects.filter(kind=UNDO_KIND, parameters__job__in=[j.pk for j in jobs])
+        for job in Job.objects.filter(
+            kind=UNDO_KIND,
+            parameters__job__in=[j.pk for j in jobs],
+            status__in=[*ACTIVE, Job.Status.SUCCEEDED],
+        )
     }
     return {
         "agreed": adjudication_reads.pairs_agreed_waiting(filters).count(),

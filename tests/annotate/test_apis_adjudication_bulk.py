@@ -104,7 +104,8 @@ def test_a_bulk_accept_is_started_by_adjudicators_and_admins(world: World, perso
         job = started.get()
         assert response.json()["id"] == job.pk
         assert (job.owner.get_username(), job.corpus) == (persona, world.corpora["news"])
-        assert job.parameters == {"filters": {"corpus": job.corpus.pk}, "expected": 2}
+        expected = {"filters": {"corpus": job.corpus.pk}, "expected": 2, "owner": job.owner_id}
+        assert job.parameters == expected
 
 
 @pytest.mark.parametrize("persona", PERSONAS)
@@ -117,6 +118,33 @@ def test_a_bulk_accept_is_undone_by_its_adjudicator_or_an_admin(world: World, pe
     assert undo.exists() == (UNDO[persona] == 201)
     if UNDO[persona] == 201:
         assert undo.get().parameters == {"job": accept.pk}
+
+
+# Carol's bulk accept as a job: she and the admins read it, its result and cancel it; nobody
+# else finds it (an annotator neither: the jobs API answers every signed-in user, by owner).
+HER_JOB = {"alice": 404, "bob": 404, "carol": 200, "dave": 404, "admin": 200, "anon": 401}
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_a_bulk_accept_job_is_read_and_cancelled_by_its_adjudicator_or_an_admin(
+    world: World, persona: str
+) -> None:
+    finished = _carols_finished_accept(world)
+    client = world.clients[persona]
+    assert client.get(f"/api/jobs/{finished.pk}/").status_code == HER_JOB[persona]
+    assert client.get(f"/api/jobs/{finished.pk}/result/").status_code == HER_JOB[persona]
+    listed = client.get("/api/jobs/?kind=adjudication_accept")
+    if persona != "anon":
+        ids = [job["id"] for job in listed.json()]
+        assert ids == ([finished.pk] if HER_JOB[persona] == 200 else [])
+    _import("news", {"again": ("train", {"A": "2-2", "B": "2-2"})})
+    queued = adjudication_accept_job_create(
+        filters=AdjudicationFilters(), owner=world.users["carol"]
+    )
+    response = client.post(f"/api/jobs/{queued.pk}/cancel/")
+    assert response.status_code == HER_JOB[persona], response.content
+    queued.refresh_from_db()
+    assert (queued.status == Job.Status.CANCELLED) == (HER_JOB[persona] == 200)
 
 
 def test_the_accept_takes_the_lists_filters_and_saves_only_agreed_pairs_of_them(
@@ -149,6 +177,24 @@ def test_the_undo_sends_back_to_waiting_what_the_accept_wrote_once(world: World)
     again = world.clients["carol"].post(url)
     assert again.status_code == 409
     assert f"was undone by #{response.json()['id']} already" in again.json()["error"]["message"]
+
+
+def test_another_adjudicators_same_accept_while_one_is_queued_is_refused_not_given_hers(
+    world: World,
+) -> None:
+    """Dave was answered with carol's queued job, the same request (200, "reused"): the golds
+    were saved in her name, and he could neither read nor undo the job. A corpus takes one bulk
+    accept at a time, so he is told whose job is pending; the job's parameters name its owner,
+    so no identical request of someone else's can be handed it."""
+    body = {"corpus": world.corpora["news"].pk}
+    carols = world.clients["carol"].post(ACCEPT_URL, body, format="json")
+    daves = world.clients["dave"].post(ACCEPT_URL, body, format="json")
+    assert (carols.status_code, daves.status_code) == (201, 409), daves.content
+    assert f"carol's bulk accept #{carols.json()['id']} of corpus 'news'" in str(daves.json())
+    assert Job.objects.get().parameters["owner"] == world.users["carol"].pk
+    job_run(job_id=carols.json()["id"], worker="test")
+    assert world.clients["dave"].get(f"/api/jobs/{carols.json()['id']}/").status_code == 404
+    assert set(GoldAlignment.objects.values_list("adjudicator__username", flat=True)) == {"carol"}
 
 
 @pytest.mark.parametrize(

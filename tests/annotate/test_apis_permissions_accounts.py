@@ -139,3 +139,33 @@ def test_in_the_django_admin_staff_cannot_change_a_superuser_or_grant_privileges
     own = client.get(f"/admin/auth/user/{staff.pk}/change/").content.decode()
     assert 'name="is_superuser"' not in own and 'name="user_permissions"' not in own
     assert 'name="groups"' not in own
+
+
+def test_in_the_django_admin_only_a_superuser_adds_renames_or_deletes_a_group(
+    people: dict[str, Any],
+) -> None:
+    """The roles are the groups of those names: staff given Django's group permissions made
+    every annotator an admin by renaming the annotator group ``admin`` (the admin group
+    renamed first), or took the role from every admin by deleting its group."""
+    from django.contrib.auth.models import Group, Permission
+
+    staff = people["staff"]
+    staff.user_permissions.add(
+        *Permission.objects.filter(
+            codename__in=["add_group", "change_group", "delete_group", "view_group"]
+        )
+    )
+    client = Client()
+    client.force_login(staff)
+    admin_group = roles.role_group(roles.ADMIN)
+    url = f"/admin/auth/group/{admin_group.pk}"
+    assert client.post(f"{url}/change/", {"name": "admin-old"}).status_code == 403
+    assert client.post(f"{url}/delete/", {"post": "yes"}).status_code == 403
+    assert client.post("/admin/auth/group/add/", {"name": "anyone"}).status_code == 403
+    assert client.get("/admin/auth/group/").status_code == 200, "staff still see the groups"
+    assert set(Group.objects.values_list("name", flat=True)) == set(roles.ROLES)
+    assert roles.has_role(people["admin"], roles.ADMIN)
+    root = Client()
+    root.force_login(people["root"])
+    renamed = root.post(f"{url}/change/", {"name": "admin"})
+    assert renamed.status_code == 302, "a superuser changes groups"

@@ -7,6 +7,7 @@ import json
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import Client
 from rest_framework.test import APIClient
 
 from annotate import roles
@@ -52,3 +53,26 @@ def test_an_unknown_model_is_a_404_naming_it() -> None:
     response = client_for("admin").get("/api/scorers/999/model/")
     assert response.status_code == 404
     assert response.json()["error"]["message"] == "no scorer model 999"
+
+
+# The models are listed to every signed-in user (any of them scores pairs with one); their
+# files, on the API and on the scorers page, to admins only.
+LISTED = {"annotator": 200, "adjudicator": 200, "admin": 200, "anon": 401}
+PAGE_FILE = {"annotator": 403, "adjudicator": 403, "admin": 200, "anon": 302}
+
+
+@pytest.mark.parametrize("persona", list(STATUS))
+def test_each_role_lists_the_models_and_gets_the_pages_file_with_its_status(persona: str) -> None:
+    model = ScorerModel.objects.create(kind="perp", name="sts perp", weights=WEIGHTS)
+    listed = client_for(persona).get("/api/scorers/")
+    assert listed.status_code == LISTED[persona]
+    if LISTED[persona] == 200:
+        assert [row["id"] for row in listed.json()] == [model.pk]
+        assert "weights" not in listed.json()[0]
+    page = Client()
+    if persona != "anon":
+        page.force_login(get_user_model().objects.get(username=persona))
+    response = page.get(f"/scorers/{model.pk}/model.json")
+    assert response.status_code == PAGE_FILE[persona]
+    if persona == "anon":
+        assert response["Location"].startswith("/login/?next=")

@@ -175,7 +175,7 @@ def test_the_job_runs_claims_once_and_records_its_result(carol: Any) -> None:
     pairs = _import({"p": {"A": "0-0", "B": "0-0"}, "q": {"A": "1-1", "B": "2-2"}})
     corpus = pairs["p"].corpus
     job = adjudication_accept_job_create(filters=AdjudicationFilters(corpus=corpus.pk), owner=carol)
-    assert job.parameters == {"filters": {"corpus": corpus.pk}, "expected": 1}
+    assert job.parameters == {"filters": {"corpus": corpus.pk}, "expected": 1, "owner": carol.pk}
     assert job.corpus == corpus and job.kind == "adjudication_accept"
     assert job_run(job_id=job.pk, worker="test") == Job.Status.SUCCEEDED
     assert job_run(job_id=job.pk, worker="test") == Job.Status.SUCCEEDED  # not claimed twice

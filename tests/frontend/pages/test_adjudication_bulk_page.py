@@ -74,7 +74,11 @@ def test_posting_queues_one_job_for_the_list_and_the_fragment_shows_its_result(
     assert response.status_code == 302
     assert response["Location"] == "/adjudication/?subcorpus=news&sort=-id"
     job = Job.objects.get(kind="adjudication_accept")
-    assert job.parameters == {"filters": {"subcorpus": "news"}, "expected": 2}
+    assert job.parameters == {
+        "filters": {"subcorpus": "news"},
+        "expected": 2,
+        "owner": job.owner_id,
+    }
     fragment = carol.get("/adjudication/?subcorpus=news&fragment=bulk").content.decode()
     assert fragment.lstrip().startswith('<section class="card bulk-accept"')
     assert "data-live" in fragment and f'data-job="{job.pk}"' in fragment
@@ -114,6 +118,28 @@ def test_undo_sends_the_accepted_pairs_back_to_waiting(carol: Client) -> None:
     assert "Sent 2 of 2 golds back to waiting." in fragment
     assert f'id="bulk-undo-{job.pk}"' not in fragment  # undone once
     assert "Accept 2 agreed pairs" in fragment
+
+
+@pytest.mark.parametrize("ended", ["failed", "cancelled"])
+def test_an_accept_whose_undo_failed_or_was_cancelled_is_offered_the_undo_again(
+    carol: Client, ended: str
+) -> None:
+    """The service takes another undo of such an accept (nothing was undone, or part of it);
+    the page must offer it too, or the golds can only be sent back one pair at a time."""
+    _agreed_world()
+    carol.post("/adjudication/accept-agreed/", {"list_query": ""})
+    job = Job.objects.get(kind="adjudication_accept")
+    job_run(job_id=job.pk, worker="test")
+    carol.post(f"/adjudication/accept-agreed/{job.pk}/undo/")
+    Job.objects.filter(kind="adjudication_accept_undo").update(status=ended)
+    fragment = carol.get("/adjudication/?fragment=bulk").content.decode()
+    assert f'id="bulk-undo-{job.pk}"' in fragment
+    assert carol.post(f"/adjudication/accept-agreed/{job.pk}/undo/").status_code == 302
+    again = Job.objects.filter(kind="adjudication_accept_undo").exclude(status=ended).get()
+    job_run(job_id=again.pk, worker="test")
+    assert not GoldAlignment.objects.filter(source="adjudicated").exists()
+    fragment = carol.get("/adjudication/?fragment=bulk").content.decode()
+    assert f'id="bulk-undo-{job.pk}"' not in fragment  # undone now
 
 
 def test_another_adjudicators_job_cannot_be_undone(carol: Client) -> None:
