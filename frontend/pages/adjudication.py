@@ -256,7 +256,7 @@ def adjudication_accept_undo(request: HttpRequest, job_id: int) -> HttpResponse:
         messages.error(request, error.message)
         job_start_settle(request, accepted=False)
     else:
-        job_queued(request, undo, f"Undo of bulk accept #{job.pk}")
+        job_queued(request, undo, "Undo")
     return _back_to_list(request)
 
 

@@ -138,5 +138,11 @@ document.addEventListener("submit", (event) => {
   if (!window.confirm(question)) event.preventDefault();
 });
 
+// A page answering a form posted to another address (the form again, with its errors) takes its
+// own address: its links relative to the address ("?sort=status", "?report=7"), its forms
+// without an action and a reload then open the page, not the address that only takes posts.
+const ownPage = document.body.dataset.pageUrl;
+if (ownPage && window.location.pathname !== ownPage) window.history.replaceState(window.history.state, "", ownPage);
+
 watch(document);
 settleNotices();

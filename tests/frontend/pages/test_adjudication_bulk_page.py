@@ -110,11 +110,14 @@ def test_undo_sends_the_accepted_pairs_back_to_waiting(carol: Client) -> None:
     carol.post("/adjudication/accept-agreed/", {"list_query": ""})
     job = Job.objects.get(kind="adjudication_accept")
     job_run(job_id=job.pk, worker="test")
-    assert carol.post(f"/adjudication/accept-agreed/{job.pk}/undo/").status_code == 302
+    queued = carol.post(f"/adjudication/accept-agreed/{job.pk}/undo/", follow=True)
     undo = Job.objects.get(kind="adjudication_accept_undo")
+    assert f"Undo #{undo.pk} queued" in queued.content.decode()
     job_run(job_id=undo.pk, worker="test")
     assert not GoldAlignment.objects.filter(source="adjudicated").exists()
     fragment = carol.get("/adjudication/?fragment=bulk").content.decode()
+    # One number per job, each said with what it is (not "Undo of bulk accept #1 #2").
+    assert f"Undo #{undo.pk} of bulk accept #{job.pk}</span>" in fragment
     assert "Sent 2 of 2 golds back to waiting." in fragment
     assert f'id="bulk-undo-{job.pk}"' not in fragment  # undone once
     assert "Accept 2 agreed pairs" in fragment

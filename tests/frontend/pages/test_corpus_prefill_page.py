@@ -375,3 +375,53 @@ def test_the_queue_order_of_an_archived_corpus_is_refused_as_the_api_refuses_it(
         "The queue order was not changed: corpus 'pre' is archived: restore it before "
         "changing its queue order"
     ) in html.replace("&#x27;", "'")
+
+
+def test_choosing_another_aligner_after_a_refused_run_opens_the_tab_not_the_run_address(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    # The refused run is answered at the address it was posted to, which takes posts only: the
+    # aligner choice (a GET form sent as soon as the select changes) must name the tab.
+    run_url = f"/corpora/{corpus.pk}/prefill/run/"
+    refused = admin_client.post(run_url, {"aligner": "em", "opt_model1_iterations": "many"})
+    assert refused.status_code == 400
+    form = re.search(r'<form id="aligner-choice"[^>]*>', refused.content.decode())
+    assert form is not None
+    action = re.search(r'action="([^"]*)"', form.group(0))
+    target = action.group(1) if action and action.group(1) else run_url
+    chosen = admin_client.get(target, {"aligner": "identity"})
+    assert chosen.status_code == 200
+    assert "Run identity prefill" in chosen.content.decode()
+
+
+def test_a_run_cancelled_from_the_page_refusing_a_second_run_returns_to_the_tab(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    # The refusal says "wait for it to end, or cancel it" at the address the form was posted
+    # to, which takes posts only: the cancel button must bring the user back to the tab.
+    running = _run(corpus, status=Job.Status.RUNNING, progress=40)
+    refused = admin_client.post(f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "identity"})
+    assert refused.status_code == 400
+    html = refused.content.decode()
+    assert "or cancel it" in html
+    cancel = html.split(f'action="/jobs/{running.pk}/cancel/"')[1].split("</form>")[0]
+    after = re.search(r'name="next" value="([^"]*)"', cancel)
+    assert after is not None
+    response = admin_client.post(f"/jobs/{running.pk}/cancel/", {"next": after.group(1)})
+    assert Job.objects.get(pk=running.pk).status == Job.Status.CANCELLED
+    assert admin_client.get(response["Location"]).status_code == 200
+
+
+def test_restoring_from_the_page_refusing_a_run_on_an_archived_corpus_returns_to_the_tab(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    corpus_archive(corpus=corpus)
+    refused = admin_client.post(f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "identity"})
+    assert refused.status_code == 400
+    restore = refused.content.decode().split(f'action="/corpora/{corpus.pk}/restore/"')[1]
+    after = re.search(r'name="next" value="([^"]*)"', restore.split("</form>")[0])
+    assert after is not None
+    response = admin_client.post(f"/corpora/{corpus.pk}/restore/", {"next": after.group(1)})
+    corpus.refresh_from_db()
+    assert corpus.archived_at is None
+    assert admin_client.get(response["Location"]).status_code == 200
