@@ -196,17 +196,52 @@ def queue_of(
     )
 
 
+def _in_queue_order(
+    queued: QuerySet[Assignment], *, of: Assignment, before: bool = False, wrap: bool = False
+) -> list[QuerySet[Assignment]]:
+    """The pieces of ``queued`` (one user's assignments in queue order: corpus name, then pair
+    position) after ``of``, or before it, nearest first; with ``wrap``, then from the start of
+    the queue up to ``of`` itself. The first row of the first non-empty piece is the neighbour.
+    Each piece is read by position in one corpus, or by corpus name beyond it, so that finding
+    a neighbour reads a few rows near ``of``, not every assignment of an annotator who holds
+    tens of thousands."""
+    corpus_id, name, position = of.pair.corpus_id, of.pair.corpus.name, of.pair.position
+    here = queued.filter(pair__corpus_id=corpus_id)
+    if before:
+        return [
+            here.filter(pair__position__lt=position).order_by("-pair__position"),
+            queued.filter(pair__corpus__name__lt=name).order_by(
+                "-pair__corpus__name", "-pair__position"
+            ),
+        ]
+    pieces = [
+        here.filter(pair__position__gt=position).order_by("pair__position"),
+        queued.filter(pair__corpus__name__gt=name),
+    ]
+    if wrap:
+        pieces += [
+            queued.filter(pair__corpus__name__lt=name),
+            here.filter(pair__position__lte=position).order_by("pair__position"),
+        ]
+    return pieces
+
+
+def _first(pieces: list[QuerySet[Assignment]]) -> int | None:
+    for piece in pieces:
+        pk = piece.values_list("pk", flat=True).first()
+        if pk is not None:
+            return int(pk)
+    return None
+
+
 def neighbours(*, user: User, assignment: Assignment) -> tuple[int | None, int | None]:
     """Previous and next assignment of the same user in queue order (among the archived
     corpus's own, for an assignment of an archived corpus)."""
     queued = queued_assignments_of(user)
     if assignment.pair.corpus.archived_at is not None:
         queued = assignments_of(user).filter(pair__corpus_id=assignment.pair.corpus_id)
-    ids = list(queued.values_list("pk", flat=True))
-    index = ids.index(assignment.pk)
-    previous = ids[index - 1] if index > 0 else None
-    following = ids[index + 1] if index + 1 < len(ids) else None
-    return previous, following
+    previous = _first(_in_queue_order(queued, of=assignment, before=True))
+    return previous, _first(_in_queue_order(queued, of=assignment))
 
 
 def least_sure_open_assignment(
@@ -240,11 +275,10 @@ def next_open_assignment(*, user: User, after: Assignment) -> int | None:
         pick = least_sure_open_assignment(user=user, corpus_id=corpus.pk, exclude=after.pk)
         if pick is not None:
             return pick
-    rows = list(queued_assignments_of(user).values_list("pk", "status"))
-    ids = [pk for pk, _ in rows]
-    start = ids.index(after.pk) if after.pk in ids else -1
-    ordered = rows[start + 1 :] + rows[: start + 1]
-    return next((pk for pk, status in ordered if status != Assignment.Status.SUBMITTED), None)
+    open_ones = queued_assignments_of(user).exclude(status=Assignment.Status.SUBMITTED)
+    if after.pair.corpus.archived_at is not None:  # not in the queue: its first open pair
+        return _first([open_ones])
+    return _first(_in_queue_order(open_ones, of=after, wrap=True))
 
 
 def prefill_of(pair: SentencePair) -> dict[str, Any] | None:

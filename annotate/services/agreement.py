@@ -300,17 +300,28 @@ def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Deferred:
     size = int(job.parameters.get("chunk_pairs", DEFAULT_CHUNK_PAIRS))
     ids = [int(r.metadata["pk"]) for r in records]
     chunks = [ids[start : start + size] for start in range(0, len(ids), size)]
-    share = 95.0 / len(chunks)
     models_json = {
         name: {k: m.to_dict() for k, m in by_kind.items()} for name, by_kind in models.items()
     }
     progress(5, f"Monte Carlo in {len(chunks)} chunk(s) of up to {size} pairs")
-    agreement_chord_send(job_id=job.pk, chunks=chunks, models=models_json, share=share)
+    agreement_chord_send(job_id=job.pk, chunks=chunks, models=models_json)
     return DEFERRED
 
 
+#: The percent of an agreement job's progress its Monte Carlo chunks share.
+CHUNKS_PERCENT = 95
+
+
+def chunk_shares(chunks: int, percent: int = CHUNKS_PERCENT) -> list[int]:
+    """Each chunk's whole percents of ``percent``, added to the job's progress as it ends:
+    the k-th has ``⌊percent·(k+1)/n⌋ − ⌊percent·k/n⌋``, so that they add up to ``percent``
+    and the progress grows with the chunks done, in whatever order they end, even when there
+    are more chunks than percents (a report on 10,000 pairs has 200 chunks of 50)."""
+    return [percent * (k + 1) // chunks - percent * k // chunks for k in range(chunks)]
+
+
 def agreement_chord_send(
-    *, job_id: int, chunks: Sequence[list[int]], models: dict[str, Any], share: float
+    *, job_id: int, chunks: Sequence[list[int]], models: dict[str, Any]
 ) -> None:
     """The agreement job's Monte Carlo as a Celery chord: one :func:`agreement_chunk` task per
     chunk of pairs, then :func:`agreement_finish`, which builds the report from their
@@ -322,7 +333,7 @@ def agreement_chord_send(
     queue = settings.CHUNK_QUEUE
     header = [
         agreement_chunk.s(job_id, chunk, models, share, start).set(queue=queue)
-        for chunk, start in zip(chunks, starts, strict=True)
+        for chunk, start, share in zip(chunks, starts, chunk_shares(len(chunks)), strict=True)
     ]
     body = (
         agreement_finish.s(job_id, models)

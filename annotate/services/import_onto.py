@@ -65,6 +65,7 @@ from annotate.services.corpora import (
     ImportReport,
     ImportUsers,
     annotator_problem,
+    corpus_import_lock,
     corpus_in_use_check,
     error_where,
     import_accounts_discard,
@@ -501,7 +502,7 @@ def _write(corpus_name: str, stage: ImportStage) -> ImportReport:
 
 
 def _corpus_locked(corpus_name: str) -> Corpus:
-    corpus = Corpus.objects.select_for_update().filter(name=corpus_name).first()
+    corpus = corpus_import_lock(name=corpus_name)
     if corpus is None:
         raise CorpusImportError(f"corpus {corpus_name!r} was deleted meanwhile")
     corpus_in_use_check(corpus, doing="adding annotations to it")

@@ -6,6 +6,10 @@ The public functions are kernels for :mod:`scoring.aligners.em` and the supervis
 they take the corpus laid out as contiguous arrays (pair lengths, CSR cell tables, weights)
 and write counts into arrays the caller owns. Arguments of the joint HMM E-step travel as
 typed tuples (see the aliases below).
+
+The kernels release the GIL (``nogil``): one E-step over a large corpus runs for minutes on a
+busy machine, and the thread of the calling process that reports it alive (a worker's job
+heartbeat) must run meanwhile.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ HmmModel = tuple[F64, F64, F64, float]
 HmmCounts = tuple[F64, F64, F64, F64]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _max_lengths(src_len: I64, tgt_len: I64) -> tuple[int, int]:
     max_i = 1
     max_j = 1
@@ -38,7 +42,7 @@ def _max_lengths(src_len: I64, tgt_len: I64) -> tuple[int, int]:
     return max_i, max_j
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _model1_pair(n_i: int, n_j: int, cells: I64, base: int, prob: F64, post: F64) -> float:
     """Model 1 posteriors of one pair: ``post[j, i] = p(a_j = i | e, f)`` (``(J, I + 1)``, the
     empty word last); returns ``log p(f | e)``. ``cells[base + j·(I+1) + i]`` is the table index
@@ -55,7 +59,7 @@ def _model1_pair(n_i: int, n_j: int, cells: I64, base: int, prob: F64, post: F64
     return ll
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _add_counts(
     n_i: int, n_j: int, cells: I64, base: int, post: F64, w: float, counts: F64
 ) -> None:
@@ -67,7 +71,7 @@ def _add_counts(
             counts[cells[row + i]] += w * post[j, i]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def model1_estep(
     src_len: I64,
     tgt_len: I64,
@@ -91,7 +95,7 @@ def model1_estep(
     return ll
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def transitions(
     n_i: int,
     jump: F64,
@@ -128,7 +132,7 @@ def transitions(
         end[i] = (1.0 - smooth) * n_i * end[i] / total_end + smooth
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _forward_backward(
     n_i: int,
     n_j: int,
@@ -193,7 +197,7 @@ def _forward_backward(
     return ll
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _hmm_pair(
     n_i: int,
     n_j: int,
@@ -257,7 +261,7 @@ def _hmm_pair(
     return ll
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _hmm_work(max_i: int, max_j: int) -> tuple[F64, F64, F64, F64, F64, F64, F64, F64]:
     """Work buffers of :func:`_hmm_pair` for pairs of up to ``max_i`` × ``max_j`` words."""
     return (
@@ -272,7 +276,7 @@ def _hmm_work(max_i: int, max_j: int) -> tuple[F64, F64, F64, F64, F64, F64, F64
     )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def hmm_estep(
     src_len: I64,
     tgt_len: I64,
@@ -329,7 +333,7 @@ def hmm_estep(
     return ll
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def agree(n_i: int, n_j: int, post_fwd: F64, post_bwd: F64, stats: F64) -> None:
     """The approximate E-step of Liang, Taskar & Klein (2006, §3) for one pair, in place.
 
@@ -351,7 +355,7 @@ def agree(n_i: int, n_j: int, post_fwd: F64, post_bwd: F64, stats: F64) -> None:
             post_bwd[i, j] = a * b
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def model1_agreement_estep(
     src_len: I64,
     tgt_len: I64,
@@ -387,7 +391,7 @@ def model1_agreement_estep(
     return ll_st, ll_ts
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def hmm_agreement_estep(
     pairs: AgreementPairs,
     model_st: HmmModel,
@@ -460,7 +464,7 @@ def hmm_agreement_estep(
     return ll_st, ll_ts
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def posteriors(
     emit: F64,
     emit_null: F64,
@@ -529,7 +533,7 @@ def posteriors(
     return post, post_null, path
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def grow_diag_final(forward: I8, backward: I8) -> I8:
     """Symmetrize two directional ``(N, M)`` link matrices (Koehn et al. 2003): returns
     2 for intersection links, 1 for links added by grow-diag-final, 0 otherwise."""
