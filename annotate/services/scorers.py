@@ -37,6 +37,7 @@ from annotate.services.import_stage import first_invisible
 from scoring.formats import MAX_TOKENS
 from scoring.progress import progress_part
 from scoring.resource_needs import resource_needs
+from scoring.resources import nltk_import
 from scoring.scorers.base import (
     TokenPair,
     evaluate,
@@ -756,6 +757,7 @@ def scorers_preload_start(*, kinds: Iterable[str] | None = None) -> threading.Th
 
 def _preload(kinds: list[str] | None) -> None:
     try:
+        nltk_import()  # the pages check for NLTK's data (scorers, prefill) without waiting
         if kinds is None:
             stored = set(ScorerModel.objects.values_list("kind", flat=True).distinct())
             with _preload_lock:

@@ -183,7 +183,7 @@ def _kind_choices(unavailable: Collection[str] = ()) -> list[tuple[str, str]]:
         (
             kind,
             f"{KIND_LABELS.get(kind, kind)} · {', '.join(scorer_class(kind).tasks)}"
-            + (" · cannot train here: NLTK data missing" if kind in unavailable else ""),
+            + (" · needs NLTK data" if kind in unavailable else ""),
         )
         for kind in scorer_kinds()
     ]

@@ -11,10 +11,15 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotate.models import Corpus, Job, ScorerModel
+from annotate.services import scorers
 from annotate.services.prefill import PrefillError, prefill_job_create
 from annotate.services.scorers import ScorerResourcesMissing, scorer_train
 from tests.annotate.factories import make_corpus, make_pair
-from tests.annotate.test_services_scorers import client_for, corpus  # noqa: F401 - a fixture
+from tests.annotate.test_services_scorers import (  # noqa: F401 - fixtures
+    client_for,
+    corpus,
+    preloading,
+)
 from tests.scoring.test_resource_needs import nltk_data_missing  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.django_db
@@ -95,3 +100,19 @@ def test_a_strict_lexical_prefill_without_its_data_is_refused_and_a_lenient_one_
     assert not Job.objects.filter(kind="prefill").exists()
     job = prefill_job_create(corpus=pre, aligner="lexical")
     assert job.parameters["aligner"] == "lexical"
+
+
+@pytest.mark.django_db(transaction=True)  # the preload thread reads the models itself
+def test_a_web_process_imports_nltk_in_the_background_before_a_page_checks_its_data(
+    preloading: list[list[str]],  # noqa: F811 - the imported fixture
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Importing NLTK takes seconds; the first request starts it in the background even with
+    no model stored, so the scorers page and the prefill tab do not wait for it."""
+    imported: list[bool] = []
+    monkeypatch.setattr(scorers, "nltk_import", lambda: imported.append(True))
+    monkeypatch.setattr(scorers, "_preloading_pid", None)
+    thread = scorers.scorers_preload_start()
+    assert thread is not None
+    thread.join()
+    assert imported == [True] and preloading == []
