@@ -40,6 +40,28 @@ _NLTK_IDS = {
 }
 
 
+def nltk_import() -> None:
+    """Import NLTK (seconds on a busy machine, once per process), so that a later check of its
+    data (:func:`installed`) takes milliseconds: a web process does so in the background."""
+    import nltk.data  # noqa: F401
+
+
+def nltk_package(resource: str) -> str:
+    """The NLTK package id of ``resource`` (``"tagger"`` → ``averaged_perceptron_tagger_eng``):
+    what ``python -m nltk.downloader`` takes."""
+    return _NLTK_IDS[resource][1]
+
+
+def installed(resource: str) -> bool:
+    """Whether the NLTK resource (``wordnet``, ``stopwords``, ``tagger``) is on NLTK's search
+    path, without loading it."""
+    try:
+        require(resource)
+    except ResourceMissingError:
+        return False
+    return True
+
+
 def require(resource: str) -> None:
     """Raise :class:`ResourceMissingError` unless the NLTK resource is installed."""
     import nltk

@@ -67,6 +67,7 @@ from scoring.alignment.majority import majority_alignment
 from scoring.alignment.metrics import ComparePair, corpus_scores
 from scoring.errors import ScoringError
 from scoring.progress import progress_part
+from scoring.resource_needs import resource_needs
 
 logger = logging.getLogger(__name__)
 
@@ -136,10 +137,14 @@ def prefill_request_check(
 ) -> tuple[dict[str, Any], int]:
     """The checked options of a prefill and the corpus's finished pairs, or a
     :class:`PrefillError` naming the field for a job that could only fail: a corpus without
-    pairs, or an aligner learning from finished work on a corpus that has none, or too little
-    for it (its ``training_refusal``: the supervised aligner's trees need some links), the
-    rules the job applies again when it runs."""
+    pairs, an aligner told to fail without NLTK data this server lacks (``lexical`` with
+    ``strict_resources``), or an aligner learning from finished work on a corpus that has none,
+    or too little for it (its ``training_refusal``: the supervised aligner's trees need some
+    links), the rules the job applies again when it runs."""
     checked = prefill_options_validate(aligner=aligner, options=options or {})
+    needs = resource_needs(aligner=aligner, options=checked)
+    if needs.fatal and needs.missing:
+        raise PrefillError(str(needs.message()), field="aligner")
     if not SentencePair.objects.filter(corpus=corpus).exists():
         raise PrefillError(f"corpus {corpus.name!r} has no pairs to prefill", field="aligner")
     finished = corpora_reads.corpus_finished_pair_count(corpus)

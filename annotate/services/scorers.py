@@ -36,6 +36,8 @@ from annotate.models import Assignment, Corpus, Job, ScorerModel, SentencePair
 from annotate.services.import_stage import first_invisible
 from scoring.formats import MAX_TOKENS
 from scoring.progress import progress_part
+from scoring.resource_needs import resource_needs
+from scoring.resources import nltk_import
 from scoring.scorers.base import (
     TokenPair,
     evaluate,
@@ -110,6 +112,23 @@ class ScorerTrainingError(DomainError):
     code = "scorer_training_failed"
 
 
+class ScorerResourcesMissing(ScorerTrainingError):
+    """The scorer needs NLTK data this server lacks: its training could only fail."""
+
+    code = "resource_missing"
+
+
+def training_resources_check(*, kind: str, options: Mapping[str, Any]) -> None:
+    """Refuse a training the scorer could only fail for want of NLTK data
+    (:func:`~scoring.resource_needs.resource_needs`), naming ``kind``, the missing packages
+    and the command that installs them."""
+    needs = resource_needs(scorer=kind, options=options)
+    if needs.missing:
+        raise ScorerResourcesMissing(
+            str(needs.message()), field="kind", missing=list(needs.packages), command=needs.command
+        )
+
+
 #: Where the server takes each scorer option naming a file from.
 _PATH_SETTINGS = {"ppdb": "the server's setting PPDB_PATH"}
 
@@ -145,7 +164,8 @@ def scorer_train_job_create(
     owner: User | None = None,
 ) -> Job:
     """Queue a ``train_scorer`` job. Everything the job would refuse before training is
-    checked here, so a bad request queues nothing: the options, that each split has pairs with
+    checked here, so a bad request queues nothing: the options, the NLTK data the scorer
+    needs (:func:`training_resources_check`), that each split has pairs with
     the target and the training split enough of them for the scorer, and that no model has the
     name given and no queued training will take it. The job checks the splits and the name
     again (the corpus and the models may change before it runs)."""
@@ -154,6 +174,7 @@ def scorer_train_job_create(
             f"target must be one of {', '.join(TARGETS)}, got {target!r}", field="target"
         )
     checked = scorer_options_validate(kind=kind, options=options or {})
+    training_resources_check(kind=kind, options=checked)
     name = scorer_name_check(name)
     training_split_check(corpus=corpus, split=train_split, target=target, field="train_split")
     training_targets_check(
@@ -360,6 +381,7 @@ def scorer_train(
         raise ScorerTrainingError(f"unknown scorer {kind!r}; known: {', '.join(scorer_kinds())}")
     task = task_of(target)
     options = scorer_options_validate(kind=kind, options=options or {})
+    training_resources_check(kind=kind, options=options)
     name = scorer_name_check(name)
     if name is not None:
         _name_check_free(name)
@@ -735,6 +757,7 @@ def scorers_preload_start(*, kinds: Iterable[str] | None = None) -> threading.Th
 
 def _preload(kinds: list[str] | None) -> None:
     try:
+        nltk_import()  # the pages check for NLTK's data (scorers, prefill) without waiting
         if kinds is None:
             stored = set(ScorerModel.objects.values_list("kind", flat=True).distinct())
             with _preload_lock:

@@ -36,6 +36,7 @@ from frontend.pages.corpus_common import (
 )
 from frontend.tables import Column
 from scoring.errors import ScoringError
+from scoring.resource_needs import resource_needs
 
 TEMPLATE = "frontend/admin/corpus_prefill.html"
 DEFAULT_ALIGNER = "em"
@@ -135,8 +136,30 @@ class PrefillForm(forms.Form):
         return out
 
 
+#: How the aligner choice names the features a missing NLTK resource makes an aligner skip.
+SKIPPED_FEATURES = {"wordnet": "WordNet", "stopwords": "stop-word", "tagger": "POS"}
+
+
 def _aligner(name: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every aligner, each with what it skips for want of NLTK data with its default options
+    (``resources_note``, short, for the choice; ``resources``, what it skips, the packages
+    missing and the command that installs them), and the one chosen."""
     aligners = aligner_descriptions()
+    for aligner in aligners:
+        needs = resource_needs(aligner=aligner["name"])
+        skipped = ", ".join(SKIPPED_FEATURES[resource] for resource in needs.missing)
+        aligner["resources_note"] = (
+            f"skips {skipped} features: NLTK data missing" if needs.missing else ""
+        )
+        aligner["resources"] = (
+            {
+                "skipped": " and ".join(", ".join(needs.skipped).rsplit(", ", 1)),
+                "packages": ", ".join(needs.packages),
+                "command": needs.command,
+            }
+            if needs.missing
+            else None
+        )
     by_name = {aligner["name"]: aligner for aligner in aligners}
     chosen = by_name.get(name or "") or by_name.get(DEFAULT_ALIGNER) or aligners[0]
     return aligners, chosen

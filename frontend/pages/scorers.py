@@ -8,6 +8,7 @@ pair is fetched again when a training finishes, so the new model can be chosen).
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from typing import Any
 
 from django import forms
@@ -33,6 +34,7 @@ from frontend.pages.corpus_common import NO_LABEL, job_queued, jobs_section, lab
 from frontend.tables import Column
 from scoring.errors import ScoringError
 from scoring.persistence import model_json
+from scoring.resource_needs import install_command, resource_needs
 from scoring.scorers.base import scorer_class, scorer_kinds
 from scoring.scorers.papers import PAPER_FIGURES
 
@@ -174,12 +176,38 @@ KIND_LABELS = {
 }
 
 
-def _kind_choices() -> list[tuple[str, str]]:
-    """Each scorer, with what it learns (so that a target it cannot learn is not chosen)."""
+def _kind_choices(unavailable: Collection[str] = ()) -> list[tuple[str, str]]:
+    """Each scorer, with what it learns (so that a target it cannot learn is not chosen), and
+    those that cannot train here marked so."""
     return [
-        (kind, f"{KIND_LABELS.get(kind, kind)} · {', '.join(scorer_class(kind).tasks)}")
+        (
+            kind,
+            f"{KIND_LABELS.get(kind, kind)} · {', '.join(scorer_class(kind).tasks)}"
+            + (" · needs NLTK data" if kind in unavailable else ""),
+        )
         for kind in scorer_kinds()
     ]
+
+
+def missing_resources() -> dict[str, Any] | None:
+    """The scorers that cannot train on this server for want of NLTK data (with their default
+    options): each with the packages it lacks and what they are for, and the one command that
+    installs all of them; ``None`` when none lacks any."""
+    kinds = []
+    missing: list[str] = []
+    for kind in scorer_kinds():
+        needs = resource_needs(scorer=kind)
+        if needs.missing:
+            uses = ", ".join(needs.skipped)
+            kinds.append({"kind": kind, "packages": ", ".join(needs.packages), "uses": uses})
+            missing += needs.missing
+    if not kinds:
+        return None
+    return {
+        "kinds": kinds,
+        "all": len(kinds) == len(scorer_kinds()),
+        "command": install_command(list(dict.fromkeys(missing))),
+    }
 
 
 class TrainForm(forms.Form):
@@ -193,10 +221,13 @@ class TrainForm(forms.Form):
     test_split = forms.ChoiceField(label="Test on split", required=False)
     name = forms.CharField(label="Name (optional)", required=False, max_length=200)
 
-    def __init__(self, *args: Any, splits: list[str], **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, splits: list[str], unavailable: Collection[str] = (), **kwargs: Any
+    ) -> None:
         kwargs.setdefault("label_suffix", "")
         kwargs.setdefault("auto_id", "train-%s")
         super().__init__(*args, **kwargs)
+        self.fields["kind"].choices = _kind_choices(unavailable)  # type: ignore[attr-defined]
         names = [(label(split), label(split)) for split in splits]
         self.fields["train_split"].choices = names  # type: ignore[attr-defined]
         none = ("", "none: measured on the training split")
@@ -207,16 +238,20 @@ class TrainForm(forms.Form):
         return "" if value == NO_LABEL else value
 
 
-def _train_initial(corpus: Corpus, targets: list[dict[str, Any]]) -> dict[str, Any]:
+def _train_initial(
+    corpus: Corpus, targets: list[dict[str, Any]], unavailable: Collection[str] = ()
+) -> dict[str, Any]:
     """A start that trains: the first target some pairs have, on the split with most of them
     (``train`` among equals: SemEval's train and test files are as large), tested on the
     ``test`` split when that has the target too, and the first scorer that learns it (the
-    regression scorers come first, a corpus of labels only needs a classifier)."""
+    regression scorers come first, a corpus of labels only needs a classifier), one that can
+    train here if any can."""
     for target in TARGET_LABELS:
         best = max(targets, key=lambda row: (row[target], row["split"] == "train"), default=None)
         if best is not None and best[target]:
             task = scorers.task_of(target)
-            kind = next(k for k in scorer_kinds() if task in scorer_class(k).tasks)
+            learning = [k for k in scorer_kinds() if task in scorer_class(k).tasks]
+            kind = next((k for k in learning if k not in unavailable), learning[0])
             test = next(
                 (
                     row["split"]
@@ -305,10 +340,19 @@ def _train_section(
     targets = scorer_training_targets(corpus)
     for row in targets:
         row["name"] = label(row["split"])
+    missing = missing_resources()
     if form is None:
         splits = [row["split"] for row in targets]
-        form = TrainForm(initial=_train_initial(corpus, targets), splits=splits)
-    return {"corpora": corpora, "train_corpus": corpus, "train": form, "targets": targets}
+        unavailable = [row["kind"] for row in missing["kinds"]] if missing else []
+        initial = _train_initial(corpus, targets, unavailable)
+        form = TrainForm(initial=initial, splits=splits, unavailable=unavailable)
+    return {
+        "corpora": corpora,
+        "train_corpus": corpus,
+        "train": form,
+        "targets": targets,
+        "missing_resources": missing,
+    }
 
 
 def _page(
@@ -398,7 +442,9 @@ def scorer_train_view(request: HttpRequest) -> HttpResponse:
         job_start_settle(request, accepted=False)  # a refusal spends no job start
         return redirect(reverse("scorers"))
     splits = [row["split"] for row in scorer_training_targets(corpus)]
-    form = TrainForm(request.POST, splits=splits)
+    missing = missing_resources()
+    unavailable = [row["kind"] for row in missing["kinds"]] if missing else []
+    form = TrainForm(request.POST, splits=splits, unavailable=unavailable)
     if form.is_valid():
         values = form.cleaned_data
         try:
