@@ -50,7 +50,7 @@ def test_prefill_runs_on_an_imported_annotated_corpus(
     page.goto(f"{live_server.url}/corpora/{corpus.pk}/prefill/")
     page.screenshot(path=str(SCREENSHOTS / "admin_prefill.png"), full_page=True)
     with page.expect_navigation():  # choosing an aligner shows its options
-        page.select_option("#prefill-aligner", "identity")
+        page.select_option("#choose-aligner", "identity")
     assert page.input_value("#prefill-form input[name=aligner]") == "identity"
     with page.expect_navigation():
         page.click("#prefill-submit")

@@ -77,7 +77,7 @@ def prefill(page: Any, url: str, corpus: Corpus) -> None:
     page.goto(f"{url}/corpora/{corpus.pk}/")
     page.click("nav.tabs a:has-text('Prefill')")
     with page.expect_navigation():
-        page.select_option("#prefill-aligner", "em")  # the choice form submits itself
+        page.select_option("#choose-aligner", "em")  # the choice form submits itself
     assert page.inner_text("#prefill-submit") == "Run em prefill"
     with page.expect_navigation():
         page.click("#prefill-submit")

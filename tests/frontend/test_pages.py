@@ -101,6 +101,22 @@ def test_the_corpus_admin_pages_are_for_admins(
     assert _status(world, persona, url) == expected[persona]
 
 
+@pytest.mark.parametrize(
+    ("persona", "page"),
+    [("admin", page) for page in (*ADMIN_PAGES, "/", "/adjudication/", "/guidelines/")]
+    + [("alice", "/"), ("alice", "/work/{assignment}/"), ("carol", "/adjudicate/{pair}/")],
+)
+def test_no_page_gives_two_elements_one_id(world: dict[str, Any], persona: str, page: str) -> None:
+    """A label's ``for``, ``aria-labelledby`` and the pages' scripts find the first element of
+    an id; the prefill tab gave its aligner choice and the run form's aligner field one id."""
+    url = page.format(
+        corpus=world["pair"].corpus_id, pair=world["pair"].pk, assignment=world["assignment"].pk
+    )
+    html = world["clients"][persona].get(url).content.decode()
+    ids = re.findall(r'\sid="([^"]+)"', html)
+    assert [i for i in set(ids) if ids.count(i) > 1] == []
+
+
 def test_a_corpus_page_of_a_missing_corpus_is_a_styled_404(world: dict[str, Any]) -> None:
     response = world["clients"]["admin"].get("/corpora/999999/")
     assert response.status_code == 404
