@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from annotate import roles
 from annotate.consistent_reads import read_snapshot
-from annotate.exceptions import Conflict, DomainError
+from annotate.exceptions import Conflict, DomainError, quoted
 from annotate.jobs_runtime import job_task
 from annotate.models import (
     Annotation,
@@ -123,7 +123,7 @@ def corpus_create(*, name: str, description: str = "") -> Corpus:
     """A new, empty corpus; its name must be unused."""
     name = corpus_name_check(name)
     if Corpus.objects.filter(name=name).exists():
-        raise Conflict(f"there is already a corpus named {name!r}", field="name")
+        raise Conflict(f"there is already a corpus named {quoted(name)}", field="name")
     return Corpus.objects.create(name=name, description=description.strip())
 
 
@@ -144,7 +144,7 @@ def corpus_in_use_check(corpus: Corpus, *, doing: str) -> None:
     it. ``doing`` names the request ("planning assignments") in the message."""
     if corpus.archived_at is not None:
         raise CorpusArchived(
-            f"corpus {corpus.name!r} is archived: restore it before {doing}", field="corpus"
+            f"corpus {quoted(corpus.name)} is archived: restore it before {doing}", field="corpus"
         )
 
 
@@ -191,7 +191,7 @@ def corpus_delete(
     running."""
     if confirm.strip() != corpus.name:
         raise DomainError(
-            f"type the corpus name, {corpus.name!r}, to delete it; nothing was deleted",
+            f"type the corpus name, {quoted(corpus.name)}, to delete it; nothing was deleted",
             field="confirm",
         )
     contents = corpus_contents(corpus)
@@ -204,7 +204,7 @@ def corpus_delete(
             for name in grown
         )
         raise Conflict(
-            f"{corpus.name!r} holds more work than the confirmation showed ({changes}); "
+            f"{quoted(corpus.name)} holds more work than the confirmation showed ({changes}); "
             "nothing was deleted: look at what it holds now and confirm again",
             current=now,
         )
@@ -212,7 +212,7 @@ def corpus_delete(
     first = busy.order_by("pk").first()
     if first is not None:
         raise Conflict(
-            f"job #{first.pk} ({first.kind.replace('_', ' ')}) of {corpus.name!r} is "
+            f"job #{first.pk} ({first.kind.replace('_', ' ')}) of {quoted(corpus.name)} is "
             f"{first.status}; cancel it or let it finish, then delete the corpus",
             job=first.pk,
         )
@@ -237,13 +237,13 @@ def corpus_delete_run(job: Job, progress: Callable[[float, str], None]) -> dict[
     p = job.parameters
     corpus = Corpus.objects.filter(pk=p["corpus_id"]).first()
     if corpus is None:
-        raise DomainError(f"corpus {p['corpus']!r} is gone already")
+        raise DomainError(f"corpus {quoted(p['corpus'])} is gone already")
     since = _work_marks()  # first: work saved after it is caught batch by batch
     contents = corpus_contents(corpus)
     grown = [name for name in WORK_COUNTS if getattr(contents, name) > int(p.get(name, 0))]
     if grown:
         raise Conflict(
-            f"work was added to {corpus.name!r} after its deletion was confirmed "
+            f"work was added to {quoted(corpus.name)} after its deletion was confirmed "
             f"({', '.join(name.replace('_', ' ') for name in grown)}); nothing was "
             "deleted and the corpus stays archived"
         )
@@ -253,7 +253,7 @@ def corpus_delete_run(job: Job, progress: Callable[[float, str], None]) -> dict[
         with transaction.atomic():
             if _work_saved_since(corpus, since):
                 raise Conflict(
-                    f"work was saved in {corpus.name!r} while it was being deleted; "
+                    f"work was saved in {quoted(corpus.name)} while it was being deleted; "
                     f"{deleted:,} of its {total:,} pairs were deleted, the others stay in the "
                     "archived corpus with that work: look at it and delete it again"
                 )
@@ -612,8 +612,9 @@ def _pairs_delete(pairs: QuerySet[SentencePair]) -> None:
 
 def _existing_id_error(clash: str, corpus: Corpus, where: str = "") -> CorpusImportError:
     return CorpusImportError(
-        f"pair id {clash!r}{where} already exists in corpus {corpus.name!r}: an import adds pairs "
-        "with new ids only (import into a corpus of another name, or give the pairs other ids)",
+        f"pair id {clash!r}{where} already exists in corpus {quoted(corpus.name)}: an import "
+        "adds pairs with new ids only (import into a corpus of another name, or give the pairs "
+        "other ids)",
         field="corpus",
     )
 
@@ -695,7 +696,7 @@ def corpus_export(
     try:
         corpus = Corpus.objects.get(name=corpus_name)
     except Corpus.DoesNotExist:
-        raise CorpusExportError(f"there is no corpus named {corpus_name!r}") from None
+        raise CorpusExportError(f"there is no corpus named {quoted(corpus_name)}") from None
     chosen = [flag for flag in (annotator is not None, prefill, gold) if flag]
     if len(chosen) > 1:
         raise CorpusExportError("choose at most one of --annotator, --prefill and --gold")

@@ -45,6 +45,7 @@ from django.db import connection, transaction
 from django.db.models import Max, OuterRef, Subquery
 from django.utils import timezone
 
+from annotate.exceptions import quoted
 from annotate.models import (
     Annotation,
     AnnotationEvent,
@@ -109,8 +110,8 @@ def onto_corpus_check(corpus_name: str) -> Corpus:
     corpus = Corpus.objects.filter(name=corpus_name).first()
     if corpus is None:
         raise CorpusImportError(
-            f"there is no corpus named {corpus_name!r}: annotations are added to the pairs of "
-            "an existing corpus (import the pairs first)",
+            f"there is no corpus named {quoted(corpus_name)}: annotations are added to the pairs "
+            "of an existing corpus (import the pairs first)",
             field="corpus",
         )
     corpus_in_use_check(corpus, doing="adding annotations to it")
@@ -251,7 +252,7 @@ def _ids_check(corpus: Corpus, stage: ImportStage) -> None:
     more = f" and {len(missing) - MISSING_SHOWN:,} more" if len(missing) > MISSING_SHOWN else ""
     raise CorpusImportError(
         f"{len(missing):,} pair id{'s' if len(missing) != 1 else ''} of the file "
-        f"{'are' if len(missing) != 1 else 'is'} not in corpus {corpus.name!r}: {shown}{more}"
+        f"{'are' if len(missing) != 1 else 'is'} not in corpus {quoted(corpus.name)}: {shown}{more}"
         f"{read_at(stage.ids[missing[0]])}; annotations are added to existing pairs only "
         "(import new pairs without this option)",
         field="corpus",
@@ -385,7 +386,7 @@ def _matched(
     for staged in batch:
         pair_id = staged.values[0]
         if pair_id not in pairs:  # an import of the corpus's pairs went meanwhile
-            raise _conflict(stage, pair_id, f"is not in corpus {corpus.name!r}", "id")
+            raise _conflict(stage, pair_id, f"is not in corpus {quoted(corpus.name)}", "id")
         pk, source, target = pairs[pair_id]
         _tokens_check(staged, stage, source, target)
         adding: list[StagedAnnotation] = []
@@ -504,7 +505,7 @@ def _write(corpus_name: str, stage: ImportStage) -> ImportReport:
 def _corpus_locked(corpus_name: str) -> Corpus:
     corpus = corpus_import_lock(name=corpus_name)
     if corpus is None:
-        raise CorpusImportError(f"corpus {corpus_name!r} was deleted meanwhile")
+        raise CorpusImportError(f"corpus {quoted(corpus_name)} was deleted meanwhile")
     corpus_in_use_check(corpus, doing="adding annotations to it")
     return corpus
 

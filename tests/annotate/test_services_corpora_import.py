@@ -224,7 +224,7 @@ def test_a_late_pair_id_already_in_the_corpus_is_refused_before_any_write() -> N
     before = _counts()
     records = list(_records())
     records[-1] = make_record("seed0")
-    with pytest.raises(CorpusImportError, match="pair id 'seed0' already exists in corpus 'big'"):
+    with pytest.raises(CorpusImportError, match="pair id 'seed0' already exists in corpus “big”"):
         import_records(corpus_name="big", records=records)
     assert _counts() == before
 
