@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection, transaction
 from django.db.models import F, Max, QuerySet
 from django.utils import timezone
@@ -296,6 +297,7 @@ def corpus_import(
     description: str = "",
     progress: Callable[[int], None] | None = None,
     written: Callable[[int, int], None] | None = None,
+    importer: AbstractBaseUser | AnonymousUser | None = None,
 ) -> ImportReport:
     """Read ``paths`` in ``format_name`` and add every pair to the corpus, or nothing.
 
@@ -305,7 +307,8 @@ def corpus_import(
     Annotations keyed by name in the file (RTE-2 letters, JSONL usernames) are attributed to users
     of exactly those names, created in the annotator group when missing if the API would accept
     the name (:func:`~annotate.services.users.username_check`) and it is no twin of an existing
-    user in case or look-alike characters; otherwise nothing is imported.
+    user in case or look-alike characters; otherwise nothing is imported. ``importer`` is who
+    imports (see :func:`import_names_check`).
     """
     try:
         spec = formats.get_format(format_name)
@@ -336,6 +339,7 @@ def corpus_import(
         description=description,
         progress=progress,
         written=written,
+        importer=importer,
     )
 
 
@@ -360,6 +364,7 @@ def corpus_import_records(
     description: str = "",
     progress: Callable[[int], None] | None = None,
     written: Callable[[int, int], None] | None = None,
+    importer: AbstractBaseUser | AnonymousUser | None = None,
 ) -> ImportReport:
     """Add records to a corpus, all or nothing (see :func:`corpus_import`).
 
@@ -396,7 +401,7 @@ def corpus_import_records(
                 progress(stage.pairs)  # the last few
             if stage.pairs == 0:
                 raise CorpusImportError(f"{source}: no sentence pairs found")
-            _check_against_database(corpus_name, stage)
+            _check_against_database(corpus_name, stage, importer)
             report = _write_stage(corpus_name, stage, description, written)
     except ScoringError as error:
         raise CorpusImportError(f"{error} (nothing was imported)", **error_where(error)) from error
@@ -405,7 +410,9 @@ def corpus_import_records(
     return report
 
 
-def _check_against_database(corpus_name: str, stage: ImportStage) -> None:
+def _check_against_database(
+    corpus_name: str, stage: ImportStage, importer: AbstractBaseUser | AnonymousUser | None
+) -> None:
     """The checks that need the database, read-only before the write transaction (which makes
     them again): no pair id already in the corpus, every new annotator's name acceptable."""
     corpus = Corpus.objects.filter(name=corpus_name).first()
@@ -413,20 +420,41 @@ def _check_against_database(corpus_name: str, stage: ImportStage) -> None:
         ids = list(stage.ids)
         for start in range(0, len(ids), BATCH_SIZE):
             _reject_existing_ids(corpus, ids[start : start + BATCH_SIZE], stage)
-    import_names_check(stage)
+    import_names_check(stage, importer=importer)
 
 
-def import_names_check(stage: ImportStage) -> None:
-    """Every annotator the staged file names who has no account yet may get one; the first
-    who may not raises :class:`FormatError` naming where the file names them."""
+def import_names_check(
+    stage: ImportStage, *, importer: AbstractBaseUser | AnonymousUser | None = None
+) -> None:
+    """Every annotator the staged file names who has no account yet may get one, and
+    ``importer`` may act on every account it names; the first name that fails raises
+    :class:`FormatError` naming where the file names them.
+
+    Work imported in an account's name is the account's own: only a superuser imports it in a
+    superuser's or a staff account's name, as only a superuser changes those accounts
+    (:func:`~annotate.roles.may_change_account`). ``importer`` is the user whose upload it is
+    (anonymous when that user is gone); None is the operator at the server's command line, who
+    may attribute work to any account."""
     user_model = get_user_model()
     names = list(stage.annotators)
     existing: set[str] = set()
     for start in range(0, len(names), BATCH_SIZE):
         chunk = names[start : start + BATCH_SIZE]
-        existing.update(
-            user_model.objects.filter(username__in=chunk).values_list("username", flat=True)
-        )
+        for account in user_model.objects.filter(username__in=chunk).only(
+            "username", "is_superuser", "is_staff"
+        ):
+            name = account.get_username()
+            existing.add(name)
+            if importer is not None and not roles.may_change_account(importer, account):
+                file, line, field = stage.annotators[name] or (None, None, "annotations")
+                which = "a superuser" if account.is_superuser else "a staff account"
+                raise FormatError(
+                    f"annotator name {name!r} is {which}: only a superuser imports work in "
+                    "its name",
+                    path=file,
+                    line=line,
+                    field=field,
+                )
     new = [name for name in names if name not in existing]
     if not new:
         return

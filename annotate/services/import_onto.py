@@ -41,6 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.db import connection, transaction
 from django.db.models import Max, OuterRef, Subquery
 from django.utils import timezone
@@ -125,13 +127,15 @@ def corpus_import_onto(
     paths: Sequence[Path],
     annotator: str | None = None,
     progress: Callable[[int], None] | None = None,
+    importer: AbstractBaseUser | AnonymousUser | None = None,
 ) -> ImportReport:
     """Add the annotations and gold alignments of ``paths`` (``format_name``) to the pairs of
     the corpus ``corpus_name`` with the same ids, or nothing (see the module's docstring).
 
     ``annotator`` attributes a single-alignment format's alignments to that user (without it
     they are gold alignments); with a format that names its annotators (RTE-2, JSONL) it
-    chooses that annotator's annotations, and the file's others are left out."""
+    chooses that annotator's annotations, and the file's others are left out. ``importer`` is
+    who imports (:func:`~annotate.services.corpora.import_names_check`)."""
     try:
         onto_corpus_check(corpus_name)
         spec = formats.get_format(format_name)
@@ -150,6 +154,7 @@ def corpus_import_onto(
             only=None if "annotator" in spec.options else annotator,
             source=", ".join(Path(p).name for p in paths),
             progress=progress,
+            importer=importer,
         )
     except ScoringError as error:
         raise CorpusImportError(f"{error} (nothing was imported)", **error_where(error)) from error
@@ -166,9 +171,11 @@ def corpus_import_onto_records(
     only: str | None = None,
     source: str = "<records>",
     progress: Callable[[int], None] | None = None,
+    importer: AbstractBaseUser | AnonymousUser | None = None,
 ) -> ImportReport:
     """Add the annotations and gold alignments of ``records`` to the corpus's pairs of the same
-    ids, all or nothing; ``only`` keeps the annotations of that annotator alone."""
+    ids, all or nothing; ``only`` keeps the annotations of that annotator alone; ``importer``
+    is who imports (:func:`~annotate.services.corpora.import_names_check`)."""
     try:
         corpus = onto_corpus_check(corpus_name)
         with tempfile.TemporaryFile(prefix="corpus-import-onto-") as file:
@@ -185,7 +192,7 @@ def corpus_import_onto_records(
                     f"{source} holds no annotation and no gold alignment to add to the pairs",
                     field="files",
                 )
-            import_names_check(stage)
+            import_names_check(stage, importer=importer)
             _ids_check(corpus, stage)
             known = dict(
                 get_user_model()
