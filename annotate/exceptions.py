@@ -82,6 +82,15 @@ def scoring_error_answer(error: ScoringError) -> tuple[int, str, dict[str, Any]]
     return status, code, extra
 
 
+def quoted(name: str) -> str:
+    """``name`` in typographic quotes, as it is written, for a message shown to people; a
+    Python repr would escape its apostrophes (``'O\\'Brien\\'s "notes"'``) or change its quotes
+    with its content. Only a character that is not shown as itself (a control character, a line
+    break) is written escaped, so that the message still shows where the name ends."""
+    shown = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in name)
+    return f"\u201c{shown}\u201d"
+
+
 def _server_folders() -> list[str]:
     folders = {
         str(settings.VAR_DIR),

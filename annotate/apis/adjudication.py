@@ -14,6 +14,7 @@ from annotate import permissions, throttles
 from annotate.apis.common import (
     MAX_ID,
     KnownFieldsSerializer,
+    KnownQueryParamsSerializer,
     PageSerializer,
     actor,
     link_field,
@@ -70,7 +71,7 @@ class AdjudicationListApi(APIView):
 
     permission_classes = permissions.ADJUDICATORS
 
-    class InputSerializer(AdjudicationFiltersSerializer):
+    class InputSerializer(KnownQueryParamsSerializer, AdjudicationFiltersSerializer):
         page = page_field()
         per_page = per_page_field()
 
@@ -110,7 +111,11 @@ class AdjudicationListApi(APIView):
 
 class AdjudicationNextApi(APIView):
     """The waiting pair that follows ``after`` in the list the filters and order describe
-    (from the top again after the last); ``id`` is null when no other pair of it waits."""
+    (from the top again after the last); ``id`` is null when no other pair of it waits.
+
+    Unlike the list, it ignores query parameters it does not know: the adjudication page sends
+    its own address's query as it is (the list's filters and order, and whatever else the
+    address carries), and the page reads that query the same way."""
 
     permission_classes = permissions.ADJUDICATORS
 
@@ -253,7 +258,7 @@ class GoldSaveApi(APIView):
 
     permission_classes = permissions.ADJUDICATORS
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         version = serializers.IntegerField(
             min_value=0,
             max_value=2**31 - 1,

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from annotate.apis.common import (
     BoundedListField,
+    KnownFieldsSerializer,
     actor,
     link_field,
     name_nested_serializers,
@@ -47,7 +48,7 @@ class AnnotationSaveApi(APIView):
     ``reviewed`` (optional) lists cells ``[i, j]`` whose prefilled link the annotator checked
     without changing it; they are shown as checked from then on."""
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         version = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
         links = link_field()
         reviewed = BoundedListField(
@@ -100,7 +101,7 @@ class AnnotationSaveApi(APIView):
 
 
 class AnnotationSubmitApi(APIView):
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         version = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
         flags = BoundedListField(
             child=serializers.CharField(max_length=50),

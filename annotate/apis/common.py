@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from annotate.exceptions import DomainError, PermissionDenied
@@ -35,11 +36,14 @@ class BoundedListField(serializers.ListField):
 class KnownFieldsSerializer(serializers.Serializer[Any]):
     """An input serializer that refuses fields it does not know (400 naming them and the known
     ones) instead of ignoring them: a PATCH of ``is_superuser`` or ``username`` answered 200 and
-    changed nothing, as if the change were made."""
+    changed nothing, as if the change were made; a save's ``comment`` was dropped as if saved."""
+
+    #: Names a request may carry besides the fields: the browsable API's forms' CSRF token.
+    allowed_extra: ClassVar[frozenset[str]] = frozenset({"csrfmiddlewaretoken"})
 
     def to_internal_value(self, data: Any) -> Any:
         if hasattr(data, "keys"):
-            ignored = {*self.fields, "csrfmiddlewaretoken"}  # the browsable API's forms
+            ignored = {*self.fields, *self.allowed_extra}
             unknown = sorted(str(key) for key in data if key not in ignored)
             if unknown:
                 known = ", ".join(sorted(self.fields))
@@ -47,6 +51,14 @@ class KnownFieldsSerializer(serializers.Serializer[Any]):
                     {key: [f"unknown field; the fields are {known}"] for key in unknown[:20]}
                 )
         return super().to_internal_value(data)
+
+
+class KnownQueryParamsSerializer(KnownFieldsSerializer):
+    """A serializer of query parameters that refuses ones it does not know: a misspelt filter
+    (``?stauts=waiting``) answered the whole unfiltered list as if it were the filtered one.
+    DRF's own ``format`` parameter (``?format=json``) is let through."""
+
+    allowed_extra: ClassVar[frozenset[str]] = frozenset({api_settings.URL_FORMAT_OVERRIDE or ""})
 
 
 def link_field() -> serializers.ListField:

@@ -17,6 +17,7 @@ from annotate.apis.common import (
     MAX_ID,
     BoundedListField,
     KnownFieldsSerializer,
+    KnownQueryParamsSerializer,
     PageSerializer,
     actor,
     name_nested_serializers,
@@ -37,7 +38,7 @@ class CorpusListApi(APIView):
 
     permission_classes = permissions.ADJUDICATORS
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownQueryParamsSerializer):
         archived = serializers.BooleanField(required=False, default=False)
 
     class OutputSerializer(serializers.Serializer[Any]):
@@ -382,7 +383,7 @@ class CorpusPairsApi(APIView):
 
     permission_classes = permissions.ADMINS
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownQueryParamsSerializer):
         subcorpus = serializers.CharField(required=False, allow_blank=True)
         split = serializers.CharField(required=False, allow_blank=True)
         status = serializers.ChoiceField(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -11,14 +9,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import permissions
-from annotate.apis.common import name_nested_serializers
+from annotate.apis.common import KnownFieldsSerializer, name_nested_serializers
 from annotate.services import guidelines
 
 
 class GuidelinesApi(APIView):
     permission_classes = permissions.ADMINS_TO_CHANGE
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownFieldsSerializer):
         markdown = serializers.CharField(
             allow_blank=True, trim_whitespace=False, max_length=guidelines.MAX_LENGTH
         )

@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate.apis.common import MAX_ID, name_nested_serializers
+from annotate.apis.common import MAX_ID, KnownQueryParamsSerializer, name_nested_serializers
 from annotate.exceptions import Conflict, DomainError, NotFound
 from annotate.jobs_runtime import job_kinds
 from annotate.models import Job
@@ -108,7 +108,7 @@ class JobListApi(APIView):
 
     LIMIT = 100
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownQueryParamsSerializer):
         kind = serializers.CharField(required=False, allow_blank=True, max_length=50)
         status = serializers.ChoiceField(
             choices=Job.Status.values, required=False, allow_blank=True

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from annotate.apis.common import (
     MAX_ID,
+    KnownQueryParamsSerializer,
     name_nested_serializers,
     page_count,
     page_field,
@@ -42,7 +43,7 @@ class QueueApi(APIView):
     one corpus by id, ``q`` the pairs whose id or text contains it). Archived corpora are left
     out."""
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownQueryParamsSerializer):
         page = page_field()
         per_page = per_page_field(default=workspace_reads.QUEUE_PAGE)
         status = serializers.ChoiceField(

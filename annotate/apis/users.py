@@ -15,6 +15,7 @@ from annotate import permissions, roles
 from annotate.apis.common import (
     BoundedListField,
     KnownFieldsSerializer,
+    KnownQueryParamsSerializer,
     actor,
     name_nested_serializers,
 )
@@ -50,7 +51,7 @@ def _user_row(user_id: int, viewer: Any) -> dict[str, Any]:
 class UserListApi(APIView):
     permission_classes = permissions.ADMINS
 
-    class InputSerializer(serializers.Serializer[Any]):
+    class InputSerializer(KnownQueryParamsSerializer):
         role = serializers.ChoiceField(choices=roles.ROLES, required=False)
         search = serializers.CharField(required=False, allow_blank=True, max_length=150)
 

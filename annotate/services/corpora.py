@@ -24,15 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection, transaction
 from django.db.models import F, Max, QuerySet
 from django.utils import timezone
 
 from annotate import roles
 from annotate.consistent_reads import read_snapshot
-from annotate.exceptions import Conflict, DomainError
+from annotate.exceptions import Conflict, DomainError, quoted
 from annotate.jobs_runtime import job_task
 from annotate.models import (
     Annotation,
@@ -123,7 +124,7 @@ def corpus_create(*, name: str, description: str = "") -> Corpus:
     """A new, empty corpus; its name must be unused."""
     name = corpus_name_check(name)
     if Corpus.objects.filter(name=name).exists():
-        raise Conflict(f"there is already a corpus named {name!r}", field="name")
+        raise Conflict(f"there is already a corpus named {quoted(name)}", field="name")
     return Corpus.objects.create(name=name, description=description.strip())
 
 
@@ -144,7 +145,7 @@ def corpus_in_use_check(corpus: Corpus, *, doing: str) -> None:
     it. ``doing`` names the request ("planning assignments") in the message."""
     if corpus.archived_at is not None:
         raise CorpusArchived(
-            f"corpus {corpus.name!r} is archived: restore it before {doing}", field="corpus"
+            f"corpus {quoted(corpus.name)} is archived: restore it before {doing}", field="corpus"
         )
 
 
@@ -191,7 +192,7 @@ def corpus_delete(
     running."""
     if confirm.strip() != corpus.name:
         raise DomainError(
-            f"type the corpus name, {corpus.name!r}, to delete it; nothing was deleted",
+            f"type the corpus name, {quoted(corpus.name)}, to delete it; nothing was deleted",
             field="confirm",
         )
     contents = corpus_contents(corpus)
@@ -204,7 +205,7 @@ def corpus_delete(
             for name in grown
         )
         raise Conflict(
-            f"{corpus.name!r} holds more work than the confirmation showed ({changes}); "
+            f"{quoted(corpus.name)} holds more work than the confirmation showed ({changes}); "
             "nothing was deleted: look at what it holds now and confirm again",
             current=now,
         )
@@ -212,7 +213,7 @@ def corpus_delete(
     first = busy.order_by("pk").first()
     if first is not None:
         raise Conflict(
-            f"job #{first.pk} ({first.kind.replace('_', ' ')}) of {corpus.name!r} is "
+            f"job #{first.pk} ({first.kind.replace('_', ' ')}) of {quoted(corpus.name)} is "
             f"{first.status}; cancel it or let it finish, then delete the corpus",
             job=first.pk,
         )
@@ -237,13 +238,13 @@ def corpus_delete_run(job: Job, progress: Callable[[float, str], None]) -> dict[
     p = job.parameters
     corpus = Corpus.objects.filter(pk=p["corpus_id"]).first()
     if corpus is None:
-        raise DomainError(f"corpus {p['corpus']!r} is gone already")
+        raise DomainError(f"corpus {quoted(p['corpus'])} is gone already")
     since = _work_marks()  # first: work saved after it is caught batch by batch
     contents = corpus_contents(corpus)
     grown = [name for name in WORK_COUNTS if getattr(contents, name) > int(p.get(name, 0))]
     if grown:
         raise Conflict(
-            f"work was added to {corpus.name!r} after its deletion was confirmed "
+            f"work was added to {quoted(corpus.name)} after its deletion was confirmed "
             f"({', '.join(name.replace('_', ' ') for name in grown)}); nothing was "
             "deleted and the corpus stays archived"
         )
@@ -253,7 +254,7 @@ def corpus_delete_run(job: Job, progress: Callable[[float, str], None]) -> dict[
         with transaction.atomic():
             if _work_saved_since(corpus, since):
                 raise Conflict(
-                    f"work was saved in {corpus.name!r} while it was being deleted; "
+                    f"work was saved in {quoted(corpus.name)} while it was being deleted; "
                     f"{deleted:,} of its {total:,} pairs were deleted, the others stay in the "
                     "archived corpus with that work: look at it and delete it again"
                 )
@@ -296,6 +297,7 @@ def corpus_import(
     description: str = "",
     progress: Callable[[int], None] | None = None,
     written: Callable[[int, int], None] | None = None,
+    importer: AbstractBaseUser | AnonymousUser | None = None,
 ) -> ImportReport:
     """Read ``paths`` in ``format_name`` and add every pair to the corpus, or nothing.
 
@@ -305,7 +307,8 @@ def corpus_import(
     Annotations keyed by name in the file (RTE-2 letters, JSONL usernames) are attributed to users
     of exactly those names, created in the annotator group when missing if the API would accept
     the name (:func:`~annotate.services.users.username_check`) and it is no twin of an existing
-    user in case or look-alike characters; otherwise nothing is imported.
+    user in case or look-alike characters; otherwise nothing is imported. ``importer`` is who
+    imports (see :func:`import_names_check`).
     """
     try:
         spec = formats.get_format(format_name)
@@ -336,6 +339,7 @@ def corpus_import(
         description=description,
         progress=progress,
         written=written,
+        importer=importer,
     )
 
 
@@ -360,6 +364,7 @@ def corpus_import_records(
     description: str = "",
     progress: Callable[[int], None] | None = None,
     written: Callable[[int, int], None] | None = None,
+    importer: AbstractBaseUser | AnonymousUser | None = None,
 ) -> ImportReport:
     """Add records to a corpus, all or nothing (see :func:`corpus_import`).
 
@@ -396,7 +401,7 @@ def corpus_import_records(
                 progress(stage.pairs)  # the last few
             if stage.pairs == 0:
                 raise CorpusImportError(f"{source}: no sentence pairs found")
-            _check_against_database(corpus_name, stage)
+            _check_against_database(corpus_name, stage, importer)
             report = _write_stage(corpus_name, stage, description, written)
     except ScoringError as error:
         raise CorpusImportError(f"{error} (nothing was imported)", **error_where(error)) from error
@@ -405,7 +410,9 @@ def corpus_import_records(
     return report
 
 
-def _check_against_database(corpus_name: str, stage: ImportStage) -> None:
+def _check_against_database(
+    corpus_name: str, stage: ImportStage, importer: AbstractBaseUser | AnonymousUser | None
+) -> None:
     """The checks that need the database, read-only before the write transaction (which makes
     them again): no pair id already in the corpus, every new annotator's name acceptable."""
     corpus = Corpus.objects.filter(name=corpus_name).first()
@@ -413,20 +420,41 @@ def _check_against_database(corpus_name: str, stage: ImportStage) -> None:
         ids = list(stage.ids)
         for start in range(0, len(ids), BATCH_SIZE):
             _reject_existing_ids(corpus, ids[start : start + BATCH_SIZE], stage)
-    import_names_check(stage)
+    import_names_check(stage, importer=importer)
 
 
-def import_names_check(stage: ImportStage) -> None:
-    """Every annotator the staged file names who has no account yet may get one; the first
-    who may not raises :class:`FormatError` naming where the file names them."""
+def import_names_check(
+    stage: ImportStage, *, importer: AbstractBaseUser | AnonymousUser | None = None
+) -> None:
+    """Every annotator the staged file names who has no account yet may get one, and
+    ``importer`` may act on every account it names; the first name that fails raises
+    :class:`FormatError` naming where the file names them.
+
+    Work imported in an account's name is the account's own: only a superuser imports it in a
+    superuser's or a staff account's name, as only a superuser changes those accounts
+    (:func:`~annotate.roles.may_change_account`). ``importer`` is the user whose upload it is
+    (anonymous when that user is gone); None is the operator at the server's command line, who
+    may attribute work to any account."""
     user_model = get_user_model()
     names = list(stage.annotators)
     existing: set[str] = set()
     for start in range(0, len(names), BATCH_SIZE):
         chunk = names[start : start + BATCH_SIZE]
-        existing.update(
-            user_model.objects.filter(username__in=chunk).values_list("username", flat=True)
-        )
+        for account in user_model.objects.filter(username__in=chunk).only(
+            "username", "is_superuser", "is_staff"
+        ):
+            name = account.get_username()
+            existing.add(name)
+            if importer is not None and not roles.may_change_account(importer, account):
+                file, line, field = stage.annotators[name] or (None, None, "annotations")
+                which = "a superuser" if account.is_superuser else "a staff account"
+                raise FormatError(
+                    f"annotator name {name!r} is {which}: only a superuser imports work in "
+                    "its name",
+                    path=file,
+                    line=line,
+                    field=field,
+                )
     new = [name for name in names if name not in existing]
     if not new:
         return
@@ -612,8 +640,9 @@ def _pairs_delete(pairs: QuerySet[SentencePair]) -> None:
 
 def _existing_id_error(clash: str, corpus: Corpus, where: str = "") -> CorpusImportError:
     return CorpusImportError(
-        f"pair id {clash!r}{where} already exists in corpus {corpus.name!r}: an import adds pairs "
-        "with new ids only (import into a corpus of another name, or give the pairs other ids)",
+        f"pair id {clash!r}{where} already exists in corpus {quoted(corpus.name)}: an import "
+        "adds pairs with new ids only (import into a corpus of another name, or give the pairs "
+        "other ids)",
         field="corpus",
     )
 
@@ -695,7 +724,7 @@ def corpus_export(
     try:
         corpus = Corpus.objects.get(name=corpus_name)
     except Corpus.DoesNotExist:
-        raise CorpusExportError(f"there is no corpus named {corpus_name!r}") from None
+        raise CorpusExportError(f"there is no corpus named {quoted(corpus_name)}") from None
     chosen = [flag for flag in (annotator is not None, prefill, gold) if flag]
     if len(chosen) > 1:
         raise CorpusExportError("choose at most one of --annotator, --prefill and --gold")

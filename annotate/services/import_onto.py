@@ -41,10 +41,13 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.db import connection, transaction
 from django.db.models import Max, OuterRef, Subquery
 from django.utils import timezone
 
+from annotate.exceptions import quoted
 from annotate.models import (
     Annotation,
     AnnotationEvent,
@@ -109,8 +112,8 @@ def onto_corpus_check(corpus_name: str) -> Corpus:
     corpus = Corpus.objects.filter(name=corpus_name).first()
     if corpus is None:
         raise CorpusImportError(
-            f"there is no corpus named {corpus_name!r}: annotations are added to the pairs of "
-            "an existing corpus (import the pairs first)",
+            f"there is no corpus named {quoted(corpus_name)}: annotations are added to the pairs "
+            "of an existing corpus (import the pairs first)",
             field="corpus",
         )
     corpus_in_use_check(corpus, doing="adding annotations to it")
@@ -124,13 +127,15 @@ def corpus_import_onto(
     paths: Sequence[Path],
     annotator: str | None = None,
     progress: Callable[[int], None] | None = None,
+    importer: AbstractBaseUser | AnonymousUser | None = None,
 ) -> ImportReport:
     """Add the annotations and gold alignments of ``paths`` (``format_name``) to the pairs of
     the corpus ``corpus_name`` with the same ids, or nothing (see the module's docstring).
 
     ``annotator`` attributes a single-alignment format's alignments to that user (without it
     they are gold alignments); with a format that names its annotators (RTE-2, JSONL) it
-    chooses that annotator's annotations, and the file's others are left out."""
+    chooses that annotator's annotations, and the file's others are left out. ``importer`` is
+    who imports (:func:`~annotate.services.corpora.import_names_check`)."""
     try:
         onto_corpus_check(corpus_name)
         spec = formats.get_format(format_name)
@@ -149,6 +154,7 @@ def corpus_import_onto(
             only=None if "annotator" in spec.options else annotator,
             source=", ".join(Path(p).name for p in paths),
             progress=progress,
+            importer=importer,
         )
     except ScoringError as error:
         raise CorpusImportError(f"{error} (nothing was imported)", **error_where(error)) from error
@@ -165,9 +171,11 @@ def corpus_import_onto_records(
     only: str | None = None,
     source: str = "<records>",
     progress: Callable[[int], None] | None = None,
+    importer: AbstractBaseUser | AnonymousUser | None = None,
 ) -> ImportReport:
     """Add the annotations and gold alignments of ``records`` to the corpus's pairs of the same
-    ids, all or nothing; ``only`` keeps the annotations of that annotator alone."""
+    ids, all or nothing; ``only`` keeps the annotations of that annotator alone; ``importer``
+    is who imports (:func:`~annotate.services.corpora.import_names_check`)."""
     try:
         corpus = onto_corpus_check(corpus_name)
         with tempfile.TemporaryFile(prefix="corpus-import-onto-") as file:
@@ -184,7 +192,7 @@ def corpus_import_onto_records(
                     f"{source} holds no annotation and no gold alignment to add to the pairs",
                     field="files",
                 )
-            import_names_check(stage)
+            import_names_check(stage, importer=importer)
             _ids_check(corpus, stage)
             known = dict(
                 get_user_model()
@@ -251,7 +259,7 @@ def _ids_check(corpus: Corpus, stage: ImportStage) -> None:
     more = f" and {len(missing) - MISSING_SHOWN:,} more" if len(missing) > MISSING_SHOWN else ""
     raise CorpusImportError(
         f"{len(missing):,} pair id{'s' if len(missing) != 1 else ''} of the file "
-        f"{'are' if len(missing) != 1 else 'is'} not in corpus {corpus.name!r}: {shown}{more}"
+        f"{'are' if len(missing) != 1 else 'is'} not in corpus {quoted(corpus.name)}: {shown}{more}"
         f"{read_at(stage.ids[missing[0]])}; annotations are added to existing pairs only "
         "(import new pairs without this option)",
         field="corpus",
@@ -385,7 +393,7 @@ def _matched(
     for staged in batch:
         pair_id = staged.values[0]
         if pair_id not in pairs:  # an import of the corpus's pairs went meanwhile
-            raise _conflict(stage, pair_id, f"is not in corpus {corpus.name!r}", "id")
+            raise _conflict(stage, pair_id, f"is not in corpus {quoted(corpus.name)}", "id")
         pk, source, target = pairs[pair_id]
         _tokens_check(staged, stage, source, target)
         adding: list[StagedAnnotation] = []
@@ -504,7 +512,7 @@ def _write(corpus_name: str, stage: ImportStage) -> ImportReport:
 def _corpus_locked(corpus_name: str) -> Corpus:
     corpus = corpus_import_lock(name=corpus_name)
     if corpus is None:
-        raise CorpusImportError(f"corpus {corpus_name!r} was deleted meanwhile")
+        raise CorpusImportError(f"corpus {quoted(corpus_name)} was deleted meanwhile")
     corpus_in_use_check(corpus, doing="adding annotations to it")
     return corpus
 

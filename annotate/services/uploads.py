@@ -30,6 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.core.files.uploadedfile import UploadedFile
 
 from annotate.exceptions import DomainError
@@ -372,6 +373,8 @@ def corpus_import_run(job: Job, progress: Callable[[float, str], None]) -> dict[
         )
     onto_existing = bool(p.get("onto_existing"))
     spec = _options_check(str(p["format"]), p.get("annotator"), onto_existing)
+    # the upload's sender: which accounts the file may attribute work to (nobody's if gone)
+    importer = job.owner or AnonymousUser()
     paths = _read_paths(folder, [str(name) for name in p["files"]], spec)
 
     # Reading knows no total, so it reports what it has read; writing (a batch per transaction,
@@ -384,6 +387,7 @@ def corpus_import_run(job: Job, progress: Callable[[float, str], None]) -> dict[
                 paths=paths,
                 annotator=p.get("annotator"),
                 progress=lambda pairs: progress(0.0, f"read and checked {pairs:,} pairs"),
+                importer=importer,
             )
         else:
             report = corpus_import(
@@ -398,6 +402,7 @@ def corpus_import_run(job: Job, progress: Callable[[float, str], None]) -> dict[
                 written=lambda pairs, total: progress(
                     100 * pairs / total, f"wrote {pairs:,} of {total:,} pairs"
                 ),
+                importer=importer,
             )
     except DomainError:
         shutil.rmtree(folder, ignore_errors=True)

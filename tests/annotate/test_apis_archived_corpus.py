@@ -145,7 +145,7 @@ def test_the_queue_order_of_an_archived_corpus_is_not_changed(
     )
     _refused(response)
     assert response.json()["error"]["message"] == (
-        "corpus 'old' is archived: restore it before changing its queue order"
+        "corpus “old” is archived: restore it before changing its queue order"
     )
     archived.refresh_from_db()
     assert archived.queue_order == Corpus.QueueOrder.POSITION

@@ -442,7 +442,7 @@ def test_annotations_are_added_to_existing_pairs_by_a_job_whose_result_counts_th
 @pytest.mark.parametrize(
     ("corpus", "extra", "field", "message"),
     [
-        ("nope", {}, "corpus", "there is no corpus named 'nope'"),
+        ("nope", {}, "corpus", "there is no corpus named “nope”"),
         ("up", {"split": "train"}, "split", "a split applies to new pairs"),
     ],
 )
@@ -475,6 +475,6 @@ def test_a_pair_that_is_not_in_the_corpus_fails_the_job_naming_it(
     job_id = _onto(admin, [line]).json()["id"]
     assert jobs_runtime.job_run(job_id=job_id, worker="w") == Job.Status.FAILED
     error = Job.objects.get(pk=job_id).error
-    assert "1 pair id of the file is not in corpus 'up': 'p7'" in error, error
+    assert "1 pair id of the file is not in corpus “up”: 'p7'" in error, error
     assert "nothing was imported" in error
     assert not GoldAlignment.objects.exists()

@@ -320,7 +320,7 @@ def test_an_id_already_in_the_corpus_is_refused(tmp_path: Path) -> None:
         "--format",
         "jsonl",
         path,
-        match=rf"'a' \(in {path.name}, line 1\) already exists in corpus 'c'",
+        match=rf"'a' \(in {path.name}, line 1\) already exists in corpus “c”",
     )
 
 
@@ -379,7 +379,7 @@ def test_annotator_is_refused_for_formats_that_name_their_own(shared_data: Path)
 
 
 def test_export_of_an_unknown_corpus_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(CommandError, match="no corpus named 'nope'"):
+    with pytest.raises(CommandError, match="no corpus named “nope”"):
         export_corpus("--corpus", "nope", "--format", "jsonl", "--output", tmp_path / "x")
 
 

@@ -224,7 +224,7 @@ def test_a_late_pair_id_already_in_the_corpus_is_refused_before_any_write() -> N
     before = _counts()
     records = list(_records())
     records[-1] = make_record("seed0")
-    with pytest.raises(CorpusImportError, match="pair id 'seed0' already exists in corpus 'big'"):
+    with pytest.raises(CorpusImportError, match="pair id 'seed0' already exists in corpus “big”"):
         import_records(corpus_name="big", records=records)
     assert _counts() == before
 
@@ -237,7 +237,7 @@ def test_an_id_added_after_the_early_check_is_refused_at_the_hand_over(
     import may have added the id meanwhile."""
     _seed()
     before = _counts()
-    monkeypatch.setattr(corpora, "_check_against_database", lambda name, stage: None)
+    monkeypatch.setattr(corpora, "_check_against_database", lambda name, stage, importer: None)
     records = list(_records())
     records[-1] = make_record("seed0")
     with pytest.raises(CorpusImportError, match="pair id 'seed0' already exists"):

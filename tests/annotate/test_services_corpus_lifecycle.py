@@ -220,7 +220,7 @@ def test_a_corpus_with_a_queued_or_running_job_is_not_deleted(people: dict[str, 
     corpus = make_corpus("busy")
     make_pair(corpus)
     running = Job.objects.create(kind="prefill", corpus=corpus, status=Job.Status.RUNNING)
-    with pytest.raises(Conflict, match=f"job #{running.pk} \\(prefill\\) of 'busy' is running"):
+    with pytest.raises(Conflict, match=f"job #{running.pk} \\(prefill\\) of “busy” is running"):
         corpus_delete(corpus=corpus, confirm="busy", owner=people["admin"])
     assert not Job.objects.filter(kind="corpus_delete").exists()
 
@@ -281,7 +281,7 @@ def test_a_deletion_job_deletes_nothing_when_work_arrived_while_it_waited(
     jobs.job_run(job_id=job.pk, worker="test")
     job.refresh_from_db()
     assert job.status == Job.Status.FAILED
-    assert "work was added to 'late'" in job.error and "stays archived" in job.error
+    assert "work was added to “late”" in job.error and "stays archived" in job.error
     corpus.refresh_from_db()
     assert corpus.archived_at is not None
     assert Annotation.objects.filter(assignment__pair=pair).count() == 1

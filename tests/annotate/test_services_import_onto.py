@@ -186,12 +186,12 @@ def test_ids_not_in_the_corpus_are_refused_and_named() -> None:
     _corpus_with_alice()
     _refused(
         [make_record(pid, annotations={"bob": "0-0"}) for pid in ("p1", "p9", "p8")],
-        r"2 pair ids of the file are not in corpus 'c': 'p9', 'p8'",
+        r"2 pair ids of the file are not in corpus “c”: 'p9', 'p8'",
     )
 
 
 def test_a_missing_or_archived_corpus_is_refused() -> None:
-    with pytest.raises(CorpusImportError, match="no corpus named 'nope'"):
+    with pytest.raises(CorpusImportError, match="no corpus named “nope”"):
         corpus_import_onto_records(corpus_name="nope", records=[make_record("p1")])
     corpus = _corpus_with_alice()
     Corpus.objects.filter(pk=corpus.pk).update(archived_at="2026-01-01T00:00Z")
@@ -361,7 +361,7 @@ def test_a_full_jsonl_export_reimports_onto_its_corpus_as_unchanged(tmp_path: Pa
         stdout=out_text,
     )
     assert out_text.getvalue().startswith(
-        "added 0 annotations to 0 of the 2 pairs of the file in corpus 'c', 0 gold alignments "
+        "added 0 annotations to 0 of the 2 pairs of the file in corpus “c”, 0 gold alignments "
         "(3 of the file's annotations and the gold of 1 pair were the corpus's already)"
     )
     # a comment the file gives that differs is a conflict: the file's would be lost

@@ -174,3 +174,38 @@ def test_the_jobs_table_shows_its_cancel_buttons_and_errors_on_a_laptop_screen(
     assert cancel["x"] + cancel["width"] <= 1280
     page.screenshot(path=str(SCREENSHOTS / "jobs_laptop.png"))
     assert page.js_errors == []
+
+
+def test_the_home_page_s_recent_jobs_show_a_long_error_whole_on_a_laptop_screen(
+    page_for: Any, live_server: Any, admin: Any
+) -> None:
+    errors = [
+        "pairs_with_a_very_long_file_name_without_any_spaces_in_it_at_all_2026_11_27.jsonl "
+        "could not be read",
+        'pairs.jsonl, line 17, field "annotations": annotator name "someone_rather_long" '
+        'differs from the existing user "Someone_Rather_Long" only in case or look-alike '
+        "characters; write that name to attribute the work to them (nothing was imported)",
+    ]
+    with SERVER_LOCK:
+        for error in errors:
+            Job.objects.create(
+                kind="corpus_import", owner=admin, status=Job.Status.FAILED, error=error
+            )
+    page = page_for(admin, viewport=(1280, 800))
+    page.goto(f"{live_server.url}/")
+    shown = page.locator("#jobs-table .errors-inline")
+    assert sorted(shown.all_inner_texts()) == sorted(errors)  # whole, not cut
+    for k in range(shown.count()):
+        cell = shown.nth(k).locator("xpath=ancestor::td")
+        hidden = cell.evaluate("td => td.scrollWidth - td.clientWidth")
+        assert hidden <= 0, f"error {k} runs {hidden}px past its cell"
+        box = shown.nth(k).bounding_box()
+        assert box["x"] + box["width"] <= 1280
+    wrap = page.locator("#jobs-table").evaluate(
+        "table => { const wrap = table.closest('.table-wrap');"
+        " return wrap.scrollWidth - wrap.clientWidth; }"
+    )
+    assert wrap <= 0
+    page.locator("#jobs-title").scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / "home_jobs_long_errors.png"))
+    assert page.js_errors == []

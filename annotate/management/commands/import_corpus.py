@@ -5,6 +5,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
+from annotate.exceptions import quoted
 from annotate.management.commands._base import DomainCommand
 from annotate.services.uploads import corpus_import_files
 from scoring import formats
@@ -57,13 +58,13 @@ class Command(DomainCommand):
         if report.onto_existing:
             self.stdout.write(
                 f"added {report.annotations} annotations to {report.annotated_pairs} of the "
-                f"{report.pairs} pairs of the file in corpus {report.corpus!r}, "
+                f"{report.pairs} pairs of the file in corpus {quoted(report.corpus)}, "
                 f"{report.gold_alignments} gold alignments"
                 + _already(report.annotations_unchanged, report.gold_unchanged)
             )
         else:
             self.stdout.write(
-                f"imported {report.pairs} pairs into corpus {report.corpus!r}"
+                f"imported {report.pairs} pairs into corpus {quoted(report.corpus)}"
                 f"{' (new)' if report.created_corpus else ''}: {report.annotations} annotations, "
                 f"{report.prefills} prefills, {report.gold_alignments} gold alignments"
             )

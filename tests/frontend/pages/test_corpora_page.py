@@ -255,7 +255,7 @@ def test_adding_annotations_to_a_corpus_that_is_not_there_is_refused_on_the_form
     body = {"corpus": "nope", "format": "jsonl", "files": files, "onto_existing": "on"}
     response = admin.post("/corpora/import/", body)
     assert response.status_code == 400
-    assert "there is no corpus named &#x27;nope&#x27;" in response.content.decode()
+    assert "there is no corpus named “nope”" in response.content.decode()
     assert not Job.objects.exists()
 
 
@@ -420,7 +420,7 @@ def test_a_wrong_name_deletes_nothing_and_says_what_to_type(admin: Client) -> No
         assert response.status_code == 400
         html = response.content.decode()
         assert '<span class="errors" role="alert">' in html
-    assert "type the corpus name, &#x27;rte&#x27;, to delete it" in html
+    assert "type the corpus name, “rte”, to delete it" in html
     corpus.refresh_from_db()
     assert corpus.archived_at is None and not Job.objects.filter(kind="corpus_delete").exists()
 
@@ -453,7 +453,7 @@ def test_a_corpus_whose_job_runs_is_not_deleted(admin: Client) -> None:
     running = Job.objects.create(kind="prefill", corpus=corpus, status=Job.Status.RUNNING)
     response = admin.post(f"/corpora/{corpus.pk}/delete/", _confirm(corpus, "rte"))
     assert response.status_code == 409
-    assert f"job #{running.pk} (prefill) of &#x27;rte&#x27; is running" in response.content.decode()
+    assert f"job #{running.pk} (prefill) of “rte” is running" in response.content.decode()
 
 
 def test_a_confirmed_deletion_hides_the_corpus_at_once_and_its_job_removes_it(

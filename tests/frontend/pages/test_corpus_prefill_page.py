@@ -372,7 +372,7 @@ def test_the_queue_order_of_an_archived_corpus_is_refused_as_the_api_refuses_it(
     assert corpus.queue_order == Corpus.QueueOrder.POSITION
     html = _text(response.content.decode())
     assert (
-        "The queue order was not changed: corpus 'pre' is archived: restore it before "
+        "The queue order was not changed: corpus “pre” is archived: restore it before "
         "changing its queue order"
     ) in html.replace("&#x27;", "'")
 
