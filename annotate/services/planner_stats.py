@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from django.db import DatabaseError, connection, transaction
+from django.db import Error, connection, transaction
 from django.db.models import Model
 
 from annotate.models import (
@@ -72,7 +72,7 @@ def _analyze(tables: list[str]) -> None:
             with transaction.atomic(), connection.cursor() as cursor:
                 cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
                 cursor.execute(f"ANALYZE {connection.ops.quote_name(table)}")
-        except DatabaseError:
+        except Error:  # any database error, the connection lost included
             logger.exception("could not analyse %s after a bulk write", table)
 
 
