@@ -96,15 +96,68 @@ class QueueSummary:
     next_id: int | None
 
 
-def queue_summary(user: User) -> QueueSummary:
-    """Counts by status, the pair worked on last (the in-progress one with the latest
-    activity) and the next pair to open (that one, else the first not submitted in queue
-    order, or the least sure one in a corpus ordered that way), in a few queries whatever the
-    queue's length."""
-    mine = queued_assignments_of(user)
-    counts = {name: 0 for name in Assignment.Status.values}
-    for name, count in mine.order_by().values_list("status").annotate(count=Count("*")):
-        counts[name] = count
+@dataclass(frozen=True)
+class QueueTally:
+    """How many of the user's queued assignments each corpus holds in each status, read in one
+    grouped query: ``rows`` are (corpus id, corpus name, status, count), by corpus name."""
+
+    rows: list[tuple[int, str, str, int]]
+    #: The user's queued assignments (:func:`queued_assignments_of`), for the reads that follow.
+    queued: QuerySet[Assignment]
+
+    def counts(self) -> dict[str, int]:
+        """The whole queue by status (every status, 0 when none)."""
+        counts = {name: 0 for name in Assignment.Status.values}
+        for _, _, status, count in self.rows:
+            counts[status] += count
+        return counts
+
+    def corpora(self) -> list[tuple[int, str, int]]:
+        """Id, name and how many of the user's pairs each corpus holds, by name."""
+        held: dict[tuple[int, str], int] = {}
+        for pk, name, _, count in self.rows:
+            held[(pk, name)] = held.get((pk, name), 0) + count
+        return [(pk, name, count) for (pk, name), count in held.items()]
+
+    def per_corpus(self, *, status: str | None = None) -> list[tuple[int, int]]:
+        """Corpus id and how many of the user's pairs of ``status`` (or any) it holds, in queue
+        order, the corpora without any left out."""
+        held: dict[int, int] = {}
+        for pk, _, row_status, count in self.rows:
+            if status is None or row_status == status:
+                held[pk] = held.get(pk, 0) + count
+        return [(pk, count) for pk, count in held.items() if count]
+
+
+def queue_tally(user: User) -> QueueTally:
+    """:class:`QueueTally` of the user's queue: one pass over their assignments, however many
+    figures the page shows (counts by status, the corpora of the filter, the list's total)."""
+    queued = queued_assignments_of(user)
+    # Grouped by the corpus's id alone, and the few names read apart: grouping and sorting by
+    # the name too costs SQLite a second temporary B-tree over the groups of every row.
+    counted = list(
+        queued.order_by().values_list("pair__corpus_id", "status").annotate(count=Count("*"))
+    )
+    names = dict(
+        Corpus.objects.filter(pk__in={pk for pk, _, _ in counted}).values_list("pk", "name")
+        if counted
+        else ()
+    )
+    rows = sorted(
+        # (a corpus deleted in between is left out)
+        ((int(pk), names[pk], status, int(n)) for pk, status, n in counted if pk in names),
+        key=lambda row: (row[1], row[2]),
+    )
+    return QueueTally(rows=rows, queued=queued)
+
+
+def queue_summary(user: User, *, tally: QueueTally | None = None) -> QueueSummary:
+    """Counts by status (from ``tally`` when the caller has read it), the pair worked on last
+    (the in-progress one with the latest activity) and the next pair to open (that one, else
+    the first not submitted in queue order, or the least sure one in a corpus ordered that
+    way), in a few queries whatever the queue's length."""
+    tally = tally or queue_tally(user)
+    mine, counts = tally.queued, tally.counts()
     last = (
         mine.filter(status=Assignment.Status.IN_PROGRESS)
         .order_by(F("last_activity_at").desc(nulls_last=True), "-pk")
@@ -131,7 +184,12 @@ def queue_listed(
     """The user's queue in queue order, only the columns a list shows: of one ``status``, of
     one ``corpus`` (by id), and with ``search`` in the pair's id or either text (ignoring
     case)."""
-    listed = queued_assignments_of(user)
+    return _listed(queued_assignments_of(user), status=status, corpus=corpus, search=search)
+
+
+def _listed(
+    listed: QuerySet[Assignment], *, status: str | None, corpus: int | None, search: str = ""
+) -> QuerySet[Assignment]:
     if status:
         listed = listed.filter(status=status)
     if corpus is not None:
@@ -159,12 +217,65 @@ def queue_listed(
 def queue_corpora(user: User) -> list[tuple[int, str, int]]:
     """The corpora of the user's queue (archived ones left out): id, name and how many of
     the user's pairs each holds, by name."""
-    return list(
-        queued_assignments_of(user)
-        .order_by("pair__corpus__name")
-        .values_list("pair__corpus_id", "pair__corpus__name")
-        .annotate(count=Count("*"))
-    )
+    return queue_tally(user).corpora()
+
+
+#: Rows into one corpus's part of the queue up to which a page is read by pair position, a
+#: few rows of the pair table's ``(corpus, position)`` index and of the user's assignments
+#: per row shown. Deeper, the index walk would pass more pairs than a sort of the user's
+#: whole queue reads.
+PAGE_BY_POSITION_UP_TO = 2000
+
+
+class QueuePage:
+    """The user's queue in queue order (of one ``status``, of one ``corpus``), sliced as a
+    list is, and counted from a :class:`QueueTally`: a page reads only its own rows.
+
+    Queue order is corpus name, then pair position (an annotator holds a pair once, so no two
+    rows tie). Each corpus's part of a page is read by pair position, which PostgreSQL walks
+    in the pair table's ``(corpus, position)`` index, keeping the user's pairs and stopping
+    once the page is full; sorting the user's whole queue by name and position joins every
+    one of their assignments to its pair first. A page deeper than
+    :data:`PAGE_BY_POSITION_UP_TO` into a corpus is read that way, though."""
+
+    def __init__(
+        self, tally: QueueTally, *, status: str | None = None, corpus: int | None = None
+    ) -> None:
+        self.listed = _listed(tally.queued, status=status, corpus=corpus)
+        self.parts = [
+            (pk, count)
+            for pk, count in tally.per_corpus(status=status)
+            if corpus is None or pk == corpus
+        ]
+
+    def count(self) -> int:
+        return sum(count for _, count in self.parts)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, index: slice) -> list[Assignment]:
+        if not isinstance(index, slice) or index.step not in (None, 1):
+            raise TypeError("a queue page is read by a slice")
+        start, stop, _ = index.indices(self.count())
+        reads = []
+        before = 0  # rows of the corpora before this one
+        for pk, count in self.parts:
+            low, high = max(start - before, 0), min(stop - before, count)
+            if low < high:
+                if high > PAGE_BY_POSITION_UP_TO:
+                    return list(self.listed.order_by(*QUEUE_ORDER)[start:stop])
+                reads.append((pk, low, high))
+            before += count
+        rows: list[Assignment] = []
+        for pk, low, high in reads:
+            in_corpus = self.listed.filter(pair__corpus_id=pk)
+            rows += in_corpus.order_by("pair__position", "pk")[low:high]
+        return rows
+
+
+#: The order of the queue (:func:`assignments_of`), with the tie-breaker the lists add.
+QUEUE_ORDER = ("pair__corpus__name", "pair__position", "pk")
 
 
 def queue_of(
@@ -177,13 +288,17 @@ def queue_of(
     per_page: int = QUEUE_PAGE,
 ) -> Queue:
     """The user's queue for the API: :func:`queue_summary` and one page of
-    :func:`queue_listed`."""
-    summary = queue_summary(user)
-    listed = queue_listed(user, status=status, corpus=corpus, search=search)
-    if corpus is None and not search:
-        total = summary.counts[status] if status else sum(summary.counts.values())
+    :func:`queue_listed` (without ``search``, a :class:`QueuePage`: counted from the tally
+    the summary reads)."""
+    tally = queue_tally(user)
+    summary = queue_summary(user, tally=tally)
+    listed: QuerySet[Assignment] | QueuePage
+    if search:
+        listed = _listed(tally.queued, status=status, corpus=corpus, search=search)
+        listed = listed.order_by(*QUEUE_ORDER)
     else:
-        total = listed.count()
+        listed = QueuePage(tally, status=status, corpus=corpus)
+    total = listed.count()
     start = (page - 1) * per_page
     return Queue(
         assignments=list(listed[start : start + per_page]),

@@ -27,6 +27,7 @@ from annotate.models import Annotation, AnnotationEvent, Assignment, Corpus, Job
 from annotate.selectors.assignments import imported_accounts
 from annotate.services.annotations import annotation_event_append
 from annotate.services.corpora import corpus_in_use_check
+from annotate.services.planner_stats import tables_analyze
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -233,6 +234,8 @@ def assignments_plan(
             f"the assignments of corpus {corpus.name!r} changed while this plan was made (idle "
             "work released, an import); nothing was planned: run the plan again"
         ) from None
+    # Once the plan commits (this function's transaction): see planner_stats.
+    tables_analyze({Assignment: len(new_rows)})
     names = dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
     return PlanReport(
         created=len(new_rows),

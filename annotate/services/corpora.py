@@ -67,6 +67,7 @@ from annotate.services.import_stage import (
     record_staged,
     staged_batch_write,
 )
+from annotate.services.planner_stats import import_tables_analyze
 from annotate.services.users import username_check, username_twin
 from scoring import formats
 from scoring.corpus import PairRecord
@@ -517,6 +518,14 @@ def _write_stage(
         except Exception:  # the database itself failing: the hourly clean-up takes it later
             logger.exception("could not delete the staging corpus of an import that failed")
         raise
+    # The planner's statistics still describe the tables before the import (see
+    # :mod:`annotate.services.planner_stats`).
+    import_tables_analyze(
+        pairs=report.pairs,
+        prefills=report.prefills,
+        annotations=report.annotations,
+        gold_alignments=report.gold_alignments,
+    )
     return report
 
 

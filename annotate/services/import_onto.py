@@ -86,6 +86,7 @@ from annotate.services.import_stage import (
     record_staged,
 )
 from annotate.services.links import links_insert, rows_insert
+from annotate.services.planner_stats import import_tables_analyze
 from scoring import formats
 from scoring.corpus import PairRecord
 from scoring.errors import FormatError, ScoringError
@@ -506,6 +507,10 @@ def _write(corpus_name: str, stage: ImportStage) -> ImportReport:
         raise CorpusImportError(
             f"{message} ({_kept_text(kept)})", partly_imported=True, **where
         ) from error
+    # The pairs were there already: only the work added to them moves the statistics.
+    import_tables_analyze(
+        pairs=0, annotations=report.annotations, gold_alignments=report.gold_alignments
+    )
     return report
 
 

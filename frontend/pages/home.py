@@ -55,6 +55,8 @@ QUEUE_COLUMNS = (
     Column("Last worked", _cell("queue-last")),
 )
 
+#: The sorts that list the queue in queue order (:data:`~annotate.selectors.workspace.QUEUE_ORDER`).
+QUEUE_ORDERED = {"queue", "corpus"}
 STATUS_LABELS = dict(Assignment.Status.choices)
 
 
@@ -78,7 +80,8 @@ class QueueFilters(forms.Form):
 
 def _queue(request: HttpRequest) -> dict[str, Any]:
     user = request.user
-    filters = QueueFilters(request.GET, corpora=workspace_reads.queue_corpora(user))
+    tally = workspace_reads.queue_tally(user)
+    filters = QueueFilters(request.GET, corpora=tally.corpora())
     chosen: dict[str, Any] = {}
     if filters.is_valid():
         chosen = {
@@ -86,10 +89,18 @@ def _queue(request: HttpRequest) -> dict[str, Any]:
             "corpus": filters.cleaned_data["corpus"],
             "search": filters.cleaned_data["q"].strip(),
         }
-    summary = workspace_reads.queue_summary(user)
+    summary = workspace_reads.queue_summary(user, tally=tally)
+    rows: Any
+    if request.GET.get("sort", "queue") in QUEUE_ORDERED and not chosen.get("search"):
+        # In queue order a page reads its own rows alone, counted from the tally.
+        rows = workspace_reads.QueuePage(
+            tally, status=chosen.get("status"), corpus=chosen.get("corpus")
+        )
+    else:
+        rows = workspace_reads.queue_listed(user, **chosen)
     table = table_page(
         request,
-        workspace_reads.queue_listed(user, **chosen),
+        rows,
         QUEUE_COLUMNS,
         default_sort="queue",
         noun="pairs",
