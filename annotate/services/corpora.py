@@ -1,4 +1,4 @@
-"""Corpora: create, import, export, archive, restore and delete.
+"""Corpora: create, import, archive, restore and delete (export: :mod:`annotate.services.exports`).
 
 Import is all-or-nothing, and holds the database's write lock only while it writes: records
 stream from a :mod:`scoring.formats` reader and are checked and staged in a temporary file,
@@ -32,7 +32,6 @@ from django.db.models import F, Max, QuerySet
 from django.utils import timezone
 
 from annotate import roles
-from annotate.consistent_reads import read_snapshot
 from annotate.exceptions import Conflict, DomainError, quoted
 from annotate.jobs_runtime import job_task
 from annotate.models import (
@@ -50,14 +49,7 @@ from annotate.models import (
     PairDisagreement,
     SentencePair,
 )
-from annotate.selectors.corpora import corpus_contents, corpus_pair_records
-from annotate.services.exports import (
-    Written,
-    export_parameters_check,
-    pairs_with,
-    phrase_table_export,
-    selector_for,
-)
+from annotate.selectors.corpora import corpus_contents
 from annotate.services.import_stage import (
     CorpusImportError,
     ImportStage,
@@ -79,11 +71,6 @@ BATCH_SIZE = 1000
 #: Pairs read between two reports of an import's reading stage (a tenth of a second to a few
 #: seconds on a busy host), so that its job shows it moving.
 READ_REPORT_EVERY = 100
-ALIGNMENT_CHOICES = ("annotator", "prefill", "gold")
-
-
-class CorpusExportError(DomainError):
-    code = "export_failed"
 
 
 @dataclass
@@ -710,99 +697,3 @@ class ImportUsers:
                 self._usernames.append(username)
             self._users[username] = user
         return self._users[username]
-
-
-def corpus_export(
-    *,
-    corpus_name: str,
-    format_name: str,
-    output: Path,
-    annotator: str | None = None,
-    prefill: bool = False,
-    gold: bool = False,
-    phrases: dict[str, Any] | None = None,
-) -> int:
-    """Write the corpus to ``output``; returns the number of pairs written.
-
-    Lossless formats (``jsonl``) carry every alignment. Single-alignment formats need exactly one
-    of ``annotator``, ``prefill`` or ``gold`` to say which alignment to write, and hold the pairs
-    that have it (:func:`~annotate.services.exports.pairs_with`). A phrase table (``phrases``)
-    counts the chosen alignment, or every one, with the export job's ``phrases`` options
-    (``use``, ``max_length``, ``keep_identical``).
-    """
-    try:
-        corpus = Corpus.objects.get(name=corpus_name)
-    except Corpus.DoesNotExist:
-        raise CorpusExportError(f"there is no corpus named {quoted(corpus_name)}") from None
-    chosen = [flag for flag in (annotator is not None, prefill, gold) if flag]
-    if len(chosen) > 1:
-        raise CorpusExportError("choose at most one of --annotator, --prefill and --gold")
-    if phrases and format_name != "phrases":
-        raise CorpusExportError("--use, --max-length and --keep-identical apply to phrases only")
-    if format_name == "phrases":
-        which = "annotator" if annotator is not None else "prefill" if prefill else "gold"
-        which = which if chosen else "all"
-        parameters = export_parameters_check(
-            corpus=corpus,
-            format_name=format_name,
-            which=which,
-            annotator=annotator or "",
-            **(phrases or {}),
-        )
-        return _phrase_table_write(corpus, parameters, Path(output))
-    pick: formats.AlignmentSelector | None = None
-    if annotator is not None:
-        if not get_user_model().objects.filter(username=annotator).exists():
-            raise CorpusExportError(f"no user named {annotator!r}")
-        pick = selector_for("annotator", annotator)[1]
-    elif prefill or gold:
-        pick = selector_for("prefill" if prefill else "gold")[1]
-    spec = _writable(format_name)
-    if pick is not None and not spec.selects_alignment:
-        raise CorpusExportError(
-            f"the {spec.name} format keeps every alignment; --annotator, --prefill and --gold "
-            "apply to single-alignment formats"
-        )
-    records: Iterable[PairRecord] = corpus_pair_records(corpus)
-    written: set[str] = set()
-    try:
-        with read_snapshot():  # the corpus at one moment, as the export job reads it
-            spec.write(
-                Written(records if pick is None else pairs_with(records, pick), written),
-                Path(output),
-                alignment=pick,
-            )
-    except ScoringError as error:
-        raise CorpusExportError(str(error)) from error
-    return len(written)
-
-
-def _phrase_table_write(corpus: Corpus, parameters: dict[str, Any], output: Path) -> int:
-    """The export job's phrase table written to ``output`` (whole, or not at all)."""
-    written: set[str] = set()
-    partial = output.with_name(f".{output.name}.{uuid.uuid4().hex}.part")
-    try:
-        with read_snapshot():
-            total = SentencePair.objects.filter(corpus=corpus).count()
-            phrase_table_export(corpus, parameters, partial, _no_progress, total, written)
-        partial.replace(output)
-    finally:
-        partial.unlink(missing_ok=True)
-    return len(written)
-
-
-def _no_progress(percent: float, message: str) -> None:
-    """A command's export reports no progress."""
-
-
-def _writable(format_name: str) -> formats.FormatSpec:
-    try:
-        spec = formats.get_format(format_name)
-    except ScoringError as error:
-        raise CorpusExportError(str(error)) from error
-    if not spec.writable:
-        raise CorpusExportError(
-            f"the {spec.name} format cannot be written; writable formats: "
-            f"{', '.join(formats.writable_formats())}"
-        )
-    return spec

@@ -6,8 +6,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from annotate.management.commands._base import DomainCommand
-from annotate.services.corpora import corpus_export
-from annotate.services.exports import MAX_PHRASE_LENGTH, PHRASE_USES
+from annotate.services.exports import MAX_PHRASE_LENGTH, PHRASE_USES, corpus_export
 from scoring import formats
 
 
