@@ -119,6 +119,15 @@ class QueueTally:
             held[(pk, name)] = held.get((pk, name), 0) + count
         return [(pk, name, count) for (pk, name), count in held.items()]
 
+    def least_sure_first(self) -> list[str]:
+        """Names of the corpora with pairs of the user not yet submitted whose queue order is
+        *least sure prefill first*: there the next pair is not the list's next row."""
+        open_in = {
+            pk for pk, _, status, count in self.rows if status != Assignment.Status.SUBMITTED
+        }
+        ordered = Corpus.objects.filter(pk__in=open_in, queue_order=Corpus.QueueOrder.LEAST_SURE)
+        return sorted(ordered.values_list("name", flat=True))
+
     def per_corpus(self, *, status: str | None = None) -> list[tuple[int, int]]:
         """Corpus id and how many of the user's pairs of ``status`` (or any) it holds, in queue
         order, the corpora without any left out."""

@@ -116,6 +116,7 @@ def _queue(request: HttpRequest) -> dict[str, Any]:
         "filtered": any(chosen.values()),
         "queue": table,
         "summary": summary,
+        "least_sure_first": tally.least_sure_first(),
         "total": sum(summary.counts.values()),
         "status_counts": [
             (status, label, summary.counts[status]) for status, label in Assignment.Status.choices

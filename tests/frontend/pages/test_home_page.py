@@ -253,3 +253,18 @@ def test_the_statistics_button_says_compute_until_they_were_computed_once() -> N
     corpus.stats = {"pairs": 0}
     corpus.save(update_fields=["stats"])
     assert ">Recompute statistics</button>" in admin.get("/").content.decode()
+
+
+def test_the_queue_says_where_n_opens_the_least_sure_pair_instead_of_the_next_row(
+    alice: Any,
+) -> None:
+    news, novels = make_corpus("news"), make_corpus("novels")
+    make_assignment(_pair(news, "n1"), alice)
+    make_assignment(_pair(novels, "v1"), alice)
+    html = _client(alice).get("/").content.decode()
+    assert 'id="least-sure-note"' not in html
+    news.queue_order = news.QueueOrder.LEAST_SURE
+    news.save(update_fields=["queue_order"])
+    html = _client(alice).get("/").content.decode()
+    note = html.split('id="least-sure-note">', 1)[1].split("</p>", 1)[0]
+    assert "In news," in note and "novels" not in note
