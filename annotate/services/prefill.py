@@ -74,9 +74,6 @@ logger = logging.getLogger(__name__)
 WRITE_CHUNK = 200
 
 
-#: Aligners that never get the server's ``PPDB_PATH``: the identity baseline links identical
-#: words only, although it shares the ``lexical`` aligner's option set.
-_NO_SETTINGS_PPDB = frozenset({"identity"})
 #: Where the server takes each option naming a file from.
 _PATH_SETTINGS = {"ppdb": "the server's setting PPDB_PATH"}
 
@@ -354,7 +351,7 @@ def _aligner_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """Options to build aligner ``name`` with: the server's settings, ``options`` on top."""
     out: dict[str, Any] = {}
     known = aligner_class(name).options_class.names()
-    if settings.PPDB_PATH and "ppdb" in known and name not in _NO_SETTINGS_PPDB:
+    if settings.PPDB_PATH and "ppdb" in known:
         out["ppdb"] = settings.PPDB_PATH
     out.update(options)
     return out

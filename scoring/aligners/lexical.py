@@ -244,17 +244,28 @@ class LexicalAligner(Aligner):
         return self.rules.classes(source, target)
 
     def _align(self, source: list[str], target: list[str]) -> AlignerOutput:
-        rules = self.rules
-        accepted = greedy_one_to_one(rules.classes(source, target))
-        return output_from_matches(len(source), len(target), accepted, rules.warnings)
+        return _one_to_one(self.rules, source, target)
 
 
-class IdentityAligner(LexicalAligner):
+class IdentityAligner(Aligner):
     """Lowercase one-to-one identity links (the literature's identity baseline)."""
 
     name = "identity"
+    version = 1
     options_class = IdentityOptions
     options: IdentityOptions
+
+    def __init__(self, options: IdentityOptions | None = None) -> None:
+        super().__init__(options)
+        self.rules = MatchRules(stem=False, wordnet=False, ppdb=None, strict=False)
+
+    def _align(self, source: list[str], target: list[str]) -> AlignerOutput:
+        return _one_to_one(self.rules, source, target)
+
+
+def _one_to_one(rules: MatchRules, source: list[str], target: list[str]) -> AlignerOutput:
+    accepted = greedy_one_to_one(rules.classes(source, target))
+    return output_from_matches(len(source), len(target), accepted, rules.warnings)
 
 
 def output_from_matches(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar, Literal
 
 from scoring.options import SEED, Choices, Constraint, Interval, Options
 
@@ -71,13 +71,31 @@ class LexicalOptions(AlignerOptions):
 
 
 @dataclass(frozen=True, slots=True)
-class IdentityOptions(LexicalOptions):
-    """``identity``: the lexical aligner with the identical and lowercase rules only."""
+class IdentityOptions(AlignerOptions):
+    """``identity``: identical and lowercase words only, the literature's identity baseline, so
+    it has no match rules or resources to choose (``lexical`` adds stems, WordNet and PPDB)."""
 
     owner: ClassVar[str] = "aligner 'identity'"
+    #: The ``lexical`` options an identity model file may hold, at the values under which they
+    #: leave identity a baseline; read as no option. Any other value is refused as unknown.
+    baseline_values: ClassVar[Mapping[str, object]] = {
+        "stem": False,
+        "wordnet": False,
+        "ppdb": None,
+        "strict_resources": False,
+    }
 
-    stem: bool = False
-    wordnet: bool = False
+    @classmethod
+    def from_dict(
+        cls, data: Mapping[str, Any], *, unknown: Literal["error", "drop"] = "error"
+    ) -> IdentityOptions:
+        if isinstance(data, Mapping):
+            data = {
+                key: value
+                for key, value in data.items()
+                if key not in cls.baseline_values or value != cls.baseline_values[key]
+            }
+        return super(IdentityOptions, cls).from_dict(data, unknown=unknown)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ import pytest
 from scoring import resources
 from scoring.aligners import get_aligner
 from scoring.aligners import lexical as lexical_module
+from scoring.aligners.base import Aligner
 from scoring.aligners.lexical import (
     IDENTICAL,
     LOWER,
@@ -20,7 +21,8 @@ from scoring.aligners.lexical import (
     greedy_one_to_one,
     load_ppdb,
 )
-from scoring.errors import ResourceMissingError
+from scoring.aligners.options import IdentityOptions
+from scoring.errors import OptionsError, ResourceMissingError
 
 
 def _words(
@@ -49,6 +51,23 @@ def test_identity_links_only_identical_words_ignoring_case() -> None:
     target = ["the", "official", "visits", "paris"]
     output = get_aligner("identity").align(source, target)
     assert output.sure == {(0, 0), (3, 3)}
+
+
+def test_identity_has_no_match_rules_to_turn_on_so_it_stays_the_baseline() -> None:
+    for option in ("stem", "wordnet", "ppdb", "strict_resources"):
+        with pytest.raises(OptionsError, match=f"unknown option '{option}'.*known options: max"):
+            IdentityOptions.from_dict({option: True})
+    assert IdentityOptions.names() == ("max_length",)
+
+
+def test_an_identity_model_holding_the_rule_options_at_their_baseline_values_loads() -> None:
+    saved = get_aligner("identity", max_length=40).to_dict()
+    saved["options"].update(stem=False, wordnet=False, ppdb=None, strict_resources=False)
+    loaded = Aligner.from_dict(saved)
+    assert loaded.options == IdentityOptions(max_length=40)
+    saved["options"]["stem"] = True  # identity with stems was the lexical aligner, not identity
+    with pytest.raises(OptionsError, match="'stem'"):
+        Aligner.from_dict(saved)
 
 
 def test_wordnet_synonyms_are_possible_links() -> None:
