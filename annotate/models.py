@@ -167,6 +167,8 @@ class SentencePair(models.Model):
         # the corpus page read of them: the order of the assignments', prefills' and golds'
         # pair indexes, so PostgreSQL can merge the pairs with those instead of hashing every
         # assignment, and reads a narrower index than `pair_figures` when it does hash.
+        # `pair_by_position` gives a page of the pair list in corpus order, however deep, its
+        # ids from the index alone (the unique `(corpus, position)` holds no id).
         indexes = [
             models.Index(
                 fields=["corpus", "subcorpus", "split", "n_source", "n_target", "position", "id"],
@@ -176,6 +178,7 @@ class SentencePair(models.Model):
                 fields=["corpus", "id", "subcorpus", "n_source", "n_target"],
                 name="pair_by_corpus",
             ),
+            models.Index(fields=["corpus", "position", "id"], name="pair_by_position"),
         ]
 
     def __str__(self) -> str:

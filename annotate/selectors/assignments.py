@@ -18,7 +18,7 @@ from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Q
 
 from annotate import roles
-from annotate.models import AnnotationEvent, Assignment, Corpus, SentencePair
+from annotate.models import Annotation, AnnotationEvent, Assignment, Corpus, SentencePair
 
 _STATUS = Assignment.Status
 
@@ -159,10 +159,52 @@ def corpus_progress(corpus: Corpus) -> dict[str, Any]:
     against sentence length.
     """
     coverage, subcorpora = corpus_coverage(corpus)
-    # One pass over the submitted assignments gives both: the active times of the timed ones
-    # (imported work is untimed), for the medians, and the edit rate, which counts submitted
-    # pairs with a prefill, against the newest prefill (stored with each annotation,
-    # :attr:`Annotation.prefill_edits`).
+    figures = submitted_figures(corpus)
+    annotators = []
+    for row in _work(corpus):
+        edits = figures.edited.get(row["annotator_id"], {})
+        annotators.append(
+            {
+                "username": row["username"],
+                "is_active": row["is_active"],
+                "assigned": row["assigned"],
+                "new": row["new"],
+                "in_progress": row["in_progress"],
+                "submitted": row["submitted"],
+                "median_active_seconds": figures.median_by_annotator.get(row["annotator_id"]),
+                "edit_rate": edits["edits"] / edits["cells"] if edits.get("cells") else None,
+                "edit_rate_pairs": edits.get("pairs", 0),
+            }
+        )
+    for sub in subcorpora:
+        sub["median_active_seconds"] = figures.median_by_subcorpus.get(sub["subcorpus"])
+    return {"coverage": coverage, "annotators": annotators, "subcorpora": subcorpora}
+
+
+@dataclass(frozen=True)
+class SubmittedFigures:
+    """The figures of a corpus's submitted assignments: the median active time of the timed
+    ones (imported work is untimed) per annotator id and per sub-corpus (``None`` without
+    any), and per annotator id the edit rate's sums over those with a prefill (``pairs``,
+    ``cells``, ``edits``; see :attr:`Annotation.prefill_edits`)."""
+
+    median_by_annotator: dict[int, float | None]
+    median_by_subcorpus: dict[str, float | None]
+    edited: dict[int, dict[str, int]]
+
+
+def submitted_figures(corpus: Corpus) -> SubmittedFigures:
+    """:class:`SubmittedFigures` of ``corpus``: on PostgreSQL aggregated in one statement
+    (:func:`_submitted_figures_sql`), elsewhere from the rows (:func:`submitted_figures_rows`),
+    with the same result."""
+    if connection.vendor == "postgresql":
+        return _submitted_figures_sql(corpus)
+    return submitted_figures_rows(corpus)
+
+
+def submitted_figures_rows(corpus: Corpus) -> SubmittedFigures:
+    """:class:`SubmittedFigures` from every submitted assignment's row, read into Python (what
+    a database without ordered-set aggregates does; one row per assignment)."""
     submitted = (
         Assignment.objects.filter(pair__corpus=corpus, status=_STATUS.SUBMITTED)
         .annotate(cells=F("pair__n_source") * F("pair__n_target"))
@@ -187,25 +229,58 @@ def corpus_progress(corpus: Corpus) -> dict[str, Any]:
             counted["pairs"] += 1
             counted["cells"] += cells
             counted["edits"] += changed
-    annotators = []
-    for row in _work(corpus):
-        edits = edited.get(row["annotator_id"], {})
-        annotators.append(
-            {
-                "username": row["username"],
-                "is_active": row["is_active"],
-                "assigned": row["assigned"],
-                "new": row["new"],
-                "in_progress": row["in_progress"],
-                "submitted": row["submitted"],
-                "median_active_seconds": _median(times[row["annotator_id"]]),
-                "edit_rate": edits["edits"] / edits["cells"] if edits.get("cells") else None,
-                "edit_rate_pairs": edits.get("pairs", 0),
-            }
-        )
-    for sub in subcorpora:
-        sub["median_active_seconds"] = _median(times_by_sub[sub["subcorpus"]])
-    return {"coverage": coverage, "annotators": annotators, "subcorpora": subcorpora}
+    return SubmittedFigures(
+        median_by_annotator={pk: _median(values) for pk, values in times.items()},
+        median_by_subcorpus={sub: _median(values) for sub, values in times_by_sub.items()},
+        edited=dict(edited),
+    )
+
+
+def _middle(low: float | None, high: float | None) -> float | None:
+    """The median from its two middle values (the same one for an odd count), rounded as
+    :func:`_median` rounds it: ``statistics.median`` averages the two middle values the same
+    way (``(a + b) / 2``; ``(x + x) / 2`` is ``x``)."""
+    if low is None or high is None:
+        return None
+    return round((low + high) / 2, 1)
+
+
+def _submitted_figures_sql(corpus: Corpus) -> SubmittedFigures:
+    """:class:`SubmittedFigures` aggregated by PostgreSQL, grouped by annotator and by
+    sub-corpus in one pass over the submitted assignments: a few rows reach Python instead of
+    one per assignment (240,000 at 80,000 pairs × 3 annotators, most of the tab's time). The
+    median is exact: ``percentile_disc(0.5)`` in ascending order is the lower middle value and
+    in descending order the upper one."""
+    pair, assignment = SentencePair._meta.db_table, Assignment._meta.db_table
+    annotation = Annotation._meta.db_table
+    sql = f"""
+        SELECT GROUPING(a.annotator_id), a.annotator_id, sp.subcorpus,
+               PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY a.active_seconds)
+                   FILTER (WHERE a.active_seconds > 0),
+               PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY a.active_seconds DESC)
+                   FILTER (WHERE a.active_seconds > 0),
+               COUNT(an.prefill_edits),
+               SUM(sp.n_source * sp.n_target) FILTER (WHERE an.prefill_edits IS NOT NULL),
+               SUM(an.prefill_edits)
+        FROM {assignment} a
+        JOIN {pair} sp ON sp.id = a.pair_id
+        LEFT JOIN {annotation} an ON an.assignment_id = a.id
+        WHERE sp.corpus_id = %s AND a.status = %s
+        GROUP BY GROUPING SETS ((a.annotator_id), (sp.subcorpus))
+    """
+    by_annotator: dict[int, float | None] = {}
+    by_subcorpus: dict[str, float | None] = {}
+    edited: dict[int, dict[str, int]] = {}
+    for grouped_by_sub, annotator_id, subcorpus, low, high, pairs, cells, edits in _rows(
+        sql, [corpus.pk, _STATUS.SUBMITTED]
+    ):
+        if grouped_by_sub:
+            by_subcorpus[subcorpus] = _middle(low, high)
+            continue
+        by_annotator[annotator_id] = _middle(low, high)
+        if pairs:
+            edited[annotator_id] = {"pairs": pairs, "cells": int(cells), "edits": int(edits)}
+    return SubmittedFigures(by_annotator, by_subcorpus, edited)
 
 
 @dataclass(frozen=True)

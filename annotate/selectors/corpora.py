@@ -31,6 +31,7 @@ from annotate.models import (
     ScorerModel,
     SentencePair,
 )
+from annotate.selectors.paging import IdsFirst
 from scoring.corpus import LENGTH_BIN_STARTS, AnnotationRecord, PairRecord, length_bin_labels
 
 STREAM_CHUNK = 500
@@ -594,9 +595,14 @@ def corpus_pairs_page(
 ) -> tuple[list[SentencePair], int]:
     """One page of :func:`corpus_pairs_filtered` and the number of matching pairs. The page's
     ids are chosen first (the sort reads only the index), then only those rows are read, each
-    with its assignment counts and gold flag (:func:`pairs_with_counts`)."""
-    pairs = corpus_pairs_filtered(corpus, **filters)
-    total = pairs.count()
+    with its assignment counts and gold flag (:func:`pairs_with_counts`). The first page of a
+    search is counted apart (the page itself stops at its last row); a deeper one evaluates
+    the search once for both (:class:`IdsFirst`)."""
+    # past the first page a search is evaluated once, for the count and the page
+    listed = IdsFirst(
+        corpus_pairs_filtered(corpus, **filters), whole=bool(filters.get("search")) and page > 1
+    )
+    total = listed.count()
     start = (page - 1) * per_page
-    ids = list(pairs.values_list("id", flat=True)[start : start + per_page])
+    ids = listed.ids(slice(start, start + per_page))
     return pairs_with_counts(ids), total

@@ -20,6 +20,7 @@ from annotate.models import (
     GoldAlignment,
     SentencePair,
 )
+from annotate.selectors.paging import IdsFirst
 from annotate.services.annotations import (
     LinkMap,
     annotation_links,
@@ -245,7 +246,8 @@ class QueuePage:
     in the pair table's ``(corpus, position)`` index, keeping the user's pairs and stopping
     once the page is full; sorting the user's whole queue by name and position joins every
     one of their assignments to its pair first. A page deeper than
-    :data:`PAGE_BY_POSITION_UP_TO` into a corpus is read that way, though."""
+    :data:`PAGE_BY_POSITION_UP_TO` into a corpus is read that way, though, its ids first
+    (:class:`IdsFirst`: the sort carries ids, names and positions, not the rows shown)."""
 
     def __init__(
         self, tally: QueueTally, *, status: str | None = None, corpus: int | None = None
@@ -273,7 +275,7 @@ class QueuePage:
             low, high = max(start - before, 0), min(stop - before, count)
             if low < high:
                 if high > PAGE_BY_POSITION_UP_TO:
-                    return list(self.listed.order_by(*QUEUE_ORDER)[start:stop])
+                    return IdsFirst(self.listed.order_by(*QUEUE_ORDER))[start:stop]
                 reads.append((pk, low, high))
             before += count
         rows: list[Assignment] = []
@@ -301,10 +303,11 @@ def queue_of(
     the summary reads)."""
     tally = queue_tally(user)
     summary = queue_summary(user, tally=tally)
-    listed: QuerySet[Assignment] | QueuePage
+    listed: IdsFirst | QueuePage
     if search:
         listed = _listed(tally.queued, status=status, corpus=corpus, search=search)
-        listed = listed.order_by(*QUEUE_ORDER)
+        # past the first page the search is evaluated once, for the count and the page
+        listed = IdsFirst(listed.order_by(*QUEUE_ORDER), whole=page > 1)
     else:
         listed = QueuePage(tally, status=status, corpus=corpus)
     total = listed.count()

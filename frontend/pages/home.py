@@ -18,9 +18,10 @@ from annotate.selectors import adjudication as adjudication_reads
 from annotate.selectors import corpora as corpora_reads
 from annotate.selectors import jobs as jobs_reads
 from annotate.selectors import workspace as workspace_reads
+from annotate.selectors.paging import IdsFirst
 from annotate.selectors.workers import waiting_job_notice
 from frontend.pages.jobs import ACTIVE, job_label
-from frontend.tables import Column, table_page
+from frontend.tables import Column, page_asked, table_page
 
 TEMPLATE = "frontend/home.html"
 #: Rows of the admin's two short lists on the home page; the full lists are a click away.
@@ -97,7 +98,12 @@ def _queue(request: HttpRequest) -> dict[str, Any]:
             tally, status=chosen.get("status"), corpus=chosen.get("corpus")
         )
     else:
-        rows = workspace_reads.queue_listed(user, **chosen)
+        # A page's ids first; past the first page a search is evaluated once, for the count
+        # and the page.
+        deep = page_asked(request.GET.get("page")) > 1
+        rows = IdsFirst(
+            workspace_reads.queue_listed(user, **chosen), whole=bool(chosen.get("search")) and deep
+        )
     table = table_page(
         request,
         rows,

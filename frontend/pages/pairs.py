@@ -12,8 +12,9 @@ from django.shortcuts import render
 
 from annotate.exceptions import NotFound
 from annotate.selectors import corpora as corpora_reads
+from annotate.selectors.paging import IdsFirst
 from frontend.access import admin_page
-from frontend.tables import Column, table_page
+from frontend.tables import Column, page_asked, table_page
 
 TEMPLATE = "frontend/admin/corpus_pairs.html"
 #: How the filters name the empty sub-corpus or split.
@@ -135,7 +136,9 @@ def corpus_pairs(request: HttpRequest, corpus_id: int) -> HttpResponse:
     narrowed = bool(chosen["search"]) or len(chosen) > 1
     table = table_page(
         request,
-        pairs,
+        # A page's ids are chosen first; past the first page a search is evaluated once, for
+        # the count and the page.
+        IdsFirst(pairs, whole=bool(chosen["search"]) and page_asked(request.GET.get("page")) > 1),
         COLUMNS,
         noun="pairs",
         empty_title="No pair matches" if narrowed else "No pairs yet",
