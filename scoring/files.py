@@ -16,7 +16,10 @@ def atomic_output(path: Path) -> Iterator[IO[str]]:
     """Write ``path`` through a temporary file renamed into place only on success.
 
     A reader error half-way through a conversion therefore leaves no partial output, nor the
-    folders made for it (``--output new/run1/out.jsonl``, or a Pharaoh output folder).
+    folders made for it (``--output new/run1/out.jsonl``, or a Pharaoh output folder). A stream
+    (``/dev/stdout``, a named pipe, a shell's ``>(gzip > f)``) is written in place as the output
+    comes: a file renamed over it would replace the device or pipe and its reader would get
+    nothing.
     """
     if path.is_dir():
         raise FormatError(
@@ -24,6 +27,10 @@ def atomic_output(path: Path) -> Iterator[IO[str]]:
             path=path,
             field="output",
         )
+    if path.exists() and not path.is_file():
+        with path.open("w", encoding="utf-8", newline="\n") as stream:
+            yield stream
+        return
     made = [folder for folder in (path.parent, *path.parent.parents) if not folder.exists()]
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.partial")

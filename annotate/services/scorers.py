@@ -301,6 +301,13 @@ def _training_pairs(corpus: Corpus, split: str, target: str) -> Any:
     return pairs.filter(**{f"{target}__isnull": False}).annotate(value=F(target))
 
 
+#: A training target as a refusal names it to the user (the column names are not words).
+_TARGET_WORDS = {
+    "gold_score": "a gold score",
+    "gold_label": "a gold label",
+    "rating": "an annotator's rating",
+}
+
 #: The most split names a refusal lists.
 SPLITS_LISTED = 20
 
@@ -309,7 +316,7 @@ def _no_training_data(corpus: Corpus, split: str, target: str, field: str) -> Sc
     pairs = SentencePair.objects.filter(corpus=corpus)
     if pairs.filter(split=split).exists():
         where = f"in split {split!r}" if split else "without a split"
-        message = f"corpus {corpus.name!r} has no pairs {where} with a {target}"
+        message = f"corpus {corpus.name!r} has no pairs {where} with {_TARGET_WORDS[target]}"
     else:
         splits = list(
             pairs.order_by("split").values_list("split", flat=True).distinct()[: SPLITS_LISTED + 1]
@@ -340,8 +347,8 @@ def training_targets_check(
     if refusal is not None:
         where = f"split {split!r}" if split else "the pairs without a split"
         raise ScorerTrainingError(
-            f"the {kind} scorer cannot train on the {len(values)} pairs of {where} with a "
-            f"{target}: {refusal}",
+            f"the {kind} scorer cannot train on the {len(values)} pairs of {where} with "
+            f"{_TARGET_WORDS[target]}: {refusal}",
             field="train_split",
         )
 

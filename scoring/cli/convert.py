@@ -10,6 +10,7 @@ written, so a bad input leaves nothing behind.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -120,8 +121,10 @@ def run(args: argparse.Namespace) -> int:
             f" ({records.unaligned} pairs had no alignment and were written with none: read "
             "back, their alignment has no link)"
         )
+    # on stderr, as align's: an --output of /dev/stdout holds the converted corpus alone
     print(
-        f"converted {counter.count} pairs from {source.name} to {target.name}: {args.output}{note}"
+        f"converted {counter.count} pairs from {source.name} to {target.name}: {args.output}{note}",
+        file=sys.stderr,
     )
     return 0
 

@@ -8,12 +8,14 @@ from pathlib import Path
 
 #: Bytes read to find the first line (a jacana file may hold one long line).
 _HEAD = 65_536
+#: The first bytes of a zip archive (the web app's exports of several files).
+_ZIP_MAGIC = b"PK\x03\x04"
 
 
 def guess_format(path: Path) -> str | None:
     """The format name ``path``'s first non-blank line suggests, or ``None`` when it suggests
-    none or the file cannot be read (a directory, a missing file: the reader says so). A pipe
-    is not read again: its reader has taken what it held."""
+    none, is not text (a zip archive, a binary file) or cannot be read (a directory, a missing
+    file: the reader says so). A pipe is not read again: its reader has taken what it held."""
     if not path.is_file():
         return None
     try:
@@ -21,6 +23,8 @@ def guess_format(path: Path) -> str | None:
             head = handle.read(_HEAD)
     except OSError:
         return None
+    if head.startswith(_ZIP_MAGIC) or b"\x00" in head.split(b"\n", 1)[0]:
+        return None  # a zip or a binary file: its bytes happen to hold tabs, not columns
     text = head.decode("utf-8", errors="replace").replace("\ufeff", "")
     line = next((line for line in text.splitlines() if line.strip()), "").strip("\r\n")
     start = line.lstrip()

@@ -95,7 +95,7 @@ def test_ratings_are_averaged_over_submitted_annotations(corpus: Corpus) -> None
 def test_a_split_without_targets_is_refused(corpus: Corpus) -> None:
     with pytest.raises(ScorerTrainingError, match="has no split 'dev'; its splits: test, train"):
         scorer_train(corpus=corpus, kind="pfsm", train_split="dev", test_split=None)
-    with pytest.raises(ScorerTrainingError, match="no pairs in split 'train' with a gold_label"):
+    with pytest.raises(ScorerTrainingError, match="no pairs in split 'train' with a gold label"):
         scorer_train(
             corpus=corpus, kind="pfsm", train_split="train", test_split=None, target="gold_label"
         )
@@ -378,7 +378,7 @@ def test_training_reports_each_perceptron_epoch_between_its_start_and_the_evalua
         (
             {"train_split": "train", "target": "gold_label"},
             "train_split",
-            "corpus 'sts' has no pairs in split 'train' with a gold_label",
+            "corpus 'sts' has no pairs in split 'train' with a gold label",
         ),
         (
             {"train_split": "train", "test_split": "held-out"},
@@ -394,7 +394,7 @@ def test_training_reports_each_perceptron_epoch_between_its_start_and_the_evalua
         (
             {"train_split": "test", "target": "rating"},
             "train_split",
-            "corpus 'sts' has no pairs in split 'test' with a rating",
+            "corpus 'sts' has no pairs in split 'test' with an annotator's rating",
         ),
     ],
 )
@@ -417,7 +417,7 @@ def test_the_job_still_checks_the_split_when_it_runs(corpus: Corpus) -> None:
     corpus.pairs.filter(split="train").update(gold_score=None)
     assert jobs_runtime.job_run(job_id=job.pk, worker="w") == Job.Status.FAILED
     job.refresh_from_db()
-    assert "no pairs in split 'train' with a gold_score" in job.error
+    assert "no pairs in split 'train' with a gold score" in job.error
 
 
 def test_a_name_in_use_is_refused_at_the_request_and_queues_nothing(corpus: Corpus) -> None:
@@ -554,7 +554,7 @@ def test_a_corpus_without_splits_is_named_plainly_in_refusals_and_model_names() 
     corpus = Corpus.objects.get(name="plain")
     with pytest.raises(ScorerTrainingError) as refused:
         scorer_train_job_create(corpus=corpus, kind="pfsm", train_split="", target="gold_label")
-    assert str(refused.value) == "corpus 'plain' has no pairs without a split with a gold_label"
+    assert str(refused.value) == "corpus 'plain' has no pairs without a split with a gold label"
     with pytest.raises(ScorerTrainingError, match=r"its splits: \(none\)$"):
         scorer_train_job_create(corpus=corpus, kind="pfsm", train_split="dev")
     model = scorer_train(corpus=corpus, kind="pfsm", train_split="", test_split=None)

@@ -302,9 +302,9 @@ def test_the_form_that_scores_a_pair_is_a_fragment_that_follows_the_training(
         (
             {"target": "gold_label"},
             "target",
-            "no pairs in split &#x27;train&#x27; with a gold_label",
+            "no pairs in split &#x27;train&#x27; with a gold label",
         ),
-        ({"target": "rating", "test_split": "test"}, "test", "with a rating"),
+        ({"target": "rating", "test_split": "test"}, "test", "with an annotator&#x27;s rating"),
         ({"kind": "neural"}, "kind", "Select a valid choice"),
         ({"train_split": "dev"}, "train_split", "Select a valid choice"),
     ],
@@ -366,7 +366,7 @@ def test_a_training_its_scorer_could_only_fail_is_refused_on_the_split_and_queue
     assert response.status_code == 400
     errors = response.content.decode().split('id="train-errors"', 1)[1].split("</div>", 1)[0]
     assert (
-        "the mt scorer cannot train on the 2 pairs of split &#x27;train&#x27; with a gold_label: "
+        "the mt scorer cannot train on the 2 pairs of split &#x27;train&#x27; with a gold label: "
         "5-fold cross-validation needs ≥ 5 pairs of each label, got 1 of label 0 and 1 of label 1"
     ) in errors
     assert not Job.objects.filter(kind="train_scorer").exists()

@@ -82,7 +82,7 @@ def test_a_chosen_alignment_writes_only_the_pairs_that_have_it(
     out = tmp_path / "gold.tsv"
     assert main(["convert", "--from", "jsonl", "--to", "multimwa", "--gold", str(corpus),
                  "--output", str(out)]) == 0  # fmt: skip
-    assert "converted 1 pairs" in capsys.readouterr().out
+    assert "converted 1 pairs" in capsys.readouterr().err
     assert out.read_text().splitlines() == ["p1\ta\tN/A\tb\tN/A\t1\t1\t0-0\t"]
 
 

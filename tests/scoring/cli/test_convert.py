@@ -20,7 +20,9 @@ def test_jacana_to_pharaoh_to_jsonl_and_back_is_stable(
     sure, both = folder / "gold.train.sure.json", folder / "gold.train.sure+poss.json"
     assert main(["convert", "--from", "jacana", "--to", "pharaoh", str(sure), str(both),
                  "--output", str(tmp_path / "ph")]) == 0  # fmt: skip
-    assert "converted 714 pairs from jacana to pharaoh" in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert "converted 714 pairs from jacana to pharaoh" in printed.err
+    assert printed.out == ""  # stdout holds only what --output /dev/stdout writes
     assert main(["convert", "--from", "pharaoh", "--to", "jsonl", str(tmp_path / "ph"),
                  "--output", str(tmp_path / "c.jsonl")]) == 0  # fmt: skip
     assert main(["convert", "--from", "jsonl", "--to", "pharaoh", str(tmp_path / "c.jsonl"),
@@ -55,7 +57,7 @@ def test_pairs_without_an_alignment_are_written_with_none_and_the_summary_says_s
     )
     assert main(["convert", "--from", "msrp", "--to", "pharaoh", str(msrp),
                  "--output", str(tmp_path / "ph")]) == 0  # fmt: skip
-    assert "(2 pairs had no alignment and were written with none" in capsys.readouterr().out
+    assert "(2 pairs had no alignment and were written with none" in capsys.readouterr().err
     assert (tmp_path / "ph" / "alignment.txt").read_text() == "\n\n"
 
 

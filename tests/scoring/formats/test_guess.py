@@ -53,3 +53,23 @@ def test_a_broken_file_of_the_chosen_format_gets_no_hint(tmp_path: Path) -> None
     with pytest.raises(FormatError) as caught:
         list(read_corpus("multimwa", [path]))
     assert caught.value.line == 2 and "looks like" not in caught.value.message
+
+
+def test_a_zip_or_binary_file_suggests_no_format(tmp_path: Path) -> None:
+    # compressed bytes may hold a tab before the first newline, as the web app's zipped jacana
+    # export does: two tab-separated "fields" must not suggest the sts format
+    archive = tmp_path / "export.zip"
+    archive.write_bytes(b"PK\x03\x04\x14\x00gold.json\tx\n")
+    binary = tmp_path / "tool"
+    binary.write_bytes(b"\x7fELF\x02\x01\x00\x00\tx\n")
+    assert guess_format(archive) is None
+    assert guess_format(binary) is None
+
+
+def test_a_zipped_export_read_as_jacana_names_no_other_format(tmp_path: Path) -> None:
+    archive = tmp_path / "sample-jacana-all.zip"
+    archive.write_bytes(b"PK\x03\x04\x14\x00gold.json\tx\n")
+    with pytest.raises(FormatError) as caught:
+        list(read_corpus("jacana", [archive]))
+    assert "zip archive" in caught.value.message
+    assert "looks like" not in caught.value.message
