@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -44,7 +44,9 @@ from scoring.aligners.em_kernels import (
     hmm_estep,
     model1_agreement_estep,
     model1_estep,
+    normalize_lexicon,
     posteriors,
+    union_sorted,
 )
 from scoring.aligners.lexical import STEM, LexicalAligner, greedy_one_to_one
 from scoring.aligners.options import EMOptions, LexicalOptions
@@ -53,9 +55,18 @@ from scoring.errors import FormatError, ModelError
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
 I8 = npt.NDArray[np.int8]
 
 NULL_ID = 0
+#: Cells of the training data whose keys :func:`_layout` makes at a time (8 bytes each).
+LAYOUT_CELLS = 1 << 22
+#: An E-step runs in chunks of pairs of about this many seconds each (:func:`_chunks`): between
+#: two, Python runs, so a cancelled job (its ``progress`` raises), a soft time limit or a
+#: stopping worker's signal takes effect within about that long, not at the end of the step.
+CHUNK_SECONDS = 0.25
+#: Pairs of the first chunk of an E-step; the next ones are sized from the time it took.
+FIRST_CHUNK = 64
 
 
 # --- training data layout ----------------------------------------------------------------------
@@ -70,48 +81,100 @@ class _Direction:
 
 
 def _layout(
-    cond: Sequence[I64], gen: Sequence[I64], vocab_size: int
-) -> tuple[I64, I64, I64, I64, I64]:
+    cond: Sequence[I64],
+    gen: Sequence[I64],
+    vocab_size: int,
+    report: Callable[[float], None] | None = None,
+) -> tuple[I64, I64, I32, I64, I64]:
     """Cell index of every (conditioning word or empty word, generated word) of every pair.
 
     Returns ``(cond_len, gen_len, cells, cell_off, keys)``: ``keys`` are the distinct table keys
-    (sorted) and ``cells`` index into them, pair by pair, ``(J, I + 1)`` row-major.
+    (sorted) and ``cells`` (``int32``) index into them, pair by pair, ``(J, I + 1)`` row-major.
+    The keys of the cells are made :data:`LAYOUT_CELLS` at a time, twice (to find the distinct
+    ones, then to index them): all at once they would take 8 bytes a cell, and sorting them
+    three times that. ``report(share)`` is called after each chunk (where a cancelled job
+    stops).
     """
     cond_len = np.fromiter((len(c) for c in cond), dtype=np.int64, count=len(cond))
     gen_len = np.fromiter((len(g) for g in gen), dtype=np.int64, count=len(gen))
     sizes = gen_len * (cond_len + 1)
     cell_off = np.zeros(len(cond) + 1, dtype=np.int64)
     np.cumsum(sizes, out=cell_off[1:])
-    raw = np.empty(int(cell_off[-1]), dtype=np.int64)
-    for k, (c, g) in enumerate(zip(cond, gen, strict=True)):
-        with_null = np.append(c, NULL_ID)
-        raw[cell_off[k] : cell_off[k + 1]] = (with_null[None, :] * vocab_size + g[:, None]).ravel()
-    keys, cells = np.unique(raw, return_inverse=True)
-    return cond_len, gen_len, cells.astype(np.int64), cell_off, keys
+    chunks = _layout_chunks(cell_off)
+    done = 0
+    keys = np.empty(0, dtype=np.int64)
+    for first, stop in chunks:
+        keys = union_sorted(
+            keys, np.unique(_cell_keys(cond, gen, vocab_size, cell_off, first, stop))
+        )
+        done += 1
+        if report is not None:
+            report(done / (2 * len(chunks)))
+    if keys.size > np.iinfo(np.int32).max:
+        raise ModelError(
+            f"the corpus has {keys.size:,} distinct word pairs, more than EM's cell tables hold"
+        )
+    cells = np.empty(int(cell_off[-1]), dtype=np.int32)
+    for first, stop in chunks:
+        distinct, inverse = np.unique(
+            _cell_keys(cond, gen, vocab_size, cell_off, first, stop), return_inverse=True
+        )
+        # Sorted needles: a walk through ``keys``, where each cell's own search would jump.
+        cells[cell_off[first] : cell_off[stop]] = np.searchsorted(keys, distinct)[inverse]
+        done += 1
+        if report is not None:
+            report(done / (2 * len(chunks)))
+    return cond_len, gen_len, cells, cell_off, keys
 
 
-def _normalize(
-    counts: F64, group: I64, members: F64, n_groups: int, add: float, floor: float
-) -> F64:
-    """M-step of the lexicon: ``t(f | e) = (c(e, f) + add) / (c(e) + add · |{f}|)`` (add-n
-    smoothing over the word pairs seen with ``e``, Moore 2004), at least ``floor``."""
-    totals = np.bincount(group, weights=counts, minlength=n_groups)
-    prob = (counts + add) / np.maximum(totals[group] + add * members[group], 1e-300)
-    return np.maximum(prob, floor)
+def _layout_chunks(cell_off: I64) -> list[tuple[int, int]]:
+    """Consecutive pair ranges ``[first, stop)`` of about :data:`LAYOUT_CELLS` cells each (at
+    least one pair)."""
+    chunks = []
+    first = 0
+    n = cell_off.size - 1
+    while first < n:
+        stop = int(np.searchsorted(cell_off, cell_off[first] + LAYOUT_CELLS, side="right")) - 1
+        stop = min(n, max(stop, first + 1))
+        chunks.append((first, stop))
+        first = stop
+    return chunks
+
+
+def _cell_keys(
+    cond: Sequence[I64], gen: Sequence[I64], vocab_size: int, cell_off: I64, first: int, stop: int
+) -> I64:
+    """The table key ``e · V + f`` of every cell of the pairs ``first`` to ``stop``."""
+    base = cell_off[first]
+    raw = np.empty(int(cell_off[stop] - base), dtype=np.int64)
+    for k in range(first, stop):
+        with_null = np.append(cond[k], NULL_ID)
+        raw[cell_off[k] - base : cell_off[k + 1] - base] = (
+            with_null[None, :] * vocab_size + gen[k][:, None]
+        ).ravel()
+    return raw
 
 
 class _DirectionRun:
     """One direction's training data layout (:func:`_layout`) and current parameters."""
 
     def __init__(
-        self, cond: Sequence[I64], gen: Sequence[I64], size: int, options: EMOptions
+        self,
+        cond: Sequence[I64],
+        gen: Sequence[I64],
+        size: int,
+        options: EMOptions,
+        report: Callable[[float], None] | None = None,
     ) -> None:
-        self.cond_len, self.gen_len, self.cells, self.cell_off, self.keys = _layout(cond, gen, size)
+        self.cond_len, self.gen_len, self.cells, self.cell_off, self.keys = _layout(
+            cond, gen, size, report
+        )
         self.size = size
-        self.group = self.keys // size
         # Uniform start: t(f | e) = 1 / (number of f co-occurring with e).
-        self.members = np.bincount(self.group, minlength=size).astype(np.float64)
-        self.prob: F64 = 1.0 / self.members[self.group]
+        group = self.keys // size
+        self.members = np.bincount(group, minlength=size).astype(np.float64)
+        self.prob: F64 = 1.0 / self.members[group]
+        del group
         self.max_jump = options.max_jump
         self.start = options.start
         self.end = options.end
@@ -128,7 +191,8 @@ class _DirectionRun:
         self.p0_log: list[float] = []
 
     def normalize(self, counts: F64) -> F64:
-        return _normalize(counts, self.group, self.members, self.size, self.add, self.floor)
+        """The M-step of the lexicon (:func:`normalize_lexicon`), in ``counts``' memory."""
+        return normalize_lexicon(counts, self.keys, self.size, self.members, self.add, self.floor)
 
     def update_alignment(self, jump_counts: F64, bound_counts: F64) -> None:
         """M-step of the jump table and of the start and end tables (:func:`_boundary_tables`)
@@ -144,7 +208,7 @@ class _DirectionRun:
         self.bounds = _boundary_tables(self.start, self.end, self.jump, own)
 
     def table(self) -> _Direction:
-        keep = (self.prob >= self.prune) | (self.group == NULL_ID)
+        keep = (self.prob >= self.prune) | (self.keys // self.size == NULL_ID)
         return _Direction(self.keys[keep].copy(), self.prob[keep].copy())
 
 
@@ -223,100 +287,117 @@ class EMAligner(Aligner):
         size = len(vocab)
         # Direction 0 generates the target words from the source words, direction 1 the reverse.
         runs = (
-            _DirectionRun(src_ids, tgt_ids, size, o),
-            _DirectionRun(tgt_ids, src_ids, size, o),
+            _DirectionRun(src_ids, tgt_ids, size, o, self._layout_report(0, len(pairs))),
+            _DirectionRun(tgt_ids, src_ids, size, o, self._layout_report(1, len(pairs))),
         )
         st, ts = runs
         agreement = o.training == "agreement"
         agreement_log: dict[str, list[float]] = {"model1": [], "hmm": []}
         max_jump = o.max_jump
         smooth = o.jump_smoothing
-        lls: tuple[float, ...]
+        lls: tuple[float, float]
         total = o.model1_iterations + o.hmm_iterations
         self.report_progress(0.0, f"EM on {len(pairs)} pairs, {size - 1} words")
         for iteration in range(o.model1_iterations):
             counts = [np.zeros_like(run.prob) for run in runs]
-            if agreement:
-                stats = np.zeros(3)
-                lls = model1_agreement_estep(
-                    st.cond_len,
-                    st.gen_len,
-                    st.cells,
-                    st.cell_off,
-                    ts.cells,
-                    ts.cell_off,
-                    weights,
-                    st.prob,
-                    ts.prob,
-                    counts[0],
-                    counts[1],
-                    stats,
-                )
-                agreement_log["model1"].append(_agreed_share(stats))
-            else:
-                lls = tuple(
-                    model1_estep(
-                        run.cond_len, run.gen_len, run.cells, run.cell_off, weights, run.prob, c
+            stats = np.zeros(3)
+            lls = (0.0, 0.0)
+            stage = f"IBM Model 1 iteration {iteration + 1} of {o.model1_iterations}"
+            for a, b in self._chunks(len(weights), len(pairs), iteration, total, stage):
+                if agreement:
+                    lls = model1_agreement_estep(
+                        st.cond_len[a:b],
+                        st.gen_len[a:b],
+                        st.cells,
+                        st.cell_off[a : b + 1],
+                        ts.cells,
+                        ts.cell_off[a : b + 1],
+                        weights[a:b],
+                        st.prob,
+                        ts.prob,
+                        counts[0],
+                        counts[1],
+                        stats,
+                        lls,
                     )
-                    for run, c in zip(runs, counts, strict=True)
-                )
+                else:
+                    ll_st, ll_ts = (
+                        model1_estep(
+                            run.cond_len[a:b],
+                            run.gen_len[a:b],
+                            run.cells,
+                            run.cell_off[a : b + 1],
+                            weights[a:b],
+                            run.prob,
+                            c,
+                            ll,
+                        )
+                        for run, c, ll in zip(runs, counts, lls, strict=True)
+                    )
+                    lls = (ll_st, ll_ts)
+            if agreement:
+                agreement_log["model1"].append(_agreed_share(stats))
             for run, c, ll in zip(runs, counts, lls, strict=True):
                 run.model1_ll.append(ll)
                 run.prob = run.normalize(c)
-            self.report_progress(
-                (iteration + 1) / total,
-                f"IBM Model 1 iteration {iteration + 1} of {o.model1_iterations} done",
-            )
+            self.report_progress((iteration + 1) / total, f"{stage} done")
         for iteration in range(o.hmm_iterations):
             counts = [np.zeros_like(run.prob) for run in runs]
             jump_counts = [np.zeros_like(run.jump) for run in runs]
             bound_counts = [np.zeros_like(run.bounds) for run in runs]
             null_counts = [np.zeros(2) for _ in runs]
+            stats = np.zeros(3)
+            lls = (0.0, 0.0)
+            stage = f"HMM iteration {iteration + 1} of {o.hmm_iterations}"
+            done = o.model1_iterations + iteration
+            for a, b in self._chunks(len(weights), len(pairs), done, total, stage):
+                if agreement:
+                    lls = hmm_agreement_estep(
+                        (
+                            st.cond_len[a:b],
+                            st.gen_len[a:b],
+                            st.cells,
+                            st.cell_off[a : b + 1],
+                            ts.cells,
+                            ts.cell_off[a : b + 1],
+                            weights[a:b],
+                            align_weights[a:b],
+                        ),
+                        (st.prob, st.jump, st.bounds, st.p0),
+                        (ts.prob, ts.jump, ts.bounds, ts.p0),
+                        (max_jump, smooth),
+                        (counts[0], jump_counts[0], bound_counts[0], null_counts[0]),
+                        (counts[1], jump_counts[1], bound_counts[1], null_counts[1]),
+                        stats,
+                        lls,
+                    )
+                else:
+                    ll_st, ll_ts = (
+                        hmm_estep(
+                            run.cond_len[a:b],
+                            run.gen_len[a:b],
+                            run.cells,
+                            run.cell_off[a : b + 1],
+                            weights[a:b],
+                            align_weights[a:b],
+                            run.prob,
+                            run.jump,
+                            run.bounds,
+                            (max_jump, smooth),
+                            run.p0,
+                            c,
+                            jc,
+                            bc,
+                            nc,
+                            ll,
+                        )
+                        for run, c, jc, bc, nc, ll in zip(
+                            runs, counts, jump_counts, bound_counts, null_counts, lls, strict=True
+                        )
+                    )
+                    lls = (ll_st, ll_ts)
             if agreement:
-                stats = np.zeros(3)
-                lls = hmm_agreement_estep(
-                    (
-                        st.cond_len,
-                        st.gen_len,
-                        st.cells,
-                        st.cell_off,
-                        ts.cells,
-                        ts.cell_off,
-                        weights,
-                        align_weights,
-                    ),
-                    (st.prob, st.jump, st.bounds, st.p0),
-                    (ts.prob, ts.jump, ts.bounds, ts.p0),
-                    (max_jump, smooth),
-                    (counts[0], jump_counts[0], bound_counts[0], null_counts[0]),
-                    (counts[1], jump_counts[1], bound_counts[1], null_counts[1]),
-                    stats,
-                )
                 agreement_log["hmm"].append(_agreed_share(stats))
-            else:
-                lls = tuple(
-                    hmm_estep(
-                        run.cond_len,
-                        run.gen_len,
-                        run.cells,
-                        run.cell_off,
-                        weights,
-                        align_weights,
-                        run.prob,
-                        run.jump,
-                        run.bounds,
-                        max_jump,
-                        smooth,
-                        run.p0,
-                        c,
-                        jc,
-                        bc,
-                        nc,
-                    )
-                    for run, c, jc, bc, nc in zip(
-                        runs, counts, jump_counts, bound_counts, null_counts, strict=True
-                    )
-                )
             for run, c, jc, bc, nc, ll in zip(
                 runs, counts, jump_counts, bound_counts, null_counts, lls, strict=True
             ):
@@ -326,10 +407,7 @@ class EMAligner(Aligner):
                 run.update_alignment(jc, bc)
                 if o.learn_null:
                     run.p0 = float(np.clip(nc[0] / nc[1], 0.01, 0.95))
-            self.report_progress(
-                (o.model1_iterations + iteration + 1) / total,
-                f"HMM iteration {iteration + 1} of {o.hmm_iterations} done",
-            )
+            self.report_progress((o.model1_iterations + iteration + 1) / total, f"{stage} done")
         self.vocab = vocab
         self.directions = [run.table() for run in runs]
         self.jumps = [run.jump for run in runs]
@@ -352,6 +430,37 @@ class EMAligner(Aligner):
             log["agreed_share"] = agreement_log
         log["seconds"] = time.perf_counter() - started
         self.log = log
+
+    def _layout_report(self, direction: int, n_corpus: int) -> Callable[[float], None]:
+        def report(share: float) -> None:
+            self.report_progress(
+                0.0, f"laying out {n_corpus:,} pairs, direction {direction + 1} of 2: {share:.0%}"
+            )
+
+        return report
+
+    def _chunks(
+        self, n: int, n_corpus: int, done: int, total: int, stage: str
+    ) -> Iterator[tuple[int, int]]:
+        """Consecutive pair ranges ``[a, b)`` of one E-step over ``n`` training pairs (the
+        ``n_corpus`` corpus pairs, then the identity pairs), each sized to take about
+        :data:`CHUNK_SECONDS` from the time the one before took. After each, once the caller
+        has run it, the training's progress is reported (``done`` of ``total`` iterations
+        before this one): where a cancelled job stops. The counts add up pair by pair in the
+        same order as in one range, so the model is the same, bit for bit."""
+        size = FIRST_CHUNK
+        a = 0
+        while a < n:
+            b = min(n, a + size)
+            began = time.perf_counter()
+            yield a, b
+            took = time.perf_counter() - began
+            size = max(1, min(2 * size, round(size * CHUNK_SECONDS / max(took, 1e-9))))
+            shown = min(b, n_corpus)
+            self.report_progress(
+                (done + b / n) / total, f"{stage}: {shown:,} of {n_corpus:,} pairs"
+            )
+            a = b
 
     def lexicon(self, direction: int = 0) -> dict[tuple[str, str], float]:
         """The learned ``t(f | e)`` as ``{(e, f): probability}``; direction 0 generates target

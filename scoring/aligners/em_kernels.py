@@ -7,9 +7,11 @@ they take the corpus laid out as contiguous arrays (pair lengths, CSR cell table
 and write counts into arrays the caller owns. Arguments of the joint HMM E-step travel as
 typed tuples (see the aliases below).
 
-The kernels release the GIL (``nogil``): one E-step over a large corpus runs for minutes on a
-busy machine, and the thread of the calling process that reports it alive (a worker's job
-heartbeat) must run meanwhile.
+The kernels release the GIL (``nogil``): the thread of the calling process that reports it
+alive (a worker's job heartbeat) runs meanwhile. A signal's Python handler (a job's soft time
+limit, a worker's shutdown) runs only once a kernel returns, so the E-steps take a range of
+pairs, and :mod:`scoring.aligners.em` calls them chunk by chunk, a fraction of a second each;
+cell tables are ``int32`` (four bytes a cell of every pair: the largest array of a training).
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from numba import njit
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
 I8 = npt.NDArray[np.int8]
 #: ``(source lengths, target lengths, cells s→t, offsets s→t, cells t→s, offsets t→s, pair
 #: weights, alignment-model weights)`` of the training pairs.
-AgreementPairs = tuple[I64, I64, I64, I64, I64, I64, F64, F64]
+AgreementPairs = tuple[I64, I64, I32, I64, I32, I64, F64, F64]
 #: One direction's HMM: ``(lexicon probabilities, jump table, start/end table, p0)``.
 HmmModel = tuple[F64, F64, F64, float]
 #: One direction's expected counts: ``(lexicon, jumps, start/end, empty word)``.
@@ -43,7 +46,7 @@ def _max_lengths(src_len: I64, tgt_len: I64) -> tuple[int, int]:
 
 
 @njit(cache=True, nogil=True)
-def _model1_pair(n_i: int, n_j: int, cells: I64, base: int, prob: F64, post: F64) -> float:
+def _model1_pair(n_i: int, n_j: int, cells: I32, base: int, prob: F64, post: F64) -> float:
     """Model 1 posteriors of one pair: ``post[j, i] = p(a_j = i | e, f)`` (``(J, I + 1)``, the
     empty word last); returns ``log p(f | e)``. ``cells[base + j·(I+1) + i]`` is the table index
     of ``(e_i, f_j)`` (``i = I`` is the empty word)."""
@@ -61,7 +64,7 @@ def _model1_pair(n_i: int, n_j: int, cells: I64, base: int, prob: F64, post: F64
 
 @njit(cache=True, nogil=True)
 def _add_counts(
-    n_i: int, n_j: int, cells: I64, base: int, post: F64, w: float, counts: F64
+    n_i: int, n_j: int, cells: I32, base: int, post: F64, w: float, counts: F64
 ) -> None:
     """Add ``w · post[j, i]`` (``(J, I + 1)``, the empty word last) to the expected count of
     each cell of one pair."""
@@ -75,18 +78,20 @@ def _add_counts(
 def model1_estep(
     src_len: I64,
     tgt_len: I64,
-    cells: I64,
+    cells: I32,
     cell_off: I64,
     weights: F64,
     prob: F64,
     counts: F64,
+    ll: float,
 ) -> float:
-    """One Model 1 E-step over all pairs; adds expected counts to ``counts``, returns the
-    weighted log-likelihood. ``cells[cell_off[k] + j·(I+1) + i]`` is the table index of
-    ``(e_i, f_j)`` (``i = I`` is the empty word)."""
+    """One Model 1 E-step over the pairs given (all, or a chunk: slices of the per-pair arrays,
+    ``cells`` whole); adds expected counts to ``counts``, returns ``ll`` plus the weighted
+    log-likelihood, added pair by pair (so that chunks in turn sum as one call does).
+    ``cells[cell_off[k] + j·(I+1) + i]`` is the table index of ``(e_i, f_j)`` (``i = I`` is the
+    empty word)."""
     max_i, max_j = _max_lengths(src_len, tgt_len)
     post = np.empty((max_j, max_i + 1))
-    ll = 0.0
     for k in range(src_len.shape[0]):
         n_i = src_len[k]
         n_j = tgt_len[k]
@@ -201,7 +206,7 @@ def _forward_backward(
 def _hmm_pair(
     n_i: int,
     n_j: int,
-    cells: I64,
+    cells: I32,
     base: int,
     prob: F64,
     jump: F64,
@@ -280,31 +285,33 @@ def _hmm_work(max_i: int, max_j: int) -> tuple[F64, F64, F64, F64, F64, F64, F64
 def hmm_estep(
     src_len: I64,
     tgt_len: I64,
-    cells: I64,
+    cells: I32,
     cell_off: I64,
     weights: F64,
     align_weights: F64,
     prob: F64,
     jump: F64,
     bounds: F64,
-    max_jump: int,
-    smooth: float,
+    hmm: tuple[int, float],
     p0: float,
     counts: F64,
     jump_counts: F64,
     bound_counts: F64,
     null_counts: F64,
+    ll: float,
 ) -> float:
-    """One HMM E-step over all pairs: expected lexicon counts, weighted by ``weights``, into
+    """One HMM E-step over the pairs given (all, or a chunk, as :func:`model1_estep`): expected
+    lexicon counts, weighted by ``weights``, into
     ``counts``; the alignment model's, weighted by ``align_weights``: expected jump counts
     (index ``d + max_jump``) into ``jump_counts``, start and end distance counts into
     ``bound_counts`` (:func:`transitions`), the expected number of empty-word positions and
-    of all positions into ``null_counts[0]`` and ``[1]``; returns the log-likelihood weighted
-    by ``weights``."""
+    of all positions into ``null_counts[0]`` and ``[1]``; returns ``ll`` plus the
+    log-likelihood weighted by ``weights``. ``hmm`` is ``(max_jump, smooth)``
+    (:func:`transitions`)."""
+    max_jump, smooth = hmm
     max_i, max_j = _max_lengths(src_len, tgt_len)
     work = _hmm_work(max_i, max_j)
     post = np.empty((max_j, max_i + 1))
-    ll = 0.0
     for k in range(src_len.shape[0]):
         n_i = src_len[k]
         n_j = tgt_len[k]
@@ -359,9 +366,9 @@ def agree(n_i: int, n_j: int, post_fwd: F64, post_bwd: F64, stats: F64) -> None:
 def model1_agreement_estep(
     src_len: I64,
     tgt_len: I64,
-    cells_st: I64,
+    cells_st: I32,
     off_st: I64,
-    cells_ts: I64,
+    cells_ts: I32,
     off_ts: I64,
     weights: F64,
     prob_st: F64,
@@ -369,16 +376,17 @@ def model1_agreement_estep(
     counts_st: F64,
     counts_ts: F64,
     stats: F64,
+    ll: tuple[float, float],
 ) -> tuple[float, float]:
     """One joint Model 1 E-step of both directions (``st`` generates the target words from the
-    source words, ``ts`` the reverse; each with its own cells, as in :func:`model1_estep`):
-    expected counts from :func:`agree` into ``counts_st`` and ``counts_ts``, agreement sums
-    into ``stats``; returns the two directions' weighted log-likelihoods."""
+    source words, ``ts`` the reverse; each with its own cells, as in :func:`model1_estep`) over
+    the pairs given (all, or a chunk): expected counts from :func:`agree` into ``counts_st``
+    and ``counts_ts``, agreement sums into ``stats``; returns ``ll`` plus the two directions'
+    weighted log-likelihoods."""
     max_s, max_t = _max_lengths(src_len, tgt_len)
     post_st = np.empty((max_t, max_s + 1))
     post_ts = np.empty((max_s, max_t + 1))
-    ll_st = 0.0
-    ll_ts = 0.0
+    ll_st, ll_ts = ll
     for k in range(src_len.shape[0]):
         n_s = src_len[k]
         n_t = tgt_len[k]
@@ -400,10 +408,12 @@ def hmm_agreement_estep(
     counts_st: HmmCounts,
     counts_ts: HmmCounts,
     stats: F64,
+    ll: tuple[float, float],
 ) -> tuple[float, float]:
-    """One joint HMM E-step of both directions: lexicon counts from :func:`agree`; jump and
-    empty-word counts from each direction's own posteriors (as :func:`hmm_estep`); agreement
-    sums into ``stats``; returns the two directions' weighted log-likelihoods."""
+    """One joint HMM E-step of both directions over the pairs given (all, or a chunk): lexicon
+    counts from :func:`agree`; jump and empty-word counts from each direction's own posteriors
+    (as :func:`hmm_estep`); agreement sums into ``stats``; returns ``ll`` plus the two
+    directions' weighted log-likelihoods."""
     src_len, tgt_len, cells_st, off_st, cells_ts, off_ts, weights, align_weights = pairs
     prob_st, jump_st, bounds_st, p0_st = model_st
     prob_ts, jump_ts, bounds_ts, p0_ts = model_ts
@@ -415,8 +425,7 @@ def hmm_agreement_estep(
     work_ts = _hmm_work(max_t, max_s)
     post_st = np.empty((max_t, max_s + 1))
     post_ts = np.empty((max_s, max_t + 1))
-    ll_st = 0.0
-    ll_ts = 0.0
+    ll_st, ll_ts = ll
     for k in range(src_len.shape[0]):
         n_s = src_len[k]
         n_t = tgt_len[k]
@@ -578,3 +587,51 @@ def grow_diag_final(forward: I8, backward: I8) -> I8:
                     src_used[i] = True
                     tgt_used[j] = True
     return out
+
+
+@njit(cache=True, nogil=True)
+def union_sorted(a: I64, b: I64) -> I64:
+    """The sorted distinct values of two sorted arrays of distinct values, merged in one pass."""
+    out = np.empty(a.size + b.size, dtype=np.int64)
+    i = 0
+    j = 0
+    n = 0
+    while i < a.size and j < b.size:
+        if a[i] < b[j]:
+            out[n] = a[i]
+            i += 1
+        elif b[j] < a[i]:
+            out[n] = b[j]
+            j += 1
+        else:
+            out[n] = a[i]
+            i += 1
+            j += 1
+        n += 1
+    while i < a.size:
+        out[n] = a[i]
+        i += 1
+        n += 1
+    while j < b.size:
+        out[n] = b[j]
+        j += 1
+        n += 1
+    return out[:n].copy()
+
+
+@njit(cache=True, nogil=True)
+def normalize_lexicon(
+    counts: F64, keys: I64, size: int, members: F64, add: float, floor: float
+) -> F64:
+    """M-step of the lexicon, in place: ``counts`` (one per key ``e · size + f``) become
+    ``t(f | e) = (c(e, f) + add) / (c(e) + add · |{f}|)`` (add-n smoothing over the word pairs
+    seen with ``e``, Moore 2004; ``members[e] = |{f}|``), at least ``floor``; returns
+    ``counts``. The totals ``c(e)`` add up in key order, as ``numpy.bincount`` would."""
+    totals = np.zeros(members.size)
+    for k in range(counts.size):
+        totals[keys[k] // size] += counts[k]
+    for k in range(counts.size):
+        e = keys[k] // size
+        p = (counts[k] + add) / max(totals[e] + add * members[e], 1e-300)
+        counts[k] = max(p, floor)
+    return counts

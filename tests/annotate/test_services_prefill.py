@@ -755,7 +755,7 @@ def test_an_em_prefill_job_writes_each_training_step_to_its_row(
     assert job.status == "succeeded", job.error
     messages = [message for _, message in written]
     assert messages[0] == "training em on 2 pairs"
-    assert [m for m in messages if m.startswith("em: HMM")] == [
+    assert [m for m in messages if m.startswith("em: HMM") and m.endswith("done")] == [
         f"em: HMM iteration {k} of 5 done" for k in range(1, 6)
     ]
     assert messages[-1] == "prefilled 1 of 1 pairs"

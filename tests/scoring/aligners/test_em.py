@@ -125,12 +125,12 @@ def test_the_model1_e_step_matches_a_plain_computation() -> None:
     # Two pairs: (I=2, J=3) and (I=1, J=2); cells index a 5-entry table.
     src_len = np.array([2, 1], dtype=np.int64)
     tgt_len = np.array([3, 2], dtype=np.int64)
-    cells = rng.integers(0, 5, size=3 * 3 + 2 * 2).astype(np.int64)
+    cells = rng.integers(0, 5, size=3 * 3 + 2 * 2).astype(np.int32)
     cell_off = np.array([0, 9, 13], dtype=np.int64)
     weights = np.array([1.0, 2.5])
     prob = rng.random(5) + 0.1
     counts = np.zeros(5)
-    ll = model1_estep(src_len, tgt_len, cells, cell_off, weights, prob, counts)
+    ll = model1_estep(src_len, tgt_len, cells, cell_off, weights, prob, counts, 0.0)
 
     ref_counts = np.zeros(5)
     ref_ll = 0.0
@@ -199,7 +199,7 @@ def test_the_hmm_e_step_counts_match_brute_force(align_weight: float) -> None:
     bounds = _random_bounds(rng, max_jump, True, True)
     # One pair whose cells are numbered row by row, the empty word last in each row.
     prob = np.concatenate([np.append(emit[j], emit_null[j]) for j in range(n_j)])
-    cells = np.arange(prob.size, dtype=np.int64)
+    cells = np.arange(prob.size, dtype=np.int32)
     counts = np.zeros(prob.size)
     jump_counts = np.zeros(jump.size)
     bound_counts = np.zeros_like(bounds)
@@ -214,13 +214,13 @@ def test_the_hmm_e_step_counts_match_brute_force(align_weight: float) -> None:
         prob,
         jump,
         bounds,
-        max_jump,
-        smooth,
+        (max_jump, smooth),
         p0,
         counts,
         jump_counts,
         bound_counts,
         null_counts,
+        0.0,
     )
     trans, init, end = _ref_transitions(n_i, jump, bounds, max_jump, smooth)
     table = _ref_enumerate(emit, emit_null, trans, init, end, p0)
@@ -315,7 +315,7 @@ def test_the_joint_model1_e_step_counts_the_product_of_both_directions() -> None
     stats = np.zeros(3)
     ll_st, ll_ts = model1_agreement_estep(
         st[0], st[1], st[2], st[3], ts[2], ts[3], weights, prob_st, prob_ts,
-        counts_st, counts_ts, stats,
+        counts_st, counts_ts, stats, (0.0, 0.0),
     )  # fmt: skip
 
     def table(keys: np.ndarray, prob: np.ndarray) -> dict[tuple[int, int], float]:
@@ -379,11 +379,13 @@ def test_the_joint_hmm_e_step_takes_jumps_from_each_direction_and_links_from_bot
         tuple(joint[0]),
         tuple(joint[1]),
         np.zeros(3),
+        (0.0, 0.0),
     )
     for d, layout in enumerate(layouts):
         ll = hmm_estep(
             layout[0], layout[1], layout[2], layout[3], weights, align_weights, probs[d],
-            jumps[d], bounds[d], max_jump, smooth, p0[d], *alone[d],
+            jumps[d], bounds[d], (max_jump, smooth), p0[d], alone[d][0], alone[d][1],
+            alone[d][2], alone[d][3], 0.0,
         )  # fmt: skip
         assert lls[d] == pytest.approx(ll, rel=1e-12)
         np.testing.assert_allclose(joint[d][1], alone[d][1], rtol=1e-12)  # jumps

@@ -17,7 +17,7 @@ N = 30  # words of each side of every pair
 def _estep(pairs: int) -> float:
     """One Model 1 E-step over ``pairs`` pairs of N×N words sharing one cell table; seconds."""
     rng = np.random.default_rng(0)
-    cells = rng.integers(0, 500, size=N * (N + 1)).astype(np.int64)
+    cells = rng.integers(0, 500, size=N * (N + 1)).astype(np.int32)
     lengths = np.full(pairs, N, dtype=np.int64)
     start = time.perf_counter()
     model1_estep(
@@ -28,6 +28,7 @@ def _estep(pairs: int) -> float:
         np.ones(pairs),
         np.full(500, 1 / 500),
         np.zeros(500),
+        0.0,
     )
     return time.perf_counter() - start
 
