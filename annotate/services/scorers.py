@@ -113,19 +113,27 @@ class ScorerTrainingError(DomainError):
 
 
 class ScorerResourcesMissing(ScorerTrainingError):
-    """The scorer needs NLTK data this server lacks: its training could only fail."""
+    """The scorer needs NLTK data or the sentence encoder, and this server lacks it: its
+    training could only fail."""
 
     code = "resource_missing"
 
 
+#: How a refusal names the missing sentence encoder among the missing packages.
+ENCODER_NAME = "all-MiniLM-L6-v2"
+
+
 def training_resources_check(*, kind: str, options: Mapping[str, Any]) -> None:
-    """Refuse a training the scorer could only fail for want of NLTK data
-    (:func:`~scoring.resource_needs.resource_needs`), naming ``kind``, the missing packages
-    and the command that installs them."""
+    """Refuse a training the scorer could only fail for want of NLTK data, or of the sentence
+    encoder its options use (:func:`~scoring.resource_needs.resource_needs`), naming ``kind``,
+    what is missing and the commands that install it."""
     needs = resource_needs(scorer=kind, options=options)
-    if needs.missing:
+    if needs.lacking:
         raise ScorerResourcesMissing(
-            str(needs.message()), field="kind", missing=list(needs.packages), command=needs.command
+            str(needs.message()),
+            field="kind",
+            missing=[*needs.packages, *([ENCODER_NAME] if needs.encoder_missing else [])],
+            command=" && ".join(c for c in (needs.command, needs.encoder_command) if c),
         )
 
 
