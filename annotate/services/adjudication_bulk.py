@@ -142,7 +142,7 @@ def _refuse_while_active(owner: User, corpus: Corpus | None) -> None:
             "has ended"
         )
     who = active.owner.get_username() if active.owner else "another adjudicator"
-    of = f"corpus {active.corpus.name!r}" if active.corpus else "every corpus"
+    of = f"corpus {quoted(active.corpus.name)}" if active.corpus else "every corpus"
     raise Conflict(
         f"{who}'s bulk {what} #{active.pk} of {of} is still {active.status}; a corpus takes one "
         "bulk accept or undo at a time: start yours once it has ended"

@@ -30,7 +30,7 @@ from django.db.models import Avg, F, OuterRef, Subquery
 from django.utils import timezone
 
 from annotate.converters import id_or_none
-from annotate.exceptions import Conflict, DomainError, NotFound
+from annotate.exceptions import Conflict, DomainError, NotFound, quoted
 from annotate.jobs_runtime import JobCancelled, job_finish, job_task
 from annotate.models import Assignment, Corpus, Job, ScorerModel, SentencePair
 from annotate.services.import_stage import first_invisible
@@ -324,14 +324,16 @@ def _no_training_data(corpus: Corpus, split: str, target: str, field: str) -> Sc
     pairs = SentencePair.objects.filter(corpus=corpus)
     if pairs.filter(split=split).exists():
         where = f"in split {split!r}" if split else "without a split"
-        message = f"corpus {corpus.name!r} has no pairs {where} with {_TARGET_WORDS[target]}"
+        message = f"corpus {quoted(corpus.name)} has no pairs {where} with {_TARGET_WORDS[target]}"
     else:
         splits = list(
             pairs.order_by("split").values_list("split", flat=True).distinct()[: SPLITS_LISTED + 1]
         )
         named = [name or "(none)" for name in splits[:SPLITS_LISTED]]
         shown = ", ".join(named) + (", …" if len(splits) > SPLITS_LISTED else "")
-        message = f"corpus {corpus.name!r} has no split {split!r}; its splits: {shown or 'none'}"
+        message = (
+            f"corpus {quoted(corpus.name)} has no split {split!r}; its splits: {shown or 'none'}"
+        )
     return ScorerTrainingError(message, field=field)
 
 

@@ -224,7 +224,7 @@ def test_another_adjudicators_same_accept_while_one_is_queued_is_refused_not_giv
     carols = world.clients["carol"].post(ACCEPT_URL, body, format="json")
     daves = world.clients["dave"].post(ACCEPT_URL, body, format="json")
     assert (carols.status_code, daves.status_code) == (201, 409), daves.content
-    assert f"carol's bulk accept #{carols.json()['id']} of corpus 'news'" in str(daves.json())
+    assert f"carol's bulk accept #{carols.json()['id']} of corpus “news”" in str(daves.json())
     assert Job.objects.get().parameters["owner"] == world.users["carol"].pk
     job_run(job_id=carols.json()["id"], worker="test")
     assert world.clients["dave"].get(f"/api/jobs/{carols.json()['id']}/").status_code == 404
