@@ -339,7 +339,7 @@ def test_a_corpus_takes_one_bulk_accept_at_a_time_whoever_presses(carol: Any) ->
         filters=AdjudicationFilters(corpus=corpus_id), owner=carol
     )
     for filters in (AdjudicationFilters(corpus=corpus_id), AdjudicationFilters()):
-        with pytest.raises(Conflict, match=f"carol's bulk accept #{first.pk} of corpus 'c' is"):
+        with pytest.raises(Conflict, match=f"carol's bulk accept #{first.pk} of corpus “c” is"):
             adjudication_accept_job_create(filters=filters, owner=dave)
     Job.objects.filter(pk=first.pk).update(status=Job.Status.SUCCEEDED)
     second = adjudication_accept_job_create(filters=AdjudicationFilters(), owner=dave)
