@@ -1,12 +1,14 @@
 """Which NLTK resources a scorer or an aligner needs with its options, and which of them are
-missing here, with the one command that installs them.
+missing here, with the one command that installs them; and, for the combined scorer with its
+``encoder`` feature group, whether the sentence encoder (:mod:`scoring.neural.encoder`) is.
 
 A scorer fails without its resources; so does the ``lexical`` aligner with
 ``strict_resources``. The other aligners skip the features that need a missing resource and
 align with the rest. Callers ask before they start work (a training or a prefill request, a
 page that offers them), so that a training that could only fail is refused at once, and a
 weaker prefill is said to be weaker. The check finds files on NLTK's search path
-(``NLTK_DATA``); it loads nothing.
+(``NLTK_DATA``) and the encoder's model files where it looks for them; it loads nothing. (The
+supervised aligner leaves out its encoder features without the encoder, and says so itself.)
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 from scoring import resources
 from scoring.aligners.base import aligner_class
-from scoring.errors import OptionsError
+from scoring.errors import OptionsError, ResourceMissingError
 from scoring.options import Options
 from scoring.scorers.base import scorer_class
 
@@ -39,6 +41,23 @@ class ResourceNeeds:
     needs: Mapping[str, str] = field(default_factory=dict)
     missing: tuple[str, ...] = ()
     fatal: bool = True
+    #: Why the sentence encoder the subject's options use cannot be found here, with how to
+    #: install it ("" when it is found, or not used); the subject fails without it.
+    encoder_missing: str = ""
+
+    @property
+    def lacking(self) -> bool:
+        """Whether anything the subject uses is missing here."""
+        return bool(self.missing or self.encoder_missing)
+
+    @property
+    def encoder_command(self) -> str:
+        """The command that installs the missing sentence encoder ("" when it is not missing)."""
+        if not self.encoder_missing:
+            return ""
+        from scoring.neural import encoder
+
+        return encoder.INSTALL
 
     @property
     def packages(self) -> tuple[str, ...]:
@@ -59,19 +78,29 @@ class ResourceNeeds:
     def message(self) -> str | None:
         """The refusal (``fatal``) or the warning that says what is missing and how to install
         it; ``None`` when nothing is."""
-        if not self.missing:
-            return None
-        install = f"install it with `{self.command}` (or point NLTK_DATA at a folder that holds it)"
-        if self.fatal:
-            what = ", ".join(
-                f"{RESOURCE_NAMES[name]} ({resources.nltk_package(name)}) for {self.needs[name]}"
-                for name in self.missing
+        parts = []
+        if self.missing:
+            install = (
+                f"install it with `{self.command}` (or point NLTK_DATA at a folder that holds it)"
             )
-            return f"{self.subject} needs NLTK data this server lacks: {what}; {install}"
-        return (
-            f"{self.subject} will skip {_and(self.skipped)}: the NLTK data "
-            f"{', '.join(self.packages)} is not installed on this server; {install}"
-        )
+            if self.fatal:
+                what = ", ".join(
+                    f"{RESOURCE_NAMES[name]} ({resources.nltk_package(name)}) for "
+                    f"{self.needs[name]}"
+                    for name in self.missing
+                )
+                parts.append(f"{self.subject} needs NLTK data this server lacks: {what}; {install}")
+            else:
+                parts.append(
+                    f"{self.subject} will skip {_and(self.skipped)}: the NLTK data "
+                    f"{', '.join(self.packages)} is not installed on this server; {install}"
+                )
+        if self.encoder_missing:
+            parts.append(
+                f"{self.subject} cannot compute its encoder features: {self.encoder_missing}; "
+                'or leave "encoder" out of its groups'
+            )
+        return ". ".join(parts) or None
 
 
 def _and(items: tuple[str, ...]) -> str:
@@ -116,7 +145,28 @@ def resource_needs(
         needs = _aligner_needs(chosen)
         fatal = bool(getattr(chosen, "strict_resources", False))
     missing = tuple(name for name in needs if not resources.installed(name))
-    return ResourceNeeds(subject=subject, needs=needs, missing=missing, fatal=fatal)
+    encoder_missing = ""
+    if scorer == "combined" and "encoder" in chosen.groups:
+        encoder_missing = _encoder_missing()
+    return ResourceNeeds(
+        subject=subject,
+        needs=needs,
+        missing=missing,
+        fatal=fatal,
+        encoder_missing=encoder_missing,
+    )
+
+
+def _encoder_missing() -> str:
+    """Why the sentence encoder cannot be found here ("" when it can): the error
+    :func:`scoring.neural.encoder.load` would raise, found without reading the model."""
+    from scoring.neural import encoder  # numpy and scipy: only when a scorer may use it
+
+    try:
+        encoder.model_directory()
+    except ResourceMissingError as error:
+        return str(error)
+    return ""
 
 
 def _scorer_needs(kind: str, o: Any) -> dict[str, str]:

@@ -418,7 +418,8 @@ class AdjudicationAcceptUndoApi(APIView):
                 description="The bulk accept is still queued or running, or was undone (or "
                 "has an undo queued or running) already, or another bulk accept or undo of the "
                 "caller's or of its corpus is still queued or running (code ``conflict``); "
-                "nothing was queued."
+                "or a corpus of its golds is archived (code ``corpus_archived``): restore it "
+                "first. Nothing was queued."
             ),
         },
     )

@@ -9,7 +9,7 @@ from typing import Any
 from django.http import FileResponse, HttpResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -39,6 +39,7 @@ class JobOutputSerializer(serializers.ModelSerializer[Job]):
 
     corpus = serializers.CharField(source="corpus.name", default=None, allow_null=True)
     corpus_id = serializers.IntegerField(default=None, allow_null=True)
+    parameters = serializers.SerializerMethodField()
     owner = serializers.CharField(source="owner.username", default=None, allow_null=True)
     duration_seconds = serializers.SerializerMethodField()
     has_result = serializers.SerializerMethodField()
@@ -49,6 +50,13 @@ class JobOutputSerializer(serializers.ModelSerializer[Job]):
             return None
         end = job.finished_at or timezone.now()
         return round((end - job.started_at).total_seconds(), 1)
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_parameters(self, job: Job) -> dict[str, Any]:
+        """What the job was asked to do; what it adds as it runs from the corpus's work (an
+        agreement report's fitted edit models) only for a reader with the role its output
+        needs (the views pass the reader as ``user``)."""
+        return jobs_reads.job_parameters_shown(user=self.context.get("user"), job=job)
 
     def get_has_result(self, job: Job) -> bool:
         # Annotated by the job selectors, which leave the result itself out of lists.
@@ -97,7 +105,7 @@ def job_started(job: Job) -> Response:
     """The answer of a view that queued ``job``: 201, or 200 when an identical queued or running
     job was returned instead of a new one (see ``job_create``)."""
     code = status.HTTP_200_OK if job.reused else status.HTTP_201_CREATED
-    return Response(JobOutputSerializer(job).data, status=code)
+    return Response(JobOutputSerializer(job, context={"user": job.owner}).data, status=code)
 
 
 class JobListApi(APIView):
@@ -141,7 +149,7 @@ class JobListApi(APIView):
             jobs = jobs.filter(corpus_id=data.validated_data["corpus"])
         if "before" in data.validated_data:
             jobs = jobs.filter(pk__lt=data.validated_data["before"])
-        context = {"live_workers": workers_reads.live_workers()}
+        context = {"live_workers": workers_reads.live_workers(), "user": request.user}
         return Response(JobOutputSerializer(jobs[: self.LIMIT], many=True, context=context).data)
 
 
@@ -150,7 +158,7 @@ class JobDetailApi(APIView):
     def get(self, request: Request, job_id: int) -> Response:
         jobs_reap_if_due()  # a progress bar polling a job of a dead worker sees it fail
         job = jobs_reads.job_visible(user=request.user, job_id=job_id)
-        return Response(JobOutputSerializer(job).data)
+        return Response(JobOutputSerializer(job, context={"user": request.user}).data)
 
 
 class JobCancelApi(APIView):
@@ -164,7 +172,7 @@ class JobCancelApi(APIView):
             job.refresh_from_db()
             raise Conflict(f"job {job.pk} is {job.status}; only a queued or running job can stop")
         job.refresh_from_db()
-        return Response(JobOutputSerializer(job).data)
+        return Response(JobOutputSerializer(job, context={"user": request.user}).data)
 
 
 class JobResultApi(APIView):

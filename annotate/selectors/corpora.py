@@ -15,7 +15,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Least
 
 from annotate.conversions import alignment_from_tuples
-from annotate.exceptions import NotFound
+from annotate.exceptions import NotFound, quoted
 from annotate.models import (
     TRIAL_SPLIT,
     AnnotationEvent,
@@ -331,7 +331,7 @@ def corpus_named(name: str, *, field: str = "corpus") -> Corpus:
     """The corpus of that name; :class:`NotFound` naming it, and the request's ``field``."""
     corpus = Corpus.objects.filter(name=name).first()
     if corpus is None:
-        raise NotFound(f"there is no corpus named {name!r}", field=field)
+        raise NotFound(f"there is no corpus named {quoted(name)}", field=field)
     return corpus
 
 

@@ -3,6 +3,8 @@ produced only while its reader holds the role the job needs. Nothing here writes
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet, TextField
 from django.db.models.functions import Cast
@@ -35,6 +37,29 @@ JOB_OUTPUT_ROLES: dict[str, str | None] = {
     # Any signed-in user may score pairs with a stored model: the scores are theirs.
     "score_pairs": None,
 }
+
+
+#: The parameters a job of each kind adds as it runs, from the corpus's work: part of what it
+#: produced (an agreement report's chance model, chosen from how the annotations started, and
+#: each annotator's fitted edit model), read only as its output is.
+JOB_RUN_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "agreement_report": ("chance_model", "chance_model_reason", "edit_models"),
+}
+
+
+def job_parameters_shown(*, user: User | None, job: Job) -> dict[str, Any]:
+    """The parameters of ``job`` that ``user`` reads: all of them while they hold the role its
+    output needs (:data:`JOB_OUTPUT_ROLES`), else those its request set (an admin demoted
+    since sees what they asked for, not what the job learnt from the corpus's work)."""
+    parameters = dict(job.parameters or {})
+    role = JOB_OUTPUT_ROLES.get(job.kind, roles.ADMIN)
+    if role is None or (user is not None and roles.has_role(user, role)):
+        return parameters
+    for name in JOB_RUN_PARAMETERS.get(job.kind, ()):
+        parameters.pop(name, None)
+    if job.kind == "agreement_report" and "chance_model_requested" in parameters:
+        parameters["chance_model"] = parameters.pop("chance_model_requested")
+    return parameters
 
 
 def _jobs_of(user: User) -> QuerySet[Job]:

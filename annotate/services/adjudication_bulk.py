@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import Max, Q
+from django.db.models import F, Max, Q
 
 from annotate import roles
 from annotate.conversions import alignment_from_tuples
-from annotate.exceptions import Conflict, DomainError
+from annotate.exceptions import Conflict, DomainError, quoted
 from annotate.jobs_runtime import job_task
 from annotate.models import (
     AnnotationLink,
@@ -48,6 +48,7 @@ from annotate.selectors.adjudication import (
 )
 from annotate.services.adjudication import NO_GOLD, StaleGold, gold_clear, gold_save
 from annotate.services.annotations import LinkMap
+from annotate.services.corpora import CorpusArchived
 from scoring.alignment.majority import majority_vote
 
 if TYPE_CHECKING:
@@ -65,6 +66,8 @@ WRITE_SECONDS = 0.05
 ADJUDICATED_MEANWHILE = "adjudicated_meanwhile"
 CHANGED_MEANWHILE = "annotations_changed"
 CHANGED_SINCE = "gold_changed_since"
+#: An undo leaves the golds of an archived corpus as they are (its work is kept as it was).
+CORPUS_ARCHIVED = "corpus_archived"
 #: Submitted annotations of a pair as ``(annotation id, version)``, sorted: what its majority
 #: was computed from.
 Signature = tuple[tuple[int, int], ...]
@@ -139,7 +142,7 @@ def _refuse_while_active(owner: User, corpus: Corpus | None) -> None:
             "has ended"
         )
     who = active.owner.get_username() if active.owner else "another adjudicator"
-    of = f"corpus {active.corpus.name!r}" if active.corpus else "every corpus"
+    of = f"corpus {quoted(active.corpus.name)}" if active.corpus else "every corpus"
     raise Conflict(
         f"{who}'s bulk {what} #{active.pk} of {of} is still {active.status}; a corpus takes one "
         "bulk accept or undo at a time: start yours once it has ended"
@@ -313,38 +316,77 @@ def agreed_pairs(pair_ids: list[int]) -> list[AgreedPair]:
 def adjudication_accept_undo_job_create(*, job: Job, owner: User) -> Job:
     """Queue the undo of the bulk accept ``job``: each gold it wrote that nobody changed since
     goes back to waiting. :class:`Conflict` while the job still runs, or once an undo of it
-    is queued, running or done (another tab's, an admin's), with nothing queued."""
+    is queued, running or done (another tab's, an admin's), and :class:`CorpusArchived` while
+    a corpus of its golds is archived, with nothing queued."""
     if job.kind != ACCEPT_KIND:
         raise DomainError(f"job {job.pk} is not a bulk accept")
     if job.status in (Job.Status.PENDING, Job.Status.RUNNING):
         raise Conflict(f"bulk accept #{job.pk} is still {job.status}; undo it once it has ended")
     _refuse_while_active(owner, job.corpus)
-    earlier = (
-        Job.objects.filter(
-            kind=UNDO_KIND,
-            parameters__job=job.pk,
-            status__in=[Job.Status.PENDING, Job.Status.RUNNING, Job.Status.SUCCEEDED],
-        )
-        .order_by("pk")
-        .first()
-    )
+    earlier = accepts_undone([job.pk]).get(job.pk)
     if earlier is not None:
         if earlier.status == Job.Status.SUCCEEDED:
             raise Conflict(f"bulk accept #{job.pk} was undone by #{earlier.pk} already")
         raise Conflict(f"bulk accept #{job.pk} has an undo #{earlier.pk} {earlier.status}")
+    _refuse_in_archived_corpora(job.pk)
     return adjudication_accept_undo_run.create(
         corpus=job.corpus, owner=owner, parameters={"job": job.pk}
     )
+
+
+def accepts_undone(accept_ids: Iterable[int]) -> dict[int, Job]:
+    """The undo of each bulk accept of ``accept_ids`` that has one queued, running or done,
+    the first by id. An undo that failed or was cancelled does not count, nor one that kept
+    golds because their corpus was archived while it ran: the accept is undone again (the
+    corpus restored) to clear them."""
+    found: dict[int, Job] = {}
+    for undo in Job.objects.filter(
+        kind=UNDO_KIND,
+        parameters__job__in=list(accept_ids),
+        status__in=[Job.Status.PENDING, Job.Status.RUNNING, Job.Status.SUCCEEDED],
+    ).order_by("pk"):
+        skipped = (undo.result or {}).get("skipped", {})
+        if undo.status == Job.Status.SUCCEEDED and skipped.get(CORPUS_ARCHIVED):
+            continue
+        found.setdefault(int(undo.parameters["job"]), undo)
+    return found
+
+
+def _refuse_in_archived_corpora(accept_job_id: int) -> None:
+    """:class:`CorpusArchived` (409, ``corpus_archived``) when a gold the bulk accept
+    ``accept_job_id`` wrote, and that is still as it wrote it, is in an archived corpus: an
+    archived corpus keeps its work as it is, and its pairs leave the adjudication list, so a
+    gold sent back to waiting there could be neither seen nor accepted again until restored."""
+    archived = sorted(
+        set(
+            GoldEvent.objects.filter(
+                job_id=accept_job_id,
+                kind=GoldEvent.Kind.ADJUDICATED,
+                pair__gold__version=F("version"),
+                pair__corpus__archived_at__isnull=False,
+            ).values_list("pair__corpus__name", flat=True)
+        )
+    )
+    if archived:
+        which = ", ".join(quoted(name) for name in archived)
+        corpora = "corpus" if len(archived) == 1 else "corpora"
+        raise CorpusArchived(
+            f"bulk accept #{accept_job_id} wrote golds in the archived {corpora} {which}: "
+            "restore it before undoing the bulk accept",
+            field="corpus",
+        )
 
 
 @job_task(kind=UNDO_KIND, soft_time_limit=3600, time_limit=3660)
 def adjudication_accept_undo_run(
     job: Job, progress: Callable[[float, str], None]
 ) -> dict[str, Any]:
-    """Job runner of ``adjudication_accept_undo``."""
+    """Job runner of ``adjudication_accept_undo``: refused (nothing cleared) when a corpus
+    of the golds was archived since it was queued."""
     if job.owner is None:
         raise DomainError("the adjudicator who started this undo no longer exists")
     _require_adjudicator(job.owner)
+    _refuse_in_archived_corpora(int(job.parameters["job"]))
     return adjudication_accept_undo(
         accept_job_id=int(job.parameters["job"]),
         actor=job.owner,
@@ -362,13 +404,14 @@ def adjudication_accept_undo(
 ) -> dict[str, Any]:
     """Send back to waiting each pair whose gold is still the one the bulk accept
     ``accept_job_id`` wrote (its version unchanged since), as *Back to waiting* does, logged
-    for ``actor`` and the job ``job_id``; a gold changed since is kept and counted."""
+    for ``actor`` and the job ``job_id``; a gold changed since, or of a corpus archived while
+    it runs, is kept and counted."""
     written = list(
         GoldEvent.objects.filter(job_id=accept_job_id, kind=GoldEvent.Kind.ADJUDICATED)
         .order_by("pair_id")
         .values_list("pair_id", "version")
     )
-    counts = {"cleared": 0, CHANGED_SINCE: 0}
+    counts = {"cleared": 0, CHANGED_SINCE: 0, CORPUS_ARCHIVED: 0}
     for at in range(0, len(written), WRITE_BATCH):
         began = time.monotonic()
         for outcome in _undo_batch(written[at : at + WRITE_BATCH], actor, job_id):
@@ -381,22 +424,37 @@ def adjudication_accept_undo(
         "job": accept_job_id,
         "written": len(written),
         "cleared": counts["cleared"],
-        "skipped": {CHANGED_SINCE: counts[CHANGED_SINCE]},
+        "skipped": {
+            CHANGED_SINCE: counts[CHANGED_SINCE],
+            CORPUS_ARCHIVED: counts[CORPUS_ARCHIVED],
+        },
     }
 
 
 @transaction.atomic
 def _undo_batch(batch: list[tuple[int, int]], actor: User, job_id: int | None) -> Iterable[str]:
+    pair_ids = [pair_id for pair_id, _ in batch]
     current = dict(
-        GoldAlignment.objects.filter(pair_id__in=[pair_id for pair_id, _ in batch]).values_list(
-            "pair_id", "version"
-        )
+        GoldAlignment.objects.filter(pair_id__in=pair_ids).values_list("pair_id", "version")
     )
-    pairs = SentencePair.objects.in_bulk([pair_id for pair_id, _ in batch])
+    pairs = SentencePair.objects.in_bulk(pair_ids)
+    # Locked until the batch commits: an archive of one of them waits for it, or comes first
+    # and is seen here.
+    archived = {
+        pk
+        for pk, archived_at in Corpus.objects.select_for_update()
+        .filter(pk__in={pair.corpus_id for pair in pairs.values()})
+        .order_by("pk")
+        .values_list("pk", "archived_at")
+        if archived_at is not None
+    }
     outcomes = []
     for pair_id, version in batch:
         if current.get(pair_id) != version:  # changed, cleared or saved again since
             outcomes.append(CHANGED_SINCE)
+            continue
+        if pairs[pair_id].corpus_id in archived:
+            outcomes.append(CORPUS_ARCHIVED)
             continue
         try:
             result = gold_clear(

@@ -24,7 +24,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotate.consistent_reads import read_snapshot
-from annotate.exceptions import DomainError
+from annotate.exceptions import DomainError, quoted
 from annotate.jobs_runtime import (
     DEFERRED,
     CanvasProgress,
@@ -141,7 +141,7 @@ def _with_submitted_work(
 
 def _no_work(corpus: Corpus, annotators: Sequence[str]) -> AgreementReportError:
     return AgreementReportError(
-        f"none of {', '.join(annotators)} has submitted work in corpus {corpus.name!r}",
+        f"none of {', '.join(annotators)} has submitted work in corpus {quoted(corpus.name)}",
         field="annotators",
     )
 

@@ -21,7 +21,7 @@ from django.db.models.functions import Least
 from django.utils import timezone
 
 from annotate import roles
-from annotate.exceptions import Conflict, DomainError
+from annotate.exceptions import Conflict, DomainError, quoted
 from annotate.jobs_runtime import job_task
 from annotate.models import Annotation, AnnotationEvent, Assignment, Corpus, Job, SentencePair
 from annotate.selectors.assignments import imported_accounts
@@ -231,8 +231,8 @@ def assignments_plan(
             Assignment.objects.bulk_create(new_rows)
     except IntegrityError:
         raise Conflict(
-            f"the assignments of corpus {corpus.name!r} changed while this plan was made (idle "
-            "work released, an import); nothing was planned: run the plan again"
+            f"the assignments of corpus {quoted(corpus.name)} changed while this plan was made "
+            "(idle work released, an import); nothing was planned: run the plan again"
         ) from None
     # Once the plan commits (this function's transaction): see planner_stats.
     tables_analyze({Assignment: len(new_rows)})
@@ -501,13 +501,17 @@ def assignments_plan_job_create(
         and not corpus.pairs.filter(subcorpus=selection.subcorpus).exists()
     ):
         raise DomainError(
-            f"corpus {corpus.name!r} has no sub-corpus {selection.subcorpus!r}", field="subcorpus"
+            f"corpus {quoted(corpus.name)} has no sub-corpus {selection.subcorpus!r}",
+            field="subcorpus",
         )
     if selection.split is not None and not corpus.pairs.filter(split=selection.split).exists():
-        raise DomainError(f"corpus {corpus.name!r} has no split {selection.split!r}", field="split")
+        raise DomainError(
+            f"corpus {quoted(corpus.name)} has no split {selection.split!r}", field="split"
+        )
     if not selection.pairs(corpus).exists():
         raise DomainError(
-            f"no pair of corpus {corpus.name!r} matches the selection ({selection.describe()})",
+            f"no pair of corpus {quoted(corpus.name)} matches the selection "
+            f"({selection.describe()})",
             field="max_length" if selection.max_length is not None else "min_length",
         )
     if seed is None:

@@ -130,7 +130,8 @@ def corpus_in_use_check(corpus: Corpus, *, doing: str) -> None:
     address and saves. What would add work or change who does it is refused (409,
     ``corpus_archived``) until it is restored: planning, handing over and releasing assignments,
     setting the order they open in, prefilling (or setting its retraining), importing pairs into
-    it. ``doing`` names the request ("planning assignments") in the message."""
+    it, undoing a bulk accept (its pairs' golds would wait where the adjudication list does not
+    show them). ``doing`` names the request ("planning assignments") in the message."""
     if corpus.archived_at is not None:
         raise CorpusArchived(
             f"corpus {quoted(corpus.name)} is archived: restore it before {doing}", field="corpus"

@@ -128,24 +128,24 @@ def export_parameters_check(
         if not annotator:
             raise ExportError(
                 f"name the annotator whose work to export (annotators who have submitted work "
-                f"in corpus {corpus.name!r}: {known})",
+                f"in corpus {quoted(corpus.name)}: {known})",
                 field="annotator",
             )
         if annotator not in sources["annotators"]:
             raise ExportError(
-                f"{annotator!r} has submitted no work in corpus {corpus.name!r} "
+                f"{annotator!r} has submitted no work in corpus {quoted(corpus.name)} "
                 f"(annotators who have: {known})",
                 field="annotator",
             )
     elif which in ("prefill", "gold") and not sources[which]:
-        raise ExportError(f"corpus {corpus.name!r} has no {which} alignment", field="which")
+        raise ExportError(f"corpus {quoted(corpus.name)} has no {which} alignment", field="which")
     elif (
         which == "all"
         and format_name != "jsonl"
         and not (sources["annotators"] or sources["prefill"] or sources["gold"])
     ):
         raise ExportError(
-            f"corpus {corpus.name!r} has no alignment to export yet: no submitted work, "
+            f"corpus {quoted(corpus.name)} has no alignment to export yet: no submitted work, "
             "prefill or gold (jsonl exports its pairs without one)",
             field="which",
         )
@@ -347,7 +347,7 @@ def _write(
         return [output]
     selectors = _selectors(parameters, corpus)
     if not selectors:
-        raise ExportError(f"corpus {corpus.name!r} has no alignment to export yet")
+        raise ExportError(f"corpus {quoted(corpus.name)} has no alignment to export yet")
     spec = formats.get_format(format_name)
     progress(1, f"writing {len(selectors)} alignment(s) of {total} pairs")
     outputs = []
@@ -378,7 +378,7 @@ def phrase_table_export(
     that have one. The export job and ``manage.py export_corpus`` both write it here."""
     selectors = _selectors(parameters, corpus)
     if not selectors:
-        raise ExportError(f"corpus {corpus.name!r} has no alignment to export yet")
+        raise ExportError(f"corpus {quoted(corpus.name)} has no alignment to export yet")
     # The first extraction in a process loads the kernels from numba's cache, or compiles
     # them for minutes when `python -m scoring warm` has not: the message says so meanwhile.
     progress(

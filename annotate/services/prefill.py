@@ -38,7 +38,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 
 from annotate.conversions import link_rows
-from annotate.exceptions import DomainError
+from annotate.exceptions import DomainError, quoted
 from annotate.jobs_runtime import JobCancelled, job_check_running, job_finish, job_task
 from annotate.models import (
     TRIAL_SPLIT,
@@ -143,14 +143,14 @@ def prefill_request_check(
     if needs.fatal and needs.missing:
         raise PrefillError(str(needs.message()), field="aligner")
     if not SentencePair.objects.filter(corpus=corpus).exists():
-        raise PrefillError(f"corpus {corpus.name!r} has no pairs to prefill", field="aligner")
+        raise PrefillError(f"corpus {quoted(corpus.name)} has no pairs to prefill", field="aligner")
     finished = corpora_reads.corpus_finished_pair_count(corpus)
     if aligner_class(aligner).uses_gold and not finished:
         raise PrefillError(
             f"the {aligner} aligner learns from finished work (submitted annotations or gold "
-            f"alignments, the {TRIAL_SPLIT} pairs' keys left out), and corpus {corpus.name!r} "
-            "has none yet: choose another aligner, or prefill once pairs are submitted or "
-            "adjudicated",
+            f"alignments, the {TRIAL_SPLIT} pairs' keys left out), and corpus "
+            f"{quoted(corpus.name)} has none yet: choose another aligner, or prefill once pairs "
+            "are submitted or adjudicated",
             field="aligner",
         )
     if aligner_class(aligner).uses_gold and finished < FEW_FINISHED:
@@ -160,7 +160,8 @@ def prefill_request_check(
         )
         if refusal is not None:
             raise PrefillTooLittleWork(
-                f"corpus {corpus.name!r} has too little finished work for this prefill: {refusal}",
+                f"corpus {quoted(corpus.name)} has too little finished work for this prefill: "
+                f"{refusal}",
                 field="aligner",
             )
     return checked, finished
@@ -202,7 +203,7 @@ def prefill_job_create(
         # whichever finished it last: a corpus prefilled by two aligners at random
         raise PrefillBusy(
             f"prefill #{other.pk} ({other.parameters.get('aligner', '?')}) is still "
-            f"{other.status} on corpus {corpus.name!r}: wait for it to end, or cancel it",
+            f"{other.status} on corpus {quoted(corpus.name)}: wait for it to end, or cancel it",
             field="aligner",
         )
     # the same request again while it is queued or running returns that job (``job_create``)
@@ -452,7 +453,7 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
     corpus_in_use_check(corpus, doing="prefilling it")  # archived since it was queued
     rows = _corpus_rows(corpus)
     if not rows:
-        raise PrefillError(f"corpus {corpus.name!r} has no pairs")
+        raise PrefillError(f"corpus {quoted(corpus.name)} has no pairs")
     aligner = get_aligner(name, **_aligner_options(name, job.parameters.get("options", {})))
     pairs = [(src, tgt) for _, src, tgt in rows]
     gold: list[Alignment | None] | None = None
@@ -461,7 +462,7 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
         if not finished:
             raise PrefillError(
                 f"the {name!r} aligner learns from finished annotations, and corpus "
-                f"{corpus.name!r} has none yet"
+                f"{quoted(corpus.name)} has none yet"
             )
         gold = [finished.get(pid) for pid, _, _ in rows]
     aligned_from = 50.0 if aligner.needs_training else 10.0

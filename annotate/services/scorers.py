@@ -30,7 +30,7 @@ from django.db.models import Avg, F, OuterRef, Subquery
 from django.utils import timezone
 
 from annotate.converters import id_or_none
-from annotate.exceptions import Conflict, DomainError, NotFound
+from annotate.exceptions import Conflict, DomainError, NotFound, quoted
 from annotate.jobs_runtime import JobCancelled, job_finish, job_task
 from annotate.models import Assignment, Corpus, Job, ScorerModel, SentencePair
 from annotate.services.import_stage import first_invisible
@@ -113,19 +113,27 @@ class ScorerTrainingError(DomainError):
 
 
 class ScorerResourcesMissing(ScorerTrainingError):
-    """The scorer needs NLTK data this server lacks: its training could only fail."""
+    """The scorer needs NLTK data or the sentence encoder, and this server lacks it: its
+    training could only fail."""
 
     code = "resource_missing"
 
 
+#: How a refusal names the missing sentence encoder among the missing packages.
+ENCODER_NAME = "all-MiniLM-L6-v2"
+
+
 def training_resources_check(*, kind: str, options: Mapping[str, Any]) -> None:
-    """Refuse a training the scorer could only fail for want of NLTK data
-    (:func:`~scoring.resource_needs.resource_needs`), naming ``kind``, the missing packages
-    and the command that installs them."""
+    """Refuse a training the scorer could only fail for want of NLTK data, or of the sentence
+    encoder its options use (:func:`~scoring.resource_needs.resource_needs`), naming ``kind``,
+    what is missing and the commands that install it."""
     needs = resource_needs(scorer=kind, options=options)
-    if needs.missing:
+    if needs.lacking:
         raise ScorerResourcesMissing(
-            str(needs.message()), field="kind", missing=list(needs.packages), command=needs.command
+            str(needs.message()),
+            field="kind",
+            missing=[*needs.packages, *([ENCODER_NAME] if needs.encoder_missing else [])],
+            command=" && ".join(c for c in (needs.command, needs.encoder_command) if c),
         )
 
 
@@ -316,14 +324,16 @@ def _no_training_data(corpus: Corpus, split: str, target: str, field: str) -> Sc
     pairs = SentencePair.objects.filter(corpus=corpus)
     if pairs.filter(split=split).exists():
         where = f"in split {split!r}" if split else "without a split"
-        message = f"corpus {corpus.name!r} has no pairs {where} with {_TARGET_WORDS[target]}"
+        message = f"corpus {quoted(corpus.name)} has no pairs {where} with {_TARGET_WORDS[target]}"
     else:
         splits = list(
             pairs.order_by("split").values_list("split", flat=True).distinct()[: SPLITS_LISTED + 1]
         )
         named = [name or "(none)" for name in splits[:SPLITS_LISTED]]
         shown = ", ".join(named) + (", …" if len(splits) > SPLITS_LISTED else "")
-        message = f"corpus {corpus.name!r} has no split {split!r}; its splits: {shown or 'none'}"
+        message = (
+            f"corpus {quoted(corpus.name)} has no split {split!r}; its splits: {shown or 'none'}"
+        )
     return ScorerTrainingError(message, field=field)
 
 

@@ -25,6 +25,7 @@ from annotate.selectors.workers import waiting_job_notice
 from annotate.services.adjudication_bulk import (
     ACCEPT_KIND,
     UNDO_KIND,
+    accepts_undone,
     adjudication_accept_job_create,
     adjudication_accept_undo_job_create,
 )
@@ -133,15 +134,7 @@ def _bulk_context(request: HttpRequest, filters: adjudication_reads.Adjudication
         ]
     )
     attach_results(jobs)
-    # an undo that failed or was cancelled leaves its accept to undo again, as the service does
-    undone = {
-        int(job.parameters.get("job", 0))
-        for job in Job.objects.filter(
-            kind=UNDO_KIND,
-            parameters__job__in=[j.pk for j in jobs],
-            status__in=[*ACTIVE, Job.Status.SUCCEEDED],
-        )
-    }
+    undone = accepts_undone(job.pk for job in jobs if job.kind == ACCEPT_KIND)
     return {
         "agreed": adjudication_reads.pairs_agreed_waiting(filters).count(),
         "bulk_jobs": jobs,

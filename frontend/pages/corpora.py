@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotate.apis.common import MAX_ID
-from annotate.exceptions import Conflict, DomainError
+from annotate.exceptions import Conflict, DomainError, quoted
 from annotate.models import Corpus, Job
 from annotate.selectors import corpora as corpora_reads
 from annotate.selectors import jobs as jobs_reads
@@ -302,8 +302,8 @@ def corpus_stats_view(request: HttpRequest, corpus_id: int) -> HttpResponse:
     already = " (it was already queued)" if job.reused else ""
     messages.success(
         request,
-        f"Recomputing the statistics of {corpus.name}: job #{job.pk}{already}.",
-        extra_tags=job_notice_tags(job, f"Statistics of {corpus.name}, job"),
+        f"Recomputing the statistics of {quoted(corpus.name)}: job #{job.pk}{already}.",
+        extra_tags=job_notice_tags(job, f"Statistics of {quoted(corpus.name)}, job"),
     )
     return redirect(back_to(request, reverse("home")))
 
@@ -315,11 +315,11 @@ def corpus_archive_view(request: HttpRequest, corpus_id: int) -> HttpResponse:
     if corpora.corpus_archive(corpus=corpus):
         messages.success(
             request,
-            f"Archived {corpus.name}: it is out of the queues and lists, with all its work kept. "
-            "Restore it from the archived corpora.",
+            f"Archived {quoted(corpus.name)}: it is out of the queues and lists, with all its "
+            "work kept. Restore it from the archived corpora.",
         )
     else:
-        messages.info(request, f"{corpus.name} was archived already.")
+        messages.info(request, f"{quoted(corpus.name)} was archived already.")
     return redirect(back_to(request, reverse("corpus-list")))
 
 
@@ -328,9 +328,11 @@ def corpus_archive_view(request: HttpRequest, corpus_id: int) -> HttpResponse:
 def corpus_restore_view(request: HttpRequest, corpus_id: int) -> HttpResponse:
     corpus = _corpus(corpus_id)
     if corpora.corpus_restore(corpus=corpus):
-        messages.success(request, f"Restored {corpus.name}: it is back in the queues and lists.")
+        messages.success(
+            request, f"Restored {quoted(corpus.name)}: it is back in the queues and lists."
+        )
     else:
-        messages.info(request, f"{corpus.name} was not archived.")
+        messages.info(request, f"{quoted(corpus.name)} was not archived.")
     return redirect(back_to(request, reverse("corpus-list")))
 
 
@@ -403,7 +405,7 @@ def corpus_delete_view(request: HttpRequest, corpus_id: int) -> HttpResponse:
         return _delete_page(request, corpus, errors={"confirm": [error.message]}, status=400)
     messages.success(
         request,
-        f"Deleting {corpus.name}: job #{job.pk} removes it and everything it holds; it is "
+        f"Deleting {quoted(corpus.name)}: job #{job.pk} removes it and everything it holds; it is "
         "archived meanwhile.",
     )
     return redirect(reverse("corpus-list"))

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotate.apis.aligners import aligner_descriptions
-from annotate.exceptions import DomainError
+from annotate.exceptions import DomainError, quoted
 from annotate.models import Corpus
 from annotate.selectors.corpora import corpus_has_prefill, corpus_prefill_counts
 from annotate.services.prefill import (
@@ -283,7 +283,8 @@ def corpus_prefill_queue_order(request: HttpRequest, corpus_id: int) -> HttpResp
         messages.error(request, f"The queue order was not changed: {error}")
     else:
         messages.success(
-            request, f"Annotators' next pairs of {corpus.name} now open in {_queue_order(corpus)}."
+            request,
+            f"Annotators' next pairs of {quoted(corpus.name)} now open in {_queue_order(corpus)}.",
         )
     return redirect(reverse("corpus-prefill", args=[corpus.pk]))
 

@@ -8,7 +8,7 @@ pair is fetched again when a training finishes, so the new model can be chosen).
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from django import forms
@@ -176,38 +176,65 @@ KIND_LABELS = {
 }
 
 
-def _kind_choices(unavailable: Collection[str] = ()) -> list[tuple[str, str]]:
+def _kind_choices(unavailable: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     """Each scorer, with what it learns (so that a target it cannot learn is not chosen), and
-    those that cannot train here marked so."""
+    those that cannot train here marked with what they lack (``unavailable``)."""
+    unavailable = unavailable or {}
     return [
         (
             kind,
             f"{KIND_LABELS.get(kind, kind)} · {', '.join(scorer_class(kind).tasks)}"
-            + (" · needs NLTK data" if kind in unavailable else ""),
+            + (f" · needs {unavailable[kind]}" if kind in unavailable else ""),
         )
         for kind in scorer_kinds()
     ]
 
 
 def missing_resources() -> dict[str, Any] | None:
-    """The scorers that cannot train on this server for want of NLTK data (with their default
-    options): each with the packages it lacks and what they are for, and the one command that
-    installs all of them; ``None`` when none lacks any."""
+    """The scorers that cannot train on this server for want of NLTK data or of the sentence
+    encoder, with the options this page trains them with (their defaults: the combined
+    scorer's include the encoder features): each with the packages it lacks and what they are
+    for, the one command that installs all the NLTK data and the one that installs the
+    encoder; ``None`` when none lacks any."""
     kinds = []
     missing: list[str] = []
+    encoder_command = ""
     for kind in scorer_kinds():
         needs = resource_needs(scorer=kind)
-        if needs.missing:
-            uses = ", ".join(needs.skipped)
-            kinds.append({"kind": kind, "packages": ", ".join(needs.packages), "uses": uses})
-            missing += needs.missing
+        if not needs.lacking:
+            continue
+        lacks = [
+            *([", ".join(needs.packages)] if needs.missing else []),
+            *(["the sentence encoder"] if needs.encoder_missing else []),
+        ]
+        uses = [*needs.skipped, *(["its encoder features"] if needs.encoder_missing else [])]
+        what = [
+            *(["NLTK data"] if needs.missing else []),
+            *(["the sentence encoder"] if needs.encoder_missing else []),
+        ]
+        kinds.append(
+            {
+                "kind": kind,
+                "packages": " and ".join(lacks),
+                "uses": ", ".join(uses),
+                "needs": " and ".join(what),
+            }
+        )
+        missing += needs.missing
+        encoder_command = encoder_command or needs.encoder_command
     if not kinds:
         return None
     return {
         "kinds": kinds,
         "all": len(kinds) == len(scorer_kinds()),
         "command": install_command(list(dict.fromkeys(missing))),
+        "encoder_command": encoder_command,
     }
+
+
+def _unavailable(missing: dict[str, Any] | None) -> dict[str, str]:
+    """Each scorer that cannot train here, with what it lacks ("NLTK data")."""
+    return {row["kind"]: row["needs"] for row in missing["kinds"]} if missing else {}
 
 
 class TrainForm(forms.Form):
@@ -222,7 +249,11 @@ class TrainForm(forms.Form):
     name = forms.CharField(label="Name (optional)", required=False, max_length=200)
 
     def __init__(
-        self, *args: Any, splits: list[str], unavailable: Collection[str] = (), **kwargs: Any
+        self,
+        *args: Any,
+        splits: list[str],
+        unavailable: Mapping[str, str] | None = None,
+        **kwargs: Any,
     ) -> None:
         kwargs.setdefault("label_suffix", "")
         kwargs.setdefault("auto_id", "train-%s")
@@ -343,7 +374,7 @@ def _train_section(
     missing = missing_resources()
     if form is None:
         splits = [row["split"] for row in targets]
-        unavailable = [row["kind"] for row in missing["kinds"]] if missing else []
+        unavailable = _unavailable(missing)
         initial = _train_initial(corpus, targets, unavailable)
         form = TrainForm(initial=initial, splits=splits, unavailable=unavailable)
     return {
@@ -443,8 +474,7 @@ def scorer_train_view(request: HttpRequest) -> HttpResponse:
         return redirect(reverse("scorers"))
     splits = [row["split"] for row in scorer_training_targets(corpus)]
     missing = missing_resources()
-    unavailable = [row["kind"] for row in missing["kinds"]] if missing else []
-    form = TrainForm(request.POST, splits=splits, unavailable=unavailable)
+    form = TrainForm(request.POST, splits=splits, unavailable=_unavailable(missing))
     if form.is_valid():
         values = form.cleaned_data
         try:

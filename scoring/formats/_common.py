@@ -34,6 +34,16 @@ def require_file(path: Path) -> None:
             refuse_zip(handle.read(len(_ZIP_MAGIC)), path=path)
 
 
+def unnamed(path: Path) -> bool:
+    """Whether ``path`` is a stream rather than a file of its own: a pipe (``<(…)``), or
+    ``/dev/stdin`` or ``/dev/fd/N`` whatever they are connected to. Its name says nothing of
+    what it holds, so a reader that takes something from file names (rte2's annotator letter,
+    sts's sub-corpus and gold file) takes it from the order of its paths instead."""
+    if path.parts[:2] in (("/", "dev"), ("/", "proc")):
+        return True
+    return path.exists() and not path.is_file() and not path.is_dir()
+
+
 def refuse_zip(head: bytes, *, path: Path) -> None:
     """A :class:`FormatError` if ``head``, the first bytes of ``path``, start a zip archive."""
     if head.startswith(_ZIP_MAGIC):

@@ -18,6 +18,8 @@ sure link to text word 4 and possible links to words 1 and 2 (report, "Data form
 record per pair: ``source_tokens`` = T, ``target_tokens`` = H without ``NULL``, links 0-based
 ``(i, j)`` = (text index, hypothesis index), and ``annotations[letter]`` for the annotator letter
 of each file name. Pair ids are ``<split>:<n>`` (``dev:1``), the split coming from the file name.
+A file through a pipe (``<(…)``, ``/dev/stdin``) has no name to read: the pipes are annotators
+``A``, ``B``, ``C``… in the order given (the letters named files leave), without a split.
 
 Irregularities of the distributed files, handled on purpose:
 
@@ -38,6 +40,7 @@ field. Raw texts are the detokenized tokens. There is no writer.
 from __future__ import annotations
 
 import re
+import string
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +57,7 @@ from scoring.formats._common import (
     decode,
     raw_lines,
     split_from_name,
+    unnamed,
 )
 from scoring.text import detokenize
 
@@ -105,7 +109,10 @@ def read_rte2(paths: Sequence[Path]) -> list[PairRecord]:
     if not paths:
         raise FormatError("the rte2 format needs at least one annotator file", field="(paths)")
     by_letter: dict[str, Path] = {}
+    streams = [path for path in paths if unnamed(path)]
     for path in paths:
+        if path in streams:
+            continue
         letter = annotator_letter(path)
         if letter in by_letter:
             raise FormatError(
@@ -114,6 +121,17 @@ def read_rte2(paths: Sequence[Path]) -> list[PairRecord]:
                 field="(file name)",
             )
         by_letter[letter] = path
+    # A pipe has no name to take the letter from: the pipes are annotators A, B, C… in the
+    # order given, of the letters the named files leave.
+    free = [letter for letter in string.ascii_uppercase if letter not in by_letter]
+    if len(streams) > len(free):
+        raise FormatError(
+            f"{len(streams)} annotator files through pipes, but only {len(free)} annotator "
+            "letters are left for them",
+            path=streams[len(free)],
+            field="(file name)",
+        )
+    by_letter.update(zip(free, streams, strict=False))
     letters = sorted(by_letter)
     blocks = {letter: _read_file(by_letter[letter]) for letter in letters}
     first = letters[0]

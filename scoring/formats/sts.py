@@ -3,10 +3,13 @@
 A sub-corpus ``X`` is two line-aligned files in one folder: ``STS.input.X.txt`` (``s1<TAB>s2``
 per line) and ``STS.gs.X.txt`` (the gold score, 0–5, per line). Give the input files, or folders
 (every ``STS.input.*.txt`` in them, sorted); the gold file is found beside each input file and
-must have exactly as many lines.
+must have exactly as many lines. An input through a pipe (``<(…)``, ``/dev/stdin``) has no name
+to find its gold by: the path after it is its gold scores (``<(input) <(scores)``), and its
+sub-corpus is unnamed.
 
 Each line becomes a record with id ``X-<split>:<line>`` (``MSRpar-train:1``; ``X:<line>`` when
-there is no split, so train and test ids never clash), ``subcorpus`` = ``X`` (for example
+there is no split, so train and test ids never clash; ``<split>:<line>`` or ``<line>`` for a
+piped input), ``subcorpus`` = ``X`` (for example
 ``MSRpar`` or ``surprise.OnWN``), ``gold_score`` from the gold file, raw texts as given, tokens
 from :func:`scoring.text.tokenize`, and the split: the ``split`` option when given (an upload's
 files come without their folder, so the web import passes the split its form names), else the
@@ -18,11 +21,19 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from scoring.corpus import PairRecord
 from scoring.errors import FormatError
-from scoring.formats._common import IdRegistry, check_tokens, decode, raw_lines, split_from_name
+from scoring.formats._common import (
+    IdRegistry,
+    check_tokens,
+    decode,
+    raw_lines,
+    split_from_name,
+    unnamed,
+)
 from scoring.text import tokenize
 
 _INPUT = re.compile(r"^STS\.input\.(?P<name>.+)\.txt$")
@@ -31,6 +42,67 @@ _NAMING = (
     "expected an input file named STS.input.<subcorpus>.txt (its scores in "
     "STS.gs.<subcorpus>.txt beside it)"
 )
+
+
+@dataclass(frozen=True)
+class Source:
+    """One sub-corpus to read: its input file, its gold scores and its name."""
+
+    input: Path
+    gold: Path
+    subcorpus: str
+    #: Its split when no ``split`` is given: the input's folder's name, if it says one.
+    split: str
+
+
+def sources(paths: Sequence[Path]) -> list[Source]:
+    """The sub-corpora ``paths`` give: ``STS.input.X.txt`` files (their gold beside them),
+    folders holding them, or an input through a pipe followed by its gold scores through
+    another (``<(…) <(…)``; a pipe has no name to find its gold by), whose sub-corpus is
+    unnamed (``""``) and whose pairs' ids are their line numbers. One input may come through a
+    pipe: a second's ids would be the first's."""
+    found: list[Source] = []
+    streams = 0
+    rest = iter(paths)
+    for path in rest:
+        if not unnamed(path):
+            found.extend(_named(named) for named in input_files([path]))
+            continue
+        gold = next(rest, None)
+        if gold is None:
+            raise FormatError(
+                "an STS input through a pipe needs its gold scores after it, through another "
+                "pipe or as a file (<(input) <(scores)): a pipe has no name to find them by",
+                path=path,
+                field="score",
+            )
+        streams += 1
+        if streams > 1:
+            raise FormatError(
+                "a second STS input through a pipe: its pairs would take the ids of the first "
+                "(a pipe has no sub-corpus name); give one of them as STS.input.X.txt",
+                path=path,
+                field="(file name)",
+            )
+        found.append(Source(input=path, gold=gold, subcorpus="", split=""))
+    return found
+
+
+def _named(path: Path) -> Source:
+    match = _INPUT.match(path.name)
+    if match is None:
+        raise FormatError(_NAMING, path=path, field="(file name)")
+    subcorpus = match.group("name")
+    gold = path.with_name(f"STS.gs.{subcorpus}.txt")
+    if not gold.exists():
+        raise FormatError(
+            f"the gold scores {gold.name} are missing beside the input file",
+            path=gold,
+            field="score",
+        )
+    return Source(
+        input=path, gold=gold, subcorpus=subcorpus, split=split_from_name(path.parent.name)
+    )
 
 
 def input_files(paths: Sequence[Path]) -> list[Path]:
@@ -54,29 +126,15 @@ def read(paths: Sequence[Path], split: str | None = None) -> Iterator[PairRecord
     """Pairs of one or more STS sub-corpora; ids must be unique across them. ``split``, when
     given, is every pair's split (and part of its id) instead of the one its folder names."""
     ids = IdRegistry()
-    for path in input_files(paths):
-        yield from _read_pair_of_files(path, ids, split)
+    for source in sources(paths):
+        yield from _read_pair_of_files(source, ids, split)
 
 
 def _read_pair_of_files(
-    path: Path, ids: IdRegistry, given_split: str | None
+    source: Source, ids: IdRegistry, given_split: str | None
 ) -> Iterator[PairRecord]:
-    match = _INPUT.match(path.name)
-    if match is None:
-        raise FormatError(
-            _NAMING,
-            path=path,
-            field="(file name)",
-        )
-    subcorpus = match.group("name")
-    gold_path = path.with_name(f"STS.gs.{subcorpus}.txt")
-    if not gold_path.exists():
-        raise FormatError(
-            f"the gold scores {gold_path.name} are missing beside the input file",
-            path=gold_path,
-            field="score",
-        )
-    split = given_split or split_from_name(path.parent.name)
+    path, gold_path, subcorpus = source.input, source.gold, source.subcorpus
+    split = given_split or source.split
     inputs = raw_lines(path)
     scores = raw_lines(gold_path)
     number = 0
@@ -119,7 +177,8 @@ def _read_pair_of_files(
                 line=number,
                 field="score",
             )
-        pair_id = f"{subcorpus}-{split}:{number}" if split else f"{subcorpus}:{number}"
+        pair_id = "-".join(part for part in (subcorpus, split) if part)
+        pair_id = f"{pair_id}:{number}" if pair_id else str(number)
         ids.add(pair_id, path=path, line=number)
         yield PairRecord(
             id=pair_id,

@@ -20,7 +20,7 @@ from annotate.jobs_runtime import job_run
 from annotate.models import Corpus, GoldAlignment, Job, SentencePair
 from annotate.selectors.adjudication import AdjudicationFilters
 from annotate.services.adjudication_bulk import adjudication_accept_job_create
-from annotate.services.corpora import corpus_import_records
+from annotate.services.corpora import corpus_archive, corpus_import_records, corpus_restore
 from tests.annotate.factories import make_user
 from tests.annotate.records import make_record
 
@@ -179,6 +179,40 @@ def test_the_undo_sends_back_to_waiting_what_the_accept_wrote_once(world: World)
     assert f"was undone by #{response.json()['id']} already" in again.json()["error"]["message"]
 
 
+def test_the_undo_of_an_accept_with_golds_in_a_corpus_archived_since_is_refused(
+    world: World,
+) -> None:
+    """The undo cleared the golds of an archived corpus, whose pairs leave the adjudication
+    list: they could be neither seen nor accepted again there. Archiving keeps a corpus's work
+    as it is, so the undo is refused as every other change to it is, and done once restored."""
+    accept = _carols_finished_accept(world)  # of every corpus: news and other
+    corpus_archive(corpus=world.corpora["other"])
+    url = f"{ACCEPT_URL}{accept.pk}/undo/"
+    response = world.clients["carol"].post(url)
+    assert response.status_code == 409, response.content
+    error = response.json()["error"]
+    assert error["code"] == "corpus_archived"
+    assert "archived corpus \u201cother\u201d: restore it" in error["message"]
+    assert not Job.objects.filter(kind="adjudication_accept_undo").exists()
+    assert GoldAlignment.objects.count() == 3
+    corpus_restore(corpus=world.corpora["other"])
+    response = world.clients["carol"].post(url)
+    assert response.status_code == 201, response.content
+    job_run(job_id=response.json()["id"], worker="test")
+    assert not GoldAlignment.objects.exists()
+
+
+def test_an_undo_queued_before_its_corpus_was_archived_clears_nothing(world: World) -> None:
+    accept = _carols_finished_accept(world)
+    response = world.clients["carol"].post(f"{ACCEPT_URL}{accept.pk}/undo/")
+    assert response.status_code == 201
+    corpus_archive(corpus=world.corpora["news"])
+    assert job_run(job_id=response.json()["id"], worker="test") == Job.Status.FAILED
+    undo = Job.objects.get(pk=response.json()["id"])
+    assert "archived corpus \u201cnews\u201d: restore it" in undo.error
+    assert GoldAlignment.objects.count() == 3
+
+
 def test_another_adjudicators_same_accept_while_one_is_queued_is_refused_not_given_hers(
     world: World,
 ) -> None:
@@ -190,7 +224,7 @@ def test_another_adjudicators_same_accept_while_one_is_queued_is_refused_not_giv
     carols = world.clients["carol"].post(ACCEPT_URL, body, format="json")
     daves = world.clients["dave"].post(ACCEPT_URL, body, format="json")
     assert (carols.status_code, daves.status_code) == (201, 409), daves.content
-    assert f"carol's bulk accept #{carols.json()['id']} of corpus 'news'" in str(daves.json())
+    assert f"carol's bulk accept #{carols.json()['id']} of corpus “news”" in str(daves.json())
     assert Job.objects.get().parameters["owner"] == world.users["carol"].pk
     job_run(job_id=carols.json()["id"], worker="test")
     assert world.clients["dave"].get(f"/api/jobs/{carols.json()['id']}/").status_code == 404

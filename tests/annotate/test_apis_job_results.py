@@ -107,3 +107,30 @@ def test_a_job_without_a_corpus_is_described_with_nulls_the_schema_allows() -> N
     schema = admin.get("/api/schema/?format=json").json()
     fields = schema["components"]["schemas"]["JobOutput"]["properties"]
     assert fields["corpus"]["nullable"] and fields["corpus_id"]["nullable"]
+
+
+def test_an_admin_demoted_since_reads_what_their_agreement_job_was_asked_not_what_it_fitted(
+    report_job: Job,
+) -> None:
+    """The job adds to its parameters the chance model it chose from how the annotations
+    started and each annotator's fitted edit model: part of the report, which a demoted admin
+    no longer reads (its result is a 403), so the job's own listing leaves them out too."""
+    requested = {"annotators": ["ann1", "ann2"], "samples": 5, "chance_model": "auto"}
+    report_job.parameters = {
+        **requested,
+        "chance_model": "prefill",
+        "chance_model_requested": "auto",
+        "chance_model_reason": "every annotated pair has a prefill, and every annotation "
+        "started from it",
+        "edit_models": {"ann1": {"possible": [0.0625, 0.0, 6]}},
+    }
+    report_job.save(update_fields=["parameters"])
+    client = _client(report_job)
+    assert client.get(f"/api/jobs/{report_job.pk}/").json()["parameters"] == report_job.parameters
+    report_job.owner.groups.set([roles.role_group(roles.ANNOTATOR)])
+    assert client.get(f"/api/jobs/{report_job.pk}/result/").status_code == 403
+    detail = client.get(f"/api/jobs/{report_job.pk}/")
+    assert detail.status_code == 200, "the job itself stays listed"
+    assert detail.json()["parameters"] == requested
+    (listed,) = client.get("/api/jobs/").json()
+    assert listed["parameters"] == requested

@@ -218,7 +218,7 @@ def test_a_phrase_table_export_with_bad_options_writes_nothing(tmp_path: Path) -
     out = tmp_path / "t.tsv"
     with pytest.raises(CommandError, match="max_length must be between 1 and 20"):
         export_corpus("--corpus", "c", "--format", "phrases", "--output", out, "--max-length", 0)
-    with pytest.raises(CommandError, match="'nobody' has submitted no work in corpus 'c'"):
+    with pytest.raises(CommandError, match="'nobody' has submitted no work in corpus “c”"):
         export_corpus(
             "--corpus", "c", "--format", "phrases", "--output", out, "--annotator", "nobody"
         )

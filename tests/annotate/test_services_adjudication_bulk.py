@@ -27,7 +27,12 @@ from annotate.services.adjudication_bulk import (
     agreed_pairs,
 )
 from annotate.services.annotations import annotation_reopen
-from annotate.services.corpora import corpus_import_records
+from annotate.services.corpora import (
+    CorpusArchived,
+    corpus_archive,
+    corpus_import_records,
+    corpus_restore,
+)
 from tests.annotate.factories import make_user
 from tests.annotate.records import make_record
 
@@ -198,13 +203,50 @@ def test_undo_clears_each_gold_the_job_wrote_unless_it_changed_since(carol: Any)
         "job": job.pk,
         "written": 2,
         "cleared": 1,
-        "skipped": {"gold_changed_since": 1},
+        "skipped": {"gold_changed_since": 1, "corpus_archived": 0},
     }
     assert _gold(pairs["p"]) is None and _gold(pairs["q"]) == [(2, 2, True)]
     cleared = GoldEvent.objects.filter(pair=pairs["p"]).order_by("version").last()
     assert (cleared.kind, cleared.job_id) == ("cleared", undo.pk)
     # undone pairs wait again and a second undo changes nothing
     assert adjudication_accept_undo(accept_job_id=job.pk, actor=carol)["cleared"] == 0
+
+
+def test_undo_keeps_the_golds_of_a_corpus_archived_while_it_runs_until_undone_again(
+    carol: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The corpus is archived between two of the undo's batches: the golds left are kept and
+    counted, and the accept may be undone again once the corpus is restored."""
+    pairs = _import({"p": {"A": "0-0", "B": "0-0"}, "q": {"A": "1-1", "B": "1-1"}})
+    job = adjudication_accept_job_create(filters=AdjudicationFilters(), owner=carol)
+    job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    undo = adjudication_accept_undo_job_create(job=job, owner=carol)
+    monkeypatch.setattr(adjudication_bulk, "WRITE_BATCH", 1)
+    batch = adjudication_bulk._undo_batch
+    batches = []
+
+    def archive_after_the_first(*args: Any) -> Any:
+        if batches:
+            corpus_archive(corpus=pairs["q"].corpus)
+        batches.append(args)
+        return batch(*args)
+
+    monkeypatch.setattr(adjudication_bulk, "_undo_batch", archive_after_the_first)
+    assert job_run(job_id=undo.pk, worker="test") == Job.Status.SUCCEEDED
+    undo.refresh_from_db()
+    assert undo.result["cleared"] == 1
+    assert undo.result["skipped"] == {"gold_changed_since": 0, "corpus_archived": 1}
+    assert _gold(pairs["p"]) is None and _gold(pairs["q"]) == [(1, 1, True)]
+    with pytest.raises(CorpusArchived):
+        adjudication_accept_undo_job_create(job=job, owner=carol)
+    corpus_restore(corpus=pairs["q"].corpus)
+    again = adjudication_accept_undo_job_create(job=job, owner=carol)
+    monkeypatch.setattr(adjudication_bulk, "_undo_batch", batch)
+    assert job_run(job_id=again.pk, worker="test") == Job.Status.SUCCEEDED
+    assert _gold(pairs["q"]) is None
+    with pytest.raises(Conflict, match=f"was undone by #{again.pk} already"):
+        adjudication_accept_undo_job_create(job=job, owner=carol)
 
 
 def test_undo_waits_for_the_job_to_end(carol: Any) -> None:
@@ -297,7 +339,7 @@ def test_a_corpus_takes_one_bulk_accept_at_a_time_whoever_presses(carol: Any) ->
         filters=AdjudicationFilters(corpus=corpus_id), owner=carol
     )
     for filters in (AdjudicationFilters(corpus=corpus_id), AdjudicationFilters()):
-        with pytest.raises(Conflict, match=f"carol's bulk accept #{first.pk} of corpus 'c' is"):
+        with pytest.raises(Conflict, match=f"carol's bulk accept #{first.pk} of corpus “c” is"):
             adjudication_accept_job_create(filters=filters, owner=dave)
     Job.objects.filter(pk=first.pk).update(status=Job.Status.SUCCEEDED)
     second = adjudication_accept_job_create(filters=AdjudicationFilters(), owner=dave)

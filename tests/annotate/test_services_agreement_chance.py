@@ -174,7 +174,7 @@ def test_a_report_on_annotators_without_submitted_work_is_refused_at_the_request
     make_user("carol"), make_user("dave")
     with pytest.raises(AgreementReportError) as error:
         agreement_job_create(corpus=imported_without_prefill, annotators=["carol", "dave"])
-    assert error.value.message == ("none of carol, dave has submitted work in corpus 'imported'")
+    assert error.value.message == ("none of carol, dave has submitted work in corpus “imported”")
     assert error.value.extra["field"] == "annotators"
     assert not Job.objects.exists()
 

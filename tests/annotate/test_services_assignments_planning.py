@@ -165,7 +165,7 @@ def test_the_job_refuses_a_selection_that_cannot_hold_naming_the_field(
         (PlanSelection(subcorpus="sports"), "subcorpus", "no sub-corpus 'sports'"),
         (PlanSelection(split="train"), "split", "no split 'train'"),
         (PlanSelection(min_length=9, max_length=4), "max_length", "above the longest"),
-        (PlanSelection(min_length=40), "min_length", "no pair of corpus 'rte' matches"),
+        (PlanSelection(min_length=40), "min_length", "no pair of corpus “rte” matches"),
         (PlanSelection(batch=0), "batch", "batch must be at least 1"),
     ]
     for selection, field, message in cases:

@@ -171,7 +171,7 @@ def test_an_annotators_export_holds_only_the_pairs_they_submitted(corpus: Corpus
     with zipfile.ZipFile(export_file(run_export(corpus, format_name="pharaoh", which="all"))) as z:
         folders = {Path(name).parent.name for name in z.namelist()}
     assert folders == {"annotator-A", "prefill", "gold"}, "B submitted nothing"
-    with pytest.raises(DomainError, match="'B' has submitted no work in corpus 'c'"):
+    with pytest.raises(DomainError, match="'B' has submitted no work in corpus “c”"):
         export_job_create(corpus=corpus, format_name="jacana", which="annotator", annotator="B")
 
 

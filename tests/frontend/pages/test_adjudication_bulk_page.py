@@ -12,8 +12,8 @@ from django.test import Client
 
 from annotate import roles
 from annotate.jobs_runtime import job_run
-from annotate.models import GoldAlignment, Job, SentencePair
-from annotate.services.corpora import corpus_import_records
+from annotate.models import Corpus, GoldAlignment, Job, SentencePair
+from annotate.services.corpora import corpus_archive, corpus_import_records, corpus_restore
 from tests.annotate.factories import make_user
 from tests.annotate.records import make_record
 
@@ -143,6 +143,38 @@ def test_an_accept_whose_undo_failed_or_was_cancelled_is_offered_the_undo_again(
     assert not GoldAlignment.objects.filter(source="adjudicated").exists()
     fragment = carol.get("/adjudication/?fragment=bulk").content.decode()
     assert f'id="bulk-undo-{job.pk}"' not in fragment  # undone now
+
+
+def test_an_undo_in_an_archived_corpus_is_refused_and_one_that_kept_golds_is_offered_again(
+    carol: Client,
+) -> None:
+    _agreed_world()
+    carol.post("/adjudication/accept-agreed/", {"list_query": ""})
+    job = Job.objects.get(kind="adjudication_accept")
+    job_run(job_id=job.pk, worker="test")
+    corpus = Corpus.objects.get(name="c")
+    corpus_archive(corpus=corpus)
+    refused = carol.post(f"/adjudication/accept-agreed/{job.pk}/undo/", follow=True)
+    assert "archived corpus \u201cc\u201d: restore it" in refused.content.decode()
+    assert not Job.objects.filter(kind="adjudication_accept_undo").exists()
+    assert GoldAlignment.objects.filter(source="adjudicated").count() == 2
+    corpus_restore(corpus=corpus)
+    # an undo during which the corpus was archived kept the golds it had not reached
+    Job.objects.create(
+        kind="adjudication_accept_undo",
+        owner=job.owner,
+        status=Job.Status.SUCCEEDED,
+        parameters={"job": job.pk},
+        result={
+            "job": job.pk,
+            "written": 2,
+            "cleared": 0,
+            "skipped": {"gold_changed_since": 0, "corpus_archived": 2},
+        },
+    )
+    fragment = carol.get("/adjudication/?fragment=bulk").content.decode()
+    assert "kept 2 of a corpus archived meanwhile (restore it, then undo" in fragment
+    assert f'id="bulk-undo-{job.pk}"' in fragment
 
 
 def test_another_adjudicators_job_cannot_be_undone(carol: Client) -> None:

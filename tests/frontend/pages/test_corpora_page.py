@@ -352,17 +352,17 @@ def test_archiving_and_restoring_go_back_to_the_list_with_a_message(admin: Clien
     corpus = make_corpus("rte")
     archived = admin.post(f"/corpora/{corpus.pk}/archive/", {"next": "/corpora/?q=r"}, follow=True)
     assert archived.redirect_chain == [("/corpora/?q=r", 302)]
-    assert "Archived rte: it is out of the queues and lists" in archived.content.decode()
+    assert "Archived “rte”: it is out of the queues and lists" in archived.content.decode()
     corpus.refresh_from_db()
     assert corpus.archived_at is not None
     again = admin.post(f"/corpora/{corpus.pk}/archive/", follow=True).content.decode()
-    assert "rte was archived already." in again
+    assert "“rte” was archived already." in again
     restored = admin.post(f"/corpora/{corpus.pk}/restore/", follow=True).content.decode()
-    assert "Restored rte: it is back in the queues and lists." in restored
+    assert "Restored “rte”: it is back in the queues and lists." in restored
     corpus.refresh_from_db()
     assert corpus.archived_at is None
     assert (
-        "rte was not archived."
+        "“rte” was not archived."
         in admin.post(f"/corpora/{corpus.pk}/restore/", follow=True).content.decode()
     )
     assert admin.post("/corpora/999999/archive/").status_code == 404
@@ -466,7 +466,7 @@ def test_a_confirmed_deletion_hides_the_corpus_at_once_and_its_job_removes_it(
     assert response.redirect_chain == [("/corpora/", 302)]
     job = Job.objects.get(kind="corpus_delete")
     html = response.content.decode()
-    assert f"Deleting rte: job #{job.pk} removes it" in html
+    assert f"Deleting “rte”: job #{job.pk} removes it" in html
     assert _names(html) == ["msrp"]
     jobs.job_run(job_id=job.pk, worker="test")
     assert not Corpus.objects.filter(pk=corpus.pk).exists()

@@ -255,7 +255,7 @@ def test_a_supervised_prefill_without_finished_work_is_refused_and_keeps_no_sett
     errors = _text(response.content.decode().split('id="prefill-errors"')[1].split("</div>")[0])
     assert (
         "the supervised aligner learns from finished work (submitted annotations or gold "
-        "alignments, the trial pairs&#x27; keys left out), and corpus &#x27;pre&#x27; has none "
+        "alignments, the trial pairs&#x27; keys left out), and corpus “pre” has none "
         "yet"
     ) in errors
     assert not Job.objects.exists()

@@ -213,8 +213,8 @@ def test_an_admin_recomputes_a_corpus_s_statistics_and_goes_back(alice: Any) -> 
     job = Job.objects.get(kind="corpus_stats")
     assert job.corpus == corpus and job.status == Job.Status.PENDING
     home = admin.get("/").content.decode()
-    assert f"Recomputing the statistics of news: job #{job.pk}." in home
-    assert f'data-notice-job="{job.pk}" data-what="Statistics of news, job"' in home
+    assert f"Recomputing the statistics of “news”: job #{job.pk}." in home
+    assert f'data-notice-job="{job.pk}" data-what="Statistics of “news”, job"' in home
     assert f'<tr data-job="{job.pk}" data-job-status="pending">' in home
     again = admin.post(f"/corpora/{corpus.pk}/stats/", follow=True)
     assert "(it was already queued)" in again.content.decode()

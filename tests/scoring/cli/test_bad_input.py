@@ -586,3 +586,66 @@ def test_evaluate_aligner_reads_its_gold_from_pipes(capsys: pytest.CaptureFixtur
     assert code == 0, _error(capsys)
     report = json.loads(capsys.readouterr().out)
     assert report["references"]
+
+
+_RTE2 = "# sentence pair 1\nThe cat sat .\nNULL ({ / / }) cat ({ 2 p1 / / }) sat ({ 3 / / })\n"
+_RTE2_B = _RTE2.replace("({ 3 / / })", "({ 3 p4 / / })")
+
+
+def test_convert_reads_rte2_annotator_files_from_pipes_lettered_in_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pipe has no file name to take the annotator letter from: the pipes are A, B, … in
+    the order given, of the letters the named files leave (here the named file is A)."""
+    named = tmp_path / "set_A.align.txt"
+    named.write_text(_RTE2)
+    (tmp_path / "set_B.align.txt").write_text(_RTE2_B)
+    (tmp_path / "set_C.align.txt").write_text(_RTE2)
+    from_files, from_pipes = tmp_path / "files.jsonl", tmp_path / "pipes.jsonl"
+    files = [str(tmp_path / f"set_{letter}.align.txt") for letter in "ABC"]
+    assert main(["convert", "--from", "rte2", "--to", "jsonl", *files,
+                 "--output", str(from_files)]) == 0, _error(capsys)  # fmt: skip
+    assert main(["convert", "--from", "rte2", "--to", "jsonl", _pipe(_RTE2_B), str(named),
+                 _pipe(_RTE2), "--output", str(from_pipes)]) == 0, _error(capsys)  # fmt: skip
+    assert from_pipes.read_text() == from_files.read_text()
+    (line,) = from_pipes.read_text().splitlines()
+    record = json.loads(line)
+    assert sorted(record["annotations"]) == ["A", "B", "C"]
+    assert record["annotations"]["A"]["possible"] == [[0, 0]]
+    assert record["annotations"]["B"]["possible"] == [[0, 0], [3, 1]]
+    assert record["id"] == "1"
+
+
+def test_convert_reads_an_sts_input_and_its_gold_scores_from_pipes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pipe has no name to find its gold scores by: they come through the path after it."""
+    pairs, scores = "the cat sat\ta cat sat\nhe left\tshe stayed\n", "4.2\n1\n"
+    folder = tmp_path / "news"  # a name that says no split
+    folder.mkdir()
+    (folder / "STS.input.news.txt").write_text(pairs)
+    (folder / "STS.gs.news.txt").write_text(scores)
+    from_files, from_pipes = tmp_path / "files.jsonl", tmp_path / "pipes.jsonl"
+    assert main(["convert", "--from", "sts", "--to", "jsonl", str(folder / "STS.input.news.txt"),
+                 "--output", str(from_files)]) == 0, _error(capsys)  # fmt: skip
+    assert main(["convert", "--from", "sts", "--to", "jsonl", _pipe(pairs), _pipe(scores),
+                 "--output", str(from_pipes)]) == 0, _error(capsys)  # fmt: skip
+    files = [json.loads(line) for line in from_files.read_text().splitlines()]
+    piped = [json.loads(line) for line in from_pipes.read_text().splitlines()]
+    assert [(r["id"], r["subcorpus"]) for r in piped] == [("1", ""), ("2", "")]
+    assert [(r["id"], r["subcorpus"]) for r in files] == [("news:1", "news"), ("news:2", "news")]
+    for record in files + piped:
+        del record["id"], record["subcorpus"]
+    assert piped == files and piped[0]["gold_score"] == 4.2
+    # the gold scores may be a file too; an input without them says where they go
+    assert main(["convert", "--from", "sts", "--to", "jsonl", _pipe(pairs),
+                 str(folder / "STS.gs.news.txt"), "--output", str(from_pipes)]) == 0  # fmt: skip
+    capsys.readouterr()
+    lonely = _pipe(pairs)
+    assert main(["convert", "--from", "sts", "--to", "jsonl", lonely,
+                 "--output", str(tmp_path / "o.jsonl")]) == 2  # fmt: skip
+    assert _error(capsys).startswith(
+        f"error: {lonely}: field 'score': an STS input through a pipe needs its gold scores after "
+        "it"
+    )
+    assert not (tmp_path / "o.jsonl").exists()
