@@ -633,8 +633,8 @@ class SupervisedAligner(Aligner):
                 early_stopping=False,
                 random_state=o.seed,
             )
-            fit_trees(model, x, y, None, self.progress_part(0.95, 1.0, "sure or possible: "))
-            return TreeEnsemble.from_sklearn(model), int(y.size)
+            part = self.progress_part(0.95, 1.0, "sure or possible: ")
+            return fit_trees(model, x, y, None, part), int(y.size)
         col = {name: k for k, name in enumerate(FEATURES)}
         evidence = (
             (
@@ -663,8 +663,8 @@ class SupervisedAligner(Aligner):
             early_stopping=False,
             random_state=o.seed,
         )
-        fit_trees(model, kept_x, kept_y, weight, self.progress_part(0.55, 0.95, "link trees: "))
-        return TreeEnsemble.from_sklearn(model), int(keep.sum())
+        part = self.progress_part(0.55, 0.95, "link trees: ")
+        return fit_trees(model, kept_x, kept_y, weight, part), int(keep.sum())
 
     # --- alignment ----------------------------------------------------------------------------
 

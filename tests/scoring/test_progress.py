@@ -143,7 +143,7 @@ def test_trees_fitted_with_progress_are_those_of_a_plain_fit() -> None:
         )
 
     recorder = Recorder()
-    reported = TreeEnsemble.from_sklearn(fit_trees(model(), x, y, weight, recorder))
+    reported = fit_trees(model(), x, y, weight, recorder)
     plain = TreeEnsemble.from_sklearn(model().fit(x, y, sample_weight=weight))
     stages = [f"tree {k} of 12" for k in range(1, 13)]
     assert [stage for _, stage in recorder.calls] == ["binning 2,000 cells", *stages]

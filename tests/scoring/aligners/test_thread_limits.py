@@ -23,9 +23,9 @@ from scoring.alignment.links import Alignment
 seen = []
 copy = trees.TreeEnsemble.from_sklearn.__func__
 
-def recording(cls, model):
+def recording(cls, model, *args):
     seen.append([i["num_threads"] for i in threadpool_info() if i["user_api"] == "openmp"])
-    return copy(cls, model)
+    return copy(cls, model, *args)
 
 trees.TreeEnsemble.from_sklearn = classmethod(recording)
 words = ["cat", "dog", "bird", "house", "tree", "river", "stone", "cloud"]
