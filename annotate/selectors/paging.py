@@ -8,12 +8,14 @@ and the page's rows are then read by primary key.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from django.db.models import Model, QuerySet
 
+M = TypeVar("M", bound=Model)
 
-def rows_in_order(queryset: QuerySet[Any], ids: list[Any]) -> list[Model]:
+
+def rows_in_order(queryset: QuerySet[M], ids: list[Any]) -> list[M]:
     """The rows of ``queryset`` whose primary keys are ``ids``, in the order of ``ids``."""
     if not ids:
         return []
@@ -21,7 +23,7 @@ def rows_in_order(queryset: QuerySet[Any], ids: list[Any]) -> list[Model]:
     return [by_id[pk] for pk in ids if pk in by_id]
 
 
-class IdsFirst:
+class IdsFirst(Generic[M]):
     """A sorted queryset as a paginator reads it (``count()``, slices, ``order_by()``), each
     slice read as its ids, then its rows.
 
@@ -32,13 +34,13 @@ class IdsFirst:
 
     ordered = True
 
-    def __init__(self, queryset: QuerySet[Any], *, whole: bool = False) -> None:
+    def __init__(self, queryset: QuerySet[M], *, whole: bool = False) -> None:
         self.queryset = queryset
         self.whole = whole
         self._ids: list[Any] | None = None
         self._count: int | None = None
 
-    def order_by(self, *fields: Any) -> IdsFirst:
+    def order_by(self, *fields: Any) -> IdsFirst[M]:
         return IdsFirst(self.queryset.order_by(*fields), whole=self.whole)
 
     def _all_ids(self) -> list[Any]:
@@ -62,5 +64,5 @@ class IdsFirst:
             return self._all_ids()[index]
         return list(self.queryset.values_list("pk", flat=True)[index])
 
-    def __getitem__(self, index: slice) -> list[Model]:
+    def __getitem__(self, index: slice) -> list[M]:
         return rows_in_order(self.queryset, self.ids(index))

@@ -303,11 +303,11 @@ def queue_of(
     the summary reads)."""
     tally = queue_tally(user)
     summary = queue_summary(user, tally=tally)
-    listed: IdsFirst | QueuePage
+    listed: IdsFirst[Assignment] | QueuePage
     if search:
-        listed = _listed(tally.queued, status=status, corpus=corpus, search=search)
+        found = _listed(tally.queued, status=status, corpus=corpus, search=search)
         # past the first page the search is evaluated once, for the count and the page
-        listed = IdsFirst(listed.order_by(*QUEUE_ORDER), whole=page > 1)
+        listed = IdsFirst(found.order_by(*QUEUE_ORDER), whole=page > 1)
     else:
         listed = QueuePage(tally, status=status, corpus=corpus)
     total = listed.count()
