@@ -30,6 +30,7 @@ from annotate.models import (
     PairDisagreement,
     SentencePair,
 )
+from annotate.selectors.pair_search import pair_search
 from annotate.selectors.workspace import pair_payload, prefill_of
 from annotate.services.annotations import LinkMap, links_list
 from annotate.services.disagreement import annotators_text
@@ -120,11 +121,7 @@ def pairs_for_adjudication(
             return rows.none()
         rows = rows.filter(annotators__contains=annotators_text([user.pk]))
     if filters.search:
-        rows = rows.filter(
-            Q(pair__external_id__icontains=filters.search)
-            | Q(pair__source_text__icontains=filters.search)
-            | Q(pair__target_text__icontains=filters.search)
-        )
+        rows = rows.filter(pair_search(filters.search, via="pair__"))
     return rows.order_by(*_ordering(filters.sort))
 
 

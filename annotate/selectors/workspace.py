@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, QuerySet, Subquery
 
 from annotate import roles
 from annotate.exceptions import NotFound, PermissionDenied
@@ -21,6 +21,7 @@ from annotate.models import (
     SentencePair,
 )
 from annotate.selectors.paging import IdsFirst
+from annotate.selectors.pair_search import pair_search
 from annotate.services.annotations import (
     LinkMap,
     annotation_links,
@@ -205,11 +206,7 @@ def _listed(
     if corpus is not None:
         listed = listed.filter(pair__corpus_id=corpus)
     if search:
-        listed = listed.filter(
-            Q(pair__external_id__icontains=search)
-            | Q(pair__source_text__icontains=search)
-            | Q(pair__target_text__icontains=search)
-        )
+        listed = listed.filter(pair_search(search, via="pair__"))
     return listed.only(
         "id",
         "status",

@@ -87,7 +87,12 @@ def rows_insert(*, model: type[Model], fields: Sequence[str], rows: Iterable[Seq
     template = model()
     concrete = {field.name: field for field in model._meta.concrete_fields}
     given = [concrete[name] for name in fields]
-    rest = [f for f in concrete.values() if not f.primary_key and f.name not in fields]
+    # a generated column (the pair's `search_text`) is the database's to fill
+    rest = [
+        f
+        for f in concrete.values()
+        if not f.primary_key and not f.generated and f.name not in fields
+    ]
     defaults = tuple(f.get_db_prep_save(f.pre_save(template, True), connection) for f in rest)
     listed = [(*row, *defaults) for row in rows]
     if not listed:

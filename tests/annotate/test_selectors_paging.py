@@ -70,7 +70,7 @@ def test_the_apis_page_of_a_search_is_the_same_and_deep_ones_search_once(page: i
         )
     assert total == len(expected)
     assert [row.pk for row in rows] == expected[(page - 1) * 2 : page * 2]
-    searches = [q["sql"] for q in queries.captured_queries if "%COUNCIL%" in q["sql"].upper()]
+    searches = [q["sql"] for q in queries.captured_queries if "COUNCIL" in q["sql"].upper()]
     # the first page counts apart and reads its page; a deeper one evaluates the search once
     assert len(searches) == (2 if page == 1 else 1), searches
 

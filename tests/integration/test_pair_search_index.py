@@ -1,5 +1,6 @@
-"""On PostgreSQL the pair list's search (``icontains`` over the pair's id and both texts) reads
-the trigram indexes for a rare term, and a sequential scan is left to common ones."""
+"""On PostgreSQL the pairs' search (over ``search_text``, the id and both texts upper-cased)
+reads its trigram index for a rare term, and a sequential scan is left to common ones; the
+pair list's annotator names are found through ``assignment_by_annotator``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from annotate.selectors.corpora import corpus_pairs_filtered
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
-INDEXES = ("pair_search_id", "pair_search_source", "pair_search_target")
+INDEXES = ("pair_search_text",)
 PAIRS = 3000
 
 
@@ -56,7 +57,7 @@ def corpus() -> Corpus:
     return corpus
 
 
-def test_a_rare_term_is_found_through_the_trigram_index_of_each_column(corpus: Corpus) -> None:
+def test_a_rare_term_is_found_through_the_trigram_index(corpus: Corpus) -> None:
     pairs = corpus_pairs_filtered(corpus, search="zanZIBar")
     page = pairs.values_list("id", flat=True)[:50]
     for plan in (pairs.explain(), page.explain()):
@@ -64,10 +65,39 @@ def test_a_rare_term_is_found_through_the_trigram_index_of_each_column(corpus: C
             assert f"Bitmap Index Scan on {name}" in plan, plan
         assert "Seq Scan" not in plan, plan
     assert [pair.external_id for pair in pairs] == ["item-1234"]
+    # the per-column indexes the search no longer reads are gone
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname FROM pg_indexes WHERE indexname LIKE 'pair_search%%'")
+        assert [name for (name,) in cursor.fetchall()] == ["pair_search_text"]
 
 
 def test_a_term_in_half_the_pairs_is_counted_without_the_index(corpus: Corpus) -> None:
-    # The indexed expressions' statistics tell the planner that most rows match.
+    # The column's statistics tell the planner that most rows match.
     pairs = corpus_pairs_filtered(corpus, search="common")
     assert "pair_search" not in pairs.explain()
     assert pairs.count() == PAIRS // 2
+
+
+def test_the_annotator_names_read_the_index_not_the_corpuss_assignments(corpus: Corpus) -> None:
+    from django.test.utils import CaptureQueriesContext
+
+    from annotate.models import Assignment
+    from annotate.selectors.corpora import corpus_facets
+    from tests.annotate.factories import make_user
+
+    users = [make_user(f"ann{k}") for k in range(3)]
+    pairs = list(SentencePair.objects.filter(corpus=corpus).values_list("id", flat=True))
+    Assignment.objects.bulk_create(
+        Assignment(pair_id=pair, annotator=user) for pair in pairs for user in users
+    )
+    make_user("idle")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE annotate_assignment")
+    with CaptureQueriesContext(connection) as queries:
+        assert corpus_facets(corpus)["annotators"] == ["ann0", "ann1", "ann2"]
+    (sql,) = [q["sql"] for q in queries.captured_queries if "annotate_assignment" in q["sql"]]
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN {sql}")
+        plan = "\n".join(row for (row,) in cursor.fetchall())
+    assert "assignment_by_annotator" in plan, plan
+    assert "Seq Scan on annotate_assignment" not in plan, plan
