@@ -4,11 +4,28 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
 from scoring.errors import FormatError
+
+#: What ``-`` stands for on the command line: standard input as an input file, standard output
+#: as an output file. Readers open ``STDIN`` as any other path (a redirected file or a pipe
+#: alike); :func:`atomic_output` writes ``STDOUT`` through ``sys.stdout``.
+STDIN = Path("/dev/stdin")
+STDOUT = Path("/dev/stdout")
+
+
+def is_stream(path: Path) -> bool:
+    """Whether ``path`` is a stream to write in place rather than a file to replace: a pipe
+    (``>(…)``), a device, or a link of ``/dev`` or ``/proc`` (``/dev/stdout``, ``/dev/fd/N``)
+    whatever it is connected to: when the shell redirected it to a file, renaming a file over
+    it would replace the link, not write the file."""
+    if path.parts[:2] in (("/", "dev"), ("/", "proc")) and path.is_symlink():
+        return True
+    return path.exists() and not path.is_file() and not path.is_dir()
 
 
 @contextlib.contextmanager
@@ -27,7 +44,13 @@ def atomic_output(path: Path) -> Iterator[IO[str]]:
             path=path,
             field="output",
         )
-    if path.exists() and not path.is_file():
+    if path == STDOUT:
+        # sys.stdout, not the device: what the command already printed stays before it, and
+        # a stdout the shell appends to (``>>``) is not truncated by opening it again
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    if is_stream(path):
         with path.open("w", encoding="utf-8", newline="\n") as stream:
             yield stream
         return

@@ -38,6 +38,7 @@ clear message.
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import math
 import zipfile
@@ -45,7 +46,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Self
+from typing import Any, BinaryIO, ClassVar, Self
 
 import numpy as np
 import numpy.typing as npt
@@ -54,6 +55,7 @@ from scoring import __version__
 from scoring.aligners.options import AlignerOptions
 from scoring.alignment.links import Alignment, Link
 from scoring.errors import FormatError, InputError, ModelError, OptionsError
+from scoring.files import is_stream
 from scoring.options import saved_options
 from scoring.progress import Progress, progress_part, progress_report
 
@@ -257,12 +259,17 @@ class Aligner(ABC):
         """Write :meth:`to_dict` to ``path`` as one ``.npz`` file (format above); returns the
         path written."""
         target = Path(path)
+        with target.open("wb") as handle:
+            self.write(handle)
+        return target
+
+    def write(self, handle: BinaryIO) -> None:
+        """Write :meth:`to_dict` to an open binary file as :meth:`save` does (to standard
+        output, say)."""
         data = self.to_dict()
         arrays = data.pop("arrays")
         blob = np.frombuffer(json.dumps(data).encode("utf-8"), dtype=np.uint8)
-        with target.open("wb") as handle:
-            np.savez_compressed(handle, __header__=blob, **arrays)
-        return target
+        np.savez_compressed(handle, __header__=blob, **arrays)
 
     @classmethod
     def load(cls, path: str | Path) -> Aligner:
@@ -274,16 +281,20 @@ class Aligner(ABC):
 def read_model_file(path: str | Path) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:
     """Header and arrays of a saved model, validated; never unpickles anything."""
     source = Path(path)
-    if not source.is_file():
+    # a stream (``--model -``) is read whole first: a zip archive is read from its end
+    archive_file: Path | io.BytesIO = source
+    if is_stream(source):
+        archive_file = io.BytesIO(source.read_bytes())
+    elif not source.is_file():
         raise FormatError("no such model file", path=source)
-    if not zipfile.is_zipfile(source):
+    if not zipfile.is_zipfile(archive_file):
         # np.load would read any other file as a pickle and suggest allow_pickle=True
         raise FormatError(
             "not a saved aligner model (an .npz archive written by --save-model or save())",
             path=source,
         )
     try:
-        with np.load(source, allow_pickle=False) as archive:
+        with np.load(archive_file, allow_pickle=False) as archive:
             arrays = {key: archive[key] for key in archive.files}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
         raise FormatError(f"not a saved aligner model ({error})", path=source) from error

@@ -205,6 +205,37 @@ class SupervisedOptions(AlignerOptions):
     #: features of 13,000 pairs took two hours of a job.
     max_training_pairs: int = 2_000
 
+    def unlearnt_advice(self, links: int) -> str:
+        """Which options to change when the link trees, learning from ``links`` gold cells,
+        gave no link a probability that reaches the cut. Boosting starts every cell at the
+        links' base rate and each tree moves its log-odds by about ``learning_rate`` at most:
+        leaves of more cells than there are links stay mostly non-links, and with a small
+        ``trees × learning_rate`` the links' probabilities stop short of the cut however many
+        links there are."""
+        budget = self.trees * self.learning_rate
+        defaults = SupervisedOptions()
+        default = defaults.trees * defaults.learning_rate
+        causes, fixes = [], []
+        if links < self.min_samples_leaf:
+            causes.append(
+                f"{links} links are few for leaves of min_samples_leaf={self.min_samples_leaf} "
+                "cells"
+            )
+            fixes.append("finish more pairs or lower min_samples_leaf")
+        if budget < default:
+            causes.append(
+                f"trees={self.trees} at learning_rate={self.learning_rate:g} move the "
+                f"probabilities too little (trees × learning_rate = {budget:g}, {default:g} at "
+                "the defaults)"
+            )
+            fixes.append("raise trees or learning_rate")
+        if not causes:
+            return (
+                "finish more pairs, raise trees or learning_rate, or lower min_samples_leaf "
+                f"(now {self.min_samples_leaf})"
+            )
+        return f"{' and '.join(causes)}: {', or '.join(fixes)}"
+
     def check(self) -> None:
         if self.possible_threshold > self.sure_threshold:
             raise self.invalid(

@@ -569,16 +569,17 @@ class SupervisedAligner(Aligner):
             raise InputError("the gold alignments have no sure link (or nothing but links)")
         ensemble, cells_used = self.fit_ensemble(x, y)
         total_cells, positive_cells = int(y.size), int(np.count_nonzero(code == 2))
-        # Too little finished work gives trees whose leaves (min_samples_leaf cells each) are
-        # all mostly non-links: the model would link nothing and erase a prefill that was
-        # better. Refuse it, so a prefill job fails with the reason and changes nothing.
+        # Too little finished work (leaves of min_samples_leaf cells all mostly non-links) or
+        # too few trees for the learning rate gives a model that would link nothing and erase a
+        # prefill that was better. Refuse it, so a prefill job fails with the reason.
         cut = 0.5 if by_kind else o.sure_threshold
-        recalled = int(np.count_nonzero(ensemble.predict(x[y == 1]) >= cut))
-        if recalled == 0:
+        on_links = ensemble.predict(x[y == 1])
+        if int(np.count_nonzero(on_links >= cut)) == 0:
             raise ModelError(
                 f"the 'supervised' aligner learnt nothing from {len(labelled)} finished pairs "
-                f"({positive_cells} sure links): it would link no word even in them; finish "
-                f"more pairs (or lower min_samples_leaf, now {o.min_samples_leaf})"
+                f"({positive_cells} sure links): it would link no word even in them (its "
+                f"highest probability for a gold link is {float(on_links.max()):.2f}, a link "
+                f"needs {cut:.2f}); {o.unlearnt_advice(int(y.sum()))}"
             )
         self.ensemble = ensemble
         self.kind = None

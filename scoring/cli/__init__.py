@@ -6,7 +6,8 @@ Each module defines ``register(subparsers)``, which adds its parser and sets
 (:class:`~scoring.errors.ScoringError`, and a file the system will not open or write, such as a
 folder given for a file) are printed as one line and exit with status 2; a reader that closes the
 output early (``| head``) ends the command quietly; nothing else is caught, so a bug still shows
-its traceback.
+its traceback. A file argument given as ``-`` is standard input or output
+(:mod:`scoring.cli.streams`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from scoring.cli import (
     scorers,
     warm,
 )
+from scoring.cli.streams import check_streams
 from scoring.errors import ScoringError
 
 COMMANDS = (
@@ -70,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        check_streams(args)
         return int(handler(args))
     except ScoringError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -27,6 +27,7 @@ from scoring.alignment.agreement import (
 from scoring.alignment.links import Alignment
 from scoring.alignment.metrics import ComparePair, corpus_scores
 from scoring.cli.phrases import add_file_arguments, fmt, read_alignments, read_sentences
+from scoring.cli.streams import input_file
 from scoring.errors import FormatError
 
 
@@ -41,12 +42,12 @@ def register(subparsers: Any) -> None:
         ),
     )
     add_file_arguments(parser)
-    parser.add_argument("--prefill", required=True, type=Path, help="automatic Pharaoh links")
+    parser.add_argument("--prefill", required=True, type=input_file, help="automatic Pharaoh links")
     parser.add_argument(
         "--annotation",
         required=True,
         action="append",
-        type=Path,
+        type=input_file,
         help="one annotator's Pharaoh links (give at least two)",
     )
     parser.add_argument("--samples", type=int, default=1000, metavar="J")

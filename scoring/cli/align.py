@@ -8,6 +8,7 @@
 line in step. ``A.txt`` receives one Pharaoh line per pair: ``i-j`` sure, ``i?j`` possible
 (0-based). ``--confidence C.txt`` also writes ``i-j:confidence`` per link. An aligner that learns
 (``em``) without ``--model`` is trained on the input pairs first; ``--save-model`` keeps it.
+Any file may be ``-``: standard input or output (one file each).
 The ``supervised`` aligner also learns from gold: ``--gold G.txt`` holds the Pharaoh gold of the
 first pairs (its N lines are the first N pairs' gold; the aligner trains on every pair's tokens
 and on that gold, then aligns every pair).
@@ -33,7 +34,9 @@ from scoring.alignment.links import Alignment
 from scoring.cli.fields import naming
 from scoring.cli.outputs import check_output_file, write_atomic
 from scoring.cli.phrases import check_line_bytes, check_line_counts
+from scoring.cli.streams import input_file, output_file
 from scoring.errors import FormatError, InputError, OptionsError
+from scoring.files import STDOUT
 from scoring.options import options_help
 
 
@@ -48,15 +51,25 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--aligner", required=True, help=f"aligner name: {', '.join(available_aligners())}"
     )
-    parser.add_argument("--model", type=Path, help="a model saved by --save-model (or save())")
-    parser.add_argument("--source", required=True, type=Path, help="tokenized source sentences")
-    parser.add_argument("--target", required=True, type=Path, help="tokenized target sentences")
-    parser.add_argument("--output", required=True, type=Path, help="Pharaoh alignments to write")
-    parser.add_argument("--confidence", type=Path, help="also write per-link confidences here")
-    parser.add_argument("--save-model", type=Path, help="save the trained model here")
+    parser.add_argument(
+        "--model", type=input_file, help="a model saved by --save-model (or save())"
+    )
+    parser.add_argument(
+        "--source", required=True, type=input_file, help="tokenized source sentences"
+    )
+    parser.add_argument(
+        "--target", required=True, type=input_file, help="tokenized target sentences"
+    )
+    parser.add_argument(
+        "--output", required=True, type=output_file, help="Pharaoh alignments to write"
+    )
+    parser.add_argument(
+        "--confidence", type=output_file, help="also write per-link confidences here"
+    )
+    parser.add_argument("--save-model", type=output_file, help="save the trained model here")
     parser.add_argument(
         "--gold",
-        type=Path,
+        type=input_file,
         help="Pharaoh gold alignments of the first input pairs, one a line, for an aligner "
         "that learns from gold (supervised)",
     )
@@ -165,6 +178,12 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(args.confidence, "--confidence")
     if args.save_model is not None:
         check_output_file(args.save_model, "--save-model")
+        if args.save_model == STDOUT and sys.stdout.isatty():
+            raise FormatError(
+                "the model is a binary .npz archive, not for a terminal: redirect standard "
+                "output to a file or a pipe, or give a file name",
+                field="--save-model",
+            )
     aligner = load_or_build(args.aligner, args.model, args.option)
     sources = read_tokenized(args.source, "--source")
     targets = read_tokenized(args.target, "--target")
@@ -190,7 +209,10 @@ def run(args: argparse.Namespace) -> int:
     if aligner.needs_training and not aligner.trained:
         print(f"training '{aligner.name}' on {len(pairs)} pairs ...", file=sys.stderr)
         aligner.fit(pairs, gold)
-    if args.save_model is not None:
+    if args.save_model == STDOUT:
+        aligner.write(sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+    elif args.save_model is not None:
         aligner.save(args.save_model)
     lines: list[str] = []
     confidence_lines: list[str] = []

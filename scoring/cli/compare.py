@@ -13,11 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from scoring.alignment.metrics import ComparePair, corpus_scores
 from scoring.cli.phrases import add_file_arguments, fmt, read_alignments, read_sentences
+from scoring.cli.streams import input_file
 from scoring.errors import FormatError
 
 
@@ -32,8 +32,10 @@ def register(subparsers: Any) -> None:
         ),
     )
     add_file_arguments(parser)
-    parser.add_argument("--test", required=True, type=Path, help="Pharaoh links being scored")
-    parser.add_argument("--reference", required=True, type=Path, help="reference Pharaoh links")
+    parser.add_argument("--test", required=True, type=input_file, help="Pharaoh links being scored")
+    parser.add_argument(
+        "--reference", required=True, type=input_file, help="reference Pharaoh links"
+    )
     parser.add_argument("--level", choices=("word", "phrase"), default="word")
     parser.add_argument(
         "--kind",

@@ -15,8 +15,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from scoring.cli.streams import input_file, output_file
 from scoring.corpus import PairRecord
 from scoring.errors import FormatError
+from scoring.files import STDOUT
 from scoring.formats import (
     FORMATS,
     AlignmentSelector,
@@ -44,11 +46,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "inputs",
         nargs="+",
-        type=Path,
+        type=input_file,
         metavar="INPUT",
         help="input files or directories (jacana: the sure file, then its sure+poss file)",
     )
-    parser.add_argument("--output", required=True, type=Path, help="output file or directory")
+    parser.add_argument(
+        "--output", required=True, type=output_file, help="output file or directory"
+    )
     parser.add_argument(
         "--as-annotator",
         metavar="NAME",
@@ -74,6 +78,12 @@ def run(args: argparse.Namespace) -> int:
             f"{', '.join(writable_formats())}",
             path=args.output,
             field="--to",
+        )
+    if target.output_kind == "directory" and args.output == STDOUT:
+        raise FormatError(
+            f"the {target.name} format writes a folder of files, not one stream: give the "
+            "folder's name, not '-'",
+            field="--output",
         )
     if target.output_kind == "file" and args.output.is_dir():
         raise FormatError(

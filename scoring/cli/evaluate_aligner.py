@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from scoring.aligners.base import Aligner, available_aligners
 from scoring.aligners.evaluation import evaluate_records, format_summary
 from scoring.cli.align import aligner_options_help, load_or_build
+from scoring.cli.streams import input_file
 from scoring.errors import FormatError
 from scoring.formats import read_corpus
 
@@ -42,13 +42,17 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--gold-format", required=True, choices=GOLD_FORMATS)
     parser.add_argument(
-        "gold", nargs="+", type=Path, metavar="GOLD", help="gold files (format-specific)"
+        "gold_files",
+        nargs="+",
+        type=input_file,
+        metavar="GOLD",
+        help="gold files (format-specific)",
     )
-    parser.add_argument("--train", nargs="+", type=Path, default=[], metavar="TRAIN")
+    parser.add_argument("--train", nargs="+", type=input_file, default=[], metavar="TRAIN")
     parser.add_argument("--train-format", choices=GOLD_FORMATS, help="default: --gold-format")
     parser.add_argument("--folds", type=int, help="K-fold cross-validation")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fold assignment")
-    parser.add_argument("--model", type=Path, help="use this saved model (no training)")
+    parser.add_argument("--model", type=input_file, help="use this saved model (no training)")
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="aligner option"
     )
@@ -62,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         raise FormatError(f"--folds must be at least 2, got {args.folds}", field="--folds")
     if args.folds is not None and args.model is not None:
         raise FormatError("--folds retrains the aligner; drop --model", field="--folds")
-    records = list(read_corpus(args.gold_format, args.gold))
+    records = list(read_corpus(args.gold_format, args.gold_files))
     if args.folds is not None and args.folds > len(records):
         raise FormatError(f"{args.folds} folds but only {len(records)} gold pairs", field="--folds")
     train_records = (
@@ -90,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         train_records=train_records,
         phrases=not args.no_phrases,
     )
-    report["gold_files"] = [str(p) for p in args.gold]
+    report["gold_files"] = [str(p) for p in args.gold_files]
     report["train_files"] = [str(p) for p in args.train]
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True, default=str))

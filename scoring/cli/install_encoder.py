@@ -13,9 +13,9 @@ again after reinstalling the parts; it replaces what is there.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
+from scoring.cli.streams import directory
 from scoring.neural import encoder
 
 
@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--target",
-        type=Path,
+        type=directory,
         default=encoder.MPNET_DIRECTORY,
         help=f"directory to unpack into (default {encoder.MPNET_DIRECTORY}; elsewhere, point "
         f"${encoder.MPNET_ENVIRONMENT} at it)",

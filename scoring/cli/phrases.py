@@ -22,6 +22,7 @@ from scoring import formats
 from scoring.aligners.options import MAX_LENGTH
 from scoring.alignment.links import Alignment
 from scoring.alignment.phrases import extract_phrase_pairs_batch, identical_mask, phrase_text
+from scoring.cli.streams import input_file
 from scoring.errors import AlignmentError, FormatError
 
 BOM = "\ufeff"
@@ -132,13 +133,8 @@ def read_alignments(
     for number, (line, src, tgt) in enumerate(zip(lines, sources, targets, strict=True), start=1):
         try:
             out.append(Alignment.from_pharaoh(line, len(src), len(tgt)))
-        except AlignmentError as error:
-            raise FormatError(
-                f"{error} (source has {len(src)} tokens, target {len(tgt)})",
-                path=path,
-                line=number,
-                field=field,
-            ) from None
+        except AlignmentError as error:  # a link outside the pair names the pair's size
+            raise FormatError(str(error), path=path, line=number, field=field) from None
     return out
 
 
@@ -152,8 +148,12 @@ def read_sentences(source: Path, target: Path) -> tuple[list[list[str]], list[li
 
 
 def add_file_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--source", required=True, type=Path, help="tokenized source, one per line")
-    parser.add_argument("--target", required=True, type=Path, help="tokenized target, one per line")
+    parser.add_argument(
+        "--source", required=True, type=input_file, help="tokenized source, one per line"
+    )
+    parser.add_argument(
+        "--target", required=True, type=input_file, help="tokenized target, one per line"
+    )
 
 
 def fmt(value: float | None) -> str:
@@ -173,7 +173,7 @@ def register(subparsers: Any) -> None:
     )
     add_file_arguments(parser)
     parser.add_argument(
-        "--alignment", required=True, type=Path, help="Pharaoh links, one line per pair"
+        "--alignment", required=True, type=input_file, help="Pharaoh links, one line per pair"
     )
     parser.add_argument("--max-length", type=int, default=None, metavar="K")
     parser.add_argument(

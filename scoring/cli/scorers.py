@@ -21,7 +21,9 @@ from typing import Any
 from scoring.cli.fields import naming
 from scoring.cli.outputs import check_output_file, write_atomic
 from scoring.cli.phrases import check_line_bytes, check_line_counts, check_sentence_length
+from scoring.cli.streams import input_file, output_file
 from scoring.errors import FormatError
+from scoring.files import STDOUT
 from scoring.options import options_help
 from scoring.scorers.base import (
     TASKS,
@@ -49,11 +51,11 @@ def register(subparsers: Any) -> None:
     )
     train.add_argument("--kind", required=True, choices=scorer_kinds())
     train.add_argument("--task", choices=TASKS, default="regression")
-    train.add_argument("--input", required=True, type=Path, help="pairs: s1<TAB>s2[<TAB>y]")
-    train.add_argument("--targets", type=Path, help="gold values, one per line")
-    train.add_argument("--test", type=Path, help="pairs to evaluate on after training")
-    train.add_argument("--test-targets", type=Path)
-    train.add_argument("--output", required=True, type=Path, help="model file (JSON)")
+    train.add_argument("--input", required=True, type=input_file, help="pairs: s1<TAB>s2[<TAB>y]")
+    train.add_argument("--targets", type=input_file, help="gold values, one per line")
+    train.add_argument("--test", type=input_file, help="pairs to evaluate on after training")
+    train.add_argument("--test-targets", type=input_file)
+    train.add_argument("--output", required=True, type=output_file, help="model file (JSON)")
     train.add_argument(
         "--option",
         action="append",
@@ -73,9 +75,9 @@ def register(subparsers: Any) -> None:
             "--raw prints the model's values as they are."
         ),
     )
-    score.add_argument("--model", required=True, type=Path)
-    score.add_argument("--input", required=True, type=Path, help="pairs: s1<TAB>s2[<TAB>y]")
-    score.add_argument("--output", type=Path, help="write the scores here instead of stdout")
+    score.add_argument("--model", required=True, type=input_file)
+    score.add_argument("--input", required=True, type=input_file, help="pairs: s1<TAB>s2[<TAB>y]")
+    score.add_argument("--output", type=output_file, help="write the scores here instead of stdout")
     score.add_argument(
         "--raw", action="store_true", help="do not clip scores to the training targets' range"
     )
@@ -224,10 +226,12 @@ def _train(args: argparse.Namespace) -> int:
     }
     if test is not None:
         report["test"] = evaluate(args.task, test[1], scorer.predict(test[0])).to_dict()
+    # with the model on standard output (``--output -``) the report goes to standard error
+    out = sys.stderr if args.output == STDOUT else sys.stdout
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps(report, indent=2), file=out)
     else:
-        print(f"saved {args.kind} model to {args.output}")
+        print(f"saved {args.kind} model to {args.output}", file=out)
         for split in ("train", "test"):
             if split in report:
                 figures = ", ".join(
@@ -235,7 +239,7 @@ def _train(args: argparse.Namespace) -> int:
                     for k, v in report[split].items()
                     if k != "task"
                 )
-                print(f"  {split}: {figures}")
+                print(f"  {split}: {figures}", file=out)
     return 0
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -250,6 +251,28 @@ def test_it_refuses_a_model_that_learnt_to_link_nothing() -> None:
     with pytest.raises(ModelError, match=r"learnt nothing from 4 finished pairs \(13 sure links\)"):
         aligner.fit(pairs[:4], gold[:4])
     assert aligner.ensemble is None
+
+
+def test_a_model_that_learnt_nothing_from_enough_links_names_too_few_trees() -> None:
+    pairs, gold = _corpus()
+    options = SupervisedOptions(
+        wordnet=False, pos=False, trees=2, learning_rate=0.01, em_hmm_iterations=2
+    )
+    aligner = SupervisedAligner(replace(options, min_samples_leaf=5))
+    with pytest.raises(ModelError, match="learnt nothing") as caught:
+        aligner.fit(pairs, gold)
+    message = str(caught.value)
+    assert message.endswith(
+        "trees=2 at learning_rate=0.01 move the probabilities too little (trees × "
+        "learning_rate = 0.02, 4 at the defaults): raise trees or learning_rate"
+    )
+    assert "a link needs 0.50" in message
+    assert "min_samples_leaf" not in message
+    few = replace(options, min_samples_leaf=1000).unlearnt_advice(40)
+    assert few.startswith("40 links are few for leaves of min_samples_leaf=1000 cells and trees=2")
+    assert few.endswith(
+        "finish more pairs or lower min_samples_leaf, or raise trees or learning_rate"
+    )
 
 
 def test_encoder_features_prefer_the_word_of_the_same_meaning(

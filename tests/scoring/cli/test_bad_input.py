@@ -649,3 +649,23 @@ def test_convert_reads_an_sts_input_and_its_gold_scores_from_pipes(
         "it"
     )
     assert not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.parametrize("command", ["compare", "agreement"])
+def test_a_link_outside_the_pair_states_the_sentence_sizes_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    (tmp_path / "s.txt").write_text("a b c\n", encoding="utf-8")
+    (tmp_path / "t.txt").write_text("a c\n", encoding="utf-8")
+    (tmp_path / "good.txt").write_text("0-0\n", encoding="utf-8")
+    (tmp_path / "bad.txt").write_text("0-5\n", encoding="utf-8")
+    files = ["--source", str(tmp_path / "s.txt"), "--target", str(tmp_path / "t.txt")]
+    if command == "compare":
+        files += ["--test", str(tmp_path / "bad.txt"), "--reference", str(tmp_path / "good.txt")]
+    else:
+        files += ["--prefill", str(tmp_path / "bad.txt")]
+        files += ["--annotation", str(tmp_path / "good.txt")] * 2
+    assert main([command, *files]) == 2
+    error = _error(capsys)
+    assert "link 0-5 is outside the 3×2 sentence pair (source indices 0..2, target 0..1)\n" in error
+    assert "tokens" not in error
