@@ -263,8 +263,10 @@ def test_the_queue_says_where_n_opens_the_least_sure_pair_instead_of_the_next_ro
     make_assignment(_pair(novels, "v1"), alice)
     html = _client(alice).get("/").content.decode()
     assert 'id="least-sure-note"' not in html
+    assert "Your assigned pairs, in the order they come." in html
     news.queue_order = news.QueueOrder.LEAST_SURE
     news.save(update_fields=["queue_order"])
     html = _client(alice).get("/").content.decode()
     note = html.split('id="least-sure-note">', 1)[1].split("</p>", 1)[0]
     assert "In news," in note and "novels" not in note
+    assert "in the order they come" not in html  # the list's order is not the order N opens
