@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpResponse
+from django.utils.http import content_disposition_header
 from django.utils.text import get_valid_filename
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -70,7 +71,8 @@ class ScorerModelDownloadApi(APIView):
         model = scorers.scorer_model_get(model_id)
         response = HttpResponse(model_json(model.weights), content_type="application/json")
         name = get_valid_filename(f"{model.name}.{model.kind}.json")
-        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        # a name outside ASCII as RFC 6266's filename*, which browsers read
+        response["Content-Disposition"] = content_disposition_header(True, name)
         return response
 
 

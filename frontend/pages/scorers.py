@@ -18,6 +18,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import content_disposition_header
 from django.utils.text import get_valid_filename
 from django.views.decorators.http import require_GET, require_POST
 
@@ -449,7 +450,8 @@ def scorer_model_download(request: HttpRequest, pk: int) -> HttpResponse:
     model = get_object_or_404(ScorerModel, pk=pk)
     response = HttpResponse(model_json(model.weights), content_type="application/json")
     name = get_valid_filename(f"{model.name}.{model.kind}.json")
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    # a name outside ASCII as RFC 6266's filename*, which browsers read
+    response["Content-Disposition"] = content_disposition_header(True, name)
     return response
 
 

@@ -49,6 +49,21 @@ def test_an_admin_downloads_the_model_file_the_command_line_reads() -> None:
     assert response["Content-Disposition"] == 'attachment; filename="sts_perp.perp.json"'
 
 
+@pytest.mark.parametrize("url", ["/api/scorers/{pk}/model/", "/scorers/{pk}/model.json"])
+def test_a_model_named_outside_ascii_downloads_under_its_name(url: str) -> None:
+    """A name outside Latin-1 is spelled as RFC 6266's ``filename*`` (UTF-8, percent-encoded):
+    written into the header as it is, Django MIME-encodes the whole header (``=?utf-8?b?…?=``),
+    which browsers take for no attachment and no file name."""
+    model = ScorerModel.objects.create(kind="perp", name="STS 日本語", weights=WEIGHTS)
+    page = Client()
+    page.force_login(get_user_model().objects.create(username="root", is_superuser=True))
+    response = page.get(url.format(pk=model.pk))
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == (
+        "attachment; filename*=utf-8''STS_%E6%97%A5%E6%9C%AC%E8%AA%9E.perp.json"
+    )
+
+
 def test_an_unknown_model_is_a_404_naming_it() -> None:
     response = client_for("admin").get("/api/scorers/999/model/")
     assert response.status_code == 404
