@@ -6,7 +6,7 @@ import { api, ApiError, el } from "./api.js";
 import { blockIndices, Overlay, PALETTE, planSummary } from "./adjudication_state.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
-import { conflictBanner } from "./conflict.js";
+import { conflictBanner, pointToConflict } from "./conflict.js";
 import { alreadySaved, notSavedBecause, SaveQueue, statusAnnouncer, statusWords } from "./savequeue.js";
 import { EMPTY, GridModel, SURE, sameLinks } from "./state.js";
 
@@ -252,6 +252,7 @@ async function main() {
   const next = async () => {
     handOverNow();
     if (!(await queue.drain())) {
+      pointToConflict(queue);
       say(`Your latest changes to the gold are not saved yet: ${notSavedBecause(queue)}. They are kept in this browser; try again when the indicator says saved.`);
       message.dataset.waitsForSave = "true";
       return;
@@ -271,6 +272,7 @@ async function main() {
     if (!link?.href) return say("This is the first pair of the list.");
     handOverNow();
     if (!(await queue.drain())) {
+      pointToConflict(queue);
       say(`Your latest changes to the gold are not saved yet: ${notSavedBecause(queue)}. They are kept in this browser; try again when the indicator says saved.`);
       message.dataset.waitsForSave = "true";
       return;
