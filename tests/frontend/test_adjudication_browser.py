@@ -248,6 +248,39 @@ def test_two_adjudicators_on_one_pair_the_second_gets_the_conflict_banner_and_ch
     assert carol.js_errors == [] and dave.js_errors == []
 
 
+def test_n_and_b_in_a_conflict_take_the_focus_to_the_banners_first_choice(
+    page_for: Any, live_server: Any
+) -> None:
+    """As in the workspace: `n` (or `b`) waits for the conflict to be settled and puts the focus
+    on the banner's first choice, so that Enter takes it. The focus stayed on the grid, the
+    choices nine and more Shift+Tabs away."""
+    _imported({"alice": "0-0", "bob": "1-1"}, pair_id="first")
+    pair = _imported({"alice": "0-0 1-1", "bob": "0-0 2?2"}, pair_id="second")
+    carol = page_for(make_user("carol", roles.ADJUDICATOR))
+    dave = page_for(make_user("dave", roles.ADJUDICATOR))
+    for page in (carol, dave):
+        _open(page, f"{live_server.url}/adjudicate/{pair.pk}/?sort=id")
+    carol.keyboard.press("Shift+A")
+    _saved(carol, 1)
+    dave.keyboard.press("ArrowDown")
+    dave.keyboard.press("ArrowDown")
+    dave.keyboard.press("ArrowRight")
+    dave.keyboard.press("s")  # on top of version 0: the conflict banner
+    dave.locator("#conflict").wait_for(state="visible")
+    for key in ("n", "b"):
+        dave.locator("#grid-wrap").focus()
+        dave.keyboard.press(key)
+        dave.wait_for_function("document.activeElement.id === 'conflict-merge'", timeout=3000)
+        assert "not saved yet" in dave.inner_text("#adj-message")
+        assert "/adjudicate/" in dave.url and f"/{pair.pk}/" in dave.url  # it stayed
+    dave.keyboard.press("Enter")  # Merge both
+    _saved(dave, 2)
+    with SERVER_LOCK:
+        gold = GoldAlignment.objects.get(pair=pair)
+        assert sorted(gold.links.values_list("i", "j")) == [(0, 0), (2, 1)]
+    assert carol.js_errors == [] and dave.js_errors == []
+
+
 def test_offline_gold_waits_in_the_browser_and_only_unsaved_work_warns_on_leaving(
     page_for: Any, live_server: Any
 ) -> None:

@@ -59,3 +59,35 @@ def test_previous_and_next_stay_side_by_side_at_1024_px(page_for: Any, live_serv
     assert previous is not None and following is not None
     assert abs(previous["y"] - following["y"]) < 2, (previous, following)
     assert previous["x"] < following["x"]
+
+
+def test_b_right_after_n_returns_to_the_pair_just_adjudicated_in_a_list_of_waiting_pairs(
+    page_for: Any, live_server: Any
+) -> None:
+    """In the list of waiting pairs, the pair just adjudicated leaves the list: `b` on the pair
+    `n` opened went to the waiting pair before it (or nowhere, for the first), not back to the
+    pair just done, as the workspace's `b` after a submit does."""
+    first = _imported({"alice": "0-0", "bob": "1-1"}, pair_id="first")
+    second = _imported({"alice": "0-0", "bob": "0-0"}, pair_id="second")
+    third = _imported({"alice": "2-2", "bob": "2-2"}, pair_id="third")
+    page = page_for(make_user("carol", roles.ADJUDICATOR))
+    _open(page, f"{live_server.url}/adjudicate/{second.pk}/?status=waiting&sort=id")
+    page.keyboard.press("Shift+A")
+    _saved(page, 1)
+    page.keyboard.press("n")
+    page.wait_for_url(f"**/adjudicate/{third.pk}/?status=waiting&sort=id")
+    page.wait_for_selector("#adjudication[data-ready=true]")
+    assert page.locator("#open-previous").is_enabled()
+    page.keyboard.press("b")  # back to the pair just adjudicated, not to `first`
+    page.wait_for_url(f"**/adjudicate/{second.pk}/?status=waiting&sort=id")
+    page.wait_for_selector("#adjudication[data-ready=true]")
+    _saved(page, 1)
+    # There, b follows the list again: the waiting pair before it.
+    page.keyboard.press("b")
+    page.wait_for_url(f"**/adjudicate/{first.pk}/?status=waiting&sort=id")
+    page.wait_for_selector("#adjudication[data-ready=true]")
+    # A pair opened another way than by n has no way back but the list's.
+    _open(page, f"{live_server.url}/adjudicate/{third.pk}/?status=waiting&sort=id")
+    page.keyboard.press("b")
+    page.wait_for_url(f"**/adjudicate/{first.pk}/?status=waiting&sort=id")
+    assert page.js_errors == []

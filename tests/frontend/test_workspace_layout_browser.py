@@ -179,6 +179,45 @@ def test_zooming_and_transposing_keep_the_cursors_cell_in_view(
     assert page.js_errors == []
 
 
+def test_a_notice_opening_above_the_grid_keeps_the_cursors_cell_in_view(
+    page_for: Any, live_server: Any, alice: Any
+) -> None:
+    """The grid's box shrinks when a notice opens above it (here: `n` while the server cannot
+    be reached). The cursor on the last row was left below the box's new bottom, so the cell
+    just set to sure and the cursor could not be seen until an arrow key scrolled back."""
+    pair = make_pair(source=words("src", 90), target=words("tgt", 88), prefill=None)
+    assignment = make_assignment(pair, alice)
+    page = page_for(alice, viewport=(1366, 800))
+    open_workspace(page, live_server, assignment)
+    page.keyboard.press("Control+End")
+
+    def cursor_in_view() -> bool:
+        cursor, wrap = box(page, ".grid-cursor"), box(page, "#grid-wrap")
+        return wrap["top"] <= cursor["top"] and cursor["bottom"] <= wrap["bottom"]
+
+    assert cursor_in_view()
+    page.route("**/annotation/", lambda route: route.abort("internetdisconnected"))
+    page.keyboard.press("s")
+    page.wait_for_selector("#save-status[data-state=offline]")
+    page.keyboard.press("n")  # refused: the notice says the change is not saved yet
+    page.wait_for_selector("#ws-message:not([hidden])")
+    page.wait_for_function(
+        "() => { const c = document.querySelector('.grid-cursor').getBoundingClientRect();"
+        " const w = document.getElementById('grid-wrap').getBoundingClientRect();"
+        " return c.bottom <= w.bottom; }",
+        timeout=2000,
+    )
+    assert cursor_in_view()
+    # A cursor the annotator scrolled away from is not scrolled back to by the next notice.
+    page.evaluate("document.getElementById('ws-message').hidden = true")
+    page.locator("#grid-wrap").evaluate("w => { w.scrollTop = 0; }")
+    page.evaluate("document.getElementById('ws-message').hidden = false")
+    page.wait_for_timeout(200)
+    assert page.locator("#grid-wrap").evaluate("w => w.scrollTop") == 0
+    page.unroute("**/annotation/")
+    assert page.js_errors == []
+
+
 def test_a_long_sentence_against_a_short_one_runs_along_the_wider_side(
     page_for: Any, live_server: Any, alice: Any
 ) -> None:

@@ -6,7 +6,7 @@ import { api, ApiError, el } from "./api.js";
 import { blockIndices, Overlay, PALETTE, planSummary } from "./adjudication_state.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
-import { conflictBanner } from "./conflict.js";
+import { conflictBanner, pointToConflict } from "./conflict.js";
 import { alreadySaved, notSavedBecause, SaveQueue, statusAnnouncer, statusWords } from "./savequeue.js";
 import { EMPTY, GridModel, SURE, sameLinks } from "./state.js";
 
@@ -18,6 +18,11 @@ const $ = (id) => document.getElementById(id);
 // pair of that list (the back link, from the server, returns to the page holding this pair).
 const listQuery = new URLSearchParams(window.location.search);
 listQuery.delete("page");
+// This page for another pair, opened from the same list.
+const pageOf = (id) => {
+  const search = listQuery.toString();
+  return root.dataset.pageUrl.replace(/0\/$/, `${id}/`) + (search ? `?${search}` : "");
+};
 
 async function main() {
   const data = await api("GET", `/api/pairs/${pairId}/adjudication/`);
@@ -252,6 +257,7 @@ async function main() {
   const next = async () => {
     handOverNow();
     if (!(await queue.drain())) {
+      pointToConflict(queue);
       say(`Your latest changes to the gold are not saved yet: ${notSavedBecause(queue)}. They are kept in this browser; try again when the indicator says saved.`);
       message.dataset.waitsForSave = "true";
       return;
@@ -260,22 +266,35 @@ async function main() {
     query.set("after", pairId);
     const found = await api("GET", `/api/adjudication/next/?${query}`);
     if (found.id === null) return say("No other pair of this list waits for adjudication.");
-    const search = listQuery.toString();
-    window.location.href = root.dataset.pageUrl.replace(/0\/$/, `${found.id}/`) + (search ? `?${search}` : "");
+    rememberLeft(pairId, found.id);
+    window.location.href = pageOf(found.id);
   };
 
-  // The pair before this one in the list (its link, from the server): the gold is sent first,
-  // as for `n`.
+  // The pair before this one in the list (its link, from the server), or, right after `n`, the
+  // pair `n` left: in a list of the waiting pairs the one just adjudicated has left the list,
+  // and the pair before would skip it (a browser's back does not). The gold is sent first, as
+  // for `n`. Any other way to this page ends the way back.
+  const left = leftFor(pairId);
+  if (left === null) forgetLeft();
+  const control = $("open-previous");
+  if (left !== null && control) {
+    control.disabled = false;
+    control.dataset.action = "previous";
+    control.title = "b: the pair you came from";
+  }
   const previous = async () => {
     const link = $("open-previous");
-    if (!link?.href) return say("This is the first pair of the list.");
+    const href = left !== null ? pageOf(left) : link?.href;
+    if (!href) return say("This is the first pair of the list.");
     handOverNow();
     if (!(await queue.drain())) {
+      pointToConflict(queue);
       say(`Your latest changes to the gold are not saved yet: ${notSavedBecause(queue)}. They are kept in this browser; try again when the indicator says saved.`);
       message.dataset.waitsForSave = "true";
       return;
     }
-    window.location.href = link.href;
+    forgetLeft();
+    window.location.href = href;
   };
   $("open-previous")?.addEventListener("click", (event) => {
     event.preventDefault(); // the toolbar's handler saves first, then follows the link
@@ -510,4 +529,33 @@ main().catch((error) => {
 // A time as the server's pages write it: "25 Nov 2026, 22:01".
 function when(iso) {
   return new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
+}
+
+// The pair `n` left and the pair it opened (sessionStorage: this tab's own way back, kept over
+// a reload of the pair opened), so that `b` there returns to the pair left.
+const leftKey = "paw:adjudication-left";
+
+function rememberLeft(left, opened) {
+  try {
+    window.sessionStorage.setItem(leftKey, JSON.stringify({ left, opened }));
+  } catch {
+    // Storage disabled or full: b then follows the list's order.
+  }
+}
+
+function forgetLeft() {
+  try {
+    window.sessionStorage.removeItem(leftKey);
+  } catch {
+    // Storage disabled: nothing was remembered.
+  }
+}
+
+function leftFor(opened) {
+  try {
+    const record = JSON.parse(window.sessionStorage.getItem(leftKey) || "null");
+    return record && record.opened === opened && Number.isInteger(record.left) && record.left !== opened ? record.left : null;
+  } catch {
+    return null;
+  }
 }

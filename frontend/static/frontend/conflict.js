@@ -13,6 +13,15 @@ export const cells = (n) => `${n} cell${n === 1 ? "" : "s"}`;
 export const changes = (n) => `${n} change${n === 1 ? "" : "s"}`;
 const cellsDiffer = (n) => `${cells(n)} ${n === 1 ? "differs" : "differ"}`;
 
+// A key that waits for a conflict to be settled (Enter, n, b) moves the focus to the banner's
+// first choice, nine and more Shift+Tabs away from the grid, so that the next Enter takes it.
+// Returns whether `queue` is in conflict.
+export function pointToConflict(queue) {
+  const choice = [...$("conflict").querySelectorAll("button")].find((button) => !button.hidden);
+  if (queue.status === "conflict" && !$("conflict").hidden && choice) choice.focus();
+  return queue.status === "conflict";
+}
+
 /**
  * Wire the banner's buttons; returns `show(server, mine)` for the save queue's `onConflict`.
  *

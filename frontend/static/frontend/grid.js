@@ -48,6 +48,40 @@ export class GridView {
     model.on("touched", (indices) => this.paintMany(indices));
     model.on("cursor", (previous) => this.cursorMoved(previous));
     this.bindMouse();
+    this.keepCursorInViewOnResize();
+  }
+
+  // The grid's box shrinks when a notice or the conflict banner opens above it (the page is
+  // as tall as the window): a cursor that was in view stays in view, instead of being left
+  // below the box's new bottom where the annotator can no longer see the cell the keys change.
+  // A cursor the annotator had scrolled away from is left where it is.
+  keepCursorInViewOnResize() {
+    if (typeof ResizeObserver === "undefined") return;
+    let size = null; // the box's inner size when last observed
+    new ResizeObserver(() => {
+      const now = { width: this.wrap.clientWidth, height: this.wrap.clientHeight };
+      const before = size;
+      size = now;
+      if (before === null || (now.width >= before.width && now.height >= before.height)) return;
+      if (this.cursorInView(before)) this.scrollToCursor();
+    }).observe(this.wrap);
+  }
+
+  // Whether the cursor's cell lies wholly in the box of `size` at the box's current scroll,
+  // clear of the sticky headers.
+  cursorInView(size) {
+    const td = this.cellEls[this.model.cursor.i * this.model.m + this.model.cursor.j];
+    if (!td || !this.rowHeads || !this.rowHeads.length) return false;
+    const [left, top] = this.offsetInWrap(td);
+    const headH = this.table.tHead.offsetHeight;
+    const headW = this.rowHeads[0].offsetWidth;
+    const { scrollTop, scrollLeft } = this.wrap;
+    return (
+      top - headH >= scrollTop &&
+      top + td.offsetHeight <= scrollTop + size.height &&
+      left - headW >= scrollLeft &&
+      left + td.offsetWidth <= scrollLeft + size.width
+    );
   }
 
   // model (i, j) <-> display (row, col)

@@ -2,7 +2,7 @@
 import { api, ApiError } from "./api.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
-import { conflictBanner } from "./conflict.js";
+import { conflictBanner, pointToConflict } from "./conflict.js";
 import { alreadySaved, notSavedBecause, SaveQueue, statusAnnouncer, statusWords } from "./savequeue.js";
 import { GridModel, POSSIBLE, reviewedPrefill, SURE, sameLinks } from "./state.js";
 
@@ -187,13 +187,6 @@ async function main() {
     if (model.readOnly && !$("reopen").hidden) $("reopen").focus();
   };
   model.on("refused", pointToReopen);
-  // Enter, n and b wait for a conflict to be settled: the focus goes to the banner's first
-  // choice (nine and more Shift+Tabs away), so that the next Enter takes it.
-  const pointToConflict = () => {
-    const choice = [...$("conflict").querySelectorAll("button")].find((button) => !button.hidden);
-    if (queue.status === "conflict" && !$("conflict").hidden && choice) choice.focus();
-    return queue.status === "conflict";
-  };
 
   async function showFeedback() {
     const body = await api("GET", `${base}/feedback/`);
@@ -239,7 +232,7 @@ async function main() {
   async function go(otherId) {
     handOverNow();
     if (!(await queue.drain()) && queue.status !== "error") {
-      pointToConflict();
+      pointToConflict(queue);
       $("ws-message").textContent = `Your latest changes are not saved yet: ${notSavedBecause(queue)}. They are kept in this browser; try again when the indicator says Saved.`;
       $("ws-message").hidden = false;
       return;
@@ -261,7 +254,7 @@ async function main() {
   fillSubmitForm($("submit-form"), data.annotation);
   const openSubmit = () => {
     if (model.readOnly) return pointToReopen();
-    if (pointToConflict()) return;
+    if (pointToConflict(queue)) return;
     $("submit-error").hidden = true;
     $("submit-stale").hidden = true;
     // Enter twice submits: say when that would hand in prefill links nobody looked at.
