@@ -114,7 +114,9 @@ def _format_choices() -> list[tuple[str, str]]:
 
 
 def _annotator_formats() -> str:
-    return ", ".join(name for name, spec in sorted(formats.FORMATS.items()) if spec.options)
+    return ", ".join(
+        name for name, spec in sorted(formats.FORMATS.items()) if "annotator" in spec.options
+    )
 
 
 class ImportForm(forms.Form):

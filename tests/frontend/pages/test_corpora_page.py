@@ -304,6 +304,14 @@ def test_bad_import_input_is_shown_on_its_field_and_stores_nothing(
     assert not upload_dir.exists() or [p.name for p in upload_dir.iterdir()] == ["incoming"]
 
 
+def test_the_annotator_field_names_the_formats_that_take_an_annotator(admin: Client) -> None:
+    # sts takes an option (its split) but no annotator: named here, it would be refused
+    html = admin.get("/corpora/").content.decode()
+    helptext = re.search(r'<span class="help" id="id_annotator_helptext">([^<]*)</span>', html)
+    assert helptext is not None
+    assert "(jacana, multimwa, pharaoh)" in helptext.group(1), helptext.group(1)
+
+
 def test_a_pharaoh_zip_lacking_a_file_is_refused_under_the_files_field(
     admin: Client, upload_dir: Path
 ) -> None:
