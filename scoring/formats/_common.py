@@ -4,6 +4,7 @@ all-or-nothing output files."""
 from __future__ import annotations
 
 import re
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -46,12 +47,20 @@ def unnamed(path: Path) -> bool:
 
 def refuse_zip(head: bytes, *, path: Path) -> None:
     """A :class:`FormatError` if ``head``, the first bytes of ``path``, start a zip archive."""
-    if head.startswith(_ZIP_MAGIC):
+    if not head.startswith(_ZIP_MAGIC):
+        return
+    if path.is_file() and not zipfile.is_zipfile(path):
+        # unzip would fail on it too: a download or copy cut short, most likely
         raise FormatError(
-            "this is a zip archive (an export of the web app?); unzip it and give the "
-            "file or folder inside",
+            "this file starts as a zip archive does but cannot be opened as one: it is cut "
+            "short or damaged; download or copy it again",
             path=path,
         )
+    raise FormatError(
+        "this is a zip archive (an export of the web app?); unzip it and give the "
+        "file or folder inside",
+        path=path,
+    )
 
 
 #: The longest line a reader accepts (one pair of a JSONL file is a few kilobytes): a longer line

@@ -354,6 +354,26 @@ def test_a_zip_that_cannot_be_imported_is_refused_before_a_job_is_queued(
     assert not _stored(upload_dir)
 
 
+@pytest.mark.parametrize("format_name", ["multimwa", "pharaoh", "jsonl"])
+def test_an_exports_zip_cut_short_is_refused_as_damaged_before_a_job_is_queued(
+    admin: APIClient, upload_dir: Path, tmp_path: Path, format_name: str
+) -> None:
+    # a download broken off: it begins as a zip but has no directory at its end
+    whole = _zip(tmp_path / "whole.zip", {"gold.tsv": b"p1\ta\tN/A\tb\tN/A\t1\t1\t0-0\t\n" * 50})
+    cut = tmp_path / "c-multimwa-all.zip"
+    cut.write_bytes(whole.read_bytes()[:-30])
+    response = _upload(admin, cut, format_name, corpus="up")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["message"].startswith(
+        "c-multimwa-all.zip starts as a zip archive does but cannot be opened as one: it is "
+        "cut short or damaged"
+    ), error
+    assert error["field"] == "files"
+    assert not Job.objects.exists()
+    assert not _stored(upload_dir)
+
+
 @pytest.mark.parametrize("format_name", ["jacana", "jsonl"])
 def test_a_zip_of_too_many_files_is_refused_before_its_list_of_files_is_read(
     admin: APIClient, upload_dir: Path, tmp_path: Path, format_name: str

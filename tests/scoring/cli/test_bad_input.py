@@ -69,6 +69,23 @@ def test_a_zip_of_an_export_says_unzip_it(
     assert not (tmp_path / "o.jsonl").exists()
 
 
+@pytest.mark.parametrize("fmt", ["multimwa", "jsonl"])
+def test_a_zip_cut_short_says_it_is_damaged_not_unzip_it(
+    fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    archive = tmp_path / "sample-all.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("gold.tsv", "p1\ta b\tN/A\tc d\tN/A\t1\t1\t0-0\t\n" * 20)
+    archive.write_bytes(archive.read_bytes()[:-30])  # its directory at the end is gone
+    code = main(["convert", "--from", fmt, "--to", "jsonl", str(archive),
+                 "--output", str(tmp_path / "o.jsonl")])  # fmt: skip
+    assert code == 2
+    error = _error(capsys)
+    assert "cannot be opened as one: it is cut short or damaged" in error, error
+    assert "unzip it" not in error
+    assert not (tmp_path / "o.jsonl").exists()
+
+
 def test_a_chosen_alignment_writes_only_the_pairs_that_have_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
