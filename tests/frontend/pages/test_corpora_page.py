@@ -176,6 +176,28 @@ def test_an_upload_queues_an_import_which_the_page_then_follows(
     assert "fresh" in _names(admin.get("/corpora/?fragment=corpora").content.decode())
 
 
+def test_an_import_still_reading_shows_a_moving_bar_not_zero_percent(
+    admin: Client, upload_dir: Path
+) -> None:
+    """Reading a file knows no total (40,000 pairs read for 45 s): a bar standing at 0% looked
+    stalled beside the count of pairs read. Until there is a share to show, it is
+    indeterminate; writing shows its share."""
+    files = [SimpleUploadedFile("pairs.jsonl", _jsonl(3))]
+    admin.post("/corpora/import/", {"corpus": "big", "format": "jsonl", "files": files})
+    job = Job.objects.get(kind="corpus_import")
+    Job.objects.filter(pk=job.pk).update(
+        status=Job.Status.RUNNING, progress=0, message="read and checked 7,500 pairs"
+    )
+    imports = admin.get("/corpora/?fragment=imports").content.decode()
+    bar = re.search(r"<progress[^>]*>", imports)
+    assert bar is not None and "value=" not in bar.group(0), bar
+    assert "read and checked 7,500 pairs" in imports and "0%" not in imports
+
+    Job.objects.filter(pk=job.pk).update(progress=40, message="wrote 1,000 of 3 pairs")
+    imports = admin.get("/corpora/?fragment=imports").content.decode()
+    assert '<progress class="bar" value="40" max="100"' in imports and "40%" in imports
+
+
 def test_an_import_followed_on_the_page_can_be_cancelled_there_and_stores_nothing(
     admin: Client, upload_dir: Path
 ) -> None:
