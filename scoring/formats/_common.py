@@ -20,19 +20,21 @@ AlignmentSelector = Callable[[PairRecord], Alignment | None]
 
 #: The first bytes of a zip archive: the web app's exports of several files are zips.
 _ZIP_MAGIC = b"PK\x03\x04"
+#: The byte order marks UTF-16 text begins with (little- and big-endian).
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 def require_file(path: Path) -> None:
     """``path`` can be read as a file: it exists and is not a folder. A pipe (``<(…)``,
     ``/dev/stdin``) is accepted but not peeked at, since what is read from it is gone: its
-    reader reads it once and checks its first bytes with :func:`refuse_zip`."""
+    reader reads it once and checks its first bytes with :func:`refuse_unreadable_head`."""
     if not path.exists():
         raise FormatError("no such file", path=path)
     if path.is_dir():
         raise FormatError("expected a file, found a directory", path=path)
     if path.is_file():
         with path.open("rb") as handle:
-            refuse_zip(handle.read(len(_ZIP_MAGIC)), path=path)
+            refuse_unreadable_head(handle.read(len(_ZIP_MAGIC)), path=path)
 
 
 def unnamed(path: Path) -> bool:
@@ -45,8 +47,16 @@ def unnamed(path: Path) -> bool:
     return path.exists() and not path.is_file() and not path.is_dir()
 
 
-def refuse_zip(head: bytes, *, path: Path) -> None:
-    """A :class:`FormatError` if ``head``, the first bytes of ``path``, start a zip archive."""
+def refuse_unreadable_head(head: bytes, *, path: Path) -> None:
+    """A :class:`FormatError` if ``head``, the first bytes of ``path``, start a zip archive or
+    UTF-16 text (a spreadsheet's "Unicode text"), which no reader reads, saying what to do."""
+    if head.startswith(_UTF16_BOMS):
+        raise FormatError(
+            "the file is saved as UTF-16 (a spreadsheet's \"Unicode text\"); save it as UTF-8",
+            path=path,
+            line=1,
+            field="(file)",
+        )
     if not head.startswith(_ZIP_MAGIC):
         return
     if path.is_file() and not zipfile.is_zipfile(path):
@@ -99,7 +109,7 @@ def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
             if line.endswith(b"\r"):
                 line = line[:-1]
             if number == 1:
-                refuse_zip(line, path=path)
+                refuse_unreadable_head(line, path=path)
                 while line.startswith(_BOM_BYTES):
                     line = line[len(_BOM_BYTES) :]
             yield number, line
@@ -107,18 +117,29 @@ def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
             raise FormatError("the file is empty", path=path, line=1, field="(file)")
 
 
+def not_utf8(raw: bytes, start: int) -> str:
+    """What to tell whoever saved ``raw``, whose byte ``start`` is the first that is not UTF-8:
+    the byte, the words before it (to find it in an editor) and, when the text reads as the
+    usual other encoding (a spreadsheet's or an old editor's Windows-1252), that it seems to be
+    that, then to save it as UTF-8."""
+    line_start = raw.rfind(b"\n", 0, start) + 1
+    before = raw[max(line_start, start - 24) : start].decode("utf-8", errors="replace")
+    before = before.rsplit('"', 1)[-1].strip()  # in JSON: the string's own words
+    where = f" after {before!r}" if before else " at the start"
+    try:
+        raw[line_start : start + 16].decode("cp1252")
+        seems = " (the text seems to be saved as Windows-1252 or Latin-1)"
+    except UnicodeDecodeError:
+        seems = ""
+    return f"the byte 0x{raw[start]:02X}{where} is not UTF-8 text{seems}; save the file as UTF-8"
+
+
 def decode(raw: bytes, *, path: Path, line: int, field: str) -> str:
-    """Strict UTF-8 decoding of one field; the error names the byte offset in the field."""
+    """Strict UTF-8 decoding of one field; the error names the bad byte and what precedes it."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        bad = raw[error.start : error.start + 4]
-        raise FormatError(
-            f"bytes {bad!r} at offset {error.start} are not UTF-8; save the file as UTF-8",
-            path=path,
-            line=line,
-            field=field,
-        ) from None
+        raise FormatError(not_utf8(raw, error.start), path=path, line=line, field=field) from None
 
 
 def json_message(message: str) -> str:

@@ -46,9 +46,12 @@ from scoring.formats._common import (
     check_writable_tokens,
     checked_alignment,
     json_message,
-    refuse_zip,
+    refuse_unreadable_head,
     require_file,
     split_from_name,
+)
+from scoring.formats._common import (
+    not_utf8 as utf8_problem,
 )
 from scoring.text import detokenize
 
@@ -128,7 +131,7 @@ def _load(path: Path) -> Iterator[_Item]:
     """
     require_file(path)
     raw = path.read_bytes()
-    refuse_zip(raw, path=path)
+    refuse_unreadable_head(raw, path=path)
     bad_byte: int | None = None
     bad_character: int | None = None
     try:
@@ -141,7 +144,7 @@ def _load(path: Path) -> Iterator[_Item]:
     def not_utf8(label: str) -> NoReturn:
         assert bad_byte is not None
         raise FormatError(
-            f"{label}bytes {raw[bad_byte : bad_byte + 4]!r} are not UTF-8; save the file as UTF-8",
+            f"{label}{utf8_problem(raw, bad_byte)}",
             path=path,
             line=raw.count(b"\n", 0, bad_byte) + 1,
             field=_enclosing_key(raw[:bad_byte]),
