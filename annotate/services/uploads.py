@@ -220,6 +220,16 @@ def _unzip(folder: Path, name: str, format_name: str, annotator: str | None) -> 
     archive_path = folder / _ARCHIVE
     (folder / name).replace(archive_path)
     with _zip_open(archive_path, name) as archive:
+        for info in archive.infolist():
+            path = PurePosixPath(info.filename)
+            if path.is_absolute() or ".." in path.parts:
+                # never written outside the folder (members are written by their file name),
+                # but no export holds one, and its folder would read as a nameless alignment
+                raise CorpusImportError(
+                    f"{name} is no export's zip: its member {info.filename!r} points outside "
+                    "the archive's folder",
+                    field="files",
+                )
         alignments = _alignments_in(archive, format_name)
         if not alignments:
             guess = _format_of(archive)

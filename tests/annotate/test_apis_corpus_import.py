@@ -332,6 +332,14 @@ def _zip(path: Path, members: dict[str, bytes]) -> Path:
             "annotator",
             "up.zip holds no alignment of annotator 'Z' (it holds annotator-A, gold)",
         ),
+        (
+            "pharaoh",
+            {"../../source.txt": b"a\n", "../target.txt": b"b\n", "alignment.txt": b"0-0\n"},
+            "",
+            "files",
+            "up.zip is no export's zip: its member '../../source.txt' points outside the "
+            "archive's folder",
+        ),
     ],
 )
 def test_a_zip_that_cannot_be_imported_is_refused_before_a_job_is_queued(
