@@ -52,7 +52,7 @@ def refuse_unreadable_head(head: bytes, *, path: Path) -> None:
     UTF-16 text (a spreadsheet's "Unicode text"), which no reader reads, saying what to do."""
     if head.startswith(_UTF16_BOMS):
         raise FormatError(
-            "the file is saved as UTF-16 (a spreadsheet's \"Unicode text\"); save it as UTF-8",
+            'the file is saved as UTF-16 (a spreadsheet\'s "Unicode text"); save it as UTF-8',
             path=path,
             line=1,
             field="(file)",
