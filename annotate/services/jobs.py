@@ -90,8 +90,9 @@ def jobs_reap_stale(*, now: Any = None) -> int:
             ),
             finished_at=now,
         )
-    if lost:
-        JobChunk.objects.filter(job_id__in=list(lost), job__status=Job.Status.FAILED).delete()
+    # The marks of chunks whose job ended otherwise (a chord failed at a chunk's hard time
+    # limit, a cancel while a worker was killed): nothing reads them any more.
+    JobChunk.objects.exclude(job__status=Job.Status.RUNNING).delete()
     if count:
         logger.warning("marked %d job(s) failed after their worker stopped responding", count)
     return count

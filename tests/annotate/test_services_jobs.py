@@ -674,6 +674,19 @@ def test_a_deferred_job_whose_chunk_died_with_its_worker_is_failed_at_the_heartb
     assert not JobChunk.objects.exists()
 
 
+def test_the_marks_of_chunks_of_jobs_that_ended_otherwise_go_at_the_next_reap(
+    corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    runtime.job_claim(job_id=job.pk, worker="main@host")
+    runtime.ChunkComputing(job.pk, 7, "chunks@host").__enter__()  # killed: never exits
+    jobs.jobs_reap_stale()
+    assert JobChunk.objects.count() == 1, "its job still runs"
+    jobs.job_cancel(job=job)
+    jobs.jobs_reap_stale()
+    assert not JobChunk.objects.exists()
+
+
 def test_a_chunk_whose_pool_process_died_is_no_longer_marked_and_waits_to_run_again(
     corpus_name: str, django_capture_on_commit_callbacks, settings, monkeypatch
 ) -> None:
