@@ -54,7 +54,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 from annotate.exceptions import DomainError, without_server_paths
-from annotate.models import Corpus, Job, WorkerHeartbeat
+from annotate.models import Corpus, Job, JobChunk, WorkerHeartbeat
 from scoring.errors import ScoringError
 
 logger = logging.getLogger(__name__)
@@ -631,6 +631,63 @@ class Heartbeat:
             logger.exception("heartbeat of job %s failed", self._job_id)
         finally:
             connection.close()
+
+
+class ChunkComputing:
+    """Marks a task of a deferred job's canvas as computing (a :class:`JobChunk` row) for as
+    long as it runs, and beats the job's heartbeat as it starts: the job's last beat may be
+    older than the reaper's timeout when its chunk waited in the queue, and the row with a
+    stale heartbeat is what the reaper takes for a chunk whose worker died. The row goes when
+    the task ends, by an exception too (a cancel, the worker's warm shutdown); only a process
+    killed outright leaves it (:class:`ChunkRequest` removes that of a pool process the
+    worker saw die)."""
+
+    def __init__(self, job_id: int, key: int, worker: str = "") -> None:
+        self._job_id = job_id
+        self._key = key
+        self._worker = worker
+
+    def __enter__(self) -> ChunkComputing:
+        now = timezone.now()
+        with transaction.atomic():
+            JobChunk.objects.update_or_create(
+                job_id=self._job_id,
+                key=self._key,
+                defaults={"worker": self._worker[:255], "started_at": now},
+            )
+            Job.objects.filter(pk=self._job_id, status=Job.Status.RUNNING).update(heartbeat_at=now)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        chunk_forget(job_id=self._job_id, key=self._key)
+
+
+def chunk_forget(*, job_id: int, key: int) -> None:
+    """Remove the mark of a chunk that stopped computing (:class:`ChunkComputing`)."""
+    JobChunk.objects.filter(job_id=job_id, key=key).delete()
+
+
+class ChunkRequest(Request):  # type: ignore[misc]  # celery is untyped
+    """A chunk's message in the worker's main process: when the pool process computing it
+    died (``WorkerLostError``), Celery puts the message back in the queue
+    (``task_reject_on_worker_lost``), so the chunk waits to run again, as a queued one does,
+    and its mark goes; left, it would have the reaper fail the job once its heartbeat went
+    stale. The task's first two arguments are the job's id and the chunk's pair ids."""
+
+    def on_failure(
+        self, exc_info: Any, send_failed_event: bool = True, return_ok: bool = False
+    ) -> Any:
+        exception = getattr(exc_info.exception, "exc", exc_info.exception)
+        if isinstance(exception, WorkerLostError) and len(self.args) >= 2 and self.args[1]:
+            try:
+                chunk_forget(job_id=int(self.args[0]), key=int(self.args[1][0]))
+            except Exception:  # the database away: the reaper judges the job later
+                logger.exception("could not forget the lost chunk of job %s", self.args[0])
+            finally:
+                connection.close()
+        return super().on_failure(
+            exc_info, send_failed_event=send_failed_event, return_ok=return_ok
+        )
 
 
 class ThrottledProgress:

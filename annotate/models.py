@@ -593,6 +593,27 @@ class Job(models.Model):
         return self.status in {self.Status.SUCCEEDED, self.Status.FAILED, self.Status.CANCELLED}
 
 
+class JobChunk(models.Model):
+    """A task of a deferred job's canvas (an agreement report's chunk) computing now: written
+    when it starts, removed when it ends however it ends, a process that dies with its pool
+    process too (its message goes back to the queue). A row left behind is a task whose whole
+    worker was killed (``kill -9`` of its main process, a machine lost): its message stays
+    unacknowledged on the broker for hours, so the reaper fails its job instead of letting it
+    wait for the task (``jobs_reap_stale``)."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="chunks_computing")
+    #: The chunk within its job: the id of its first pair (chunks hold disjoint pairs).
+    key = models.BigIntegerField()
+    worker = models.CharField(max_length=255, blank=True)
+    started_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["job", "key"], name="jobchunk_unique")]
+
+    def __str__(self) -> str:
+        return f"chunk {self.key} of job {self.job_id} on {self.worker or '(unknown)'}"
+
+
 class ScorerModel(models.Model):
     """A trained similarity scorer (TERp/PERP, pFSM/pPDA, MT-metric SVM) and its evaluation."""
 

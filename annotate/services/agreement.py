@@ -28,6 +28,8 @@ from annotate.exceptions import DomainError, quoted
 from annotate.jobs_runtime import (
     DEFERRED,
     CanvasProgress,
+    ChunkComputing,
+    ChunkRequest,
     Deferred,
     Heartbeat,
     JobCancelled,
@@ -393,6 +395,7 @@ def agreement_chunk_statistics(
     models_json: dict[str, Any],
     share: float,
     start: int | None = None,
+    worker: str = "",
 ) -> list[dict[str, Any]]:
     """One chunk's JSON statistics (the pairs ``pair_ids``, lines ``start`` on of the job's
     snapshot); reports its share of progress when done. Raises :class:`JobCancelled` when the
@@ -404,8 +407,9 @@ def agreement_chunk_statistics(
     params = agreement_params(job.parameters, job.seed)
     records = _chunk_records(job, pair_ids, start)
     # One thread per chunk: the workers' processes already share the machine's cores. The
-    # heartbeat keeps the job alive while a chunk computes (the runner's own has stopped).
-    with Heartbeat(job_id):
+    # heartbeat keeps the job alive while a chunk computes (the runner's own has stopped);
+    # the chunk's mark tells the reaper a chunk computes, should its worker die meanwhile.
+    with ChunkComputing(job_id, pair_ids[0], worker), Heartbeat(job_id):
         stats = report_statistics(
             records,
             annotators,
@@ -456,8 +460,9 @@ def agreement_finish_report(
 # --- the tasks of the chord ---------------------------------------------------------------------
 
 
-@shared_task(name="annotate.agreement_chunk", acks_late=True)
+@shared_task(name="annotate.agreement_chunk", acks_late=True, Request=ChunkRequest, bind=True)
 def agreement_chunk(
+    self: Any,
     job_id: int,
     pair_ids: list[int],
     models: dict[str, Any],
@@ -470,7 +475,12 @@ def agreement_chunk(
     chord end normally and :func:`agreement_finish` find the job ended."""
     try:
         return agreement_chunk_statistics(
-            job_id=job_id, pair_ids=pair_ids, models_json=models, share=share, start=start
+            job_id=job_id,
+            pair_ids=pair_ids,
+            models_json=models,
+            share=share,
+            start=start,
+            worker=self.request.hostname or "",
         )
     except JobCancelled:
         logger.info("agreement job %s is no longer running; its chunk stopped", job_id)

@@ -22,7 +22,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from annotate.jobs_runtime import jobs_resend_lost, jobs_send_unsent
-from annotate.models import Job
+from annotate.models import Job, JobChunk
 from annotate.selectors.workers import any_worker_alive, queue_served_since
 
 logger = logging.getLogger(__name__)
@@ -50,17 +50,24 @@ def jobs_reap_stale(*, now: Any = None) -> int:
     (its tasks may also queue behind hours of other jobs), counted from its last beat or from
     when those workers started, whichever is later: restarted after a stop longer than the
     heartbeat timeout, they take its tasks up where they were. A worker that died holding them
-    fails it at once when its supervisor saw it end (:func:`jobs_fail_of_dead_worker`)."""
+    fails it at once when its supervisor saw it end (:func:`jobs_fail_of_dead_worker`), and
+    without one once its heartbeat is stale: the chunk it computed is still marked computing
+    (:class:`~annotate.models.JobChunk`), and its message would wait for hours."""
     now = now or timezone.now()
     limit = now - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_SECONDS)
     stale = Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=limit)
     found = list(stale.only("pk", "worker", "heartbeat_at", "deferred"))
+    # A computing chunk beats its job, so the chunk marked computing of a stale job died with
+    # its worker; its message waits unacknowledged for hours (Redis: the visibility timeout).
+    lost = _lost_chunks([job.pk for job in found if job.deferred])
     # The workers are looked for only when a deferred job is stale (one query a reap less).
-    if any(job.deferred for job in found):
+    if any(job.deferred and job.pk not in lost for job in found):
         since = queue_served_since(settings.CHUNK_QUEUE, now=now)
         deferred_limit = now - timedelta(seconds=settings.JOB_DEFERRED_TIMEOUT_SECONDS)
 
         def spared(job: Job) -> bool:
+            if job.pk in lost:
+                return False
             if not job.deferred or since is None:
                 return bool(job.deferred)
             return bool(max(job.heartbeat_at or since, since) >= deferred_limit)
@@ -68,19 +75,39 @@ def jobs_reap_stale(*, now: Any = None) -> int:
         found = [job for job in found if not spared(job)]
     count = 0
     for job in found:
-        count += Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(
+        worker = lost.get(job.pk, job.worker)
+        what = "stopped while computing a chunk of it" if job.pk in lost else "stopped responding"
+        count += Job.objects.filter(
+            pk=job.pk, status=Job.Status.RUNNING, heartbeat_at__lt=limit
+        ).update(
             status=Job.Status.FAILED,
             message="failed",
             error=(
-                f"the worker {job.worker or '(unknown)'} stopped responding: no heartbeat since "
+                f"the worker {worker or '(unknown)'} {what}: no heartbeat since "
                 f"{job.heartbeat_at:%Y-%m-%d %H:%M:%S} UTC "
                 f"(timeout {settings.JOB_HEARTBEAT_TIMEOUT_SECONDS} s)"
+                + ("; run it again" if job.pk in lost else "")
             ),
             finished_at=now,
         )
+    # The marks of chunks whose job ended otherwise (a chord failed at a chunk's hard time
+    # limit, a cancel while a worker was killed): nothing reads them any more.
+    JobChunk.objects.exclude(job__status=Job.Status.RUNNING).delete()
     if count:
         logger.warning("marked %d job(s) failed after their worker stopped responding", count)
     return count
+
+
+def _lost_chunks(job_ids: list[int]) -> dict[int, str]:
+    """The jobs of ``job_ids`` (stale) with a chunk marked computing, each with the worker of
+    one such chunk."""
+    if not job_ids:
+        return {}
+    return dict(
+        JobChunk.objects.filter(job_id__in=job_ids)
+        .order_by("job_id", "-started_at")
+        .values_list("job_id", "worker")
+    )
 
 
 def jobs_fail_of_dead_worker(*, hostnames: Collection[str], reason: str) -> int:

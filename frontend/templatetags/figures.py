@@ -55,12 +55,14 @@ def duration(seconds: Any) -> str:
     """Seconds as "42 s", "3 min 5 s" or "2 h 10 min"; ``None`` → "—"."""
     if not _defined(seconds):
         return "—"
-    seconds = float(seconds)
-    if seconds < 60:
-        return f"{round(seconds)} s"
-    if seconds < 3600:
-        return f"{int(seconds // 60)} min {round(seconds % 60)} s"
-    return f"{int(seconds // 3600)} h {round((seconds % 3600) / 60)} min"
+    # Rounded once, to the unit shown last, so that 179.6 s reads "3 min 0 s", not "2 min 60 s".
+    whole = round(float(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    minutes = round(float(seconds) / 60)
+    return f"{minutes // 60} h {minutes % 60} min"
 
 
 @register.filter

@@ -10,7 +10,7 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from annotate import jobs_runtime as runtime
-from annotate.models import Corpus, Job, WorkerHeartbeat
+from annotate.models import Corpus, Job, JobChunk, WorkerHeartbeat
 from annotate.services import jobs
 from annotate.services.corpora import corpus_import_records
 from annotate.services.stats import corpus_stats_run
@@ -642,3 +642,78 @@ def test_a_held_report_never_overwrites_a_later_one(monkeypatch: pytest.MonkeyPa
     progress(3, "later")
     progress.beat()
     assert Job.objects.values_list("progress", "message").get(pk=job.pk) == (3, "later")
+
+
+def test_a_deferred_job_whose_chunk_died_with_its_worker_is_failed_at_the_heartbeat_timeout(
+    corpus_name: str, django_capture_on_commit_callbacks, settings
+) -> None:
+    """``kill -9`` of a worker's main process (or a machine lost) while a chunk computes: no
+    supervisor sees it, and on Redis the chunk's message waits unacknowledged for the
+    visibility timeout, hours, while other live workers serve the chunks' queue. The chunk
+    is still marked computing, so the job fails once its heartbeat is stale, saying so,
+    instead of showing "running" until the deferred bound."""
+    settings.JOB_HEARTBEAT_TIMEOUT_SECONDS = 60
+    settings.JOB_DEFERRED_TIMEOUT_SECONDS = 3600
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    runtime.job_claim(job_id=job.pk, worker="main@host")
+    Job.objects.filter(pk=job.pk).update(deferred=True)
+    with runtime.ChunkComputing(job.pk, 7, "chunks@host"):
+        pass
+    assert not JobChunk.objects.exists(), "a chunk that ends is no longer marked"
+    runtime.ChunkComputing(job.pk, 7, "chunks@host").__enter__()  # killed: never exits
+    now = timezone.now()
+    worker_heartbeat_beat(hostname="main@host", pid=1, started_at=now, queues=["chunks"])
+
+    assert jobs.jobs_reap_stale(now=now) == 0, "the chunk's start beat the job"
+    later = now + timedelta(seconds=61)
+    WorkerHeartbeat.objects.update(beat_at=later)  # another worker of the queue, alive
+    assert jobs.jobs_reap_stale(now=later) == 1
+    failed = Job.objects.get(pk=job.pk)
+    assert failed.status == "failed"
+    assert "chunks@host stopped while computing a chunk" in failed.error
+    assert not JobChunk.objects.exists()
+
+
+def test_the_marks_of_chunks_of_jobs_that_ended_otherwise_go_at_the_next_reap(
+    corpus_name: str, django_capture_on_commit_callbacks
+) -> None:
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    runtime.job_claim(job_id=job.pk, worker="main@host")
+    runtime.ChunkComputing(job.pk, 7, "chunks@host").__enter__()  # killed: never exits
+    jobs.jobs_reap_stale()
+    assert JobChunk.objects.count() == 1, "its job still runs"
+    jobs.job_cancel(job=job)
+    jobs.jobs_reap_stale()
+    assert not JobChunk.objects.exists()
+
+
+def test_a_chunk_whose_pool_process_died_is_no_longer_marked_and_waits_to_run_again(
+    corpus_name: str, django_capture_on_commit_callbacks, settings, monkeypatch
+) -> None:
+    """The worker's main process saw the pool process die and put the chunk's message back
+    in the queue: the job waits for it as for any queued chunk."""
+    from billiard.einfo import ExceptionInfo
+    from billiard.exceptions import WorkerLostError
+
+    from annotate.services.agreement import agreement_chunk
+
+    assert agreement_chunk.Request is runtime.ChunkRequest
+    settings.JOB_HEARTBEAT_TIMEOUT_SECONDS = 60
+    settings.JOB_DEFERRED_TIMEOUT_SECONDS = 3600
+    job = stats_job(corpus_name, django_capture_on_commit_callbacks)
+    runtime.job_claim(job_id=job.pk, worker="main@host")
+    Job.objects.filter(pk=job.pk).update(deferred=True)
+    runtime.ChunkComputing(job.pk, 7, "main@host").__enter__()
+    request = runtime.ChunkRequest.__new__(runtime.ChunkRequest)
+    request._args = [job.pk, [7, 8], {}, 1.0]  # what the chunk's message carries
+    try:
+        raise WorkerLostError("Worker exited prematurely: signal 9 (SIGKILL) Job: 3.")
+    except WorkerLostError:
+        info = ExceptionInfo()
+    monkeypatch.setattr(runtime.Request, "on_failure", lambda self, *args, **kwargs: None)
+    request.on_failure(info)
+    assert not JobChunk.objects.exists()
+    later = timezone.now() + timedelta(seconds=61)
+    worker_heartbeat_beat(hostname="main@host", pid=1, started_at=later, queues=["chunks"])
+    assert jobs.jobs_reap_stale(now=later) == 0
+    assert Job.objects.get(pk=job.pk).status == "running"
