@@ -21,6 +21,7 @@ from annotate.services.prefill import (
     MAX_RETRAIN_EVERY,
     corpus_prefill_configure,
     corpus_queue_order_set,
+    prefill_options_validate,
     prefill_queue,
     prefill_retrain_progress,
 )
@@ -226,6 +227,28 @@ def corpus_prefill(request: HttpRequest, corpus_id: int) -> HttpResponse:
     return _page(request, corpus_or_404(corpus_id))
 
 
+def _refuse_each_option(form: PrefillForm, aligner: str) -> bool:
+    """Show every refused option on its field, not only the first: the options class stops at
+    the first bad value, so the options are checked again without each one refused until the
+    others pass (a rule joining options is then checked on the good ones only). Whether any
+    was refused."""
+    options = form.changed_options()
+    refused = False
+    while True:
+        try:
+            prefill_options_validate(aligner=aligner, options=options)
+        except (DomainError, ScoringError) as error:
+            refuse(form, error, prefix=OPTION_PREFIX)
+            refused = True
+            extra = error.extra if isinstance(error, DomainError) else {}
+            name = extra.get("field") or getattr(error, "option", None)
+            if name not in options:
+                return True
+            options = {key: value for key, value in options.items() if key != name}
+        else:
+            return refused
+
+
 @require_POST
 @admin_page
 @job_starting
@@ -236,7 +259,7 @@ def corpus_prefill_run(request: HttpRequest, corpus_id: int) -> HttpResponse:
     form = PrefillForm(request.POST, aligner=chosen)
     if request.POST.get("aligner") != chosen["name"]:
         form.add_error(None, f"there is no aligner {request.POST.get('aligner', '')!r}")
-    elif form.is_valid():
+    elif form.is_valid() and not _refuse_each_option(form, chosen["name"]):
         try:
             job = prefill_queue(
                 corpus=corpus,
