@@ -4,9 +4,11 @@ above them a fragment fetched again when a run finishes."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -205,9 +207,10 @@ def _page(
 
 def _tiles(corpus: Corpus) -> dict[str, Any]:
     """The figures above the runs: pairs prefilled of all, gold alignments, with automatic
-    retraining on how many pairs were finished since its last run (or that no pair is left to
-    finish, when every one already has a gold alignment or a submitted annotation), and the
-    queue order with the choices to set it."""
+    retraining on how many pairs were finished since its last run (and, once that many are, how
+    often the check that starts it runs; or that no pair is left to finish, when every one
+    already has a gold alignment or a submitted annotation), and the queue order with the
+    choices to set it."""
     counts = corpus_prefill_counts(corpus)
     tiles: dict[str, Any] = {
         "prefilled": counts["prefilled_pairs"],
@@ -219,6 +222,10 @@ def _tiles(corpus: Corpus) -> dict[str, Any]:
         finished, baseline = prefill_retrain_progress(corpus)
         tiles["finished_since"] = max(0, finished - baseline)
         tiles["all_finished"] = finished >= counts["pairs"]
+        if tiles["finished_since"] >= corpus.prefill_retrain_every:
+            # due: the periodic check (a beat task) queues it, so say how soon at most
+            every = settings.PREFILL_RETRAIN_CHECK_SECONDS
+            tiles["retrain_check_minutes"] = max(1, math.ceil(every / 60))
     return tiles
 
 

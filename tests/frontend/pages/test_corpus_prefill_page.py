@@ -458,3 +458,21 @@ def test_a_rule_joining_options_is_checked_on_the_options_that_pass_alone(
     assert response.status_code == 400
     errors = response.content.decode().split('id="prefill-errors"')[1].split("</div>")[0]
     assert "<b>trees</b>" in errors and "threshold" not in errors
+
+
+def test_a_due_retraining_says_the_periodic_check_starts_it_and_how_often(
+    admin_client: Client, corpus: Corpus, settings: Any
+) -> None:
+    settings.PREFILL_RETRAIN_CHECK_SECONDS = 300
+    make_learnable_pair(corpus)
+    admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "supervised", "retrain_every": "1"}
+    )
+    state = 'id="retraining-state">'
+    page = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert page.split(state)[1].startswith("0 finished since its last run</div>")
+    make_pair(corpus, gold=[(0, 0, True)])
+    page = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert page.split(state)[1].startswith(
+        "1 finished since its last run: due, it starts at the next check (every 5 minutes)"
+    )
