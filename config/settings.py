@@ -540,6 +540,9 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
 
+# How often beat looks for corpora whose learning prefill is due for retraining (the prefill
+# tab says so once one is due).
+PREFILL_RETRAIN_CHECK_SECONDS = env_int("PREFILL_RETRAIN_CHECK_SECONDS", 300)
 # Beat's state file under var/, not in whatever directory beat was started from.
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
@@ -553,7 +556,7 @@ CELERY_BEAT_SCHEDULE = {
     # Corpora with a learning prefill aligner: retrain once enough new pairs are finished.
     "retrain-prefills": {
         "task": "annotate.retrain_prefills",
-        "schedule": float(env_int("PREFILL_RETRAIN_CHECK_SECONDS", 300)),
+        "schedule": float(PREFILL_RETRAIN_CHECK_SECONDS),
     },
     "clean-exports": {"task": "annotate.clean_exports", "schedule": 3600.0},
 }

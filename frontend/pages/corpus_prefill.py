@@ -4,9 +4,11 @@ above them a fragment fetched again when a run finishes."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -21,6 +23,7 @@ from annotate.services.prefill import (
     MAX_RETRAIN_EVERY,
     corpus_prefill_configure,
     corpus_queue_order_set,
+    prefill_options_validate,
     prefill_queue,
     prefill_retrain_progress,
 )
@@ -204,9 +207,10 @@ def _page(
 
 def _tiles(corpus: Corpus) -> dict[str, Any]:
     """The figures above the runs: pairs prefilled of all, gold alignments, with automatic
-    retraining on how many pairs were finished since its last run (or that no pair is left to
-    finish, when every one already has a gold alignment or a submitted annotation), and the
-    queue order with the choices to set it."""
+    retraining on how many pairs were finished since its last run (and, once that many are, how
+    often the check that starts it runs; or that no pair is left to finish, when every one
+    already has a gold alignment or a submitted annotation), and the queue order with the
+    choices to set it."""
     counts = corpus_prefill_counts(corpus)
     tiles: dict[str, Any] = {
         "prefilled": counts["prefilled_pairs"],
@@ -218,12 +222,38 @@ def _tiles(corpus: Corpus) -> dict[str, Any]:
         finished, baseline = prefill_retrain_progress(corpus)
         tiles["finished_since"] = max(0, finished - baseline)
         tiles["all_finished"] = finished >= counts["pairs"]
+        if tiles["finished_since"] >= corpus.prefill_retrain_every:
+            # due: the periodic check (a beat task) queues it, so say how soon at most
+            every = settings.PREFILL_RETRAIN_CHECK_SECONDS
+            tiles["retrain_check_minutes"] = max(1, math.ceil(every / 60))
     return tiles
 
 
 @admin_page
 def corpus_prefill(request: HttpRequest, corpus_id: int) -> HttpResponse:
     return _page(request, corpus_or_404(corpus_id))
+
+
+def _refuse_each_option(form: PrefillForm, aligner: str) -> bool:
+    """Show every refused option on its field, not only the first: the options class stops at
+    the first bad value, so the options are checked again without each one refused until the
+    others pass (a rule joining options is then checked on the good ones only). Whether any
+    was refused."""
+    options = form.changed_options()
+    refused = False
+    while True:
+        try:
+            prefill_options_validate(aligner=aligner, options=options)
+        except (DomainError, ScoringError) as error:
+            refuse(form, error, prefix=OPTION_PREFIX)
+            refused = True
+            extra = error.extra if isinstance(error, DomainError) else {}
+            name = extra.get("field") or getattr(error, "option", None)
+            if name not in options:
+                return True
+            options = {key: value for key, value in options.items() if key != name}
+        else:
+            return refused
 
 
 @require_POST
@@ -236,7 +266,7 @@ def corpus_prefill_run(request: HttpRequest, corpus_id: int) -> HttpResponse:
     form = PrefillForm(request.POST, aligner=chosen)
     if request.POST.get("aligner") != chosen["name"]:
         form.add_error(None, f"there is no aligner {request.POST.get('aligner', '')!r}")
-    elif form.is_valid():
+    elif form.is_valid() and not _refuse_each_option(form, chosen["name"]):
         try:
             job = prefill_queue(
                 corpus=corpus,

@@ -159,25 +159,33 @@ def job_list(request: HttpRequest) -> HttpResponse:
     jobs_reap_if_due()  # the list never shows a job of a dead worker as running
     filters = JobFilters(request.GET)
     jobs = jobs_reads.jobs_visible(request.user)
+    narrowed = False
     if filters.is_valid():
         if filters.cleaned_data["kind"]:
             jobs = jobs.filter(kind=filters.cleaned_data["kind"])
         if filters.cleaned_data["status"]:
             jobs = jobs.filter(status=filters.cleaned_data["status"])
+        narrowed = bool(filters.cleaned_data["kind"] or filters.cleaned_data["status"])
     table = table_page(
         request,
         jobs,
         COLUMNS,
         default_sort="-created",
         noun="jobs",
-        empty_title="No job",
-        empty_text="Jobs appear here when a report, a prefill, an export or a training starts.",
+        empty_title="No job matches" if narrowed else "No job yet",
+        empty_text=(
+            "Change or clear the filters."
+            if narrowed
+            else "Jobs appear here when a report, a prefill, an import, an export or a training "
+            "starts."
+        ),
     )
     for job in table.rows:
         job.parameter_items = job_parameters(job)
         job.label = job_label(job.kind)
     context = {
         "filters": filters,
+        "narrowed": narrowed,
         "table": table,
         "live": any(job.status in ACTIVE for job in table.rows),
         "worker_notice": waiting_job_notice(user=request.user),

@@ -524,6 +524,10 @@ function renderHistory(body, pair, hasGold) {
 main().catch((error) => {
   const text = error instanceof ApiError ? `The pair could not be loaded: ${error.message}` : `The server could not be reached. Reload the page when the network is back. (${error.message})`;
   root.prepend(el("p", { class: "notice error", role: "alert", text }));
+  // The indicator said "Loading…": nothing was loaded, so nothing is saved either.
+  const indicator = document.getElementById("save-status");
+  indicator.dataset.state = "error";
+  indicator.textContent = "Not loaded";
 });
 
 // A time as the server's pages write it: "25 Nov 2026, 22:01".

@@ -499,4 +499,8 @@ main().catch((error) => {
       ? `This pair could not be opened: ${error.message}`
       : `The server could not be reached. Reload the page when the network is back. (${error.message})`;
   root.prepend(note);
+  // The indicator said "Loading…": nothing was loaded, so nothing is saved either.
+  const indicator = document.getElementById("save-status");
+  indicator.dataset.state = "error";
+  indicator.textContent = "Not loaded";
 });

@@ -425,3 +425,54 @@ def test_restoring_from_the_page_refusing_a_run_on_an_archived_corpus_returns_to
     corpus.refresh_from_db()
     assert corpus.archived_at is None
     assert admin_client.get(response["Location"]).status_code == 200
+
+
+def test_every_bad_option_of_a_post_is_refused_on_its_field_at_once(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    response = admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/run/",
+        {"aligner": "em", "opt_p_null": "1", "opt_max_jump": "100000", "opt_floor": "0.5"},
+    )
+    assert response.status_code == 400
+    errors = response.content.decode().split('id="prefill-errors"')[1].split("</div>")[0]
+    assert "<b>p null</b>" in errors and "<b>max jump</b>" in errors
+    assert "floor" not in errors  # a good option among them is not refused
+    assert not Job.objects.exists()
+
+
+def test_a_rule_joining_options_is_checked_on_the_options_that_pass_alone(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    # possible_threshold 0.6 alone breaks "possible ≤ sure" against the default sure 0.5; with
+    # sure_threshold 0.9 it is fine, so only trees is refused
+    response = admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/run/",
+        {
+            "aligner": "supervised",
+            "opt_possible_threshold": "0.6",
+            "opt_sure_threshold": "0.9",
+            "opt_trees": "1000000000",
+        },
+    )
+    assert response.status_code == 400
+    errors = response.content.decode().split('id="prefill-errors"')[1].split("</div>")[0]
+    assert "<b>trees</b>" in errors and "threshold" not in errors
+
+
+def test_a_due_retraining_says_the_periodic_check_starts_it_and_how_often(
+    admin_client: Client, corpus: Corpus, settings: Any
+) -> None:
+    settings.PREFILL_RETRAIN_CHECK_SECONDS = 300
+    make_learnable_pair(corpus)
+    admin_client.post(
+        f"/corpora/{corpus.pk}/prefill/run/", {"aligner": "supervised", "retrain_every": "1"}
+    )
+    state = 'id="retraining-state">'
+    page = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert page.split(state)[1].startswith("0 finished since its last run</div>")
+    make_pair(corpus, gold=[(0, 0, True)])
+    page = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    assert page.split(state)[1].startswith(
+        "1 finished since its last run: due, it starts at the next check (every 5 minutes)"
+    )

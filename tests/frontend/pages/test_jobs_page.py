@@ -46,6 +46,22 @@ def test_the_kind_and_status_filters_narrow_the_list_on_the_server(admin_client:
     assert "no pairs" in html
 
 
+def test_filters_that_match_no_job_say_so_and_offer_to_clear_them(admin_client: Client) -> None:
+    _job(kind="export")
+    html = admin_client.get("/jobs/?kind=corpus_stats&status=failed").content.decode()
+    assert _job_rows(html) == []
+    assert "No job matches" in html and "Change or clear the filters." in html
+    assert "Jobs appear here when" not in html  # there are jobs: the filters hide them
+    assert re.search(r'<a class="btn" href="/jobs/">Clear</a>', html)
+    unfiltered = admin_client.get("/jobs/").content.decode()
+    assert ">Clear</a>" not in unfiltered
+
+
+def test_no_job_at_all_says_when_jobs_appear(admin_client: Client) -> None:
+    html = admin_client.get("/jobs/").content.decode()
+    assert "No job yet" in html and "Jobs appear here when" in html
+
+
 def test_a_column_sorts_both_ways_and_an_unknown_sort_falls_back(admin_client: Client) -> None:
     export = _job(kind="export")
     stats = _job(kind="corpus_stats")
