@@ -19,6 +19,7 @@ from django.views.decorators.http import require_POST
 from annotate import roles
 from annotate.exceptions import DomainError
 from annotate.selectors import users as users_reads
+from annotate.selectors.assignments import imported_accounts
 from annotate.services import users
 from frontend.access import admin_page, back_to
 from frontend.tables import Column, table_page
@@ -46,6 +47,12 @@ STATE_LABELS = {
     "no_password": ("no password", "cannot log in until a password is set with a link"),
     "deactivated": ("deactivated", "cannot log in; the work stays"),
 }
+#: How the list shows an account an import made to hold its annotations (among the filter's
+#: "no password" ones): nobody signs in as it, and an invite link would make it a person's.
+IMPORTED_LABEL = (
+    "imported",
+    "made by an import to hold its annotations: no password, nobody signs in as this account",
+)
 ROLE_CHOICES = [(role, role) for role in roles.ROLES]
 
 
@@ -118,13 +125,17 @@ def _rows(request: HttpRequest) -> tuple[UserFilters, Any]:
         empty_text="Change the search or the filters." if narrowed else "Add a user above.",
         path=reverse("user-list"),
     )
+    imported = imported_accounts(user.username for user in table.rows)
     for user in table.rows:
         account = users_reads.user_row(user, viewer=request.user)
         state = "active" if account["has_password"] else "no_password"
         if not user.is_active:
             state = "deactivated"
         label, help_text = STATE_LABELS[state]
-        account.update(state=state.replace("_", "-"), state_label=label, state_help=help_text)
+        css = state.replace("_", "-")
+        if state == "no_password" and user.username in imported:
+            (label, help_text), css = IMPORTED_LABEL, "imported-account"
+        account.update(state=css, state_label=label, state_help=help_text)
         user.account = account
     return filters, table
 

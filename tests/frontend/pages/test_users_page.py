@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from annotate import roles
-from annotate.models import Assignment
+from annotate.models import Annotation, AnnotationEvent, Assignment
 from tests.annotate.factories import make_assignment, make_pair, make_user
 
 pytestmark = pytest.mark.django_db
@@ -231,3 +231,24 @@ def test_only_admins_reach_the_users_page_and_its_actions(
     target.refresh_from_db()
     assert target.is_active and _roles("target") == {"annotator"}
     assert not User.objects.filter(username="new").exists()
+
+
+def test_an_account_an_import_made_reads_imported_not_a_person_waiting_for_a_password(
+    admin: Client,
+) -> None:
+    imported = User.objects.create_user("C")  # as an import makes it: no password
+    assignment = make_assignment(make_pair(), imported)
+    annotation = Annotation.objects.create(assignment=assignment)
+    AnnotationEvent.objects.create(
+        annotation=annotation, version=1, kind=AnnotationEvent.Kind.IMPORTED
+    )
+    User.objects.create_user("dora")  # invited: no password yet, no imported work
+    html = admin.get("/users/").content.decode()
+    row = html.split('data-user="C"', 1)[1].split("</tr>", 1)[0]
+    assert 'class="badge imported-account"' in row and ">imported</span>" in row
+    assert "no-password" not in row
+    dora = html.split('data-user="dora"', 1)[1].split("</tr>", 1)[0]
+    assert 'class="badge no-password"' in dora
+    # The "no password" filter still finds both: neither can sign in yet.
+    listed = _names(admin.get("/users/?state=no_password").content.decode())
+    assert {"C", "dora"} <= set(listed)
