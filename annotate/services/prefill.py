@@ -469,13 +469,7 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
     progress(2, f"training {name} on {len(pairs)} pairs")
     aligner.fit(pairs, gold, progress=progress_part(progress, 2, aligned_from, f"{name}: "))
 
-    targets = set(
-        SentencePair.objects.filter(corpus=corpus)
-        .annotate(started=Exists(_started_here()))
-        .filter(started=False)
-        .values_list("id", flat=True)
-    )
-    todo = [(pid, src, tgt) for pid, src, tgt in rows if pid in targets]
+    todo = _pairs_to_prefill(corpus, rows)
     run = _PrefillWriting(job=job, aligner=aligner, name=name, progress=progress)
     try:
         run.align_and_write(todo, aligned_from)
@@ -510,6 +504,31 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
         Job.objects.filter(pk=job.pk, status=Job.Status.CANCELLED).update(result=result)
         raise JobCancelled(f"job {job.pk} is no longer running")
     return result
+
+
+def _pairs_to_prefill(
+    corpus: Corpus, rows: list[tuple[int, list[str], list[str]]]
+) -> list[tuple[int, list[str], list[str]]]:
+    """The rows of the pairs nobody started here, those with open (new or in progress)
+    assignments first, each part in corpus order: aligning every pair of a large corpus takes
+    a long while, and the planned pairs are the ones annotators open next, so they get the new
+    prefill (and the least-sure queue order its expected corrections) first."""
+    targets = dict(
+        SentencePair.objects.filter(corpus=corpus)
+        .annotate(
+            started=Exists(_started_here()),
+            planned=Exists(
+                Assignment.objects.filter(
+                    pair=OuterRef("pk"),
+                    status__in=[Assignment.Status.NEW, Assignment.Status.IN_PROGRESS],
+                )
+            ),
+        )
+        .filter(started=False)
+        .values_list("id", "planned")
+    )
+    todo = [row for row in rows if row[0] in targets]
+    return [row for row in todo if targets[row[0]]] + [row for row in todo if not targets[row[0]]]
 
 
 @dataclass

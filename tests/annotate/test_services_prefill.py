@@ -904,3 +904,34 @@ def test_the_periodic_check_locks_each_corpus_inside_a_transaction() -> None:
     outside a transaction."""
     Corpus.objects.create(name="locked", prefill_aligner="identity", prefill_retrain_every=1)
     assert prefills_retrain_due() == []
+
+
+def test_the_pairs_planned_for_someone_are_prefilled_before_the_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A prefill of a large corpus aligns for a long while: the pairs annotators open next get
+    the new prefill first (corpus order within each part); a submitted assignment plans no
+    more work on its pair."""
+    from annotate.services import prefill
+
+    corpus_import_records(
+        corpus_name="c", records=[make_record(f"p{k}", prefill=None) for k in range(6)]
+    )
+    pairs = {p.external_id: p for p in SentencePair.objects.filter(corpus__name="c")}
+    annotator = get_user_model().objects.create(username="ann")
+    for name in ("p4", "p2"):
+        Assignment.objects.create(pair=pairs[name], annotator=annotator)
+    Assignment.objects.create(
+        pair=pairs["p1"], annotator=annotator, status=Assignment.Status.SUBMITTED
+    )
+    monkeypatch.setattr(prefill, "WRITE_CHUNK", 2)
+    order: list[str] = []
+    write = prefill._write_prefills
+
+    def recorded(*args: object) -> tuple[int, set[int]]:
+        order.extend(SentencePair.objects.get(pk=pid).external_id for pid, _, _ in args[2])
+        return write(*args)
+
+    monkeypatch.setattr(prefill, "_write_prefills", recorded)
+    assert run_prefill("identity").status == "succeeded"
+    assert order == ["p2", "p4", "p0", "p1", "p3", "p5"]
