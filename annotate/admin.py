@@ -29,6 +29,7 @@ from annotate.models import (
     GoldEvent,
     GoldLink,
     Job,
+    JobChunk,
     LoginAttempts,
     PairDisagreement,
     ScorerModel,
@@ -280,6 +281,22 @@ class PairDisagreementAdmin(admin.ModelAdmin[PairDisagreement]):
         return False
 
 
+class JobChunkInline(admin.TabularInline[Any, Any]):
+    """The job's chunks computing now, as their workers mark them (read only: the reaper
+    fails a stale job that still holds one)."""
+
+    model = JobChunk
+    extra = 0
+    readonly_fields = ("key", "worker", "started_at")
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Job)
 class JobAdmin(admin.ModelAdmin[Job]):
     list_display = ("id", "kind", "status", "progress", "message", "owner", "created_at")
@@ -287,6 +304,7 @@ class JobAdmin(admin.ModelAdmin[Job]):
     list_select_related = ("owner",)
     # A job's input snapshot can be megabytes (every annotation of a report, a job's pairs).
     exclude = ("snapshot",)
+    inlines = (JobChunkInline,)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Job]:
         return super().get_queryset(request).defer("snapshot", "result")

@@ -8,8 +8,9 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
-from annotate.models import Corpus, Job
+from annotate.models import Corpus, Job, JobChunk
 
 pytestmark = pytest.mark.django_db
 
@@ -172,3 +173,13 @@ def test_a_list_filtered_by_a_number_the_database_cannot_hold_is_the_list_again(
                 assert client.get(response["Location"]).status_code == 200
             tried.append(f"{meta.model_name}.{field.name}")
     assert {"annotation.assignment", "group.permissions", "user.groups"} <= set(tried)
+
+
+def test_a_jobs_page_in_the_admin_shows_its_chunks_computing_read_only() -> None:
+    job = Job.objects.create(kind="agreement", status=Job.Status.RUNNING)
+    JobChunk.objects.create(job=job, key=41, worker="celery@box", started_at=timezone.now())
+    client = Client()
+    client.force_login(get_user_model().objects.create_superuser("root", "r@example.org", "x"))
+    html = client.get(reverse("admin:annotate_job_change", args=[job.pk])).content.decode()
+    assert "celery@box" in html and "41" in html
+    assert 'name="chunks_computing-0-worker"' not in html  # read only
