@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -711,6 +712,9 @@ def test_a_chunk_whose_pool_process_died_is_no_longer_marked_and_waits_to_run_ag
     except WorkerLostError:
         info = ExceptionInfo()
     monkeypatch.setattr(runtime.Request, "on_failure", lambda self, *args, **kwargs: None)
+    # The worker's main process closes its connection afterwards; here that would close the
+    # test's transaction (PostgreSQL: "the connection is closed").
+    monkeypatch.setattr(runtime, "connection", SimpleNamespace(close=lambda: None))
     request.on_failure(info)
     assert not JobChunk.objects.exists()
     later = timezone.now() + timedelta(seconds=61)
