@@ -170,3 +170,19 @@ def waiting_job_notice(*, user: User) -> str:
         for kind, status in rows
     }
     return _waiting_notice(queues, live_workers())
+
+
+def busy_queues(*, now: datetime | None = None) -> dict[str, int]:
+    """How many jobs run now in each queue that a live worker serves: what a job queued there
+    waits for while its workers are alive but busy (with no worker, the notices say so
+    instead). A running agreement report waits for its chunks and holds no worker's slot."""
+    served = served_queues(now=now)
+    if not served:
+        return {}
+    counts: dict[str, int] = {}
+    running = Job.objects.filter(status=Job.Status.RUNNING, deferred=False)
+    for kind in running.values_list("kind", flat=True):
+        queue = job_queue(kind)
+        if queue in served:
+            counts[queue] = counts.get(queue, 0) + 1
+    return counts

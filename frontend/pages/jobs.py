@@ -15,9 +15,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotate.exceptions import DomainError
+from annotate.jobs_runtime import WAITING, job_queue
 from annotate.models import Job
 from annotate.selectors import jobs as jobs_reads
-from annotate.selectors.workers import waiting_job_notice
+from annotate.selectors.workers import busy_queues, waiting_job_notice
 from annotate.services.jobs import job_cancel, jobs_reap_if_due
 from frontend.access import admin_page, back_to
 from frontend.tables import Column, table_page
@@ -180,9 +181,13 @@ def job_list(request: HttpRequest) -> HttpResponse:
             "starts."
         ),
     )
+    busy = busy_queues() if any(j.message == WAITING for j in table.rows) else {}
     for job in table.rows:
         job.parameter_items = job_parameters(job)
         job.label = job_label(job.kind)
+        # its queue's workers alive but busy: the queued job waits for these to end (the
+        # page's notice says when no worker, or none of its queue, is there at all)
+        job.waiting_behind = busy.get(job_queue(job.kind), 0) if job.message == WAITING else 0
     context = {
         "filters": filters,
         "narrowed": narrowed,

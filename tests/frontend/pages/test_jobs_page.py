@@ -7,9 +7,12 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from annotate import roles
-from annotate.models import Job
+from annotate.jobs_runtime import WAITING
+from annotate.models import Job, WorkerHeartbeat
+from annotate.services.workers import worker_heartbeat_beat
 from frontend.pages.jobs import Parameter, job_parameters
 from tests.annotate.factories import make_corpus, make_user
 
@@ -215,3 +218,31 @@ def test_the_page_shows_a_summarised_parameter_with_its_whole_value_folded_in(
     assert "<details>" in cell and "alice, bob: …" in cell
     assert 'title="alice: {possible: [0.0581, -0.001535, 33]}\nbob:' in cell
     assert "0.05810365156333794" not in html
+
+
+def test_a_queued_job_says_how_many_jobs_of_its_queue_run_ahead_of_it(
+    admin_client: Client,
+) -> None:
+    """Workers alive but busy: the queued job waits for the running jobs of its own queue,
+    and jobs of another queue, or an agreement report waiting for its chunks, hold none of
+    its workers."""
+    worker_heartbeat_beat(
+        hostname="w@host", pid=1, started_at=timezone.now(), queues=["celery", "quick"]
+    )
+    _job(kind="prefill", status=Job.Status.RUNNING)
+    _job(kind="export", status=Job.Status.RUNNING)
+    _job(kind="assignments_plan", status=Job.Status.RUNNING)  # the quick queue
+    _job(kind="agreement", status=Job.Status.RUNNING, deferred=True)
+    waiting = _job(kind="train_scorer", status=Job.Status.PENDING, message=WAITING)
+    quick = _job(kind="corpus_stats", status=Job.Status.PENDING, message=WAITING)
+    html = admin_client.get("/jobs/").content.decode()
+
+    def status(job: Job) -> str:
+        row = html.split(f'data-job="{job.pk}"', 1)[1].split("</tr>", 1)[0]
+        return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", row))
+
+    assert "waiting for a worker: 2 jobs of its queue are running" in status(waiting)
+    assert "waiting for a worker: 1 job of its queue is running" in status(quick)
+    WorkerHeartbeat.objects.all().delete()  # no worker: the page's notice says so instead
+    html = admin_client.get("/jobs/").content.decode()
+    assert "of its queue" not in status(waiting) and "No worker is running" in html
