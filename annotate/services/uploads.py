@@ -108,8 +108,6 @@ ZIPPED_FORMATS = tuple(
 )
 #: Where an uploaded archive waits while it is unpacked (no upload's name starts with a dot).
 _ARCHIVE = ".archive.zip"
-#: The first bytes of a zip archive.
-_ZIP_MAGIC = b"PK\x03\x04"
 #: The longest file name an upload is stored under, in UTF-8 bytes: the limit of the common
 #: file systems (Django shortens a name to 255 characters, which in accented or CJK letters
 #: are up to 1,020 bytes, so the file could not be written).
@@ -264,14 +262,6 @@ def _unzip(folder: Path, name: str, format_name: str, annotator: str | None) -> 
     return sorted(members)
 
 
-def _damaged_zip(path: Path) -> bool:
-    """Whether ``path`` begins as a zip archive (an export's download) yet is none: a download
-    cut short. Every format would refuse it, saying only that it is a zip."""
-    with path.open("rb") as handle:
-        head = handle.read(len(_ZIP_MAGIC))
-    return head == _ZIP_MAGIC and not zipfile.is_zipfile(path)
-
-
 def _unpack(
     folder: Path, names: list[str], spec: formats.FormatSpec, annotator: str | None
 ) -> list[str]:
@@ -279,7 +269,7 @@ def _unpack(
     export's zip; returns the names of the files the job reads. A file that cannot be read is
     a :class:`CorpusImportError` naming it and what to upload instead."""
     for name in names:
-        if _damaged_zip(folder / name):
+        if formats.damaged_zip(folder / name):
             raise CorpusImportError(
                 f"{name} starts as a zip archive does but cannot be opened as one: it is cut "
                 "short or damaged (download the export again)",

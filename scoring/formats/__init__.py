@@ -43,6 +43,7 @@ from scoring.formats._common import (
     MAX_LINE_BYTES,
     MAX_TOKENS,
     AlignmentSelector,
+    damaged_zip,
     default_alignment,
 )
 from scoring.formats.guess import guess_format
@@ -53,6 +54,7 @@ __all__ = [
     "MAX_TOKENS",
     "AlignmentSelector",
     "FormatSpec",
+    "damaged_zip",
     "default_alignment",
     "format_names",
     "get_format",

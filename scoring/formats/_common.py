@@ -59,7 +59,7 @@ def refuse_unreadable_head(head: bytes, *, path: Path) -> None:
         )
     if not head.startswith(_ZIP_MAGIC):
         return
-    if path.is_file() and not zipfile.is_zipfile(path):
+    if damaged_zip(path):
         # unzip would fail on it too: a download or copy cut short, most likely
         raise FormatError(
             "this file starts as a zip archive does but cannot be opened as one: it is cut "
@@ -71,6 +71,16 @@ def refuse_unreadable_head(head: bytes, *, path: Path) -> None:
         "file or folder inside",
         path=path,
     )
+
+
+def damaged_zip(path: Path) -> bool:
+    """Whether the file ``path`` begins as a zip archive (an export's download) yet cannot be
+    opened as one: a download or copy cut short."""
+    if not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        head = handle.read(len(_ZIP_MAGIC))
+    return head == _ZIP_MAGIC and not zipfile.is_zipfile(path)
 
 
 #: The longest line a reader accepts (one pair of a JSONL file is a few kilobytes): a longer line

@@ -50,9 +50,7 @@ from scoring.formats._common import (
     require_file,
     split_from_name,
 )
-from scoring.formats._common import (
-    not_utf8 as utf8_problem,
-)
+from scoring.formats._common import not_utf8 as utf8_problem
 from scoring.text import detokenize
 
 _ID = re.compile(r"^(?P<subcorpus>[^-:\s]+)(?:-(?P<partition>[^:\s]+))?:(?P<number>\S+)$")
