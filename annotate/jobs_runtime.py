@@ -124,18 +124,19 @@ class JobRequest(Request):  # type: ignore[misc]  # celery is untyped
         exception = getattr(exc_info.exception, "exc", exc_info.exception)
         if isinstance(exception, WorkerLostError) and self.args:
             try:
-                job_lost(
-                    job_id=int(self.args[0]),
-                    worker=self.hostname,
-                    reason=worker_lost_reason(exception),
-                )
+                self.worker_lost(exception)
             except Exception:  # the database away: the reaper judges the job later
-                logger.exception("could not record the loss of job %s", self.args[0])
+                logger.exception("could not record the loss of a task of job %s", self.args[0])
             finally:
                 connection.close()
         return super().on_failure(
             exc_info, send_failed_event=send_failed_event, return_ok=return_ok
         )
+
+    def worker_lost(self, error: BaseException) -> None:
+        """Record that the pool process running this message died (the job's id is its first
+        argument)."""
+        job_lost(job_id=int(self.args[0]), worker=self.hostname, reason=worker_lost_reason(error))
 
 
 def worker_lost_reason(error: BaseException) -> str:
@@ -667,27 +668,17 @@ def chunk_forget(*, job_id: int, key: int) -> None:
     JobChunk.objects.filter(job_id=job_id, key=key).delete()
 
 
-class ChunkRequest(Request):  # type: ignore[misc]  # celery is untyped
+class ChunkRequest(JobRequest):
     """A chunk's message in the worker's main process: when the pool process computing it
     died (``WorkerLostError``), Celery puts the message back in the queue
     (``task_reject_on_worker_lost``), so the chunk waits to run again, as a queued one does,
     and its mark goes; left, it would have the reaper fail the job once its heartbeat went
-    stale. The task's first two arguments are the job's id and the chunk's pair ids."""
+    stale. The job itself runs on. The task's first two arguments are the job's id and the
+    chunk's pair ids."""
 
-    def on_failure(
-        self, exc_info: Any, send_failed_event: bool = True, return_ok: bool = False
-    ) -> Any:
-        exception = getattr(exc_info.exception, "exc", exc_info.exception)
-        if isinstance(exception, WorkerLostError) and len(self.args) >= 2 and self.args[1]:
-            try:
-                chunk_forget(job_id=int(self.args[0]), key=int(self.args[1][0]))
-            except Exception:  # the database away: the reaper judges the job later
-                logger.exception("could not forget the lost chunk of job %s", self.args[0])
-            finally:
-                connection.close()
-        return super().on_failure(
-            exc_info, send_failed_event=send_failed_event, return_ok=return_ok
-        )
+    def worker_lost(self, error: BaseException) -> None:
+        if len(self.args) >= 2 and self.args[1]:
+            chunk_forget(job_id=int(self.args[0]), key=int(self.args[1][0]))
 
 
 class ThrottledProgress:
