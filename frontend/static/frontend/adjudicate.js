@@ -7,6 +7,7 @@ import { blockIndices, Overlay, PALETTE, planSummary } from "./adjudication_stat
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { conflictBanner, pointToConflict } from "./conflict.js";
+import { wayBack } from "./wayback.js";
 import { alreadySaved, notSavedBecause, SaveQueue, statusAnnouncer, statusWords } from "./savequeue.js";
 import { EMPTY, GridModel, SURE, sameLinks } from "./state.js";
 
@@ -18,6 +19,8 @@ const $ = (id) => document.getElementById(id);
 // pair of that list (the back link, from the server, returns to the page holding this pair).
 const listQuery = new URLSearchParams(window.location.search);
 listQuery.delete("page");
+// Right after `n`, the pair `n` left: where `b` returns.
+const back = wayBack("paw:adjudication-left");
 // This page for another pair, opened from the same list.
 const pageOf = (id) => {
   const search = listQuery.toString();
@@ -266,7 +269,7 @@ async function main() {
     query.set("after", pairId);
     const found = await api("GET", `/api/adjudication/next/?${query}`);
     if (found.id === null) return say("No other pair of this list waits for adjudication.");
-    rememberLeft(pairId, found.id);
+    back.remember(pairId, found.id);
     window.location.href = pageOf(found.id);
   };
 
@@ -274,8 +277,8 @@ async function main() {
   // pair `n` left: in a list of the waiting pairs the one just adjudicated has left the list,
   // and the pair before would skip it (a browser's back does not). The gold is sent first, as
   // for `n`. Any other way to this page ends the way back.
-  const left = leftFor(pairId);
-  if (left === null) forgetLeft();
+  const left = back.from(pairId);
+  if (left === null) back.forget();
   const control = $("open-previous");
   if (left !== null && control) {
     control.disabled = false;
@@ -293,7 +296,7 @@ async function main() {
       message.dataset.waitsForSave = "true";
       return;
     }
-    forgetLeft();
+    back.forget();
     window.location.href = href;
   };
   $("open-previous")?.addEventListener("click", (event) => {
@@ -533,33 +536,4 @@ main().catch((error) => {
 // A time as the server's pages write it: "25 Nov 2026, 22:01".
 function when(iso) {
   return new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
-}
-
-// The pair `n` left and the pair it opened (sessionStorage: this tab's own way back, kept over
-// a reload of the pair opened), so that `b` there returns to the pair left.
-const leftKey = "paw:adjudication-left";
-
-function rememberLeft(left, opened) {
-  try {
-    window.sessionStorage.setItem(leftKey, JSON.stringify({ left, opened }));
-  } catch {
-    // Storage disabled or full: b then follows the list's order.
-  }
-}
-
-function forgetLeft() {
-  try {
-    window.sessionStorage.removeItem(leftKey);
-  } catch {
-    // Storage disabled: nothing was remembered.
-  }
-}
-
-function leftFor(opened) {
-  try {
-    const record = JSON.parse(window.sessionStorage.getItem(leftKey) || "null");
-    return record && record.opened === opened && Number.isInteger(record.left) && record.left !== opened ? record.left : null;
-  } catch {
-    return null;
-  }
 }

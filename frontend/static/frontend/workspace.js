@@ -3,12 +3,15 @@ import { api, ApiError } from "./api.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { conflictBanner, pointToConflict } from "./conflict.js";
+import { wayBack } from "./wayback.js";
 import { alreadySaved, notSavedBecause, SaveQueue, statusAnnouncer, statusWords } from "./savequeue.js";
 import { GridModel, POSSIBLE, reviewedPrefill, SURE, sameLinks } from "./state.js";
 
 const HEARTBEAT_MS = 20000;
 const root = document.getElementById("workspace");
 const id = Number(root.dataset.assignment);
+// Right after a submit, the pair submitted: where `b` on the pair it opened returns.
+const back = wayBack("paw:back-after-submit");
 const base = `/api/assignments/${id}`;
 const storageKey = SaveQueue.tabKey(`paw:annotation:${id}`); // this tab's own copy of unsent work
 const viewKey = `paw:view:${id}`; // where this tab's annotator was: cursor, scroll, zoom
@@ -17,7 +20,7 @@ const workUrl = (other) => root.dataset.workUrl.replace(/0\/$/, `${other}/`);
 
 async function main() {
   const data = await api("POST", `${base}/open/`);
-  if (submittedBefore(id) === null) rememberSubmitted(null, null); // another pair than a submit opened
+  if (back.from(id) === null) back.forget(); // another pair than a submit opened
   const pair = data.pair;
   const n = pair.source_tokens.length;
   const m = pair.target_tokens.length;
@@ -239,13 +242,13 @@ async function main() {
     }
     // Leaving the pair a submit opened ends the way back to the submitted one (a submit from
     // here just wrote a new one).
-    if (nextAfterSubmit === null) rememberSubmitted(null, null);
+    if (nextAfterSubmit === null) back.forget();
     window.location.href = otherId ? workUrl(otherId) : root.dataset.home;
   }
   const next = () => go(nextAfterSubmit ?? data.assignment.next_id);
   // b (and ← Previous) on the pair a submit opened returns to the pair just submitted, as a
   // browser's back would; on any other page, to the pair before this one in queue order.
-  const previous = () => go(submittedBefore(id) ?? data.assignment.previous_id);
+  const previous = () => go(back.from(id) ?? data.assignment.previous_id);
   $("feedback-next").addEventListener("click", next);
 
   // Submit. The dialog starts from the flags, rating and comment saved with the pair: a pair
@@ -304,7 +307,7 @@ async function main() {
       queue.version = result.version;
       queue.setStatus("saved");
       nextAfterSubmit = result.next_id;
-      rememberSubmitted(id, result.next_id);
+      back.remember(id, result.next_id);
       setAssignmentStatus("submitted");
       model.markTouched(model.links()); // drawn checked: the server counts a submission's links so
       if (result.trial) await showFeedback();
@@ -425,28 +428,6 @@ function gridRoom() {
   const bottom = Math.max(...[...root.children].filter((e) => !e.hidden).map((e) => e.getBoundingClientRect().bottom));
   const free = root.getBoundingClientRect().bottom - bottom;
   return { width: root.clientWidth - 4, height: wrap.getBoundingClientRect().height + free - 4 };
-}
-
-// The pair this tab submitted last and the pair the submit opened next (sessionStorage: this
-// tab's own way back, kept over a reload of the pair opened).
-const backKey = "paw:back-after-submit";
-
-function rememberSubmitted(submitted, opened) {
-  try {
-    if (opened) window.sessionStorage.setItem(backKey, JSON.stringify({ submitted, opened }));
-    else window.sessionStorage.removeItem(backKey);
-  } catch {
-    // Storage disabled or full: b then follows the queue order.
-  }
-}
-
-function submittedBefore(opened) {
-  try {
-    const record = JSON.parse(window.sessionStorage.getItem(backKey) || "null");
-    return record && record.opened === opened && Number.isInteger(record.submitted) ? record.submitted : null;
-  } catch {
-    return null;
-  }
 }
 
 // Where the annotator was in this tab (sessionStorage: a reload or coming back from another
