@@ -104,6 +104,12 @@ class Parameter:
     full: str = ""
 
 
+def _by_key(mapping: dict[Any, Any]) -> list[tuple[Any, Any]]:
+    """A mapping's entries by key, so that a job reads the same on every database: PostgreSQL's
+    jsonb keeps an object's keys shortest first, SQLite's JSON as they were written."""
+    return sorted(mapping.items(), key=lambda entry: str(entry[0]))
+
+
 def _scalar(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -116,7 +122,7 @@ def _whole(value: Any, *, inner: bool = False) -> str:
     """``value`` written out in full, floats rounded: ``alice: {possible: [0.0581, …]}``, one
     line per entry of a mapping at the top."""
     if isinstance(value, dict):
-        entries = [f"{key}: {_whole(item, inner=True)}" for key, item in value.items()]
+        entries = [f"{key}: {_whole(item, inner=True)}" for key, item in _by_key(value)]
         return "{" + "; ".join(entries) + "}" if inner else "\n".join(entries)
     if isinstance(value, list | tuple):
         text = ", ".join(_whole(item, inner=True) for item in value)
@@ -128,7 +134,7 @@ def _summary(value: Any, whole: str) -> str:
     """A long value in a few words: a mapping by its keys, a list by its first items, a text
     by its start."""
     if isinstance(value, dict):
-        keys = [str(key) for key in value]
+        keys = [str(key) for key, _ in _by_key(value)]
         return ", ".join(keys[:4]) + (f" and {len(keys) - 4} more" if len(keys) > 4 else "") + ": …"
     if isinstance(value, list | tuple):
         shown = [_whole(item, inner=True) for item in value[:4]]
@@ -139,8 +145,8 @@ def _summary(value: Any, whole: str) -> str:
 def job_parameters(job: Job) -> list[Parameter]:
     """A job's parameters (and its seed) for reading: ``aligner: em``, ``seed: 7``; floats to
     four significant digits; a long or nested value summarised with its whole value kept.
-    Empty values are left out."""
-    values = dict(job.parameters or {})
+    Empty values are left out; the parameters in alphabetical order, the seed last."""
+    values = dict(_by_key(job.parameters or {}))
     if job.seed is not None:
         values["seed"] = job.seed
     shown = []

@@ -157,9 +157,10 @@ def test_each_finished_job_links_to_what_it_made(admin_client: Client) -> None:
     assert f'href="/api/jobs/{stats.pk}/result/">JSON' in html
 
 
+# in the order PostgreSQL's jsonb gives them back (shortest key first); shown by name
 EDIT_MODELS = {
-    "alice": {"possible": [0.05810365156333794, -0.0015353875024009115, 33]},
     "bob": {"possible": [0.04824858079081039, -0.0011662270105410328, 33]},
+    "alice": {"possible": [0.05810365156333794, -0.0015353875024009115, 33]},
 }
 
 
@@ -169,8 +170,8 @@ def test_parameters_read_as_key_and_value_with_floats_rounded_and_nested_values_
     job = Job(
         kind="agreement_report",
         parameters={
-            "annotators": ["alice", "bob"],
             "samples": 1000,
+            "annotators": ["alice", "bob"],
             "subcorpora": [],
             "exact": True,
             "rate": 0.123456789,
@@ -180,13 +181,14 @@ def test_parameters_read_as_key_and_value_with_floats_rounded_and_nested_values_
         seed=3,
     )
     shown = {item.name: item for item in job_parameters(job)}
+    # by name whatever order the database gives an object's keys (jsonb: shortest first)
     assert list(shown) == [
         "annotators",
-        "samples",
+        "edit_models",
         "exact",
         "rate",
-        "edit_models",
         "reason",
+        "samples",
         "seed",
     ]
     assert shown["annotators"] == Parameter("annotators", "alice, bob")
