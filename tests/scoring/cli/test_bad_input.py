@@ -11,6 +11,7 @@ import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -217,6 +218,35 @@ def test_score_refuses_a_blank_line_between_pairs(
     test.write_text("the cat sat\ta cat sat\nhe left\tshe stayed\n\n\n")  # blank end: fine
     assert main(["score", "--model", str(model), "--input", str(test)]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 2
+
+
+@pytest.mark.parametrize(
+    ("damage", "where"),
+    [
+        (lambda d: d.update(kind="pfsm"), "field 'format': expected 'scoring.pfsm'"),
+        (lambda d: d["model"].update(weights=d["model"]["weights"][:5]), "field 'weights'"),
+        (lambda d: d["model"].update(weights=["x"] * 36), "field 'model': malformed PERP model"),
+        (lambda d: d["model"].pop("features"), "field 'model': malformed PERP model"),
+        (lambda d: d.update(task="classification"), "field 'task': the perp scorer does"),
+        (lambda d: d["options"].update(epochs="many"), "field 'options': option 'epochs'"),
+    ],
+)
+def test_a_damaged_scorer_model_is_refused_naming_its_file(
+    damage: Any, where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pairs = tmp_path / "train.tsv"
+    pairs.write_text("the cat sat\ta cat sat\t4\nhe left\tshe stayed\t1\n" * 3)
+    model = tmp_path / "m.json"
+    assert main(["train", "--kind", "perp", "--input", str(pairs), "--output", str(model),
+                 "--option", "epochs=2"]) == 0  # fmt: skip
+    capsys.readouterr()
+    data = json.loads(model.read_text())
+    damage(data)
+    model.write_text(json.dumps(data))
+    assert main(["score", "--model", str(model), "--input", str(pairs)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"error: {model}: {where}")
+    assert captured.out == ""
 
 
 def test_train_names_the_line_of_a_bad_target_or_byte(
