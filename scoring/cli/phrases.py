@@ -55,16 +55,8 @@ def _lines(path: Path, field: str) -> list[str]:
     out = []
     for number, line in enumerate(lines, start=1):
         check_line_bytes(line, path=path, line=number, field=field)
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise FormatError(
-                f"not UTF-8 (byte {error.start + 1} of the line)",
-                path=path,
-                line=number,
-                field=field,
-            ) from None
-        out.append(text.rstrip("\r").replace(BOM, ""))
+        text = formats.decode_line(line, path=path, line=number, field=field)
+        out.append(text.replace(BOM, ""))
     return out
 
 

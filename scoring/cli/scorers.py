@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from scoring import formats
 from scoring.cli.fields import naming
 from scoring.cli.outputs import check_output_file, write_atomic
 from scoring.cli.phrases import check_line_bytes, check_line_counts, check_sentence_length
@@ -142,19 +143,10 @@ def _lines(path: Path, field: str) -> list[tuple[int, str]]:
         raise FormatError(
             f"cannot read the file: {error.strerror}", path=path, field=field
         ) from None
+    lines = []
     for number, raw_line in enumerate(raw.split(b"\n"), start=1):
         check_line_bytes(raw_line.rstrip(b"\r"), path=path, line=number, field=field)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        start = error.start + (3 if raw.startswith(b"\xef\xbb\xbf") else 0)
-        raise FormatError(
-            f"bytes {raw[start : start + 4]!r} are not UTF-8; save the file as UTF-8",
-            path=path,
-            line=raw.count(b"\n", 0, start) + 1,
-            field=field,
-        ) from None
-    lines = [line.rstrip("\r") for line in text.split("\n")]
+        lines.append(formats.decode_line(raw_line, path=path, line=number, field=field))
     while lines and not lines[-1].strip():
         lines.pop()
     for number, line in enumerate(lines, start=1):

@@ -270,8 +270,71 @@ def test_train_names_the_line_of_a_bad_target_or_byte(
     code = main(["train", "--kind", "perp", "--input", str(pairs), "--targets", str(targets),
                  "--output", str(model)])  # fmt: skip
     assert code == 2
-    assert "train.tsv:2: field '--input': bytes b'\\xe9\\n' are not UTF-8" in _error(capsys)
+    assert (
+        "train.tsv:2: field '--input': the byte 0xE9 after 'he left\\tshe caf' is not UTF-8 "
+        "text (the text seems to be saved as Windows-1252 or Latin-1)"
+    ) in _error(capsys)
     assert not model.exists()
+
+
+_UTF16 = "the cat sat\n".encode("utf-16")  # with its byte order mark, as a spreadsheet saves
+
+
+@pytest.mark.parametrize(
+    ("command", "field"),
+    [
+        ("phrases", "--source"),
+        ("align", "--source"),
+        ("score", "--input"),
+        ("train", "--input"),
+        ("align-gold", "--gold"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (_UTF16, 'the file is saved as UTF-16 (a spreadsheet\'s "Unicode text"); save it as UTF-8'),
+        (
+            b"the caf\xe9 sat\n",
+            "the byte 0xE9 after 'the caf' is not UTF-8 text (the text seems to be saved as "
+            "Windows-1252 or Latin-1); save the file as UTF-8",
+        ),
+    ],
+)
+def test_text_that_is_not_utf8_is_named_as_the_corpus_readers_name_it(
+    command: str,
+    field: str,
+    data: bytes,
+    expected: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    good = tmp_path / "good.txt"
+    good.write_text("the cat sat\n")
+    bad = tmp_path / "bad.txt"
+    tsv = data.replace(b" sat", b"\tsat") if command in ("score", "train") else data
+    bad.write_bytes(tsv)
+    model = tmp_path / "m.json"
+    out = str(tmp_path / "out.txt")
+    args = {
+        "phrases": ["phrases", "--source", str(bad), "--target", str(good),
+                    "--alignment", str(good)],
+        "align": ["align", "--aligner", "identity", "--source", str(bad), "--target", str(good),
+                  "--output", out],
+        "score": ["score", "--model", str(model), "--input", str(bad)],
+        "train": ["train", "--kind", "perp", "--input", str(bad), "--output", str(model)],
+        "align-gold": ["align", "--aligner", "supervised", "--gold", str(bad), "--source",
+                       str(good), "--target", str(good), "--output", out],
+    }[command]  # fmt: skip
+    if command == "score":
+        pairs = tmp_path / "pairs.tsv"
+        pairs.write_text("the cat sat\ta cat sat\t4\nhe left\tshe stayed\t1\n" * 3)
+        assert main(["train", "--kind", "perp", "--input", str(pairs), "--output", str(model),
+                     "--option", "epochs=2"]) == 0  # fmt: skip
+        capsys.readouterr()
+    assert main(args) == 2
+    assert _error(capsys) == f"error: {bad}:1: field '{field}': {expected}\n"
+    assert not (tmp_path / "out.txt").exists()
 
 
 def test_train_checks_output_and_test_file_before_training(
