@@ -243,7 +243,10 @@ def _score(args: argparse.Namespace) -> int:
     pairs, _ = read_pairs(args.input)
     scores = scorer.predict(pairs, clip=not args.raw)
     lines = "".join(
-        f"{int(s)}\n" if scorer.task == "classification" else f"{s:.6f}\n" for s in scores
+        # a score as the float it is (its shortest exact form), so measures taken from the
+        # printed scores are the ones the web app reports for the same model and pairs
+        f"{int(s)}\n" if scorer.task == "classification" else f"{float(s)!r}\n"
+        for s in scores
     )
     if args.output is not None:
         write_atomic(args.output, lines)
