@@ -102,6 +102,7 @@ def read_pairs(
     targets_field: str = "--targets",
     split: str | None = None,
     split_field: str = "--split",
+    training: bool = True,
 ) -> tuple[list[TokenPair], list[float]]:
     """Pairs of a TSV file and their targets (third column or a separate file), if any.
     Errors name the option of the file at fault: ``field`` (the pairs and a third column's
@@ -117,7 +118,9 @@ def read_pairs(
                 path=targets,
                 field=targets_field,
             )
-        return read_corpus_pairs(path, split=split, task=task, field=field, split_field=split_field)
+        return read_corpus_pairs(
+            path, split=split, task=task, split_field=split_field, training=training
+        )
     if split is not None:
         raise FormatError(
             "a split chooses pairs of a .jsonl corpus; this file is read as TSV pairs",
@@ -162,13 +165,13 @@ def _is_corpus(path: Path) -> bool:
 
 
 def read_corpus_pairs(
-    path: Path, *, split: str | None, task: str, field: str, split_field: str
+    path: Path, *, split: str | None, task: str, split_field: str, training: bool = True
 ) -> tuple[list[TokenPair], list[float]]:
     """The pairs of a JSONL corpus (of ``split``, if given), in file order, each with its
     tokens as the corpus holds them, and the gold score (regression) or gold label
     (classification) of every pair that has one: the pairs and targets the web app trains
-    on for the same split and target. Targets are returned only if every pair has one;
-    otherwise only the pairs with one are returned, with theirs (what training uses)."""
+    on for the same split and target. For ``training`` only the pairs that have the target
+    are returned, with theirs; else every pair, with the targets if all have one."""
     records = list(formats.read_corpus("jsonl", [path]))
     chosen = [r for r in records if split is None or r.split == split]
     if not chosen:
@@ -180,8 +183,8 @@ def read_corpus_pairs(
         )
     what = "gold_score" if task == "regression" else "gold_label"
     valued = [r for r in chosen if getattr(r, what) is not None]
-    if valued and len(valued) < len(chosen):
-        chosen = valued  # for training: the pairs that have the target, as the web app
+    if training:
+        chosen = valued
     pairs = [(list(r.source_tokens), list(r.target_tokens)) for r in chosen]
     values = [float(getattr(r, what)) for r in chosen if getattr(r, what) is not None]
     if task == "classification" and any(v not in (0.0, 1.0) for v in values):
@@ -305,7 +308,7 @@ def _score(args: argparse.Namespace) -> int:
         check_output_file(args.output)
     with naming("--model"):
         scorer = load_scorer(args.model)
-    pairs, _ = read_pairs(args.input, split=args.split)
+    pairs, _ = read_pairs(args.input, split=args.split, training=False)
     scores = scorer.predict(pairs, clip=not args.raw)
     lines = "".join(
         # a score as the float it is (its shortest exact form), so measures taken from the

@@ -58,6 +58,9 @@ def test_a_jsonl_corpus_trains_on_its_splits_pairs_that_have_the_target(
     from_corpus = capsys.readouterr().out
     assert main(["score", "--model", str(model), "--input", str(tsv)]) == 0
     assert from_corpus == capsys.readouterr().out
+    # scoring takes every pair of the split, with a gold score or without
+    assert main(["score", "--model", str(model), "--input", str(corpus), "--split", "train"]) == 0
+    assert len(capsys.readouterr().out.split()) == 7
     scorer = load_scorer(model)
     expected = scorer.predict([(s, t) for s, t, _ in _PAIRS[2:]])
     assert [float(v) for v in from_corpus.split()] == [float(v) for v in expected]
