@@ -67,6 +67,13 @@ def _lines(path: Path, field: str) -> list[str]:
 MAX_SENTENCE_TOKENS = MAX_LENGTH
 
 
+#: ``--max-length``'s help: its default differs from the web app's phrase-table export's.
+MAX_LENGTH_HELP = (
+    "the longest phrase, in tokens on either side (default: no limit; the web app's "
+    "phrase-table export and Moses extract: 7)"
+)
+
+
 def check_sentence_length(tokens: list[str], *, path: Path, line: int, field: str) -> None:
     if len(tokens) > MAX_SENTENCE_TOKENS:
         raise FormatError(
@@ -167,7 +174,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--alignment", required=True, type=input_file, help="Pharaoh links, one line per pair"
     )
-    parser.add_argument("--max-length", type=int, default=None, metavar="K")
+    parser.add_argument("--max-length", type=int, default=None, metavar="K", help=MAX_LENGTH_HELP)
     parser.add_argument(
         "--no-boundary-rule",
         action="store_true",

@@ -779,3 +779,17 @@ def test_a_link_outside_the_pair_states_the_sentence_sizes_once(
     error = _error(capsys)
     assert "link 0-5 is outside the 3×2 sentence pair (source indices 0..2, target 0..1)\n" in error
     assert "tokens" not in error
+
+
+@pytest.mark.parametrize("command", ["phrases", "compare", "agreement"])
+def test_max_length_says_its_default_is_not_the_exports(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the same alignments give a longer phrase table here than from the web app's export
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert (
+        "--max-length K the longest phrase, in tokens on either side (default: no limit; the "
+        "web app's phrase-table export and Moses extract: 7)"
+    ) in help_text
