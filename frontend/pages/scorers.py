@@ -110,6 +110,8 @@ def _papers() -> list[dict[str, Any]]:
             if isinstance(paper["measure"], dict)
             else paper["measure"],
             "values": list(values.items()),
+            # as the papers print them: correlations to four places, accuracies (%) to two
+            "digits": 2 if data == "msrp" else 4,
         }
         for kind, paper in PAPER_FIGURES.items()
         for data, values in paper.items()

@@ -32,9 +32,12 @@ def check_bounds(links: Iterable[Link], n_source: int, n_target: int) -> None:
     """Raise :class:`AlignmentError` for the first link outside an ``n_source × n_target`` pair."""
     for i, j in links:
         if not (0 <= i < n_source and 0 <= j < n_target):
+            # one past the last word, and no 0: the usual fault is links counted from 1
+            one_past = 1 <= i <= n_source and 1 <= j <= n_target
             raise AlignmentError(
                 f"link {i}-{j} is outside the {n_source}×{n_target} sentence pair "
                 f"(source indices 0..{n_source - 1}, target 0..{n_target - 1})"
+                + ("; positions count from 0: are the links counted from 1?" if one_past else "")
             )
 
 

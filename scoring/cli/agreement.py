@@ -26,7 +26,13 @@ from scoring.alignment.agreement import (
 )
 from scoring.alignment.links import Alignment
 from scoring.alignment.metrics import ComparePair, corpus_scores
-from scoring.cli.phrases import add_file_arguments, fmt, read_alignments, read_sentences
+from scoring.cli.phrases import (
+    MAX_LENGTH_HELP,
+    add_file_arguments,
+    fmt,
+    read_alignments,
+    read_sentences,
+)
 from scoring.cli.streams import input_file
 from scoring.errors import FormatError
 
@@ -59,7 +65,7 @@ def register(subparsers: Any) -> None:
         help="paper: mean of per-pair ratios (Eq. 5, 7); pooled: ratio of summed counts",
     )
     parser.add_argument("--keep-identical", action="store_true")
-    parser.add_argument("--max-length", type=int, default=None, metavar="K")
+    parser.add_argument("--max-length", type=int, default=None, metavar="K", help=MAX_LENGTH_HELP)
     parser.add_argument("--no-boundary-rule", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(handler=run)

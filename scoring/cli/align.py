@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from scoring import formats
 from scoring.aligners.base import (
     Aligner,
     TokenPair,
@@ -109,13 +110,7 @@ def read_tokenized(path: Path, field: str) -> list[list[str]]:
     with _open(path, field) as handle:
         for number, raw in enumerate(handle, start=1):
             check_line_bytes(raw.rstrip(b"\r\n"), path=path, line=number, field=field)
-            try:
-                text = raw.decode("utf-8").lstrip("\ufeff") if number == 1 else raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise FormatError(
-                    f"not UTF-8 ({error.reason})", path=path, line=number, field=field
-                ) from error
-            tokens = text.split()
+            tokens = formats.decode_line(raw, path=path, line=number, field=field).split()
             if not tokens:
                 raise FormatError("empty sentence", path=path, line=number, field=field)
             out.append(tokens)
@@ -135,10 +130,13 @@ def read_gold(path: Path, pairs: list[TokenPair], aligner: Aligner) -> list[Alig
         raise OptionsError("--gold trains a new model: leave out --model, or --gold")
     with _open(path, "--gold") as handle:
         raw = handle.read()
-    try:
-        lines = raw.decode("utf-8-sig").splitlines()
-    except UnicodeDecodeError as error:
-        raise FormatError(f"not UTF-8 ({error.reason})", path=path, field="--gold") from error
+    rows = raw.split(b"\n")
+    if rows and not rows[-1]:
+        rows.pop()
+    lines = [
+        formats.decode_line(row, path=path, line=number, field="--gold")
+        for number, row in enumerate(rows, start=1)
+    ]
     if len(lines) > len(pairs):
         raise FormatError(
             f"{len(lines)} gold alignments for {len(pairs)} input pairs",

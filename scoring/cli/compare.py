@@ -16,7 +16,13 @@ import sys
 from typing import Any
 
 from scoring.alignment.metrics import ComparePair, corpus_scores
-from scoring.cli.phrases import add_file_arguments, fmt, read_alignments, read_sentences
+from scoring.cli.phrases import (
+    MAX_LENGTH_HELP,
+    add_file_arguments,
+    fmt,
+    read_alignments,
+    read_sentences,
+)
 from scoring.cli.streams import input_file
 from scoring.errors import FormatError
 
@@ -46,7 +52,7 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument("--keep-identical", action="store_true")
-    parser.add_argument("--max-length", type=int, default=None, metavar="K")
+    parser.add_argument("--max-length", type=int, default=None, metavar="K", help=MAX_LENGTH_HELP)
     parser.add_argument("--no-boundary-rule", action="store_true")
     parser.add_argument("--json", action="store_true", help="write JSON with per-line scores")
     parser.set_defaults(handler=run)

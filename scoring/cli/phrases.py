@@ -55,16 +55,8 @@ def _lines(path: Path, field: str) -> list[str]:
     out = []
     for number, line in enumerate(lines, start=1):
         check_line_bytes(line, path=path, line=number, field=field)
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise FormatError(
-                f"not UTF-8 (byte {error.start + 1} of the line)",
-                path=path,
-                line=number,
-                field=field,
-            ) from None
-        out.append(text.rstrip("\r").replace(BOM, ""))
+        text = formats.decode_line(line, path=path, line=number, field=field)
+        out.append(text.replace(BOM, ""))
     return out
 
 
@@ -73,6 +65,13 @@ def _lines(path: Path, field: str) -> list[str]:
 #: 3,000 tokens took 14 GB in ``phrases``; one of 100,000 failed to allocate in ``phrases`` and
 #: ``score``), so a longer one is refused naming its line instead.
 MAX_SENTENCE_TOKENS = MAX_LENGTH
+
+
+#: ``--max-length``'s help: its default differs from the web app's phrase-table export's.
+MAX_LENGTH_HELP = (
+    "the longest phrase, in tokens on either side (default: no limit; the web app's "
+    "phrase-table export and Moses extract: 7)"
+)
 
 
 def check_sentence_length(tokens: list[str], *, path: Path, line: int, field: str) -> None:
@@ -175,7 +174,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--alignment", required=True, type=input_file, help="Pharaoh links, one line per pair"
     )
-    parser.add_argument("--max-length", type=int, default=None, metavar="K")
+    parser.add_argument("--max-length", type=int, default=None, metavar="K", help=MAX_LENGTH_HELP)
     parser.add_argument(
         "--no-boundary-rule",
         action="store_true",

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from scoring import formats
 from scoring.cli.fields import naming
 from scoring.cli.outputs import check_output_file, write_atomic
 from scoring.cli.phrases import check_line_bytes, check_line_counts, check_sentence_length
@@ -38,6 +39,11 @@ from scoring.scorers.base import (
 )
 from scoring.text import tokenize
 
+_INPUT_HELP = (
+    "pairs: s1<TAB>s2[<TAB>y]; or a .jsonl corpus (the web app's export), its pairs' tokens "
+    "and gold score (regression) or gold label (classification)"
+)
+
 
 def register(subparsers: Any) -> None:
     train = subparsers.add_parser(
@@ -51,9 +57,11 @@ def register(subparsers: Any) -> None:
     )
     train.add_argument("--kind", required=True, choices=scorer_kinds())
     train.add_argument("--task", choices=TASKS, default="regression")
-    train.add_argument("--input", required=True, type=input_file, help="pairs: s1<TAB>s2[<TAB>y]")
+    train.add_argument("--input", required=True, type=input_file, help=_INPUT_HELP)
+    train.add_argument("--split", help="a .jsonl corpus: train on this split's pairs only")
     train.add_argument("--targets", type=input_file, help="gold values, one per line")
     train.add_argument("--test", type=input_file, help="pairs to evaluate on after training")
+    train.add_argument("--test-split", help="a .jsonl --test: evaluate on this split's pairs")
     train.add_argument("--test-targets", type=input_file)
     train.add_argument("--output", required=True, type=output_file, help="model file (JSON)")
     train.add_argument(
@@ -76,7 +84,8 @@ def register(subparsers: Any) -> None:
         ),
     )
     score.add_argument("--model", required=True, type=input_file)
-    score.add_argument("--input", required=True, type=input_file, help="pairs: s1<TAB>s2[<TAB>y]")
+    score.add_argument("--input", required=True, type=input_file, help=_INPUT_HELP)
+    score.add_argument("--split", help="a .jsonl corpus: score this split's pairs only")
     score.add_argument("--output", type=output_file, help="write the scores here instead of stdout")
     score.add_argument(
         "--raw", action="store_true", help="do not clip scores to the training targets' range"
@@ -91,6 +100,9 @@ def read_pairs(
     task: str = "regression",
     field: str = "--input",
     targets_field: str = "--targets",
+    split: str | None = None,
+    split_field: str = "--split",
+    training: bool = True,
 ) -> tuple[list[TokenPair], list[float]]:
     """Pairs of a TSV file and their targets (third column or a separate file), if any.
     Errors name the option of the file at fault: ``field`` (the pairs and a third column's
@@ -99,6 +111,22 @@ def read_pairs(
     Line numbers are the file's own: a blank line between pairs is an error (dropping it would
     put every later score on the wrong line), blank lines at the end are ignored. A target must
     be a finite number, and 0 or 1 for classification."""
+    if _is_corpus(path):
+        if targets is not None:
+            raise FormatError(
+                "a .jsonl corpus holds its pairs' targets; leave out this option",
+                path=targets,
+                field=targets_field,
+            )
+        return read_corpus_pairs(
+            path, split=split, task=task, split_field=split_field, training=training
+        )
+    if split is not None:
+        raise FormatError(
+            "a split chooses pairs of a .jsonl corpus; this file is read as TSV pairs",
+            path=path,
+            field=split_field,
+        )
     lines = _lines(path, field)
     pairs: list[TokenPair] = []
     values: list[float] = []
@@ -132,6 +160,38 @@ def read_pairs(
     return pairs, values
 
 
+def _is_corpus(path: Path) -> bool:
+    return path.suffix == ".jsonl"
+
+
+def read_corpus_pairs(
+    path: Path, *, split: str | None, task: str, split_field: str, training: bool = True
+) -> tuple[list[TokenPair], list[float]]:
+    """The pairs of a JSONL corpus (of ``split``, if given), in file order, each with its
+    tokens as the corpus holds them, and the gold score (regression) or gold label
+    (classification) of every pair that has one: the pairs and targets the web app trains
+    on for the same split and target. For ``training`` only the pairs that have the target
+    are returned, with theirs; else every pair, with the targets if all have one."""
+    records = list(formats.read_corpus("jsonl", [path]))
+    chosen = [r for r in records if split is None or r.split == split]
+    if not chosen:
+        splits = sorted({r.split for r in records if r.split})
+        raise FormatError(
+            f"no pair of split {split!r}; the file's splits: {', '.join(splits) or 'none'}",
+            path=path,
+            field=split_field,
+        )
+    what = "gold_score" if task == "regression" else "gold_label"
+    valued = [r for r in chosen if getattr(r, what) is not None]
+    if training:
+        chosen = valued
+    pairs = [(list(r.source_tokens), list(r.target_tokens)) for r in chosen]
+    values = [float(getattr(r, what)) for r in chosen if getattr(r, what) is not None]
+    if task == "classification" and any(v not in (0.0, 1.0) for v in values):
+        raise FormatError("a classification target is 0 or 1", path=path, field=what)
+    return pairs, values
+
+
 def _lines(path: Path, field: str) -> list[tuple[int, str]]:
     """``(1-based line number, text)`` of every line but the blank ones at the end."""
     try:
@@ -142,19 +202,10 @@ def _lines(path: Path, field: str) -> list[tuple[int, str]]:
         raise FormatError(
             f"cannot read the file: {error.strerror}", path=path, field=field
         ) from None
+    lines = []
     for number, raw_line in enumerate(raw.split(b"\n"), start=1):
         check_line_bytes(raw_line.rstrip(b"\r"), path=path, line=number, field=field)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        start = error.start + (3 if raw.startswith(b"\xef\xbb\xbf") else 0)
-        raise FormatError(
-            f"bytes {raw[start : start + 4]!r} are not UTF-8; save the file as UTF-8",
-            path=path,
-            line=raw.count(b"\n", 0, start) + 1,
-            field=field,
-        ) from None
-    lines = [line.rstrip("\r") for line in text.split("\n")]
+        lines.append(formats.decode_line(raw_line, path=path, line=number, field=field))
     while lines and not lines[-1].strip():
         lines.pop()
     for number, line in enumerate(lines, start=1):
@@ -188,13 +239,19 @@ def _number(text: str, path: Path, line: int, field: str, task: str = "regressio
 
 def _train(args: argparse.Namespace) -> int:
     check_output_file(args.output)
-    pairs, targets = read_pairs(args.input, args.targets, task=args.task)
+    pairs, targets = read_pairs(args.input, args.targets, task=args.task, split=args.split)
     if not targets:
+        target = "gold score" if args.task == "regression" else "gold label"
         raise FormatError(
-            "training needs targets: a third column or --targets",
+            f"training needs targets: no pair{'' if args.split is None else ' of the split'} "
+            f"has a {target}"
+            if _is_corpus(args.input)
+            else "training needs targets: a third column or --targets",
             path=args.input,
-            field="--targets",
+            field="--targets" if not _is_corpus(args.input) else "--input",
         )
+    if args.test_split is not None and args.test is None:
+        raise FormatError("--test-split chooses pairs of --test: give --test", field="--test")
     test: tuple[list[TokenPair], list[float]] | None = None
     if args.test is not None:  # read before training, which may take minutes
         test = read_pairs(
@@ -203,10 +260,13 @@ def _train(args: argparse.Namespace) -> int:
             task=args.task,
             field="--test",
             targets_field="--test-targets",
+            split=args.test_split,
+            split_field="--test-split",
         )
-        if not test[1]:
+        if not test[1] or len(test[1]) != len(test[0]):
             raise FormatError(
-                "the test file has no targets: a third column or --test-targets",
+                "the test pairs have no targets: a third column or --test-targets, or a "
+                "gold score or label in a .jsonl corpus",
                 path=args.test,
                 field="--test-targets",
             )
@@ -248,10 +308,13 @@ def _score(args: argparse.Namespace) -> int:
         check_output_file(args.output)
     with naming("--model"):
         scorer = load_scorer(args.model)
-    pairs, _ = read_pairs(args.input)
+    pairs, _ = read_pairs(args.input, split=args.split, training=False)
     scores = scorer.predict(pairs, clip=not args.raw)
     lines = "".join(
-        f"{int(s)}\n" if scorer.task == "classification" else f"{s:.6f}\n" for s in scores
+        # a score as the float it is (its shortest exact form), so measures taken from the
+        # printed scores are the ones the web app reports for the same model and pairs
+        f"{int(s)}\n" if scorer.task == "classification" else f"{float(s)!r}\n"
+        for s in scores
     )
     if args.output is not None:
         write_atomic(args.output, lines)

@@ -44,6 +44,7 @@ from scoring.formats._common import (
     MAX_TOKENS,
     AlignmentSelector,
     damaged_zip,
+    decode_line,
     default_alignment,
 )
 from scoring.formats.guess import guess_format
@@ -55,6 +56,7 @@ __all__ = [
     "AlignmentSelector",
     "FormatSpec",
     "damaged_zip",
+    "decode_line",
     "default_alignment",
     "format_names",
     "get_format",

@@ -152,6 +152,26 @@ def decode(raw: bytes, *, path: Path, line: int, field: str) -> str:
         raise FormatError(not_utf8(raw, error.start), path=path, line=line, field=field) from None
 
 
+def decode_line(raw: bytes, *, path: Path, line: int, field: str) -> str:
+    """Line ``line`` of a plain text file (the command line's sentences, links and pairs) as
+    text, without its line end: on the first line a UTF-8 byte order mark is dropped and UTF-16
+    (a spreadsheet's "Unicode text") is refused as such; other bytes that are not UTF-8 are
+    refused as the corpus readers refuse them (the byte, the words before it, whether the text
+    seems to be Windows-1252)."""
+    raw = raw.rstrip(b"\r\n")
+    if line == 1:
+        if raw.startswith(_UTF16_BOMS):
+            raise FormatError(
+                'the file is saved as UTF-16 (a spreadsheet\'s "Unicode text"); save it as UTF-8',
+                path=path,
+                line=1,
+                field=field,
+            )
+        while raw.startswith(_BOM_BYTES):
+            raw = raw[len(_BOM_BYTES) :]
+    return decode(raw, path=path, line=line, field=field)
+
+
 def json_message(message: str) -> str:
     """A :class:`json.JSONDecodeError`'s ``msg`` without its trailing ``at`` (``Unterminated
     string starting at``), whose position the caller names as a line and column."""

@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scoring.errors import FormatError, InputError
+from scoring.formats import MAX_LINE_BYTES, decode_line
 
 STATE_NAMES: tuple[str, ...] = (
     "INS",
@@ -162,12 +163,20 @@ class ParaphraseTable:
         table = cls()
         file = Path(path)
         try:
-            handle = file.open(encoding="utf-8")
+            handle = file.open("rb")
         except OSError as error:
             raise FormatError(f"cannot read the paraphrase table: {error}", path=file) from None
         with handle:
             for number, raw in enumerate(handle, start=1):
-                line = raw.rstrip("\n").rstrip("\r")
+                if len(raw) > MAX_LINE_BYTES + 2:
+                    raise FormatError(
+                        f"the line is longer than {MAX_LINE_BYTES:,} bytes",
+                        path=file,
+                        line=number,
+                        field="(line)",
+                    )
+                # not UTF-8 (or UTF-16) is refused naming the line, as a corpus file's text
+                line = decode_line(raw, path=file, line=number, field="phrase1")
                 if not line.strip() or line.startswith("#"):
                     continue
                 fields = line.split(" ||| ") if " ||| " in line else line.split("\t")

@@ -25,8 +25,9 @@ evaluation), accuracy and F1 (MSRP).
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Self
@@ -389,21 +390,48 @@ def scorer_from_dict(data: Mapping[str, Any], *, path: str | Path | None = None)
     # An option this version does not know had no effect on the saved model: left out. One
     # beyond an upper bound set since it was trained is kept.
     with saved_options():
-        scorer = cls(
-            str(data.get("task", "regression")),
-            cls.options_class.from_dict(options, unknown="drop"),
-        )
-        try:
-            scorer._load_model(data["model"])
-        except (KeyError, TypeError, ValueError) as error:
-            if isinstance(error, ScoringError):
-                raise
-            raise FormatError(
-                f"the model is malformed: {error}", path=path, field="model"
-            ) from None
+        with _in_model_file(path, "task"):
+            scorer = cls(
+                str(data.get("task", "regression")),
+                cls.options_class.from_dict(options, unknown="drop"),
+            )
+        with _in_model_file(path, "model"):
+            try:
+                scorer._load_model(data["model"])
+            except (KeyError, TypeError, ValueError) as error:
+                if isinstance(error, ScoringError):
+                    raise
+                raise FormatError(
+                    f"the model is malformed: {error}", path=path, field="model"
+                ) from None
     scorer.target_range = _target_range(data.get("target_range"), path)
     scorer.trained = True
     return scorer
+
+
+@contextlib.contextmanager
+def _in_model_file(path: str | Path | None, field: str) -> Iterator[None]:
+    """Errors raised while a saved scorer is rebuilt from the file ``path`` name that file: a
+    model that does not fit its scorer (a task it does not do, weights of another shape, the
+    inner model of another kind) is a fault of the file, whichever part of it is at fault;
+    ``field`` is the part (``task`` or ``model``) when the error names none. Without a path
+    (a model held in a database) errors pass as they are."""
+    if path is None:
+        yield
+        return
+    try:
+        yield
+    except InputError as error:
+        if error.path is not None:
+            raise
+        raise FormatError(
+            error.message, path=path, line=error.line, field=error.field or field
+        ) from error
+    except OptionsError as error:  # the task, or an option the file gives
+        where = "task" if error.option == "task" else "options"
+        raise FormatError(str(error), path=path, field=where) from error
+    except ModelError as error:
+        raise FormatError(str(error), path=path, field=field) from error
 
 
 def _target_range(value: Any, path: str | Path | None) -> tuple[float, float] | None:

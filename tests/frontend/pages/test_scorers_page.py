@@ -41,6 +41,10 @@ def test_it_lists_models_with_their_measures_and_the_papers_figures() -> None:
     assert "perp-msrpar" in page and "Pearson 0.6249" in page and "Spearman undefined" in page
     assert "0.7808" in page, "PERP's ALL figure from Heilman & Madnani 2012, Table 2"
     assert "74.96" in page, "the MT-metric ALL figure from Finch, Hwang & Sumita 2005, Table 3"
+    # as the papers print them, not as Python writes the floats (0.721, 74.2)
+    assert '<td class="num">0.7210</td>' in page, "PERP on MSRvid"
+    assert '<td class="num">0.5350</td>' in page, "pFSM on MSRvid, Wang & Cer 2012, Table 1"
+    assert '<td class="num">74.20</td>' in page, "POS, Finch, Hwang & Sumita 2005, Table 3"
     assert 'id="score-form"' in page
     assert "<td>gold score (regression)</td>" in page and "gold_score" not in page
 
@@ -390,6 +394,7 @@ def test_an_admin_downloads_a_model_that_the_command_line_scores_with(
     expected = scorer_score_texts(
         model=model, pairs=[["a man is playing a guitar .", "a man plays the guitar ."]]
     )[0]
-    assert float(out.getvalue().split()[0]) == pytest.approx(expected, abs=1e-6)
+    # the same float, not one rounded to print: measures taken from it are the page's
+    assert float(out.getvalue().split()[0]) == expected
     assert f"/scorers/{model.pk}/model.json" not in reader.get("/scorers/").content.decode()
     assert reader.get(f"/scorers/{model.pk}/model.json").status_code == 403

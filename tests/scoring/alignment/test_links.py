@@ -53,6 +53,20 @@ def test_the_same_bounds_check_guards_every_constructor() -> None:
         check_bounds([(0, 5)], 2, 2)
 
 
+def test_a_link_one_past_the_last_word_asks_whether_the_links_count_from_1() -> None:
+    # "1-1 2-2 3-3" on three words: a 1-based file, whose first link in range goes unnoticed
+    with pytest.raises(AlignmentError) as error:
+        Alignment.from_pharaoh("1-1 2-2 3-3", 3, 3)
+    assert str(error.value) == (
+        "link 3-3 is outside the 3×3 sentence pair (source indices 0..2, target 0..2); "
+        "positions count from 0: are the links counted from 1?"
+    )
+    for far in ([(0, 3)], [(9, 1)], [(-1, 1)]):  # not one past on both sides, or a 0: no question
+        with pytest.raises(AlignmentError) as error:
+            check_bounds(far, 3, 3)
+        assert "counted from 1" not in str(error.value)
+
+
 def test_triples_are_written_sorted_by_position() -> None:
     assert links_to_triples({(1, 0): False, (0, 1): True}) == [[0, 1, "S"], [1, 0, "P"]]
 

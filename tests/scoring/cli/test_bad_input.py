@@ -11,6 +11,7 @@ import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -219,6 +220,35 @@ def test_score_refuses_a_blank_line_between_pairs(
     assert len(capsys.readouterr().out.splitlines()) == 2
 
 
+@pytest.mark.parametrize(
+    ("damage", "where"),
+    [
+        (lambda d: d.update(kind="pfsm"), "field 'format': expected 'scoring.pfsm'"),
+        (lambda d: d["model"].update(weights=d["model"]["weights"][:5]), "field 'weights'"),
+        (lambda d: d["model"].update(weights=["x"] * 36), "field 'model': malformed PERP model"),
+        (lambda d: d["model"].pop("features"), "field 'model': malformed PERP model"),
+        (lambda d: d.update(task="classification"), "field 'task': the perp scorer does"),
+        (lambda d: d["options"].update(epochs="many"), "field 'options': option 'epochs'"),
+    ],
+)
+def test_a_damaged_scorer_model_is_refused_naming_its_file(
+    damage: Any, where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pairs = tmp_path / "train.tsv"
+    pairs.write_text("the cat sat\ta cat sat\t4\nhe left\tshe stayed\t1\n" * 3)
+    model = tmp_path / "m.json"
+    assert main(["train", "--kind", "perp", "--input", str(pairs), "--output", str(model),
+                 "--option", "epochs=2"]) == 0  # fmt: skip
+    capsys.readouterr()
+    data = json.loads(model.read_text())
+    damage(data)
+    model.write_text(json.dumps(data))
+    assert main(["score", "--model", str(model), "--input", str(pairs)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"error: {model}: {where}")
+    assert captured.out == ""
+
+
 def test_train_names_the_line_of_a_bad_target_or_byte(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -240,8 +270,71 @@ def test_train_names_the_line_of_a_bad_target_or_byte(
     code = main(["train", "--kind", "perp", "--input", str(pairs), "--targets", str(targets),
                  "--output", str(model)])  # fmt: skip
     assert code == 2
-    assert "train.tsv:2: field '--input': bytes b'\\xe9\\n' are not UTF-8" in _error(capsys)
+    assert (
+        "train.tsv:2: field '--input': the byte 0xE9 after 'he left\\tshe caf' is not UTF-8 "
+        "text (the text seems to be saved as Windows-1252 or Latin-1)"
+    ) in _error(capsys)
     assert not model.exists()
+
+
+_UTF16 = "the cat sat\n".encode("utf-16")  # with its byte order mark, as a spreadsheet saves
+
+
+@pytest.mark.parametrize(
+    ("command", "field"),
+    [
+        ("phrases", "--source"),
+        ("align", "--source"),
+        ("score", "--input"),
+        ("train", "--input"),
+        ("align-gold", "--gold"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (_UTF16, 'the file is saved as UTF-16 (a spreadsheet\'s "Unicode text"); save it as UTF-8'),
+        (
+            b"the caf\xe9 sat\n",
+            "the byte 0xE9 after 'the caf' is not UTF-8 text (the text seems to be saved as "
+            "Windows-1252 or Latin-1); save the file as UTF-8",
+        ),
+    ],
+)
+def test_text_that_is_not_utf8_is_named_as_the_corpus_readers_name_it(
+    command: str,
+    field: str,
+    data: bytes,
+    expected: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    good = tmp_path / "good.txt"
+    good.write_text("the cat sat\n")
+    bad = tmp_path / "bad.txt"
+    tsv = data.replace(b" sat", b"\tsat") if command in ("score", "train") else data
+    bad.write_bytes(tsv)
+    model = tmp_path / "m.json"
+    out = str(tmp_path / "out.txt")
+    args = {
+        "phrases": ["phrases", "--source", str(bad), "--target", str(good),
+                    "--alignment", str(good)],
+        "align": ["align", "--aligner", "identity", "--source", str(bad), "--target", str(good),
+                  "--output", out],
+        "score": ["score", "--model", str(model), "--input", str(bad)],
+        "train": ["train", "--kind", "perp", "--input", str(bad), "--output", str(model)],
+        "align-gold": ["align", "--aligner", "supervised", "--gold", str(bad), "--source",
+                       str(good), "--target", str(good), "--output", out],
+    }[command]  # fmt: skip
+    if command == "score":
+        pairs = tmp_path / "pairs.tsv"
+        pairs.write_text("the cat sat\ta cat sat\t4\nhe left\tshe stayed\t1\n" * 3)
+        assert main(["train", "--kind", "perp", "--input", str(pairs), "--output", str(model),
+                     "--option", "epochs=2"]) == 0  # fmt: skip
+        capsys.readouterr()
+    assert main(args) == 2
+    assert _error(capsys) == f"error: {bad}:1: field '{field}': {expected}\n"
+    assert not (tmp_path / "out.txt").exists()
 
 
 def test_train_checks_output_and_test_file_before_training(
@@ -686,3 +779,17 @@ def test_a_link_outside_the_pair_states_the_sentence_sizes_once(
     error = _error(capsys)
     assert "link 0-5 is outside the 3×2 sentence pair (source indices 0..2, target 0..1)\n" in error
     assert "tokens" not in error
+
+
+@pytest.mark.parametrize("command", ["phrases", "compare", "agreement"])
+def test_max_length_says_its_default_is_not_the_exports(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the same alignments give a longer phrase table here than from the web app's export
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert (
+        "--max-length K the longest phrase, in tokens on either side (default: no limit; the "
+        "web app's phrase-table export and Moses extract: 7)"
+    ) in help_text

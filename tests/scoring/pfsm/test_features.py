@@ -101,3 +101,30 @@ def test_a_table_line_without_a_second_phrase_names_file_line_and_field(tmp_path
 def test_a_missing_table_is_a_format_error(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match="cannot read"):
         ParaphraseTable.load(tmp_path / "absent.tsv")
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "message"),
+    [
+        (b"quick\tfast\ncaf\xe9\tbar\n", 2, "the byte 0xE9 after 'caf' is not UTF-8 text"),
+        ("quick\tfast\n".encode("utf-16"), 1, "the file is saved as UTF-16"),
+    ],
+)
+def test_a_table_that_is_not_utf8_is_refused_naming_its_line_not_a_traceback(
+    data: bytes, line: int, message: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "table.tsv"
+    path.write_bytes(data)
+    with pytest.raises(FormatError) as error:
+        ParaphraseTable.load(path)
+    assert error.value.line == line and str(path) in str(error.value)
+    assert message in str(error.value)
+
+
+def test_a_tables_byte_order_mark_and_crlf_line_ends_are_not_part_of_its_phrases(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "table.tsv"
+    path.write_bytes(b"\xef\xbb\xbfquick\tfast\r\nbuy\tpurchase\r\n")
+    table = ParaphraseTable.load(path)
+    assert ("quick", "fast") in table and ("buy", "purchase") in table
