@@ -39,7 +39,7 @@ from scoring import resources
 from scoring.aligners.base import Aligner, AlignerOutput
 from scoring.aligners.options import IdentityOptions, LexicalOptions
 from scoring.alignment.links import Alignment, Link
-from scoring.errors import ResourceMissingError
+from scoring.errors import FormatError, ResourceMissingError
 
 NONE, PPDB, WORDNET, STEM, LOWER, IDENTICAL = 0, 1, 2, 3, 4, 5
 MATCH_NAMES = {
@@ -72,8 +72,11 @@ class PpdbTable:
 def load_ppdb(path: str | os.PathLike[str]) -> PpdbTable:
     """Read (and cache per path and modification time) a PPDB lexical table.
 
-    Lines without exactly one tab and identical pairs are ignored; entries are lowercased.
-    Raises :class:`ResourceMissingError` if the file does not exist.
+    Lines without exactly one tab and identical pairs are ignored and bytes that are not UTF-8
+    replaced (PPDB's releases hold a few); entries are lowercased. Raises
+    :class:`ResourceMissingError` if the file does not exist and :class:`FormatError` if it
+    holds no word pair at all (UTF-16 text, or PPDB's ``|||``-separated rule format), which
+    would otherwise match nothing without a word.
     """
     resolved = Path(path).expanduser().resolve()
     if not resolved.is_file():
@@ -86,13 +89,24 @@ def load_ppdb(path: str | os.PathLike[str]) -> PpdbTable:
 
 @functools.lru_cache(maxsize=4)
 def _load_ppdb_cached(path: str, mtime_ns: int) -> PpdbTable:
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        text = handle.read().lower()
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise FormatError(
+            "the PPDB table is saved as UTF-16; save it as UTF-8", path=path, line=1, field="ppdb"
+        )
+    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff").lower()
     pairs = set()
     for line in text.splitlines():
         a, sep, b = line.partition("\t")
         if sep and a and b and "\t" not in b and a != b:
             pairs.add((a, b))
+    if not pairs:
+        raise FormatError(
+            "the PPDB table holds no 'word<TAB>word' line (one pair of different words a line)",
+            path=path,
+            field="ppdb",
+        )
     return PpdbTable(frozenset(pairs), path)
 
 

@@ -22,7 +22,7 @@ from scoring.aligners.lexical import (
     load_ppdb,
 )
 from scoring.aligners.options import IdentityOptions
-from scoring.errors import OptionsError, ResourceMissingError
+from scoring.errors import FormatError, OptionsError, ResourceMissingError
 
 
 def _words(
@@ -95,6 +95,29 @@ def test_ppdb_pairs_are_possible_links_in_either_order(tmp_path: Path) -> None:
     assert output.metadata["rule"]["2-2"] == "ppdb"
     reverse = aligner.align(["a", "small", "problem"], ["a", "small", "snag"])
     assert (2, 2) in reverse.possible
+
+
+def test_a_ppdb_table_in_utf16_is_refused_naming_the_file(tmp_path: Path) -> None:
+    table = tmp_path / "ppdb-utf16.tsv"
+    table.write_text("snag\tproblem\n", encoding="utf-16")
+    with pytest.raises(FormatError, match=r"ppdb-utf16\.tsv:1: field 'ppdb': .*UTF-16"):
+        get_aligner("lexical", wordnet=False, ppdb=str(table)).align(["snag"], ["problem"])
+
+
+def test_a_ppdb_table_without_a_word_pair_is_refused_rather_than_matching_nothing(
+    tmp_path: Path,
+) -> None:
+    table = tmp_path / "ppdb-rules.txt"  # PPDB's own rule format, not the lexical table
+    table.write_text("[NN] ||| snag ||| problem ||| p=0.3\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=r"ppdb-rules\.txt: field 'ppdb': .*no 'word<TAB>word'"):
+        get_aligner("lexical", wordnet=False, ppdb=str(table)).align(["snag"], ["problem"])
+
+
+def test_a_byte_order_mark_is_not_read_into_the_first_ppdb_word(tmp_path: Path) -> None:
+    table = tmp_path / "ppdb.tsv"
+    table.write_text("snag\tproblem\n", encoding="utf-8-sig")
+    output = get_aligner("lexical", wordnet=False, ppdb=str(table)).align(["snag"], ["problem"])
+    assert output.possible == {(0, 0)}
 
 
 def test_the_shared_ppdb_table_loads_quickly(shared_data: Path) -> None:
