@@ -1,13 +1,17 @@
 """Every model in the Django admin. Link rows are shown inline with their alignment, the first
 :data:`LINKS_SHOWN` of them and read-only (alignments change through the workspace, the
 adjudication page and the prefill jobs, which log and version them); the event logs are
-read-only because they are append-only in the database too. Lists load the rows their names
-need in the same query, so a page of a large table is a few queries."""
+read-only because they are append-only in the database too. The rows the services keep
+consistent (assignments, annotations, prefills, jobs, a corpus's import, archive and prefill
+state, which corpus a pair belongs to) are read-only here too: a change made here would skip
+the checks, locks and logs of the page that makes it. Lists load the rows their names need in
+the same query, so a page of a large table is a few queries."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
@@ -17,6 +21,7 @@ from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 
 from annotate import roles
+from annotate.exceptions import DomainError
 from annotate.models import (
     Annotation,
     AnnotationEvent,
@@ -36,7 +41,9 @@ from annotate.models import (
     SentencePair,
     WorkerHeartbeat,
 )
+from annotate.services.corpora import corpus_name_check
 from annotate.services.jobs import job_cancel
+from annotate.services.scorers import scorer_name_check
 
 #: What only a superuser grants: the Django admin, superuser status, and permissions (directly
 #: or through groups, which also hold the roles).
@@ -99,6 +106,20 @@ class _FirstLinks(BaseInlineFormSet):  # type: ignore[type-arg]
         return self._first
 
 
+class _ViewOnly:
+    """A model admin that shows its rows and neither adds, changes nor deletes one: its rows
+    change only through the services, which check, lock and log each change."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 class _LinkInline(admin.TabularInline[Any, Any]):
     """An alignment's links, read-only, the first :data:`LINKS_SHOWN` in (i, j) order."""
 
@@ -117,8 +138,23 @@ class _LinkInline(admin.TabularInline[Any, Any]):
         return False
 
 
+class CorpusForm(forms.ModelForm):  # type: ignore[type-arg]
+    def clean_name(self) -> str:
+        try:
+            return corpus_name_check(self.cleaned_data["name"])
+        except DomainError as error:
+            raise forms.ValidationError(str(error)) from None
+
+
 @admin.register(Corpus)
 class CorpusAdmin(admin.ModelAdmin[Corpus]):
+    """A corpus's name and description change here. Its import state, archive state, prefill
+    retraining and queue order are read-only: ticking *importing* hid the corpus from every
+    page and, once it had been archived an hour, had the clean-up of dead imports delete it
+    with all its work; the Corpora page archives and restores, and the Prefill tab sets the
+    rest, checking the aligner's options and refusing an archived corpus."""
+
+    form = CorpusForm
     list_display = (
         "name",
         "description",
@@ -131,8 +167,16 @@ class CorpusAdmin(admin.ModelAdmin[Corpus]):
     )
     list_filter = (("archived_at", admin.EmptyFieldListFilter),)
     search_fields = ("name",)
-    # options are checked against the aligner by the prefill command and API, not by this form
-    readonly_fields = ("stats", "prefill_options", "created_at")
+    readonly_fields = (
+        "stats",
+        "prefill_aligner",
+        "prefill_retrain_every",
+        "prefill_options",
+        "queue_order",
+        "archived_at",
+        "importing",
+        "created_at",
+    )
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         """A corpus is deleted from the Corpora page, which states what would go, is confirmed
@@ -143,11 +187,32 @@ class CorpusAdmin(admin.ModelAdmin[Corpus]):
 
 @admin.register(SentencePair)
 class SentencePairAdmin(admin.ModelAdmin[SentencePair]):
+    """A pair's texts, id, gold score and metadata change here; not its corpus (its work would
+    move with it, out of the corpus's agreement and exports), sub-corpus or split (the
+    adjudication list keeps a copy of both), nor its tokens (the links index them). Pairs are
+    added by imports (a pair added here had no tokens: a server error) and deleted with their
+    corpus from the Corpora page (deleting one here deleted its annotators' work)."""
+
     list_display = ("external_id", "corpus", "subcorpus", "split", "n_source", "n_target")
     list_filter = ("corpus", "subcorpus", "split")
     search_fields = ("external_id", "source_text", "target_text")
-    readonly_fields = ("n_source", "n_target", "source_tokens", "target_tokens", "position")
+    readonly_fields = (
+        "corpus",
+        "subcorpus",
+        "split",
+        "n_source",
+        "n_target",
+        "source_tokens",
+        "target_tokens",
+        "position",
+    )
     list_select_related = ("corpus",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 class AutoLinkInline(_LinkInline):
@@ -155,7 +220,10 @@ class AutoLinkInline(_LinkInline):
 
 
 @admin.register(AutoAlignment)
-class AutoAlignmentAdmin(admin.ModelAdmin[AutoAlignment]):
+class AutoAlignmentAdmin(_ViewOnly, admin.ModelAdmin[AutoAlignment]):
+    """Read-only: prefills are made by the prefill jobs; one moved to another pair here had
+    links outside its sentences."""
+
     list_display = ("pair", "aligner", "aligner_version", "created_at")
     list_filter = ("aligner",)
     raw_id_fields = ("pair",)
@@ -164,15 +232,16 @@ class AutoAlignmentAdmin(admin.ModelAdmin[AutoAlignment]):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin[Assignment]):
-    """Submitting and reopening go through the workspace (or the API): they log the change and
-    keep the pair's disagreement figure, which the adjudication list sorts on."""
+class AssignmentAdmin(_ViewOnly, admin.ModelAdmin[Assignment]):
+    """Read-only. Assignments are planned, handed over and released on the Assignments tab, and
+    submitted and reopened in the workspace, which log the change and keep the pair's
+    disagreement figure, which the adjudication list sorts on. Here an annotator's work moved
+    to another account (one without the role, or one with work on the pair already) or onto
+    another pair (its links outside the sentences), and a deletion deleted the work."""
 
     list_display = ("pair", "annotator", "status", "assigned_at", "submitted_at", "active_seconds")
     list_filter = ("status", "pair__corpus")
     search_fields = ("annotator__username", "pair__external_id")
-    raw_id_fields = ("pair",)
-    readonly_fields = ("status", "submitted_at")
     list_select_related = ("pair__corpus", "annotator")
 
 
@@ -184,11 +253,13 @@ class AnnotationLinkInline(_LinkInline):
 
 
 @admin.register(Annotation)
-class AnnotationAdmin(admin.ModelAdmin[Annotation]):
+class AnnotationAdmin(_ViewOnly, admin.ModelAdmin[Annotation]):
+    """Read-only: an annotation changes in the workspace, which versions and logs each change
+    (a comment, flag or rating changed here bumped no version and left no event; its link count
+    and assignment were editable)."""
+
     list_display = ("assignment", "version", "rating", "updated_at")
-    raw_id_fields = ("assignment",)
     list_select_related = ("assignment__annotator",)
-    readonly_fields = ("version", "prefill_edits")
     inlines = (AnnotationLinkInline,)
 
 
@@ -298,7 +369,13 @@ class JobChunkInline(admin.TabularInline[Any, Any]):
 
 
 @admin.register(Job)
-class JobAdmin(admin.ModelAdmin[Job]):
+class JobAdmin(_ViewOnly, admin.ModelAdmin[Job]):
+    """Read-only, but for cancelling through :func:`job_cancel`. Jobs are made by the pages and
+    the API, which check their input and who may start them: one added here was sent to the
+    workers by the resend of lost jobs (a ``corpus_delete`` without the typed name), one changed
+    here ran other work or handed its download to another owner, and a running one deleted here
+    left its worker writing to nothing."""
+
     list_display = ("id", "kind", "status", "progress", "message", "owner", "created_at")
     list_filter = ("kind", "status")
     list_select_related = ("owner",)
@@ -316,25 +393,42 @@ class JobAdmin(admin.ModelAdmin[Job]):
         cancelled = sum(job_cancel(job=job) for job in queryset)
         self.message_user(request, f"{cancelled} job(s) cancelled")
 
-    readonly_fields = (
-        "status",
-        "progress",
-        "message",
-        "result",
-        "error",
-        "worker",
-        "attempts",
-        "started_at",
-        "heartbeat_at",
-        "finished_at",
-    )
+
+class ScorerModelForm(forms.ModelForm):  # type: ignore[type-arg]
+    def clean_name(self) -> str:
+        try:
+            name = scorer_name_check(self.cleaned_data["name"])
+        except DomainError as error:
+            raise forms.ValidationError(str(error)) from None
+        if name is None:
+            raise forms.ValidationError("a scorer model needs a name")
+        return name
 
 
 @admin.register(ScorerModel)
 class ScorerModelAdmin(admin.ModelAdmin[ScorerModel]):
+    """A scorer is trained by a job; here only its name changes (and it can be deleted): its
+    kind, weights, parameters and training data are what training produced, and a scorer
+    added or edited here with weights its kind cannot read failed every request scoring
+    with it."""
+
+    form = ScorerModelForm
     list_display = ("name", "kind", "corpus", "created_at")
     list_filter = ("kind",)
     list_select_related = ("corpus",)
+    readonly_fields = (
+        "kind",
+        "corpus",
+        "training",
+        "parameters",
+        "weights",
+        "evaluation",
+        "job",
+        "created_at",
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
 
 
 @admin.register(LoginAttempts)
