@@ -1,0 +1,93 @@
+"""Laptops (1024 px), tablets (768 px) and phones (390 px) in headless chromium: no page runs
+past the screen's edge, a table's last column stays in view where the page says it does, and
+the adjudication grid keeps its rows on a tablet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from annotate import roles
+from annotate.models import Assignment, SentencePair
+from annotate.services.corpora import corpus_import_records
+from tests.annotate.factories import make_assignment, make_corpus, make_pair, make_user
+from tests.annotate.records import make_record
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SIDEWAYS = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+def _right_edge(page: Any, selector: str) -> float:
+    return page.locator(selector).first.evaluate("e => e.getBoundingClientRect().right")
+
+
+@pytest.mark.parametrize(
+    ("path", "width"),
+    [("/", 390), ("/scorers/", 768), ("/scorers/", 1024)],
+)
+def test_no_page_runs_past_the_screens_edge(
+    page_for: Any, live_server: Any, path: str, width: int
+) -> None:
+    alice = make_user("alice", roles.ANNOTATOR)
+    make_assignment(make_pair(make_corpus("sample")), alice)
+    page = page_for(alice, viewport=(width, 844))
+    page.goto(f"{live_server.url}{path}")
+    page.wait_for_load_state("networkidle")
+    assert page.evaluate(SIDEWAYS) <= 0
+    logout = page.get_by_role("button", name="Log out")
+    assert _right_edge(page, "header.topbar form") <= width
+    assert logout.is_visible()
+
+
+def test_a_phone_shows_each_queued_pairs_status_and_a_readable_sentence(
+    page_for: Any, live_server: Any
+) -> None:
+    alice = make_user("alice", roles.ANNOTATOR)
+    for k in range(3):
+        make_assignment(make_pair(make_corpus(f"c{k}"), external_id=f"mtc-00{k}"), alice)
+    page = page_for(alice, viewport=(390, 844))
+    page.goto(f"{live_server.url}/")
+    status = page.locator("#queue-table tbody tr:first-child td:visible", has_text="new")
+    assert status.count() == 1
+    assert status.evaluate("e => e.getBoundingClientRect().right") <= 390
+    sentence = page.locator("#queue-table tbody tr:first-child td.clip").first
+    assert sentence.evaluate("e => e.getBoundingClientRect().width") >= 120
+
+
+def test_the_pairs_tab_at_1024_px_shows_its_last_column_and_ids_on_one_line(
+    page_for: Any, live_server: Any
+) -> None:
+    corpus = make_corpus("sample")
+    long = " ".join(["paraphrase"] * 30)
+    for k in range(3):
+        make_pair(corpus, long, long, external_id=f"novels-01{k}", prefill=None)
+    page = page_for(make_user("admin", roles.ADMIN), viewport=(1024, 768))
+    page.goto(f"{live_server.url}/corpora/{corpus.pk}/pairs/")
+    wrap = page.locator("#pairs-table").locator("xpath=..")
+    assert wrap.evaluate("e => e.scrollWidth - e.clientWidth") <= 0
+    pair_id = page.locator("#pairs-table tbody tr:first-child td:first-child a")
+    assert pair_id.evaluate("e => e.getClientRects().length") == 1
+
+
+def test_the_adjudication_grid_on_a_tablet_shows_a_fourteen_word_pairs_rows(
+    page_for: Any, live_server: Any
+) -> None:
+    words = " ".join(f"w{k}" for k in range(14))
+    links = " ".join(f"{k}-{k}" for k in range(14))
+    record = make_record(
+        "tab", words, words, prefill=None, annotations={"alice": links, "bob": links}
+    )
+    corpus_import_records(corpus_name="sample", records=[record])
+    pair = SentencePair.objects.get(external_id="tab")
+    assert Assignment.objects.filter(pair=pair, status="submitted").count() == 2
+    page = page_for(make_user("carol", roles.ADJUDICATOR), viewport=(768, 1024))
+    page.goto(f"{live_server.url}/adjudicate/{pair.pk}/")
+    page.wait_for_selector("#adjudication[data-ready=true]")
+    wrap = page.locator("#adjudication .grid-wrap")
+    shown = wrap.evaluate("e => e.clientHeight")
+    table = page.locator("#grid").evaluate("e => e.getBoundingClientRect().height")
+    assert shown >= min(table, 0.6 * 1024), (shown, table)
+    # the annotators' panel is still there, under the grid
+    assert page.locator(".adj-side").is_visible()
