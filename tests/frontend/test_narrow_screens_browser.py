@@ -91,3 +91,57 @@ def test_the_adjudication_grid_on_a_tablet_shows_a_fourteen_word_pairs_rows(
     assert shown >= min(table, 0.6 * 1024), (shown, table)
     # the annotators' panel is still there, under the grid
     assert page.locator(".adj-side").is_visible()
+
+
+def _inside_its_table(page: Any, selector: str) -> float:
+    """How far the element sticks out past the right edge of its table's scrolling wrapper."""
+    return page.locator(selector).first.evaluate(
+        "e => e.getBoundingClientRect().right"
+        " - e.closest('.table-wrap').getBoundingClientRect().right"
+    )
+
+
+def test_the_jobs_cancel_and_download_are_in_view_at_1024_px(
+    page_for: Any, live_server: Any
+) -> None:
+    from annotate.models import Job
+
+    corpus = make_corpus("sample")
+    admin = make_user("admin", roles.ADMIN)
+    Job.objects.create(
+        kind="agreement_report",
+        corpus=corpus,
+        owner=admin,
+        status=Job.Status.RUNNING,
+        progress=40,
+        parameters={"annotators": ["alice", "bob"], "samples": 1000, "chunk_pairs": 50},
+    )
+    Job.objects.create(
+        kind="export",
+        corpus=corpus,
+        owner=admin,
+        status=Job.Status.SUCCEEDED,
+        progress=100,
+        result={"file": "sample.jsonl"},
+        parameters={"format": "jsonl", "which": "all"},
+    )
+    page = page_for(admin, viewport=(1024, 768))
+    page.goto(f"{live_server.url}/jobs/")
+    cancel = "#jobs-table button:has-text('Cancel')"
+    assert _inside_its_table(page, cancel) <= 0
+    table = page.locator("#jobs-table")
+    assert table.evaluate("t => t.scrollWidth - t.parentElement.clientWidth") <= 0
+
+
+def test_the_corpora_archive_and_delete_are_in_view_at_1024_px(
+    page_for: Any, live_server: Any
+) -> None:
+    corpus = make_corpus("sample")
+    corpus.description = "Sample paraphrase pairs written for the project (news, mtc, novels)."
+    corpus.prefill_aligner = "supervised"
+    corpus.save()
+    make_pair(corpus)
+    page = page_for(make_user("admin", roles.ADMIN), viewport=(1024, 768))
+    page.goto(f"{live_server.url}/corpora/")
+    for name in ("Archive", "Delete…"):
+        assert _inside_its_table(page, f"#corpora-table :text-is('{name}')") <= 0, name
