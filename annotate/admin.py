@@ -15,6 +15,7 @@ from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.forms.models import BaseInlineFormSet
@@ -44,16 +45,46 @@ from annotate.models import (
 from annotate.services.corpora import corpus_name_check
 from annotate.services.jobs import job_cancel
 from annotate.services.scorers import scorer_name_check
+from annotate.services.users import username_check, username_twin
 
 #: What only a superuser grants: the Django admin, superuser status, and permissions (directly
 #: or through groups, which also hold the roles).
 PRIVILEGE_FIELDS = ("is_superuser", "is_staff", "groups", "user_permissions")
 
 
+def _username_clean(form: forms.ModelForm) -> str:  # type: ignore[type-arg]
+    """The username rule of every other way of naming an account (the Users page, the API,
+    imports): :func:`username_check`, and no twin of another account (``ALICE`` beside
+    ``alice``)."""
+    name = form.cleaned_data["username"]
+    try:
+        username_check(name)
+    except DomainError as error:
+        raise forms.ValidationError(str(error)) from None
+    others = get_user_model().objects.exclude(pk=form.instance.pk)
+    twin = username_twin(name, others.values_list("username", flat=True).iterator())
+    if twin is not None:
+        raise forms.ValidationError(f"{name!r} is the account {twin!r} spelt differently")
+    return str(name)
+
+
+class AccountChangeForm(UserChangeForm):  # type: ignore[type-arg]
+    def clean_username(self) -> str:
+        return _username_clean(self)
+
+
+class AccountCreationForm(AdminUserCreationForm):  # type: ignore[type-arg]
+    def clean_username(self) -> str:
+        return _username_clean(self)
+
+
 class AccountAdmin(UserAdmin):  # type: ignore[type-arg]
     """Django's user admin, where nobody changes (or deletes, or sets the password of) an
-    account more privileged than their own (:func:`annotate.roles.may_change_account`), and
-    only a superuser grants privileges."""
+    account more privileged than their own (:func:`annotate.roles.may_change_account`), only
+    a superuser grants privileges, and a username follows the rule the Users page applies."""
+
+    form = AccountChangeForm
+    add_form = AccountCreationForm
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         if obj is not None and not roles.may_change_account(request.user, obj):

@@ -240,3 +240,43 @@ def test_the_pages_of_every_row_still_open(root: Client) -> None:
         assert root.get(_url(model, "change", pk)).status_code == 200, model
         assert root.get(_url(model, "changelist")).status_code == 200, model
     assert SentencePair.objects.filter(pk=pair.pk).exists()
+
+
+def test_an_account_renamed_or_added_in_the_admin_gets_the_username_rule(root: Client) -> None:
+    alice = make_user("alice", roles.ANNOTATOR)
+    bob = make_user("bob", roles.ANNOTATOR)
+    url = reverse("admin:auth_user_change", args=[bob.pk])
+    for name in ("ALICE", "bob\u200b", "b" * 151):
+        response = root.post(
+            url,
+            {
+                "username": name,
+                "email": "",
+                "is_active": "on",
+                "date_joined_0": "2026-01-01",
+                "date_joined_1": "00:00:00",
+            },
+        )
+        assert response.status_code == 200, name
+    bob.refresh_from_db()
+    assert bob.username == "bob"
+    added = root.post(
+        reverse("admin:auth_user_add"),
+        {"username": "Alice", "usable_password": "false"},
+    )
+    assert added.status_code == 200
+    assert get_user_model().objects.filter(username__iexact="alice").count() == 1
+    assert alice.username == "alice"
+    renamed = root.post(
+        url,
+        {
+            "username": "robert",
+            "email": "",
+            "is_active": "on",
+            "date_joined_0": "2026-01-01",
+            "date_joined_1": "00:00:00",
+        },
+    )
+    assert renamed.status_code == 302
+    bob.refresh_from_db()
+    assert bob.username == "robert"
