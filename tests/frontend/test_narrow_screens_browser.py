@@ -145,3 +145,26 @@ def test_the_corpora_archive_and_delete_are_in_view_at_1024_px(
     page.goto(f"{live_server.url}/corpora/")
     for name in ("Archive", "Delete…"):
         assert _inside_its_table(page, f"#corpora-table :text-is('{name}')") <= 0, name
+
+
+def test_the_key_map_opens_at_its_top_in_a_768_px_high_window(
+    page_for: Any, live_server: Any
+) -> None:
+    alice = make_user("alice", roles.ANNOTATOR)
+    assignment = make_assignment(make_pair(), alice)
+    page = page_for(alice, viewport=(1024, 768))
+    page.goto(f"{live_server.url}/work/{assignment.pk}/")
+    page.wait_for_selector("#workspace[data-ready=true]")
+    page.keyboard.press("?")
+    dialog = page.locator("#keymap-dialog")
+    dialog.wait_for(state="visible")
+    assert dialog.evaluate("d => d.scrollHeight > d.clientHeight")  # taller than the window
+    assert dialog.evaluate("d => d.scrollTop") == 0
+    title = page.locator("#keymap-title").evaluate("e => e.getBoundingClientRect().top")
+    assert title >= dialog.evaluate("d => d.getBoundingClientRect().top")
+    close = page.get_by_role("button", name="Close").first
+    assert close.evaluate("b => b === document.activeElement")
+    bottom = close.evaluate("b => b.getBoundingClientRect().bottom")
+    assert bottom <= dialog.evaluate("d => d.getBoundingClientRect().bottom")
+    page.keyboard.press("Escape")
+    assert not dialog.is_visible()
