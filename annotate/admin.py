@@ -68,6 +68,21 @@ def _username_clean(form: forms.ModelForm) -> str:  # type: ignore[type-arg]
     return str(name)
 
 
+def _has_work(user: Any) -> bool:
+    """Whether anything of the annotation work names ``user``: an assignment, a gold alignment,
+    a change in an annotation's or a pair's history, a job."""
+    return any(
+        model.objects.filter(**{field: user}).exists()
+        for model, field in (
+            (Assignment, "annotator"),
+            (GoldAlignment, "adjudicator"),
+            (GoldEvent, "actor"),
+            (AnnotationEvent, "actor"),
+            (Job, "owner"),
+        )
+    )
+
+
 class AccountChangeForm(UserChangeForm):  # type: ignore[type-arg]
     def clean_username(self) -> str:
         return _username_clean(self)
@@ -92,9 +107,20 @@ class AccountAdmin(UserAdmin):  # type: ignore[type-arg]
         return super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """Only an account with no work: the Users page deactivates accounts and never deletes
+        one, and deleting an adjudicator here took their name off every gold they made and
+        every change in the annotation and gold histories (and a job's owner off the job)."""
         if obj is not None and not roles.may_change_account(request.user, obj):
             return False
+        if obj is not None and _has_work(obj):
+            return False
         return super().has_delete_permission(request, obj)
+
+    def get_actions(self, request: HttpRequest) -> Any:
+        # The bulk deletion checks no row's work: accounts are deleted one at a time.
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         fields = tuple(super().get_readonly_fields(request, obj))

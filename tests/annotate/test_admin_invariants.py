@@ -280,3 +280,24 @@ def test_an_account_renamed_or_added_in_the_admin_gets_the_username_rule(root: C
     assert renamed.status_code == 302
     bob.refresh_from_db()
     assert bob.username == "robert"
+
+
+def test_an_account_with_work_is_not_deleted_in_the_admin_and_one_without_is(
+    root: Client,
+) -> None:
+    from annotate.models import GoldAlignment
+    from annotate.services.adjudication import gold_save
+
+    carol = make_user("carol", roles.ADJUDICATOR)
+    pair = make_pair(prefill=None)
+    gold_save(pair=pair, links={(0, 0): True}, adjudicator=carol, base_version=0)
+    delete = reverse("admin:auth_user_delete", args=[carol.pk])
+    assert root.get(delete).status_code == 403
+    assert root.post(delete, {"post": "yes"}).status_code == 403
+    listing = root.get(reverse("admin:auth_user_changelist")).content.decode()
+    assert 'value="delete_selected"' not in listing
+    assert GoldAlignment.objects.get(pair=pair).adjudicator_id == carol.pk
+    typo = make_user("typo")
+    gone = root.post(reverse("admin:auth_user_delete", args=[typo.pk]), {"post": "yes"})
+    assert gone.status_code == 302
+    assert not get_user_model().objects.filter(pk=typo.pk).exists()
