@@ -168,3 +168,22 @@ def test_the_key_map_opens_at_its_top_in_a_768_px_high_window(
     assert bottom <= dialog.evaluate("d => d.getBoundingClientRect().bottom")
     page.keyboard.press("Escape")
     assert not dialog.is_visible()
+
+
+def test_the_workspace_moves_and_submit_wrap_together_on_a_tablet(
+    page_for: Any, live_server: Any
+) -> None:
+    """At 768 px the toolbar wraps: Previous stayed on the first row, at its right end, and
+    Next and Submit went to the start of the second."""
+    alice = make_user("alice", roles.ANNOTATOR)
+    assignment = make_assignment(make_pair(), alice)
+    page = page_for(alice, viewport=(768, 1024))
+    page.goto(f"{live_server.url}/work/{assignment.pk}/")
+    page.wait_for_selector("#workspace[data-ready=true]")
+    tops = [
+        page.locator(f".toolbar [data-action={action}]").evaluate(
+            "e => Math.round(e.getBoundingClientRect().top)"
+        )
+        for action in ("previous", "next", "submit")
+    ]
+    assert len(set(tops)) == 1, tops
