@@ -187,3 +187,63 @@ def test_the_workspace_moves_and_submit_wrap_together_on_a_tablet(
         for action in ("previous", "next", "submit")
     ]
     assert len(set(tops)) == 1, tops
+
+
+def _sideways(page: Any, table: str) -> float:
+    return page.locator(table).evaluate("t => t.scrollWidth - t.closest('.table-wrap').clientWidth")
+
+
+def test_a_tablet_shows_the_actions_of_the_users_jobs_adjudication_corpora_and_exports(
+    page_for: Any, live_server: Any
+) -> None:
+    from annotate.models import Job
+
+    admin = make_user("admin", roles.ADMIN, roles.ADJUDICATOR)
+    for name in ("alice", "bob"):
+        user = make_user(name, roles.ANNOTATOR)
+        user.email = f"{name}@example.org"
+        user.save()
+    records = [
+        make_record(
+            f"news-00{k}",
+            "The city council approved the new budget on Tuesday after a three-hour debate .",
+            "After debating for three hours , councillors passed the new budget on Tuesday .",
+            prefill=None,
+            annotations={"alice": "0-0 1-1", "bob": "0-0 2-2"},
+        )
+        for k in range(3)
+    ]
+    corpus_import_records(corpus_name="sample", records=records)
+    corpus = SentencePair.objects.first().corpus
+    Job.objects.create(
+        kind="agreement_report",
+        corpus=corpus,
+        owner=admin,
+        status=Job.Status.RUNNING,
+        progress=40,
+        parameters={"annotators": ["alice", "bob"], "samples": 1000, "chunk_pairs": 50},
+    )
+    Job.objects.create(
+        kind="export",
+        corpus=corpus,
+        owner=admin,
+        status=Job.Status.SUCCEEDED,
+        progress=100,
+        result={"file": "sample-jsonl-all.jsonl", "pairs": 36, "bytes": 31_232},
+        parameters={"format": "jsonl", "which": "all"},
+    )
+    corpus.description = "Sample paraphrase pairs written for the project (news, mtc, novels)."
+    corpus.save()
+    page = page_for(admin, viewport=(768, 1024))
+    for path, table in (
+        ("/users/", "#users-table"),
+        ("/jobs/", "#jobs-table"),
+        ("/adjudication/", "#adj-table"),
+        ("/corpora/", "#corpora-table"),
+        (f"/corpora/{corpus.pk}/export/", "#exports-table"),
+    ):
+        page.goto(f"{live_server.url}{path}")
+        assert _sideways(page, table) <= 0, path
+    page.goto(f"{live_server.url}/adjudication/")
+    pair_id = page.locator("#adj-table tbody tr:first-child td:first-child a")
+    assert pair_id.evaluate("e => e.getClientRects().length") == 1
