@@ -40,10 +40,22 @@ QUEUE_COLUMNS = (
         sort="pair__corpus__name,pair__position",
         help="Queue order: by corpus, then as the corpus lists its pairs",
     ),
-    Column("Corpus", _cell("queue-corpus"), key="corpus", sort="pair__corpus__name,pair__position"),
-    Column("Split", _cell("queue-split")),
+    Column(
+        "Corpus",
+        _cell("queue-corpus"),
+        key="corpus",
+        sort="pair__corpus__name,pair__position",
+        classes="not-on-phone",
+    ),
+    Column("Split", _cell("queue-split"), classes="not-on-phone"),
     Column("Sentence", _cell("queue-text"), classes="clip"),
-    Column("Size", _cell("queue-size"), numeric=True, help="source × target tokens"),
+    Column(
+        "Size",
+        _cell("queue-size"),
+        numeric=True,
+        help="source × target tokens",
+        classes="not-on-phone",
+    ),
     Column("Status", _cell("queue-status"), key="status", sort="status"),
     Column(
         "Active time",
@@ -52,8 +64,9 @@ QUEUE_COLUMNS = (
         sort="active_seconds",
         numeric=True,
         help="Time spent with the pair open and in use",
+        classes="not-on-phone",
     ),
-    Column("Last worked", _cell("queue-last")),
+    Column("Last worked", _cell("queue-last"), classes="not-on-phone"),
 )
 
 #: The sorts that list the queue in queue order (:data:`~annotate.selectors.workspace.QUEUE_ORDER`).

@@ -72,9 +72,9 @@ COLUMNS = (
     Column("Parameters", _cell("job-parameters"), classes="params small"),
     Column("Status", _cell("job-status"), key="status", sort="status"),
     Column("Progress", _cell("job-progress")),
-    Column("Duration", _cell("job-duration"), numeric=True),
+    Column("Duration", _cell("job-duration"), numeric=True, classes="not-on-tablet"),
+    # a job that is still to finish has no result yet: its Cancel takes the result's place
     Column("Result", _cell("job-result")),
-    Column("", _cell("job-cancel")),
 )
 
 
