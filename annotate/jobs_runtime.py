@@ -239,8 +239,8 @@ class JobTask(Task):  # type: ignore[misc]  # celery is untyped
             logger.exception("job %s (%s) crashed", job_id, self.kind)
             job_fail(job_id=job_id, error=internal_error_message(error))
             return Job.Status.FAILED
-        if isinstance(result, Deferred):
-            return Job.Status.RUNNING
+        if isinstance(result, Deferred):  # running, unless its canvas ended it already
+            return str(Job.objects.filter(pk=job_id).values_list("status", flat=True).get())
         if job_finish(job_id=job_id, result=result):
             return Job.Status.SUCCEEDED
         if self.discard is not None:
@@ -679,6 +679,15 @@ class ChunkRequest(JobRequest):
     def worker_lost(self, error: BaseException) -> None:
         if len(self.args) >= 2 and self.args[1]:
             chunk_forget(job_id=int(self.args[0]), key=int(self.args[1][0]))
+
+
+def chunk_shares(chunks: int, percent: int) -> list[int]:
+    """Each chunk's whole percents of ``percent``, added to the job's progress as it ends
+    (:func:`job_chunk_done`): the k-th has ``⌊percent·(k+1)/n⌋ − ⌊percent·k/n⌋``, so that they
+    add up to ``percent`` and the progress grows with the chunks done, in whatever order they
+    end, even when there are more chunks than percents (a report on 10,000 pairs has 200
+    chunks of 50)."""
+    return [percent * (k + 1) // chunks - percent * k // chunks for k in range(chunks)]
 
 
 class ThrottledProgress:

@@ -437,6 +437,13 @@ SCORE_JOB_MAX_SECONDS = env_int("SCORE_JOB_MAX_SECONDS", 1800)
 # queued meanwhile. Every worker that serves the default queue must serve this one too: a plain
 # worker and the main ones (``-X users``) do.
 CHUNK_QUEUE = "chunks"
+# Pairs a prefill job's chunk task aligns and writes (the runner trains, the chunks align with
+# the saved model): a supervised aligner takes about half a minute for 200 realistic pairs,
+# long enough that loading the model and the task's overhead do not count. A smaller corpus
+# is one chunk.
+PREFILL_CHUNK_PAIRS = env_int("PREFILL_CHUNK_PAIRS", 200)
+if PREFILL_CHUNK_PAIRS < 1:
+    raise ImproperlyConfigured(f"PREFILL_CHUNK_PAIRS={PREFILL_CHUNK_PAIRS} must be 1 or more")
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_QUEUES = {
     name: {"routing_key": name}

@@ -1,5 +1,7 @@
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,3 +38,17 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         raise FileNotFoundError(f"the shared test data is missing: {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture
+def eager_chunks(settings: Any, tmp_path: Path) -> Iterator[None]:
+    """The chunk tasks a job sends run inside the runner that sends them, as the chord's
+    callback does (no worker in the unit suite); the files they share go under the test's
+    folder."""
+    from config.celery import app
+
+    settings.EXPORT_DIR = tmp_path / "exports"
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous

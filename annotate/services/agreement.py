@@ -33,6 +33,7 @@ from annotate.jobs_runtime import (
     Deferred,
     Heartbeat,
     JobCancelled,
+    chunk_shares,
     internal_error_message,
     job_check_running,
     job_chunk_done,
@@ -314,14 +315,6 @@ def agreement_run(job: Job, progress: Callable[[float, str], None]) -> Deferred:
 CHUNKS_PERCENT = 95
 
 
-def chunk_shares(chunks: int, percent: int = CHUNKS_PERCENT) -> list[int]:
-    """Each chunk's whole percents of ``percent``, added to the job's progress as it ends:
-    the k-th has ``⌊percent·(k+1)/n⌋ − ⌊percent·k/n⌋``, so that they add up to ``percent``
-    and the progress grows with the chunks done, in whatever order they end, even when there
-    are more chunks than percents (a report on 10,000 pairs has 200 chunks of 50)."""
-    return [percent * (k + 1) // chunks - percent * k // chunks for k in range(chunks)]
-
-
 def agreement_chord_send(
     *, job_id: int, chunks: Sequence[list[int]], models: dict[str, Any]
 ) -> None:
@@ -333,9 +326,10 @@ def agreement_chord_send(
     # The chunks' own queue (``settings.CHUNK_QUEUE``): in the default one they would all be
     # ahead of every job queued after the report, which would wait for the whole report.
     queue = settings.CHUNK_QUEUE
+    shares = chunk_shares(len(chunks), CHUNKS_PERCENT)
     header = [
         agreement_chunk.s(job_id, chunk, models, share, start).set(queue=queue)
-        for chunk, start, share in zip(chunks, starts, chunk_shares(len(chunks)), strict=True)
+        for chunk, start, share in zip(chunks, starts, shares, strict=True)
     ]
     body = (
         agreement_finish.s(job_id, models)

@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.conf import settings
@@ -37,41 +36,39 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 
-from annotate.conversions import link_rows
 from annotate.exceptions import DomainError, quoted
-from annotate.jobs_runtime import JobCancelled, job_check_running, job_finish, job_task
+from annotate.jobs_runtime import DEFERRED, Deferred, job_check_running, job_task
 from annotate.models import (
     TRIAL_SPLIT,
-    Annotation,
-    AnnotationEvent,
     AnnotationLink,
     Assignment,
-    AutoAlignment,
-    AutoLink,
     Corpus,
-    GoldAlignment,
-    GoldLink,
     Job,
     SentencePair,
     validate_learning_aligner,
 )
 from annotate.selectors import corpora as corpora_reads
-from annotate.services.annotations import edits_from_prefill
 from annotate.services.corpora import corpus_in_use_check
-from annotate.services.links import links_insert
-from scoring.aligners import AlignerOutput, available_aligners, get_aligner
-from scoring.aligners.base import Aligner, aligner_class
-from scoring.aligners.corrections import uncertainty
+from annotate.services.prefill_chunks import (
+    alignment_of,
+    gold_alignments,
+    links_by,
+    prefill_chord_send,
+    prefill_chunks_of,
+    prefill_model_discard,
+    prefill_model_save,
+    prefill_result,
+    started_here,
+)
+from scoring.aligners import available_aligners, get_aligner
+from scoring.aligners.base import aligner_class
 from scoring.alignment.links import Alignment
 from scoring.alignment.majority import majority_alignment
-from scoring.alignment.metrics import ComparePair, corpus_scores
 from scoring.errors import ScoringError
 from scoring.progress import progress_part
 from scoring.resource_needs import resource_needs
 
 logger = logging.getLogger(__name__)
-
-WRITE_CHUNK = 200
 
 
 #: Where the server takes each option naming a file from.
@@ -376,55 +373,23 @@ def _finished_work(corpus: Corpus) -> dict[int, Alignment]:
             pair__corpus=corpus, status=Assignment.Status.SUBMITTED, annotation__isnull=False
         ).values_list("annotation__id", "pair_id")
     )
-    links_of = _links_by(
+    links_of = links_by(
         AnnotationLink.objects.filter(annotation_id__in=list(submitted)).values_list(
             "annotation_id", "i", "j", "sure"
         )
     )
     annotations_of: dict[int, list[Alignment]] = defaultdict(list)
     for annotation_id, pid in sorted(submitted.items()):
-        annotations_of[pid].append(_alignment(shapes[pid], links_of.get(annotation_id)))
+        annotations_of[pid].append(alignment_of(shapes[pid], links_of.get(annotation_id)))
     result = {pid: majority_alignment(found) for pid, found in annotations_of.items()}
 
     trial = set(
         SentencePair.objects.filter(corpus=corpus, split=TRIAL_SPLIT).values_list("id", flat=True)
     )
-    gold = _gold_alignments(corpus, shapes)
+    gold = gold_alignments(corpus, shapes)
     # adjudicated gold wins, even an empty one
     result.update((pid, alignment) for pid, alignment in gold.items() if pid not in trial)
     return result
-
-
-#: Sure and possible links of one alignment, as read by :func:`_links_by`.
-_Links = tuple[list[tuple[int, int]], list[tuple[int, int]]]
-
-
-def _links_by(rows: QuerySet[Any, tuple[int, int, int, bool]]) -> dict[int, _Links]:
-    """``(key, i, j, sure)`` link rows grouped by key. Read as plain values, not model objects:
-    a corpus of 20,000 finished pairs holds some 170,000 links, and an object for each would
-    cost a prefill job seconds at its end, while its progress already says 100 %."""
-    grouped: dict[int, _Links] = {}
-    for key, i, j, is_sure in rows.iterator(chunk_size=10_000):
-        sure, possible = grouped.setdefault(key, ([], []))
-        (sure if is_sure else possible).append((i, j))
-    return grouped
-
-
-def _alignment(shape: tuple[int, int], links: _Links | None) -> Alignment:
-    sure, possible = links or ([], [])
-    return Alignment.from_links(*shape, sure, possible)
-
-
-def _gold_alignments(corpus: Corpus, shapes: Mapping[int, tuple[int, int]]) -> dict[int, Alignment]:
-    """The adjudicated gold alignment of every pair of the corpus that has one, by pair id;
-    ``shapes`` gives each pair's ``(N, M)``."""
-    links = _links_by(
-        GoldLink.objects.filter(gold__pair__corpus=corpus).values_list(
-            "gold__pair_id", "i", "j", "sure"
-        )
-    )
-    pairs = GoldAlignment.objects.filter(pair__corpus=corpus).values_list("pair_id", flat=True)
-    return {pid: _alignment(shapes[pid], links.get(pid)) for pid in pairs}
 
 
 def _corpus_rows(corpus: Corpus) -> list[tuple[int, list[str], list[str]]]:
@@ -442,9 +407,11 @@ def _corpus_rows(corpus: Corpus) -> list[tuple[int, list[str], list[str]]]:
 
 
 @job_task(kind="prefill")
-def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any]:
-    """Job runner: train the aligner on the corpus, then prefill the pairs nobody started.
-    Training reports its stages up to ``aligned_from`` percent, aligning the rest."""
+def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, Any] | Deferred:
+    """Job runner: train the aligner on the corpus, save it, and hand the aligning of the pairs
+    nobody started to a Celery chord of chunk tasks (:mod:`annotate.services.prefill_chunks`),
+    whose callback finishes the job. Training reports its stages up to ``aligned_from``
+    percent; the chunks share the rest as they end."""
     name = str(job.parameters.get("aligner", ""))
     _require_aligner(name)
     if job.corpus is None:
@@ -465,45 +432,33 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
                 f"{quoted(corpus.name)} has none yet"
             )
         gold = [finished.get(pid) for pid, _, _ in rows]
-    aligned_from = 50.0 if aligner.needs_training else 10.0
+    aligned_from = 50 if aligner.needs_training else 10
     progress(2, f"training {name} on {len(pairs)} pairs")
     aligner.fit(pairs, gold, progress=progress_part(progress, 2, aligned_from, f"{name}: "))
-
-    todo = _pairs_to_prefill(corpus, rows)
-    run = _PrefillWriting(job=job, aligner=aligner, name=name, progress=progress)
-    try:
-        run.align_and_write(todo, aligned_from)
-    except JobCancelled:
-        # Each chunk written before the cancel stays whole: the runs list says how much.
-        Job.objects.filter(pk=job.pk).update(
-            result={"aligner": name, "prefilled_pairs": len(run.written), "links": run.links}
-        )
-        raise
-    links, written, warnings = run.links, run.written, run.warnings
-    result = {
+    summary = {
         "corpus": corpus.name,
         "aligner": name,
         "aligner_version": aligner.version,
         "options": aligner.options.to_dict(),
         "trained_on_pairs": len(pairs),
         "trained_on_gold": sum(g is not None for g in gold) if gold is not None else 0,
-        "prefilled_pairs": len(written),
-        "skipped_started_pairs": len(rows) - len(written),
-        "links": links,
-        "warnings": sorted(warnings),
-        "evaluation": _evaluate_against_gold(
-            corpus,
-            {pid: (list(src), list(tgt)) for pid, src, tgt in rows},
-            written,
-            trained_on_gold=aligner.uses_gold,
-        ),
+        "uses_gold": aligner.uses_gold,
     }
-    if not job_finish(job_id=job.pk, result=result):
-        # Cancelled after its last write: its prefills stay, as those written before a cancel
-        # midway do, and the cancelled job says what it wrote (the runs list reads it).
-        Job.objects.filter(pk=job.pk, status=Job.Status.CANCELLED).update(result=result)
-        raise JobCancelled(f"job {job.pk} is no longer running")
-    return result
+    todo = [pid for pid, _, _ in _pairs_to_prefill(corpus, rows)]
+    del rows, pairs, gold  # the chunks read their own pairs; this process waits for none
+    if not todo:  # every pair started: nothing to align
+        return prefill_result(job=job, summary=summary, chunk_results=[])
+    chunks = prefill_chunks_of(todo)
+    progress(aligned_from, f"saving the trained {name} aligner for {len(chunks)} chunk(s)")
+    prefill_model_save(job_id=job.pk, aligner=aligner)
+    progress(aligned_from, f"aligning {len(todo)} pairs in {len(chunks)} chunk(s)")
+    try:
+        job_check_running(job_id=job.pk)
+        prefill_chord_send(job_id=job.pk, chunks=chunks, summary=summary, percent=99 - aligned_from)
+    except BaseException:
+        prefill_model_discard(job.pk)
+        raise
+    return DEFERRED
 
 
 def _pairs_to_prefill(
@@ -516,7 +471,7 @@ def _pairs_to_prefill(
     targets = dict(
         SentencePair.objects.filter(corpus=corpus)
         .annotate(
-            started=Exists(_started_here()),
+            started=Exists(started_here()),
             planned=Exists(
                 Assignment.objects.filter(
                     pair=OuterRef("pk"),
@@ -529,170 +484,3 @@ def _pairs_to_prefill(
     )
     todo = [row for row in rows if row[0] in targets]
     return [row for row in todo if targets[row[0]]] + [row for row in todo if not targets[row[0]]]
-
-
-@dataclass
-class _PrefillWriting:
-    """The aligning and writing of a prefill run, chunk by chunk, and what it has written."""
-
-    job: Job
-    aligner: Aligner
-    name: str
-    progress: Callable[[float, str], None]
-    links: int = 0
-    written: list[tuple[int, Alignment]] = field(default_factory=list)
-    warnings: set[str] = field(default_factory=set)
-
-    def align_and_write(self, todo: list[tuple[int, Any, Any]], aligned_from: float) -> None:
-        for start in range(0, len(todo), WRITE_CHUNK):
-            chunk = todo[start : start + WRITE_CHUNK]
-            outputs = []
-            for done, (_, src, tgt) in enumerate(chunk, start + 1):
-                outputs.append(self.aligner.align(src, tgt))
-                self.warnings.update(outputs[-1].warnings)
-                # A chunk of a slow aligner takes minutes: a report per pair (most are held
-                # back) moves the message, and a cancel frees the worker within a pair.
-                self.progress(
-                    min(99.0, aligned_from + (100 - aligned_from) * done / len(todo)),
-                    f"aligned {done} of {len(todo)} pairs",
-                )
-            # Most reports between two writes are held back (progress writes twice a second),
-            # so the job's status is read before each write: nothing is written after a cancel.
-            job_check_running(job_id=self.job.pk)
-            chunk_links, chunk_written = _write_prefills(
-                self.name, self.aligner.version, chunk, outputs
-            )
-            self.links += chunk_links
-            self.written.extend(
-                (pid, output.alignment)
-                for (pid, _, _), output in zip(chunk, outputs, strict=True)
-                if pid in chunk_written
-            )
-            done = start + len(chunk)
-            percent = aligned_from + (100 - aligned_from) * done / len(todo)
-            self.progress(percent, f"prefilled {done} of {len(todo)} pairs")
-
-
-def _started_here() -> QuerySet[Assignment]:
-    """Assignments of the outer pair that an annotator opened here: opening one creates its
-    annotation from the prefill and logs a ``created`` event; imported annotations log
-    ``imported`` instead."""
-    return Assignment.objects.filter(pair=OuterRef("pk")).filter(
-        Exists(
-            AnnotationEvent.objects.filter(
-                annotation__assignment=OuterRef("pk"), kind=AnnotationEvent.Kind.CREATED
-            )
-        )
-    )
-
-
-def _evaluate_against_gold(
-    corpus: Corpus,
-    tokens: Mapping[int, tuple[list[str], list[str]]],
-    written: Sequence[tuple[int, Alignment]],
-    *,
-    trained_on_gold: bool,
-) -> dict[str, Any] | None:
-    """Och & Ney precision, recall, F1 and AER of the new prefills against the adjudicated gold
-    (identical links kept and left out, Cohn et al. 2008, §3); ``None`` without gold."""
-    shapes = {pid: (len(src), len(tgt)) for pid, (src, tgt) in tokens.items()}
-    gold = _gold_alignments(corpus, shapes)
-    compared = [
-        ComparePair(
-            candidate=prefill,
-            reference=gold[pid],
-            source=tokens[pid][0],
-            target=tokens[pid][1],
-        )
-        for pid, prefill in written
-        if pid in gold
-    ]
-    if not compared:
-        return None
-    return {
-        "pairs": len(compared),
-        "reference": "adjudicated gold",
-        "trained_on_gold": trained_on_gold,
-        "all_links": corpus_scores(compared, exclude_identical=False).overall.to_dict(),
-        "non_identical": corpus_scores(compared).overall.to_dict(),
-    }
-
-
-@transaction.atomic
-def _write_prefills(
-    name: str,
-    version: int,
-    chunk: Sequence[tuple[int, Any, Any]],
-    outputs: Sequence[AlignerOutput],
-) -> tuple[int, set[int]]:
-    """Write the chunk's new prefills; the number of links and the pairs written.
-
-    The job chose its pairs before it trained and aligned, which can take many minutes; a pair
-    an annotator opened since keeps the prefill its annotation was made from, so the chunk's
-    pairs are checked again here. Opening locks the assignment (SQLite: the write lock of the
-    transaction), so locking the chunk's assignments first leaves no moment between the check
-    and the write in which a pair could be opened."""
-    ids = [pid for pid, _, _ in chunk]
-    list(Assignment.objects.select_for_update().filter(pair_id__in=ids).values_list("pk"))
-    started = set(
-        SentencePair.objects.filter(pk__in=ids)
-        .annotate(started=Exists(_started_here()))
-        .filter(started=True)
-        .values_list("pk", flat=True)
-    )
-    kept = [
-        (row, output) for row, output in zip(chunk, outputs, strict=True) if row[0] not in started
-    ]
-    chunk = [row for row, _ in kept]
-    outputs = [output for _, output in kept]
-    alignments = AutoAlignment.objects.bulk_create(
-        AutoAlignment(
-            pair_id=pid,
-            aligner=name,
-            aligner_version=str(version),
-            expected_corrections=uncertainty(output),
-        )
-        for (pid, _, _), output in zip(chunk, outputs, strict=True)
-    )
-    written = links_insert(
-        model=AutoLink,
-        parent_column="alignment_id",
-        rows=(
-            (row.pk, i, j, sure, output.confidence[(i, j)])
-            for row, output in zip(alignments, outputs, strict=True)
-            for i, j, sure in link_rows(output.alignment)
-        ),
-        with_confidence=True,
-    )
-    _recount_edits(
-        {pid: output.alignment for (pid, _, _), output in zip(chunk, outputs, strict=True)}
-    )
-    return written, {pid for pid, _, _ in chunk}
-
-
-def _recount_edits(prefills: Mapping[int, Alignment]) -> None:
-    """Annotations on pairs that just got a new prefill (imported work: nobody opened them
-    here) count their edits against it."""
-    annotations = dict(
-        Annotation.objects.filter(assignment__pair_id__in=list(prefills)).values_list(
-            "id", "assignment__pair_id"
-        )
-    )
-    if not annotations:
-        return
-    links: dict[int, set[tuple[int, int]]] = defaultdict(set)
-    for annotation_id, i, j in AnnotationLink.objects.filter(
-        annotation_id__in=list(annotations)
-    ).values_list("annotation_id", "i", "j"):
-        links[annotation_id].add((i, j))
-    Annotation.objects.bulk_update(
-        [
-            Annotation(
-                id=annotation_id,
-                prefill_edits=edits_from_prefill(links[annotation_id], prefills[pid].possible),
-            )
-            for annotation_id, pid in annotations.items()
-        ],
-        ["prefill_edits"],
-        batch_size=WRITE_CHUNK,
-    )

@@ -99,6 +99,7 @@ def test_progress_per_annotator_and_sub_corpus_with_median_time_and_edit_rate() 
     assert subs["news"]["new"] == 1 and subs["news"]["pairs_done"] == 0
 
 
+@pytest.mark.usefixtures("eager_chunks")  # the prefill's chunks run here
 def test_imported_work_counts_its_edits_against_a_prefill_added_later() -> None:
     corpus_import_records(
         corpus_name="c",

@@ -52,6 +52,7 @@ def test_a_corpus_imported_with_its_prefill_uses_the_prefill(db: None) -> None:
     assert choice.name == "prefill"
 
 
+@pytest.mark.usefixtures("eager_chunks")  # the prefill's chunks run here
 def test_a_prefill_run_after_an_import_is_not_the_imported_annotations_prefill(
     imported_without_prefill: Corpus,
 ) -> None:
@@ -73,6 +74,7 @@ def test_a_prefill_run_after_an_import_is_not_the_imported_annotations_prefill(
     assert report["signature"]["chance_model_reason"] == choice.reason
 
 
+@pytest.mark.usefixtures("eager_chunks")  # the prefill's chunks run here
 def test_asking_for_the_prefill_model_anyway_keeps_it_with_a_warning(
     imported_without_prefill: Corpus,
 ) -> None:
@@ -109,6 +111,7 @@ def test_pairs_opened_after_the_prefill_use_it_and_one_opened_before_a_newer_one
     )
 
 
+@pytest.mark.usefixtures("eager_chunks")  # the prefill's chunks run here
 def test_the_job_records_its_chance_model_reason_and_edit_lines_in_its_parameters(
     imported_without_prefill: Corpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -179,6 +182,7 @@ def test_a_report_on_annotators_without_submitted_work_is_refused_at_the_request
     assert not Job.objects.exists()
 
 
+@pytest.mark.usefixtures("eager_chunks")  # the prefill's chunks run here
 def test_the_job_still_refuses_the_prefill_model_when_the_prefill_went_away(
     imported_without_prefill: Corpus,
 ) -> None:

@@ -7,6 +7,7 @@ import io
 import logging
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -24,6 +25,7 @@ from annotate.models import (
     SentencePair,
 )
 from annotate.selectors.corpora import corpus_finished_pair_count
+from annotate.services import prefill_chunks
 from annotate.services.annotations import annotation_open, annotation_save, annotation_submit
 from annotate.services.corpora import corpus_import_records
 from annotate.services.prefill import (
@@ -47,7 +49,11 @@ from tests.annotate.factories import (
 from tests.annotate.records import make_record
 from tests.scoring.alignment.majority_reference import reference_majority
 
-pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.postgres,
+    pytest.mark.usefixtures("eager_chunks"),  # the chunks run in the runner, as a worker would
+]
 
 
 def run_prefill(aligner: str) -> Job:
@@ -758,7 +764,7 @@ def test_an_em_prefill_job_writes_each_training_step_to_its_row(
     assert [m for m in messages if m.startswith("em: HMM") and m.endswith("done")] == [
         f"em: HMM iteration {k} of 5 done" for k in range(1, 6)
     ]
-    assert messages[-1] == "prefilled 1 of 1 pairs"
+    assert messages[-1] == "aligning 1 pairs in 1 chunk(s)", "then the chunks"
     percents = [percent for percent, _ in written]
     assert percents == sorted(percents)
     training = [p for p, m in written if m.startswith("em: ")]
@@ -785,7 +791,9 @@ def test_a_supervised_prefill_reports_the_stages_of_its_training(growing: Corpus
     assert features == [f"supervised: features {k}/30" for k in range(30)]
     assert trees == [f"supervised: link trees: tree {k} of 20" for k in range(1, 21)]
     assert messages.index(em[-1]) < messages.index(features[0]) < messages.index(trees[0])
-    assert messages[-1] == "prefilled 10 of 10 pairs"
+    assert messages[-1] == "aligning 10 pairs in 1 chunk(s)"
+    job.refresh_from_db()
+    assert job.status == "succeeded" and job.result["prefilled_pairs"] == 10
 
 
 def test_a_supervised_prefill_without_finished_work_queues_nothing_and_keeps_no_setting(
@@ -805,10 +813,10 @@ def test_a_supervised_prefill_without_finished_work_queues_nothing_and_keeps_no_
 
 def test_a_cancelled_prefill_writes_no_chunk_after_the_cancel(
     monkeypatch: pytest.MonkeyPatch,
+    settings: Any,
 ) -> None:
     """Its chunks take less than the half second between two progress writes, so the report
     after a chunk is held back; the job still stops before its next write."""
-    from annotate.services import prefill
     from annotate.services.jobs import job_cancel
 
     corpus_import_records(
@@ -817,15 +825,15 @@ def test_a_cancelled_prefill_writes_no_chunk_after_the_cancel(
     job = Job.objects.create(
         kind="prefill", corpus=Corpus.objects.get(name="c"), parameters={"aligner": "identity"}
     )
-    monkeypatch.setattr(prefill, "WRITE_CHUNK", 2)
-    write = prefill._write_prefills
+    settings.PREFILL_CHUNK_PAIRS = 2
+    write = prefill_chunks.write_prefills
 
-    def cancelled_after_the_first(*args: object) -> tuple[int, set[int]]:
-        written = write(*args)
+    def cancelled_after_the_first(*args: object, **options: object) -> tuple[int, set[int]]:
+        written = write(*args, **options)
         job_cancel(job=job)
         return written
 
-    monkeypatch.setattr(prefill, "_write_prefills", cancelled_after_the_first)
+    monkeypatch.setattr(prefill_chunks, "write_prefills", cancelled_after_the_first)
     assert jobs_runtime.job_run(job_id=job.pk, worker="test") == Job.Status.CANCELLED
     assert AutoAlignment.objects.filter(pair__corpus__name="c").count() == 2
     job.refresh_from_db()
@@ -838,7 +846,6 @@ def test_a_prefill_cancelled_after_its_last_write_says_what_it_wrote(
 ) -> None:
     """Its prefills stay, as those of a prefill cancelled midway do, so the cancelled job
     says what it wrote (the runs list reads it) rather than nothing."""
-    from annotate.services import prefill
     from annotate.services.jobs import job_cancel
 
     corpus_import_records(
@@ -847,13 +854,13 @@ def test_a_prefill_cancelled_after_its_last_write_says_what_it_wrote(
     job = Job.objects.create(
         kind="prefill", corpus=Corpus.objects.get(name="c"), parameters={"aligner": "identity"}
     )
-    evaluate = prefill._evaluate_against_gold
+    evaluate = prefill_chunks.evaluate_against_gold
 
     def written_then_cancelled(*args: object, **options: object) -> object:  # after the writes
         job_cancel(job=job)
         return evaluate(*args, **options)
 
-    monkeypatch.setattr(prefill, "_evaluate_against_gold", written_then_cancelled)
+    monkeypatch.setattr(prefill_chunks, "evaluate_against_gold", written_then_cancelled)
     assert jobs_runtime.job_run(job_id=job.pk, worker="test") == Job.Status.CANCELLED
     assert AutoAlignment.objects.filter(pair__corpus__name="c").count() == 3
     job.refresh_from_db()
@@ -866,7 +873,6 @@ def test_a_cancel_stops_a_prefill_within_a_pair_not_at_the_end_of_its_chunk(
 ) -> None:
     """A chunk of a slow aligner (the supervised one on a loaded machine) takes minutes; a
     cancel frees the worker at the next pair."""
-    from annotate.services import prefill
     from annotate.services.jobs import job_cancel
 
     corpus_import_records(
@@ -877,10 +883,10 @@ def test_a_cancel_stops_a_prefill_within_a_pair_not_at_the_end_of_its_chunk(
     )
     monkeypatch.setattr(jobs_runtime, "PROGRESS_MIN_INTERVAL", 0.0)
     aligned: list[int] = []
-    get_aligner = prefill.get_aligner
+    load = prefill_chunks.prefill_model_load
 
-    def cancelled_while_aligning(name: str, **options: object) -> object:
-        aligner = get_aligner(name, **options)
+    def cancelled_while_aligning(path: Path) -> object:
+        aligner = load(path)
         align = aligner.align
 
         def align_then_cancel(source: list[str], target: list[str]) -> object:
@@ -892,7 +898,7 @@ def test_a_cancel_stops_a_prefill_within_a_pair_not_at_the_end_of_its_chunk(
         aligner.align = align_then_cancel  # type: ignore[method-assign]
         return aligner
 
-    monkeypatch.setattr(prefill, "get_aligner", cancelled_while_aligning)
+    monkeypatch.setattr(prefill_chunks, "prefill_model_load", cancelled_while_aligning)
     assert jobs_runtime.job_run(job_id=job.pk, worker="test") == Job.Status.CANCELLED
     assert len(aligned) == 2, "it stopped at the pair after the cancel"
     assert not AutoAlignment.objects.filter(pair__corpus__name="c").exists()
@@ -908,11 +914,11 @@ def test_the_periodic_check_locks_each_corpus_inside_a_transaction() -> None:
 
 def test_the_pairs_planned_for_someone_are_prefilled_before_the_others(
     monkeypatch: pytest.MonkeyPatch,
+    settings: Any,
 ) -> None:
     """A prefill of a large corpus aligns for a long while: the pairs annotators open next get
     the new prefill first (corpus order within each part); a submitted assignment plans no
     more work on its pair."""
-    from annotate.services import prefill
 
     corpus_import_records(
         corpus_name="c", records=[make_record(f"p{k}", prefill=None) for k in range(6)]
@@ -924,14 +930,14 @@ def test_the_pairs_planned_for_someone_are_prefilled_before_the_others(
     Assignment.objects.create(
         pair=pairs["p1"], annotator=annotator, status=Assignment.Status.SUBMITTED
     )
-    monkeypatch.setattr(prefill, "WRITE_CHUNK", 2)
+    settings.PREFILL_CHUNK_PAIRS = 2
     order: list[str] = []
-    write = prefill._write_prefills
+    write = prefill_chunks.write_prefills
 
-    def recorded(*args: object) -> tuple[int, set[int]]:
+    def recorded(*args: object, **options: object) -> tuple[int, set[int]]:
         order.extend(SentencePair.objects.get(pk=pid).external_id for pid, _, _ in args[2])
-        return write(*args)
+        return write(*args, **options)
 
-    monkeypatch.setattr(prefill, "_write_prefills", recorded)
+    monkeypatch.setattr(prefill_chunks, "write_prefills", recorded)
     assert run_prefill("identity").status == "succeeded"
     assert order == ["p2", "p4", "p0", "p1", "p3", "p5"]

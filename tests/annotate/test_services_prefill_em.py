@@ -12,7 +12,7 @@ from scoring.aligners import em
 from scoring.aligners.em_kernels import model1_estep
 from tests.annotate.records import make_record
 
-pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres, pytest.mark.usefixtures("eager_chunks")]
 
 
 def test_a_cancel_stops_an_em_prefill_between_two_chunks_of_an_e_step(

@@ -60,12 +60,15 @@ def embedded_broker_url(tmp_path: Path) -> str:
 
 @pytest.fixture
 def start_worker(tmp_path: Path) -> Iterator:
-    """Start ``celery -A config worker --beat`` on a broker; stopped at the end of the test.
+    """Start ``celery -A config worker --beat`` on a broker (of ``queues`` only, if given:
+    comma-separated); stopped at the end of the test.
     Its result backend is the default for that broker (Redis: the broker; else a SQLite file
     under the test's VAR_DIR)."""
     processes: list[subprocess.Popen[bytes]] = []
 
-    def start(broker_url: str, concurrency: int = 1, **extra_env: str) -> subprocess.Popen[bytes]:
+    def start(
+        broker_url: str, concurrency: int = 1, queues: str = "", **extra_env: str
+    ) -> subprocess.Popen[bytes]:
         env = {
             **os.environ,
             "DATABASE_URL": _database_url(),
@@ -92,6 +95,7 @@ def start_worker(tmp_path: Path) -> Iterator:
                 str(tmp_path / "beat-schedule"),
                 "--hostname",
                 f"itest{len(processes)}@%h",
+                *(["--queues", queues] if queues else []),
             ],
             cwd=ROOT,
             env=env,
