@@ -26,7 +26,7 @@ from typing import Any
 from celery import chord, shared_task
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Count, Exists, OuterRef, QuerySet
 
 from annotate.conversions import link_rows
 from annotate.jobs_runtime import (
@@ -354,11 +354,14 @@ def write_prefills(
     and the write in which a pair could be opened. With ``job_id``, the job's row is locked
     too and :class:`JobCancelled` raised if it is no longer running: a cancel waits for the
     write, and nothing is written after it."""
+    ids = [pid for pid, _, _ in chunk]
+    done: dict[int, int] = {}
     if job_id is not None:
         running = Job.objects.select_for_update().filter(pk=job_id, status=Job.Status.RUNNING)
-        if not list(running.values_list("pk", flat=True)):
+        created = running.values_list("created_at", flat=True).first()
+        if created is None:
             raise JobCancelled(f"job {job_id} is no longer running")
-    ids = [pid for pid, _, _ in chunk]
+        done = _written_since(ids, aligner=name, since=created)
     list(Assignment.objects.select_for_update().filter(pair_id__in=ids).values_list("pk"))
     started = set(
         SentencePair.objects.filter(pk__in=ids)
@@ -367,7 +370,9 @@ def write_prefills(
         .values_list("pk", flat=True)
     )
     kept = [
-        (row, output) for row, output in zip(chunk, outputs, strict=True) if row[0] not in started
+        (row, output)
+        for row, output in zip(chunk, outputs, strict=True)
+        if row[0] not in started and row[0] not in done
     ]
     chunk = [row for row, _ in kept]
     outputs = [output for _, output in kept]
@@ -393,7 +398,20 @@ def write_prefills(
     _recount_edits(
         {pid: output.alignment for (pid, _, _), output in zip(chunk, outputs, strict=True)}
     )
-    return written, {pid for pid, _, _ in chunk}
+    return written + sum(done.values()), {pid for pid, _, _ in chunk} | set(done)
+
+
+def _written_since(ids: Sequence[int], *, aligner: str, since: Any) -> dict[int, int]:
+    """The pairs among ``ids`` that ``aligner`` prefilled since ``since`` (a job's creation),
+    with their links' count. A corpus has one prefill job at a time, so these are the job's
+    own: a chunk run again after its pool process died between its write and its
+    acknowledgement finds its pairs written, and counts them instead of writing them twice."""
+    rows = (
+        AutoAlignment.objects.filter(pair_id__in=ids, aligner=aligner, created_at__gte=since)
+        .annotate(link_count=Count("links"))
+        .values_list("pair_id", "link_count")
+    )
+    return dict(rows)
 
 
 def _recount_edits(prefills: Mapping[int, Alignment]) -> None:

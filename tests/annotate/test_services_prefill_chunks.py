@@ -195,6 +195,31 @@ def test_a_pair_opened_after_the_runner_chose_it_keeps_its_prefill(
     assert pair.prefills.count() == before, "no new prefill under the annotator"
 
 
+def test_a_chunk_run_again_after_its_write_counts_its_pairs_instead_of_writing_them_twice(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    """A pool process killed between a chunk's write and its acknowledgement: the broker
+    hands the chunk out again, and the run that follows finds its pairs written."""
+    sent: dict[str, Any] = {}
+    settings.PREFILL_CHUNK_PAIRS = 10
+    monkeypatch.setattr(
+        prefill_chunks, "chord", lambda header: lambda body: sent.update(header=header, body=body)
+    )
+    job = prefill_job_create(corpus=corpus, aligner="identity")
+    jobs_runtime.job_run(job_id=job.pk, worker="here")
+    first, *rest = sent["header"]
+    lost = first()  # written, then its process died: the result never reached the chord
+    again = first()
+    assert again == lost
+    sent["body"]([again, *(signature() for signature in rest)])
+    job.refresh_from_db()
+    assert job.status == Job.Status.SUCCEEDED and job.result["prefilled_pairs"] == 30
+    pairs = SentencePair.objects.filter(corpus=corpus)
+    assert all(pair.prefills.count() == 1 for pair in pairs), "one prefill per pair"
+    links = AutoLink.objects.filter(alignment__pair__corpus=corpus).count()
+    assert job.result["links"] == links
+
+
 def test_a_cancel_between_chunks_keeps_what_was_written_and_removes_the_model(
     corpus: Corpus,
     monkeypatch: pytest.MonkeyPatch,
