@@ -190,15 +190,15 @@ def _format_of(archive: zipfile.ZipFile) -> str | None:
 
 def _chosen(
     name: str, alignments: dict[str, dict[str, Any]], annotator: str | None
-) -> dict[str, Any]:
-    """The members of the one alignment to import from an export's zip: its only one, else the
-    annotator's (``annotator-NAME``) or, without an annotator, the gold."""
-    if len(alignments) == 1:
-        return next(iter(alignments.values()))
+) -> tuple[str, dict[str, Any]]:
+    """The entry name and members of the one alignment to import from an export's zip: its
+    only one, else the annotator's (``annotator-NAME``) or, without an annotator, the gold."""
     entries = {PurePosixPath(entry).name: members for entry, members in alignments.items()}
+    if len(entries) == 1:
+        return next(iter(entries.items()))
     wanted = f"annotator-{annotator}" if annotator else "gold"
     if wanted in entries:
-        return entries[wanted]
+        return wanted, entries[wanted]
     held = ", ".join(sorted(entries))
     if annotator:
         raise CorpusImportError(
@@ -212,9 +212,13 @@ def _chosen(
     )
 
 
-def _unzip(folder: Path, name: str, format_name: str, annotator: str | None) -> list[str]:
+def _unzip(
+    folder: Path, name: str, format_name: str, annotator: str | None
+) -> tuple[list[str], dict[str, Any]]:
     """Replace the export's zip ``name`` in ``folder`` by the files of the alignment to import;
-    returns their names."""
+    returns their names and what was taken: the zip's name, the alignment imported and the
+    others it holds (left out, so the report can say so: an "all" export's zip holds every
+    annotator's, the prefill and the gold, and one import takes one of them)."""
     archive_path = folder / _ARCHIVE
     (folder / name).replace(archive_path)
     with _zip_open(archive_path, name) as archive:
@@ -236,7 +240,8 @@ def _unzip(folder: Path, name: str, format_name: str, annotator: str | None) -> 
                 + (f": upload it with the format {guess}" if guess else ""),
                 field="files",
             )
-        members = _chosen(name, alignments, annotator)
+        taken, members = _chosen(name, alignments, annotator)
+        others = sorted({PurePosixPath(entry).name for entry in alignments} - {taken})
         if format_name == "pharaoh":
             lacking = [member for member in PHARAOH_NEEDED if member not in members]
             if lacking:
@@ -259,15 +264,16 @@ def _unzip(folder: Path, name: str, format_name: str, annotator: str | None) -> 
         except (zipfile.BadZipFile, OSError, EOFError) as error:
             raise CorpusImportError(f"{name} cannot be unpacked: {error}", field="files") from None
     archive_path.unlink()
-    return sorted(members)
+    return sorted(members), {"archive": name, "alignment": taken, "others": others}
 
 
 def _unpack(
     folder: Path, names: list[str], spec: formats.FormatSpec, annotator: str | None
-) -> list[str]:
+) -> tuple[list[str], dict[str, Any] | None]:
     """Check the stored uploads in ``folder`` can be read as ``spec``'s format, unpacking an
-    export's zip; returns the names of the files the job reads. A file that cannot be read is
-    a :class:`CorpusImportError` naming it and what to upload instead."""
+    export's zip; returns the names of the files the job reads and, for a zip, which of its
+    alignments they are (see :func:`_unzip`). A file that cannot be read is a
+    :class:`CorpusImportError` naming it and what to upload instead."""
     for name in names:
         if formats.damaged_zip(folder / name):
             raise CorpusImportError(
@@ -294,8 +300,8 @@ def _unpack(
             field="files",
         )
     if zips:
-        names = _unzip(folder, zips[0], spec.name, annotator)
-    elif spec.name == "pharaoh":
+        return _unzip(folder, zips[0], spec.name, annotator)
+    if spec.name == "pharaoh":
         lacking = [member for member in PHARAOH_NEEDED if member not in names]
         if lacking:
             raise CorpusImportError(
@@ -305,7 +311,7 @@ def _unpack(
                 f"{', '.join(names)}",
                 field="files",
             )
-    return names
+    return names, None
 
 
 def corpus_import_job_create(
@@ -353,7 +359,7 @@ def corpus_import_job_create(
     folder.mkdir(parents=True)
     try:
         size = sum(_store(upload, folder / name) for upload, name in zip(files, names, strict=True))
-        read = _unpack(folder, names, spec, annotator)
+        read, from_zip = _unpack(folder, names, spec, annotator)
         return corpus_import_run.create(
             owner=owner,
             # Into an existing corpus: listed with it from the start, so a failed import is too.
@@ -368,6 +374,7 @@ def corpus_import_job_create(
                 "upload": token,
                 "files": read,
                 "bytes": size,
+                **({"from_zip": from_zip} if from_zip else {}),
                 **({"onto_existing": True} if onto_existing else {}),
             },
         )
@@ -427,7 +434,12 @@ def corpus_import_run(job: Job, progress: Callable[[float, str], None]) -> dict[
     shutil.rmtree(folder, ignore_errors=True)
     corpus = Corpus.objects.get(name=report.corpus)
     Job.objects.filter(pk=job.pk).update(corpus=corpus)  # listed with the corpus from now on
-    return {"corpus_id": corpus.pk, **dataclasses.asdict(report)}
+    from_zip = p.get("from_zip")
+    return {
+        "corpus_id": corpus.pk,
+        **dataclasses.asdict(report),
+        **({"from_zip": from_zip} if from_zip else {}),
+    }
 
 
 def _read_paths(folder: Path, names: list[str], spec: formats.FormatSpec) -> list[Path]:
@@ -480,7 +492,7 @@ def corpus_import_files(
             if (folder / path.name).exists():
                 raise CorpusImportError(f"two files are called {path.name!r}", field="files")
             (folder / path.name).symlink_to(path.resolve())
-        names = _unpack(folder, [path.name for path in paths], spec, annotator)
+        names, _ = _unpack(folder, [path.name for path in paths], spec, annotator)
         return read(paths=_read_paths(folder, names, spec))
 
 

@@ -277,10 +277,15 @@ def _standard(report: Mapping[str, Any]) -> tuple[list[str], list[Row]]:
 
 
 def _table5(report: Mapping[str, Any], items: str) -> tuple[list[str], list[Row]]:
+    """Table 5's column headers and one row per annotator. Each annotator is measured on the
+    pairs they annotated, so the count of pairs is in the header only when every annotator's
+    is the same; else each row's F1 says its own."""
     entries = [t for t in report.get("table5", []) if any(g["pairs"] for g in t["groups"].values())]
     if not entries:
         return [], []
     groups = ordered_groups(entries[0]["groups"])
+    counts = {g: [e["groups"].get(g, {}).get("pairs", 0) for e in entries] for g in groups}
+    shared = {g: len(set(n)) == 1 for g, n in counts.items()}
     rows = []
     for entry in entries:
         cells: list[Cell] = []
@@ -293,11 +298,16 @@ def _table5(report: Mapping[str, Any], items: str) -> tuple[list[str], list[Row]
             scores = source["words"]["poss"]
             cells.extend(
                 Cell(scores.get(m), percent=True, reason="empty denominator")
-                for m in ("precision", "recall", "f1")
+                for m in ("precision", "recall")
+            )
+            pairs = int(row.get("pairs", 0))
+            note = "" if shared[g] else f"over {pairs:,} pair{'' if pairs == 1 else 's'}"
+            cells.append(
+                Cell(scores.get("f1"), percent=True, reason="empty denominator", note=note)
             )
         rows.append(Row(entry["annotator"], cells))
     headers = [
-        f"{group_name(g)} ({entries[0]['groups'].get(g, {}).get('pairs', 0):,})" for g in groups
+        f"{group_name(g)} ({counts[g][0]:,})" if shared[g] else group_name(g) for g in groups
     ]
     return headers, rows
 

@@ -239,6 +239,28 @@ def test_an_import_of_one_of_each_says_so_in_the_singular(admin: Client, upload_
     )
 
 
+def test_an_import_of_an_all_export_zip_says_which_alignment_it_took_and_which_it_left(
+    admin: Client, upload_dir: Path
+) -> None:
+    # an "all" export's zip holds every alignment; one import takes one (the gold here), and
+    # the report says so, else the others look imported and the annotators' work lost
+    line = "p0\ta b\tN/A\tc\tN/A\t1\t1\t{}\t\n"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("annotator-alice.tsv", line.format("0-0"))
+        archive.writestr("gold.tsv", line.format("1-0"))
+        archive.writestr("prefill.tsv", line.format("0-0 1-0"))
+    files = [SimpleUploadedFile("c-multimwa-all.zip", buffer.getvalue())]
+    admin.post("/corpora/import/", {"corpus": "again", "format": "multimwa", "files": files})
+    jobs.job_run(job_id=Job.objects.get(kind="corpus_import").pk, worker="test")
+    imports = admin.get("/corpora/?fragment=imports").content.decode()
+    assert "1 gold alignment" in imports
+    assert (
+        "Only the <b>gold</b> alignment of c-multimwa-all.zip was imported; it also holds "
+        "annotator-alice, prefill, left out." in imports
+    )
+
+
 def test_the_form_adds_annotations_to_existing_pairs_and_the_list_says_how_many(
     admin: Client, upload_dir: Path
 ) -> None:

@@ -397,3 +397,34 @@ def test_a_report_or_tab_number_that_is_no_id_is_said_like_an_unknown_report(
     assert admin_client.get(page, {"fragment": "reports", "report": number}).status_code == 200
     shown = admin_client.get(page, {"pair": number})  # the first pair's tab, as without one
     assert shown.status_code == 200 and "Table 3" in shown.content.decode()
+
+
+def test_table5_counts_each_annotators_own_pairs_when_they_differ(
+    admin_client: Client, corpus: Corpus, report: dict[str, Any]
+) -> None:
+    # alice annotated 4 pairs and bob 5: a header "(4)" over both rows says bob's row rests on
+    # alice's pairs
+    uneven = json.loads(json.dumps(report))
+    first, second = uneven["table5"][:2]
+    for group in second["groups"].values():
+        group["pairs"] = first["groups"][next(iter(first["groups"]))]["pairs"] + 1
+    _report_job(corpus, uneven)
+    table5 = _section(
+        admin_client.get(f"/corpora/{corpus.pk}/agreement/").content.decode(), "table5"
+    )
+    headers = re.findall(r'<th colspan="3" scope="colgroup">([^<]+)</th>', table5)
+    assert headers and not any("(" in header for header in headers)
+    for entry in (first, second):
+        pairs = entry["groups"][next(iter(entry["groups"]))]["pairs"]
+        assert f"over {pairs} pairs" in table5
+
+
+def test_table5_keeps_the_shared_count_in_its_header(
+    admin_client: Client, corpus: Corpus, report: dict[str, Any]
+) -> None:
+    _report_job(corpus, report)
+    table5 = _section(
+        admin_client.get(f"/corpora/{corpus.pk}/agreement/").content.decode(), "table5"
+    )
+    pairs = report["table5"][0]["groups"][next(iter(report["table5"][0]["groups"]))]["pairs"]
+    assert f"({pairs})</th>" in table5 and "over " not in table5
