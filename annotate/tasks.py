@@ -15,7 +15,12 @@ from annotate.services.uploads import uploads_clean
 
 @shared_task(name="annotate.reap_stale_jobs", ignore_result=True)
 def reap_stale_jobs() -> int:
-    return jobs_maintain()
+    """Fail the jobs of dead workers, and remove the trained models of prefill jobs no longer
+    running: a prefill failed here ran no callback to remove its model, and the hourly export
+    clean-up would leave it there up to an hour."""
+    reaped = jobs_maintain()
+    prefill_models_clean()
+    return reaped
 
 
 @shared_task(name="annotate.retrain_prefills", ignore_result=True)

@@ -266,3 +266,17 @@ def test_the_clean_up_removes_the_models_of_jobs_that_ended_only(corpus: Corpus)
     gone = prefill_chunks.prefill_model_save(job_id=reaped.pk + 1000, aligner=identity)
     assert clean_exports() >= 2
     assert kept.exists() and not dead.exists() and not gone.exists()
+
+
+def test_the_reaping_beat_removes_the_model_of_a_prefill_failed_after_its_worker_died(
+    corpus: Corpus,
+) -> None:
+    from annotate.tasks import reap_stale_jobs
+
+    reaped = Job.objects.create(kind="prefill", corpus=corpus, status=Job.Status.FAILED)
+    running = Job.objects.create(kind="prefill", corpus=corpus, status=Job.Status.RUNNING)
+    identity = get_aligner("identity")
+    dead = prefill_chunks.prefill_model_save(job_id=reaped.pk, aligner=identity)
+    kept = prefill_chunks.prefill_model_save(job_id=running.pk, aligner=identity)
+    reap_stale_jobs()
+    assert not dead.exists() and kept.exists()
