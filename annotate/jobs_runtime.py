@@ -54,7 +54,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 from annotate.exceptions import DomainError, without_server_paths
-from annotate.models import Corpus, Job, JobChunk, WorkerHeartbeat
+from annotate.models import Corpus, Job, WorkerHeartbeat
 from scoring.errors import ScoringError
 
 logger = logging.getLogger(__name__)
@@ -634,62 +634,6 @@ class Heartbeat:
             connection.close()
 
 
-class ChunkComputing:
-    """Marks a task of a deferred job's canvas as computing (a :class:`JobChunk` row) for as
-    long as it runs, and beats the job's heartbeat as it starts: the job's last beat may be
-    older than the reaper's timeout when its chunk waited in the queue, and the row with a
-    stale heartbeat is what the reaper takes for a chunk whose worker died. The row goes when
-    the task ends, by an exception too (a cancel, the worker's warm shutdown); only a process
-    killed outright leaves it (:class:`ChunkRequest` removes that of a pool process the
-    worker saw die)."""
-
-    def __init__(self, job_id: int, key: int, worker: str = "") -> None:
-        self._job_id = job_id
-        self._key = key
-        self._worker = worker
-
-    def __enter__(self) -> ChunkComputing:
-        now = timezone.now()
-        with transaction.atomic():
-            JobChunk.objects.update_or_create(
-                job_id=self._job_id,
-                key=self._key,
-                defaults={"worker": self._worker[:255], "started_at": now},
-            )
-            Job.objects.filter(pk=self._job_id, status=Job.Status.RUNNING).update(heartbeat_at=now)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        chunk_forget(job_id=self._job_id, key=self._key)
-
-
-def chunk_forget(*, job_id: int, key: int) -> None:
-    """Remove the mark of a chunk that stopped computing (:class:`ChunkComputing`)."""
-    JobChunk.objects.filter(job_id=job_id, key=key).delete()
-
-
-class ChunkRequest(JobRequest):
-    """A chunk's message in the worker's main process: when the pool process computing it
-    died (``WorkerLostError``), Celery puts the message back in the queue
-    (``task_reject_on_worker_lost``), so the chunk waits to run again, as a queued one does,
-    and its mark goes; left, it would have the reaper fail the job once its heartbeat went
-    stale. The job itself runs on. The task's first two arguments are the job's id and the
-    chunk's pair ids."""
-
-    def worker_lost(self, error: BaseException) -> None:
-        if len(self.args) >= 2 and self.args[1]:
-            chunk_forget(job_id=int(self.args[0]), key=int(self.args[1][0]))
-
-
-def chunk_shares(chunks: int, percent: int) -> list[int]:
-    """Each chunk's whole percents of ``percent``, added to the job's progress as it ends
-    (:func:`job_chunk_done`): the k-th has ``⌊percent·(k+1)/n⌋ − ⌊percent·k/n⌋``, so that they
-    add up to ``percent`` and the progress grows with the chunks done, in whatever order they
-    end, even when there are more chunks than percents (a report on 10,000 pairs has 200
-    chunks of 50)."""
-    return [percent * (k + 1) // chunks - percent * k // chunks for k in range(chunks)]
-
-
 class ThrottledProgress:
     """The ``progress`` a runner gets: writes at most every :data:`PROGRESS_MIN_INTERVAL`
     seconds (and always at 100 %), raising :class:`JobCancelled` once the job is not running.
@@ -738,25 +682,6 @@ class ThrottledProgress:
                 self._held, self._last = None, time.monotonic()
             running = Job.objects.filter(pk=self._job_id, status=Job.Status.RUNNING)
             self._ended = running.update(**fields) == 0
-
-
-class CanvasProgress:
-    """The ``progress`` of a task of a job's canvas (an agreement chunk): the job's percent is
-    the sum of its tasks' shares, added as each ends (:func:`job_chunk_done`), so this writes
-    nothing; like :class:`ThrottledProgress` it raises :class:`JobCancelled` once the job is not
-    running, reading its status at most every :data:`PROGRESS_MIN_INTERVAL` seconds. Takes any
-    arguments, as the callbacks of :mod:`scoring` differ in theirs."""
-
-    def __init__(self, job_id: int) -> None:
-        self._job_id = job_id
-        self._last = time.monotonic()
-
-    def __call__(self, *report: object) -> None:
-        now = time.monotonic()
-        if now - self._last < PROGRESS_MIN_INTERVAL:
-            return
-        self._last = now
-        job_check_running(job_id=self._job_id)
 
 
 def _after_transient_error(job_id: int, error: BaseException) -> str:

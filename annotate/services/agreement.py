@@ -25,22 +25,24 @@ from django.utils import timezone
 
 from annotate.consistent_reads import read_snapshot
 from annotate.exceptions import DomainError, quoted
-from annotate.jobs_runtime import (
-    DEFERRED,
+from annotate.job_chunks import (
     CanvasProgress,
     ChunkComputing,
     ChunkRequest,
+    chunk_outcome,
+    chunk_shares,
+)
+from annotate.jobs_runtime import (
+    DEFERRED,
     Deferred,
     Heartbeat,
     JobCancelled,
-    chunk_shares,
     internal_error_message,
     job_check_running,
     job_chunk_done,
     job_fail,
     job_finish,
     job_task,
-    signal_behind,
 )
 from annotate.models import AnnotationEvent, Assignment, Corpus, Job, SentencePair
 from annotate.selectors.corpora import pair_reads_by_id
@@ -463,28 +465,20 @@ def agreement_chunk(
     share: float,
     start: int | None = None,
 ) -> list[dict[str, Any]] | None:
-    """A chunk's statistics, or ``None`` once its job was cancelled or reaped. Stopping is a
-    result, not an error: a chunk that raised would fail the chord, which Celery logs as an
-    error (``chord_unlock``, or the result backend's chord counter), while ``None`` lets the
-    chord end normally and :func:`agreement_finish` find the job ended."""
-    try:
-        return agreement_chunk_statistics(
+    """A chunk's statistics, or ``None`` once its job was cancelled or reaped (a result, not an
+    error, so that the chord ends normally and :func:`agreement_finish` finds the job ended)."""
+    return chunk_outcome(
+        kind="agreement",
+        job_id=job_id,
+        compute=lambda: agreement_chunk_statistics(
             job_id=job_id,
             pair_ids=pair_ids,
             models_json=models,
             share=share,
             start=start,
             worker=self.request.hostname or "",
-        )
-    except JobCancelled:
-        logger.info("agreement job %s is no longer running; its chunk stopped", job_id)
-        return None
-    except Exception as error:
-        interruption = signal_behind(error)
-        if isinstance(interruption, SystemExit | KeyboardInterrupt):
-            # the worker stops (numba wrapped its signal): the chunk goes back to the queue
-            raise interruption from error
-        raise
+        ),
+    )
 
 
 @shared_task(name="annotate.agreement_finish", acks_late=True, ignore_result=True)

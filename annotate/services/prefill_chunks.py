@@ -29,19 +29,21 @@ from django.db import transaction
 from django.db.models import Count, Exists, OuterRef, QuerySet
 
 from annotate.conversions import link_rows
-from annotate.jobs_runtime import (
+from annotate.job_chunks import (
     CanvasProgress,
     ChunkComputing,
     ChunkRequest,
+    chunk_outcome,
+    chunk_shares,
+)
+from annotate.jobs_runtime import (
     Heartbeat,
     JobCancelled,
-    chunk_shares,
     internal_error_message,
     job_check_running,
     job_chunk_done,
     job_fail,
     job_finish,
-    signal_behind,
 )
 from annotate.models import (
     Annotation,
@@ -281,19 +283,13 @@ def prefill_chunk(
     """A chunk's prefills, or ``None`` once its job was cancelled or reaped before it wrote
     (a result, not an error, so that the chord ends normally and :func:`prefill_finish` finds
     the job ended)."""
-    try:
-        return prefill_chunk_write(
+    return chunk_outcome(
+        kind="prefill",
+        job_id=job_id,
+        compute=lambda: prefill_chunk_write(
             job_id=job_id, pair_ids=pair_ids, share=share, worker=self.request.hostname or ""
-        )
-    except JobCancelled:
-        logger.info("prefill job %s is no longer running; its chunk stopped", job_id)
-        return None
-    except Exception as error:
-        interruption = signal_behind(error)
-        if isinstance(interruption, SystemExit | KeyboardInterrupt):
-            # the worker stops (numba wrapped its signal): the chunk goes back to the queue
-            raise interruption from error
-        raise
+        ),
+    )
 
 
 @shared_task(name="annotate.prefill_finish", acks_late=True, ignore_result=True)

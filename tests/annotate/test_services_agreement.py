@@ -288,7 +288,7 @@ def test_a_cancel_stops_a_running_chunk_at_its_next_batch_of_samples(
 ) -> None:
     """The chunk frees its worker within a batch of samples of the cancel, returns no
     statistics, and the chord's callback leaves the job cancelled, logging no error."""
-    from annotate import jobs_runtime
+    from annotate import job_chunks
     from annotate.models import Job
     from annotate.services import agreement as service
     from annotate.services.jobs import job_cancel
@@ -296,7 +296,7 @@ def test_a_cancel_stops_a_running_chunk_at_its_next_batch_of_samples(
 
     job, chunk = _chunk_of_a_running_job(corpus, monkeypatch)
     monkeypatch.setattr(agreement, "SAMPLE_BATCH", 5)  # four batches per pair and kind
-    monkeypatch.setattr(jobs_runtime, "PROGRESS_MIN_INTERVAL", 0.0)  # look at every batch
+    monkeypatch.setattr(job_chunks, "PROGRESS_MIN_INTERVAL", 0.0)  # look at every batch
     calls = _counted_kernel(monkeypatch, on_call=lambda: job_cancel(job=job))
     with caplog.at_level(logging.INFO):
         assert service.agreement_chunk(*chunk.args) is None

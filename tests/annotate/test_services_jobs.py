@@ -10,6 +10,7 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 
+from annotate import job_chunks
 from annotate import jobs_runtime as runtime
 from annotate.models import Corpus, Job, JobChunk, WorkerHeartbeat
 from annotate.services import jobs
@@ -306,8 +307,8 @@ def test_a_canvas_task_s_progress_raises_once_its_job_is_cancelled(
 ) -> None:
     job = stats_job(corpus_name, django_capture_on_commit_callbacks)
     runtime.job_claim(job_id=job.pk, worker="w")
-    monkeypatch.setattr(runtime, "PROGRESS_MIN_INTERVAL", 0.0)
-    progress = runtime.CanvasProgress(job.pk)
+    monkeypatch.setattr(job_chunks, "PROGRESS_MIN_INTERVAL", 0.0)
+    progress = job_chunks.CanvasProgress(job.pk)
     progress("monte_carlo", 1, 10)
     jobs.job_cancel(job=job)
     with pytest.raises(runtime.JobCancelled):
@@ -658,10 +659,10 @@ def test_a_deferred_job_whose_chunk_died_with_its_worker_is_failed_at_the_heartb
     job = stats_job(corpus_name, django_capture_on_commit_callbacks)
     runtime.job_claim(job_id=job.pk, worker="main@host")
     Job.objects.filter(pk=job.pk).update(deferred=True)
-    with runtime.ChunkComputing(job.pk, 7, "chunks@host"):
+    with job_chunks.ChunkComputing(job.pk, 7, "chunks@host"):
         pass
     assert not JobChunk.objects.exists(), "a chunk that ends is no longer marked"
-    runtime.ChunkComputing(job.pk, 7, "chunks@host").__enter__()  # killed: never exits
+    job_chunks.ChunkComputing(job.pk, 7, "chunks@host").__enter__()  # killed: never exits
     now = timezone.now()
     worker_heartbeat_beat(hostname="main@host", pid=1, started_at=now, queues=["chunks"])
 
@@ -680,7 +681,7 @@ def test_the_marks_of_chunks_of_jobs_that_ended_otherwise_go_at_the_next_reap(
 ) -> None:
     job = stats_job(corpus_name, django_capture_on_commit_callbacks)
     runtime.job_claim(job_id=job.pk, worker="main@host")
-    runtime.ChunkComputing(job.pk, 7, "chunks@host").__enter__()  # killed: never exits
+    job_chunks.ChunkComputing(job.pk, 7, "chunks@host").__enter__()  # killed: never exits
     jobs.jobs_reap_stale()
     assert JobChunk.objects.count() == 1, "its job still runs"
     jobs.job_cancel(job=job)
@@ -698,14 +699,14 @@ def test_a_chunk_whose_pool_process_died_is_no_longer_marked_and_waits_to_run_ag
 
     from annotate.services.agreement import agreement_chunk
 
-    assert agreement_chunk.Request is runtime.ChunkRequest
+    assert agreement_chunk.Request is job_chunks.ChunkRequest
     settings.JOB_HEARTBEAT_TIMEOUT_SECONDS = 60
     settings.JOB_DEFERRED_TIMEOUT_SECONDS = 3600
     job = stats_job(corpus_name, django_capture_on_commit_callbacks)
     runtime.job_claim(job_id=job.pk, worker="main@host")
     Job.objects.filter(pk=job.pk).update(deferred=True)
-    runtime.ChunkComputing(job.pk, 7, "main@host").__enter__()
-    request = runtime.ChunkRequest.__new__(runtime.ChunkRequest)
+    job_chunks.ChunkComputing(job.pk, 7, "main@host").__enter__()
+    request = job_chunks.ChunkRequest.__new__(job_chunks.ChunkRequest)
     request._args = [job.pk, [7, 8], {}, 1.0]  # what the chunk's message carries
     try:
         raise WorkerLostError("Worker exited prematurely: signal 9 (SIGKILL) Job: 3.")

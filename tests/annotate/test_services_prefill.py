@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from pytest_django.fixtures import Settings
 
-from annotate import jobs_runtime, tasks
+from annotate import job_chunks, jobs_runtime, tasks
 from annotate.models import (
     Annotation,
     Assignment,
@@ -881,7 +881,7 @@ def test_a_cancel_stops_a_prefill_within_a_pair_not_at_the_end_of_its_chunk(
     job = Job.objects.create(
         kind="prefill", corpus=Corpus.objects.get(name="c"), parameters={"aligner": "identity"}
     )
-    monkeypatch.setattr(jobs_runtime, "PROGRESS_MIN_INTERVAL", 0.0)
+    monkeypatch.setattr(job_chunks, "PROGRESS_MIN_INTERVAL", 0.0)
     aligned: list[int] = []
     load = prefill_chunks.prefill_model_load
 

@@ -1,0 +1,126 @@
+"""The tasks a deferred job hands its work to (an agreement report's Monte Carlo chunks, a
+prefill's aligning chunks): their marks while they compute, their request in the worker's main
+process, their shares of the job's progress and their outcome.
+
+A runner that returns :data:`annotate.jobs_runtime.DEFERRED` sends a Celery chord of chunk
+tasks; each task runs its work with :func:`chunk_outcome` inside :class:`ChunkComputing` (and
+the job's :class:`~annotate.jobs_runtime.Heartbeat`), reports its share with
+:func:`~annotate.jobs_runtime.job_chunk_done`, and the chord's callback finishes the job.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotate.jobs_runtime import (
+    PROGRESS_MIN_INTERVAL,
+    JobCancelled,
+    JobRequest,
+    job_check_running,
+    signal_behind,
+)
+from annotate.models import Job, JobChunk
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class ChunkComputing:
+    """Marks a task of a deferred job's canvas as computing (a :class:`JobChunk` row) for as
+    long as it runs, and beats the job's heartbeat as it starts: the job's last beat may be
+    older than the reaper's timeout when its chunk waited in the queue, and the row with a
+    stale heartbeat is what the reaper takes for a chunk whose worker died. The row goes when
+    the task ends, by an exception too (a cancel, the worker's warm shutdown); only a process
+    killed outright leaves it (:class:`ChunkRequest` removes that of a pool process the
+    worker saw die)."""
+
+    def __init__(self, job_id: int, key: int, worker: str = "") -> None:
+        self._job_id = job_id
+        self._key = key
+        self._worker = worker
+
+    def __enter__(self) -> ChunkComputing:
+        now = timezone.now()
+        with transaction.atomic():
+            JobChunk.objects.update_or_create(
+                job_id=self._job_id,
+                key=self._key,
+                defaults={"worker": self._worker[:255], "started_at": now},
+            )
+            Job.objects.filter(pk=self._job_id, status=Job.Status.RUNNING).update(heartbeat_at=now)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        chunk_forget(job_id=self._job_id, key=self._key)
+
+
+def chunk_forget(*, job_id: int, key: int) -> None:
+    """Remove the mark of a chunk that stopped computing (:class:`ChunkComputing`)."""
+    JobChunk.objects.filter(job_id=job_id, key=key).delete()
+
+
+class ChunkRequest(JobRequest):
+    """A chunk's message in the worker's main process: when the pool process computing it
+    died (``WorkerLostError``), Celery puts the message back in the queue
+    (``task_reject_on_worker_lost``), so the chunk waits to run again, as a queued one does,
+    and its mark goes; left, it would have the reaper fail the job once its heartbeat went
+    stale. The job itself runs on. The task's first two arguments are the job's id and the
+    chunk's pair ids."""
+
+    def worker_lost(self, error: BaseException) -> None:
+        if len(self.args) >= 2 and self.args[1]:
+            chunk_forget(job_id=int(self.args[0]), key=int(self.args[1][0]))
+
+
+def chunk_shares(chunks: int, percent: int) -> list[int]:
+    """Each chunk's whole percents of ``percent``, added to the job's progress as it ends
+    (:func:`job_chunk_done`): the k-th has ``⌊percent·(k+1)/n⌋ − ⌊percent·k/n⌋``, so that they
+    add up to ``percent`` and the progress grows with the chunks done, in whatever order they
+    end, even when there are more chunks than percents (a report on 10,000 pairs has 200
+    chunks of 50)."""
+    return [percent * (k + 1) // chunks - percent * k // chunks for k in range(chunks)]
+
+
+class CanvasProgress:
+    """The ``progress`` of a task of a job's canvas (an agreement chunk): the job's percent is
+    the sum of its tasks' shares, added as each ends (:func:`job_chunk_done`), so this writes
+    nothing; like :class:`ThrottledProgress` it raises :class:`JobCancelled` once the job is not
+    running, reading its status at most every :data:`PROGRESS_MIN_INTERVAL` seconds. Takes any
+    arguments, as the callbacks of :mod:`scoring` differ in theirs."""
+
+    def __init__(self, job_id: int) -> None:
+        self._job_id = job_id
+        self._last = time.monotonic()
+
+    def __call__(self, *report: object) -> None:
+        now = time.monotonic()
+        if now - self._last < PROGRESS_MIN_INTERVAL:
+            return
+        self._last = now
+        job_check_running(job_id=self._job_id)
+
+
+def chunk_outcome(*, kind: str, job_id: int, compute: Callable[[], T]) -> T | None:
+    """What a chunk task returns: ``compute()``'s result, or ``None`` once its job was
+    cancelled or reaped. Stopping is a result, not an error: a chunk that raised would fail the
+    chord, which Celery logs as an error (``chord_unlock``, or the result backend's chord
+    counter), while ``None`` lets the chord end normally and its callback find the job ended.
+    The worker's own stop (a signal numba wrapped in its error) is raised as itself, so the
+    chunk goes back to the queue."""
+    try:
+        return compute()
+    except JobCancelled:
+        logger.info("%s job %s is no longer running; its chunk stopped", kind, job_id)
+        return None
+    except Exception as error:
+        interruption = signal_behind(error)
+        if isinstance(interruption, SystemExit | KeyboardInterrupt):
+            raise interruption from error
+        raise
