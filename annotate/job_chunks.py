@@ -22,7 +22,9 @@ from annotate.jobs_runtime import (
     PROGRESS_MIN_INTERVAL,
     JobCancelled,
     JobRequest,
+    internal_error_message,
     job_check_running,
+    job_fail,
     signal_behind,
 )
 from annotate.models import Job, JobChunk
@@ -124,3 +126,25 @@ def chunk_outcome(*, kind: str, job_id: int, compute: Callable[[], T]) -> T | No
         if isinstance(interruption, SystemExit | KeyboardInterrupt):
             raise interruption from error
         raise
+
+
+def chunks_finish(*, kind: str, job_id: int, finish: Callable[[], object]) -> None:
+    """Run a chord's callback, ``finish()``; should it raise, the job fails with the reason
+    rather than staying running with every chunk done."""
+    try:
+        finish()
+    except Exception as error:
+        logger.exception("finishing %s job %s failed", kind, job_id)
+        job_fail(job_id=job_id, error=internal_error_message(error))
+
+
+def chunks_failed(*, kind: str, job_id: int, error: BaseException, work: str) -> None:
+    """A chord's error callback: a chunk of ``work`` failed, so the job fails with the chunk's
+    reason. A job no longer running (cancelled, or reaped) is left as it is, and nothing is
+    logged as an error (its chunks return ``None`` rather than fail, :func:`chunk_outcome`)."""
+    if isinstance(error, JobCancelled):
+        return
+    if job_fail(job_id=job_id, error=f"a chunk of the {work} failed: {error}"):
+        logger.error("a chunk of %s job %s failed: %r", kind, job_id, error)
+    else:
+        logger.info("%s job %s had ended when a chunk stopped: %r", kind, job_id, error)

@@ -31,16 +31,15 @@ from annotate.job_chunks import (
     ChunkRequest,
     chunk_outcome,
     chunk_shares,
+    chunks_failed,
+    chunks_finish,
 )
 from annotate.jobs_runtime import (
     DEFERRED,
     Deferred,
     Heartbeat,
-    JobCancelled,
-    internal_error_message,
     job_check_running,
     job_chunk_done,
-    job_fail,
     job_finish,
     job_task,
 )
@@ -485,22 +484,17 @@ def agreement_chunk(
 def agreement_finish(
     chunk_results: list[list[dict[str, Any]] | None], job_id: int, models: dict[str, Any]
 ) -> None:
-    try:
-        agreement_finish_report(job_id=job_id, chunk_results=chunk_results, models_json=models)
-    except Exception as error:
-        logger.exception("finishing agreement job %s failed", job_id)
-        job_fail(job_id=job_id, error=internal_error_message(error))
+    chunks_finish(
+        kind="agreement",
+        job_id=job_id,
+        finish=lambda: agreement_finish_report(
+            job_id=job_id, chunk_results=chunk_results, models_json=models
+        ),
+    )
 
 
 @shared_task(name="annotate.agreement_failed", ignore_result=True)
 def agreement_failed(request: Any, exc: BaseException, traceback: Any, job_id: int) -> None:
-    """Error callback of the chord: a chunk failed, so the job fails with the chunk's reason.
-
-    A job that is no longer running (cancelled, or reaped) is left as it is, and nothing is
-    logged as an error (its chunks return ``None`` rather than fail, :func:`agreement_chunk`)."""
-    if isinstance(exc, JobCancelled):
-        return
-    if job_fail(job_id=job_id, error=f"a chunk of the Monte Carlo failed: {exc}"):
-        logger.error("a chunk of agreement job %s failed: %r", job_id, exc)
-    else:
-        logger.info("agreement job %s had ended when a chunk stopped: %r", job_id, exc)
+    """Error callback of the chord: a chunk failed, so the job fails with the chunk's reason
+    (:func:`annotate.job_chunks.chunks_failed`)."""
+    chunks_failed(kind="agreement", job_id=job_id, error=exc, work="Monte Carlo")

@@ -35,11 +35,12 @@ from annotate.job_chunks import (
     ChunkRequest,
     chunk_outcome,
     chunk_shares,
+    chunks_failed,
+    chunks_finish,
 )
 from annotate.jobs_runtime import (
     Heartbeat,
     JobCancelled,
-    internal_error_message,
     job_check_running,
     job_chunk_done,
     job_fail,
@@ -296,11 +297,13 @@ def prefill_chunk(
 def prefill_finish(
     chunk_results: list[dict[str, Any] | None], job_id: int, summary: dict[str, Any]
 ) -> None:
-    try:
-        prefill_finish_result(job_id=job_id, chunk_results=chunk_results, summary=summary)
-    except Exception as error:
-        logger.exception("finishing prefill job %s failed", job_id)
-        job_fail(job_id=job_id, error=internal_error_message(error))
+    chunks_finish(
+        kind="prefill",
+        job_id=job_id,
+        finish=lambda: prefill_finish_result(
+            job_id=job_id, chunk_results=chunk_results, summary=summary
+        ),
+    )
 
 
 @shared_task(name="annotate.prefill_failed", ignore_result=True)
@@ -308,12 +311,7 @@ def prefill_failed(request: Any, exc: BaseException, traceback: Any, job_id: int
     """Error callback of the chord: a chunk failed, so the job fails with the chunk's reason
     and its model file goes. A job no longer running is left as it is."""
     prefill_model_discard(job_id)
-    if isinstance(exc, JobCancelled):
-        return
-    if job_fail(job_id=job_id, error=f"a chunk of the prefill failed: {exc}"):
-        logger.error("a chunk of prefill job %s failed: %r", job_id, exc)
-    else:
-        logger.info("prefill job %s had ended when a chunk stopped: %r", job_id, exc)
+    chunks_failed(kind="prefill", job_id=job_id, error=exc, work="prefill")
 
 
 # --- writing prefills -----------------------------------------------------------------------------
