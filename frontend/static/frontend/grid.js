@@ -49,6 +49,15 @@ export class GridView {
     model.on("cursor", (previous) => this.cursorMoved(previous));
     this.bindMouse();
     this.keepCursorInViewOnResize();
+    this.wrap.addEventListener("focus", () => this.showBox());
+  }
+
+  // Bring the grid's box wholly into the window when it is not (a short window, as at 200 %
+  // zoom, where the page scrolls and the box starts below its edge): the arrow keys that would
+  // scroll the page move the cursor, so a keyboard user could not reach the grid otherwise.
+  showBox() {
+    const box = this.wrap.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) this.wrap.scrollIntoView({ block: "nearest" });
   }
 
   // The grid's box shrinks when a notice or the conflict banner opens above it (the page is
@@ -208,6 +217,7 @@ export class GridView {
     for (const k of new Set([...before, ...after])) this.paint(k);
     this.placeCursor();
     this.scrollToCursor();
+    this.showBox();
     this.highlightWords(this.model.cursor.i, this.model.cursor.j);
     this.updateInfo();
   }
