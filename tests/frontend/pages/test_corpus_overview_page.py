@@ -83,3 +83,16 @@ def test_an_empty_corpus_says_so_instead_of_drawing_nothing(admin_client: Client
     html = admin_client.get(f"/corpora/{corpus.pk}/").content.decode()
     assert "No pairs" in html and "Nobody is assigned yet" in html
     assert "<svg" not in html.split("<main")[1]
+
+
+def test_the_histograms_values_are_in_a_table_for_screen_readers(
+    admin_client: Client, corpus: Corpus
+) -> None:
+    # the chart is an image to assistive technology, which reads its label but not its bars
+    html = admin_client.get(f"/corpora/{corpus.pk}/").content.decode()
+    table = html.split('id="length-chart"')[1].split("</svg>")[1].split("</table>")[0]
+    assert "<caption>Pairs by the length of their shorter sentence</caption>" in table
+    assert '<th scope="col">tokens in the shorter sentence</th>' in table
+    rows = re.findall(r'<tr><th scope="row">([^<]+)</th><td>(\d+)</td></tr>', table)
+    assert [label for label, _ in rows] == length_bin_labels()
+    assert dict(rows)["6–10"] == "1"
