@@ -9,7 +9,7 @@ from annotate.services.corpora import corpus_imports_abandoned_clean
 from annotate.services.exports import exports_clean
 from annotate.services.jobs import jobs_maintain
 from annotate.services.prefill import prefills_retrain_due
-from annotate.services.prefill_chunks import prefill_models_clean
+from annotate.services.prefill_chunks import feature_store_prune, prefill_models_clean
 from annotate.services.uploads import uploads_clean
 
 
@@ -31,10 +31,12 @@ def retrain_prefills() -> list[int]:
 @shared_task(name="annotate.clean_exports", ignore_result=True)
 def clean_exports() -> int:
     """Export files and uploads no job took, older than ``EXPORT_KEEP_DAYS``, the staging
-    corpora of imports that died, and the trained models of prefill jobs that died."""
+    corpora of imports that died, the trained models of prefill jobs that died, and the
+    feature store's least recently used files past its bound."""
     return (
         exports_clean()
         + uploads_clean()
         + corpus_imports_abandoned_clean()
         + prefill_models_clean()
+        + feature_store_prune()
     )

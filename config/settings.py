@@ -496,6 +496,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BODY_BYTES", 5 * 1024 * 1024)
 # are removed by the periodic clean-up.
 EXPORT_DIR = Path(env_str("EXPORT_DIR", str(VAR_DIR / "exports")))
 EXPORT_KEEP_DAYS = env_int("EXPORT_KEEP_DAYS", 7)
+# The supervised prefill's per-pair features, kept under EXPORT_DIR/feature-cache/ for every
+# process that trains or aligns (scoring/aligners/feature_store.py), at most this many MB (its
+# least recently used files go first); 0: not kept.
+FEATURE_CACHE_MB = env_int("FEATURE_CACHE_MB", 1024)
+if FEATURE_CACHE_MB < 0:
+    raise ImproperlyConfigured(f"FEATURE_CACHE_MB={FEATURE_CACHE_MB} must be 0 (off) or more")
 
 # Active time per assignment: a gap between two signs of activity longer than this is a pause.
 ACTIVE_TIME_IDLE_SECONDS = env_int("ACTIVE_TIME_IDLE_SECONDS", 60)

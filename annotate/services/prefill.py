@@ -26,6 +26,8 @@ class's ``paths``) are never taken from a request, so nobody points the server a
 from __future__ import annotations
 
 import logging
+import os
+import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -51,6 +53,7 @@ from annotate.selectors import corpora as corpora_reads
 from annotate.services.corpora import corpus_in_use_check
 from annotate.services.prefill_chunks import (
     alignment_of,
+    feature_store_use,
     gold_alignments,
     links_by,
     prefill_chord_send,
@@ -434,7 +437,17 @@ def prefill_run(job: Job, progress: Callable[[float, str], None]) -> dict[str, A
         gold = [finished.get(pid) for pid, _, _ in rows]
     aligned_from = 50 if aligner.needs_training else 10
     progress(2, f"training {name} on {len(pairs)} pairs")
+    started = time.perf_counter()
+    feature_store_use()
     aligner.fit(pairs, gold, progress=progress_part(progress, 2, aligned_from, f"{name}: "))
+    logger.info(
+        "prefill job %s: %s trained on %d pairs in process %d in %.1f s",
+        job.pk,
+        name,
+        len(pairs),
+        os.getpid(),
+        time.perf_counter() - started,
+    )
     summary = {
         "corpus": corpus.name,
         "aligner": name,

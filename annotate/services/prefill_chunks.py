@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
@@ -62,8 +63,10 @@ from annotate.models import (
 from annotate.services.annotations import edits_from_prefill
 from annotate.services.links import links_insert
 from scoring.aligners import AlignerOutput
+from scoring.aligners import feature_store as features
 from scoring.aligners.base import Aligner
 from scoring.aligners.corrections import uncertainty
+from scoring.aligners.feature_store import FeatureStore
 from scoring.alignment.links import Alignment
 from scoring.alignment.metrics import ComparePair, corpus_scores
 
@@ -73,6 +76,44 @@ logger = logging.getLogger(__name__)
 WRITE_CHUNK = 200
 #: The folder of the trained models under ``EXPORT_DIR``.
 MODELS_FOLDER = "prefill-models"
+#: The folder of the aligners' per-pair features under ``EXPORT_DIR``.
+FEATURES_FOLDER = "feature-cache"
+
+
+# --- the per-pair features every process shares --------------------------------------------------
+
+_stores: dict[tuple[str, int], FeatureStore] = {}
+
+
+def feature_store() -> FeatureStore | None:
+    """The store of the supervised aligner's per-pair features (``EXPORT_DIR/feature-cache/``,
+    at most ``FEATURE_CACHE_MB``), or ``None`` when that is 0. A retraining's features do not
+    depend on the gold, and its training and its chunks run in whichever pool processes (of
+    whichever workers) are free: kept here, each pair's are computed once for all of them, not
+    once in each process, nor again after a worker's restart. One object per process, which
+    counts what it wrote since it last pruned."""
+    megabytes = int(settings.FEATURE_CACHE_MB)
+    if megabytes == 0:
+        return None
+    key = (str(Path(settings.EXPORT_DIR) / FEATURES_FOLDER), megabytes)
+    store = _stores.get(key)
+    if store is None:
+        _stores.clear()
+        store = _stores[key] = FeatureStore(key[0], megabytes * 1024 * 1024)
+    return store
+
+
+def feature_store_use() -> None:
+    """Have this process's supervised aligners keep their features in :func:`feature_store`
+    (the settings read now: a test or a deployment may change them)."""
+    features.use(feature_store())
+
+
+def feature_store_prune() -> int:
+    """Bring the feature store within its bound and remove the files of writers that died
+    (the periodic clean-up); the files removed."""
+    store = feature_store()
+    return 0 if store is None else store.prune()
 
 
 # --- the trained model's file --------------------------------------------------------------------
@@ -201,14 +242,28 @@ def prefill_chunk_write(
     # The heartbeat keeps the job alive while the chunk computes; the chunk's mark tells the
     # reaper a chunk computes, should its worker die meanwhile.
     with ChunkComputing(job_id, pair_ids[0], worker), Heartbeat(job_id):
+        started = time.perf_counter()
+        feature_store_use()
         aligner = prefill_model_load(prefill_model_path(job_id))
+        loaded = time.perf_counter()
         rows = _chunk_rows(pair_ids)
         check = CanvasProgress(job_id)
         outputs = []
         for _, src, tgt in rows:
             outputs.append(aligner.align(src, tgt))
             check()  # a cancel frees the worker at the next pair
+        aligned = time.perf_counter()
         links, written = write_prefills(name, aligner.version, rows, outputs, job_id=job_id)
+    logger.info(
+        "prefill job %s: chunk of %d pairs in process %d: model %.1f s, aligning %.1f s, "
+        "writing %.1f s",
+        job_id,
+        len(rows),
+        os.getpid(),
+        loaded - started,
+        aligned - loaded,
+        time.perf_counter() - aligned,
+    )
     warnings = sorted({warning for output in outputs for warning in output.warnings})
     # cancelled after the write: what it wrote stays, and the result counts it
     with suppress(JobCancelled):

@@ -40,11 +40,19 @@ import numpy as np
 import numpy.typing as npt
 
 from scoring import resources
-from scoring.aligners import block_features, link_lexicon
+from scoring.aligners import block_features, feature_store, link_lexicon
 from scoring.aligners.base import Aligner, AlignerOutput, TokenPair
 from scoring.aligners.corrections import decide_states, expected_corrections
 from scoring.aligners.em import EMAligner
 from scoring.aligners.em_kernels import grow_diag_final
+from scoring.aligners.feature_columns import (
+    BASE_FEATURES,
+    ENCODER_LAYERS,
+    FEATURES,
+    FUNCTION_INDEX,
+    MPNET_LAYERS,
+    SIMILARITY,
+)
 from scoring.aligners.lexical import (
     IDENTICAL,
     LOWER,
@@ -71,83 +79,6 @@ from scoring.neural import encoder, finetune
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 
-#: Layers of the sentence encoder (:mod:`scoring.neural.encoder`; 0 = embeddings, 6 = last)
-#: whose word vectors give the ``encoder*`` features: on RTE-2 (5-fold) layers 2, 4 and 6
-#: gave 89.9 sure-link F1 against 89.6 for layers 3 and 6 and 89.2 without the encoder.
-ENCODER_LAYERS = (2, 4, 6)
-#: Layers of the larger encoder (all-mpnet-base-v2, 12 layers; option ``large_encoder``) whose
-#: word vectors give the ``mpnet*`` features, the same four per layer.
-MPNET_LAYERS = (3, 6, 8, 10, 12)
-_SIMILARITY = ("cosine", "row_gap", "column_gap", "mutual_best")
-
-FEATURES = (
-    "identical",
-    "lowercase",
-    "stem",
-    "wordnet",
-    "ppdb",
-    "lexical_choice",
-    "source_punctuation",
-    "target_punctuation",
-    "source_stopword",
-    "target_stopword",
-    "prefix_similarity",
-    "bigram_dice",
-    "relative_distance",
-    "em_posterior_st",
-    "em_posterior_ts",
-    "em_posterior_min",
-    "em_viterbi_st",
-    "em_viterbi_ts",
-    "em_symmetrized",
-    "neighbour_lexical",
-    "neighbour_em",
-    "neighbour_lexical_choice",
-    "row_candidates",
-    "column_candidates",
-    "best_in_row",
-    "best_in_column",
-    "same_pos",
-    "both_content_pos",
-    "length_difference",
-    "left_content_match",
-    "right_content_match",
-    "left_window_match",
-    "right_window_match",
-    "source_occurrences",
-    "target_occurrences",
-    "same_occurrence",
-    "closest_in_column",
-    "closest_in_row",
-    "both_capitalized",
-    "both_numeric",
-    "containment",
-    "source_function_word",
-    "target_function_word",
-    "source_idf",
-    "target_idf",
-    "min_idf",
-    "wordnet_wup",
-    "wordnet_derivation",
-    "wordnet_hypernym",
-    *(f"encoder{layer}_{name}" for layer in ENCODER_LAYERS for name in _SIMILARITY),
-    *(f"mpnet{layer}_{name}" for layer in MPNET_LAYERS for name in _SIMILARITY),
-)
-#: Features of the pair alone (cached per pair), then its gaps and anchors (option ``blocks``)
-#: and the corpus lexicon of annotated links (option ``lexicon``).
-BASE_FEATURES = len(FEATURES)
-FEATURES = (*FEATURES, *block_features.FEATURES, *link_lexicon.FEATURES)
-
-#: Frequent function words and punctuation, each its own value of the ``*_function_word``
-#: features (−1 for any other word): "the" and "a", "of" and "," do not align alike.
-FUNCTION_WORDS = (
-    "the", "a", "an", "of", "in", "to", "and", "for", "on", "by", "with", "at", "from", "as",
-    "is", "was", "are", "were", "be", "has", "have", "had", "that", "this", "it", "its", "his",
-    "her", "their", "he", "she", "they", "not", "will", "would", "said",
-    ",", ".", "''", "``", "'s", "-", "(", ")", ":", "$",
-)  # fmt: skip
-_FUNCTION_INDEX = {w: k for k, w in enumerate(FUNCTION_WORDS)}
-
 
 # Cross-validation trains one aligner per fold on the same pairs: the EM model (trained without
 # gold) and the features it yields are then identical in every fold, so they are kept here,
@@ -166,6 +97,19 @@ def clear_caches() -> None:
     _EM_CACHE.clear()
     _FEATURE_CACHE.clear()
     _CACHED_CELLS = 0
+
+
+#: The modules whose code computes the per-pair features (their stored copies are keyed by it).
+_FEATURE_MODULES = (
+    "scoring.aligners.supervised",
+    "scoring.aligners.feature_columns",
+    "scoring.aligners.word_features",
+    "scoring.aligners.lexical",
+    "scoring.aligners.em",
+    "scoring.aligners.em_kernels",
+    "scoring.neural.encoder",
+    "scoring.resources",
+)
 
 
 def _fingerprint(pairs: Sequence[TokenPair]) -> int:
@@ -240,6 +184,7 @@ class SupervisedAligner(Aligner):
         self._encoder_warning: str | None = None
         self._large_encoder_warning: str | None = None
         self._feature_key: tuple[Any, ...] | None = None
+        self._store_key: str | None = None  # computed on first use (:meth:`_stored_key`)
         self._training_pairs: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
         # lowercase word → number of training sentences holding it (inverse document frequency)
         self.document_frequency: dict[str, int] = {}
@@ -279,24 +224,53 @@ class SupervisedAligner(Aligner):
 
     def base_features(self, source: list[str], target: list[str]) -> F64:
         """The first :data:`BASE_FEATURES` columns of :meth:`features`: what the pair alone
-        gives (with the corpus' EM model and word frequencies), cached for training pairs.
+        gives (with the corpus' EM model and word frequencies), cached in memory for training
+        pairs, and for every pair in the feature store if one is in use
+        (:func:`scoring.aligners.feature_store.use`), which other processes read.
 
         The values are rounded to float32 whether cached or not: the cache holds float32 (half
         the memory), and a pair's features must be the same numbers in training, in a prefill
         from the cache and in a model saved and loaded elsewhere, or a cell near a tree's
         threshold flips between them."""
-        if self._feature_key is None:
-            return self._compute_features(source, target).astype(np.float32).astype(np.float64)
-        key = (self._feature_key, tuple(source), tuple(target))
-        cached = _FEATURE_CACHE.get(key)
+        key = self._feature_key and (self._feature_key, tuple(source), tuple(target))
+        cached = _FEATURE_CACHE.get(key) if key else None
         if cached is not None:
             return cached.astype(np.float64)
-        computed = self._compute_features(source, target).astype(np.float32)
+        store, stored_key = feature_store.active(), self._stored_key()
+        if store is not None and stored_key is not None:
+            cached = store.get(stored_key, source, target, BASE_FEATURES)
+        if cached is None:
+            cached = self._compute_features(source, target).astype(np.float32)
+            if store is not None and stored_key is not None:
+                store.put(stored_key, source, target, cached)
         global _CACHED_CELLS
-        if key[1:] in self._training_pairs and _CACHED_CELLS < _CACHE_CELL_LIMIT:
-            _FEATURE_CACHE[key] = computed
-            _CACHED_CELLS += computed.shape[0]
-        return computed.astype(np.float64)
+        if key and key[1:] in self._training_pairs and _CACHED_CELLS < _CACHE_CELL_LIMIT:
+            _FEATURE_CACHE[key] = cached
+            _CACHED_CELLS += cached.shape[0]
+        return cached.astype(np.float64)
+
+    def _stored_key(self) -> str | None:
+        """This model's key in the feature store (:mod:`~scoring.aligners.feature_store`): a
+        digest of what the per-pair features depend on (the EM model, the word frequencies,
+        the options and resources that shape them, the code), the same for the model saved and
+        loaded elsewhere and for the retrainings of an unchanged corpus; None untrained."""
+        if feature_store.active() is None or not self.em.trained:
+            return None
+        if self._store_key is None:
+            state, arrays = self.em._state()
+            rules, models = self.lexical.rules, (self._encoder(), self._large_encoder())
+            self._store_key = feature_store.digest(
+                [self.name, self.version, FEATURES[:BASE_FEATURES]],
+                feature_store.code_digest(_FEATURE_MODULES),
+                [self.em.options.to_dict(), feature_store.array_digest(arrays)],
+                {k: v for k, v in state.items() if k != "log"},  # the log holds timings
+                [sorted(self.document_frequency.items()), self.sentences],
+                [self.options.wordnet, self.options.pos, self.options.max_length],
+                [rules.wordnet, list(rules.warnings), self._tags(["word"]) is not None],
+                feature_store.file_identity(self.options.ppdb if rules.ppdb else None),
+                [None if model is None else str(model.directory) for model in models],
+            )
+        return self._store_key
 
     def _idf(self, words: list[str]) -> F64:
         """``log((S + 1) / (df + 1))`` of each lowercase word over the ``S`` training sentences."""
@@ -347,7 +321,7 @@ class SupervisedAligner(Aligner):
             (self._large_encoder(), MPNET_LAYERS),
         ):
             if model is None:
-                out += [np.full((n, m), np.nan) for _ in range(len(_SIMILARITY) * len(layers))]
+                out += [np.full((n, m), np.nan) for _ in range(len(SIMILARITY) * len(layers))]
                 continue
             a, b = model.encode_words(source), model.encode_words(target)
             for layer in layers:
@@ -446,8 +420,8 @@ class SupervisedAligner(Aligner):
                         relations[i, j] = (1.0, 1.0, 1.0) if a == b else wordnet_relations(a, b)
         src_idf = self._idf(src_lower)
         tgt_idf = self._idf(tgt_lower)
-        src_fw = np.array([_FUNCTION_INDEX.get(w, -1) for w in src_lower], dtype=np.float64)
-        tgt_fw = np.array([_FUNCTION_INDEX.get(w, -1) for w in tgt_lower], dtype=np.float64)
+        src_fw = np.array([FUNCTION_INDEX.get(w, -1) for w in src_lower], dtype=np.float64)
+        tgt_fw = np.array([FUNCTION_INDEX.get(w, -1) for w in tgt_lower], dtype=np.float64)
         columns = [
             (classes == IDENTICAL).astype(np.float64),
             (classes >= LOWER).astype(np.float64),
@@ -517,6 +491,7 @@ class SupervisedAligner(Aligner):
         refusal = self.training_refusal([g for g in gold or [] if g is not None], self.options)
         if refusal is not None:
             raise InputError(refusal)
+        self._store_key = None
         em_key = (_fingerprint(pairs), self.em.options)
         cached = _EM_CACHE.get(em_key)
         if cached is None:
@@ -752,6 +727,7 @@ class SupervisedAligner(Aligner):
                 f"features, not this version's {len(FEATURES)} (version {self.version} added the "
                 "corpus lexicon's); train it again"
             )
+        self._store_key = None
         try:
             self.em = EMAligner(EMOptions.from_dict(state["em_options"]))
             self.em._restore(

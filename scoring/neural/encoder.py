@@ -425,6 +425,7 @@ class Encoder:
     """BERT-style encoder over numpy float32 weights (see the module docstring)."""
 
     def __init__(self, directory: Path) -> None:
+        self.directory = directory  # where its weights were read (names them in caches' keys)
         config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
         kind = config.get("model_type", "bert")
         architecture = _ARCHITECTURES.get(kind)

@@ -6,17 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from django.contrib.auth import get_user_model
 
 from annotate import jobs_runtime
-from annotate.models import Assignment, AutoLink, Corpus, Job, SentencePair
+from annotate.models import Assignment, AutoAlignment, AutoLink, Corpus, Job, SentencePair
 from annotate.services import prefill, prefill_chunks
 from annotate.services.annotations import annotation_open
 from annotate.services.corpora import corpus_import_records
 from annotate.services.jobs import job_cancel
 from annotate.services.prefill import prefill_job_create
-from scoring.aligners import get_aligner
+from scoring.aligners import feature_store, get_aligner, supervised
 from scoring.aligners.base import Aligner
 from tests.annotate.agreement_data import agreement_records
 
@@ -280,3 +281,73 @@ def test_the_reaping_beat_removes_the_model_of_a_prefill_failed_after_its_worker
     kept = prefill_chunks.prefill_model_save(job_id=running.pk, aligner=identity)
     reap_stale_jobs()
     assert not dead.exists() and kept.exists()
+
+
+def _newest_links(corpus: Corpus) -> dict[int, set[tuple[int, int, bool, float | None]]]:
+    """Each pair's links, states and confidences in its newest prefill."""
+    newest: dict[int, int] = {}
+    for alignment_id, pid in (
+        AutoAlignment.objects.filter(pair__corpus=corpus)
+        .order_by("pair_id", "-created_at", "-id")
+        .values_list("id", "pair_id")
+    ):
+        newest.setdefault(pid, alignment_id)
+    stored: dict[int, set[tuple[int, int, bool, float | None]]] = {pid: set() for pid in newest}
+    by_alignment = {alignment_id: pid for pid, alignment_id in newest.items()}
+    for alignment_id, i, j, sure, confidence in AutoLink.objects.filter(
+        alignment_id__in=list(by_alignment)
+    ).values_list("alignment_id", "i", "j", "sure", "confidence"):
+        stored[by_alignment[alignment_id]].add((i, j, sure, confidence))
+    return stored
+
+
+def test_a_supervised_prefill_writes_the_same_with_the_feature_store_as_without(
+    corpus: Corpus, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the store, with it empty (features computed and kept) and with it full in a
+    process that never computed them (a retraining or a chunk elsewhere): the same prefills."""
+    settings.PREFILL_CHUNK_PAIRS = 7
+    options = ALIGNERS["supervised"]
+
+    def run() -> dict[int, set[tuple[int, int, bool, float | None]]]:
+        supervised.clear_caches()  # a fresh pool process's state
+        prefill_chunks._loaded.clear()
+        job = prefill_job_create(corpus=corpus, aligner="supervised", options=options)
+        assert jobs_runtime.job_run(job_id=job.pk, worker="here") == Job.Status.SUCCEEDED
+        return _newest_links(corpus)
+
+    settings.FEATURE_CACHE_MB = 0
+    without = run()
+    store = Path(settings.EXPORT_DIR) / prefill_chunks.FEATURES_FOLDER
+    assert not store.exists()
+    settings.FEATURE_CACHE_MB = 64
+    assert run() == without
+    assert len(list(store.glob("*/*.npy"))) == SentencePair.objects.filter(corpus=corpus).count()
+
+    def computed(*args: object) -> None:
+        raise AssertionError("features computed although stored")
+
+    monkeypatch.setattr(supervised.SupervisedAligner, "_compute_features", computed)
+    assert run() == without
+    feature_store.use(None)
+
+
+def test_the_feature_store_is_off_at_zero_and_the_clean_up_keeps_it_within_its_bound(
+    settings: Any,
+) -> None:
+    from annotate.tasks import clean_exports
+
+    settings.FEATURE_CACHE_MB = 0
+    assert prefill_chunks.feature_store() is None
+    settings.FEATURE_CACHE_MB = 1
+    store = prefill_chunks.feature_store()
+    assert store is not None and store.max_bytes == 1024 * 1024
+    assert store.root == Path(settings.EXPORT_DIR) / prefill_chunks.FEATURES_FOLDER
+    matrix = np.zeros((100, 100), dtype=np.float32)  # 40 kB each
+    for k in range(60):
+        path = store.path("k", [str(k)], ["x"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(path, matrix)  # past the bound, as several processes' writes can be
+    assert store.size() > store.max_bytes
+    assert clean_exports() >= 1
+    assert store.size() <= store.max_bytes
