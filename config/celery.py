@@ -1,6 +1,7 @@
 """The Celery application: ``celery -A config worker``."""
 
 import gc
+import logging
 import os
 import signal
 import time
@@ -21,6 +22,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 AUTOGROUP = Path("/proc/self/autogroup")
 
+logger = logging.getLogger(__name__)
+
 # A broker URL naming kombu's SQLAlchemy transport gets it with queue creation safe across
 # processes (config/embedded.py), imported only when such a URL is used.
 for _name in ("sqla", "sqlalchemy"):
@@ -32,6 +35,36 @@ for _name in ("redis", "rediss"):
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+def _stop_abandoned_chord_unlocks(sender: Any = None, **kwargs: Any) -> None:
+    """Celery's ``chord_unlock`` (how a chord's end is noticed without a results backend that
+    tells it: the embedded defaults') polls with no limit on its tries: it stops polling once
+    its job ended long ago (:func:`annotate.job_chunks.chord_abandoned`), which a chunk that
+    died with a killed worker would otherwise never let it do."""
+    task = sender.tasks.get("celery.chord_unlock")
+    if task is None or getattr(task.run, "stops_when_abandoned", False):
+        return
+    unlock = task.run
+
+    def run(group_id: str, callback: Any, *args: Any, **kwargs: Any) -> Any:
+        from annotate.job_chunks import chord_abandoned
+
+        if chord_abandoned(callback):
+            logger.warning(
+                "stopped waiting for the chunks of chord %s: its job (%s %s) ended long ago",
+                group_id,
+                callback.get("task"),
+                (callback.get("args") or ["?"])[0],
+            )
+            return None
+        return unlock(group_id, callback, *args, **kwargs)
+
+    run.stops_when_abandoned = True  # type: ignore[attr-defined]
+    task.run = run
+
+
+app.on_after_finalize.connect(_stop_abandoned_chord_unlocks)
 
 
 class BrokerPolling(bootsteps.StartStopStep):  # type: ignore[misc]  # celery is untyped
