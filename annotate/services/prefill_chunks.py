@@ -87,12 +87,17 @@ def prefill_model_path(job_id: int) -> Path:
 
 def prefill_model_save(*, job_id: int, aligner: Aligner) -> Path:
     """Save the trained aligner for the job's chunks; written to a temporary name and renamed,
-    so a chunk never reads half a file."""
+    so a chunk never reads half a file. A save that fails (the disk full) removes what it
+    wrote at once, so the next job finds the room it had."""
     path = prefill_model_path(job_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
-    aligner.save(partial)
-    os.replace(partial, path)
+    try:
+        aligner.save(partial)
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     return path
 
 
