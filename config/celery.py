@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from celery import Celery, bootsteps
+from celery.canvas import maybe_signature
+from celery.result import result_from_tuple
 from celery.signals import (
     task_received,
     worker_init,
@@ -41,7 +43,8 @@ def _stop_abandoned_chord_unlocks(sender: Any = None, **kwargs: Any) -> None:
     """Celery's ``chord_unlock`` (how a chord's end is noticed without a results backend that
     tells it: the embedded defaults') polls with no limit on its tries: it stops polling once
     its job ended long ago (:func:`annotate.job_chunks.chord_abandoned`), which a chunk that
-    died with a killed worker would otherwise never let it do."""
+    died with a killed worker would otherwise never let it do, and hands the chord's callback
+    the results of the chunks that ended."""
     task = sender.tasks.get("celery.chord_unlock")
     if task is None or getattr(task.run, "stops_when_abandoned", False):
         return
@@ -57,6 +60,11 @@ def _stop_abandoned_chord_unlocks(sender: Any = None, **kwargs: Any) -> None:
                 callback.get("task"),
                 (callback.get("args") or ["?"])[0],
             )
+            # The callback still gets the chunks that ended (None for the others): a prefill's
+            # records how many pairs its chunks wrote.
+            header = [result_from_tuple(r, app=sender) for r in kwargs.get("result") or ()]
+            done = [r.result if r.successful() else None for r in header]
+            maybe_signature(callback, app=sender).apply_async((done,))
             return None
         return unlock(group_id, callback, *args, **kwargs)
 

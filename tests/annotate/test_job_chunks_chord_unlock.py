@@ -62,3 +62,21 @@ def test_the_unlock_of_a_running_or_just_ended_job_waits_for_its_chunks(
     job = _job(status, ended_seconds_ago)
     with pytest.raises(Retry):
         _unlock(job.pk)
+
+
+@pytest.mark.usefixtures("eager_chunks")
+@pytest.mark.filterwarnings("ignore:Results are not stored in backend:RuntimeWarning")
+def test_an_abandoned_prefill_chord_records_what_its_ended_chunks_wrote() -> None:
+    """A prefill whose worker was killed after some of its chunks wrote: the failed job says
+    how many pairs got its prefill, once its chord stops waiting for the chunks that died."""
+    job = _job(Job.Status.FAILED, CHORD_ABANDON_SECONDS + 60)
+    ended = uuid()
+    app.backend.store_result(ended, {"written": [1, 2, 3], "links": 7}, "SUCCESS")
+    callback = prefill_finish.s(job.pk, {"aligner": "em"})
+    lost = AsyncResult(uuid()).as_tuple()
+    result = [AsyncResult(ended).as_tuple(), lost]
+    unlock = app.tasks["celery.chord_unlock"]
+    assert unlock.run(uuid(), dict(callback), interval=0.25, result=result) is None
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED
+    assert job.result == {"aligner": "em", "prefilled_pairs": 3, "links": 7}
