@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+from typing import Any, TypeVar
 
 from django.db import transaction
 from django.utils import timezone
@@ -148,3 +149,34 @@ def chunks_failed(*, kind: str, job_id: int, error: BaseException, work: str) ->
         logger.error("a chunk of %s job %s failed: %r", kind, job_id, error)
     else:
         logger.info("%s job %s had ended when a chunk stopped: %r", kind, job_id, error)
+
+
+#: The chords' callbacks, whose first argument is their job's id.
+CHORD_CALLBACKS = ("annotate.agreement_finish", "annotate.prefill_finish")
+#: How long after its job ended a chord still waits for its chunks (seconds): those queued at
+#: the end run, return ``None`` and let the callback record what the job did.
+CHORD_ABANDON_SECONDS = 600
+
+
+def chord_abandoned(callback: Mapping[str, Any], *, now: Any = None) -> bool:
+    """Whether the chord whose callback is ``callback`` (a signature, as Celery's
+    ``chord_unlock`` gets it) waits for nothing any more: its job is gone, or ended more than
+    :data:`CHORD_ABANDON_SECONDS` ago. Without results backends that tell a chord's end
+    themselves (the embedded defaults' SQLite file), Celery polls for it by a task that sends
+    itself again every ``CELERY_RESULT_CHORD_RETRY_INTERVAL`` (0.25 s) with no limit, until
+    every chunk has a result; the chunks a killed worker had taken never get one (the embedded
+    broker never hands their messages out again), and its job, failed as a dead worker's, went
+    on costing the worker a task and the broker's file a message of kilobytes four times a
+    second, for ever."""
+    if callback.get("task") not in CHORD_CALLBACKS:
+        return False
+    args = callback.get("args") or ()
+    if not args:
+        return False
+    job = Job.objects.filter(pk=args[0]).values("status", "finished_at").first()
+    if job is None:
+        return True
+    if job["status"] in (Job.Status.PENDING, Job.Status.RUNNING) or job["finished_at"] is None:
+        return False
+    limit = (now or timezone.now()) - timedelta(seconds=CHORD_ABANDON_SECONDS)
+    return bool(job["finished_at"] < limit)

@@ -32,6 +32,7 @@ circle; the app's ``ready()`` imports the services, which fills the registry in 
 
 from __future__ import annotations
 
+import errno
 import logging
 import socket
 import threading
@@ -715,11 +716,28 @@ def _after_transient_error(job_id: int, error: BaseException) -> str:
     raise JobRetry(job_id, attempts, countdown, error)
 
 
+#: File system errors that are the server's disk, not a fault of the job: what to do about each.
+DISK_ERRORS = {
+    errno.ENOSPC: "the server's disk for job files is full",
+    errno.EDQUOT: "the server's disk quota for job files is used up",
+    errno.EROFS: "the server may not write its job files",
+    errno.EACCES: "the server may not write its job files",
+    errno.EPERM: "the server may not write its job files",
+}
+
+
 def internal_error_message(error: BaseException) -> str:
     """What users read of an unexpected error; the traceback goes to the worker log. A file
-    system error says what went wrong with which file, without the file's folder."""
+    system error says what went wrong with which file, without the file's folder; one of the
+    server's disk (full, read-only: :data:`DISK_ERRORS`) says so and what to do, not
+    "internal error", which reads as a fault of the program."""
     detail = str(error)
     if isinstance(error, OSError) and error.strerror:
         name = Path(str(error.filename)).name if error.filename else ""
         detail = f"{error.strerror}: {name}" if name else error.strerror
+        if error.errno in DISK_ERRORS:
+            return (
+                f"{DISK_ERRORS[error.errno]} ({detail}): an administrator must make room or "
+                "give write access there (EXPORT_DIR, or VAR_DIR), then start the job again"
+            )
     return f"internal error ({type(error).__name__}: {detail}); see the worker log"

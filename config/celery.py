@@ -1,6 +1,7 @@
 """The Celery application: ``celery -A config worker``."""
 
 import gc
+import logging
 import os
 import signal
 import time
@@ -8,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from celery import Celery, bootsteps
+from celery.canvas import maybe_signature
+from celery.result import result_from_tuple
 from celery.signals import (
     task_received,
     worker_init,
@@ -21,6 +24,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 AUTOGROUP = Path("/proc/self/autogroup")
 
+logger = logging.getLogger(__name__)
+
 # A broker URL naming kombu's SQLAlchemy transport gets it with queue creation safe across
 # processes (config/embedded.py), imported only when such a URL is used.
 for _name in ("sqla", "sqlalchemy"):
@@ -32,6 +37,42 @@ for _name in ("redis", "rediss"):
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+def _stop_abandoned_chord_unlocks(sender: Any = None, **kwargs: Any) -> None:
+    """Celery's ``chord_unlock`` (how a chord's end is noticed without a results backend that
+    tells it: the embedded defaults') polls with no limit on its tries: it stops polling once
+    its job ended long ago (:func:`annotate.job_chunks.chord_abandoned`), which a chunk that
+    died with a killed worker would otherwise never let it do, and hands the chord's callback
+    the results of the chunks that ended."""
+    task = sender.tasks.get("celery.chord_unlock")
+    if task is None or getattr(task.run, "stops_when_abandoned", False):
+        return
+    unlock = task.run
+
+    def run(group_id: str, callback: Any, *args: Any, **kwargs: Any) -> Any:
+        from annotate.job_chunks import chord_abandoned
+
+        if chord_abandoned(callback):
+            logger.warning(
+                "stopped waiting for the chunks of chord %s: its job (%s %s) ended long ago",
+                group_id,
+                callback.get("task"),
+                (callback.get("args") or ["?"])[0],
+            )
+            # The callback still gets the chunks that ended (None for the others): a prefill's
+            # records how many pairs its chunks wrote.
+            header = [result_from_tuple(r, app=sender) for r in kwargs.get("result") or ()]
+            done = [r.result if r.successful() else None for r in header]
+            maybe_signature(callback, app=sender).apply_async((done,))
+            return None
+        return unlock(group_id, callback, *args, **kwargs)
+
+    run.stops_when_abandoned = True  # type: ignore[attr-defined]
+    task.run = run
+
+
+app.on_after_finalize.connect(_stop_abandoned_chord_unlocks)
 
 
 class BrokerPolling(bootsteps.StartStopStep):  # type: ignore[misc]  # celery is untyped

@@ -15,16 +15,24 @@ import functools
 import sqlite3
 import threading
 from collections.abc import Callable
+from json import loads
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
 from kombu.transport import sqlalchemy as kombu_sqlalchemy
+from kombu.utils.encoding import bytes_to_str
+from sqlalchemy import delete, select, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 #: How long a writer waits for another's lock before "database is locked" (seconds). Every
 #: transaction on these files lasts milliseconds; the wait only bridges a burst of them.
 BUSY_TIMEOUT = 20.0
 
+
+#: Rows of messages handed out before deleted per transaction when a channel opens: a few
+#: milliseconds of the broker's write lock each.
+FORGET_BATCH = 2000
 
 #: The files this process has put in WAL mode (a setting kept in the file itself).
 _in_wal_mode: set[str] = set()
@@ -76,6 +84,7 @@ class EmbeddedChannel(kombu_sqlalchemy.Channel):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._session_lock = threading.RLock()
+        self._taken_forgotten = False
         super().__init__(*args, **kwargs)  # type: ignore[no-untyped-call]
 
     def _open(self) -> Any:
@@ -108,8 +117,55 @@ class EmbeddedChannel(kombu_sqlalchemy.Channel):
             return super()._put(queue, payload, **kwargs)  # type: ignore[no-untyped-call]
 
     def _get(self, queue: Any, timeout: Any = None) -> Any:
+        """The queue's oldest message, its row deleted in the transaction that takes it.
+
+        kombu's own ``_get`` keeps every message it ever handed out, marked invisible, and
+        looks for the next one by scanning the rows in order of their time: an idle queue's
+        look read every message the broker had ever carried. After a few months of a demo (a
+        reaping task every 30 s, a chord's end polled four times a second while its job
+        runs) that is hundreds of thousands of rows: with 300,000 (a 1.6 GB file) each look
+        at an empty queue took 0.4 s, and a worker looks at each of its queues every second.
+        No one reads a taken row again: a message a worker gives back (at a warm shutdown, or
+        a task whose pool process died) is put in as a new row, and one a killed worker held
+        is lost with it either way. Rows taken before (kept by kombu's ``_get``) go, a batch
+        at a time, at this channel's first looks."""
         with self._session_lock:
-            return super()._get(queue)  # type: ignore[no-untyped-call]
+            if not self._taken_forgotten:
+                self._taken_forgotten = self._forget_taken()
+            obj = self._get_or_create(queue)
+            session = self.session
+            session.execute(text("BEGIN IMMEDIATE TRANSACTION"))
+            try:
+                message = (
+                    session.query(self.message_cls)
+                    .filter(self.message_cls.queue_id == obj.id)
+                    .filter(self.message_cls.visible != False)  # noqa: E712  # SQL, not Python
+                    .order_by(self.message_cls.sent_at)
+                    .order_by(self.message_cls.id)
+                    .limit(1)
+                    .first()
+                )
+                if message is None:
+                    raise Empty()
+                payload = message.payload
+                session.delete(message)
+                return loads(bytes_to_str(payload))  # type: ignore[no-untyped-call]
+            finally:
+                session.commit()
+
+    def _forget_taken(self) -> bool:
+        """Delete a batch of the rows of messages handed out before (kombu's ``_get`` kept
+        them, invisible); True once none is left."""
+        session = self.session
+        taken = self.message_cls.__table__
+        batch = select(taken.c.id).where(taken.c.visible == False).limit(FORGET_BATCH)  # noqa: E712
+        try:
+            deleted = session.execute(delete(taken).where(taken.c.id.in_(batch))).rowcount
+            session.commit()
+        except OperationalError:  # busy: another time
+            session.rollback()
+            return False
+        return bool(deleted < FORGET_BATCH)
 
     def _purge(self, queue: str) -> int:
         with self._session_lock:

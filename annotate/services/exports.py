@@ -297,12 +297,28 @@ def export_run(job: Job, progress: Progress) -> dict[str, Any]:
         with job_read_snapshot(progress) as report:
             total = SentencePair.objects.filter(corpus=corpus).count()
             outputs = _write(corpus, parameters, build, base, report, total, written)
+        final = _packed(outputs, folder, build, base)
     except ScoringError as error:
         shutil.rmtree(folder, ignore_errors=True)
         raise ExportError(str(error)) from error
-    except BaseException:  # cancelled at a progress report, or failed: no half-written file stays
+    except BaseException:  # cancelled at a progress report, or failed (the disk full while
+        # the archive is written too): no half-written file stays
         shutil.rmtree(folder, ignore_errors=True)
         raise
+    return {
+        "corpus": corpus.name,
+        "format": format_name,
+        "which": parameters["which"],
+        "alignments": [path.name for path in outputs],
+        "pairs": total if format_name == "jsonl" else len(written),
+        "file": final.name,
+        "bytes": final.stat().st_size,
+    }
+
+
+def _packed(outputs: list[Path], folder: Path, build: Path, base: str) -> Path:
+    """The file to download in ``folder``: the one output written into ``build``, or a zip
+    archive of them all; ``build`` goes."""
     if len(outputs) == 1 and outputs[0].is_file():
         final = folder / outputs[0].name
         outputs[0].replace(final)
@@ -313,15 +329,7 @@ def export_run(job: Job, progress: Progress) -> dict[str, Any]:
                 if path.is_file():
                     archive.write(path, path.relative_to(build))
     shutil.rmtree(build)
-    return {
-        "corpus": corpus.name,
-        "format": format_name,
-        "which": parameters["which"],
-        "alignments": [path.name for path in outputs],
-        "pairs": total if format_name == "jsonl" else len(written),
-        "file": final.name,
-        "bytes": final.stat().st_size,
-    }
+    return final
 
 
 def _write(

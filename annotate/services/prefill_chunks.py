@@ -128,12 +128,17 @@ def prefill_model_path(job_id: int) -> Path:
 
 def prefill_model_save(*, job_id: int, aligner: Aligner) -> Path:
     """Save the trained aligner for the job's chunks; written to a temporary name and renamed,
-    so a chunk never reads half a file."""
+    so a chunk never reads half a file. A save that fails (the disk full) removes what it
+    wrote at once, so the next job finds the room it had."""
     path = prefill_model_path(job_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
-    aligner.save(partial)
-    os.replace(partial, path)
+    try:
+        aligner.save(partial)
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     return path
 
 
@@ -302,22 +307,23 @@ def prefill_result(
 def prefill_finish_result(
     *, job_id: int, chunk_results: Sequence[Mapping[str, Any] | None], summary: Mapping[str, Any]
 ) -> bool:
-    """The chord's callback: finish the job with :func:`prefill_result`. A job cancelled
-    meanwhile keeps what its chunks wrote, and its result says how much. The model file goes
-    first: every chunk is done with it."""
+    """The chord's callback: finish the job with :func:`prefill_result`. A job cancelled or
+    failed meanwhile (its worker killed, say) keeps what its chunks wrote, and its result says
+    how much: those pairs have its prefill. The model file goes first: every chunk is done
+    with it."""
     prefill_model_discard(job_id)
     job = Job.objects.select_related("corpus").get(pk=job_id)
     done = [chunk for chunk in chunk_results if chunk is not None]
     if job.status != Job.Status.RUNNING or len(done) < len(chunk_results):
-        Job.objects.filter(pk=job_id, status=Job.Status.CANCELLED).update(
+        if job.status == Job.Status.RUNNING:  # never left running without its chunks' work
+            job_fail(job_id=job_id, error="a chunk of the prefill stopped before it wrote")
+        Job.objects.filter(pk=job_id, status__in=[Job.Status.CANCELLED, Job.Status.FAILED]).update(
             result={
                 "aligner": summary["aligner"],
                 "prefilled_pairs": sum(len(chunk["written"]) for chunk in done),
                 "links": sum(int(chunk["links"]) for chunk in done),
             }
         )
-        if job.status == Job.Status.RUNNING:  # never left running without its chunks' work
-            job_fail(job_id=job_id, error="a chunk of the prefill stopped before it wrote")
         logger.info("prefill job %s had ended (%s) when its chunks did", job_id, job.status)
         return False
     result = prefill_result(job=job, summary=summary, chunk_results=done)

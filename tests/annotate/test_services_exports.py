@@ -4,6 +4,7 @@ the file to download; and an export that re-imports to the same corpus."""
 from __future__ import annotations
 
 import dataclasses
+import errno
 import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
@@ -428,3 +429,23 @@ def test_a_download_has_its_file_s_media_type_and_is_given_to_a_client_accepting
         assert response["Content-Disposition"].startswith("attachment; filename=")
     gone = client.get(f"/api/jobs/{job.pk + 1}/download/", HTTP_ACCEPT=media_type)
     assert gone.status_code == 404 and gone.json()["error"]["code"] == "not_found"
+
+
+def test_an_export_that_fills_the_disk_says_so_and_leaves_no_half_written_file(
+    corpus: Corpus, export_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk fills while the archive of every alignment is written: the job fails saying
+    the server's disk is full and what to do (not "internal error"), and nothing of it stays
+    to fill the disk further."""
+
+    def disk_full(self: zipfile.ZipFile, *args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(export_dir / "x.zip"))
+
+    monkeypatch.setattr(zipfile.ZipFile, "write", disk_full)
+    job = export_job_create(corpus=corpus, format_name="pharaoh", which="all")
+    jobs_runtime.job_run(job_id=job.pk, worker="test")
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED
+    assert job.error.startswith("the server's disk for job files is full"), job.error
+    assert "internal error" not in job.error and str(export_dir) not in job.error
+    assert not (export_dir / f"job-{job.pk}").exists()

@@ -3,6 +3,7 @@ the chord's callback building the result (the chunks run eagerly, in the runner)
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 from typing import Any
 
@@ -351,3 +352,24 @@ def test_the_feature_store_is_off_at_zero_and_the_clean_up_keeps_it_within_its_b
     assert store.size() > store.max_bytes
     assert clean_exports() >= 1
     assert store.size() <= store.max_bytes
+
+
+def test_a_model_the_disk_cannot_hold_fails_the_job_saying_so_and_leaves_no_file(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch, settings: Any, tmp_path: Path
+) -> None:
+    """The disk of the job files fills while the trained model is saved: the job fails before
+    it writes any prefill, saying the disk is full, and the half-written model goes at once
+    (the clean-up would take it only at its next round, the disk full meanwhile)."""
+    settings.EXPORT_DIR = tmp_path / "exports"
+
+    def disk_full(self: Aligner, path: Path) -> None:
+        Path(path).write_bytes(b"half a model")
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(Aligner, "save", disk_full)
+    job = prefill_job_create(corpus=corpus, aligner="identity")
+    assert jobs_runtime.job_run(job_id=job.pk, worker="here") == Job.Status.FAILED
+    job.refresh_from_db()
+    assert job.error.startswith("the server's disk for job files is full"), job.error
+    assert list((tmp_path / "exports" / prefill_chunks.MODELS_FOLDER).iterdir()) == []
+    assert not AutoLink.objects.filter(alignment__pair__corpus=corpus).exists()

@@ -231,3 +231,34 @@ def test_a_channel_read_by_one_thread_and_written_by_another_keeps_working(tmp_p
         stop.set()
         threads[0].join(120)
     assert not errors, repr(errors[0])
+
+
+def test_a_message_taken_leaves_no_row_behind_nor_do_those_kombu_kept(tmp_path: Path) -> None:
+    """A broker that kept every message it ever handed out made each look at an idle queue
+    read them all: after months of a demo, seconds of a core every second. Rows that kombu's
+    own ``_get`` left (marked invisible) go too."""
+    import sqlite3
+
+    from kombu import Connection
+
+    import config.celery  # noqa: F401  # registers the embedded transport under sqla+
+
+    path = tmp_path / "broker.sqlite3"
+    with Connection(f"sqla+sqlite:///{path}") as connection:
+        box = connection.SimpleQueue("q")
+        for n in range(5):
+            box.put({"n": n})
+        box.close()
+    with sqlite3.connect(path) as database:  # two of them as kombu's own _get leaves them
+        database.execute("UPDATE kombu_message SET visible = 0 WHERE id IN (1, 2)")
+    with Connection(f"sqla+sqlite:///{path}") as connection:
+        box = connection.SimpleQueue("q")
+        taken = []
+        for _ in range(3):
+            message = box.get(timeout=5)
+            taken.append(message.payload["n"])
+            message.ack()
+        box.close()
+    assert taken == [2, 3, 4]
+    with sqlite3.connect(path) as database:
+        assert database.execute("SELECT count(*) FROM kombu_message").fetchone() == (0,)

@@ -4,6 +4,7 @@ pool process was running goes back to the queue."""
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -75,3 +76,45 @@ def test_sigterm_to_the_workers_group_stops_it_and_requeues_the_running_chunks(
     job.refresh_from_db()
     assert job.status == Job.Status.RUNNING, job.error  # its chord waits for the chunk
     assert _queued(url) >= 2  # the chunks, back in the queue for the next worker
+
+
+def test_serve_demos_stop_gives_a_busy_embedded_worker_time_to_put_its_jobs_back(
+    start_worker, tmp_path, django_capture_on_commit_callbacks
+) -> None:
+    """Ctrl-C under ``make demo`` with a report's chunks running past the grace period: the
+    supervisor's SIGTERM to the worker's group stops the chunks, and the worker, given
+    ``RELEASE_SECONDS``, puts them and the messages it had taken back in the embedded queue
+    and exits. Killed before (billiard alone waits 5 s for the results of the pool processes
+    it has lost), it would take those messages with it, and the report would fail as a dead
+    worker's job instead of going on at the next start."""
+    from annotate.management.commands.serve_demo import WorkerSupervisor
+
+    corpus_import_records(corpus_name="agr", records=agreement_records(pairs=40))
+    corpus = Corpus.objects.get(name="agr")
+    url = embedded_broker_url(tmp_path)
+    worker = start_worker(EMBEDDED, concurrency=2)
+    with django_capture_on_commit_callbacks(execute=False):
+        job = agreement_job_create(
+            corpus=corpus, annotators=["ann1", "ann2"], samples=100_000, seed=5, chunk_pairs=20
+        )
+    with broker_connection(url) as connection:
+        agreement_run.apply_async((job.pk,), connection=connection)
+
+    def chunks_running() -> bool:
+        return Path(worker.log_path).read_text().count("annotate.agreement_chunk[") >= 2
+
+    wait_until(chunks_running, 120, f"the chunks of agreement job {job.pk}", worker)
+    time.sleep(3)
+
+    dead: list[tuple[int, int]] = []
+    supervisor = WorkerSupervisor(
+        lambda: worker, io.StringIO(), on_death=lambda *death: dead.append(death)
+    )
+    supervisor.start()
+    supervisor.stop(time.monotonic())  # the grace period is over: SIGTERM to the group
+    log = Path(worker.log_path).read_text()[-3000:]
+    assert dead == [], f"the worker was killed before it had put its jobs back\n{log}"
+    assert worker.returncode == 0, log
+    job.refresh_from_db()
+    assert job.status == Job.Status.RUNNING, job.error
+    assert _queued(url) >= 2

@@ -34,9 +34,14 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 GRACE_SECONDS = 15
-#: How long the pool processes of a worker still busy at the end of the grace period have,
-#: after a SIGTERM of their own, to put their jobs back in the queue before they are killed.
-RELEASE_SECONDS = 5
+#: How long a worker still busy at the end of the grace period has, after a SIGTERM to its
+#: whole group, to put its jobs back in the queue and exit before it is killed. Its pool
+#: processes stop their tasks within a second or two, but the main process then waits 5 s
+#: more for the results of the pool processes it lost (billiard's own wait) before it puts
+#: the messages it holds back in the embedded broker: 10.5-11.7 s on two idle cores. Killed
+#: sooner, it takes those messages with it, so a released job waits for the resending and a
+#: report or prefill whose chunks it held fails as a dead worker's job.
+RELEASE_SECONDS = 25
 #: How often the command looks at its processes (seconds).
 CHECK_SECONDS = 0.3
 
