@@ -9,14 +9,14 @@ with it and the hand-over is written to the event log, so no work is lost.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Min, Q, QuerySet
 from django.db.models.functions import Least
 from django.utils import timezone
 
@@ -109,6 +109,27 @@ class PlanSelection:
         return pairs.order_by("position")
 
 
+def _lengths_hint(corpus: Corpus, selection: PlanSelection) -> str:
+    """What to do about a length range no pair matches: the lengths the selection's other
+    criteria leave (``: the shorter sentences of its pairs are 3–41 tokens long; choose
+    lengths within them``), or nothing when they leave no pair."""
+    others = replace(selection, min_length=None, max_length=None, batch=None)
+    lengths = (
+        others.pairs(corpus)
+        .annotate(shorter=Least("n_source", "n_target"))
+        .aggregate(low=Min("shorter"), high=Max("shorter"))
+    )
+    if lengths["low"] is None:
+        return ""
+    scope = (
+        "its pairs" if others.describe() == "every pair" else f"its pairs of {others.describe()}"
+    )
+    return (
+        f": the shorter sentences of {scope} are {lengths['low']}–{lengths['high']} tokens "
+        "long; choose lengths within them"
+    )
+
+
 @dataclass
 class PlanReport:
     """What a plan did: ``created`` assignments over ``planned`` pairs (``doubled_pairs`` of
@@ -156,7 +177,8 @@ def _plan_check(
         )
     if per_pair > len(annotators):
         raise DomainError(
-            f"{per_pair} annotators per pair were asked for but only {len(annotators)} chosen",
+            f"{per_pair} annotators per pair were asked for but only {len(annotators)} chosen: "
+            f"choose {per_pair - len(annotators)} more, or lower K to {len(annotators)}",
             field="annotators",
         )
     if double_fraction > 0 and len(annotators) < 2:
@@ -511,7 +533,7 @@ def assignments_plan_job_create(
     if not selection.pairs(corpus).exists():
         raise DomainError(
             f"no pair of corpus {quoted(corpus.name)} matches the selection "
-            f"({selection.describe()})",
+            f"({selection.describe()}){_lengths_hint(corpus, selection)}",
             field="max_length" if selection.max_length is not None else "min_length",
         )
     if seed is None:

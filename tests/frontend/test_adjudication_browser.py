@@ -160,6 +160,52 @@ def test_accepting_a_block_leaves_its_ties_for_the_adjudicator_and_says_so(
     assert page.js_errors == []
 
 
+def test_a_cell_edited_while_the_accept_asks_the_server_keeps_that_later_edit(
+    page_for: Any, live_server: Any
+) -> None:
+    """Accepting the majority (or using a layer) first asks the server for the annotators'
+    work; a key pressed meanwhile changed the grid, and the accept arriving after it then
+    overwrote that later edit, as if it had been pressed first."""
+    pair = _imported(THREE)
+    page = page_for(make_user("carol", roles.ADJUDICATOR), viewport=(1280, 800))
+    held: list[Any] = []
+
+    def hold_the_refresh(route: Any) -> None:
+        if route.request.method == "GET" and not held:
+            held.append(route)  # the accept's question, answered once the key below is in
+        else:
+            route.continue_()
+
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    page.route("**/api/pairs/*/adjudication/", hold_the_refresh)
+    page.keyboard.press("Shift+A")
+    page.wait_for_timeout(200)  # the accept's request goes out
+    assert len(held) == 1
+    page.keyboard.press("s")  # the cursor's cell, 0-0: no majority link there
+    held[0].continue_()
+    page.wait_for_selector("#adj-message:has-text('Majority accepted for the whole pair')")
+    with SERVER_LOCK:
+        majority = adjudication_of(pair)["majority"]["links"]
+    assert page.evaluate(GOLD_LINKS) == sorted([[0, 0, "S"], *majority])
+    assert "keeps its change" in page.inner_text("#adj-message")
+    _saved(page, 1)
+    page.keyboard.press("x")  # the copy of a layer keeps a later edit the same way
+    _saved(page, 2)
+    held.clear()  # the next question is held too
+    page.locator("#layers button[data-use='1']").click()  # bob's layer
+    page.wait_for_timeout(200)
+    assert len(held) == 1
+    page.locator("#grid-wrap").focus()
+    page.keyboard.press("p")  # 0-0 again
+    held[0].continue_()
+    page.wait_for_selector("#adj-message:has-text('copied into the gold')")
+    with SERVER_LOCK:
+        bob = adjudication_of(pair)["annotations"][1]
+    assert bob["annotator"] == "bob"
+    assert page.evaluate(GOLD_LINKS) == sorted([[0, 0, "P"], *bob["links"]])
+    assert page.js_errors == []
+
+
 def test_the_majority_accepted_and_a_layer_used_are_the_annotators_work_as_it_is_now(
     page_for: Any, live_server: Any
 ) -> None:

@@ -3,7 +3,7 @@
 // each annotator's links are a layer of marks on the grid, and the majority is the server's
 // (the scoring rule's), shown with its ties and accepted for the whole pair or a block.
 import { api, ApiError, el } from "./api.js";
-import { blockIndices, Overlay, PALETTE, planSummary } from "./adjudication_state.js";
+import { blockIndices, changedSince, keptMeanwhile, Overlay, PALETTE, planSummary } from "./adjudication_state.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { conflictBanner, pointToConflict } from "./conflict.js";
@@ -236,6 +236,7 @@ async function main() {
   const accept = async (indices, where) => {
     if (asking) return;
     asking = true;
+    const pressed = model.cells.slice(); // the grid when the key was pressed
     try {
       const before = work.majority;
       const changed = await refreshWork();
@@ -243,9 +244,10 @@ async function main() {
         return say(`${workChanged(changed)} Nothing was accepted: look at it, then accept it again.`);
       }
       if (!overlay.counted) return say("No annotation of this pair is submitted: there is no majority to accept.");
-      const plan = overlay.acceptPlan(model.cells, indices);
+      const meanwhile = changedSince(pressed, model.cells, indices);
+      const plan = overlay.acceptPlan(model.cells, meanwhile.size ? indices.filter((k) => !meanwhile.has(k)) : indices);
       model.commit(plan.targets, "accept majority");
-      say(planSummary(plan, where));
+      say(planSummary(plan, where) + keptMeanwhile(meanwhile.size));
     } finally {
       asking = false;
     }
@@ -316,13 +318,17 @@ async function main() {
     if (!button || asking) return;
     const name = annotations[Number(button.dataset.use)].annotator;
     asking = true;
+    const pressed = model.cells.slice(); // the grid when the button was pressed
     try {
       const changed = await refreshWork();
       if (changed && changed.includes(name)) return say(`${workChanged(changed)} Nothing was copied: look at ${name}'s work, then use it again.`);
       const layer = annotations.find((a) => a.annotator === name);
       if (!layer) return say(`${name}'s work is no longer on this pair: nothing was copied.`);
-      model.replaceAll(layer.links, `use ${layer.annotator}`);
-      say(`${layer.annotator}'s alignment copied into the gold (undo brings the previous back).`);
+      const meanwhile = changedSince(pressed, model.cells, model.cells.keys());
+      const links = layer.links.filter(([i, j]) => !meanwhile.has(i * m + j));
+      for (const k of meanwhile) if (model.cells[k] !== EMPTY) links.push([Math.floor(k / m), k % m, model.cells[k] === SURE ? "S" : "P"]);
+      model.replaceAll(links, `use ${layer.annotator}`);
+      say(`${layer.annotator}'s alignment copied into the gold (undo brings the previous back).${keptMeanwhile(meanwhile.size)}`);
     } finally {
       asking = false;
     }

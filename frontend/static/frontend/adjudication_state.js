@@ -110,6 +110,21 @@ export function planSummary({ set, removed, ties }, where) {
   return `Majority accepted ${where}: ${plural(set, "link", "links")} set, ${removed} removed${tiesText}.`;
 }
 
+// The cells of `indices` whose state differs between `before` and `now` (two copies of a grid's
+// cells). An accept or a copy asks the server first; a cell edited while it waits was edited
+// after the key that asked for them, so that edit stands: they leave it as it is.
+export function changedSince(before, now, indices) {
+  const changed = new Set();
+  for (const k of indices) if (before[k] !== now[k]) changed.add(k);
+  return changed;
+}
+
+// `planSummary`'s words for the cells an accept or a copy left as edited meanwhile, or "".
+export function keptMeanwhile(count) {
+  if (!count) return "";
+  return ` ${count} cell${count === 1 ? "" : "s"} you changed while the server was asked ${count === 1 ? "keeps its" : "keep their"} change.`;
+}
+
 // The cells of a rectangular selection {i0, i1, j0, j1} of an n × m grid.
 export function blockIndices({ i0, i1, j0, j1 }, m) {
   const out = [];

@@ -149,12 +149,27 @@ def test_an_imported_account_named_in_the_last_plan_is_not_ticked_again(
 @pytest.mark.parametrize(
     ("changes", "field", "message"),
     [
-        ({"annotators": ["alice"], "per_pair": 2}, "Annotators", "only 1 chosen"),
+        (
+            {"annotators": ["alice"], "per_pair": 2},
+            "Annotators",
+            "only 1 chosen: choose 1 more, or lower K to 1",
+        ),
         ({"annotators": []}, "Annotators", "This field is required."),
         ({"per_pair": 0}, "Annotators per pair (K)", "greater than or equal to 1"),
         ({"double_percent": 120}, "Doubly annotated share (%)", "less than or equal to 100"),
         ({"min_length": 9, "max_length": 3}, "Longest length", "above the longest"),
-        ({"min_length": 50}, "Shortest length", "matches the selection"),
+        (
+            {"min_length": 50},
+            "Shortest length",
+            "matches the selection (length ≥ 50): the shorter sentences of its pairs are 6–6 "
+            "tokens long; choose lengths within them",
+        ),
+        (
+            {"subcorpus": "news", "min_length": 7, "max_length": 9},
+            "Longest length",
+            "(sub-corpus news · length 7–9): the shorter sentences of its pairs of sub-corpus "
+            "news are 6–6 tokens long",
+        ),
         ({"subcorpus": "sports"}, "Sub-corpus", "Select a valid choice"),
         ({"batch": 0}, "At most (pairs)", "greater than or equal to 1"),
         ({"batch": 10**30}, "At most (pairs)", "less than or equal to 10000000"),
