@@ -160,6 +160,81 @@ def test_accepting_a_block_leaves_its_ties_for_the_adjudicator_and_says_so(
     assert page.js_errors == []
 
 
+TIES = {"alice": "0-0 1-1 2-2", "bob": "0-0 1?1 3-3"}  # ties: 1-1 on sure, 2-2 and 3-3 linked
+
+
+def _info(page: Any, start: str) -> None:
+    """The grid's live region (the cursor line) starts with ``start``."""
+    page.wait_for_function(
+        "s => document.getElementById('cursor-info').textContent.startsWith(s)", arg=start
+    )
+
+
+def test_the_ties_left_after_an_accept_count_down_as_the_adjudicator_decides_them(
+    page_for: Any, live_server: Any
+) -> None:
+    pair = _imported(TIES)
+    page = page_for(make_user("carol", roles.ADJUDICATOR), viewport=(1280, 800))
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    page.keyboard.press("Shift+A")
+    summary = "Majority accepted for the whole pair: 2 links set, 0 removed"
+    _said(page, f"{summary}, 3 ties left for you.")
+    cell(page, 1, 1).click()  # possible -> empty: decided
+    _said(page, f"{summary}, 2 ties left for you.")
+    cell(page, 2, 2).click()  # empty -> sure: decided
+    _said(page, f"{summary}, 1 tie left for you.")
+    page.keyboard.press("Control+z")  # undone: undecided again
+    _said(page, f"{summary}, 2 ties left for you.")
+    page.keyboard.press("Control+Shift+z")
+    _said(page, f"{summary}, 1 tie left for you.")
+    cell(page, 3, 3).click()  # move there; then x keeps it empty, and that is a decision too
+    page.keyboard.press("x")
+    _said(page, f"{summary}, all 3 ties decided by you.")
+    assert "decided by you" in page.inner_text("#cursor-info")
+    page.keyboard.press("Shift+A")  # accepting again keeps every decision (1-1 stays empty)
+    already = "The gold already follows the majority for the whole pair"
+    _said(page, f"{already}, all 3 ties decided by you.")
+    assert [1, 1, "P"] not in page.evaluate(GOLD_LINKS)
+    page.screenshot(path=str(SCREENSHOTS / "adjudication_ties_decided.png"))
+    assert page.js_errors == []
+
+
+def test_d_takes_the_cursor_to_the_next_undecided_tie_and_says_when_none_is_left(
+    page_for: Any, live_server: Any
+) -> None:
+    pair = _imported(TIES)
+    page = page_for(make_user("carol", roles.ADJUDICATOR), viewport=(1280, 800))
+    _open(page, f"{live_server.url}/adjudicate/{pair.pk}/")
+    cursor = "[window.__adjudication.model.cursor.i, window.__adjudication.model.cursor.j]"
+    page.keyboard.press("d")
+    assert page.evaluate(cursor) == [1, 1]
+    _info(page, "Tie 1 of 3 undecided. Source word 2")
+    page.keyboard.press("s")  # decided
+    page.keyboard.press("d")
+    assert page.evaluate(cursor) == [2, 2]
+    _info(page, "Tie 1 of 2 undecided.")
+    page.keyboard.press("d")
+    assert page.evaluate(cursor) == [3, 3]
+    page.keyboard.press("d")  # round the grid
+    assert page.evaluate(cursor) == [2, 2]
+    page.keyboard.press("Shift+D")  # back, round the grid the other way
+    assert page.evaluate(cursor) == [3, 3]
+    page.keyboard.press("t")  # transposed, reading order follows the rows as shown
+    page.keyboard.press("Shift+D")
+    assert page.evaluate(cursor) == [2, 2]
+    page.keyboard.press("x")
+    page.keyboard.press("d")
+    assert page.evaluate(cursor) == [3, 3]
+    _info(page, "Tie 1 of 1 undecided.")
+    page.keyboard.press("p")
+    page.keyboard.press("d")
+    assert page.evaluate(cursor) == [3, 3]  # it stays where it is
+    _info(page, "No undecided tie: every tie of this pair is decided (3).")
+    page.keyboard.press("?")
+    assert "the next / previous tie still to decide" in page.inner_text("#keymap-dialog")
+    assert page.js_errors == []
+
+
 def test_a_cell_edited_while_the_accept_asks_the_server_keeps_that_later_edit(
     page_for: Any, live_server: Any
 ) -> None:

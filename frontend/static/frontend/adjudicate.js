@@ -3,7 +3,7 @@
 // each annotator's links are a layer of marks on the grid, and the majority is the server's
 // (the scoring rule's), shown with its ties and accepted for the whole pair or a block.
 import { api, ApiError, el } from "./api.js";
-import { blockIndices, changedSince, keptMeanwhile, Overlay, PALETTE, planSummary } from "./adjudication_state.js";
+import { ACCEPT_LABEL, blockIndices, changedSince, keptMeanwhile, Overlay, PALETTE, planSummary, TieTracker } from "./adjudication_state.js";
 import { GridView, renderSentences } from "./grid.js";
 import { bindKeys, bindToolbar, openDialog } from "./keys.js";
 import { conflictBanner, pointToConflict } from "./conflict.js";
@@ -37,6 +37,7 @@ async function main() {
   const n = pair.source_tokens.length;
   const m = pair.target_tokens.length;
   let overlay = new Overlay({ n, m, annotations, majority: data.majority });
+  const ties = new TieTracker(overlay); // which ties the adjudicator has decided here
   // Without gold, the version a save names is that of the pair's last gold change, a clear
   // (Back to waiting), or 0 when it never had gold: a page from before a clear names an older
   // one and is told, instead of making a new gold unasked.
@@ -55,12 +56,13 @@ async function main() {
       const tie = overlay.tieAt(k);
       const code = overlay.majorityAt(k);
       const cls = tie ? `ov tie-${tie}` : code === EMPTY ? (overlay.votesAt(k).length ? "ov" : "") : code === SURE ? "ov maj-s" : "ov maj-p";
-      return { class: cls, title: overlay.votesAt(k).length || tie ? overlay.describe(k) : "" };
+      const decided = tie && ties.isDecided(k) ? " · decided by you" : "";
+      return { class: cls, title: overlay.votesAt(k).length || tie ? overlay.describe(k) + decided : "" };
     },
     overlay: (k) => overlay.marks(k),
   });
   renderSentences(view, $("src-sentence"), $("tgt-sentence"));
-  window.__adjudication = { model, view, overlay };
+  window.__adjudication = { model, view, overlay, ties };
   const room = $("grid-wrap").parentElement.getBoundingClientRect();
   const taken = [...$("grid-wrap").parentElement.children].filter((e) => e.id !== "grid-wrap").reduce((sum, e) => sum + e.getBoundingClientRect().height, 0);
   view.chooseOrientation(room.width - 4, room.height - taken - 12);
@@ -95,6 +97,8 @@ async function main() {
     annotations = withPrefill(fresh.annotations, fresh.prefill);
     overlay = new Overlay({ n, m, annotations, majority: fresh.majority });
     window.__adjudication.overlay = overlay;
+    ties.use(overlay);
+    showTiesLeft();
     renderLayers(overlay, $("grid-wrap"), { hidden: (layer) => off.has(layer.name) });
     view.render();
     view.placeCursor();
@@ -226,11 +230,26 @@ async function main() {
   });
 
   const message = $("adj-message");
+  // The last accept's summary, while it is the message shown: its count of ties left follows
+  // the ties decided since (and undone), down to saying that none is left.
+  let accepted = null;
   const say = (text) => {
+    accepted = null;
     message.textContent = text;
     message.hidden = false;
     delete message.dataset.waitsForSave;
   };
+  const showTiesLeft = () => {
+    if (!accepted) return;
+    const text = planSummary(accepted.plan, accepted.where, ties.undecided(accepted.indices).length) + accepted.kept;
+    if (message.textContent !== text) message.textContent = text;
+  };
+  model.on("edited", (edit) => {
+    if (ties.record(edit)) {
+      showTiesLeft();
+      view.updateInfo(); // the cursor's tie may have just been decided
+    }
+  });
   const workChanged = (names) => `The annotators' work changed since this page was loaded (${names.join(", ")}): the layers and the majority now show it as it is.`;
   let asking = false; // one question to the server at a time
   const accept = async (indices, where) => {
@@ -245,9 +264,13 @@ async function main() {
       }
       if (!overlay.counted) return say("No annotation of this pair is submitted: there is no majority to accept.");
       const meanwhile = changedSince(pressed, model.cells, indices);
-      const plan = overlay.acceptPlan(model.cells, meanwhile.size ? indices.filter((k) => !meanwhile.has(k)) : indices);
-      model.commit(plan.targets, "accept majority");
+      const plan = overlay.acceptPlan(model.cells, meanwhile.size ? indices.filter((k) => !meanwhile.has(k)) : indices, ties.decided);
+      model.commit(plan.targets, ACCEPT_LABEL);
       say(planSummary(plan, where) + keptMeanwhile(meanwhile.size));
+      if (plan.ties) {
+        accepted = { plan, where, indices, kept: keptMeanwhile(meanwhile.size) };
+        showTiesLeft();
+      }
     } finally {
       asking = false;
     }
@@ -399,6 +422,7 @@ async function main() {
     queue.takeTheirs({ version: result.version, links: [] }); // the next save names the clear's version
     model.load([]);
     model.forgetHistory(); // undo would bring the removed gold back as a new version
+    ties.forget(); // with the gold gone every tie waits for a decision again
     say(
       result.changed
         ? `The pair waits for adjudication again: its gold (v${result.cleared_version - 1}) was removed; the history keeps every version.`
@@ -408,11 +432,30 @@ async function main() {
   }
 
   const showKeys = () => openDialog($("keymap-dialog"), $("grid-wrap"));
+  // d / D: the cursor to the next (previous) undecided tie in reading order, wrapping; the
+  // grid's live region (the cursor line) says which of how many it is, or that none is left.
+  const goToTie = (step) => {
+    const cols = view.transposed ? n : m;
+    const rank = (cell) => {
+      const [row, col] = view.toDisplay(Math.floor(cell / m), cell % m);
+      return row * cols + col;
+    };
+    const k = ties.next(model.cursor.i * m + model.cursor.j, step, rank);
+    const info = $("cursor-info");
+    if (k === null) {
+      const none = ties.ties.length ? `every tie of this pair is decided (${ties.ties.length})` : "the annotators' majority has no tie on this pair";
+      info.textContent = `No undecided tie: ${none}.`;
+      return;
+    }
+    model.moveTo(Math.floor(k / m), k % m);
+    const left = ties.undecided(null, rank);
+    info.textContent = `Tie ${left.indexOf(k) + 1} of ${left.length} undecided. ${info.textContent}`;
+  };
   const saveNow = () => {
     handOverNow();
     return queue.drain();
   };
-  bindKeys({ model, view, actions: { a: acceptBlock, A: acceptAll, n: next, b: previous, "?": showKeys, save: saveNow, ...layerKeys } });
+  bindKeys({ model, view, actions: { a: acceptBlock, A: acceptAll, d: () => goToTie(1), D: () => goToTie(-1), n: next, b: previous, "?": showKeys, save: saveNow, ...layerKeys } });
   bindToolbar(root, {
     model,
     view,

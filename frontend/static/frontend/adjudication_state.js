@@ -78,8 +78,9 @@ export class Overlay {
   // Accept the majority over `indices` of the gold `cells`: the grid changes ([index, code]) and
   // how many links they set, how many they remove, and how many ties stay for the adjudicator.
   // A link tie leaves the cell as it is; a kind tie links an empty cell as possible (as the
-  // majority alignment does) and leaves a linked cell's kind alone; both count as ties.
-  acceptPlan(cells, indices) {
+  // majority alignment does) and leaves a linked cell's kind alone; both count as ties. A tie in
+  // `decided` (the adjudicator's, see TieTracker) keeps what the adjudicator set.
+  acceptPlan(cells, indices, decided = null) {
     const targets = [];
     let set = 0;
     let removed = 0;
@@ -90,7 +91,7 @@ export class Overlay {
       let after = this.majority[k];
       if (tie) {
         ties += 1;
-        if (tie === LINK_TIE || cells[k] !== EMPTY) continue;
+        if (tie === LINK_TIE || cells[k] !== EMPTY || decided?.has(k)) continue;
         after = POSSIBLE;
       }
       if (cells[k] === after) continue;
@@ -102,10 +103,66 @@ export class Overlay {
   }
 }
 
-// "12 links set, 2 removed, 3 ties left for you" for a plan of acceptPlan().
-export function planSummary({ set, removed, ties }, where) {
+// The label of the grid step an accept makes: accepting leaves a tie undecided.
+export const ACCEPT_LABEL = "accept majority";
+
+// Which of an overlay's ties the adjudicator has decided on this page. A tie is decided once its
+// cell is set by hand (s, p, x, Space, a click, a block over it, a copied layer that changes it),
+// whatever it is set to; accepting the majority decides none, and undoing the step that set a
+// tie makes it undecided again. Fed with the grid's "edited" events ({cells, label, via}).
+export class TieTracker {
+  constructor(overlay) {
+    this.decided = new Set();
+    this.use(overlay);
+  }
+  // The ties of a new overlay (the annotators' work changed): decisions on cells still tied stay.
+  use(overlay) {
+    this.overlay = overlay;
+    this.ties = [...overlay.ties.keys()].sort((a, b) => a - b); // reading order: row by row
+    for (const k of this.decided) if (!overlay.tieAt(k)) this.decided.delete(k);
+  }
+  record({ cells, label, via }) {
+    if (label === ACCEPT_LABEL) return false;
+    let changed = false;
+    for (const k of cells) {
+      if (!this.overlay.tieAt(k)) continue;
+      const had = this.decided.has(k);
+      if (via === "undo") this.decided.delete(k);
+      else this.decided.add(k);
+      changed ||= had !== this.decided.has(k);
+    }
+    return changed;
+  }
+  forget() {
+    this.decided.clear();
+  }
+  isDecided(k) {
+    return this.decided.has(k);
+  }
+  // The undecided ties in reading order (`rank`: a cell's place in it, row by row of the grid
+  // as shown); of `indices` only, when given.
+  undecided(indices = null, rank = null) {
+    const among = indices && new Set(indices);
+    const left = this.ties.filter((k) => !this.decided.has(k) && (!among || among.has(k)));
+    return rank ? left.sort((a, b) => rank(a) - rank(b)) : left;
+  }
+  // The undecided tie after cell `from` in reading order (before it with `step` -1), wrapping
+  // round the grid; `from` itself only when it is the one left. Null when none is left.
+  next(from, step = 1, rank = (k) => k) {
+    const left = this.undecided(null, rank);
+    if (!left.length) return null;
+    const at = rank(from);
+    if (step > 0) return left.find((k) => rank(k) > at) ?? left[0];
+    return left.findLast((k) => rank(k) < at) ?? left[left.length - 1];
+  }
+}
+
+// "12 links set, 2 removed, 3 ties left for you" for a plan of acceptPlan(); `left` is how many of
+// the plan's ties are still undecided (all of them unless told), and once none is, it says so.
+export function planSummary({ set, removed, ties }, where, left = ties) {
   const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
-  const tiesText = ties ? `, ${plural(ties, "tie", "ties")} left for you` : "";
+  const decided = ties === 1 ? ", its tie decided by you" : `, all ${ties} ties decided by you`;
+  const tiesText = left ? `, ${plural(left, "tie", "ties")} left for you` : ties ? decided : "";
   if (!set && !removed) return `The gold already follows the majority ${where}${tiesText}.`;
   return `Majority accepted ${where}: ${plural(set, "link", "links")} set, ${removed} removed${tiesText}.`;
 }

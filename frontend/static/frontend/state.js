@@ -30,7 +30,7 @@ export class GridModel {
     this.revision = 0; // bumps on every change (save queue dirtiness)
     this.touched = new Set(); // cells the user has changed (prefill shading stops there)
     this.readOnly = false;
-    this.listeners = { cells: [], touched: [], cursor: [], history: [], refused: [] };
+    this.listeners = { cells: [], touched: [], cursor: [], history: [], refused: [], edited: [] };
   }
 
   // --- queries ---------------------------------------------------------------------------
@@ -85,6 +85,9 @@ export class GridModel {
   // Links set to the state they already had are confirmed (see `touched`).
   commit(targets, label = "edit") {
     if (this.readOnly) return this.refuse(0);
+    // Every cell an edit set, changed or not: "x" on an empty cell is a decision too (the
+    // adjudication page counts the ties decided by hand).
+    this.emit("edited", { cells: targets.map(([key]) => key), label, via: "edit" });
     const changes = [];
     const confirmed = [];
     for (const [key, after] of targets) {
@@ -179,6 +182,7 @@ export class GridModel {
     const step = this.undoStack.pop();
     if (!step) return false;
     this.apply(step.changes, "before");
+    this.emit("edited", { cells: step.changes.map(([key]) => key), label: step.label, via: "undo" });
     this.redoStack.push(step);
     this.moveTo(step.cursor.i, step.cursor.j);
     this.emit("history");
@@ -189,6 +193,7 @@ export class GridModel {
     const step = this.redoStack.pop();
     if (!step) return false;
     this.apply(step.changes, "after");
+    this.emit("edited", { cells: step.changes.map(([key]) => key), label: step.label, via: "redo" });
     this.undoStack.push(step);
     this.moveTo(step.cursor.i, step.cursor.j); // back where the change was made, as undo does
     this.emit("history");

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { blockIndices, KIND_TIE, LINK_TIE, marksMarkup, Overlay, planSummary } from "../../../frontend/static/frontend/adjudication_state.js";
+import { ACCEPT_LABEL, blockIndices, KIND_TIE, LINK_TIE, marksMarkup, Overlay, planSummary, TieTracker } from "../../../frontend/static/frontend/adjudication_state.js";
 import { EMPTY, GridModel, POSSIBLE, SURE } from "../../../frontend/static/frontend/state.js";
 
 // Four annotators on a 3×3 pair; the majority as the server's scoring rule gives it.
@@ -80,4 +80,58 @@ test("without a submitted annotation there is nothing to accept", () => {
   const o = new Overlay({ n: 2, m: 2, annotations: [], majority: null });
   const plan = o.acceptPlan(new Uint8Array(4).fill(SURE), [0, 1, 2, 3]);
   assert.deepEqual(plan, { targets: [], set: 0, removed: 0, ties: 0 });
+});
+
+test("a tie is decided once its cell is set by hand, whatever to, and undecided when that is undone", () => {
+  const o = overlay(); // ties: 0-2 (2) and 2-2 (8) linked, 1-1 (4) on sure
+  const ties = new TieTracker(o);
+  assert.deepEqual(ties.undecided(), [2, 4, 8]);
+  assert.equal(ties.record({ cells: [0, 1, 2, 3, 4, 5, 6, 7, 8], label: ACCEPT_LABEL, via: "edit" }), false, "accepting decides none");
+  assert.equal(ties.record({ cells: [4], label: "block", via: "edit" }), true);
+  assert.equal(ties.record({ cells: [4, 0], label: "block", via: "edit" }), false, "already decided, 0-0 is no tie");
+  assert.deepEqual(ties.undecided(), [2, 8]);
+  assert.deepEqual(ties.undecided([0, 1, 2, 3, 4]), [2], "of a block only");
+  ties.record({ cells: [4], label: "cycle", via: "undo" });
+  assert.deepEqual(ties.undecided(), [2, 4, 8]);
+  ties.record({ cells: [4], label: "cycle", via: "redo" });
+  ties.record({ cells: [8], label: ACCEPT_LABEL, via: "undo" });
+  assert.deepEqual(ties.undecided(), [2, 8], "undoing an accept undecides nothing");
+  // the annotators' work changed: 2-2 is no longer a tie, 1-1 still is and stays decided
+  ties.use(new Overlay({ n: 3, m: 3, annotations, majority: { ...majority, link_ties: [[0, 2]] } }));
+  assert.deepEqual(ties.undecided(), [2]);
+  assert.equal(ties.isDecided(4), true);
+  ties.forget();
+  assert.deepEqual(ties.undecided(), [2, 4]);
+});
+
+test("the next undecided tie is found in reading order, round the grid either way", () => {
+  const ties = new TieTracker(overlay()); // ties at 2, 4, 8
+  assert.equal(ties.next(0), 2);
+  assert.equal(ties.next(2), 4);
+  assert.equal(ties.next(8), 2, "round the grid");
+  assert.equal(ties.next(0, -1), 8, "back, round the grid");
+  assert.equal(ties.next(4, -1), 2);
+  // transposed (rows are target words): 0-2 is read after 1-1
+  const rank = (k) => (k % 3) * 3 + Math.floor(k / 3);
+  assert.deepEqual(ties.undecided(null, rank), [4, 2, 8]);
+  assert.equal(ties.next(4, 1, rank), 2);
+  ties.record({ cells: [2, 4], label: "block", via: "edit" });
+  assert.equal(ties.next(8), 8, "the one left, from itself");
+  ties.record({ cells: [8], label: "block", via: "edit" });
+  assert.equal(ties.next(0), null);
+});
+
+test("an accept's summary counts the ties still undecided, and says when they all are decided", () => {
+  assert.equal(planSummary({ set: 2, removed: 0, ties: 3 }, "for the whole pair", 1), "Majority accepted for the whole pair: 2 links set, 0 removed, 1 tie left for you.");
+  assert.equal(planSummary({ set: 2, removed: 0, ties: 3 }, "for the whole pair", 0), "Majority accepted for the whole pair: 2 links set, 0 removed, all 3 ties decided by you.");
+  assert.equal(planSummary({ set: 0, removed: 0, ties: 1 }, "in this cell", 0), "The gold already follows the majority in this cell, its tie decided by you.");
+  assert.equal(planSummary({ set: 1, removed: 0, ties: 2 }, "in the block"), "Majority accepted in the block: 1 link set, 0 removed, 2 ties left for you.");
+});
+
+test("accepting the majority keeps what the adjudicator decided of a tie", () => {
+  const o = overlay();
+  const model = new GridModel(3, 3, []);
+  const all = blockIndices({ i0: 0, i1: 2, j0: 0, j1: 2 }, 3);
+  assert.deepEqual(o.acceptPlan(model.cells, all).targets, [[0, SURE], [4, POSSIBLE]], "an empty kind tie is linked possible");
+  assert.deepEqual(o.acceptPlan(model.cells, all, new Set([4])).targets, [[0, SURE]], "unless the adjudicator left it empty");
 });

@@ -399,3 +399,19 @@ test("a read-only grid (a submitted pair) neither undoes nor redoes, and keeps i
   assert.equal(model.redo(), true);
   assert.deepEqual(model.links(), [[0, 0, "S"], [1, 1, "S"]]);
 });
+
+test("every edit tells which cells it set, changed or not, and undo and redo which they change back", () => {
+  const model = new GridModel(2, 2, []);
+  const edits = [];
+  model.on("edited", (edit) => edits.push(edit));
+  model.set(0, 1, EMPTY); // no change, still a decision
+  model.setBlock(SURE);
+  model.undo();
+  model.redo();
+  assert.deepEqual(edits, [
+    { cells: [1], label: "edit", via: "edit" },
+    { cells: [0], label: "block", via: "edit" },
+    { cells: [0], label: "block", via: "undo" },
+    { cells: [0], label: "block", via: "redo" },
+  ]);
+});
