@@ -66,6 +66,40 @@ def test_each_run_shows_what_it_wrote_and_its_scores_against_the_gold(
     assert "12 3 140 7 0.900 0.500 0.643 undefined" in row
 
 
+@pytest.mark.parametrize(
+    ("precision", "recall", "reason"),
+    [
+        (None, 0.0, "the prefill has no sure link between different words on these gold pairs"),
+        (0.5, None, "the gold of these pairs has no sure link between different words"),
+        (None, None, "neither the prefill nor the gold of these pairs has a link between"),
+        (0.0, 0.0, "no link between different words matched"),
+    ],
+)
+def test_an_undefined_f1_says_why(
+    admin_client: Client, corpus: Corpus, precision: Any, recall: Any, reason: str
+) -> None:
+    """The em prefill of the demo corpus links no different words on its gold pairs: its
+    non-identical F1 is undefined, and the cell says which count was empty."""
+    scores = {"precision": precision, "recall": recall, "f1": None, "undefined": ["f1"]}
+    defined = {"precision": 1.0, "recall": 0.6, "f1": 0.75, "undefined": []}
+    evaluation = {"pairs": 4, "trained_on_gold": False, "all_links": defined}
+    evaluation["non_identical"] = scores
+    _run(
+        corpus,
+        result={
+            "prefilled_pairs": 4,
+            "skipped_started_pairs": 0,
+            "links": 9,
+            "evaluation": evaluation,
+        },
+    )
+    html = admin_client.get(f"/corpora/{corpus.pk}/prefill/").content.decode()
+    row = html.split('data-job="')[1].split("</tr>")[0]
+    assert "0.750" in row
+    titles = re.findall(r'class="undefined" title="([^"]*)"', row)
+    assert len(titles) == 1 and titles[0].startswith(reason), titles
+
+
 def test_a_run_without_gold_or_result_says_so_instead_of_zeros(
     admin_client: Client, corpus: Corpus
 ) -> None:
