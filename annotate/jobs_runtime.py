@@ -726,6 +726,17 @@ DISK_ERRORS = {
 }
 
 
+def _job_file(filename: Any) -> bool:
+    """Whether a failed file is one of the server's job files (under ``VAR_DIR``,
+    ``EXPORT_DIR`` or ``UPLOAD_DIR``), or unnamed, as a write to an open file fails: a resource
+    elsewhere that could not be read (a PPDB table, the encoder's weights) is no job file."""
+    if not filename:
+        return True
+    path = Path(str(filename)).resolve()
+    roots = (settings.VAR_DIR, settings.EXPORT_DIR, settings.UPLOAD_DIR)
+    return any(path.is_relative_to(Path(root).resolve()) for root in roots)
+
+
 def internal_error_message(error: BaseException) -> str:
     """What users read of an unexpected error; the traceback goes to the worker log. A file
     system error says what went wrong with which file, without the file's folder; one of the
@@ -735,7 +746,7 @@ def internal_error_message(error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror:
         name = Path(str(error.filename)).name if error.filename else ""
         detail = f"{error.strerror}: {name}" if name else error.strerror
-        if error.errno in DISK_ERRORS:
+        if error.errno in DISK_ERRORS and _job_file(error.filename):
             return (
                 f"{DISK_ERRORS[error.errno]} ({detail}): an administrator must make room or "
                 "give write access there (EXPORT_DIR, or VAR_DIR), then start the job again"

@@ -53,7 +53,12 @@ def _stop_abandoned_chord_unlocks(sender: Any = None, **kwargs: Any) -> None:
     def run(group_id: str, callback: Any, *args: Any, **kwargs: Any) -> Any:
         from annotate.job_chunks import chord_abandoned
 
-        if chord_abandoned(callback):
+        try:
+            abandoned = chord_abandoned(callback)
+        except Exception:  # the database away a moment: ask again at the next poll
+            logger.exception("could not tell whether chord %s's job ended; polling on", group_id)
+            abandoned = False
+        if abandoned:
             logger.warning(
                 "stopped waiting for the chunks of chord %s: its job (%s %s) ended long ago",
                 group_id,

@@ -130,10 +130,12 @@ class EmbeddedChannel(kombu_sqlalchemy.Channel):
         is lost with it either way. Rows taken before (kept by kombu's ``_get``) go, a batch
         at a time, at this channel's first looks."""
         with self._session_lock:
+            session = self.session
+            if session.bind.dialect.name != "sqlite":  # another database: kombu's own way
+                return super()._get(queue)  # type: ignore[no-untyped-call]
             if not self._taken_forgotten:
                 self._taken_forgotten = self._forget_taken()
             obj = self._get_or_create(queue)
-            session = self.session
             session.execute(text("BEGIN IMMEDIATE TRANSACTION"))
             try:
                 message = (

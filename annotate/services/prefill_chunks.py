@@ -111,9 +111,12 @@ def feature_store_use() -> None:
 
 def feature_store_prune() -> int:
     """Bring the feature store within its bound and remove the files of writers that died
-    (the periodic clean-up); the files removed."""
+    (the periodic clean-up); the files removed. With the store off (``FEATURE_CACHE_MB=0``)
+    the files it kept while it was on go, all of them."""
     store = feature_store()
-    return 0 if store is None else store.prune()
+    if store is None:
+        store = FeatureStore(Path(settings.EXPORT_DIR) / FEATURES_FOLDER, 1)  # keeps nothing
+    return store.prune()
 
 
 # --- the trained model's file --------------------------------------------------------------------

@@ -70,11 +70,12 @@ def file_identity(path: str | os.PathLike[str] | None) -> list[object] | None:
     file at that path later keys other features."""
     if path is None:
         return None
+    path = Path(path).expanduser()
     try:
-        stat = Path(path).stat()
+        stat = path.stat()
     except OSError:
         return [str(path)]
-    return [str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns]
+    return [str(path.resolve()), stat.st_size, stat.st_mtime_ns]
 
 
 @functools.cache
@@ -116,7 +117,7 @@ class FeatureStore:
         except FileNotFoundError:
             return None
         except (OSError, ValueError, EOFError):  # cut short or not an .npy file
-            path.unlink(missing_ok=True)
+            _remove(path)
             return None
         expected = (len(source) * len(target), columns)
         if (
@@ -124,7 +125,7 @@ class FeatureStore:
             or value.dtype != np.float32
             or value.shape != expected
         ):
-            path.unlink(missing_ok=True)
+            _remove(path)
             return None
         with suppress(OSError):  # pruned meanwhile: the matrix read is still good
             os.utime(path)  # recently used: pruned last
@@ -143,7 +144,7 @@ class FeatureStore:
                 np.save(handle, np.ascontiguousarray(value), allow_pickle=False)
             os.replace(partial, path)
         except OSError:
-            partial.unlink(missing_ok=True)
+            _remove(partial)
             return
         with self._lock:
             self._written += value.nbytes
@@ -151,7 +152,8 @@ class FeatureStore:
             if due:
                 self._written = 0
         if due:
-            self.prune()
+            with suppress(OSError):  # a folder it may not list: the hourly clean-up tries again
+                self.prune()
 
     def prune(self, *, now: float | None = None) -> int:
         """Remove the least recently used files until the store holds at most ``max_bytes``
@@ -171,8 +173,7 @@ class FeatureStore:
                 except OSError:  # removed meanwhile by another process
                     continue
                 if entry.name.endswith(PARTIAL):
-                    if now - stat.st_mtime > PARTIAL_AGE:
-                        Path(entry.path).unlink(missing_ok=True)
+                    if now - stat.st_mtime > PARTIAL_AGE and _remove(Path(entry.path)):
                         removed += 1
                 elif entry.name.endswith(SUFFIX):
                     files.append((stat.st_mtime, stat.st_size, Path(entry.path)))
@@ -183,9 +184,9 @@ class FeatureStore:
         for _, size, path in sorted(files, key=lambda item: item[0]):
             if total <= goal:
                 break
-            path.unlink(missing_ok=True)
-            total -= size
-            removed += 1
+            if _remove(path):
+                total -= size
+                removed += 1
         return removed
 
     def size(self) -> int:
@@ -193,6 +194,15 @@ class FeatureStore:
         if not self.root.is_dir():
             return 0
         return sum(path.stat().st_size for path in self.root.glob(f"*/*{SUFFIX}") if path.is_file())
+
+
+def _remove(path: Path) -> bool:
+    """Remove a file if it is there and may be removed (best effort, as the whole store)."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        return False
+    return True
 
 
 # The store this process's aligners keep their per-pair features in (None: not kept).

@@ -34,6 +34,7 @@ from ``possible_threshold``. Each choice is measured in ``docs/experiments.md``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -105,11 +106,15 @@ _FEATURE_MODULES = (
     "scoring.aligners.feature_columns",
     "scoring.aligners.word_features",
     "scoring.aligners.lexical",
+    "scoring.aligners.options",
     "scoring.aligners.em",
     "scoring.aligners.em_kernels",
     "scoring.neural.encoder",
     "scoring.resources",
 )
+#: Their source as this process imported it (read now: a worker still running old code after an
+#: update must not key its features by the new files).
+_FEATURE_CODE = feature_store.code_digest(_FEATURE_MODULES)
 
 
 def _fingerprint(pairs: Sequence[TokenPair]) -> int:
@@ -261,14 +266,19 @@ class SupervisedAligner(Aligner):
             rules, models = self.lexical.rules, (self._encoder(), self._large_encoder())
             self._store_key = feature_store.digest(
                 [self.name, self.version, FEATURES[:BASE_FEATURES]],
-                feature_store.code_digest(_FEATURE_MODULES),
+                _FEATURE_CODE,
                 [self.em.options.to_dict(), feature_store.array_digest(arrays)],
                 {k: v for k, v in state.items() if k != "log"},  # the log holds timings
                 [sorted(self.document_frequency.items()), self.sentences],
                 [self.options.wordnet, self.options.pos, self.options.max_length],
                 [rules.wordnet, list(rules.warnings), self._tags(["word"]) is not None],
                 feature_store.file_identity(self.options.ppdb if rules.ppdb else None),
-                [None if model is None else str(model.directory) for model in models],
+                [
+                    None
+                    if model is None
+                    else feature_store.file_identity(Path(model.directory) / "model.safetensors")
+                    for model in models
+                ],
             )
         return self._store_key
 

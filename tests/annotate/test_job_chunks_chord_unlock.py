@@ -80,3 +80,22 @@ def test_an_abandoned_prefill_chord_records_what_its_ended_chunks_wrote() -> Non
     job.refresh_from_db()
     assert job.status == Job.Status.FAILED
     assert job.result == {"aligner": "em", "prefilled_pairs": 3, "links": 7}
+
+
+def test_a_database_error_while_asking_whether_the_job_ended_keeps_the_chord_polling(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A transient database error (a restart, a locked SQLite file) in one of the polls, four a
+    second for the job's whole run, must not end the chord: Celery's own unlock retries the
+    poll on its errors, and a chord whose unlock raised never calls its callback, so a job
+    whose chunks all wrote would be left running until the reaper fails it."""
+    from django.db import OperationalError
+
+    job = _job(Job.Status.RUNNING, None)
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(Job.objects, "filter", broken)
+    with pytest.raises(Retry):
+        _unlock(job.pk)

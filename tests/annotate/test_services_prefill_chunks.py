@@ -373,3 +373,18 @@ def test_a_model_the_disk_cannot_hold_fails_the_job_saying_so_and_leaves_no_file
     assert job.error.startswith("the server's disk for job files is full"), job.error
     assert list((tmp_path / "exports" / prefill_chunks.MODELS_FOLDER).iterdir()) == []
     assert not AutoLink.objects.filter(alignment__pair__corpus=corpus).exists()
+
+
+def test_the_clean_up_empties_the_feature_store_once_it_is_switched_off(settings: Any) -> None:
+    """Switched off after it was used, the store's files (up to its old bound) do not stay on
+    the disk for ever: the periodic clean-up removes them."""
+    from annotate.tasks import clean_exports
+
+    settings.FEATURE_CACHE_MB = 1
+    store = prefill_chunks.feature_store()
+    assert store is not None
+    store.put("k", ["a"], ["b"], np.zeros((1, 3), dtype=np.float32))
+    assert store.size() > 0
+    settings.FEATURE_CACHE_MB = 0
+    clean_exports()
+    assert store.size() == 0

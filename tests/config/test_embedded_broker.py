@@ -262,3 +262,36 @@ def test_a_message_taken_leaves_no_row_behind_nor_do_those_kombu_kept(tmp_path: 
     assert taken == [2, 3, 4]
     with sqlite3.connect(path) as database:
         assert database.execute("SELECT count(*) FROM kombu_message").fetchone() == (0,)
+
+
+@pytest.mark.integration
+def test_a_broker_on_postgresql_under_sqla_takes_its_messages_the_way_kombu_does() -> None:
+    """The transport is registered under every ``sqla+`` name: on a database other than
+    SQLite it takes messages as kombu does (SQLite's ``BEGIN IMMEDIATE`` is a syntax error
+    there)."""
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        pytest.skip("needs DATABASE_URL on PostgreSQL (the integration suite's)")
+    import sqlalchemy
+    from kombu import Connection
+
+    import config.celery  # noqa: F401  # registers the embedded transport under sqla+
+
+    database = "postgresql+psycopg://" + url.split("://", 1)[1]
+    with Connection(f"sqla+{database}") as connection:
+        box = connection.SimpleQueue("embedded-on-postgres")
+        try:
+            for n in range(3):
+                box.put({"n": n})
+            taken = []
+            for _ in range(3):
+                message = box.get(timeout=5)
+                taken.append(message.payload["n"])
+                message.ack()
+        finally:
+            box.close()
+    assert taken == [0, 1, 2]
+    engine = sqlalchemy.create_engine(database)
+    with engine.begin() as tables:
+        tables.execute(sqlalchemy.text("DROP TABLE IF EXISTS kombu_message, kombu_queue CASCADE"))
+    engine.dispose()

@@ -108,11 +108,12 @@ export const ACCEPT_LABEL = "accept majority";
 
 // Which of an overlay's ties the adjudicator has decided on this page. A tie is decided once its
 // cell is set by hand (s, p, x, Space, a click, a block over it, a copied layer that changes it),
-// whatever it is set to; accepting the majority decides none, and undoing the step that set a
-// tie makes it undecided again. Fed with the grid's "edited" events ({cells, label, via}).
+// whatever it is set to; accepting the majority decides none, and undoing every edit of a tie
+// by hand makes it undecided again. Fed with the grid's "edited" events ({cells, label, via}).
 export class TieTracker {
   constructor(overlay) {
     this.decided = new Set();
+    this.edits = new Map(); // tie cell → edits by hand that still stand (undo takes one back)
     this.use(overlay);
   }
   // The ties of a new overlay (the annotators' work changed): decisions on cells still tied stay.
@@ -120,21 +121,28 @@ export class TieTracker {
     this.overlay = overlay;
     this.ties = [...overlay.ties.keys()].sort((a, b) => a - b); // reading order: row by row
     for (const k of this.decided) if (!overlay.tieAt(k)) this.decided.delete(k);
+    for (const k of this.edits.keys()) if (!overlay.tieAt(k)) this.edits.delete(k);
   }
+  // A cell stays decided while any edit of it by hand stands: undoing a later one (or one that
+  // changed nothing, which leaves no undo step: "x" on an empty tie) leaves the earlier.
   record({ cells, label, via }) {
     if (label === ACCEPT_LABEL) return false;
     let changed = false;
     for (const k of cells) {
       if (!this.overlay.tieAt(k)) continue;
       const had = this.decided.has(k);
-      if (via === "undo") this.decided.delete(k);
-      else this.decided.add(k);
+      const count = Math.max(0, (this.edits.get(k) || 0) + (via === "undo" ? -1 : 1));
+      if (count) this.edits.set(k, count);
+      else this.edits.delete(k);
+      if (count) this.decided.add(k);
+      else this.decided.delete(k);
       changed ||= had !== this.decided.has(k);
     }
     return changed;
   }
   forget() {
     this.decided.clear();
+    this.edits.clear();
   }
   isDecided(k) {
     return this.decided.has(k);

@@ -91,9 +91,11 @@ test("a tie is decided once its cell is set by hand, whatever to, and undecided 
   assert.equal(ties.record({ cells: [4, 0], label: "block", via: "edit" }), false, "already decided, 0-0 is no tie");
   assert.deepEqual(ties.undecided(), [2, 8]);
   assert.deepEqual(ties.undecided([0, 1, 2, 3, 4]), [2], "of a block only");
-  ties.record({ cells: [4], label: "cycle", via: "undo" });
+  ties.record({ cells: [4], label: "block", via: "undo" });
+  assert.deepEqual(ties.undecided(), [2, 8], "the first edit of 1-1 by hand still stands");
+  ties.record({ cells: [4], label: "block", via: "undo" });
   assert.deepEqual(ties.undecided(), [2, 4, 8]);
-  ties.record({ cells: [4], label: "cycle", via: "redo" });
+  ties.record({ cells: [4], label: "block", via: "redo" });
   ties.record({ cells: [8], label: ACCEPT_LABEL, via: "undo" });
   assert.deepEqual(ties.undecided(), [2, 8], "undoing an accept undecides nothing");
   // the annotators' work changed: 2-2 is no longer a tie, 1-1 still is and stays decided
@@ -134,4 +136,16 @@ test("accepting the majority keeps what the adjudicator decided of a tie", () =>
   const all = blockIndices({ i0: 0, i1: 2, j0: 0, j1: 2 }, 3);
   assert.deepEqual(o.acceptPlan(model.cells, all).targets, [[0, SURE], [4, POSSIBLE]], "an empty kind tie is linked possible");
   assert.deepEqual(o.acceptPlan(model.cells, all, new Set([4])).targets, [[0, SURE]], "unless the adjudicator left it empty");
+});
+
+test("undoing a later edit of a tie leaves it decided while an earlier edit of it by hand stands", () => {
+  const o = overlay(); // 1-1 (cell 4) is a kind tie
+  const model = new GridModel(3, 3, []);
+  const ties = new TieTracker(o);
+  model.on("edited", (edit) => ties.record(edit));
+  model.set(1, 1, SURE); // decided: sure
+  model.set(1, 1, POSSIBLE); // changed their mind: possible
+  model.undo(); // back to sure, set by hand
+  assert.equal(model.cells[4], SURE);
+  assert.equal(ties.isDecided(4), true, "the cell still holds the adjudicator's own sure link");
 });

@@ -71,7 +71,7 @@ def test_each_run_shows_what_it_wrote_and_its_scores_against_the_gold(
     [
         (None, 0.0, "the prefill has no sure link between different words on these gold pairs"),
         (0.5, None, "the gold of these pairs has no sure link between different words"),
-        (None, None, "neither the prefill nor the gold of these pairs has a link between"),
+        (None, None, "neither the prefill nor the gold of these pairs has a sure link between"),
         (0.0, 0.0, "no link between different words matched"),
     ],
 )
