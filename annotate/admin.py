@@ -177,22 +177,13 @@ class _ViewOnly:
         return False
 
 
-class _LinkInline(admin.TabularInline[Any, Any]):
+class _LinkInline(_ViewOnly, admin.TabularInline[Any, Any]):
     """An alignment's links, read-only, the first :data:`LINKS_SHOWN` in (i, j) order."""
 
     formset = _FirstLinks
     extra = 0
     can_delete = False
     verbose_name_plural = f"links (the first {LINKS_SHOWN})"
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class CorpusForm(forms.ModelForm):  # type: ignore[type-arg]

@@ -137,13 +137,7 @@ def test_a_corpus_larger_than_a_chunk_goes_out_as_a_chord_on_the_chunks_queue(
     """The runner trains, saves the model and sends one task per chunk of the pairs to
     prefill, planned ones first, on the chunks' own queue; the job waits, deferred, for them."""
     settings.PREFILL_CHUNK_PAIRS = 8
-    sent: dict[str, Any] = {}
-
-    def chord(header: list[Any]) -> Any:
-        sent["header"] = header
-        return lambda body: sent.update(body=body)
-
-    monkeypatch.setattr(prefill_chunks, "chord", chord)
+    sent = _chord_kept(monkeypatch)
     pairs = list(SentencePair.objects.filter(corpus=corpus).order_by("position"))
     user = get_user_model().objects.create(username="planned")
     Assignment.objects.create(pair=pairs[20], annotator=user)
@@ -176,13 +170,20 @@ def test_a_corpus_larger_than_a_chunk_goes_out_as_a_chord_on_the_chunks_queue(
     assert not prefill_chunks.prefill_model_path(job.pk).exists()
 
 
-def test_a_pair_opened_after_the_runner_chose_it_keeps_its_prefill(
-    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _chord_kept(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The chord a prefill job sends, kept instead of sent: its chunk signatures under
+    ``header`` and its callback under ``body``, for the test to call in the order it needs."""
     sent: dict[str, Any] = {}
     monkeypatch.setattr(
         prefill_chunks, "chord", lambda header: lambda body: sent.update(header=header, body=body)
     )
+    return sent
+
+
+def test_a_pair_opened_after_the_runner_chose_it_keeps_its_prefill(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = _chord_kept(monkeypatch)
     job = prefill_job_create(corpus=corpus, aligner="identity")
     jobs_runtime.job_run(job_id=job.pk, worker="here")
     pair = SentencePair.objects.filter(corpus=corpus).order_by("position").first()
@@ -202,11 +203,8 @@ def test_a_chunk_run_again_after_its_write_counts_its_pairs_instead_of_writing_t
 ) -> None:
     """A pool process killed between a chunk's write and its acknowledgement: the broker
     hands the chunk out again, and the run that follows finds its pairs written."""
-    sent: dict[str, Any] = {}
     settings.PREFILL_CHUNK_PAIRS = 10
-    monkeypatch.setattr(
-        prefill_chunks, "chord", lambda header: lambda body: sent.update(header=header, body=body)
-    )
+    sent = _chord_kept(monkeypatch)
     job = prefill_job_create(corpus=corpus, aligner="identity")
     jobs_runtime.job_run(job_id=job.pk, worker="here")
     first, *rest = sent["header"]
@@ -227,11 +225,8 @@ def test_a_cancel_between_chunks_keeps_what_was_written_and_removes_the_model(
     monkeypatch: pytest.MonkeyPatch,
     settings: Any,
 ) -> None:
-    sent: dict[str, Any] = {}
     settings.PREFILL_CHUNK_PAIRS = 10
-    monkeypatch.setattr(
-        prefill_chunks, "chord", lambda header: lambda body: sent.update(header=header, body=body)
-    )
+    sent = _chord_kept(monkeypatch)
     job = prefill_job_create(corpus=corpus, aligner="identity")
     jobs_runtime.job_run(job_id=job.pk, worker="here")
     first = sent["header"][0]()

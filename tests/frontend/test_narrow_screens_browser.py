@@ -101,13 +101,11 @@ def _inside_its_table(page: Any, selector: str) -> float:
     )
 
 
-def test_the_jobs_cancel_and_download_are_in_view_at_1024_px(
-    page_for: Any, live_server: Any
-) -> None:
+def _report_running_and_export_done(corpus: Any, admin: Any, export: dict[str, Any]) -> None:
+    """The jobs page's two kinds of row with an action: a running agreement report (Cancel)
+    and a finished export (Download)."""
     from annotate.models import Job
 
-    corpus = make_corpus("sample")
-    admin = make_user("admin", roles.ADMIN)
     Job.objects.create(
         kind="agreement_report",
         corpus=corpus,
@@ -122,9 +120,18 @@ def test_the_jobs_cancel_and_download_are_in_view_at_1024_px(
         owner=admin,
         status=Job.Status.SUCCEEDED,
         progress=100,
-        result={"file": "sample.jsonl"},
+        result=export,
         parameters={"format": "jsonl", "which": "all"},
     )
+
+
+def test_the_jobs_cancel_and_download_are_in_view_at_1024_px(
+    page_for: Any, live_server: Any
+) -> None:
+
+    corpus = make_corpus("sample")
+    admin = make_user("admin", roles.ADMIN)
+    _report_running_and_export_done(corpus, admin, {"file": "sample.jsonl"})
     page = page_for(admin, viewport=(1024, 768))
     page.goto(f"{live_server.url}/jobs/")
     cancel = "#jobs-table button:has-text('Cancel')"
@@ -196,7 +203,6 @@ def _sideways(page: Any, table: str) -> float:
 def test_a_tablet_shows_the_actions_of_the_users_jobs_adjudication_corpora_and_exports(
     page_for: Any, live_server: Any
 ) -> None:
-    from annotate.models import Job
 
     admin = make_user("admin", roles.ADMIN, roles.ADJUDICATOR)
     for name in ("alice", "bob"):
@@ -215,22 +221,8 @@ def test_a_tablet_shows_the_actions_of_the_users_jobs_adjudication_corpora_and_e
     ]
     corpus_import_records(corpus_name="sample", records=records)
     corpus = SentencePair.objects.first().corpus
-    Job.objects.create(
-        kind="agreement_report",
-        corpus=corpus,
-        owner=admin,
-        status=Job.Status.RUNNING,
-        progress=40,
-        parameters={"annotators": ["alice", "bob"], "samples": 1000, "chunk_pairs": 50},
-    )
-    Job.objects.create(
-        kind="export",
-        corpus=corpus,
-        owner=admin,
-        status=Job.Status.SUCCEEDED,
-        progress=100,
-        result={"file": "sample-jsonl-all.jsonl", "pairs": 36, "bytes": 31_232},
-        parameters={"format": "jsonl", "which": "all"},
+    _report_running_and_export_done(
+        corpus, admin, {"file": "sample-jsonl-all.jsonl", "pairs": 36, "bytes": 31_232}
     )
     corpus.description = "Sample paraphrase pairs written for the project (news, mtc, novels)."
     corpus.save()

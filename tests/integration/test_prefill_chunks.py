@@ -64,6 +64,18 @@ def _deferred(job: Job, worker: Any) -> None:
     assert job.status == Job.Status.RUNNING, job.error
 
 
+def _handed_to_chunks(
+    start_worker: Any, broker: str, tmp_path: Path, capture: Any, job_of: Any, chunk_pairs: int
+) -> tuple[Job, dict[str, str], Any]:
+    """A worker of the default queue alone runs the job (``job_of()``) until it has trained,
+    saved its model and sent its chunks; the job, the workers' environment and that worker."""
+    env = {**NO_REAPING, "PREFILL_CHUNK_PAIRS": str(chunk_pairs)}
+    trainer = start_worker(broker, queues="celery", **env)
+    job = _queue(job_of, broker, tmp_path, capture)
+    _deferred(job, trainer)
+    return job, env, trainer
+
+
 def _model_file(tmp_path: Path, job: Job) -> Path:
     return tmp_path / "var" / "exports" / "prefill-models" / f"job-{job.pk}.npz"
 
@@ -83,15 +95,14 @@ def test_a_prefill_of_several_chunks_prefills_every_pair_but_one_opened_meanwhil
     start_worker, broker, tmp_path, django_capture_on_commit_callbacks
 ) -> None:
     corpus = _corpus(50)
-    env = {**NO_REAPING, "PREFILL_CHUNK_PAIRS": "20"}
-    trainer = start_worker(broker, queues="celery", **env)
-    job = _queue(
-        lambda: prefill_job_create(corpus=corpus, aligner="em", options=EM),
+    job, env, trainer = _handed_to_chunks(
+        start_worker,
         broker,
         tmp_path,
         django_capture_on_commit_callbacks,
+        lambda: prefill_job_create(corpus=corpus, aligner="em", options=EM),
+        chunk_pairs=20,
     )
-    _deferred(job, trainer)
     assert _model_file(tmp_path, job).is_file()
     assert job.message == "aligning 50 pairs in 3 chunk(s)"
     # an annotator opens a pair the job chose, before its chunk writes
@@ -122,15 +133,14 @@ def test_a_cancel_stops_the_chunks_and_the_model_goes(
     start_worker, broker, tmp_path, django_capture_on_commit_callbacks
 ) -> None:
     corpus = _corpus(50)
-    env = {**NO_REAPING, "PREFILL_CHUNK_PAIRS": "20"}
-    trainer = start_worker(broker, queues="celery", **env)
-    job = _queue(
-        lambda: prefill_job_create(corpus=corpus, aligner="em", options=EM),
+    job, env, _ = _handed_to_chunks(
+        start_worker,
         broker,
         tmp_path,
         django_capture_on_commit_callbacks,
+        lambda: prefill_job_create(corpus=corpus, aligner="em", options=EM),
+        chunk_pairs=20,
     )
-    _deferred(job, trainer)
     assert job_cancel(job=job)
     chunker = start_worker(broker, **env)
 
@@ -179,15 +189,14 @@ def test_a_prefill_whose_chunk_died_with_its_worker_is_failed_by_the_reaper(
     stale, rather than leaving it running; the clean-up then removes its model."""
     corpus_import_records(corpus_name="long", records=_long_records(1500))
     corpus = Corpus.objects.get(name="long")
-    env = {**NO_REAPING, "PREFILL_CHUNK_PAIRS": "1500"}
-    trainer = start_worker(broker, queues="celery", **env)
-    job = _queue(
-        lambda: prefill_job_create(corpus=corpus, aligner="lexical"),
+    job, env, _ = _handed_to_chunks(
+        start_worker,
         broker,
         tmp_path,
         django_capture_on_commit_callbacks,
+        lambda: prefill_job_create(corpus=corpus, aligner="lexical"),
+        chunk_pairs=1500,
     )
-    _deferred(job, trainer)
     chunker = start_worker(broker, **env)
 
     def chunk_computing() -> bool:
